@@ -1,1 +1,31 @@
+//! The deterministic core of dgt-arbiter.
+//!
+//! A plain function of its inputs: timestamped bytes per board, link changes and operator
+//! actions go in ([`Input`]); events come out ([`Event`]). It owns no sockets, threads, files
+//! or clocks: time is the `t_ms` it is given, and timers are deadlines the caller asks for
+//! with [`Core::next_deadline`] and fires with [`Core::advance`]. `run`, `demo`, `replay`, the
+//! tests and the benchmarks all drive this same code.
+//!
+//! Stages, in data-flow order:
+//! 1. `dgt_protocol` frames and decodes the bytes;
+//! 2. [`board`] keeps the 64 squares as the board reports them, and the orientation;
+//! 3. [`reconstruct`] turns settled placements into legal moves (shakmaty), never inventing one;
+//! 4. [`clock`] turns readings into White/Black times, presses and flags;
+//! 5. [`arbiter`] applies the Laws of Chess for the edition in force.
 
+pub mod arbiter;
+pub mod board;
+pub mod capture;
+pub mod clock;
+pub mod config;
+pub mod engine;
+pub mod event;
+pub mod input;
+pub mod reconstruct;
+pub mod session;
+pub mod time_control;
+
+pub use config::CoreConfig;
+pub use engine::Core;
+pub use event::{Alert, AlertKind, Event, EventBody, Severity, Side};
+pub use input::{Input, InputKind, Link, Operation};

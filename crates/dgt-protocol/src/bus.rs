@@ -134,8 +134,14 @@ pub enum BusReplyKind {
     FromStart(Vec<u8>),
     Ping,
     StartGameWritten,
-    Version { major: u8, minor: u8 },
-    Other { id: u8, data: Vec<u8> },
+    Version {
+        major: u8,
+        minor: u8,
+    },
+    Other {
+        id: u8,
+        data: Vec<u8>,
+    },
 }
 
 /// A board→host bus reply.

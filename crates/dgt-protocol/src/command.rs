@@ -50,7 +50,10 @@ pub enum Command {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ClockCommand {
     /// 0x01, 0x02, 0x0C, 0x0D: display, icons, ASCII text — they change the display.
-    Display { cmd: u8, content: Vec<u8> },
+    Display {
+        cmd: u8,
+        content: Vec<u8>,
+    },
     /// 0x03: back to the time display.
     End,
     /// 0x08: ask for the button state.
@@ -97,7 +100,11 @@ impl ClockCommand {
             } => {
                 let hms = |ms: u64| {
                     let s = ms / 1000;
-                    [(s / 3600).min(9) as u8, ((s / 60) % 60) as u8, (s % 60) as u8]
+                    [
+                        (s / 3600).min(9) as u8,
+                        ((s / 60) % 60) as u8,
+                        (s % 60) as u8,
+                    ]
                 };
                 let mut v = hms(*left_ms).to_vec();
                 v.extend(hms(*right_ms));
@@ -239,9 +246,9 @@ impl CommandDecoder {
                     if b == 0x2B && size >= 3 && self.buf[2] == 0x03 {
                         let cmd = self.buf[3];
                         let content = &self.buf[4..total - 1];
-                        out.push(HostBytes::Command(Command::Clock(ClockCommand::from_parts(
-                            cmd, content,
-                        ))));
+                        out.push(HostBytes::Command(Command::Clock(
+                            ClockCommand::from_parts(cmd, content),
+                        )));
                     } else if b == 0x60 && size >= 1 {
                         out.push(HostBytes::Command(Command::SetLeds(
                             self.buf[2..total - 1].to_vec(),

@@ -16,7 +16,10 @@ pub enum EeEntry {
     },
     /// The time of the clock that just stopped, written at a lever press. `left` is the
     /// display (never swapped when the board is turned).
-    LeverPress { left: bool, seconds: u32 },
+    LeverPress {
+        left: bool,
+        seconds: u32,
+    },
     PowerUp,
     /// End of the dump.
     Eof,

@@ -28,7 +28,10 @@ pub enum Decoded {
     Bus(BusReply),
     /// A complete bus frame whose checksum did not match (ask REPEAT_CHANGES, never
     /// SEND_CHANGES, which would discard data).
-    BadChecksum { id: u8, address: u16 },
+    BadChecksum {
+        id: u8,
+        address: u16,
+    },
     /// Bytes that belong to no message.
     Garbage(Vec<u8>),
 }

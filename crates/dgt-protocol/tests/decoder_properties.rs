@@ -55,7 +55,11 @@ fn decode_all(mode: LineMode, bytes: &[u8], chunks: &[usize]) -> Vec<Decoded> {
     let mut rest = bytes;
     let mut i = 0;
     while !rest.is_empty() {
-        let n = chunks.get(i).copied().unwrap_or(rest.len()).clamp(1, rest.len());
+        let n = chunks
+            .get(i)
+            .copied()
+            .unwrap_or(rest.len())
+            .clamp(1, rest.len());
         out.extend(d.decode(&rest[..n]));
         rest = &rest[n..];
         i += 1;

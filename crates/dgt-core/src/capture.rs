@@ -1,0 +1,215 @@
+//! Capture files (contract §2): JSON Lines of `{t_ms, board, rx|tx|op}`. The same format is
+//! what `replay` reads and what the daemon and `export` write.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::input::{Input, InputKind, Link, Operation};
+
+/// Why a capture line was refused, with its 1-based line number.
+#[derive(Debug, thiserror::Error, PartialEq)]
+#[error("line {line}: {reason}")]
+pub struct CaptureError {
+    pub line: usize,
+    pub reason: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Line {
+    t_ms: Value,
+    #[serde(default)]
+    board: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rx: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tx: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    op: Option<Value>,
+    /// Our addition: the serial edge's view of the port (opened / lost).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    link: Option<Value>,
+}
+
+fn hex_bytes(v: &Value, key: &str) -> Result<Vec<u8>, String> {
+    let s = v
+        .as_str()
+        .ok_or_else(|| format!("\"{key}\" must be a string of hex digits"))?;
+    if s.len() % 2 != 0 {
+        return Err(format!("\"{key}\" has an odd number of hex digits"));
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| {
+            s.get(i..i + 2)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| format!("\"{key}\" holds a non-hex character near position {i}"))
+        })
+        .collect()
+}
+
+pub fn to_hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+/// Parses one capture line. `previous_t` enforces "never decreasing".
+pub fn parse_line(text: &str, line: usize, previous_t: u64) -> Result<Input, CaptureError> {
+    let err = |reason: String| CaptureError { line, reason };
+    let raw: Line =
+        serde_json::from_str(text).map_err(|e| err(format!("not a capture object: {e}")))?;
+    let t_ms = raw
+        .t_ms
+        .as_u64()
+        .ok_or_else(|| err("\"t_ms\" must be a non-negative integer".into()))?;
+    if t_ms < previous_t {
+        return Err(err(format!(
+            "\"t_ms\" goes back in time ({t_ms} after {previous_t})"
+        )));
+    }
+    let board = match raw.board {
+        None => "board-1".to_string(),
+        Some(Value::String(s)) if !s.is_empty() => s,
+        Some(_) => return Err(err("\"board\" must be a non-empty string".into())),
+    };
+    let present = [&raw.rx, &raw.tx, &raw.op, &raw.link]
+        .iter()
+        .filter(|v| v.is_some())
+        .count();
+    if present != 1 {
+        return Err(err(
+            "a line needs exactly one of \"rx\", \"tx\", \"op\" (or \"link\")".into(),
+        ));
+    }
+    let kind = if let Some(v) = raw.rx {
+        InputKind::Rx(hex_bytes(&v, "rx").map_err(err)?)
+    } else if let Some(v) = raw.tx {
+        InputKind::Tx(hex_bytes(&v, "tx").map_err(err)?)
+    } else if let Some(v) = raw.op {
+        InputKind::Op(
+            serde_json::from_value::<Operation>(v)
+                .map_err(|e| err(format!("unknown or malformed \"op\": {e}")))?,
+        )
+    } else {
+        let v = raw.link.unwrap_or(Value::Null);
+        InputKind::Link(
+            serde_json::from_value::<Link>(v)
+                .map_err(|e| err(format!("malformed \"link\": {e}")))?,
+        )
+    };
+    Ok(Input { t_ms, board, kind })
+}
+
+/// Writes one input as a capture line (no trailing newline).
+pub fn write_line(input: &Input) -> String {
+    let mut obj = serde_json::Map::new();
+    obj.insert("t_ms".into(), input.t_ms.into());
+    obj.insert("board".into(), input.board.clone().into());
+    match &input.kind {
+        InputKind::Rx(b) => obj.insert("rx".into(), to_hex(b).into()),
+        InputKind::Tx(b) => obj.insert("tx".into(), to_hex(b).into()),
+        InputKind::Op(op) => obj.insert("op".into(), serde_json::to_value(op).unwrap_or_default()),
+        InputKind::Link(l) => {
+            obj.insert("link".into(), serde_json::to_value(l).unwrap_or_default())
+        }
+    };
+    Value::Object(obj).to_string()
+}
+
+/// Reads a whole capture; blank lines are skipped.
+pub fn parse_capture(text: &str) -> Result<Vec<Input>, CaptureError> {
+    let mut out = Vec::new();
+    let mut last = 0;
+    for (i, l) in text.lines().enumerate() {
+        if l.trim().is_empty() {
+            continue;
+        }
+        let input = parse_line(l, i + 1, last)?;
+        last = input.t_ms;
+        out.push(input);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::SetupOp;
+
+    #[test]
+    fn round_trips_every_kind() {
+        let inputs = vec![
+            Input {
+                t_ms: 0,
+                board: "b".into(),
+                kind: InputKind::Link(Link::Connected {
+                    port: Some("/dev/pts/3".into()),
+                }),
+            },
+            Input {
+                t_ms: 5,
+                board: "b".into(),
+                kind: InputKind::Tx(vec![0x4b, 0x42]),
+            },
+            Input {
+                t_ms: 20,
+                board: "b".into(),
+                kind: InputKind::Rx(vec![0x8e, 0, 5, 0x34, 0]),
+            },
+            Input {
+                t_ms: 30,
+                board: "b".into(),
+                kind: InputKind::Op(Operation::Setup(SetupOp {
+                    time_control: Some("180+2".into()),
+                    ..Default::default()
+                })),
+            },
+            Input {
+                t_ms: 31,
+                board: "b".into(),
+                kind: InputKind::Op(Operation::Ack(7)),
+            },
+        ];
+        let text: String = inputs.iter().map(|i| write_line(i) + "\n").collect();
+        assert_eq!(parse_capture(&text).unwrap(), inputs);
+    }
+
+    #[test]
+    fn board_defaults_and_contract_ops_parse() {
+        let i = parse_line(
+            r#"{"t_ms": 1, "op": {"setup": {"edition": "fide-2018", "supervision": "reduced"}}}"#,
+            1,
+            0,
+        )
+        .unwrap();
+        assert_eq!(i.board, "board-1");
+        let i = parse_line(r#"{"t_ms": 1, "op": {"result": "1-0"}}"#, 1, 0).unwrap();
+        assert_eq!(i.kind, InputKind::Op(Operation::Result("1-0".into())));
+    }
+
+    #[test]
+    fn malformed_lines_name_the_line_and_the_fault() {
+        let cases = [
+            ("{", "not a capture object"),
+            (r#"{"t_ms": -1, "rx": ""}"#, "non-negative"),
+            (r#"{"t_ms": 1, "rx": "8e0"}"#, "odd number"),
+            (r#"{"t_ms": 1, "rx": "zz"}"#, "non-hex"),
+            (r#"{"t_ms": 1}"#, "exactly one"),
+            (r#"{"t_ms": 1, "rx": "00", "tx": "00"}"#, "exactly one"),
+            (r#"{"t_ms": 1, "op": {"dance": 1}}"#, "op"),
+            (r#"{"t_ms": 1, "board": 3, "rx": "00"}"#, "board"),
+        ];
+        for (text, needle) in cases {
+            let e = parse_line(text, 9, 0).unwrap_err();
+            assert_eq!(e.line, 9);
+            assert!(e.reason.contains(needle), "{text}: {}", e.reason);
+        }
+        let e = parse_capture("{\"t_ms\": 5, \"rx\": \"\"}\n{\"t_ms\": 4, \"rx\": \"\"}\n")
+            .unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.to_string().starts_with("line 2: "));
+    }
+}

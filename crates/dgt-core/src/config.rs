@@ -1,0 +1,75 @@
+//! The settings the core decides with. Loaded by the daemon's configuration layer (the
+//! `[core]` table), or built in code by tests; every field has a default.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::input::{ClockSide, Supervision};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CoreConfig {
+    /// How long the board must stay unchanged before a placement counts as settled (ms).
+    /// A DGT board scans all 64 squares in 200–250 ms, so an intermediate square of a slide
+    /// lasts about one scan; 250 ms waits for the slide to finish.
+    pub settle_ms: u64,
+    /// With the mover's clock running, a move is completed by the press (6.2.1); if no press
+    /// is seen this long after the board settled, the move is emitted anyway (ms).
+    pub press_wait_ms: u64,
+    /// How long an unexplained placement must persist before `illegal_position` (ms).
+    pub illegal_position_ms: u64,
+    /// Rule edition for new games: fide-2005, fide-2017, fide-2018, fide-2023.
+    pub edition: String,
+    /// Supervision for rapid and blitz games.
+    pub supervision: Supervision,
+    /// Default time control (PGN TimeControl syntax), when a board has none of its own.
+    pub time_control: Option<String>,
+    /// Which clock display is White's, when it should not be inferred.
+    pub white_clock_side: Option<ClockSide>,
+    /// Upper bound of blitz in minutes (base + 60 × increment); FIDE: 10.
+    pub blitz_max_minutes: u64,
+    /// Upper bound of rapid in minutes; FIDE: 60.
+    pub rapid_max_minutes: u64,
+    /// Per-board overrides by board label.
+    pub boards: BTreeMap<String, BoardSettings>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BoardSettings {
+    pub time_control: Option<String>,
+    pub white_clock_side: Option<ClockSide>,
+    pub edition: Option<String>,
+    pub supervision: Option<Supervision>,
+}
+
+impl Default for CoreConfig {
+    fn default() -> Self {
+        CoreConfig {
+            settle_ms: 250,
+            press_wait_ms: 5000,
+            illegal_position_ms: 3000,
+            edition: "fide-2023".into(),
+            supervision: Supervision::Full,
+            time_control: None,
+            white_clock_side: None,
+            blitz_max_minutes: 10,
+            rapid_max_minutes: 60,
+            boards: BTreeMap::new(),
+        }
+    }
+}
+
+impl CoreConfig {
+    /// The settings in force for one board: its overrides over the defaults.
+    pub fn for_board(&self, board: &str) -> BoardSettings {
+        let o = self.boards.get(board).cloned().unwrap_or_default();
+        BoardSettings {
+            time_control: o.time_control.or_else(|| self.time_control.clone()),
+            white_clock_side: o.white_clock_side.or(self.white_clock_side),
+            edition: o.edition.or_else(|| Some(self.edition.clone())),
+            supervision: o.supervision.or(Some(self.supervision)),
+        }
+    }
+}

@@ -1,0 +1,304 @@
+//! What the core emits (contract §3): the same JSON on the WebSocket feed and from `replay`.
+
+use serde::Serialize;
+
+use crate::input::ClockSide;
+
+/// White or Black, as the event JSON spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    White,
+    Black,
+}
+
+impl From<shakmaty::Color> for Side {
+    fn from(c: shakmaty::Color) -> Self {
+        match c {
+            shakmaty::Color::White => Side::White,
+            shakmaty::Color::Black => Side::Black,
+        }
+    }
+}
+
+impl From<Side> for shakmaty::Color {
+    fn from(s: Side) -> Self {
+        match s {
+            Side::White => shakmaty::Color::White,
+            Side::Black => shakmaty::Color::Black,
+        }
+    }
+}
+
+impl Side {
+    pub fn other(self) -> Side {
+        match self {
+            Side::White => Side::Black,
+            Side::Black => Side::White,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::White => "White",
+            Side::Black => "Black",
+        }
+    }
+}
+
+/// One event. `seq` is strictly increasing within one journal; `t_ms` is the time of the
+/// input (or of the timer) that caused it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Event {
+    pub seq: u64,
+    #[serde(flatten)]
+    pub body: EventBody,
+    pub board: String,
+    pub t_ms: u64,
+}
+
+impl Event {
+    /// The event as one line of JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkState {
+    Connected,
+    Disconnected,
+    Identified,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Orientation {
+    Normal,
+    Rotated,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BoardStatus {
+    pub state: LinkState,
+    pub serial: Option<String>,
+    pub version: Option<String>,
+    pub orientation: Orientation,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock_version: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MoveEvent {
+    pub game: String,
+    pub ply: u32,
+    pub side: Side,
+    pub uci: String,
+    pub san: String,
+    pub fen: String,
+    pub white_ms: Option<u64>,
+    pub black_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClockEvent {
+    pub white_ms: Option<u64>,
+    pub black_ms: Option<u64>,
+    pub running: Option<Side>,
+    pub left_ms: u64,
+    pub right_ms: u64,
+    /// Which display is White's, when known.
+    pub white_side: Option<ClockSide>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// The Laws make the arbiter act now.
+    Intervene,
+    /// Only a player's claim can make it count; never shown to players.
+    Claim,
+    /// The arbiter should look.
+    Review,
+    Info,
+}
+
+/// Alert kinds (contract §3; stable names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlertKind {
+    IllegalMove,
+    IllegalPosition,
+    ClockPressedWithoutMove,
+    PromotionIncomplete,
+    TwoHandedMove,
+    FlagFall,
+    BothFlagsFallen,
+    Checkmate,
+    Stalemate,
+    DeadPosition,
+    FivefoldRepetition,
+    SeventyFiveMoveRule,
+    ThreefoldRepetitionAvailable,
+    FiftyMoveRuleAvailable,
+    TouchMove,
+    CastlingRookFirst,
+    PositionRestored,
+    ClockAdjusted,
+    ClockStopped,
+    ClockDisconnected,
+    BoardDisconnected,
+    BoardReconnected,
+    BatteryLow,
+    ResultGesture,
+}
+
+/// An alert for the arbiter, with its evidence.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Alert {
+    pub id: u64,
+    pub kind: AlertKind,
+    pub severity: Severity,
+    pub side: Option<Side>,
+    pub article: Option<String>,
+    pub edition: String,
+    pub message: String,
+    pub ply: Option<u32>,
+    /// The position (or placement) the alert is about.
+    pub fen: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub game: Option<String>,
+    /// The last legal position before the irregularity.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fen_before: Option<String>,
+    /// What the Laws prescribe.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prescription: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub squares: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub white_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub black_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uci: Option<String>,
+}
+
+impl Alert {
+    /// An alert with the evidence fields empty; `id` is filled in when it is emitted.
+    pub fn new(kind: AlertKind, severity: Severity, edition: &str, message: String) -> Self {
+        Alert {
+            id: 0,
+            kind,
+            severity,
+            side: None,
+            article: None,
+            edition: edition.to_string(),
+            message,
+            ply: None,
+            fen: None,
+            game: None,
+            fen_before: None,
+            prescription: None,
+            squares: Vec::new(),
+            white_ms: None,
+            black_ms: None,
+            uci: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    Checkmate,
+    Stalemate,
+    DeadPosition,
+    FivefoldRepetition,
+    SeventyFiveMoveRule,
+    FlagFall,
+    BothFlagsFallen,
+    IllegalMove,
+    ResultGesture,
+    Arbiter,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventBody {
+    BoardStatus(BoardStatus),
+    GameStart {
+        game: String,
+        start_fen: String,
+    },
+    Move(MoveEvent),
+    Clock(ClockEvent),
+    Alert(Alert),
+    GameEnd {
+        game: String,
+        result: String,
+        reason: EndReason,
+    },
+}
+
+impl EventBody {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            EventBody::BoardStatus(_) => "board_status",
+            EventBody::GameStart { .. } => "game_start",
+            EventBody::Move(_) => "move",
+            EventBody::Clock(_) => "clock",
+            EventBody::Alert(_) => "alert",
+            EventBody::GameEnd { .. } => "game_end",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn move_json_has_the_contract_fields() {
+        let e = Event {
+            seq: 3,
+            board: "board-1".into(),
+            t_ms: 1340,
+            body: EventBody::Move(MoveEvent {
+                game: "board-1/1".into(),
+                ply: 1,
+                side: Side::White,
+                uci: "e2e4".into(),
+                san: "e4".into(),
+                fen: "x".into(),
+                white_ms: Some(181000),
+                black_ms: None,
+            }),
+        };
+        let v: serde_json::Value = serde_json::from_str(&e.to_json()).unwrap();
+        assert_eq!(v["type"], "move");
+        assert_eq!(v["seq"], 3);
+        assert_eq!(v["board"], "board-1");
+        assert_eq!(v["side"], "white");
+        assert_eq!(v["black_ms"], serde_json::Value::Null);
+        assert_eq!(v["ply"], 1);
+    }
+
+    #[test]
+    fn alert_kinds_use_contract_names() {
+        let a = Alert::new(
+            AlertKind::SeventyFiveMoveRule,
+            Severity::Intervene,
+            "fide-2023",
+            "m".into(),
+        );
+        let v = serde_json::to_value(&a).unwrap();
+        assert_eq!(v["kind"], "seventy_five_move_rule");
+        assert_eq!(v["severity"], "intervene");
+        assert_eq!(v["side"], serde_json::Value::Null);
+        let v = serde_json::to_value(AlertKind::ThreefoldRepetitionAvailable).unwrap();
+        assert_eq!(v, "threefold_repetition_available");
+    }
+}

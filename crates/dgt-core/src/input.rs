@@ -1,0 +1,105 @@
+//! What the core is fed: timestamped bytes per board, link changes and operator actions.
+
+use serde::{Deserialize, Serialize};
+
+/// One input to the core. `t_ms` never decreases; `board` labels the line ("board-1").
+#[derive(Debug, Clone, PartialEq)]
+pub struct Input {
+    pub t_ms: u64,
+    pub board: String,
+    pub kind: InputKind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum InputKind {
+    /// Bytes received from the board, in any chunking.
+    Rx(Vec<u8>),
+    /// Bytes the daemon sent to the board (kept for the record; they decide nothing).
+    Tx(Vec<u8>),
+    /// The serial edge opened or lost the port.
+    Link(Link),
+    /// An operator or arbiter action.
+    Op(Operation),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "state")]
+pub enum Link {
+    Connected {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        port: Option<String>,
+    },
+    Disconnected {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+}
+
+/// Which clock display is White's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockSide {
+    Left,
+    Right,
+}
+
+impl ClockSide {
+    pub fn other(self) -> Self {
+        match self {
+            ClockSide::Left => ClockSide::Right,
+            ClockSide::Right => ClockSide::Left,
+        }
+    }
+}
+
+/// Rapid and blitz supervision (FIDE Laws appendices A3/A4, B3/B4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Supervision {
+    Full,
+    Reduced,
+}
+
+/// `{"setup": {...}}`: any subset of these fields.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetupOp {
+    /// The full FEN the next game starts from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fen: Option<String>,
+    /// PGN TimeControl syntax: "5400+30", "40/5400+30:1800+30", "180+2", "300".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white_clock_side: Option<ClockSide>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edition: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supervision: Option<Supervision>,
+    /// Whether the board is turned round (connector on White's right).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotated: Option<bool>,
+}
+
+/// A claim an arbiter records (9.2, 9.3): the claimant's intended move, if any.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClaimOp {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "move")]
+    pub intended_move: Option<String>,
+}
+
+/// An operator or arbiter action, exactly as the dashboard sends it (contract §2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Operation {
+    Setup(SetupOp),
+    /// Acknowledge an alert by its id.
+    Ack(u64),
+    Claim(ClaimOp),
+    /// The arbiter records a result: "1-0", "0-1", "1/2-1/2".
+    Result(String),
+}

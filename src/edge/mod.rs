@@ -1,0 +1,1 @@
+//! The edges: everything that touches the outside world. No chess and no rules here.

@@ -1,0 +1,9 @@
+//! dgt-arbiter: the daemon around the deterministic core (`dgt_core`).
+//!
+//! The core decides; this crate only moves bytes and events:
+//! * [`replay`] feeds a capture file through the core on virtual time;
+//! * [`edge`] holds the I/O: serial ports, the emulated boards on pseudo-terminals, the
+//!   daemon's event loop.
+
+pub mod edge;
+pub mod replay;

@@ -1,1 +1,180 @@
-//! (being written)
+//! The 64 squares as the board reports them, and how they map onto the chessboard.
+//!
+//! The board numbers squares physically: 0 is a8 only when White sits with the connector on
+//! White's left, and it never renumbers when turned round (protocol §3.2, §4.2). A turned
+//! board maps square i to 63 − i. Magic pieces 13–15 signal results and are kept apart from
+//! the chess placement.
+
+use dgt_protocol::DgtPiece;
+use shakmaty::{Bitboard, Board, Color, Piece, Role, Square};
+
+use crate::event::Orientation;
+
+/// The squares as last reported, in the board's own numbering.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PhysicalBoard {
+    codes: [u8; 64],
+    /// False until the first board dump: field updates alone cannot be trusted to describe
+    /// squares nobody touched.
+    known: bool,
+}
+
+impl Default for PhysicalBoard {
+    fn default() -> Self {
+        PhysicalBoard {
+            codes: [0; 64],
+            known: false,
+        }
+    }
+}
+
+/// What the board shows, in chess terms, for one orientation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placement {
+    pub board: Board,
+    /// Squares holding a magic (result) piece, with the piece.
+    pub magic: Vec<(Square, DgtPiece)>,
+}
+
+impl PhysicalBoard {
+    pub fn is_known(&self) -> bool {
+        self.known
+    }
+
+    /// A full dump replaces everything. Returns whether anything changed.
+    pub fn apply_dump(&mut self, codes: &[u8; 64]) -> bool {
+        let mut masked = [0u8; 64];
+        for (m, c) in masked.iter_mut().zip(codes) {
+            *m = c & 0x0F;
+        }
+        let changed = !self.known || masked != self.codes;
+        self.codes = masked;
+        self.known = true;
+        changed
+    }
+
+    /// One square changed. Returns whether anything changed; a square number out of range is
+    /// ignored (and reported by the caller).
+    pub fn apply_update(&mut self, square: u8, piece: u8) -> Option<bool> {
+        let slot = self.codes.get_mut(square as usize)?;
+        let new = piece & 0x0F;
+        let changed = *slot != new;
+        *slot = new;
+        Some(changed)
+    }
+
+    pub fn code(&self, physical: usize) -> u8 {
+        self.codes[physical]
+    }
+
+    pub fn codes(&self) -> &[u8; 64] {
+        &self.codes
+    }
+
+    /// The placement seen with the given orientation.
+    pub fn placement(&self, orientation: Orientation) -> Placement {
+        let mut board = Board::empty();
+        let mut magic = Vec::new();
+        for (i, &code) in self.codes.iter().enumerate() {
+            let sq = to_square(i, orientation);
+            let p = DgtPiece::from_code(code);
+            if p.is_magic() {
+                magic.push((sq, p));
+            } else if let Some(piece) = chess_piece(p) {
+                board.set_piece_at(sq, piece);
+            }
+        }
+        Placement { board, magic }
+    }
+}
+
+/// The chessboard square of physical square `i`.
+pub fn to_square(i: usize, orientation: Orientation) -> Square {
+    let i = match orientation {
+        Orientation::Normal => i,
+        Orientation::Rotated => 63 - i,
+    };
+    // Physical 0 = a8 (shakmaty index 56): rank flips, file stays.
+    Square::new((i ^ 56) as u32)
+}
+
+pub fn chess_piece(p: DgtPiece) -> Option<Piece> {
+    use DgtPiece::*;
+    let (color, role) = match p {
+        WhitePawn => (Color::White, Role::Pawn),
+        WhiteRook => (Color::White, Role::Rook),
+        WhiteKnight => (Color::White, Role::Knight),
+        WhiteBishop => (Color::White, Role::Bishop),
+        WhiteKing => (Color::White, Role::King),
+        WhiteQueen => (Color::White, Role::Queen),
+        BlackPawn => (Color::Black, Role::Pawn),
+        BlackRook => (Color::Black, Role::Rook),
+        BlackKnight => (Color::Black, Role::Knight),
+        BlackBishop => (Color::Black, Role::Bishop),
+        BlackKing => (Color::Black, Role::King),
+        BlackQueen => (Color::Black, Role::Queen),
+        _ => return None,
+    };
+    Some(Piece { color, role })
+}
+
+/// The squares where two boards differ.
+pub fn diff(a: &Board, b: &Board) -> Bitboard {
+    let mut d = Bitboard::EMPTY;
+    for sq in a.occupied() | b.occupied() {
+        if a.piece_at(sq) != b.piece_at(sq) {
+            d.add(sq);
+        }
+    }
+    d
+}
+
+/// Human-readable list of squares ("e2 e4").
+pub fn square_names(bb: Bitboard) -> Vec<String> {
+    bb.into_iter().map(|s| s.to_string()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn start_codes() -> [u8; 64] {
+        let mut c = [0u8; 64];
+        let back = [2, 3, 4, 6, 5, 4, 3, 2];
+        for f in 0..8 {
+            c[f] = back[f] + 6; // black on rank 8
+            c[8 + f] = 7;
+            c[48 + f] = 1;
+            c[56 + f] = back[f];
+        }
+        c
+    }
+
+    #[test]
+    fn start_position_maps_onto_the_standard_board() {
+        let mut b = PhysicalBoard::default();
+        assert!(b.apply_dump(&start_codes()));
+        assert_eq!(b.placement(Orientation::Normal).board, Board::default());
+        assert_ne!(b.placement(Orientation::Rotated).board, Board::default());
+    }
+
+    #[test]
+    fn rotated_board_maps_back() {
+        let mut codes = start_codes();
+        codes.reverse();
+        let mut b = PhysicalBoard::default();
+        b.apply_dump(&codes);
+        assert_eq!(b.placement(Orientation::Rotated).board, Board::default());
+    }
+
+    #[test]
+    fn magic_pieces_are_kept_apart() {
+        let mut b = PhysicalBoard::default();
+        b.apply_dump(&start_codes());
+        b.apply_update(35, 13);
+        let p = b.placement(Orientation::Normal);
+        assert_eq!(p.board, Board::default());
+        assert_eq!(p.magic, vec![(Square::D4, DgtPiece::MagicDraw)]);
+        assert_eq!(b.apply_update(64, 1), None);
+    }
+}

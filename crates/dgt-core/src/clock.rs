@@ -1,1 +1,256 @@
-//! (being written)
+//! Clock readings relayed by the board → presses, pauses, flags, White/Black times.
+//!
+//! The running display is found from the status byte's run bit (D0) and lever bit (D1) —
+//! the high side of the lever is the one whose time runs — and never from the "turn" bits
+//! D3/D4, whose meaning was swapped between protocol revisions (protocol §3.4). A reading in
+//! which the running side's time goes up, or that says "no clock", is not taken as a time.
+
+use dgt_protocol::ClockTimes;
+
+use crate::input::ClockSide;
+
+/// What one clock reading meant.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClockObservation {
+    /// The reading was taken as the clock's state.
+    pub accepted: bool,
+    /// Rejected as implausible (time rising while running).
+    pub rejected: bool,
+    /// The display whose player pressed: it was running and now the other one runs.
+    pub press: Option<ClockSide>,
+    /// The clock went from stopped to running.
+    pub started: bool,
+    /// The clock went from running to stopped (paused).
+    pub stopped: bool,
+    /// A time changed while the clock was stopped: an arbiter's correction.
+    pub adjusted: bool,
+    /// Displays whose flag appeared with this reading.
+    pub new_flags: Vec<ClockSide>,
+    /// The clock stopped answering (D5) / came back.
+    pub disconnected: bool,
+    pub reconnected: bool,
+    /// The battery-low indicator appeared.
+    pub battery_low: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ClockTracker {
+    last: Option<ClockTimes>,
+    /// White's display: from the configuration or a `setup`, else inferred.
+    white_side: Option<ClockSide>,
+    white_side_fixed: bool,
+    connected: bool,
+    rejected: u64,
+}
+
+/// The display whose time runs, if the clock runs.
+pub fn running_display(t: &ClockTimes) -> Option<ClockSide> {
+    if !t.status.running {
+        None
+    } else if t.status.right_lever_high {
+        Some(ClockSide::Right)
+    } else {
+        Some(ClockSide::Left)
+    }
+}
+
+fn display_ms(t: &ClockTimes, side: ClockSide) -> u64 {
+    match side {
+        ClockSide::Left => t.left.ms,
+        ClockSide::Right => t.right.ms,
+    }
+}
+
+fn flagged(t: &ClockTimes, side: ClockSide) -> bool {
+    match side {
+        ClockSide::Left => t.left.flagged(),
+        ClockSide::Right => t.right.flagged(),
+    }
+}
+
+impl ClockTracker {
+    pub fn new(white_side: Option<ClockSide>) -> Self {
+        ClockTracker {
+            white_side,
+            white_side_fixed: white_side.is_some(),
+            ..Default::default()
+        }
+    }
+
+    pub fn last(&self) -> Option<&ClockTimes> {
+        self.last.as_ref()
+    }
+
+    pub fn rejected_count(&self) -> u64 {
+        self.rejected
+    }
+
+    pub fn white_side(&self) -> Option<ClockSide> {
+        self.white_side
+    }
+
+    /// Fixes White's display (configuration or an arbiter's `setup`).
+    pub fn set_white_side(&mut self, side: ClockSide) {
+        self.white_side = Some(side);
+        self.white_side_fixed = true;
+    }
+
+    /// Infers White's display from the game (White's clock runs at the start; the display
+    /// that stops when White's move is completed is White's). A fixed side is never changed.
+    pub fn infer_white_side(&mut self, side: ClockSide) {
+        if !self.white_side_fixed {
+            self.white_side = Some(side);
+        }
+    }
+
+    /// Forgets an inferred side (a new game may be played the other way round).
+    pub fn reset_inference(&mut self) {
+        if !self.white_side_fixed {
+            self.white_side = None;
+        }
+    }
+
+    pub fn running(&self) -> Option<ClockSide> {
+        self.last.as_ref().and_then(running_display)
+    }
+
+    pub fn is_connected(&self) -> bool {
+        self.connected
+    }
+
+    /// The display of a player, when White's display is known.
+    pub fn display_of(&self, white: bool) -> Option<ClockSide> {
+        self.white_side.map(|w| if white { w } else { w.other() })
+    }
+
+    /// (White's ms, Black's ms) of the last reading, when the mapping is known.
+    pub fn white_black_ms(&self) -> (Option<u64>, Option<u64>) {
+        match (&self.last, self.white_side) {
+            (Some(t), Some(w)) => (Some(display_ms(t, w)), Some(display_ms(t, w.other()))),
+            _ => (None, None),
+        }
+    }
+
+    /// Takes one reading.
+    pub fn observe(&mut self, t: ClockTimes) -> ClockObservation {
+        let mut obs = ClockObservation::default();
+        if t.status.no_clock {
+            if self.connected {
+                obs.disconnected = true;
+            }
+            self.connected = false;
+            return obs;
+        }
+        if !self.connected && self.last.is_some() {
+            obs.reconnected = true;
+        }
+        self.connected = true;
+        let Some(prev) = self.last else {
+            obs.accepted = true;
+            obs.started = t.status.running;
+            for side in [ClockSide::Left, ClockSide::Right] {
+                if flagged(&t, side) {
+                    obs.new_flags.push(side);
+                }
+            }
+            obs.battery_low = t.status.battery_low;
+            self.last = Some(t);
+            return obs;
+        };
+        let was = running_display(&prev);
+        let now = running_display(&t);
+        // A display that ran before and still runs can only lose time.
+        if let (Some(a), Some(b)) = (was, now)
+            && a == b
+            && display_ms(&t, a) > display_ms(&prev, a)
+        {
+            self.rejected += 1;
+            obs.rejected = true;
+            return obs;
+        }
+        obs.accepted = true;
+        match (was, now) {
+            (Some(a), Some(b)) if a != b => obs.press = Some(a),
+            (None, Some(_)) => obs.started = true,
+            (Some(_), None) => obs.stopped = true,
+            _ => {}
+        }
+        if was.is_none()
+            && now.is_none()
+            && (t.left.ms != prev.left.ms || t.right.ms != prev.right.ms)
+        {
+            obs.adjusted = true;
+        }
+        for side in [ClockSide::Left, ClockSide::Right] {
+            if flagged(&t, side) && !flagged(&prev, side) {
+                obs.new_flags.push(side);
+            }
+        }
+        obs.battery_low = t.status.battery_low && !prev.status.battery_low;
+        self.last = Some(t);
+        obs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dgt_protocol::{ClockMessage, ClockStatus};
+
+    fn reading(bytes: [u8; 7]) -> ClockTimes {
+        match ClockMessage::decode(&bytes) {
+            ClockMessage::Times(t) => t,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn press_start_and_rejection() {
+        let mut c = ClockTracker::new(None);
+        // stopped, then left runs, then a press by the left player (right runs).
+        assert!(
+            c.observe(reading([0x20, 0x03, 0x02, 0x20, 0x03, 0x02, 0x08]))
+                .accepted
+        );
+        assert!(
+            c.observe(reading([0x20, 0x03, 0x02, 0x20, 0x03, 0x02, 0x09]))
+                .started
+        );
+        assert_eq!(c.running(), Some(ClockSide::Left));
+        let o = c.observe(reading([0x20, 0x03, 0x02, 0x20, 0x03, 0x01, 0x13]));
+        assert_eq!(o.press, Some(ClockSide::Left));
+        // right running but its time rises: implausible.
+        let o = c.observe(reading([0x20, 0x03, 0x09, 0x20, 0x03, 0x01, 0x13]));
+        assert!(o.rejected && !o.accepted);
+        assert_eq!(c.rejected_count(), 1);
+        c.infer_white_side(ClockSide::Left);
+        assert_eq!(c.white_black_ms(), (Some(181_000), Some(182_000)));
+    }
+
+    #[test]
+    fn adjustment_while_stopped_and_flags() {
+        let mut c = ClockTracker::new(Some(ClockSide::Right));
+        c.observe(reading([0x00, 0x05, 0x00, 0x00, 0x05, 0x00, 0x00]));
+        let o = c.observe(reading([0x00, 0x07, 0x00, 0x00, 0x05, 0x00, 0x00]));
+        assert!(o.adjusted);
+        let o = c.observe(reading([0x10, 0x00, 0x00, 0x00, 0x05, 0x00, 0x02]));
+        assert_eq!(o.new_flags, vec![ClockSide::Right]);
+        c.infer_white_side(ClockSide::Left);
+        assert_eq!(c.white_side(), Some(ClockSide::Right), "fixed side wins");
+    }
+
+    #[test]
+    fn no_clock_bit_disconnects() {
+        let mut c = ClockTracker::new(None);
+        c.observe(reading([0x00, 0x05, 0x00, 0x00, 0x05, 0x00, 0x00]));
+        let t = ClockTimes {
+            status: ClockStatus::from_byte(0x20),
+            ..reading([0x00, 0x05, 0x00, 0x00, 0x05, 0x00, 0x00])
+        };
+        assert!(c.observe(t).disconnected);
+        assert!(
+            c.observe(reading([0x00, 0x05, 0x00, 0x00, 0x05, 0x00, 0x00]))
+                .reconnected
+        );
+    }
+}

@@ -1,1 +1,496 @@
-//! (being written)
+//! From settled placements to legal moves (shakmaty), never inventing one.
+//!
+//! The robust method (peers report, design notes): match what the board shows against the
+//! positions reachable by legal moves from the last known position, instead of following
+//! lifts and placements one by one. Slides, captures in either order, castling king or rook
+//! first, en passant and flicker then need no special case: their intermediate placements are
+//! simply not reachable, or not settled. A promotion is to the piece actually placed (an
+//! upside-down rook reads as a rook — FIDE 3.7.5 note in the digest).
+
+use std::sync::OnceLock;
+
+use shakmaty::fen::Fen;
+use shakmaty::san::SanPlus;
+use shakmaty::{
+    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role, Square,
+};
+
+use crate::board::{Placement, diff};
+use crate::event::EndReason;
+
+/// One move as played, with the clock readings when it was completed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlayedMove {
+    pub mv: Move,
+    pub uci: String,
+    pub san: String,
+    pub t_ms: u64,
+    pub white_ms: Option<u64>,
+    pub black_ms: Option<u64>,
+}
+
+/// A game on one board.
+#[derive(Debug, Clone)]
+pub struct Game {
+    pub id: String,
+    pub start_fen: String,
+    pub castling_mode: CastlingMode,
+    /// positions[k] is the position after k plies; positions[0] the start.
+    pub positions: Vec<Chess>,
+    pub moves: Vec<PlayedMove>,
+    /// How many moves are final: completed by a press, or followed by the opponent's move.
+    /// Only a later, unconfirmed move may be corrected.
+    pub confirmed: usize,
+    pub result: Option<(String, EndReason)>,
+}
+
+impl Game {
+    pub fn new(id: String, start: Chess, castling_mode: CastlingMode) -> Self {
+        let start_fen = fen(&start);
+        Game {
+            id,
+            start_fen,
+            castling_mode,
+            positions: vec![start],
+            moves: Vec::new(),
+            confirmed: 0,
+            result: None,
+        }
+    }
+
+    pub fn current(&self) -> &Chess {
+        self.positions
+            .last()
+            .expect("a game always has its start position")
+    }
+
+    pub fn plies(&self) -> usize {
+        self.moves.len()
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.result.is_some()
+    }
+
+    /// Plays a legal move from the current position; returns its ply (1-based).
+    pub fn push(&mut self, mv: Move, t_ms: u64, clocks: (Option<u64>, Option<u64>)) -> u32 {
+        let pos = self.current().clone();
+        let uci = mv.to_uci(self.castling_mode).to_string();
+        let san = SanPlus::from_move(pos.clone(), mv).to_string();
+        let next = pos.play(mv).expect("only legal moves are pushed");
+        self.positions.push(next);
+        self.moves.push(PlayedMove {
+            mv,
+            uci,
+            san,
+            t_ms,
+            white_ms: clocks.0,
+            black_ms: clocks.1,
+        });
+        self.moves.len() as u32
+    }
+
+    /// Takes back plies so that `plies` remain (a correction or a restored position).
+    pub fn truncate(&mut self, plies: usize) {
+        self.moves.truncate(plies);
+        self.positions.truncate(plies + 1);
+        self.confirmed = self.confirmed.min(plies);
+    }
+
+    pub fn confirm_all(&mut self) {
+        self.confirmed = self.moves.len();
+    }
+}
+
+pub fn fen(pos: &Chess) -> String {
+    Fen::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+/// How the current placement relates to the game.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Interpretation {
+    /// The board shows the current position.
+    Same,
+    /// The board shows the position after these legal moves (one, or a reply too).
+    Ahead(Vec<Move>),
+    /// The board shows another legal move than the last, unconfirmed one: a slide whose
+    /// intermediate square looked settled. Replaces that move.
+    Sibling(Move),
+    /// The board shows an earlier position of this game (a restored position, a takeback).
+    Earlier(usize),
+    /// Nothing legal explains the board (a move in progress, or an irregularity).
+    Unexplained,
+}
+
+/// Relates a placement to the game. `max_plies` bounds the search for moves made in one go
+/// (2 for a reply made before the press; more after the board was unreadable).
+pub fn interpret(game: &Game, target: &Board, max_plies: usize) -> Interpretation {
+    let current = game.current();
+    if current.board() == target {
+        return Interpretation::Same;
+    }
+    let mut budget = 200_000usize;
+    if let Some(path) = find_path(current, target, max_plies.max(1), &mut budget) {
+        return Interpretation::Ahead(path);
+    }
+    if game.plies() > game.confirmed
+        && let Some(last) = game.moves.last()
+    {
+        let parent = &game.positions[game.plies() - 1];
+        if let Some(m) = one_move_to(parent, target)
+            && m != last.mv
+        {
+            return Interpretation::Sibling(m);
+        }
+    }
+    // The latest earlier occurrence wins (positions repeat in real games).
+    for k in (0..game.plies()).rev() {
+        if game.positions[k].board() == target {
+            return Interpretation::Earlier(k);
+        }
+    }
+    Interpretation::Unexplained
+}
+
+/// The legal move from `pos` whose result shows `target`, if any.
+pub fn one_move_to(pos: &Chess, target: &Board) -> Option<Move> {
+    let d = diff(pos.board(), target);
+    if d.count() < 2 || d.count() > 4 {
+        return None;
+    }
+    pos.legal_moves()
+        .into_iter()
+        .filter(|m| m.from().is_some_and(|f| d.contains(f)) && d.contains(m.to()))
+        .find(|m| {
+            let mut p = pos.clone();
+            p.play_unchecked(*m);
+            p.board() == target
+        })
+}
+
+/// A shortest sequence of legal moves from `pos` to a position showing `target`, searching
+/// at most `max_plies` deep and visiting at most `budget` nodes. Only moves that start on a
+/// square where the boards still differ are tried: exact up to two plies (each side's piece
+/// leaves a square that ends up different), a sound heuristic beyond.
+pub fn find_path(
+    pos: &Chess,
+    target: &Board,
+    max_plies: usize,
+    budget: &mut usize,
+) -> Option<Vec<Move>> {
+    for depth in 1..=max_plies {
+        let mut path = Vec::new();
+        if search(pos, target, depth, budget, &mut path) {
+            return Some(path);
+        }
+        if *budget == 0 {
+            break;
+        }
+    }
+    None
+}
+
+fn search(
+    pos: &Chess,
+    target: &Board,
+    depth: usize,
+    budget: &mut usize,
+    path: &mut Vec<Move>,
+) -> bool {
+    let d = diff(pos.board(), target);
+    if d.is_empty() {
+        return true;
+    }
+    // Each ply changes at most four squares (castling).
+    if depth == 0 || d.count() > 4 * depth || *budget == 0 {
+        return false;
+    }
+    for m in pos.legal_moves() {
+        if !m.from().is_some_and(|f| d.contains(f)) {
+            continue;
+        }
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
+        let mut next = pos.clone();
+        next.play_unchecked(m);
+        path.push(m);
+        if search(&next, target, depth - 1, budget, path) {
+            return true;
+        }
+        path.pop();
+    }
+    false
+}
+
+fn chess960_boards() -> &'static Vec<Board> {
+    static BOARDS: OnceLock<Vec<Board>> = OnceLock::new();
+    BOARDS.get_or_init(|| (0..960).map(Board::chess960).collect())
+}
+
+/// If the placement is a start position — the standard one or a Chess960 one — the game it
+/// starts and its castling mode.
+pub fn start_position(board: &Board) -> Option<(Chess, CastlingMode)> {
+    if *board == Board::default() {
+        return Some((Chess::default(), CastlingMode::Standard));
+    }
+    // Quick reject before comparing with the 960 positions: 32 pieces, pawns on ranks 2 and 7.
+    if board.occupied().count() != 32
+        || board.pawns()
+            != (Bitboard::from_rank(shakmaty::Rank::Second)
+                | Bitboard::from_rank(shakmaty::Rank::Seventh))
+    {
+        return None;
+    }
+    if chess960_boards().iter().any(|b| b == board) {
+        // X-FEN "KQkq" means the outermost rooks, which in a start position are the only ones.
+        let fen = format!("{board} w KQkq - 0 1");
+        let pos = fen
+            .parse::<Fen>()
+            .ok()?
+            .into_position::<Chess>(CastlingMode::Chess960)
+            .ok()?;
+        return Some((pos, CastlingMode::Chess960));
+    }
+    None
+}
+
+/// Builds a position from a FEN given by an operator; the castling mode follows the FEN.
+pub fn position_from_fen(text: &str) -> Result<(Chess, CastlingMode), String> {
+    let f: Fen = text.trim().parse().map_err(|e| format!("not a FEN: {e}"))?;
+    let standard = f.clone().into_position::<Chess>(CastlingMode::Standard);
+    match standard {
+        Ok(p) => Ok((p, CastlingMode::Standard)),
+        Err(_) => f
+            .into_position::<Chess>(CastlingMode::Chess960)
+            .map(|p| (p, CastlingMode::Chess960))
+            .map_err(|e| format!("not a legal position: {e}")),
+    }
+}
+
+/// A result signalled on the board (protocol §4.5): both kings on the four centre squares
+/// (both on light squares e4/d5 = 1-0, both dark d4/e5 = 0-1, mixed = draw), or a magic
+/// piece (13 draw, 14 White wins, 15 Black wins).
+pub fn result_gesture(p: &Placement) -> Option<(&'static str, String)> {
+    use dgt_protocol::DgtPiece;
+    if let Some((sq, piece)) = p.magic.first() {
+        let result = match piece {
+            DgtPiece::MagicWhiteWins => "1-0",
+            DgtPiece::MagicBlackWins => "0-1",
+            _ => "1/2-1/2",
+        };
+        return Some((result, format!("result piece placed on {sq}")));
+    }
+    let centre = Bitboard::from(Square::D4) | Square::D5 | Square::E4 | Square::E5;
+    let wk = p.board.king_of(Color::White)?;
+    let bk = p.board.king_of(Color::Black)?;
+    if !centre.contains(wk) || !centre.contains(bk) {
+        return None;
+    }
+    let result = match (wk.is_light(), bk.is_light()) {
+        (true, true) => "1-0",
+        (false, false) => "0-1",
+        _ => "1/2-1/2",
+    };
+    Some((result, format!("kings placed on {wk} and {bk}")))
+}
+
+/// True if the move puts a king on a centre square: it may be the first half of a result
+/// gesture, so it waits longer before it counts (LiveChess records such "moves").
+pub fn king_to_centre(pos: &Chess, m: &Move) -> bool {
+    let centre = Bitboard::from(Square::D4) | Square::D5 | Square::E4 | Square::E5;
+    m.role() == Role::King
+        && !m.is_castle()
+        && centre.contains(m.to())
+        && pos.board().king_of(pos.turn()).is_some()
+}
+
+/// A pawn standing on its last rank: a promotion not completed (the promoted piece not yet
+/// put on the board).
+pub fn unpromoted_pawn(board: &Board) -> Option<Square> {
+    let last =
+        Bitboard::from_rank(shakmaty::Rank::First) | Bitboard::from_rank(shakmaty::Rank::Eighth);
+    (board.pawns() & last).first()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::uci::UciMove;
+
+    fn play(pos: &Chess, uci: &str) -> Chess {
+        let m = uci.parse::<UciMove>().unwrap().to_move(pos).unwrap();
+        pos.clone().play(m).unwrap()
+    }
+
+    fn game(ucis: &[&str]) -> Game {
+        let mut g = Game::new("g".into(), Chess::default(), CastlingMode::Standard);
+        for u in ucis {
+            let m = u.parse::<UciMove>().unwrap().to_move(g.current()).unwrap();
+            g.push(m, 0, (None, None));
+        }
+        g
+    }
+
+    #[test]
+    fn one_move_and_a_reply() {
+        let g = game(&[]);
+        let after = play(&Chess::default(), "e2e4");
+        assert!(
+            matches!(interpret(&g, after.board(), 2), Interpretation::Ahead(ref p) if p.len() == 1)
+        );
+        let after2 = play(&after, "c7c5");
+        let Interpretation::Ahead(p) = interpret(&g, after2.board(), 2) else {
+            panic!()
+        };
+        assert_eq!(p.len(), 2);
+        assert_eq!(
+            interpret(&g, after2.board(), 1),
+            Interpretation::Unexplained
+        );
+    }
+
+    #[test]
+    fn slide_intermediate_becomes_a_sibling_correction() {
+        // Rook slides a1 → d1 → f1 (the real capture's 35.Raf1 passing d1 and e1).
+        let g = game(&[
+            "e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6", "d2d3", "f8c5", "b1c3", "d7d6", "c1g5",
+            "h7h6", "d1d2", "a7a6", "e1c1",
+        ]);
+        // After O-O-O, nothing; use a simpler position: White rook a1 free to d1/e1.
+        let _ = g;
+        let mut g = game(&[
+            "b1c3", "b8c6", "d2d3", "d7d6", "c1e3", "c8e6", "d1d2", "d8d7",
+        ]);
+        let m = "a1b1"
+            .parse::<UciMove>()
+            .unwrap()
+            .to_move(g.current())
+            .unwrap();
+        g.push(m, 0, (None, None));
+        let parent = g.positions[g.plies() - 1].clone();
+        let target = play(&parent, "a1c1");
+        assert!(matches!(
+            interpret(&g, target.board(), 2),
+            Interpretation::Sibling(_)
+        ));
+        g.confirm_all();
+        assert_eq!(
+            interpret(&g, target.board(), 2),
+            Interpretation::Unexplained
+        );
+    }
+
+    #[test]
+    fn earlier_positions_are_found_latest_first() {
+        let g = game(&["g1f3", "g8f6", "f3g1", "f6g8", "e2e4"]);
+        assert_eq!(
+            interpret(&g, Chess::default().board(), 2),
+            Interpretation::Earlier(4)
+        );
+    }
+
+    #[test]
+    fn promotion_is_to_the_piece_placed() {
+        let pos: Chess = "8/4P3/8/8/8/8/k7/4K3 w - - 0 1"
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        let g = Game::new("g".into(), pos.clone(), CastlingMode::Standard);
+        let rook = play(&pos, "e7e8r");
+        let Interpretation::Ahead(p) = interpret(&g, rook.board(), 2) else {
+            panic!()
+        };
+        assert_eq!(p[0].promotion(), Some(Role::Rook));
+        // The pawn itself on e8 is no legal position: a promotion not completed.
+        let mut pawn_on_8 = pos.board().clone();
+        let pawn = pawn_on_8.remove_piece_at(Square::E7).unwrap();
+        pawn_on_8.set_piece_at(Square::E8, pawn);
+        assert_eq!(interpret(&g, &pawn_on_8, 2), Interpretation::Unexplained);
+        assert_eq!(unpromoted_pawn(&pawn_on_8), Some(Square::E8));
+    }
+
+    #[test]
+    fn start_positions_standard_and_960() {
+        assert!(matches!(
+            start_position(&Board::default()),
+            Some((_, CastlingMode::Standard))
+        ));
+        let (pos, mode) = start_position(&Board::chess960(0)).unwrap();
+        assert_eq!(mode, CastlingMode::Chess960);
+        assert_eq!(pos.turn(), Color::White);
+        assert!(
+            pos.castles()
+                .has(Color::White, shakmaty::CastlingSide::KingSide)
+        );
+        let after = play(&Chess::default(), "e2e4");
+        assert!(start_position(after.board()).is_none());
+    }
+
+    #[test]
+    fn gestures() {
+        let mut b = Board::empty();
+        b.set_piece_at(
+            Square::E4,
+            shakmaty::Piece {
+                color: Color::White,
+                role: Role::King,
+            },
+        );
+        b.set_piece_at(
+            Square::D5,
+            shakmaty::Piece {
+                color: Color::Black,
+                role: Role::King,
+            },
+        );
+        assert_eq!(
+            result_gesture(&Placement {
+                board: b.clone(),
+                magic: vec![]
+            })
+            .unwrap()
+            .0,
+            "1-0"
+        );
+        b.remove_piece_at(Square::D5);
+        b.set_piece_at(
+            Square::D4,
+            shakmaty::Piece {
+                color: Color::Black,
+                role: Role::King,
+            },
+        );
+        assert_eq!(
+            result_gesture(&Placement {
+                board: b,
+                magic: vec![]
+            })
+            .unwrap()
+            .0,
+            "1/2-1/2"
+        );
+        assert!(
+            result_gesture(&Placement {
+                board: Board::default(),
+                magic: vec![]
+            })
+            .is_none()
+        );
+    }
+
+    #[test]
+    fn multi_ply_gap_after_an_unreadable_board() {
+        let g = game(&[]);
+        let mut p = Chess::default();
+        for u in ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"] {
+            p = play(&p, u);
+        }
+        let Interpretation::Ahead(path) = interpret(&g, p.board(), 6) else {
+            panic!()
+        };
+        assert_eq!(path.len(), 5);
+    }
+}

@@ -1,25 +1,1034 @@
 //! One board's pipeline: bytes → messages → board state → moves, clocks, alerts.
+//!
+//! Decisions are taken at three moments: when the placement has **settled** (unchanged for
+//! `settle_ms`), when the clock shows a **press** (6.2.1: the press completes the move), and
+//! when a waiting period runs out (no press came; an unexplained placement persisted).
 
+use dgt_protocol::{BoardMessage, ClockMessage, ClockTimes, Decoded, Decoder, LineMode};
+use shakmaty::{CastlingMode, Chess, Color, Move, Position};
+
+use crate::arbiter::{self, Edition};
+use crate::board::{self, PhysicalBoard};
+use crate::clock::{ClockObservation, ClockTracker};
 use crate::config::CoreConfig;
 use crate::engine::Emitted;
-use crate::input::InputKind;
+use crate::event::{
+    Alert, AlertKind, BoardStatus, ClockEvent, EndReason, EventBody, LinkState, MoveEvent,
+    Orientation, Severity, Side,
+};
+use crate::input::{ClockSide, InputKind, Link, Operation, SetupOp, Supervision};
+use crate::reconstruct::{self, Game, Interpretation, fen};
+use crate::time_control::TimeControl;
+
+/// How deep the search goes for moves made in one go: a reply made before the press, or
+/// several moves while the board could not be read.
+const DEPTH_ON_CHANGE: usize = 2;
+const DEPTH_AT_DECISION: usize = 6;
+/// A king move onto a centre square waits this long for a press: it may be the first half of
+/// the kings-in-the-centre result gesture.
+const CENTRE_KING_WAIT_MS: u64 = 2000;
 
 pub struct Session {
     label: String,
+    settle_ms: u64,
+    press_wait_ms: u64,
+    illegal_position_ms: u64,
+    edition: &'static Edition,
+    supervision: Supervision,
+    time_control: Option<TimeControl>,
+
+    decoder: Decoder,
+    board: PhysicalBoard,
+    orientation: Orientation,
+    clock: ClockTracker,
+
+    game: Option<Game>,
+    games_started: u32,
+    /// A position an operator set up: the next game starts when the board shows it.
+    next_start: Option<(Chess, CastlingMode)>,
+
+    serial: Option<String>,
+    version: Option<String>,
+    clock_version: Option<String>,
+    port: Option<String>,
+    link: LinkState,
+    was_disconnected: bool,
+
+    /// The latest placement since the last commit that legal moves explain, and when.
+    last_ahead: Option<(u64, Vec<Move>)>,
+    settle_at: Option<u64>,
+    press_wait_at: Option<u64>,
+    illegal_at: Option<u64>,
+    /// A press whose board could not be read as a move yet; decided when the board settles.
+    press_verdict_at: Option<(u64, ClockSide)>,
+    illegal_alerted: bool,
+    illegal_moves: [u32; 2],
+
+    /// Counters for the metrics.
+    pub garbage_bytes: u64,
+    pub clock_rejected: u64,
 }
 
 impl Session {
-    pub fn new(label: &str, _config: &CoreConfig) -> Self {
+    pub fn new(label: &str, config: &CoreConfig) -> Self {
+        let s = config.for_board(label);
+        let tc = s
+            .time_control
+            .as_deref()
+            .and_then(|t| TimeControl::parse(t).ok());
         Session {
             label: label.to_string(),
+            settle_ms: config.settle_ms,
+            press_wait_ms: config.press_wait_ms,
+            illegal_position_ms: config.illegal_position_ms,
+            edition: arbiter::edition(s.edition.as_deref().unwrap_or("fide-2023")),
+            supervision: s.supervision.unwrap_or(Supervision::Full),
+            time_control: tc,
+            decoder: Decoder::new(LineMode::Single),
+            board: PhysicalBoard::default(),
+            orientation: Orientation::Normal,
+            clock: ClockTracker::new(s.white_clock_side),
+            game: None,
+            games_started: 0,
+            next_start: None,
+            serial: None,
+            version: None,
+            clock_version: None,
+            port: None,
+            link: LinkState::Connected,
+            was_disconnected: false,
+            last_ahead: None,
+            settle_at: None,
+            press_wait_at: None,
+            illegal_at: None,
+            press_verdict_at: None,
+            illegal_alerted: false,
+            illegal_moves: [0, 0],
+            garbage_bytes: 0,
+            clock_rejected: 0,
         }
     }
+
     pub fn label(&self) -> &str {
         &self.label
     }
-    pub fn handle(&mut self, _t_ms: u64, _kind: &InputKind, _out: &mut Emitted) {}
-    pub fn on_timer(&mut self, _t_ms: u64, _out: &mut Emitted) {}
+    pub fn game(&self) -> Option<&Game> {
+        self.game.as_ref()
+    }
+    pub fn physical(&self) -> &PhysicalBoard {
+        &self.board
+    }
+    pub fn orientation(&self) -> Orientation {
+        self.orientation
+    }
+    pub fn clock(&self) -> &ClockTracker {
+        &self.clock
+    }
+    pub fn serial(&self) -> Option<&str> {
+        self.serial.as_deref()
+    }
+    pub fn link(&self) -> LinkState {
+        self.link
+    }
+
+    /// The earliest pending timer.
     pub fn deadline(&self) -> Option<u64> {
-        None
+        [
+            self.settle_at,
+            self.press_wait_at,
+            self.illegal_at,
+            self.press_verdict_at.map(|(t, _)| t),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    pub fn handle(&mut self, t: u64, kind: &InputKind, out: &mut Emitted) {
+        match kind {
+            InputKind::Rx(bytes) => {
+                self.decoder.push(bytes);
+                while let Some(d) = self.decoder.next_decoded() {
+                    self.on_decoded(t, d, out);
+                }
+            }
+            InputKind::Tx(_) => {}
+            InputKind::Link(link) => self.on_link(t, link, out),
+            InputKind::Op(op) => self.on_op(t, op, out),
+        }
+    }
+
+    pub fn on_timer(&mut self, t: u64, out: &mut Emitted) {
+        if self.press_verdict_at.is_some_and(|(d, _)| d <= t) {
+            let (_, display) = self.press_verdict_at.take().unwrap_or((t, ClockSide::Left));
+            self.decide_press(t, display, true, out);
+        }
+        if self.settle_at.is_some_and(|d| d <= t) {
+            self.settle_at = None;
+            self.on_settled(t, out);
+        }
+        if self.press_wait_at.is_some_and(|d| d <= t) {
+            self.press_wait_at = None;
+            // No press came: the move stands as the board shows it.
+            if let Some(Interpretation::Ahead(path)) = self.interpret(DEPTH_AT_DECISION) {
+                self.commit(t, &path, false, out);
+            }
+        }
+        if self.illegal_at.is_some_and(|d| d <= t) {
+            self.illegal_at = None;
+            self.raise_illegal_position(t, out);
+        }
+    }
+
+    // ---- bytes ---------------------------------------------------------------------------
+
+    fn on_decoded(&mut self, t: u64, d: Decoded, out: &mut Emitted) {
+        match d {
+            Decoded::Message(m) => self.on_message(t, m, out),
+            Decoded::Garbage(g) => self.garbage_bytes += g.len() as u64,
+            // Bus lines are demultiplexed by the edge; nothing to do here yet.
+            Decoded::Bus(_) | Decoded::BadChecksum { .. } => {}
+        }
+    }
+
+    fn on_message(&mut self, t: u64, m: BoardMessage, out: &mut Emitted) {
+        match m {
+            BoardMessage::BoardDump(codes) => {
+                if self.board.apply_dump(&codes) {
+                    self.on_change(t, out);
+                }
+            }
+            BoardMessage::FieldUpdate { square, piece } => {
+                if self.board.is_known() && self.board.apply_update(square, piece) == Some(true) {
+                    self.on_change(t, out);
+                }
+            }
+            BoardMessage::Clock(ClockMessage::Times(times)) => self.on_clock(t, times, out),
+            BoardMessage::Clock(ClockMessage::Ack(ack)) => {
+                if let Some((main, sub)) = ack.version() {
+                    let name = if main == 2 { "DGT 3000" } else { "DGT XL" };
+                    self.clock_version = Some(format!("{name} {main}.{sub}"));
+                }
+            }
+            BoardMessage::Clock(ClockMessage::Implausible(_)) => self.clock_rejected += 1,
+            BoardMessage::Clock(ClockMessage::Blank) => {}
+            BoardMessage::SerialNumber(s) | BoardMessage::LongSerialNumber(s) => {
+                if self.serial.is_none() {
+                    self.serial = Some(s);
+                    self.link = LinkState::Identified;
+                    self.emit_status(t, out);
+                }
+            }
+            BoardMessage::Version { major, minor } => {
+                let v = format!("{major}.{minor}");
+                if self.version.as_deref() != Some(&v) {
+                    self.version = Some(v);
+                    if self.serial.is_some() {
+                        self.emit_status(t, out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn emit_status(&self, t: u64, out: &mut Emitted) {
+        out.push((
+            t,
+            EventBody::BoardStatus(BoardStatus {
+                state: self.link,
+                serial: self.serial.clone(),
+                version: self.version.clone(),
+                orientation: self.orientation,
+                port: self.port.clone(),
+                clock_version: self.clock_version.clone(),
+            }),
+        ));
+    }
+
+    fn on_link(&mut self, t: u64, link: &Link, out: &mut Emitted) {
+        match link {
+            Link::Connected { port } => {
+                self.port = port.clone();
+                self.link = LinkState::Connected;
+                self.decoder = Decoder::new(LineMode::Single);
+                self.emit_status(t, out);
+                if self.was_disconnected {
+                    self.was_disconnected = false;
+                    let a = self.alert(
+                        AlertKind::BoardReconnected,
+                        Severity::Info,
+                        None,
+                        "The board is connected again; its position is read afresh.".into(),
+                    );
+                    out.push((t, EventBody::Alert(a)));
+                }
+            }
+            Link::Disconnected { reason } => {
+                self.link = LinkState::Disconnected;
+                self.was_disconnected = true;
+                self.emit_status(t, out);
+                let in_game = self.game.as_ref().is_some_and(|g| !g.is_over());
+                let mut a = self.alert(
+                    AlertKind::BoardDisconnected,
+                    if in_game { Severity::Review } else { Severity::Info },
+                    None,
+                    format!(
+                        "The board stopped answering{}; moves made meanwhile are recovered when it is back.",
+                        reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default()
+                    ),
+                );
+                a.fen = self.game.as_ref().map(|g| fen(g.current()));
+                out.push((t, EventBody::Alert(a)));
+            }
+        }
+    }
+
+    fn on_op(&mut self, t: u64, op: &Operation, out: &mut Emitted) {
+        match op {
+            Operation::Setup(s) => self.on_setup(t, s, out),
+            Operation::Result(r) => {
+                if let Some(g) = &mut self.game
+                    && !g.is_over()
+                {
+                    let id = g.id.clone();
+                    g.result = Some((r.clone(), EndReason::Arbiter));
+                    out.push((
+                        t,
+                        EventBody::GameEnd {
+                            game: id,
+                            result: r.clone(),
+                            reason: EndReason::Arbiter,
+                        },
+                    ));
+                }
+            }
+            Operation::Ack(_) | Operation::Claim(_) => {}
+        }
+    }
+
+    fn on_setup(&mut self, t: u64, s: &SetupOp, out: &mut Emitted) {
+        if let Some(side) = s.white_clock_side {
+            self.clock.set_white_side(side);
+        }
+        if let Some(e) = &s.edition {
+            self.edition = arbiter::edition(e);
+        }
+        if let Some(sup) = s.supervision {
+            self.supervision = sup;
+        }
+        if let Some(tc) = &s.time_control
+            && let Ok(tc) = TimeControl::parse(tc)
+        {
+            self.time_control = Some(tc);
+        }
+        if let Some(r) = s.rotated {
+            self.orientation = if r {
+                Orientation::Rotated
+            } else {
+                Orientation::Normal
+            };
+        }
+        if let Some(f) = &s.fen
+            && let Ok(start) = reconstruct::position_from_fen(f)
+        {
+            self.next_start = Some(start);
+            // The board may already show it.
+            self.try_start_game(t, out);
+        }
+    }
+
+    // ---- board changes and decisions -----------------------------------------------------
+
+    fn on_change(&mut self, t: u64, _out: &mut Emitted) {
+        self.settle_at = Some(t + self.settle_ms);
+        self.illegal_at = None;
+        if self.game.as_ref().is_some_and(|g| !g.is_over())
+            && let Some(Interpretation::Ahead(path)) = self.interpret(DEPTH_ON_CHANGE)
+        {
+            self.last_ahead = Some((t, path));
+        }
+    }
+
+    fn interpret(&self, depth: usize) -> Option<Interpretation> {
+        let g = self.game.as_ref()?;
+        let placement = self.board.placement(self.orientation);
+        Some(reconstruct::interpret(g, &placement.board, depth))
+    }
+
+    /// Whether the player to move still has their clock running, so that the press (not the
+    /// board alone) completes the move.
+    fn waits_for_press(&self) -> bool {
+        let Some(running) = self.clock.running() else {
+            return false;
+        };
+        if !self.clock.is_connected() {
+            return false;
+        }
+        let Some(g) = &self.game else { return false };
+        match self.clock.display_of(g.current().turn().is_white()) {
+            Some(d) => d == running,
+            None => true,
+        }
+    }
+
+    fn on_settled(&mut self, t: u64, out: &mut Emitted) {
+        if !self.board.is_known() {
+            return;
+        }
+        if self
+            .game
+            .as_ref()
+            .is_none_or(|g| g.is_over() || g.plies() >= 2)
+            && self.try_start_game(t, out)
+        {
+            return;
+        }
+        let Some(game) = &self.game else { return };
+        if game.is_over() {
+            return;
+        }
+        let placement = self.board.placement(self.orientation);
+        if let Some((result, how)) = reconstruct::result_gesture(&placement) {
+            self.end_by_gesture(t, result, how, out);
+            return;
+        }
+        match reconstruct::interpret(game, &placement.board, DEPTH_AT_DECISION) {
+            Interpretation::Same => self.back_to_legal(t, out),
+            Interpretation::Ahead(path) => {
+                self.back_to_legal(t, out);
+                let (first, last) = path.split_at(path.len() - 1);
+                if !first.is_empty() {
+                    // A reply on the board completes the earlier move (6.2.1).
+                    self.commit(t, first, false, out);
+                }
+                let pos = self.game.as_ref().map(|g| g.current().clone());
+                let centre = pos
+                    .as_ref()
+                    .is_some_and(|p| reconstruct::king_to_centre(p, &last[0]));
+                if self.waits_for_press() || centre {
+                    let wait = if centre {
+                        CENTRE_KING_WAIT_MS.max(self.press_wait_ms)
+                    } else {
+                        self.press_wait_ms
+                    };
+                    self.press_wait_at = Some(t - self.settle_ms + wait);
+                } else {
+                    self.commit(t, last, false, out);
+                }
+            }
+            Interpretation::Sibling(m) => {
+                self.back_to_legal(t, out);
+                self.correct_last(t, m, out);
+            }
+            Interpretation::Earlier(k) => self.restore(t, k, out),
+            Interpretation::Unexplained => {
+                if !self.illegal_alerted {
+                    let wait = self.illegal_position_ms.saturating_sub(self.settle_ms);
+                    self.illegal_at = Some(t + wait);
+                }
+            }
+        }
+    }
+
+    fn try_start_game(&mut self, t: u64, out: &mut Emitted) -> bool {
+        for orientation in [Orientation::Normal, Orientation::Rotated] {
+            let placement = self.board.placement(orientation);
+            let start = match &self.next_start {
+                Some((pos, mode)) if pos.board() == &placement.board => Some((pos.clone(), *mode)),
+                _ => reconstruct::start_position(&placement.board),
+            };
+            let Some((pos, mode)) = start else { continue };
+            if let Some(g) = &self.game
+                && !g.is_over()
+                && g.positions.len() == 1
+                && g.current() == &pos
+            {
+                return false;
+            }
+            self.next_start = None;
+            self.orientation = orientation;
+            self.games_started += 1;
+            let id = format!("{}/{}", self.label, self.games_started);
+            let game = Game::new(id.clone(), pos, mode);
+            out.push((
+                t,
+                EventBody::GameStart {
+                    game: id,
+                    start_fen: game.start_fen.clone(),
+                },
+            ));
+            self.game = Some(game);
+            self.clock.reset_inference();
+            // White's clock runs at the start (it is White's move).
+            if let Some(d) = self.clock.running() {
+                self.clock.infer_white_side(d);
+            }
+            self.last_ahead = None;
+            self.illegal_alerted = false;
+            self.illegal_moves = [0, 0];
+            self.press_wait_at = None;
+            self.illegal_at = None;
+            self.emit_status(t, out);
+            return true;
+        }
+        false
+    }
+
+    /// Plays moves into the game and emits them; `pressed` marks them final.
+    fn commit(&mut self, t: u64, path: &[Move], pressed: bool, out: &mut Emitted) {
+        let clocks = self.clock.white_black_ms();
+        for m in path {
+            let Some(g) = &mut self.game else { return };
+            if g.is_over() {
+                return;
+            }
+            // A move that follows an unconfirmed one confirms it (the opponent has replied).
+            g.confirm_all();
+            let ply = g.push(*m, t, clocks);
+            let played = g.moves.last().cloned();
+            let side: Side = (!g.current().turn()).into();
+            if let Some(p) = played {
+                out.push((
+                    t,
+                    EventBody::Move(MoveEvent {
+                        game: g.id.clone(),
+                        ply,
+                        side,
+                        uci: p.uci,
+                        san: p.san,
+                        fen: fen(g.current()),
+                        white_ms: clocks.0,
+                        black_ms: clocks.1,
+                    }),
+                ));
+            }
+            self.after_move(t, out);
+        }
+        if pressed && let Some(g) = &mut self.game {
+            g.confirm_all();
+        }
+        self.last_ahead = None;
+        self.press_wait_at = None;
+    }
+
+    fn correct_last(&mut self, t: u64, m: Move, out: &mut Emitted) {
+        if let Some(g) = &mut self.game {
+            let n = g.plies();
+            g.truncate(n - 1);
+        }
+        self.commit(t, &[m], false, out);
+    }
+
+    fn after_move(&mut self, t: u64, out: &mut Emitted) {
+        let Some(g) = &mut self.game else { return };
+        if let Some(end) = arbiter::end_by_rule(g, self.edition) {
+            let ply = g.plies() as u32;
+            g.result = Some((end.result.to_string(), end.reason));
+            let mut a = Alert::new(
+                end.kind,
+                arbiter::end_severity(),
+                self.edition.name,
+                end.message,
+            );
+            a.article = Some(end.article.into());
+            a.ply = Some(ply);
+            a.fen = Some(fen(g.current()));
+            a.game = Some(g.id.clone());
+            a.prescription = Some(format!("Stop the clock; the result is {}.", end.result));
+            let id = g.id.clone();
+            out.push((t, EventBody::Alert(a)));
+            out.push((
+                t,
+                EventBody::GameEnd {
+                    game: id,
+                    result: end.result.into(),
+                    reason: end.reason,
+                },
+            ));
+        }
+    }
+
+    fn restore(&mut self, t: u64, k: usize, out: &mut Emitted) {
+        let Some(g) = &mut self.game else { return };
+        let n = g.plies();
+        g.truncate(k);
+        let mut a = Alert::new(
+            AlertKind::PositionRestored,
+            Severity::Review,
+            self.edition.name,
+            format!(
+                "The board went back to the position after ply {k} (of {n}); later moves are taken back."
+            ),
+        );
+        a.ply = Some(k as u32);
+        a.fen = Some(fen(g.current()));
+        a.game = Some(g.id.clone());
+        out.push((t, EventBody::Alert(a)));
+        self.illegal_alerted = false;
+        self.last_ahead = None;
+        self.press_wait_at = None;
+    }
+
+    /// The board shows a legal state again after an irregularity was raised.
+    fn back_to_legal(&mut self, t: u64, out: &mut Emitted) {
+        self.illegal_at = None;
+        if self.illegal_alerted {
+            self.illegal_alerted = false;
+            let Some(g) = &self.game else { return };
+            let mut a = Alert::new(
+                AlertKind::PositionRestored,
+                Severity::Info,
+                self.edition.name,
+                "The board shows the last legal position again.".into(),
+            );
+            a.ply = Some(g.plies() as u32);
+            a.fen = Some(fen(g.current()));
+            a.game = Some(g.id.clone());
+            out.push((t, EventBody::Alert(a)));
+        }
+    }
+
+    fn raise_illegal_position(&mut self, t: u64, out: &mut Emitted) {
+        let Some(g) = &self.game else { return };
+        if g.is_over() || self.illegal_alerted {
+            return;
+        }
+        let placement = self.board.placement(self.orientation);
+        let d = board::diff(g.current().board(), &placement.board);
+        let mut a = Alert::new(
+            AlertKind::IllegalPosition,
+            Severity::Review,
+            self.edition.name,
+            format!(
+                "The board shows a position no legal move explains (squares {}); a piece may be knocked over, missing or extra.",
+                board::square_names(d).join(" ")
+            ),
+        );
+        a.side = Some(g.current().turn().into());
+        a.ply = Some(g.plies() as u32);
+        a.fen = Some(format!("{} (on the board)", placement.board));
+        a.fen_before = Some(fen(g.current()));
+        a.game = Some(g.id.clone());
+        a.squares = board::square_names(d);
+        self.illegal_alerted = true;
+        out.push((t, EventBody::Alert(a)));
+    }
+
+    fn end_by_gesture(&mut self, t: u64, result: &str, how: String, out: &mut Emitted) {
+        let Some(g) = &mut self.game else { return };
+        g.result = Some((result.to_string(), EndReason::ResultGesture));
+        let mut a = Alert::new(
+            AlertKind::ResultGesture,
+            Severity::Review,
+            self.edition.name,
+            format!("The players signalled {result} on the board ({how}); confirm the result."),
+        );
+        a.ply = Some(g.plies() as u32);
+        a.fen = Some(fen(g.current()));
+        a.game = Some(g.id.clone());
+        let id = g.id.clone();
+        out.push((t, EventBody::Alert(a)));
+        out.push((
+            t,
+            EventBody::GameEnd {
+                game: id,
+                result: result.into(),
+                reason: EndReason::ResultGesture,
+            },
+        ));
+        self.press_wait_at = None;
+        self.illegal_at = None;
+    }
+
+    // ---- the clock -------------------------------------------------------------------------
+
+    fn on_clock(&mut self, t: u64, times: ClockTimes, out: &mut Emitted) {
+        let obs: ClockObservation = self.clock.observe(times);
+        if obs.disconnected {
+            let a = self.alert(
+                AlertKind::ClockDisconnected,
+                Severity::Review,
+                None,
+                "The clock is no longer connected to the board (or reports no clock).".into(),
+            );
+            out.push((t, EventBody::Alert(a)));
+        }
+        if obs.rejected {
+            self.clock_rejected += 1;
+        }
+        if !obs.accepted {
+            return;
+        }
+        // White's clock runs at the start of a game.
+        if obs.started
+            && self.clock.white_side().is_none()
+            && self.game.as_ref().is_some_and(|g| g.plies() == 0)
+            && let Some(d) = self.clock.running()
+        {
+            self.clock.infer_white_side(d);
+        }
+        if let Some(display) = obs.press {
+            self.on_press(t, display, out);
+        }
+        if obs.stopped
+            && self
+                .game
+                .as_ref()
+                .is_some_and(|g| !g.is_over() && g.plies() > 0)
+        {
+            let a = self.alert(
+                AlertKind::ClockStopped,
+                Severity::Info,
+                None,
+                "The clock was stopped.".into(),
+            );
+            out.push((t, EventBody::Alert(a)));
+        }
+        if obs.adjusted && self.game.as_ref().is_some_and(|g| !g.is_over()) {
+            let mut a = self.alert(
+                AlertKind::ClockAdjusted,
+                Severity::Info,
+                None,
+                "The times were changed while the clock was stopped (an arbiter's correction)."
+                    .into(),
+            );
+            (a.white_ms, a.black_ms) = self.clock.white_black_ms();
+            out.push((t, EventBody::Alert(a)));
+        }
+        if obs.battery_low {
+            let a = self.alert(
+                AlertKind::BatteryLow,
+                Severity::Info,
+                None,
+                "The clock shows its battery-low indicator.".into(),
+            );
+            out.push((t, EventBody::Alert(a)));
+        }
+        self.emit_clock(t, out);
+        if !obs.new_flags.is_empty() {
+            self.on_flags(t, &obs.new_flags, out);
+        }
+    }
+
+    fn emit_clock(&self, t: u64, out: &mut Emitted) {
+        let Some(last) = self.clock.last() else {
+            return;
+        };
+        let (white_ms, black_ms) = self.clock.white_black_ms();
+        let running = self.clock.running().and_then(|d| {
+            self.clock
+                .white_side()
+                .map(|w| if d == w { Side::White } else { Side::Black })
+        });
+        out.push((
+            t,
+            EventBody::Clock(ClockEvent {
+                white_ms,
+                black_ms,
+                running,
+                left_ms: last.left.ms,
+                right_ms: last.right.ms,
+                white_side: self.clock.white_side(),
+            }),
+        ));
+    }
+
+    fn on_press(&mut self, t: u64, display: ClockSide, out: &mut Emitted) {
+        let Some(g) = &self.game else { return };
+        if g.is_over() {
+            return;
+        }
+        // At ply 0 with nothing moved, a press only starts White's clock.
+        if g.plies() == 0
+            && self.last_ahead.is_none()
+            && matches!(self.interpret(1), Some(Interpretation::Same))
+        {
+            self.clock.infer_white_side(display.other());
+            return;
+        }
+        self.decide_press(t, display, false, out);
+    }
+
+    /// A press completes the move on the board (6.2.1). `final_look` is the deferred second
+    /// look, after which an unexplained board is an illegal move.
+    fn decide_press(&mut self, t: u64, display: ClockSide, final_look: bool, out: &mut Emitted) {
+        let Some(g) = &self.game else { return };
+        if g.is_over() {
+            return;
+        }
+        let mover = g.current().turn();
+        let placement = self.board.placement(self.orientation);
+        let interp = reconstruct::interpret(g, &placement.board, DEPTH_AT_DECISION);
+        match interp {
+            Interpretation::Ahead(path) => {
+                self.infer_from_press(display, mover);
+                self.back_to_legal(t, out);
+                self.commit(t, &path, true, out);
+            }
+            Interpretation::Sibling(m) => {
+                self.correct_last(t, m, out);
+                if let Some(g) = &mut self.game {
+                    g.confirm_all();
+                }
+            }
+            _ if self.last_ahead.is_some() => {
+                // The board moved on (the opponent already lifted a piece): the move the
+                // press completed is the last one the board showed.
+                let (_, path) = self.last_ahead.take().unwrap_or_default();
+                self.infer_from_press(display, mover);
+                self.commit(t, &path, true, out);
+            }
+            Interpretation::Same => {
+                let pressed_by_mover = self.clock.display_of(mover.is_white()) == Some(display);
+                if pressed_by_mover {
+                    let mut a = self.alert(
+                        AlertKind::ClockPressedWithoutMove,
+                        Severity::Intervene,
+                        Some(mover),
+                        format!(
+                            "{} pressed the clock without making a move.",
+                            arbiter::side_name(mover)
+                        ),
+                    );
+                    a.article = Some(self.edition.press_without_move.into());
+                    a.prescription =
+                        Some(self.illegal_prescription(mover, "pressing the clock without a move"));
+                    self.count_illegal(mover);
+                    out.push((t, EventBody::Alert(a)));
+                } else if let Some(g) = &mut self.game {
+                    // The player who moved earlier pressed late: that confirms the move.
+                    g.confirm_all();
+                }
+            }
+            _ if !final_look => {
+                // Look again once the board has settled.
+                self.press_verdict_at = Some((t + self.settle_ms, display));
+            }
+            _ => self.illegal_at_press(t, mover, &placement.board, out),
+        }
+    }
+
+    fn infer_from_press(&mut self, display: ClockSide, mover: Color) {
+        if self.clock.white_side().is_none() {
+            self.clock.infer_white_side(if mover.is_white() {
+                display
+            } else {
+                display.other()
+            });
+        }
+    }
+
+    fn illegal_at_press(
+        &mut self,
+        t: u64,
+        mover: Color,
+        shown: &shakmaty::Board,
+        out: &mut Emitted,
+    ) {
+        let Some(g) = &self.game else { return };
+        let before = fen(g.current());
+        let d = board::diff(g.current().board(), shown);
+        let ply = g.plies() as u32 + 1;
+        let game_id = g.id.clone();
+        let (kind, article, what) = if let Some(sq) = reconstruct::unpromoted_pawn(shown) {
+            (
+                AlertKind::PromotionIncomplete,
+                self.edition.promotion_incomplete,
+                format!(
+                    "{} pressed the clock with a pawn still on {sq} (promotion not completed)",
+                    arbiter::side_name(mover)
+                ),
+            )
+        } else {
+            (
+                AlertKind::IllegalMove,
+                self.edition.illegal_move,
+                format!(
+                    "{} completed an illegal move (squares {})",
+                    arbiter::side_name(mover),
+                    board::square_names(d).join(" ")
+                ),
+            )
+        };
+        let prescription = self.illegal_prescription(mover, "an illegal move");
+        let count = self.count_illegal(mover);
+        let mut a = self.alert(
+            kind,
+            Severity::Intervene,
+            Some(mover),
+            format!(
+                "{what}; offence number {count} for {}.",
+                arbiter::side_name(mover)
+            ),
+        );
+        a.article = Some(article.into());
+        a.ply = Some(ply);
+        a.fen = Some(format!("{} (on the board)", shown));
+        a.fen_before = Some(before);
+        a.game = Some(game_id);
+        a.squares = board::square_names(d);
+        a.prescription = Some(prescription);
+        self.illegal_alerted = true;
+        out.push((t, EventBody::Alert(a)));
+    }
+
+    fn count_illegal(&mut self, side: Color) -> u32 {
+        let i = if side.is_white() { 0 } else { 1 };
+        self.illegal_moves[i] += 1;
+        self.illegal_moves[i]
+    }
+
+    fn illegal_prescription(&self, side: Color, what: &str) -> String {
+        let i = if side.is_white() { 0 } else { 1 };
+        let n = self.illegal_moves[i] + 1;
+        let rapid_blitz = self
+            .time_control
+            .as_ref()
+            .is_some_and(|tc| tc.category(10, 60) != crate::time_control::Category::Standard);
+        let ms = if rapid_blitz {
+            self.edition.penalty_ms_rapid_blitz
+        } else {
+            self.edition.penalty_ms_standard
+        };
+        let opp = arbiter::side_name(!side);
+        if n >= self.edition.illegal_moves_to_lose {
+            format!(
+                "{what} again: {} loses ({}), unless {opp} cannot checkmate by any series of legal moves, then the game is drawn.",
+                arbiter::side_name(side),
+                self.edition.illegal_move_penalty
+            )
+        } else {
+            format!(
+                "Restore the position before the irregularity ({}); add {} minute(s) to {opp}'s clock ({}). This is {}'s offence number {n}.",
+                self.edition.illegal_move,
+                ms / 60_000,
+                self.edition.illegal_move_penalty,
+                arbiter::side_name(side)
+            )
+        }
+    }
+
+    fn on_flags(&mut self, t: u64, displays: &[ClockSide], out: &mut Emitted) {
+        let Some(g) = &self.game else { return };
+        if g.is_over() {
+            return;
+        }
+        let Some(white) = self.clock.white_side() else {
+            return;
+        };
+        let last = self.clock.last().copied();
+        let both = last.is_some_and(|l| l.left.flagged() && l.right.flagged());
+        for &d in displays {
+            let Some(g) = &self.game else { return };
+            if g.is_over() {
+                return;
+            }
+            let flagged = if d == white {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let final_flag = last.is_some_and(|l| match d {
+                ClockSide::Left => l.left.final_flag,
+                ClockSide::Right => l.right.final_flag,
+            });
+            // Moves the flagged player completed.
+            let done = g
+                .moves
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| {
+                    let start_white = g.positions[0].turn().is_white();
+                    (i % 2 == 0) == (start_white == flagged.is_white())
+                })
+                .count() as u32;
+            let required = self
+                .time_control
+                .as_ref()
+                .and_then(|tc| tc.moves_required_by(0));
+            if !final_flag && required.is_some_and(|r| done >= r) {
+                let mut a = self.alert(
+                    AlertKind::FlagFall,
+                    Severity::Info,
+                    Some(flagged),
+                    format!("{}'s flag fell at the end of a period after {done} moves: period reached, play goes on.", arbiter::side_name(flagged)),
+                );
+                a.article = Some("6.4".into());
+                out.push((t, EventBody::Alert(a)));
+                continue;
+            }
+            let opp = !flagged;
+            let opp_can_mate = !g.current().has_insufficient_material(opp);
+            let (kind, reason) = if both {
+                (AlertKind::BothFlagsFallen, EndReason::BothFlagsFallen)
+            } else {
+                (AlertKind::FlagFall, EndReason::FlagFall)
+            };
+            let result = if both {
+                "1/2-1/2"
+            } else if !opp_can_mate {
+                "1/2-1/2"
+            } else if flagged.is_white() {
+                "0-1"
+            } else {
+                "1-0"
+            };
+            let consequence = if both {
+                "both flags have fallen: the game is drawn (6.11 in a sudden-death period)"
+                    .to_string()
+            } else if opp_can_mate {
+                format!("{} loses on time", arbiter::side_name(flagged))
+            } else {
+                format!(
+                    "{} cannot checkmate by any series of legal moves: the game is drawn",
+                    arbiter::side_name(opp)
+                )
+            };
+            let mut a = self.alert(
+                kind,
+                Severity::Intervene,
+                Some(flagged),
+                format!(
+                    "{}'s flag has fallen: {consequence}.",
+                    arbiter::side_name(flagged)
+                ),
+            );
+            a.article = Some(self.edition.flag_fall.into());
+            (a.white_ms, a.black_ms) = self.clock.white_black_ms();
+            a.prescription = Some(format!("Result {result}."));
+            out.push((t, EventBody::Alert(a)));
+            if let Some(g) = &mut self.game {
+                g.result = Some((result.into(), reason));
+                out.push((
+                    t,
+                    EventBody::GameEnd {
+                        game: g.id.clone(),
+                        result: result.into(),
+                        reason,
+                    },
+                ));
+            }
+            if both {
+                break;
+            }
+        }
+    }
+
+    fn alert(
+        &self,
+        kind: AlertKind,
+        severity: Severity,
+        side: Option<Color>,
+        message: String,
+    ) -> Alert {
+        let mut a = Alert::new(kind, severity, self.edition.name, message);
+        a.side = side.map(Side::from);
+        if let Some(g) = &self.game {
+            a.game = Some(g.id.clone());
+            a.ply = Some(g.plies() as u32);
+            a.fen = Some(fen(g.current()));
+        }
+        a
     }
 }

@@ -194,12 +194,16 @@ impl Session {
     fn on_message(&mut self, t: u64, m: BoardMessage, out: &mut Emitted) {
         match m {
             BoardMessage::BoardDump(codes) => {
-                if self.board.apply_dump(&codes) {
+                let changed = self.board.apply_dump(&codes);
+                if changed {
                     self.on_change(t, out);
                 }
             }
             BoardMessage::FieldUpdate { square, piece } => {
-                if self.board.is_known() && self.board.apply_update(square, piece) == Some(true) {
+                // Updates before the first dump cannot be placed on a known board.
+                let changed =
+                    self.board.is_known() && self.board.apply_update(square, piece) == Some(true);
+                if changed {
                     self.on_change(t, out);
                 }
             }
@@ -212,12 +216,12 @@ impl Session {
             }
             BoardMessage::Clock(ClockMessage::Implausible(_)) => self.clock_rejected += 1,
             BoardMessage::Clock(ClockMessage::Blank) => {}
-            BoardMessage::SerialNumber(s) | BoardMessage::LongSerialNumber(s) => {
-                if self.serial.is_none() {
-                    self.serial = Some(s);
-                    self.link = LinkState::Identified;
-                    self.emit_status(t, out);
-                }
+            BoardMessage::SerialNumber(s) | BoardMessage::LongSerialNumber(s)
+                if self.serial.is_none() =>
+            {
+                self.serial = Some(s);
+                self.link = LinkState::Identified;
+                self.emit_status(t, out);
             }
             BoardMessage::Version { major, minor } => {
                 let v = format!("{major}.{minor}");
@@ -965,9 +969,8 @@ impl Session {
             } else {
                 (AlertKind::FlagFall, EndReason::FlagFall)
             };
-            let result = if both {
-                "1/2-1/2"
-            } else if !opp_can_mate {
+            // Both flags, or an opponent who cannot checkmate (6.9): a draw.
+            let result = if both || !opp_can_mate {
                 "1/2-1/2"
             } else if flagged.is_white() {
                 "0-1"

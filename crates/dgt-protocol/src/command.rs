@@ -214,8 +214,7 @@ impl CommandDecoder {
     pub fn decode(&mut self, bytes: &[u8]) -> Vec<HostBytes> {
         self.buf.extend_from_slice(bytes);
         let mut out = Vec::new();
-        loop {
-            let Some(&b) = self.buf.first() else { break };
+        while let Some(&b) = self.buf.first() {
             let consumed = match b {
                 0x40..=0x47 | 0x49..=0x4D | 0x55 => {
                     use Command::*;

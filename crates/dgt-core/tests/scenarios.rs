@@ -1,0 +1,574 @@
+//! Board-handling scenarios as byte streams through the core: what a real board reports when
+//! players slide, capture in either order, castle, promote, reply before the press, knock a
+//! piece over, signal a result — and what the core must make of it.
+
+use dgt_core::capture::parse_capture;
+use dgt_core::event::Orientation;
+use dgt_core::{AlertKind, Core, CoreConfig, Event, EventBody, Input, InputKind, Operation};
+
+/// Writes what a DGT board with a clock would send, square by square.
+struct Board {
+    inputs: Vec<Input>,
+    t: u64,
+    rotated: bool,
+    /// (left s, right s, running display: Some(true) = right)
+    clock: Option<(u64, u64, Option<bool>)>,
+}
+
+const START: &str = "rnbqkbnrpppppppp................................PPPPPPPPRNBQKBNR";
+
+fn code(c: char) -> u8 {
+    match c {
+        'P' => 1,
+        'R' => 2,
+        'N' => 3,
+        'B' => 4,
+        'K' => 5,
+        'Q' => 6,
+        'p' => 7,
+        'r' => 8,
+        'n' => 9,
+        'b' => 10,
+        'k' => 11,
+        'q' => 12,
+        '1' => 13,
+        '2' => 14,
+        '3' => 15,
+        _ => 0,
+    }
+}
+
+impl Board {
+    fn new() -> Self {
+        Board {
+            inputs: Vec::new(),
+            t: 0,
+            rotated: false,
+            clock: None,
+        }
+    }
+    fn rx(&mut self, bytes: Vec<u8>) {
+        self.inputs.push(Input {
+            t_ms: self.t,
+            board: "b".into(),
+            kind: InputKind::Rx(bytes),
+        });
+    }
+    fn op(&mut self, json: &str) {
+        let line = format!(r#"{{"t_ms": {}, "board": "b", "op": {json}}}"#, self.t);
+        self.inputs.extend(parse_capture(&line).unwrap());
+    }
+    fn phys(&self, sq: &str) -> u8 {
+        let b = sq.as_bytes();
+        let i = (7 - (b[1] - b'1')) * 8 + (b[0] - b'a');
+        if self.rotated { 63 - i } else { i }
+    }
+    /// A dump of 64 characters, a8 first ('.' empty).
+    fn dump(&mut self, squares: &str) {
+        let mut codes: Vec<u8> = squares.chars().map(code).collect();
+        if self.rotated {
+            codes.reverse();
+        }
+        let mut m = vec![0x86, 0x00, 0x43];
+        m.extend(codes);
+        self.rx(m);
+    }
+    fn wait(&mut self, ms: u64) -> &mut Self {
+        self.t += ms;
+        self
+    }
+    fn lift(&mut self, sq: &str) -> &mut Self {
+        let p = self.phys(sq);
+        self.rx(vec![0x8E, 0, 5, p, 0]);
+        self.t += 80;
+        self
+    }
+    fn put(&mut self, sq: &str, piece: char) -> &mut Self {
+        let p = self.phys(sq);
+        self.rx(vec![0x8E, 0, 5, p, code(piece)]);
+        self.t += 80;
+        self
+    }
+    /// A dump of a FEN's placement field.
+    fn dump_fen(&mut self, fen: &str) {
+        let mut sq = String::new();
+        for c in fen.split(' ').next().unwrap().chars() {
+            match c {
+                '/' => {}
+                d if d.is_ascii_digit() => {
+                    sq.push_str(&".".repeat(d.to_digit(10).unwrap() as usize))
+                }
+                p => sq.push(p),
+            }
+        }
+        self.dump(&sq);
+    }
+    /// Lift `from`, place the same piece on `to`.
+    fn mv(&mut self, from: &str, to: &str, piece: char) -> &mut Self {
+        self.lift(from).put(to, piece)
+    }
+    fn reading(&mut self) {
+        let Some((l, r, run)) = self.clock else {
+            return;
+        };
+        let enc = |s: u64| {
+            let (h, m, sec) = (s / 3600, (s / 60) % 60, s % 60);
+            [
+                h as u8,
+                ((m / 10) << 4 | m % 10) as u8,
+                ((sec / 10) << 4 | sec % 10) as u8,
+            ]
+        };
+        let status = match run {
+            None => 0x00,
+            Some(false) => 0x09,
+            Some(true) => 0x13,
+        };
+        let mut m = vec![0x8D, 0, 0x0A];
+        m.extend(enc(r));
+        m.extend(enc(l));
+        m.push(status);
+        self.rx(m);
+    }
+    fn start_clock(&mut self, secs: u64) -> &mut Self {
+        self.clock = Some((secs, secs, Some(false)));
+        self.reading();
+        self
+    }
+    /// The running player presses: the other display runs.
+    fn press(&mut self) -> &mut Self {
+        if let Some((_, _, run)) = &mut self.clock {
+            *run = run.map(|r| !r);
+        }
+        self.reading();
+        self.t += 50;
+        self
+    }
+    fn tick(&mut self) -> &mut Self {
+        if let Some((l, r, run)) = &mut self.clock {
+            match run {
+                Some(false) => *l -= 1,
+                Some(true) => *r -= 1,
+                None => {}
+            }
+        }
+        self.reading();
+        self
+    }
+    fn run(&self) -> Vec<Event> {
+        let mut core = Core::new(CoreConfig::default());
+        let mut out = Vec::new();
+        for i in &self.inputs {
+            out.extend(core.handle(i));
+        }
+        while let Some(d) = core.next_deadline() {
+            out.extend(core.advance(d));
+        }
+        out
+    }
+}
+
+fn started() -> Board {
+    let mut b = Board::new();
+    b.dump(START);
+    b.wait(500);
+    b
+}
+
+fn moves(ev: &[Event]) -> Vec<String> {
+    let mut list: Vec<String> = Vec::new();
+    for e in ev {
+        if let EventBody::Move(m) = &e.body {
+            list.truncate(m.ply as usize - 1);
+            list.push(m.uci.clone());
+        }
+    }
+    list
+}
+
+fn move_events(ev: &[Event]) -> usize {
+    ev.iter()
+        .filter(|e| matches!(e.body, EventBody::Move(_)))
+        .count()
+}
+
+fn alerts(ev: &[Event]) -> Vec<AlertKind> {
+    ev.iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Alert(a) => Some(a.kind),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_quick_slide_is_one_move() {
+    let mut b = started();
+    b.lift("e2")
+        .put("e3", 'P')
+        .lift("e3")
+        .put("e4", 'P')
+        .wait(400);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4"]);
+    assert_eq!(move_events(&ev), 1);
+}
+
+#[test]
+fn a_slide_that_looked_settled_is_corrected() {
+    let mut b = started();
+    b.lift("e2")
+        .put("e3", 'P')
+        .wait(600)
+        .lift("e3")
+        .put("e4", 'P')
+        .wait(400);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4"]);
+    assert_eq!(move_events(&ev), 2, "e3 settled, then a correction");
+}
+
+#[test]
+fn a_press_completes_the_move_and_stops_slide_corrections() {
+    let mut b = started();
+    b.start_clock(300).wait(300);
+    // The rook-like slide with a long pause is not taken until the press.
+    b.lift("e2")
+        .put("e3", 'P')
+        .wait(900)
+        .tick()
+        .lift("e3")
+        .put("e4", 'P')
+        .wait(300)
+        .press();
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4"]);
+    assert_eq!(move_events(&ev), 1);
+}
+
+#[test]
+fn captures_in_either_order() {
+    let mut b = started();
+    b.mv("e2", "e4", 'P')
+        .wait(400)
+        .mv("d7", "d5", 'p')
+        .wait(400);
+    // captured piece first
+    b.lift("d5").mv("e4", "d5", 'P').wait(400);
+    // own piece first, the captured piece's removal never reported
+    b.lift("d8").put("d5", 'q').wait(400);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4", "d7d5", "e4d5", "d8d5"]);
+}
+
+#[test]
+fn castling_king_first_or_rook_first() {
+    let mut b = started();
+    for (f, t, p) in [
+        ("e2", "e4", 'P'),
+        ("e7", "e5", 'p'),
+        ("g1", "f3", 'N'),
+        ("b8", "c6", 'n'),
+        ("f1", "c4", 'B'),
+        ("f8", "c5", 'b'),
+        ("d2", "d3", 'P'),
+        ("g8", "f6", 'n'),
+    ] {
+        b.mv(f, t, p).wait(400);
+    }
+    b.mv("e1", "g1", 'K').mv("h1", "f1", 'R').wait(400); // king first
+    b.mv("h8", "f8", 'r').mv("e8", "g8", 'k').wait(400); // rook first (Rf8 alone is legal)
+    let ev = b.run();
+    assert_eq!(&moves(&ev)[8..], ["e1g1", "e8g8"]);
+}
+
+#[test]
+fn en_passant_with_the_captured_pawn_removed_after() {
+    let mut b = started();
+    for (f, t, p) in [
+        ("e2", "e4", 'P'),
+        ("a7", "a6", 'p'),
+        ("e4", "e5", 'P'),
+        ("d7", "d5", 'p'),
+    ] {
+        b.mv(f, t, p).wait(400);
+    }
+    b.mv("e5", "d6", 'P').lift("d5").wait(400);
+    assert_eq!(moves(&b.run()).last().unwrap(), "e5d6");
+}
+
+#[test]
+fn promotion_to_the_piece_placed_even_an_underpromotion() {
+    let mut b = Board::new();
+    b.op(r#"{"setup": {"fen": "8/P6k/8/8/8/8/8/K7 w - - 0 1"}}"#);
+    b.dump(
+        &format!("{}P6k{}K7", ".".repeat(8), ".".repeat(40))
+            .replace('6', "......")
+            .replace('7', "......."),
+    );
+    b.wait(400);
+    // The pawn is put on a8 first, then swapped for a rook from off the board.
+    b.mv("a7", "a8", 'P')
+        .wait(100)
+        .lift("a8")
+        .put("a8", 'R')
+        .wait(400);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["a7a8r"]);
+}
+
+#[test]
+fn a_reply_before_the_press_completes_the_earlier_move() {
+    let mut b = started();
+    b.start_clock(300).wait(200);
+    // White moves and forgets to press; Black replies at once; then White presses.
+    b.mv("e2", "e4", 'P')
+        .mv("e7", "e5", 'p')
+        .wait(400)
+        .tick()
+        .press();
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4", "e7e5"]);
+}
+
+#[test]
+fn pressing_without_a_move_is_an_offence() {
+    let mut b = started();
+    b.start_clock(300).wait(300);
+    b.mv("e2", "e4", 'P').wait(200).press().wait(500).tick();
+    // Black presses without moving.
+    b.press().wait(400);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4"]);
+    assert!(
+        alerts(&ev).contains(&AlertKind::ClockPressedWithoutMove),
+        "{:?}",
+        alerts(&ev)
+    );
+}
+
+#[test]
+fn an_illegal_move_completed_by_a_press_then_the_position_restored() {
+    let mut b = started();
+    b.start_clock(300).wait(300);
+    b.mv("e2", "e4", 'P').wait(200).press().wait(300);
+    // Black's knight jumps like a queen: b8 → b5.
+    b.mv("b8", "b5", 'n').wait(300).press().wait(500);
+    // The arbiter puts it back.
+    b.mv("b5", "b8", 'n').wait(600);
+    let ev = b.run();
+    let a = alerts(&ev);
+    assert!(a.contains(&AlertKind::IllegalMove), "{a:?}");
+    assert!(a.contains(&AlertKind::PositionRestored), "{a:?}");
+    assert_eq!(moves(&ev), ["e2e4"]);
+    let illegal = ev.iter().find_map(|e| match &e.body {
+        EventBody::Alert(a) if a.kind == AlertKind::IllegalMove => Some(a.clone()),
+        _ => None,
+    });
+    let illegal = illegal.unwrap();
+    assert_eq!(illegal.article.as_deref(), Some("7.5.1"));
+    assert!(illegal.message.contains("offence number 1"));
+    assert!(illegal.prescription.unwrap().contains("Restore"));
+}
+
+#[test]
+fn the_pawn_left_on_the_last_rank_at_the_press() {
+    let mut b = Board::new();
+    b.op(r#"{"setup": {"fen": "7k/P7/8/8/8/8/8/K7 w - - 0 1"}}"#);
+    b.dump(&format!(
+        "{}k{}{}{}K{}",
+        ".".repeat(7),
+        "P",
+        ".".repeat(7),
+        ".".repeat(40),
+        ".".repeat(7)
+    ));
+    b.start_clock(300).wait(400);
+    b.mv("a7", "a8", 'P').wait(200).press().wait(600);
+    assert!(alerts(&b.run()).contains(&AlertKind::PromotionIncomplete));
+}
+
+#[test]
+fn a_knocked_over_piece_is_an_illegal_position_until_put_back() {
+    let mut b = started();
+    b.mv("e2", "e4", 'P').wait(400);
+    b.lift("d8").wait(5000).put("d8", 'q').wait(500);
+    let ev = b.run();
+    let a = alerts(&ev);
+    assert_eq!(
+        a.iter()
+            .filter(|k| **k == AlertKind::IllegalPosition)
+            .count(),
+        1,
+        "{a:?}"
+    );
+    assert!(a.contains(&AlertKind::PositionRestored));
+    assert_eq!(moves(&ev), ["e2e4"]);
+}
+
+#[test]
+fn kings_in_the_centre_signal_a_result_and_are_never_a_move() {
+    let mut b = started();
+    for (f, t, p) in [
+        ("e2", "e4", 'P'),
+        ("e7", "e5", 'p'),
+        ("d2", "d4", 'P'),
+        ("d7", "d5", 'p'),
+    ] {
+        b.mv(f, t, p).wait(400);
+    }
+    // Clear the way, as players do when they agree: pawns off, kings to d4/e5 (dark: 0-1)…
+    // here simply: kings lifted and placed on d4 and e5 over the pawns' squares.
+    b.lift("d4")
+        .lift("e5")
+        .wait(100)
+        .mv("e1", "d4", 'K')
+        .wait(300)
+        .mv("e8", "e5", 'k')
+        .wait(2500);
+    let ev = b.run();
+    assert_eq!(moves(&ev).len(), 4);
+    assert!(alerts(&ev).contains(&AlertKind::ResultGesture));
+    assert!(
+        ev.iter()
+            .any(|e| matches!(&e.body, EventBody::GameEnd { result, .. } if result == "0-1"))
+    );
+}
+
+#[test]
+fn a_magic_piece_signals_a_draw() {
+    let mut b = started();
+    b.mv("e2", "e4", 'P').wait(400).put("e5", '1').wait(400);
+    let ev = b.run();
+    assert!(
+        ev.iter()
+            .any(|e| matches!(&e.body, EventBody::GameEnd { result, .. } if result == "1/2-1/2"))
+    );
+}
+
+#[test]
+fn checkmate_ends_the_game_without_a_press() {
+    let mut b = started();
+    for (f, t, p) in [
+        ("f2", "f3", 'P'),
+        ("e7", "e5", 'p'),
+        ("g2", "g4", 'P'),
+        ("d8", "h4", 'q'),
+    ] {
+        b.mv(f, t, p).wait(400);
+    }
+    let ev = b.run();
+    assert!(alerts(&ev).contains(&AlertKind::Checkmate));
+    assert!(
+        ev.iter()
+            .any(|e| matches!(&e.body, EventBody::GameEnd { result, .. } if result == "0-1"))
+    );
+}
+
+#[test]
+fn moves_made_while_the_board_was_unreadable_come_from_the_next_dump() {
+    let mut b = started();
+    b.mv("e2", "e4", 'P').wait(400);
+    // Three plies later the board is read again in one dump.
+    b.dump_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R");
+    b.wait(400);
+    assert_eq!(moves(&b.run()), ["e2e4", "e7e5", "g1f3", "b8c6"]);
+}
+
+#[test]
+fn a_board_turned_round_is_detected_from_the_start_position() {
+    let mut b = Board::new();
+    b.rotated = true;
+    b.dump(START);
+    b.wait(400).mv("e2", "e4", 'P').wait(400);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4"]);
+    assert!(ev.iter().any(
+        |e| matches!(&e.body, EventBody::BoardStatus(s) if s.orientation == Orientation::Rotated)
+    ));
+}
+
+#[test]
+fn a_new_game_starts_when_the_start_position_is_set_up_again() {
+    let mut b = started();
+    b.mv("e2", "e4", 'P')
+        .wait(400)
+        .mv("e7", "e5", 'p')
+        .wait(400);
+    b.dump(START);
+    b.wait(400).mv("d2", "d4", 'P').wait(400);
+    let ev = b.run();
+    let starts: Vec<String> = ev
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::GameStart { game, .. } => Some(game.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(starts, ["b/1", "b/2"]);
+}
+
+#[test]
+fn flag_fall_loses_or_draws_by_material() {
+    let mut b = started();
+    b.start_clock(2).wait(300);
+    b.tick().wait(1000).tick().wait(1000);
+    // The left (White's) display reaches zero with the final flag.
+    b.rx(vec![
+        0x8D, 0, 0x0A, 0x00, 0x00, 0x02, 0x10, 0x00, 0x00, 0x01,
+    ]);
+    let ev = b.run();
+    assert!(alerts(&ev).contains(&AlertKind::FlagFall));
+    assert!(
+        ev.iter()
+            .any(|e| matches!(&e.body, EventBody::GameEnd { result, .. } if result == "0-1"))
+    );
+
+    // Black has a lone king: White's flag fall is a draw (6.9).
+    let mut b = Board::new();
+    b.op(r#"{"setup": {"fen": "7k/8/8/8/8/8/8/KQ6 w - - 0 1"}}"#);
+    b.dump(&format!(
+        "{}k{}KQ{}",
+        ".".repeat(7),
+        ".".repeat(48),
+        ".".repeat(6)
+    ));
+    b.start_clock(2).wait(300);
+    b.rx(vec![
+        0x8D, 0, 0x0A, 0x00, 0x00, 0x02, 0x10, 0x00, 0x00, 0x01,
+    ]);
+    let ev = b.run();
+    assert!(
+        ev.iter()
+            .any(|e| matches!(&e.body, EventBody::GameEnd { result, .. } if result == "1/2-1/2"))
+    );
+}
+
+#[test]
+fn chess960_start_positions_start_a_game() {
+    let mut b = Board::new();
+    // Sharnagl 0: BBQNNRKR
+    b.dump("bbqnnrkrpppppppp................................PPPPPPPPBBQNNRKR");
+    b.wait(400).mv("e2", "e4", 'P').wait(400);
+    let ev = b.run();
+    assert!(ev.iter().any(|e| matches!(&e.body, EventBody::GameStart { start_fen, .. } if start_fen.starts_with("bbqnnrkr/"))));
+    assert_eq!(moves(&ev), ["e2e4"]);
+}
+
+#[test]
+fn operator_result_ends_the_game_and_later_moves_change_nothing() {
+    let mut b = started();
+    b.mv("e2", "e4", 'P').wait(400);
+    b.op(r#"{"result": "1-0"}"#);
+    b.mv("e7", "e5", 'p').wait(400);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4"]);
+    assert!(matches!(
+        ev.iter().find_map(|e| match &e.body {
+            EventBody::GameEnd { reason, .. } => Some(*reason),
+            _ => None,
+        }),
+        Some(dgt_core::event::EndReason::Arbiter)
+    ));
+    let _ = Operation::Ack(1);
+}

@@ -115,8 +115,8 @@ impl Board {
             let (h, m, sec) = (s / 3600, (s / 60) % 60, s % 60);
             [
                 h as u8,
-                ((m / 10) << 4 | m % 10) as u8,
-                ((sec / 10) << 4 | sec % 10) as u8,
+                (((m / 10) << 4) | (m % 10)) as u8,
+                (((sec / 10) << 4) | (sec % 10)) as u8,
             ]
         };
         let status = match run {

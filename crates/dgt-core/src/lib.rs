@@ -20,6 +20,7 @@ pub mod clock;
 pub mod config;
 pub mod engine;
 pub mod event;
+pub mod handling;
 pub mod input;
 pub mod reconstruct;
 pub mod session;

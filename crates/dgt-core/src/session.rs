@@ -16,6 +16,7 @@ use crate::event::{
     Alert, AlertKind, BoardStatus, ClockEvent, EndReason, EventBody, LinkState, MoveEvent,
     Orientation, Severity, Side,
 };
+use crate::handling::{Handling, HandlingLog, HandlingThresholds, Signal};
 use crate::input::{ClockSide, InputKind, Link, Operation, SetupOp, Supervision};
 use crate::reconstruct::{self, Game, Interpretation, fen};
 use crate::time_control::TimeControl;
@@ -63,6 +64,13 @@ pub struct Session {
     press_verdict_at: Option<(u64, ClockSide)>,
     illegal_alerted: bool,
     illegal_moves: [u32; 2],
+    /// Lifts and placements, for touch-move, rook-first castling and two-hands signals.
+    handling: HandlingLog,
+    /// When the board first showed the current position (the next move's handling began
+    /// after it; a piece touched and put back stays in the window).
+    same_since: u64,
+    /// When the placement last changed.
+    last_change: u64,
 
     /// Counters for the metrics.
     pub garbage_bytes: u64,
@@ -104,6 +112,9 @@ impl Session {
             press_verdict_at: None,
             illegal_alerted: false,
             illegal_moves: [0, 0],
+            handling: HandlingLog::default(),
+            same_since: 0,
+            last_change: 0,
             garbage_bytes: 0,
             clock_rejected: 0,
         }
@@ -171,7 +182,7 @@ impl Session {
             self.press_wait_at = None;
             // No press came: the move stands as the board shows it.
             if let Some(Interpretation::Ahead(path)) = self.interpret(DEPTH_AT_DECISION) {
-                self.commit(t, &path, false, out);
+                self.commit_shown(t, &path, false, self.last_change, out);
             }
         }
         if self.illegal_at.is_some_and(|d| d <= t) {
@@ -194,16 +205,24 @@ impl Session {
     fn on_message(&mut self, t: u64, m: BoardMessage, out: &mut Emitted) {
         match m {
             BoardMessage::BoardDump(codes) => {
-                let changed = self.board.apply_dump(&codes);
-                if changed {
+                let before = *self.board.codes();
+                let was_known = self.board.is_known();
+                if self.board.apply_dump(&codes) {
+                    if was_known {
+                        for (i, code) in before.iter().enumerate() {
+                            self.record_handling(t, i, *code);
+                        }
+                    }
                     self.on_change(t, out);
                 }
             }
-            BoardMessage::FieldUpdate { square, piece } => {
-                // Updates before the first dump cannot be placed on a known board.
-                let changed =
-                    self.board.is_known() && self.board.apply_update(square, piece) == Some(true);
-                if changed {
+            // Updates before the first dump cannot be placed on a known board.
+            BoardMessage::FieldUpdate { square, piece }
+                if self.board.is_known() && (square as usize) < 64 =>
+            {
+                let before = self.board.code(square as usize);
+                if self.board.apply_update(square, piece) == Some(true) {
+                    self.record_handling(t, square as usize, before);
                     self.on_change(t, out);
                 }
             }
@@ -344,13 +363,74 @@ impl Session {
 
     // ---- board changes and decisions -----------------------------------------------------
 
+    fn record_handling(&mut self, t: u64, physical: usize, before: u8) {
+        let after = self.board.code(physical);
+        if before == after {
+            return;
+        }
+        let piece = |c: u8| board::chess_piece(dgt_protocol::DgtPiece::from_code(c));
+        self.handling.record(Handling {
+            t_ms: t,
+            square: board::to_square(physical, self.orientation),
+            before: piece(before),
+            after: piece(after),
+        });
+    }
+
     fn on_change(&mut self, t: u64, _out: &mut Emitted) {
         self.settle_at = Some(t + self.settle_ms);
         self.illegal_at = None;
+        self.last_change = t;
         if self.game.as_ref().is_some_and(|g| !g.is_over())
             && let Some(Interpretation::Ahead(path)) = self.interpret(DEPTH_ON_CHANGE)
         {
             self.last_ahead = Some((t, path));
+        }
+    }
+
+    /// Alerts for how the pieces of a move were handled (4.3, 4.4.2, 4.1/7.5.4).
+    fn handling_signals(&self, t: u64, mover: Color, m: &Move, shown_at: u64, out: &mut Emitted) {
+        let signals = self.handling.signals(
+            mover,
+            m,
+            self.same_since,
+            shown_at,
+            HandlingThresholds::default(),
+        );
+        for s in signals {
+            let (kind, article, message) = match s {
+                Signal::TouchMove { square, off_ms } => (
+                    AlertKind::TouchMove,
+                    self.edition.touch_move,
+                    format!(
+                        "{} lifted the piece on {square} for {:.1} s and put it back, then moved another piece: check for touch-move.",
+                        arbiter::side_name(mover),
+                        off_ms as f64 / 1000.0
+                    ),
+                ),
+                Signal::CastlingRookFirst { rook } => (
+                    AlertKind::CastlingRookFirst,
+                    self.edition.castling_rook_first,
+                    format!(
+                        "{} began castling by lifting the rook on {rook}: castling with the rook first is not allowed.",
+                        arbiter::side_name(mover)
+                    ),
+                ),
+                Signal::TwoHands {
+                    first,
+                    second,
+                    gap_ms,
+                } => (
+                    AlertKind::TwoHandedMove,
+                    self.edition.two_hands,
+                    format!(
+                        "The pieces on {first} and {second} left the board {gap_ms} ms apart and were off it together: possibly a move made with two hands."
+                    ),
+                ),
+            };
+            let mut a = self.alert(kind, Severity::Review, Some(mover), message);
+            a.article = Some(article.into());
+            out.push((t, EventBody::Alert(a)));
         }
     }
 
@@ -418,7 +498,7 @@ impl Session {
                     };
                     self.press_wait_at = Some(t - self.settle_ms + wait);
                 } else {
-                    self.commit(t, last, false, out);
+                    self.commit_shown(t, last, false, self.last_change, out);
                 }
             }
             Interpretation::Sibling(m) => {
@@ -469,6 +549,8 @@ impl Session {
                 self.clock.infer_white_side(d);
             }
             self.last_ahead = None;
+            self.handling.clear();
+            self.same_since = t;
             self.illegal_alerted = false;
             self.illegal_moves = [0, 0];
             self.press_wait_at = None;
@@ -477,6 +559,24 @@ impl Session {
             return true;
         }
         false
+    }
+
+    /// Plays moves into the game and emits them; `pressed` marks them final. `shown_at` is
+    /// when the board showed the result (for reading how the pieces were handled).
+    fn commit_shown(
+        &mut self,
+        t: u64,
+        path: &[Move],
+        pressed: bool,
+        shown_at: u64,
+        out: &mut Emitted,
+    ) {
+        if let ([m], Some(g)) = (path, &self.game) {
+            let mover = g.current().turn();
+            self.handling_signals(t, mover, m, shown_at, out);
+        }
+        self.commit(t, path, pressed, out);
+        self.same_since = shown_at;
     }
 
     /// Plays moves into the game and emits them; `pressed` marks them final.
@@ -768,7 +868,7 @@ impl Session {
             Interpretation::Ahead(path) => {
                 self.infer_from_press(display, mover);
                 self.back_to_legal(t, out);
-                self.commit(t, &path, true, out);
+                self.commit_shown(t, &path, true, self.last_change, out);
             }
             Interpretation::Sibling(m) => {
                 self.correct_last(t, m, out);
@@ -779,9 +879,9 @@ impl Session {
             _ if self.last_ahead.is_some() => {
                 // The board moved on (the opponent already lifted a piece): the move the
                 // press completed is the last one the board showed.
-                let (_, path) = self.last_ahead.take().unwrap_or_default();
+                let (shown_at, path) = self.last_ahead.take().unwrap_or_default();
                 self.infer_from_press(display, mover);
-                self.commit(t, &path, true, out);
+                self.commit_shown(t, &path, true, shown_at, out);
             }
             Interpretation::Same => {
                 let pressed_by_mover = self.clock.display_of(mover.is_white()) == Some(display);

@@ -280,6 +280,57 @@ fn castling_king_first_or_rook_first() {
     b.mv("h8", "f8", 'r').mv("e8", "g8", 'k').wait(400); // rook first (Rf8 alone is legal)
     let ev = b.run();
     assert_eq!(&moves(&ev)[8..], ["e1g1", "e8g8"]);
+    let a = alerts(&ev);
+    assert_eq!(
+        a.iter()
+            .filter(|k| **k == AlertKind::CastlingRookFirst)
+            .count(),
+        1,
+        "{a:?}"
+    );
+    assert!(!a.contains(&AlertKind::TwoHandedMove), "{a:?}");
+}
+
+#[test]
+fn castling_with_two_hands_is_a_suspicion() {
+    let mut b = started();
+    for (f, t, p) in [
+        ("e2", "e4", 'P'),
+        ("e7", "e5", 'p'),
+        ("g1", "f3", 'N'),
+        ("b8", "c6", 'n'),
+        ("f1", "c4", 'B'),
+        ("f8", "c5", 'b'),
+    ] {
+        b.mv(f, t, p).wait(400);
+    }
+    // King and rook lifted in the same scan, put down together.
+    b.rx(vec![0x8E, 0, 5, 60, 0, 0x8E, 0, 5, 63, 0]);
+    b.wait(200);
+    b.rx(vec![0x8E, 0, 5, 62, 5, 0x8E, 0, 5, 61, 2]);
+    b.wait(400);
+    let ev = b.run();
+    assert_eq!(moves(&ev).last().unwrap(), "e1g1");
+    assert!(
+        alerts(&ev).contains(&AlertKind::TwoHandedMove),
+        "{:?}",
+        alerts(&ev)
+    );
+}
+
+#[test]
+fn a_piece_lifted_and_put_back_before_another_moves_is_a_touch_move_suspicion() {
+    let mut b = started();
+    b.mv("e2", "e4", 'P').wait(400);
+    b.lift("g8")
+        .wait(900)
+        .put("g8", 'n')
+        .wait(300)
+        .mv("b8", "c6", 'n')
+        .wait(400);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4", "b8c6"]);
+    assert_eq!(alerts(&ev), [AlertKind::TouchMove]);
 }
 
 #[test]

@@ -3,7 +3,9 @@
 //! The core decides; this crate only moves bytes and events:
 //! * [`replay`] feeds a capture file through the core on virtual time;
 //! * [`edge`] holds the I/O: serial ports, the emulated boards on pseudo-terminals, the
-//!   daemon's event loop.
+//!   daemon's event loop;
+//! * [`settings`] reads the daemon's configuration file and environment.
 
 pub mod edge;
 pub mod replay;
+pub mod settings;

@@ -1,0 +1,93 @@
+//! The serial edge: finds ports, keeps one task per port, and turns each board's line into
+//! core inputs (`Rx`, `Tx`, `Link`) under a label that follows the board, not the port.
+//!
+//! Data flow, one file per step:
+//! * [`discovery`] lists candidate ports every ~2 s (sysfs scan and configured paths) and
+//!   starts a port task for each new one;
+//! * [`line`] opens a port the way every DGT implementation does (9600 8N1, DTR/RTS up);
+//! * [`startup`] is the command sequence sent after opening, and the heartbeat probe;
+//! * [`identity`] learns the board's serial number from its first replies and names it;
+//! * [`port_task`] runs one port: open, start up, forward bytes, watch the heartbeat,
+//!   detect the disconnect, back off, reopen;
+//! * [`probe`] asks a port once whether a DGT board answers (for `dgt-arbiter ports`).
+
+pub mod backoff;
+pub mod discovery;
+pub mod identity;
+pub mod line;
+pub mod port_task;
+pub mod probe;
+pub mod startup;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use dgt_core::Input;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+pub use discovery::{ExplicitPort, PortCandidate, PortList, PortScan, ScanMode, SystemPorts};
+pub use identity::{label_for_port, label_for_serial};
+
+use crate::edge::daemon::DaemonClock;
+
+/// Every timing of the serial edge. The defaults follow protocol §4.4; tests shorten them.
+#[derive(Debug, Clone)]
+pub struct SerialTiming {
+    /// How often the port list is scanned.
+    pub scan_interval: Duration,
+    /// Send `0x45` after this long without a byte: a board in UPDATE_NICE mode with no
+    /// movement and no clock sends nothing, so silence alone means nothing (§4.4).
+    pub heartbeat: Duration,
+    /// The link is dead when nothing arrived this long after the first unanswered probe.
+    pub dead_after: Duration,
+    /// Without a serial number this long after opening, the port name labels the board.
+    pub identify_timeout: Duration,
+    /// Pause between start-up commands: the board buffers only 10 command bytes, and
+    /// picochess waits 100 ms after each (§1.1).
+    pub command_gap: Duration,
+    /// A write that has not completed after this long means the line is stuck.
+    pub write_timeout: Duration,
+    /// Reconnect back-off, doubling from `backoff_min` to `backoff_max` (python-asyncdgt
+    /// uses 0.5 s → 10 s, §4.4).
+    pub backoff_min: Duration,
+    pub backoff_max: Duration,
+}
+
+impl Default for SerialTiming {
+    fn default() -> Self {
+        SerialTiming {
+            scan_interval: Duration::from_secs(2),
+            heartbeat: Duration::from_millis(1500),
+            dead_after: Duration::from_secs(5),
+            identify_timeout: Duration::from_secs(3),
+            command_gap: Duration::from_millis(100),
+            write_timeout: Duration::from_secs(2),
+            backoff_min: Duration::from_millis(500),
+            backoff_max: Duration::from_secs(10),
+        }
+    }
+}
+
+/// What every port task shares: where inputs go, the daemon's clock, how boards are named.
+#[derive(Clone)]
+pub struct SerialContext {
+    pub inputs: mpsc::Sender<Input>,
+    pub clock: DaemonClock,
+    /// Board serial number → label (settings `[serial.labels]`).
+    pub labels: Arc<BTreeMap<String, String>>,
+    pub timing: SerialTiming,
+}
+
+/// Starts the serial edge: a discovery loop that spawns one task per port found by `scan`.
+/// Cancelling `cancel` stops every port task (each reports its link as disconnected) and
+/// then the loop; the returned handle completes when all of them have.
+pub fn spawn(
+    scan: Box<dyn PortScan>,
+    context: SerialContext,
+    cancel: CancellationToken,
+) -> JoinHandle<()> {
+    tokio::spawn(discovery::supervise(scan, context, cancel))
+}

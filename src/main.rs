@@ -87,7 +87,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Replay { capture, config: _ } => replay(&capture),
+        Command::Replay { capture, config } => replay(&capture, config.as_deref()),
         Command::Run {
             config,
             capture,
@@ -111,7 +111,19 @@ fn main() -> ExitCode {
     }
 }
 
-fn replay(capture: &Path) -> ExitCode {
+fn replay(capture: &Path, config: Option<&Path>) -> ExitCode {
+    // Without --config the built-in defaults apply, so a replay does not depend on the
+    // machine it runs on.
+    let core = match config {
+        None => dgt_core::CoreConfig::default(),
+        Some(path) => match dgt_arbiter::settings::load(Some(path)) {
+            Ok(s) => s.core,
+            Err(e) => {
+                eprintln!("dgt-arbiter replay: configuration {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        },
+    };
     let text = match std::fs::read_to_string(capture) {
         Ok(t) => t,
         Err(e) => {
@@ -119,7 +131,7 @@ fn replay(capture: &Path) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match dgt_arbiter::replay::replay_text(&text, dgt_core::CoreConfig::default()) {
+    match dgt_arbiter::replay::replay_text(&text, core) {
         Ok(events) => {
             let stdout = std::io::stdout().lock();
             if let Err(e) = dgt_arbiter::replay::write_events(&events, stdout) {

@@ -1,0 +1,87 @@
+//! `dgt-arbiter replay` as a user runs it: the real recording, byte-identical output, and a
+//! malformed capture refused with a one-line error naming the line.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn shared() -> PathBuf {
+    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    while !dir.join("shared/captures").is_dir() {
+        assert!(dir.pop(), "shared/ not found");
+    }
+    dir.join("shared")
+}
+
+fn replay(path: &std::path::Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
+        .arg("replay")
+        .arg(path)
+        .output()
+        .expect("the binary runs")
+}
+
+#[test]
+fn the_real_recording_replays_identically_every_time() {
+    let capture = shared().join("captures/real-blitz-game-1.jsonl");
+    let a = replay(&capture);
+    let b = replay(&capture);
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    assert_eq!(a.stdout, b.stdout);
+    let text = String::from_utf8(a.stdout).unwrap();
+    let mut moves: Vec<String> = Vec::new();
+    let mut last_seq = 0;
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("one JSON object per line");
+        let seq = v["seq"].as_u64().unwrap();
+        assert!(seq > last_seq, "seq strictly increases");
+        last_seq = seq;
+        assert!(v["board"].is_string() && v["t_ms"].is_u64() && v["type"].is_string());
+        if v["type"] == "move" {
+            let ply = v["ply"].as_u64().unwrap() as usize;
+            moves.truncate(ply - 1);
+            moves.push(v["uci"].as_str().unwrap().to_string());
+        }
+    }
+    let expected: Vec<String> =
+        std::fs::read_to_string(shared().join("captures/real-blitz-game-1.moves"))
+            .unwrap()
+            .split_whitespace()
+            .map(String::from)
+            .collect();
+    assert_eq!(moves, expected);
+}
+
+#[test]
+fn malformed_captures_get_a_one_line_error_and_a_failing_exit() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "not-json.jsonl",
+            "{\"t_ms\": 0, \"rx\": \"8e00\"}\nthis is not json\n",
+            "line 2",
+        ),
+        (
+            "backwards.jsonl",
+            "{\"t_ms\": 10, \"rx\": \"\"}\n{\"t_ms\": 5, \"rx\": \"\"}\n",
+            "line 2",
+        ),
+        ("bad-hex.jsonl", "{\"t_ms\": 0, \"rx\": \"8g\"}\n", "line 1"),
+        (
+            "no-payload.jsonl",
+            "{\"t_ms\": 0, \"board\": \"b\"}\n",
+            "line 1",
+        ),
+    ];
+    for (name, text, needle) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = replay(&path);
+        assert!(!out.status.success(), "{name} must fail");
+        assert!(out.stdout.is_empty(), "{name}: no partial output");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.trim_end().lines().count(), 1, "{name}: one line: {err}");
+        assert!(err.contains(needle), "{name}: {err}");
+    }
+    let out = replay(&dir.path().join("missing.jsonl"));
+    assert!(!out.status.success());
+}

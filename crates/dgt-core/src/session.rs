@@ -64,6 +64,8 @@ pub struct Session {
     press_verdict_at: Option<(u64, ClockSide)>,
     illegal_alerted: bool,
     illegal_moves: [u32; 2],
+    /// Periods of a multi-period control each player has completed (flags seen in time).
+    periods_reached: [usize; 2],
     /// Lifts and placements, for touch-move, rook-first castling and two-hands signals.
     handling: HandlingLog,
     /// When the board first showed the current position (the next move's handling began
@@ -112,6 +114,7 @@ impl Session {
             press_verdict_at: None,
             illegal_alerted: false,
             illegal_moves: [0, 0],
+            periods_reached: [0, 0],
             handling: HandlingLog::default(),
             same_since: 0,
             last_change: 0,
@@ -553,6 +556,7 @@ impl Session {
             self.same_since = t;
             self.illegal_alerted = false;
             self.illegal_moves = [0, 0];
+            self.periods_reached = [0, 0];
             self.press_wait_at = None;
             self.illegal_at = None;
             self.emit_status(t, out);
@@ -1047,11 +1051,15 @@ impl Session {
                     (i % 2 == 0) == (start_white == flagged.is_white())
                 })
                 .count() as u32;
+            // 6.4: at the flag of period k, the moves of periods 0..=k must be completed.
+            let side = if flagged.is_white() { 0 } else { 1 };
+            let period = self.periods_reached[side];
             let required = self
                 .time_control
                 .as_ref()
-                .and_then(|tc| tc.moves_required_by(0));
+                .and_then(|tc| tc.moves_required_by(period));
             if !final_flag && required.is_some_and(|r| done >= r) {
+                self.periods_reached[side] += 1;
                 let mut a = self.alert(
                     AlertKind::FlagFall,
                     Severity::Info,

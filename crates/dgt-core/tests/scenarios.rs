@@ -623,3 +623,27 @@ fn operator_result_ends_the_game_and_later_moves_change_nothing() {
     ));
     let _ = Operation::Ack(1);
 }
+
+/// 6.4: at the first flag of a multi-period control the required moves are counted at the
+/// flag, not at move 40.
+#[test]
+fn a_period_flag_is_only_a_loss_without_the_required_moves() {
+    let play = |white_moves: usize| {
+        let mut b = started();
+        b.op(r#"{"setup": {"time_control": "2/60:60"}}"#);
+        b.start_clock(60).wait(300);
+        let script = [("e2", "e4", 'P'), ("e7", "e5", 'p'), ("g1", "f3", 'N'), ("b8", "c6", 'n')];
+        for (f, t, p) in script.iter().take(white_moves * 2) {
+            b.mv(f, t, *p).wait(200).press().wait(300);
+        }
+        // White's (left) display shows its flag while the clock goes on (0x40).
+        b.rx(vec![0x8D, 0, 0x0A, 0x00, 0x01, 0x00, 0x40, 0x00, 0x00, 0x09]);
+        b.wait(300);
+        b.run()
+    };
+    let reached = play(2);
+    assert!(!reached.iter().any(|e| matches!(e.body, EventBody::GameEnd { .. })));
+    assert!(reached.iter().any(|e| matches!(&e.body, EventBody::Alert(a) if a.kind == AlertKind::FlagFall && a.message.contains("period reached"))));
+    let lost = play(1);
+    assert!(lost.iter().any(|e| matches!(&e.body, EventBody::GameEnd { result, .. } if result == "0-1")));
+}

@@ -12,7 +12,8 @@ use std::sync::OnceLock;
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::{
-    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role, Square,
+    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Position, Role,
+    Square,
 };
 
 use crate::board::{Placement, diff};
@@ -95,6 +96,28 @@ impl Game {
         self.moves.truncate(plies);
         self.positions.truncate(plies + 1);
         self.confirmed = self.confirmed.min(plies);
+    }
+
+    /// Records a formally illegal move that stood (nobody restored the position): the game
+    /// goes on from `after`, the position it left with the opponent to move.
+    pub fn push_illegal(
+        &mut self,
+        step: IllegalStep,
+        after: Chess,
+        t_ms: u64,
+        clocks: (Option<u64>, Option<u64>),
+    ) -> u32 {
+        self.positions.push(after);
+        self.moves.push(PlayedMove {
+            mv: step.mv,
+            uci: step.uci,
+            san: step.san,
+            t_ms,
+            white_ms: clocks.0,
+            black_ms: clocks.1,
+        });
+        self.confirmed = self.moves.len();
+        self.moves.len() as u32
     }
 
     pub fn confirm_all(&mut self) {
@@ -267,6 +290,76 @@ pub fn position_from_fen(text: &str) -> Result<(Chess, CastlingMode), String> {
             .map(|p| (p, CastlingMode::Chess960))
             .map_err(|e| format!("not a legal position: {e}")),
     }
+}
+
+/// A formally illegal move, described by the piece that left one square for another.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IllegalStep {
+    pub mv: Move,
+    pub uci: String,
+    /// Long algebraic ("Nb8-b5", "Qd1xh7"): no SAN exists for an illegal move.
+    pub san: String,
+}
+
+/// Describes the illegal move from `before` to `shown` by `mover`: the one piece of the mover
+/// that vanished from a square and the square where a piece of that kind appeared.
+pub fn illegal_step(before: &Board, shown: &Board, mover: Color) -> Option<IllegalStep> {
+    let d = diff(before, shown);
+    let from = d
+        .into_iter()
+        .find(|&sq| before.color_at(sq) == Some(mover) && shown.color_at(sq) != Some(mover))?;
+    let piece = before.piece_at(from)?;
+    let to = d
+        .into_iter()
+        .find(|&sq| sq != from && shown.color_at(sq) == Some(mover))?;
+    let arrived = shown.piece_at(to)?;
+    let capture = before.piece_at(to).map(|p| p.role);
+    let promotion = (arrived.role != piece.role).then_some(arrived.role);
+    let mv = Move::Normal {
+        role: piece.role,
+        from,
+        capture,
+        to,
+        promotion,
+    };
+    let letter = |r: Role| {
+        if r == Role::Pawn {
+            String::new()
+        } else {
+            r.upper_char().to_string()
+        }
+    };
+    let san = format!(
+        "{}{from}{}{to}{}",
+        letter(piece.role),
+        if capture.is_some() { "x" } else { "-" },
+        promotion
+            .map(|r| format!("={}", r.upper_char()))
+            .unwrap_or_default()
+    );
+    let uci = format!(
+        "{from}{to}{}",
+        promotion.map(|r| r.char().to_string()).unwrap_or_default()
+    );
+    Some(IllegalStep { mv, uci, san })
+}
+
+/// The position an illegal move left, with the opponent to move: castling rights kept where
+/// king and rook still stand, no en passant. `None` when no position with legal moves can be
+/// built from it (e.g. the mover's own king left in check).
+pub fn position_after_illegal(before: &Chess, shown: &Board, mode: CastlingMode) -> Option<Chess> {
+    let mut setup = before.to_setup(EnPassantMode::Legal);
+    setup.board = shown.clone();
+    setup.turn = !before.turn();
+    setup.ep_square = None;
+    setup.halfmoves = 0;
+    if setup.turn.is_white() {
+        setup.fullmoves = setup.fullmoves.saturating_add(1);
+    }
+    Chess::from_setup(setup, mode)
+        .or_else(shakmaty::PositionError::ignore_invalid_castling_rights)
+        .or_else(shakmaty::PositionError::ignore_impossible_check)
+        .ok()
 }
 
 /// A result signalled on the board (protocol §4.5): both kings on the four centre squares

@@ -21,10 +21,13 @@ use crate::input::{ClockSide, InputKind, Link, Operation, SetupOp, Supervision};
 use crate::reconstruct::{self, Game, Interpretation, fen};
 use crate::time_control::TimeControl;
 
-/// How deep the search goes for moves made in one go: a reply made before the press, or
-/// several moves while the board could not be read.
+/// How deep the search goes for moves made in one go. While the board is watched, at most
+/// two moves can appear together (a reply made before the press); searching deeper would
+/// "explain" an illegal position by moves nobody made. Only after the board could not be
+/// read (a dump that resynchronises, a reconnection) are several moves looked for.
 const DEPTH_ON_CHANGE: usize = 2;
-const DEPTH_AT_DECISION: usize = 6;
+const DEPTH_WATCHED: usize = 2;
+const DEPTH_AFTER_GAP: usize = 6;
 /// A king move onto a centre square waits this long for a press: it may be the first half of
 /// the kings-in-the-centre result gesture.
 const CENTRE_KING_WAIT_MS: u64 = 2000;
@@ -64,6 +67,12 @@ pub struct Session {
     press_verdict_at: Option<(u64, ClockSide)>,
     illegal_alerted: bool,
     illegal_moves: [u32; 2],
+    /// A formally illegal move completed by a press and not (yet) corrected: the placement it
+    /// left and who made it. If the opponent moves from there, tracking continues from it.
+    stood: Option<(shakmaty::Board, Color)>,
+    /// The board was not watched for a while (a dump changed it, or the link came back):
+    /// the next decision may find several moves.
+    after_gap: bool,
     /// Periods of a multi-period control each player has completed (flags seen in time).
     periods_reached: [usize; 2],
     /// Lifts and placements, for touch-move, rook-first castling and two-hands signals.
@@ -115,6 +124,8 @@ impl Session {
             illegal_alerted: false,
             illegal_moves: [0, 0],
             periods_reached: [0, 0],
+            stood: None,
+            after_gap: false,
             handling: HandlingLog::default(),
             same_since: 0,
             last_change: 0,
@@ -184,7 +195,7 @@ impl Session {
         if self.press_wait_at.is_some_and(|d| d <= t) {
             self.press_wait_at = None;
             // No press came: the move stands as the board shows it.
-            if let Some(Interpretation::Ahead(path)) = self.interpret(DEPTH_AT_DECISION) {
+            if let Some(Interpretation::Ahead(path)) = self.interpret(self.decision_depth()) {
                 self.commit_shown(t, &path, false, self.last_change, out);
             }
         }
@@ -211,6 +222,8 @@ impl Session {
                 let before = *self.board.codes();
                 let was_known = self.board.is_known();
                 if self.board.apply_dump(&codes) {
+                    // A dump that changes the board means changes were missed.
+                    self.after_gap = was_known;
                     if was_known {
                         for (i, code) in before.iter().enumerate() {
                             self.record_handling(t, i, *code);
@@ -276,6 +289,7 @@ impl Session {
         match link {
             Link::Connected { port } => {
                 self.port = port.clone();
+                self.after_gap = true;
                 self.link = LinkState::Connected;
                 self.decoder = Decoder::new(LineMode::Single);
                 self.emit_status(t, out);
@@ -437,6 +451,14 @@ impl Session {
         }
     }
 
+    fn decision_depth(&self) -> usize {
+        if self.after_gap {
+            DEPTH_AFTER_GAP
+        } else {
+            DEPTH_WATCHED
+        }
+    }
+
     fn interpret(&self, depth: usize) -> Option<Interpretation> {
         let g = self.game.as_ref()?;
         let placement = self.board.placement(self.orientation);
@@ -463,6 +485,8 @@ impl Session {
         if !self.board.is_known() {
             return;
         }
+        let depth = self.decision_depth();
+        self.after_gap = false;
         if self
             .game
             .as_ref()
@@ -480,7 +504,7 @@ impl Session {
             self.end_by_gesture(t, result, how, out);
             return;
         }
-        match reconstruct::interpret(game, &placement.board, DEPTH_AT_DECISION) {
+        match reconstruct::interpret(game, &placement.board, depth) {
             Interpretation::Same => self.back_to_legal(t, out),
             Interpretation::Ahead(path) => {
                 self.back_to_legal(t, out);
@@ -510,6 +534,9 @@ impl Session {
             }
             Interpretation::Earlier(k) => self.restore(t, k, out),
             Interpretation::Unexplained => {
+                if self.adopt_illegal(t, out) {
+                    return;
+                }
                 if !self.illegal_alerted {
                     let wait = self.illegal_position_ms.saturating_sub(self.settle_ms);
                     self.illegal_at = Some(t + wait);
@@ -557,6 +584,7 @@ impl Session {
             self.illegal_alerted = false;
             self.illegal_moves = [0, 0];
             self.periods_reached = [0, 0];
+            self.stood = None;
             self.press_wait_at = None;
             self.illegal_at = None;
             self.emit_status(t, out);
@@ -674,6 +702,7 @@ impl Session {
         a.game = Some(g.id.clone());
         out.push((t, EventBody::Alert(a)));
         self.illegal_alerted = false;
+        self.stood = None;
         self.last_ahead = None;
         self.press_wait_at = None;
     }
@@ -681,6 +710,7 @@ impl Session {
     /// The board shows a legal state again after an irregularity was raised.
     fn back_to_legal(&mut self, t: u64, out: &mut Emitted) {
         self.illegal_at = None;
+        self.stood = None;
         if self.illegal_alerted {
             self.illegal_alerted = false;
             let Some(g) = &self.game else { return };
@@ -867,7 +897,7 @@ impl Session {
         }
         let mover = g.current().turn();
         let placement = self.board.placement(self.orientation);
-        let interp = reconstruct::interpret(g, &placement.board, DEPTH_AT_DECISION);
+        let interp = reconstruct::interpret(g, &placement.board, self.decision_depth());
         match interp {
             Interpretation::Ahead(path) => {
                 self.infer_from_press(display, mover);
@@ -909,6 +939,7 @@ impl Session {
                     g.confirm_all();
                 }
             }
+            _ if self.adopt_illegal(t, out) => {}
             _ if !final_look => {
                 // Look again once the board has settled.
                 self.press_verdict_at = Some((t + self.settle_ms, display));
@@ -978,7 +1009,83 @@ impl Session {
         a.squares = board::square_names(d);
         a.prescription = Some(prescription);
         self.illegal_alerted = true;
+        if kind == AlertKind::IllegalMove {
+            self.stood = Some((shown.clone(), mover));
+        }
         out.push((t, EventBody::Alert(a)));
+    }
+
+    /// The opponent moved from the position an illegal move left: the illegal move is taken
+    /// into the game as it stood (tracking goes on from a formally illegal position), then
+    /// the reply. Under full supervision the arbiter must still reinstate the position
+    /// (7.5.1); under reduced supervision the illegal move now stands (A.4.2 / B.4).
+    fn adopt_illegal(&mut self, t: u64, out: &mut Emitted) -> bool {
+        let Some((shown, mover)) = self.stood.clone() else {
+            return false;
+        };
+        let Some(g) = &self.game else { return false };
+        let placement = self.board.placement(self.orientation);
+        if placement.board == shown {
+            return false;
+        }
+        let before = g.current().clone();
+        let Some(after) = reconstruct::position_after_illegal(&before, &shown, g.castling_mode)
+        else {
+            return false;
+        };
+        let mut budget = 50_000;
+        let Some(path) = reconstruct::find_path(&after, &placement.board, 2, &mut budget) else {
+            return false;
+        };
+        let Some(step) = reconstruct::illegal_step(before.board(), &shown, mover) else {
+            return false;
+        };
+        let clocks = self.clock.white_black_ms();
+        let Some(g) = &mut self.game else {
+            return false;
+        };
+        let san = step.san.clone();
+        let ply = g.push_illegal(step.clone(), after, t, clocks);
+        out.push((
+            t,
+            EventBody::Move(MoveEvent {
+                game: g.id.clone(),
+                ply,
+                side: mover.into(),
+                uci: step.uci,
+                san: san.clone(),
+                fen: fen(g.current()),
+                white_ms: clocks.0,
+                black_ms: clocks.1,
+            }),
+        ));
+        let reduced = self.supervision == Supervision::Reduced;
+        let (severity, message) = if reduced {
+            (
+                Severity::Info,
+                format!(
+                    "{}'s illegal move {san} stands: {} moved on without a claim.",
+                    arbiter::side_name(mover),
+                    arbiter::side_name(!mover)
+                ),
+            )
+        } else {
+            (
+                Severity::Intervene,
+                format!(
+                    "The game went on after {}'s illegal move {san}: the position before it must be reinstated.",
+                    arbiter::side_name(mover)
+                ),
+            )
+        };
+        let mut a = self.alert(AlertKind::IllegalMove, severity, Some(mover), message);
+        a.article = Some(self.edition.illegal_move.into());
+        a.ply = Some(ply);
+        out.push((t, EventBody::Alert(a)));
+        self.stood = None;
+        self.illegal_alerted = false;
+        self.commit(t, &path, false, out);
+        true
     }
 
     fn count_illegal(&mut self, side: Color) -> u32 {

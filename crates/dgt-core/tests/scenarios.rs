@@ -632,18 +632,62 @@ fn a_period_flag_is_only_a_loss_without_the_required_moves() {
         let mut b = started();
         b.op(r#"{"setup": {"time_control": "2/60:60"}}"#);
         b.start_clock(60).wait(300);
-        let script = [("e2", "e4", 'P'), ("e7", "e5", 'p'), ("g1", "f3", 'N'), ("b8", "c6", 'n')];
+        let script = [
+            ("e2", "e4", 'P'),
+            ("e7", "e5", 'p'),
+            ("g1", "f3", 'N'),
+            ("b8", "c6", 'n'),
+        ];
         for (f, t, p) in script.iter().take(white_moves * 2) {
             b.mv(f, t, *p).wait(200).press().wait(300);
         }
         // White's (left) display shows its flag while the clock goes on (0x40).
-        b.rx(vec![0x8D, 0, 0x0A, 0x00, 0x01, 0x00, 0x40, 0x00, 0x00, 0x09]);
+        b.rx(vec![
+            0x8D, 0, 0x0A, 0x00, 0x01, 0x00, 0x40, 0x00, 0x00, 0x09,
+        ]);
         b.wait(300);
         b.run()
     };
     let reached = play(2);
-    assert!(!reached.iter().any(|e| matches!(e.body, EventBody::GameEnd { .. })));
+    assert!(
+        !reached
+            .iter()
+            .any(|e| matches!(e.body, EventBody::GameEnd { .. }))
+    );
     assert!(reached.iter().any(|e| matches!(&e.body, EventBody::Alert(a) if a.kind == AlertKind::FlagFall && a.message.contains("period reached"))));
     let lost = play(1);
-    assert!(lost.iter().any(|e| matches!(&e.body, EventBody::GameEnd { result, .. } if result == "0-1")));
+    assert!(
+        lost.iter()
+            .any(|e| matches!(&e.body, EventBody::GameEnd { result, .. } if result == "0-1"))
+    );
+}
+
+/// Tracking continues from a formally illegal position when the opponent plays on.
+#[test]
+fn an_illegal_move_that_stands_is_tracked_and_the_game_goes_on() {
+    for (supervision, severity) in [("full", "intervene"), ("reduced", "info")] {
+        let mut b = started();
+        b.op(&format!(
+            r#"{{"setup": {{"time_control": "180+2", "supervision": "{supervision}"}}}}"#
+        ));
+        b.start_clock(180).wait(300);
+        b.mv("e2", "e4", 'P').wait(200).press().wait(300);
+        b.mv("b8", "b5", 'n').wait(300).press().wait(500);
+        // White does not claim and replies: the knight on b5 is taken by the bishop.
+        b.mv("f1", "b5", 'B').wait(300).press().wait(400);
+        let ev = b.run();
+        assert_eq!(moves(&ev), ["e2e4", "b8b5", "f1b5"], "{supervision}");
+        let stands = ev.iter().find_map(|e| match &e.body {
+            EventBody::Alert(a)
+                if a.kind == AlertKind::IllegalMove
+                    && a.ply == Some(2)
+                    && a.message.contains("Nb8-b5") =>
+            {
+                Some(a.clone())
+            }
+            _ => None,
+        });
+        let stands = stands.expect("an alert for the illegal move that stood");
+        assert_eq!(serde_json::to_value(stands.severity).unwrap(), severity);
+    }
 }

@@ -181,7 +181,7 @@ pub fn end_by_rule(game: &Game, ed: &Edition) -> Option<RuleEnd> {
             ),
         });
     }
-    if pos.is_insufficient_material() {
+    if crate::dead::is_dead(pos, game.castling_mode) == crate::dead::MateAbility::CannotMate {
         return Some(RuleEnd {
             kind: AlertKind::DeadPosition,
             reason: EndReason::DeadPosition,

@@ -18,6 +18,7 @@ pub mod board;
 pub mod capture;
 pub mod clock;
 pub mod config;
+pub mod dead;
 pub mod engine;
 pub mod event;
 pub mod handling;

@@ -11,6 +11,7 @@ use crate::arbiter::{self, Edition};
 use crate::board::{self, PhysicalBoard};
 use crate::clock::{ClockObservation, ClockTracker};
 use crate::config::CoreConfig;
+use crate::dead::MateAbility;
 use crate::engine::Emitted;
 use crate::event::{
     Alert, AlertKind, BoardStatus, ClockEvent, EndReason, EventBody, LinkState, MoveEvent,
@@ -40,6 +41,9 @@ pub struct Session {
     edition: &'static Edition,
     supervision: Supervision,
     time_control: Option<TimeControl>,
+    /// Category boundaries in minutes (configurable: the 2017 text contradicts itself).
+    blitz_max: u64,
+    rapid_max: u64,
 
     decoder: Decoder,
     board: PhysicalBoard,
@@ -103,6 +107,8 @@ impl Session {
             edition: arbiter::edition(s.edition.as_deref().unwrap_or("fide-2023")),
             supervision: s.supervision.unwrap_or(Supervision::Full),
             time_control: tc,
+            blitz_max: config.blitz_max_minutes,
+            rapid_max: config.rapid_max_minutes,
             decoder: Decoder::new(LineMode::Single),
             board: PhysicalBoard::default(),
             orientation: Orientation::Normal,
@@ -1097,10 +1103,9 @@ impl Session {
     fn illegal_prescription(&self, side: Color, what: &str) -> String {
         let i = if side.is_white() { 0 } else { 1 };
         let n = self.illegal_moves[i] + 1;
-        let rapid_blitz = self
-            .time_control
-            .as_ref()
-            .is_some_and(|tc| tc.category(10, 60) != crate::time_control::Category::Standard);
+        let rapid_blitz = self.time_control.as_ref().is_some_and(|tc| {
+            tc.category(self.blitz_max, self.rapid_max) != crate::time_control::Category::Standard
+        });
         let ms = if rapid_blitz {
             self.edition.penalty_ms_rapid_blitz
         } else {
@@ -1108,9 +1113,25 @@ impl Session {
         };
         let opp = arbiter::side_name(!side);
         if n >= self.edition.illegal_moves_to_lose {
+            // 7.5.5: the game is lost, unless the opponent cannot checkmate at all: a draw.
+            let verdict = match self
+                .game
+                .as_ref()
+                .map(|g| crate::dead::full(g.current(), g.castling_mode, !side))
+            {
+                Some(MateAbility::CannotMate) => format!(
+                    "the game is drawn: {opp} cannot checkmate by any series of legal moves"
+                ),
+                Some(MateAbility::CanMate) => {
+                    format!("{} loses the game", arbiter::side_name(side))
+                }
+                _ => format!(
+                    "{} loses, unless {opp} cannot checkmate by any series of legal moves (undetermined: examine the position)",
+                    arbiter::side_name(side)
+                ),
+            };
             format!(
-                "{what} again: {} loses ({}), unless {opp} cannot checkmate by any series of legal moves, then the game is drawn.",
-                arbiter::side_name(side),
+                "{what} again, offence number {n}: {verdict} ({}).",
                 self.edition.illegal_move_penalty
             )
         } else {
@@ -1178,30 +1199,35 @@ impl Session {
                 continue;
             }
             let opp = !flagged;
-            let opp_can_mate = !g.current().has_insufficient_material(opp);
+            let mode = g.castling_mode;
+            // 6.9: the flag loses unless the opponent cannot checkmate by any series of legal
+            // moves; never a draw without a proof.
+            let ability = crate::dead::full(g.current(), mode, opp);
             let (kind, reason) = if both {
                 (AlertKind::BothFlagsFallen, EndReason::BothFlagsFallen)
             } else {
                 (AlertKind::FlagFall, EndReason::FlagFall)
             };
-            // Both flags, or an opponent who cannot checkmate (6.9): a draw.
-            let result = if both || !opp_can_mate {
-                "1/2-1/2"
-            } else if flagged.is_white() {
-                "0-1"
-            } else {
-                "1-0"
+            let result = match (both, ability) {
+                (true, _) | (false, MateAbility::CannotMate) => Some("1/2-1/2"),
+                (false, MateAbility::CanMate) => {
+                    Some(if flagged.is_white() { "0-1" } else { "1-0" })
+                }
+                (false, MateAbility::Undetermined) => None,
             };
-            let consequence = if both {
-                "both flags have fallen: the game is drawn (6.11 in a sudden-death period)"
-                    .to_string()
-            } else if opp_can_mate {
-                format!("{} loses on time", arbiter::side_name(flagged))
-            } else {
-                format!(
+            let consequence = match (both, ability) {
+                (true, _) => "both flags have fallen: the game is drawn".to_string(),
+                (false, MateAbility::CanMate) => {
+                    format!("{} loses on time", arbiter::side_name(flagged))
+                }
+                (false, MateAbility::CannotMate) => format!(
                     "{} cannot checkmate by any series of legal moves: the game is drawn",
                     arbiter::side_name(opp)
-                )
+                ),
+                (false, MateAbility::Undetermined) => format!(
+                    "whether {} can still checkmate could not be decided: the arbiter must judge loss or draw",
+                    arbiter::side_name(opp)
+                ),
             };
             let mut a = self.alert(
                 kind,
@@ -1214,9 +1240,12 @@ impl Session {
             );
             a.article = Some(self.edition.flag_fall.into());
             (a.white_ms, a.black_ms) = self.clock.white_black_ms();
-            a.prescription = Some(format!("Result {result}."));
+            a.prescription = Some(match result {
+                Some(r) => format!("Result {r}."),
+                None => "Examine the position (6.9) before declaring the result.".into(),
+            });
             out.push((t, EventBody::Alert(a)));
-            if let Some(g) = &mut self.game {
+            if let (Some(g), Some(result)) = (&mut self.game, result) {
                 g.result = Some((result.into(), reason));
                 out.push((
                     t,

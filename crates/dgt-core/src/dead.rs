@@ -1,0 +1,210 @@
+//! "Cannot checkmate by any series of legal moves": dead positions (5.2.2), the flag-fall
+//! exception (6.9) and the second-illegal-move exception (7.5.5), decided by chasolver (the
+//! CHA algorithm). Never claims "cannot mate" without a proof: what chasolver cannot decide
+//! is [`MateAbility::Undetermined`], and the arbiter stage turns that into a `review`.
+
+use std::str::FromStr;
+
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Fen};
+
+impl Agreement {
+    /// Adds another part's counts (the check runs on several threads).
+    pub fn merge(&mut self, o: &Agreement) {
+        self.positions += o.positions;
+        self.agree += o.agree;
+        self.unsound += o.unsound;
+        self.wrong_can_mate += o.wrong_can_mate;
+        self.undetermined += o.undetermined;
+        self.unreadable += o.unreadable;
+        self.total_micros += o.total_micros;
+        self.slowest_micros = self.slowest_micros.max(o.slowest_micros);
+    }
+}
+
+/// [`check_labelled`] on all cores.
+pub fn check_labelled_parallel(text: &str) -> Agreement {
+    let lines: Vec<&str> = text.lines().collect();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let chunk = lines.len().div_ceil(threads).max(1);
+    let mut total = Agreement::default();
+    std::thread::scope(|s| {
+        let parts: Vec<_> = lines
+            .chunks(chunk)
+            .map(|c| {
+                let text = c.join("\n");
+                s.spawn(move || check_labelled(&text))
+            })
+            .collect();
+        for p in parts {
+            if let Ok(a) = p.join() {
+                total.merge(&a);
+            }
+        }
+    });
+    total
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MateAbility {
+    /// A sequence of legal moves ending in this side's checkmate exists.
+    CanMate,
+    /// Proven: no such sequence exists.
+    CannotMate,
+    /// Not decided (chasolver gave up, or the position cannot be represented).
+    Undetermined,
+}
+
+/// The position in the `chess` crate's terms, through FEN. Chess960 positions that keep
+/// castling rights cannot be represented there (standard castling only): `None`.
+fn chess_board(pos: &Chess, mode: CastlingMode) -> Option<chess::Board> {
+    if mode == CastlingMode::Chess960 && pos.castles().any() {
+        return None;
+    }
+    let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
+    chess::Board::from_str(&fen).ok()
+}
+
+fn color(c: Color) -> chess::Color {
+    if c.is_white() {
+        chess::Color::White
+    } else {
+        chess::Color::Black
+    }
+}
+
+/// The cheap check, sound but incomplete: used after every move.
+///
+/// (shakmaty's `has_insufficient_material` is not used: it counts only the side's own
+/// material, and chasolver's labelled set holds helpmates that use the opponent's pieces.)
+pub fn fast(pos: &Chess, mode: CastlingMode, side: Color) -> MateAbility {
+    match chess_board(pos, mode) {
+        Some(b) if chasolver::is_unwinnable_fast(&b, color(side)) => MateAbility::CannotMate,
+        _ => MateAbility::Undetermined,
+    }
+}
+
+/// The full analysis (a helpmate search); `CanMate` comes with a proof inside chasolver.
+pub fn full(pos: &Chess, mode: CastlingMode, side: Color) -> MateAbility {
+    let Some(b) = chess_board(pos, mode) else {
+        return MateAbility::Undetermined;
+    };
+    match chasolver::winnability(&b, color(side)) {
+        Some(chasolver::Winnability::Winnable { .. }) => MateAbility::CanMate,
+        Some(chasolver::Winnability::Unwinnable) => MateAbility::CannotMate,
+        None => MateAbility::Undetermined,
+    }
+}
+
+/// 5.2.2: a dead position — neither player can checkmate. Fast check first; the full check
+/// only when the fast one proved one side cannot mate (the other side is then the question).
+pub fn is_dead(pos: &Chess, mode: CastlingMode) -> MateAbility {
+    let white = fast(pos, mode, Color::White);
+    let black = fast(pos, mode, Color::Black);
+    match (white, black) {
+        (MateAbility::CannotMate, MateAbility::CannotMate) => MateAbility::CannotMate,
+        (MateAbility::CannotMate, _) => full(pos, mode, Color::Black),
+        (_, MateAbility::CannotMate) => full(pos, mode, Color::White),
+        _ => MateAbility::Undetermined,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pos(fen: &str) -> Chess {
+        fen.parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap()
+    }
+
+    #[test]
+    fn bare_kings_and_minor_pieces() {
+        let p = pos("8/8/4k3/8/8/3BK3/8/8 w - - 0 1");
+        assert_eq!(is_dead(&p, CastlingMode::Standard), MateAbility::CannotMate);
+        let p = pos("8/8/4k3/8/8/3NK3/3N4/8 w - - 0 1");
+        assert_eq!(
+            full(&p, CastlingMode::Standard, Color::White),
+            MateAbility::CanMate
+        );
+    }
+
+    #[test]
+    fn a_locked_pawn_wall_is_dead() {
+        let p = pos("8/8/1k6/p1p1p1p1/P1P1P1P1/8/4K3/8 w - - 0 1");
+        assert_eq!(is_dead(&p, CastlingMode::Standard), MateAbility::CannotMate);
+    }
+
+    #[test]
+    fn the_start_position_is_alive() {
+        assert_eq!(
+            full(&Chess::default(), CastlingMode::Standard, Color::Black),
+            MateAbility::CanMate
+        );
+        assert_eq!(
+            is_dead(&Chess::default(), CastlingMode::Standard),
+            MateAbility::Undetermined
+        );
+    }
+}
+
+/// Agreement with a labelled set (chasolver's format: two characters — `W` or `-` for White,
+/// `B` or `-` for Black, "can this side checkmate?" — a space, a FEN).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Agreement {
+    pub positions: usize,
+    /// Verdicts (one per side and position) equal to the label.
+    pub agree: usize,
+    /// "Cannot mate" where the label says it can: must be zero.
+    pub unsound: usize,
+    /// "Can mate" where the label says it cannot.
+    pub wrong_can_mate: usize,
+    pub undetermined: usize,
+    pub unreadable: usize,
+    pub total_micros: u128,
+    pub slowest_micros: u128,
+}
+
+/// Checks [`full`] against every labelled line of `text` (`#` comments skipped).
+pub fn check_labelled(text: &str) -> Agreement {
+    let mut a = Agreement::default();
+    for line in text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
+        let Some((label, fen)) = line.split_once(' ') else {
+            a.unreadable += 1;
+            continue;
+        };
+        // The labelled sets include composed positions no game reaches (too much material,
+        // impossible checks): they are still positions to judge.
+        let Some(pos) = fen.parse::<Fen>().ok().and_then(|f| {
+            f.into_position::<Chess>(CastlingMode::Standard)
+                .or_else(shakmaty::PositionError::ignore_too_much_material)
+                .or_else(shakmaty::PositionError::ignore_impossible_check)
+                .ok()
+        }) else {
+            a.unreadable += 1;
+            continue;
+        };
+        a.positions += 1;
+        for (side, can) in [
+            (Color::White, label.starts_with('W')),
+            (Color::Black, label.ends_with('B')),
+        ] {
+            let start = std::time::Instant::now();
+            let verdict = full(&pos, CastlingMode::Standard, side);
+            let us = start.elapsed().as_micros();
+            a.total_micros += us;
+            a.slowest_micros = a.slowest_micros.max(us);
+            match (verdict, can) {
+                (MateAbility::CanMate, true) | (MateAbility::CannotMate, false) => a.agree += 1,
+                (MateAbility::CannotMate, true) => a.unsound += 1,
+                (MateAbility::CanMate, false) => a.wrong_can_mate += 1,
+                (MateAbility::Undetermined, _) => a.undetermined += 1,
+            }
+        }
+    }
+    a
+}

@@ -1,1 +1,36 @@
-//! (being written)
+//! The journal: every byte a board sent, every event the core produced, every alert, ack and
+//! operator action, in one SQLite file — so that a restart after SIGKILL or power loss
+//! rebuilds every board's game exactly, and so that captures, PGN and broadcast folders can
+//! be produced from it.
+//!
+//! The data flow of this crate:
+//!
+//! * [`batch`] — what the daemon hands over: each input (or timer firing) with the events it
+//!   produced, in the order the core saw them;
+//! * [`journal`] — the SQLite file itself (WAL, `synchronous=FULL`, STRICT tables): append a
+//!   batch in one transaction, read inputs back, events since a `seq`, capture export;
+//! * [`writer`] — one thread owning the journal, fed by a channel, grouping whatever is queued
+//!   into one transaction; it never blocks the live feed and reports its health;
+//! * [`recovery`] — replays the journal through a fresh core and checks that it regenerates
+//!   exactly the journaled events;
+//! * [`pgn`] — games rebuilt from events (corrections applied) and written as PGN with
+//!   `[%clk]`;
+//! * [`broadcast`] — a LiveChess-style folder for relay tools, and its delayed public copy;
+//! * [`eeprom_recovery`] — moves made while a board was disconnected, read back from the
+//!   board's own memory (protocol §3.6).
+
+pub mod batch;
+pub mod broadcast;
+pub mod eeprom_recovery;
+pub mod error;
+pub mod journal;
+pub mod pgn;
+pub mod recovery;
+mod schema;
+pub mod writer;
+
+pub use batch::{Batch, Cause, Step};
+pub use error::JournalError;
+pub use journal::{GameEntry, Journal};
+pub use recovery::{RecoveryReport, recover};
+pub use writer::{JournalHealth, JournalWriter, Submitted, WriterSettings};

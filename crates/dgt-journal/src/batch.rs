@@ -1,0 +1,108 @@
+//! What the daemon hands to the journal: each thing the core was given — an input, or "fire
+//! the timers due until t" — with the events it produced, in the order the core saw them.
+//!
+//! Timer firings are journaled as steps of their own because replay must give the core the
+//! same calls in the same order: `Core::handle` first fires the timers due before its input,
+//! but a live daemon may have fired a timer a little later than its deadline, just before an
+//! input stamped earlier; only the recorded order reproduces that exactly.
+
+use dgt_core::{Event, Input, InputKind};
+
+/// What made the core produce events.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cause {
+    /// `Core::handle(input)`.
+    Input(Input),
+    /// `Core::advance(until_ms)`: timers due at or before `until_ms` fired.
+    Timers { until_ms: u64 },
+}
+
+impl Cause {
+    pub fn t_ms(&self) -> u64 {
+        match self {
+            Cause::Input(i) => i.t_ms,
+            Cause::Timers { until_ms } => *until_ms,
+        }
+    }
+}
+
+/// One call into the core and what came out of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    pub cause: Cause,
+    pub events: Vec<Event>,
+}
+
+/// Steps to be journaled together, in one transaction.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Batch {
+    steps: Vec<Step>,
+}
+
+/// Rough in-memory size of an event, for the writer's queue limit (JSON is about this long).
+const EVENT_BYTES: usize = 320;
+/// Rough fixed cost of a step.
+const STEP_BYTES: usize = 96;
+
+impl Batch {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records `core.handle(&input)` and the events it returned.
+    pub fn record_input(&mut self, input: Input, events: Vec<Event>) {
+        self.steps.push(Step {
+            cause: Cause::Input(input),
+            events,
+        });
+    }
+
+    /// Records `core.advance(until_ms)` and the events it returned. Two firings in a row
+    /// merge into one: `advance(a); advance(b)` fires the same timers in the same order as
+    /// `advance(b)` alone (the core fires them in time order), so nothing is lost.
+    pub fn record_timers(&mut self, until_ms: u64, events: Vec<Event>) {
+        if let Some(Step {
+            cause: Cause::Timers { until_ms: last },
+            events: last_events,
+        }) = self.steps.last_mut()
+        {
+            *last = (*last).max(until_ms);
+            last_events.extend(events);
+            return;
+        }
+        self.steps.push(Step {
+            cause: Cause::Timers { until_ms },
+            events,
+        });
+    }
+
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+
+    /// How many events the batch carries.
+    pub fn event_count(&self) -> usize {
+        self.steps.iter().map(|s| s.events.len()).sum()
+    }
+
+    /// An estimate of the memory the batch holds, for the writer's queue limit.
+    pub fn approx_bytes(&self) -> usize {
+        self.steps
+            .iter()
+            .map(|s| {
+                let payload = match &s.cause {
+                    Cause::Input(Input {
+                        kind: InputKind::Rx(b) | InputKind::Tx(b),
+                        ..
+                    }) => b.len(),
+                    _ => 64,
+                };
+                STEP_BYTES + payload + s.events.len() * EVENT_BYTES
+            })
+            .sum()
+    }
+}

@@ -1,0 +1,601 @@
+//! The journal file: SQLite in WAL mode with `synchronous=FULL`, so that a committed batch
+//! survives a power cut and an interrupted one leaves no trace (SQLite commits a WAL
+//! transaction with its commit frame; frames after the last commit are ignored on recovery).
+
+use std::path::{Path, PathBuf};
+
+use dgt_core::event::EventBody;
+use dgt_core::{Input, InputKind, Link, Operation};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+
+use crate::batch::{Batch, Cause};
+use crate::error::JournalError;
+use crate::schema;
+
+/// How long a statement waits for another connection's lock (a reader, `export`).
+const BUSY_TIMEOUT_MS: u64 = 5_000;
+
+/// A game as the `games` index records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameEntry {
+    pub id: String,
+    pub board: String,
+    pub start_seq: u64,
+    pub start_t_ms: u64,
+    pub start_fen: String,
+    pub result: Option<String>,
+    pub reason: Option<String>,
+}
+
+pub struct Journal {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for Journal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Journal").field("path", &self.path).finish()
+    }
+}
+
+impl Journal {
+    /// Creates or opens the journal for writing. A damaged file is refused and left
+    /// untouched (`PRAGMA quick_check` runs before anything is written); so is a file the
+    /// process may not write.
+    pub fn open(path: &Path) -> Result<Journal, JournalError> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let mut journal = Self::connect(path, flags)?;
+        let err = |e| JournalError::from_sqlite(path, e);
+        // SQLite silently falls back to read-only when the file is not writable.
+        if journal.conn.is_readonly(rusqlite::MAIN_DB).map_err(err)? {
+            return Err(JournalError::ReadOnly {
+                path: path.to_path_buf(),
+                detail: "the file cannot be opened for writing".into(),
+            });
+        }
+        journal.check_integrity()?;
+        let mode: String = journal
+            .conn
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .map_err(err)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            tracing::warn!(path = %path.display(), mode, "journal is not in WAL mode");
+        }
+        // FULL: the WAL is synced at every commit, so a commit survives power loss (SQLite
+        // docs, "PRAGMA synchronous"); NORMAL could lose the last commits.
+        journal
+            .conn
+            .pragma_update(None, "synchronous", "FULL")
+            .map_err(err)?;
+        match schema::migrate(&mut journal.conn).map_err(err)? {
+            Ok(()) => Ok(journal),
+            Err(found) => Err(JournalError::NewerSchema {
+                path: path.to_path_buf(),
+                found,
+                supported: schema::SCHEMA_VERSION,
+            }),
+        }
+    }
+
+    /// Opens an existing journal for reading only (`export`, the dashboard's history). The
+    /// writer may keep appending meanwhile: WAL readers see the last committed batch.
+    pub fn open_read_only(path: &Path) -> Result<Journal, JournalError> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let journal = Self::connect(path, flags)?;
+        journal.check_integrity()?;
+        let found = schema::version(&journal.conn)
+            .map_err(|e| JournalError::from_sqlite(path, e))?
+            .unwrap_or(0);
+        if found > schema::SCHEMA_VERSION {
+            return Err(JournalError::NewerSchema {
+                path: path.to_path_buf(),
+                found,
+                supported: schema::SCHEMA_VERSION,
+            });
+        }
+        if found < schema::SCHEMA_VERSION {
+            return Err(JournalError::CannotOpen {
+                path: path.to_path_buf(),
+                detail: format!("not a dgt-arbiter journal (schema version {found})"),
+            });
+        }
+        Ok(journal)
+    }
+
+    fn connect(path: &Path, flags: OpenFlags) -> Result<Journal, JournalError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+            && !dir.is_dir()
+        {
+            return Err(JournalError::CannotOpen {
+                path: path.to_path_buf(),
+                detail: format!("directory {} does not exist", dir.display()),
+            });
+        }
+        let conn = Connection::open_with_flags(path, flags)
+            .map_err(|e| JournalError::from_sqlite(path, e))?;
+        conn.busy_timeout(std::time::Duration::from_millis(BUSY_TIMEOUT_MS))
+            .map_err(|e| JournalError::from_sqlite(path, e))?;
+        Ok(Journal {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    fn check_integrity(&self) -> Result<(), JournalError> {
+        let mut stmt = self
+            .conn
+            .prepare("PRAGMA quick_check")
+            .map_err(|e| self.err(e))?;
+        let rows: Vec<String> = stmt
+            .query_map([], |r| r.get(0))
+            .and_then(|rows| rows.collect())
+            .map_err(|e| self.err(e))?;
+        if rows.len() == 1 && rows[0] == "ok" {
+            return Ok(());
+        }
+        Err(JournalError::Corrupt {
+            path: self.path.clone(),
+            detail: rows.join("; "),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn err(&self, e: rusqlite::Error) -> JournalError {
+        JournalError::from_sqlite(&self.path, e)
+    }
+
+    /// Caps the file at about `bytes` (SQLite `max_page_count`): past it an append fails as
+    /// "disk full" instead of filling the disk the rest of the system needs.
+    pub fn set_max_size(&self, bytes: u64) -> Result<(), JournalError> {
+        let page: i64 = self
+            .conn
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        let pages = (bytes / page.max(1) as u64).max(1) as i64;
+        self.conn
+            .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |_| Ok(()))
+            .map_err(|e| self.err(e))
+    }
+
+    /// Appends one batch in one transaction: all of it is journaled, or none.
+    pub fn append(&mut self, batch: &Batch) -> Result<(), JournalError> {
+        self.append_all(std::iter::once(batch))
+    }
+
+    /// Appends several batches in one transaction (the writer groups whatever is queued).
+    pub fn append_all<'a>(
+        &mut self,
+        batches: impl IntoIterator<Item = &'a Batch>,
+    ) -> Result<(), JournalError> {
+        let path = self.path.clone();
+        let err = |e| JournalError::from_sqlite(&path, e);
+        let tx = self.conn.transaction().map_err(err)?;
+        for batch in batches {
+            for step in batch.steps() {
+                let step_id = insert_step(&tx, &step.cause).map_err(err)?;
+                for event in &step.events {
+                    insert_event(&tx, step_id, event).map_err(err)?;
+                }
+            }
+        }
+        tx.commit().map_err(err)
+    }
+
+    /// Notes that the writer dropped batches here (the journal is no longer a complete
+    /// record from this point on).
+    pub fn record_gap(&mut self, dropped_batches: u64) -> Result<(), JournalError> {
+        self.conn
+            .execute(
+                "INSERT INTO gaps (after_step, dropped_batches) \
+                 VALUES ((SELECT max(id) FROM steps), ?1)",
+                [dropped_batches as i64],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// How many batches were dropped over the journal's life.
+    pub fn dropped_batches(&self) -> Result<u64, JournalError> {
+        self.conn
+            .query_row(
+                "SELECT coalesce(sum(dropped_batches), 0) FROM gaps",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n as u64)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every step in journal order, streamed to `f` (recovery of a long day does not hold
+    /// the whole journal in memory). `f` returning `false` stops the walk.
+    pub fn for_each_step(&self, mut f: impl FnMut(u64, Cause) -> bool) -> Result<(), JournalError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, t_ms, board, kind, bytes, json FROM steps ORDER BY id")
+            .map_err(|e| self.err(e))?;
+        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
+        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
+            let id: i64 = row.get(0).map_err(|e| self.err(e))?;
+            let cause = self.read_step(row).map_err(|detail| JournalError::BadRow {
+                path: self.path.clone(),
+                detail: format!("step {id}: {detail}"),
+            })?;
+            if !f(id as u64, cause) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn read_step(&self, row: &rusqlite::Row<'_>) -> Result<Cause, String> {
+        let get_err = |e: rusqlite::Error| e.to_string();
+        let t_ms: i64 = row.get(1).map_err(get_err)?;
+        let t_ms = t_ms as u64;
+        let board: Option<String> = row.get(2).map_err(get_err)?;
+        let kind: String = row.get(3).map_err(get_err)?;
+        let bytes: Option<Vec<u8>> = row.get(4).map_err(get_err)?;
+        let json: Option<String> = row.get(5).map_err(get_err)?;
+        if kind == "timers" {
+            return Ok(Cause::Timers { until_ms: t_ms });
+        }
+        let board = board.ok_or("an input without a board")?;
+        let json_text = || json.clone().ok_or(format!("a {kind} step without json"));
+        let kind = match kind.as_str() {
+            "rx" => InputKind::Rx(bytes.unwrap_or_default()),
+            "tx" => InputKind::Tx(bytes.unwrap_or_default()),
+            "link" => InputKind::Link(
+                serde_json::from_str::<Link>(&json_text()?).map_err(|e| e.to_string())?,
+            ),
+            "op" => InputKind::Op(
+                serde_json::from_str::<Operation>(&json_text()?).map_err(|e| e.to_string())?,
+            ),
+            other => return Err(format!("unknown step kind {other:?}")),
+        };
+        Ok(Cause::Input(Input { t_ms, board, kind }))
+    }
+
+    /// Every step in order (inputs and timer firings): what recovery replays.
+    pub fn steps(&self) -> Result<Vec<Cause>, JournalError> {
+        let mut out = Vec::new();
+        self.for_each_step(|_, c| {
+            out.push(c);
+            true
+        })?;
+        Ok(out)
+    }
+
+    /// Every input in order, without the timer firings.
+    pub fn inputs(&self) -> Result<Vec<Input>, JournalError> {
+        let mut out = Vec::new();
+        self.for_each_step(|_, c| {
+            if let Cause::Input(i) = c {
+                out.push(i);
+            }
+            true
+        })?;
+        Ok(out)
+    }
+
+    /// The last event's seq, 0 for an empty journal.
+    pub fn last_seq(&self) -> Result<u64, JournalError> {
+        self.conn
+            .query_row("SELECT coalesce(max(seq), 0) FROM events", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .map(|s| s as u64)
+            .map_err(|e| self.err(e))
+    }
+
+    /// The first event's seq, if any (a journal started by a core numbering from elsewhere).
+    pub fn first_seq(&self) -> Result<Option<u64>, JournalError> {
+        self.conn
+            .query_row("SELECT min(seq) FROM events", [], |r| {
+                r.get::<_, Option<i64>>(0)
+            })
+            .map(|s| s.map(|s| s as u64))
+            .map_err(|e| self.err(e))
+    }
+
+    /// The events after `seq`, as contract JSON, oldest first: what a client resuming from
+    /// `seq` missed.
+    pub fn events_since(&self, seq: u64) -> Result<Vec<String>, JournalError> {
+        self.strings(
+            "SELECT json FROM events WHERE seq > ?1 ORDER BY seq",
+            params![seq as i64],
+        )
+    }
+
+    /// Every event of one game (its moves, alerts and end), oldest first.
+    pub fn events_of_game(&self, game: &str) -> Result<Vec<String>, JournalError> {
+        self.strings(
+            "SELECT json FROM events WHERE game = ?1 ORDER BY seq",
+            params![game],
+        )
+    }
+
+    /// Alerts nobody has acknowledged yet, as contract JSON, oldest first.
+    pub fn open_alerts(&self) -> Result<Vec<String>, JournalError> {
+        self.strings(
+            "SELECT e.json FROM alerts a JOIN events e ON e.seq = a.id \
+             WHERE NOT EXISTS (SELECT 1 FROM acks k WHERE k.alert = a.id) ORDER BY a.id",
+            [],
+        )
+    }
+
+    /// Operator and arbiter actions as capture lines (contract §2), oldest first.
+    pub fn operations(&self) -> Result<Vec<String>, JournalError> {
+        let mut out = Vec::new();
+        self.for_each_step(|_, c| {
+            if let Cause::Input(
+                i @ Input {
+                    kind: InputKind::Op(_),
+                    ..
+                },
+            ) = &c
+            {
+                out.push(dgt_core::capture::write_line(i));
+            }
+            true
+        })?;
+        Ok(out)
+    }
+
+    /// The games the journal knows, in the order they started.
+    pub fn games(&self) -> Result<Vec<GameEntry>, JournalError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, board, start_seq, start_t_ms, start_fen, result, reason \
+                 FROM games ORDER BY start_seq",
+            )
+            .map_err(|e| self.err(e))?;
+        stmt.query_map([], |r| {
+            Ok(GameEntry {
+                id: r.get(0)?,
+                board: r.get(1)?,
+                start_seq: r.get::<_, i64>(2)? as u64,
+                start_t_ms: r.get::<_, i64>(3)? as u64,
+                start_fen: r.get(4)?,
+                result: r.get(5)?,
+                reason: r.get(6)?,
+            })
+        })
+        .and_then(|rows| rows.collect())
+        .map_err(|e| self.err(e))
+    }
+
+    /// A capture (contract §2, JSON Lines) of the journaled inputs, optionally of one board
+    /// and a time range (inclusive). The whole journal exported replays to the events the
+    /// live session produced; a slice starts from whatever state the board was in.
+    pub fn export_capture(
+        &self,
+        board: Option<&str>,
+        from_ms: Option<u64>,
+        to_ms: Option<u64>,
+    ) -> Result<String, JournalError> {
+        let mut out = String::new();
+        self.for_each_step(|_, c| {
+            if let Cause::Input(i) = &c
+                && board.is_none_or(|b| b == i.board)
+                && from_ms.is_none_or(|f| i.t_ms >= f)
+                && to_ms.is_none_or(|t| i.t_ms <= t)
+            {
+                out.push_str(&dgt_core::capture::write_line(i));
+                out.push('\n');
+            }
+            true
+        })?;
+        Ok(out)
+    }
+
+    fn strings(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+    ) -> Result<Vec<String>, JournalError> {
+        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.err(e))?;
+        stmt.query_map(params, |r| r.get(0))
+            .and_then(|rows| rows.collect())
+            .map_err(|e| self.err(e))
+    }
+
+    /// The journaled events as contract JSON, in seq order, streamed to `f` (`false` stops).
+    pub fn for_each_event(
+        &self,
+        mut f: impl FnMut(u64, String) -> bool,
+    ) -> Result<(), JournalError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT seq, json FROM events ORDER BY seq")
+            .map_err(|e| self.err(e))?;
+        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
+        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
+            let seq: i64 = row.get(0).map_err(|e| self.err(e))?;
+            let json: String = row.get(1).map_err(|e| self.err(e))?;
+            if !f(seq as u64, json) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Walks the steps in order, giving each to `feed` (which runs it through a core and
+    /// returns the events it produced), and pairs every produced event with the journaled
+    /// event at the same position for `compare`. Journaled events left over at the end are
+    /// paired with `None`. Both tables are streamed, so a long day fits in little memory.
+    pub(crate) fn replay(
+        &self,
+        mut feed: impl FnMut(Cause) -> Vec<dgt_core::Event>,
+        mut compare: impl FnMut(Option<(u64, String)>, Option<&dgt_core::Event>),
+    ) -> Result<(), JournalError> {
+        let bad = |detail: String| JournalError::BadRow {
+            path: self.path.clone(),
+            detail,
+        };
+        let mut steps = self
+            .conn
+            .prepare("SELECT id, t_ms, board, kind, bytes, json FROM steps ORDER BY id")
+            .map_err(|e| self.err(e))?;
+        let mut events = self
+            .conn
+            .prepare("SELECT seq, json FROM events ORDER BY seq")
+            .map_err(|e| self.err(e))?;
+        let mut step_rows = steps.query([]).map_err(|e| self.err(e))?;
+        let mut event_rows = events.query([]).map_err(|e| self.err(e))?;
+        let mut next_journaled = || -> Result<Option<(u64, String)>, JournalError> {
+            match event_rows.next().map_err(|e| self.err(e))? {
+                Some(r) => Ok(Some((
+                    r.get::<_, i64>(0).map_err(|e| self.err(e))? as u64,
+                    r.get(1).map_err(|e| self.err(e))?,
+                ))),
+                None => Ok(None),
+            }
+        };
+        while let Some(row) = step_rows.next().map_err(|e| self.err(e))? {
+            let id: i64 = row.get(0).map_err(|e| self.err(e))?;
+            let cause = self
+                .read_step(row)
+                .map_err(|d| bad(format!("step {id}: {d}")))?;
+            for produced in feed(cause) {
+                compare(next_journaled()?, Some(&produced));
+            }
+        }
+        while let Some(left) = next_journaled()? {
+            compare(Some(left), None);
+        }
+        Ok(())
+    }
+
+    /// How many steps the journal holds.
+    pub fn step_count(&self) -> Result<u64, JournalError> {
+        self.conn
+            .query_row("SELECT count(*) FROM steps", [], |r| r.get::<_, i64>(0))
+            .map(|n| n as u64)
+            .map_err(|e| self.err(e))
+    }
+
+    /// The seq of the last event of a step, if it produced any (used by tests and tools).
+    pub fn last_seq_of_step(&self, step: u64) -> Result<Option<u64>, JournalError> {
+        self.conn
+            .query_row(
+                "SELECT max(seq) FROM events WHERE step = ?1",
+                [step as i64],
+                |r| r.get::<_, Option<i64>>(0),
+            )
+            .optional()
+            .map(|s| s.flatten().map(|s| s as u64))
+            .map_err(|e| self.err(e))
+    }
+}
+
+fn insert_step(tx: &rusqlite::Transaction<'_>, cause: &Cause) -> rusqlite::Result<i64> {
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO steps (t_ms, board, kind, bytes, json) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    let t = cause.t_ms() as i64;
+    match cause {
+        Cause::Timers { .. } => stmt.execute(params![
+            t,
+            None::<String>,
+            "timers",
+            None::<Vec<u8>>,
+            None::<String>
+        ])?,
+        Cause::Input(i) => {
+            let (kind, bytes, json): (&str, Option<&[u8]>, Option<String>) = match &i.kind {
+                InputKind::Rx(b) => ("rx", Some(b), None),
+                InputKind::Tx(b) => ("tx", Some(b), None),
+                InputKind::Link(l) => ("link", None, serde_json::to_string(l).ok()),
+                InputKind::Op(o) => ("op", None, serde_json::to_string(o).ok()),
+            };
+            stmt.execute(params![t, i.board, kind, bytes, json])?
+        }
+    };
+    let id = tx.last_insert_rowid();
+    if let Cause::Input(Input {
+        kind: InputKind::Op(Operation::Ack(alert)),
+        board,
+        t_ms,
+    }) = cause
+    {
+        tx.prepare_cached("INSERT INTO acks (step, alert, board, t_ms) VALUES (?1, ?2, ?3, ?4)")?
+            .execute(params![id, *alert as i64, board, *t_ms as i64])?;
+    }
+    Ok(id)
+}
+
+fn insert_event(
+    tx: &rusqlite::Transaction<'_>,
+    step: i64,
+    event: &dgt_core::Event,
+) -> rusqlite::Result<()> {
+    let seq = event.seq as i64;
+    let t = event.t_ms as i64;
+    let game = match &event.body {
+        EventBody::Move(m) => Some(m.game.as_str()),
+        EventBody::GameStart { game, .. } | EventBody::GameEnd { game, .. } => Some(game.as_str()),
+        EventBody::Alert(a) => a.game.as_deref(),
+        EventBody::BoardStatus(_) | EventBody::Clock(_) => None,
+    };
+    tx.prepare_cached(
+        "INSERT INTO events (seq, step, t_ms, board, type, game, json) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?
+    .execute(params![
+        seq,
+        step,
+        t,
+        event.board,
+        event.body.type_name(),
+        game,
+        event.to_json()
+    ])?;
+    match &event.body {
+        EventBody::Alert(a) => {
+            let name = |v: serde_json::Result<serde_json::Value>| {
+                v.ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_default()
+            };
+            tx.prepare_cached(
+                "INSERT OR IGNORE INTO alerts (id, board, t_ms, kind, severity, game) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![
+                a.id as i64,
+                event.board,
+                t,
+                name(serde_json::to_value(a.kind)),
+                name(serde_json::to_value(a.severity)),
+                a.game
+            ])?;
+        }
+        EventBody::GameStart { game, start_fen } => {
+            tx.prepare_cached(
+                "INSERT OR IGNORE INTO games (id, board, start_seq, start_t_ms, start_fen) \
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![game, event.board, seq, t, start_fen])?;
+        }
+        EventBody::GameEnd {
+            game,
+            result,
+            reason,
+        } => {
+            let reason = serde_json::to_value(reason)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from));
+            tx.prepare_cached(
+                "UPDATE games SET result = ?2, reason = ?3, end_seq = ?4 WHERE id = ?1",
+            )?
+            .execute(params![game, result, reason, seq])?;
+        }
+        _ => {}
+    }
+    Ok(())
+}

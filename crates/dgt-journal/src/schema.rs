@@ -1,0 +1,107 @@
+//! The journal's tables, and the schema version that guards them.
+//!
+//! `steps` is the replayable record (every call into the core, in order); `events` holds what
+//! each step produced, numbered by `seq`. `alerts`, `acks` and `games` are indexes derived
+//! from those two in the same transaction, so that the dashboard and `export` can query by
+//! board, game or alert without replaying anything.
+
+use rusqlite::{Connection, OptionalExtension};
+
+/// The schema this program writes. Raise it with a new entry in [`MIGRATIONS`].
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// `MIGRATIONS[k]` takes a journal from version k to k + 1.
+const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE steps (
+    id      INTEGER PRIMARY KEY,
+    t_ms    INTEGER NOT NULL,
+    board   TEXT,                   -- NULL for timer firings (all boards)
+    kind    TEXT NOT NULL CHECK (kind IN ('rx', 'tx', 'link', 'op', 'timers')),
+    bytes   BLOB,                   -- rx, tx
+    json    TEXT                    -- link, op
+) STRICT;
+CREATE INDEX steps_by_board ON steps (board, t_ms);
+
+CREATE TABLE events (
+    seq     INTEGER PRIMARY KEY,
+    step    INTEGER NOT NULL REFERENCES steps (id),
+    t_ms    INTEGER NOT NULL,
+    board   TEXT NOT NULL,
+    type    TEXT NOT NULL,
+    game    TEXT,
+    json    TEXT NOT NULL
+) STRICT;
+CREATE INDEX events_by_game ON events (game, seq);
+CREATE INDEX events_by_step ON events (step);
+
+CREATE TABLE alerts (
+    id       INTEGER PRIMARY KEY,   -- the seq of the alert event (dgt-core numbers them so)
+    board    TEXT NOT NULL,
+    t_ms     INTEGER NOT NULL,
+    kind     TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    game     TEXT
+) STRICT;
+
+CREATE TABLE acks (
+    step     INTEGER PRIMARY KEY REFERENCES steps (id),
+    alert    INTEGER NOT NULL,
+    board    TEXT NOT NULL,
+    t_ms     INTEGER NOT NULL
+) STRICT;
+CREATE INDEX acks_by_alert ON acks (alert);
+
+CREATE TABLE games (
+    id         TEXT PRIMARY KEY,
+    board      TEXT NOT NULL,
+    start_seq  INTEGER NOT NULL,
+    start_t_ms INTEGER NOT NULL,
+    start_fen  TEXT NOT NULL,
+    result     TEXT,
+    reason     TEXT,
+    end_seq    INTEGER
+) STRICT;
+
+-- Batches the writer had to drop (memory limit reached while the disk failed): replay
+-- after such a gap cannot regenerate the same events, and recovery says so.
+CREATE TABLE gaps (
+    id              INTEGER PRIMARY KEY,
+    after_step      INTEGER,
+    dropped_batches INTEGER NOT NULL
+) STRICT;
+"#];
+
+/// The version a journal claims, or `None` for a file with no journal in it yet.
+pub fn version(conn: &Connection) -> rusqlite::Result<Option<i64>> {
+    let has_table: bool = conn.query_row(
+        "SELECT count(*) > 0 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_version'",
+        [],
+        |r| r.get(0),
+    )?;
+    if !has_table {
+        return Ok(None);
+    }
+    conn.query_row("SELECT version FROM schema_version", [], |r| r.get(0))
+        .optional()
+}
+
+/// Brings the journal to [`SCHEMA_VERSION`] in one transaction. Returns the version found
+/// when it is newer than this program's (the caller refuses such a file).
+pub fn migrate(conn: &mut Connection) -> rusqlite::Result<Result<(), i64>> {
+    let tx = conn.transaction()?;
+    let found = version(&tx)?;
+    let from = found.unwrap_or(0);
+    if from > SCHEMA_VERSION {
+        return Ok(Err(from));
+    }
+    if found.is_none() {
+        tx.execute_batch("CREATE TABLE schema_version (version INTEGER NOT NULL) STRICT;")?;
+        tx.execute("INSERT INTO schema_version (version) VALUES (0)", [])?;
+    }
+    for (k, sql) in MIGRATIONS.iter().enumerate().skip(from as usize) {
+        tx.execute_batch(sql)?;
+        tx.execute("UPDATE schema_version SET version = ?1", [k as i64 + 1])?;
+    }
+    tx.commit()?;
+    Ok(Ok(()))
+}

@@ -1,0 +1,374 @@
+//! The journal's one writer: a thread that owns the [`Journal`], fed through a channel.
+//!
+//! The live feed must never wait for the disk: [`JournalWriter::submit`] only queues. The
+//! thread groups whatever is queued into one transaction (one fsync for a burst), and when the
+//! disk fails (full, read-only) it keeps the batches and retries, reporting the failure in
+//! [`JournalHealth`] for the daemon to turn into an alert. Memory is bounded: past the limit,
+//! new batches are dropped, counted, logged loudly and noted in the journal as a gap.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::batch::Batch;
+use crate::error::JournalError;
+use crate::journal::Journal;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriterSettings {
+    /// Batches held in memory (queued or waiting for a retry) at most, in bytes.
+    pub max_queued_bytes: usize,
+    /// How long to wait before writing again after a failure.
+    pub retry_after: Duration,
+    /// At most this many batches in one transaction.
+    pub max_group: usize,
+}
+
+impl Default for WriterSettings {
+    fn default() -> Self {
+        WriterSettings {
+            max_queued_bytes: 64 * 1024 * 1024,
+            retry_after: Duration::from_secs(1),
+            max_group: 1024,
+        }
+    }
+}
+
+/// What the daemon reads to know whether the journal keeps up.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JournalHealth {
+    pub committed_batches: u64,
+    pub committed_transactions: u64,
+    /// Batches refused because the memory limit was reached: lost for the journal.
+    pub dropped_batches: u64,
+    /// Batches queued or waiting for a retry.
+    pub pending_batches: usize,
+    pub pending_bytes: usize,
+    /// Set while writing fails: the error's kind ([`JournalError::kind`]) and message.
+    pub failure: Option<(String, String)>,
+    /// Failed write attempts so far.
+    pub failed_attempts: u64,
+    /// Duration of the last commit, in microseconds.
+    pub last_commit_us: u64,
+}
+
+/// Whether a batch was taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Submitted {
+    Queued,
+    /// The memory limit was reached (the disk has been failing for a while), or the writer
+    /// has stopped.
+    Dropped,
+}
+
+enum Message {
+    Batch(Batch, usize),
+    Flush(Sender<bool>),
+    Stop,
+}
+
+struct Shared {
+    queued_bytes: AtomicUsize,
+    /// The highest event seq committed so far.
+    committed_seq: AtomicU64,
+    dropped: AtomicU64,
+    health: Mutex<JournalHealth>,
+}
+
+pub struct JournalWriter {
+    tx: Sender<Message>,
+    shared: Arc<Shared>,
+    max_queued_bytes: usize,
+    thread: Option<JoinHandle<Journal>>,
+}
+
+impl JournalWriter {
+    /// Starts the writer thread; it owns the journal until [`JournalWriter::stop`].
+    pub fn start(journal: Journal, settings: WriterSettings) -> JournalWriter {
+        let (tx, rx) = mpsc::channel();
+        let committed_seq = journal.last_seq().unwrap_or(0);
+        let shared = Arc::new(Shared {
+            queued_bytes: AtomicUsize::new(0),
+            committed_seq: AtomicU64::new(committed_seq),
+            dropped: AtomicU64::new(0),
+            health: Mutex::new(JournalHealth::default()),
+        });
+        let max_queued_bytes = settings.max_queued_bytes;
+        let thread_shared = Arc::clone(&shared);
+        let thread = std::thread::Builder::new()
+            .name("journal-writer".into())
+            .spawn(move || write_loop(journal, settings, rx, thread_shared))
+            .expect("spawning the journal writer thread");
+        JournalWriter {
+            tx,
+            shared,
+            max_queued_bytes,
+            thread: Some(thread),
+        }
+    }
+
+    /// Queues a batch; never blocks.
+    pub fn submit(&self, batch: Batch) -> Submitted {
+        if batch.is_empty() {
+            return Submitted::Queued;
+        }
+        let bytes = batch.approx_bytes();
+        let before = self.shared.queued_bytes.fetch_add(bytes, Ordering::AcqRel);
+        if before + bytes > self.max_queued_bytes {
+            self.shared.queued_bytes.fetch_sub(bytes, Ordering::AcqRel);
+            return self.drop_batch(&batch, "the journal writer is too far behind");
+        }
+        if self.tx.send(Message::Batch(batch, bytes)).is_err() {
+            self.shared.queued_bytes.fetch_sub(bytes, Ordering::AcqRel);
+            return Submitted::Dropped;
+        }
+        Submitted::Queued
+    }
+
+    fn drop_batch(&self, batch: &Batch, why: &str) -> Submitted {
+        let n = self.shared.dropped.fetch_add(1, Ordering::AcqRel) + 1;
+        // Loud, but not once per batch: the first, then every 100th.
+        if n == 1 || n.is_multiple_of(100) {
+            tracing::error!(
+                dropped_batches = n,
+                events = batch.event_count(),
+                limit_bytes = self.max_queued_bytes,
+                "{why}: batch dropped, the journal is no longer a complete record"
+            );
+        }
+        if let Ok(mut h) = self.shared.health.lock() {
+            h.dropped_batches = n;
+        }
+        Submitted::Dropped
+    }
+
+    /// The highest event seq that is committed (0 before the first). A feed that sends an
+    /// event to clients only once its seq is committed guarantees that a client never saw an
+    /// event a restart could number differently.
+    pub fn committed_seq(&self) -> u64 {
+        self.shared.committed_seq.load(Ordering::Acquire)
+    }
+
+    /// The writer's state right now.
+    pub fn health(&self) -> JournalHealth {
+        let mut h = self
+            .shared
+            .health
+            .lock()
+            .map(|h| h.clone())
+            .unwrap_or_default();
+        h.dropped_batches = self.shared.dropped.load(Ordering::Acquire);
+        h.pending_bytes = self.shared.queued_bytes.load(Ordering::Acquire);
+        h
+    }
+
+    /// Waits until everything submitted so far is committed, at most `timeout`. False when
+    /// it is not (the disk fails, or the time ran out).
+    pub fn flush(&self, timeout: Duration) -> bool {
+        let (reply, answer) = mpsc::channel();
+        if self.tx.send(Message::Flush(reply)).is_err() {
+            return false;
+        }
+        answer.recv_timeout(timeout).unwrap_or(false)
+    }
+
+    /// Writes what it can, stops the thread and hands the journal back.
+    pub fn stop(mut self) -> Option<Journal> {
+        let _ = self.tx.send(Message::Stop);
+        self.thread.take().and_then(|t| t.join().ok())
+    }
+}
+
+impl Drop for JournalWriter {
+    fn drop(&mut self) {
+        if let Some(t) = self.thread.take() {
+            let _ = self.tx.send(Message::Stop);
+            let _ = t.join();
+        }
+    }
+}
+
+fn write_loop(
+    mut journal: Journal,
+    settings: WriterSettings,
+    rx: Receiver<Message>,
+    shared: Arc<Shared>,
+) -> Journal {
+    let mut pending: VecDeque<(Batch, usize)> = VecDeque::new();
+    let mut waiters: Vec<Sender<bool>> = Vec::new();
+    let mut failing_since: Option<Instant> = None;
+    let mut retry_at = Instant::now();
+    let mut gaps_recorded = 0u64;
+    let mut stopping = false;
+
+    while !stopping {
+        // Sleep until a message arrives, or until the retry is due while batches wait.
+        let first = if pending.is_empty() {
+            rx.recv().map_err(|_| RecvTimeoutError::Disconnected)
+        } else {
+            rx.recv_timeout(retry_at.saturating_duration_since(Instant::now()))
+        };
+        let mut take = |m: Message, stopping: &mut bool| match m {
+            Message::Batch(b, bytes) => pending.push_back((b, bytes)),
+            Message::Flush(reply) => waiters.push(reply),
+            Message::Stop => *stopping = true,
+        };
+        match first {
+            Ok(m) => take(m, &mut stopping),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => stopping = true,
+        }
+        // Whatever else is queued joins this transaction.
+        while let Ok(m) = rx.try_recv() {
+            take(m, &mut stopping);
+        }
+
+        if !pending.is_empty()
+            && (failing_since.is_none() || Instant::now() >= retry_at || stopping)
+        {
+            while !pending.is_empty() {
+                // After a failure, one batch at a time: on a nearly full disk as much as
+                // fits is kept, and grouping resumes with the first success.
+                let group_limit = if failing_since.is_some() {
+                    1
+                } else {
+                    settings.max_group.max(1)
+                };
+                let n = pending.len().min(group_limit);
+                let started = Instant::now();
+                match journal.append_all(pending.iter().take(n).map(|(b, _)| b)) {
+                    Ok(()) => {
+                        let group: Vec<(Batch, usize)> = pending.drain(..n).collect();
+                        committed(&shared, &group, started);
+                        if let Some(since) = failing_since.take() {
+                            tracing::warn!(
+                                path = %journal.path().display(),
+                                failed_for_s = since.elapsed().as_secs(),
+                                "journal writes again; nothing queued was lost"
+                            );
+                        }
+                    }
+                    Err(e) if is_batch_fault(&e) => {
+                        // Not the disk: one batch the journal refuses (a seq journaled
+                        // twice). Write the group one by one and set aside the refused
+                        // ones, so that a bad batch cannot stall the journal.
+                        let group: Vec<(Batch, usize)> = pending.drain(..n).collect();
+                        let mut rest = group.into_iter();
+                        let mut disk_failed = false;
+                        while let Some((batch, bytes)) = rest.next() {
+                            let started = Instant::now();
+                            match journal.append(&batch) {
+                                Ok(()) => {
+                                    committed(&shared, &[(batch, bytes)], started);
+                                    failing_since = None;
+                                }
+                                Err(e) if is_batch_fault(&e) => {
+                                    shared.queued_bytes.fetch_sub(bytes, Ordering::AcqRel);
+                                    let n = shared.dropped.fetch_add(1, Ordering::AcqRel) + 1;
+                                    tracing::error!(
+                                        dropped_batches = n,
+                                        "journal refused a batch, set aside: {e}"
+                                    );
+                                }
+                                Err(e) => {
+                                    // The disk failed meanwhile: keep order, retry later.
+                                    let mut back: Vec<(Batch, usize)> = vec![(batch, bytes)];
+                                    back.extend(rest.by_ref());
+                                    for item in back.into_iter().rev() {
+                                        pending.push_front(item);
+                                    }
+                                    report_failure(&shared, &journal, &e, failing_since.is_none());
+                                    failing_since.get_or_insert_with(Instant::now);
+                                    retry_at = Instant::now() + settings.retry_after;
+                                    disk_failed = true;
+                                    break;
+                                }
+                            }
+                        }
+                        if disk_failed {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        report_failure(&shared, &journal, &e, failing_since.is_none());
+                        failing_since.get_or_insert_with(Instant::now);
+                        retry_at = Instant::now() + settings.retry_after;
+                        break;
+                    }
+                }
+            }
+        }
+        // Batches dropped since the last note: mark the place in the journal, so that
+        // recovery knows the record is incomplete from here.
+        let dropped = shared.dropped.load(Ordering::Acquire);
+        if failing_since.is_none() && dropped > gaps_recorded {
+            match journal.record_gap(dropped - gaps_recorded) {
+                Ok(()) => gaps_recorded = dropped,
+                Err(e) => tracing::debug!(error = %e, "gap not recorded yet"),
+            }
+        }
+        if let Ok(mut h) = shared.health.lock() {
+            h.pending_batches = pending.len();
+        }
+        let done = pending.is_empty();
+        for w in waiters.drain(..) {
+            let _ = w.send(done);
+        }
+    }
+    if !pending.is_empty() {
+        tracing::error!(
+            path = %journal.path().display(),
+            batches = pending.len(),
+            "journal writer stopped with batches it could not write"
+        );
+    }
+    journal
+}
+
+/// True for a failure of the batch itself (a constraint), not of the disk or the file.
+fn is_batch_fault(e: &JournalError) -> bool {
+    matches!(
+        e,
+        JournalError::Sqlite { source, .. }
+            if source.sqlite_error_code() == Some(rusqlite::ErrorCode::ConstraintViolation)
+    )
+}
+
+/// Books a committed group: memory released, counters and the committed seq advanced.
+fn committed(shared: &Shared, group: &[(Batch, usize)], started: Instant) {
+    let bytes: usize = group.iter().map(|(_, s)| s).sum();
+    shared.queued_bytes.fetch_sub(bytes, Ordering::AcqRel);
+    let last_seq = group
+        .iter()
+        .flat_map(|(b, _)| b.steps())
+        .flat_map(|s| s.events.iter().map(|e| e.seq))
+        .max();
+    if let Some(seq) = last_seq {
+        shared.committed_seq.fetch_max(seq, Ordering::AcqRel);
+    }
+    if let Ok(mut h) = shared.health.lock() {
+        h.committed_batches += group.len() as u64;
+        h.committed_transactions += 1;
+        h.failure = None;
+        h.last_commit_us = started.elapsed().as_micros() as u64;
+    }
+}
+
+fn report_failure(shared: &Shared, journal: &Journal, e: &JournalError, first: bool) {
+    if first {
+        tracing::error!(
+            path = %journal.path().display(),
+            kind = e.kind(),
+            "journal write failed, batches kept in memory and retried: {e}"
+        );
+    } else {
+        tracing::debug!(kind = e.kind(), "journal write failed again: {e}");
+    }
+    if let Ok(mut h) = shared.health.lock() {
+        h.failure = Some((e.kind().to_string(), e.to_string()));
+        h.failed_attempts += 1;
+    }
+}

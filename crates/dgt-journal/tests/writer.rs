@@ -1,0 +1,196 @@
+//! The writer thread: groups batches, never blocks the live feed, reports disk failures,
+//! bounds its memory. Also measures what a batch costs with `synchronous=FULL`.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use dgt_core::{Core, CoreConfig, Input, InputKind};
+use dgt_journal::{Batch, Journal, JournalWriter, Submitted, WriterSettings, recover};
+
+use common::*;
+
+fn rx_batch(t: u64, bytes: usize) -> Batch {
+    let mut b = Batch::new();
+    b.record_input(
+        Input {
+            t_ms: t,
+            board: "board-1".into(),
+            kind: InputKind::Rx(vec![0x8e; bytes]),
+        },
+        vec![],
+    );
+    b
+}
+
+#[test]
+fn the_real_game_through_the_writer_recovers_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.sqlite");
+    let writer = JournalWriter::start(Journal::open(&path).unwrap(), WriterSettings::default());
+    let mut core = Core::new(CoreConfig::default());
+    let inputs = real_capture();
+    // One batch per call into the core, as a daemon handing over every step at once.
+    run_live(&mut core, &inputs, |c, e| {
+        let mut b = Batch::new();
+        match c {
+            dgt_journal::Cause::Input(i) => b.record_input(i, e),
+            dgt_journal::Cause::Timers { until_ms } => b.record_timers(until_ms, e),
+        }
+        assert_eq!(writer.submit(b), Submitted::Queued);
+    });
+    assert!(writer.flush(Duration::from_secs(10)));
+    let h = writer.health();
+    assert_eq!(h.failure, None);
+    assert_eq!(h.dropped_batches, 0);
+    assert!(h.committed_transactions <= h.committed_batches);
+    eprintln!(
+        "writer: {} batches in {} transactions",
+        h.committed_batches, h.committed_transactions
+    );
+    let journal = writer.stop().unwrap();
+    let (recovered, report) = recover(&journal, CoreConfig::default()).unwrap();
+    assert!(report.is_exact(), "{report:?}");
+    assert_eq!(recovered.next_seq(), core.next_seq());
+    eprintln!(
+        "recovery of {} steps / {} events took {:?}",
+        report.steps, report.journaled_events, report.duration
+    );
+}
+
+#[test]
+fn a_read_only_journal_is_reported_without_blocking_or_panicking() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.sqlite");
+    drop(Journal::open(&path).unwrap());
+    let settings = WriterSettings {
+        retry_after: Duration::from_millis(20),
+        ..Default::default()
+    };
+    let writer = JournalWriter::start(Journal::open_read_only(&path).unwrap(), settings);
+    let started = Instant::now();
+    for t in 0..100 {
+        assert_eq!(writer.submit(rx_batch(t, 10)), Submitted::Queued);
+    }
+    assert!(
+        started.elapsed() < Duration::from_millis(100),
+        "submit never waits"
+    );
+    assert!(
+        !writer.flush(Duration::from_secs(5)),
+        "nothing can be committed"
+    );
+    let h = writer.health();
+    let (kind, message) = h.failure.clone().expect("the failure is reported");
+    assert_eq!(kind, "read_only");
+    assert!(message.contains("read-only"), "{message}");
+    assert_eq!(h.pending_batches, 100, "batches are kept for a retry");
+    assert!(h.failed_attempts >= 1);
+    drop(writer); // stops cleanly
+}
+
+#[test]
+fn a_full_disk_is_reported_and_memory_stays_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.sqlite");
+    let journal = Journal::open(&path).unwrap();
+    journal.set_max_size(48 * 1024).unwrap();
+    let settings = WriterSettings {
+        max_queued_bytes: 200_000,
+        retry_after: Duration::from_millis(10),
+        max_group: 64,
+    };
+    let writer = JournalWriter::start(journal, settings);
+    writer.submit(rx_batch(0, 10));
+    assert!(writer.flush(Duration::from_secs(5)));
+    let mut dropped = 0;
+    for t in 1..400 {
+        if writer.submit(rx_batch(t, 2000)) == Submitted::Dropped {
+            dropped += 1;
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    writer.flush(Duration::from_secs(5));
+    let h = writer.health();
+    assert_eq!(
+        h.failure.as_ref().map(|f| f.0.as_str()),
+        Some("disk_full"),
+        "{h:?}"
+    );
+    assert!(dropped > 0 && h.dropped_batches == dropped, "{h:?}");
+    assert!(h.pending_bytes <= 200_000, "{h:?}");
+    assert!(h.committed_batches > 0, "{h:?}");
+    let committed = h.committed_batches;
+    drop(writer);
+
+    // What was committed is intact and nothing else is there.
+    let j = Journal::open(&path).unwrap();
+    assert_eq!(j.step_count().unwrap(), committed);
+}
+
+/// Measures one batch per transaction (the worst case: one fsync each) and grouped
+/// transactions. Prints the numbers; asserts only a generous bound.
+#[test]
+fn append_latency_with_synchronous_full() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut j = Journal::open(&dir.path().join("j.sqlite")).unwrap();
+    let n = 200;
+    let started = Instant::now();
+    for t in 0..n {
+        j.append(&rx_batch(t, 10)).unwrap();
+    }
+    let single = started.elapsed() / n as u32;
+    let batches: Vec<Batch> = (0..1000).map(|t| rx_batch(n + t, 10)).collect();
+    let started = Instant::now();
+    j.append_all(batches.iter()).unwrap();
+    let grouped = started.elapsed();
+    eprintln!(
+        "append: {single:?} per single-batch transaction; 1000 batches in one transaction: \
+         {grouped:?}"
+    );
+    assert!(single < Duration::from_millis(200));
+}
+
+#[test]
+fn a_batch_the_journal_refuses_is_set_aside_and_the_rest_is_written() {
+    use dgt_core::Event;
+    use dgt_core::event::{ClockEvent, EventBody};
+    let event = |seq| Event {
+        seq,
+        board: "board-1".into(),
+        t_ms: seq,
+        body: EventBody::Clock(ClockEvent {
+            white_ms: None,
+            black_ms: None,
+            running: None,
+            left_ms: 0,
+            right_ms: 0,
+            white_side: None,
+        }),
+    };
+    let with_event = |t, seq| {
+        let mut b = rx_batch(t, 4);
+        b.record_timers(t, vec![event(seq)]);
+        b
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.sqlite");
+    let writer = JournalWriter::start(Journal::open(&path).unwrap(), WriterSettings::default());
+    writer.submit(with_event(1, 1));
+    writer.submit(with_event(2, 2));
+    writer.submit(with_event(3, 2)); // seq 2 again: refused
+    writer.submit(with_event(4, 3));
+    assert!(writer.flush(Duration::from_secs(5)));
+    let h = writer.health();
+    assert_eq!(h.failure, None);
+    assert_eq!(h.dropped_batches, 1);
+    assert_eq!(writer.committed_seq(), 3);
+    let j = writer.stop().unwrap();
+    assert_eq!(j.last_seq().unwrap(), 3);
+    assert_eq!(j.step_count().unwrap(), 6);
+    assert_eq!(
+        j.dropped_batches().unwrap(),
+        1,
+        "the gap is noted in the journal"
+    );
+}

@@ -1,1 +1,285 @@
-//! (being written)
+//! The arbiter's dashboard, the event WebSocket, the REST API and the LiveChess-compatible
+//! API of dgt-arbiter (contract §4).
+//!
+//! The server is an edge: it knows no chess rules. It rebuilds its own view of the hall (the
+//! [`Hall`]) only from the core's [`Event`]s, and forwards the arbiter's actions to the core
+//! as [`Input`]s. The daemon hands it a broadcast of events and an input channel:
+//!
+//! ```no_run
+//! # async fn demo(events: tokio::sync::broadcast::Sender<dgt_core::Event>,
+//! #               ops: tokio::sync::mpsc::Sender<dgt_core::Input>) {
+//! let config = dgt_server::ServerConfig::default(); // 127.0.0.1:1983
+//! dgt_server::serve(config, events, ops, std::future::pending()).await.unwrap();
+//! # }
+//! ```
+//!
+//! Endpoints of the dashboard port (default 127.0.0.1:1983):
+//!
+//! | route | what |
+//! |---|---|
+//! | `GET /` , `/assets/*` | the dashboard |
+//! | `GET /ws[?since=SEQ]` | snapshot (or the events after SEQ), then live events and `alert_ack` |
+//! | `GET /ws/public` | delayed moves, clocks, game starts and results; no token |
+//! | `GET /api/boards`, `/api/boards/{board}` | boards (with the current game's moves) |
+//! | `GET /api/games`, `/api/games/{id}`, `/api/games/{id}/pgn` | games, moves with clocks, PGN |
+//! | `GET /api/alerts[?open=true][&board=B]` | alerts |
+//! | `POST /api/alerts/{id}/ack` | acknowledge (arbiter token) |
+//! | `POST /api/boards/{board}/setup` / `result` / `claim` | actions (arbiter token) |
+//! | `GET /api/public/games` | the delayed games; no token |
+//! | `GET /health`, `GET /metrics` | JSON health (no token), Prometheus text |
+//!
+//! Modules, in the order data flows through them:
+//! - [`hall`]: the view of boards, games, clocks and alerts rebuilt from events;
+//! - [`feed`]: the arbiter feed (hall, resume ring, bounded fan-out);
+//! - [`public`]: the delayed public feed (moves, clocks, results; never alerts);
+//! - [`ws`]: the WebSocket endpoints `/ws` and `/ws/public`;
+//! - [`rest`]: `/api/…`, `/health`, `/metrics`;
+//! - [`auth`]: tokens, Origin check, the bind rule;
+//! - [`pgn`], [`metrics`]: output formats;
+//! - [`livechess`]: the LiveChess 2 API on its own port (default 1982);
+//! - [`assets`]: the dashboard (plain HTML/CSS/JS compiled into the binary).
+
+pub mod assets;
+pub mod auth;
+pub mod feed;
+pub mod hall;
+pub mod livechess;
+pub mod metrics;
+pub mod pgn;
+pub mod public;
+pub mod rest;
+pub mod ws;
+
+use std::future::Future;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use dgt_core::{Event, Input};
+use tokio::net::TcpListener;
+use tokio::sync::{broadcast, mpsc, watch};
+
+pub use hall::Hall;
+
+/// The LiveChess port when the LiveChess API is enabled without an address.
+pub const LIVECHESS_DEFAULT: SocketAddr =
+    SocketAddr::new(std::net::IpAddr::V4(Ipv4Addr::LOCALHOST), 1982);
+
+/// How the server listens and whom it lets in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerConfig {
+    /// The dashboard, `/ws`, REST (default 127.0.0.1:1983).
+    pub listen: SocketAddr,
+    /// Allows actions (ack, setup, claim, result) and reading. Required beyond loopback.
+    pub arbiter_token: Option<String>,
+    /// Allows reading only.
+    pub viewer_token: Option<String>,
+    /// Origins besides the server's own allowed to open `/ws` and POST (`"*"` for any).
+    pub allowed_origins: Vec<String>,
+    /// How long the public feed holds back moves and clocks.
+    pub public_delay_ms: u64,
+    /// The LiveChess-compatible API; `None` disables it (see [`LIVECHESS_DEFAULT`]). It has
+    /// no authentication (LiveChess clients send none), so it must be a loopback address.
+    pub livechess_listen: Option<SocketAddr>,
+    /// Recent messages kept for resuming clients.
+    pub ring_capacity: usize,
+    /// How many messages a client may fall behind before it is resynced.
+    pub client_queue: usize,
+    /// A client that takes no message for this long is disconnected.
+    pub send_timeout_ms: u64,
+    /// The PGN `Site` tag.
+    pub site: String,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            listen: SocketAddr::new(std::net::IpAddr::V4(Ipv4Addr::LOCALHOST), 1983),
+            arbiter_token: None,
+            viewer_token: None,
+            allowed_origins: Vec::new(),
+            public_delay_ms: 15 * 60 * 1000,
+            livechess_listen: None,
+            ring_capacity: 100_000,
+            client_queue: 2048,
+            send_timeout_ms: 10_000,
+            site: "?".to_string(),
+        }
+    }
+}
+
+/// Why the server could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// Listening beyond loopback without an arbiter token (or the LiveChess API beyond
+    /// loopback).
+    #[error("{0}")]
+    Insecure(String),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("server error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Shared by every handler.
+pub(crate) struct App {
+    pub config: ServerConfig,
+    pub feed: Arc<feed::Feed>,
+    pub public: Arc<public::PublicFeed>,
+    pub ops: mpsc::Sender<Input>,
+    pub gauges: metrics::Gauges,
+    pub started: Instant,
+    pub shutdown: watch::Receiver<bool>,
+}
+
+impl App {
+    /// The server's millisecond clock for the inputs it sends (the daemon restamps them).
+    pub fn now_ms(&self) -> u64 {
+        self.started.elapsed().as_millis() as u64
+    }
+}
+
+/// A server with its ports bound, not yet running: tests learn the ports (bind port 0),
+/// the daemon may seed it with the journal's events.
+pub struct Server {
+    config: ServerConfig,
+    listener: TcpListener,
+    livechess: Option<TcpListener>,
+    history: Vec<Event>,
+}
+
+impl Server {
+    /// Checks the security rules and binds the ports.
+    pub async fn bind(config: ServerConfig) -> Result<Server, ServeError> {
+        auth::check_bind(config.listen, &config).map_err(ServeError::Insecure)?;
+        if let Some(addr) = config.livechess_listen
+            && !addr.ip().is_loopback()
+        {
+            return Err(ServeError::Insecure(format!(
+                "refusing to serve the LiveChess API on {addr}: it has no authentication and \
+                 accepts any Origin, so it may only listen on loopback (127.0.0.1:1982)"
+            )));
+        }
+        let listener =
+            TcpListener::bind(config.listen)
+                .await
+                .map_err(|source| ServeError::Bind {
+                    addr: config.listen,
+                    source,
+                })?;
+        let livechess = match config.livechess_listen {
+            Some(addr) => Some(
+                TcpListener::bind(addr)
+                    .await
+                    .map_err(|source| ServeError::Bind { addr, source })?,
+            ),
+            None => None,
+        };
+        Ok(Server {
+            config,
+            listener,
+            livechess,
+            history: Vec::new(),
+        })
+    }
+
+    /// The address of the dashboard port.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener.local_addr().unwrap_or(self.config.listen)
+    }
+
+    /// The address of the LiveChess port, when enabled.
+    pub fn livechess_addr(&self) -> Option<SocketAddr> {
+        self.livechess.as_ref().and_then(|l| l.local_addr().ok())
+    }
+
+    /// Events that happened before this server started (from the journal), applied first.
+    pub fn with_history(mut self, events: impl IntoIterator<Item = Event>) -> Self {
+        self.history.extend(events);
+        self
+    }
+
+    /// Serves until `shutdown` completes. Subscribes to `events` before returning the
+    /// future, so no event sent after this call is missed.
+    pub fn run(
+        self,
+        events: &broadcast::Sender<Event>,
+        ops: mpsc::Sender<Input>,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> impl Future<Output = Result<(), ServeError>> + Send + 'static {
+        let receiver = events.subscribe();
+        let Server {
+            config,
+            listener,
+            livechess,
+            history,
+        } = self;
+        async move {
+            let (stop_tx, stop_rx) = watch::channel(false);
+            let feed = Arc::new(feed::Feed::new(config.ring_capacity, config.client_queue));
+            let public = Arc::new(public::PublicFeed::new(config.client_queue));
+            let (public_tx, public_rx) = mpsc::unbounded_channel();
+            for event in &history {
+                if feed.publish(event) && feed::is_public(&event.body) {
+                    let _ = public_tx.send((Instant::now(), event.clone()));
+                }
+            }
+            let delay = Duration::from_millis(config.public_delay_ms);
+            let app = Arc::new(App {
+                config,
+                feed: feed.clone(),
+                public: public.clone(),
+                ops,
+                gauges: metrics::Gauges::default(),
+                started: Instant::now(),
+                shutdown: stop_rx.clone(),
+            });
+            let hub = tokio::spawn(feed::run(feed, receiver, public_tx));
+            let delayer = tokio::spawn(public::run(public, public_rx, delay));
+            tokio::spawn(async move {
+                shutdown.await;
+                let _ = stop_tx.send(true);
+            });
+
+            let main = axum::serve(listener, rest::router(app.clone()))
+                .with_graceful_shutdown(stopped(stop_rx.clone()));
+            let result = match livechess {
+                Some(l) => {
+                    let lc = axum::serve(l, livechess::router(app.clone()))
+                        .with_graceful_shutdown(stopped(stop_rx.clone()));
+                    let (a, b) = tokio::join!(main, lc);
+                    a.and(b)
+                }
+                None => main.await,
+            };
+            hub.abort();
+            delayer.abort();
+            result.map_err(ServeError::Io)
+        }
+    }
+}
+
+async fn stopped(mut rx: watch::Receiver<bool>) {
+    stop_requested(&mut rx).await;
+}
+
+/// Completes when the server is asked to stop.
+pub(crate) async fn stop_requested(rx: &mut watch::Receiver<bool>) {
+    let _ = rx.wait_for(|stop| *stop).await;
+}
+
+/// Binds `config.listen` (and the LiveChess port when enabled) and serves until `shutdown`
+/// completes. Refuses a non-loopback address without an arbiter token.
+pub async fn serve(
+    config: ServerConfig,
+    events: broadcast::Sender<Event>,
+    ops: mpsc::Sender<Input>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let server = Server::bind(config).await?;
+    tracing::info!(addr = %server.local_addr(), "dashboard listening");
+    server.run(&events, ops, shutdown).await
+}

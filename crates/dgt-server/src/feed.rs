@@ -1,0 +1,258 @@
+//! The arbiter's feed: one task takes the daemon's events, applies them to the [`Hall`], keeps
+//! a bounded ring of recent messages for resuming clients, and fans every message out on a
+//! bounded broadcast. Nothing here waits for a client, so a stalled dashboard can never slow
+//! the boards: a client that falls behind the broadcast's capacity is told to resync.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+use axum::extract::ws::Utf8Bytes;
+use dgt_core::{Event, EventBody};
+use serde_json::json;
+use tokio::sync::{broadcast, mpsc};
+
+use crate::hall::Hall;
+
+/// One message for feed clients, serialized once for all of them.
+#[derive(Debug)]
+pub struct Frame {
+    /// The event's seq; `None` for messages that are not events (`alert_ack`).
+    pub seq: Option<u64>,
+    pub board: String,
+    /// The message `type`.
+    pub kind: &'static str,
+    pub text: Utf8Bytes,
+}
+
+/// What a joining (or resyncing) client is sent before live messages.
+pub struct Joined {
+    /// A snapshot, or the messages missed since the seq the client resumed from.
+    pub backlog: Vec<Utf8Bytes>,
+    /// Live messages, subscribed at the same instant the backlog was taken.
+    pub live: broadcast::Receiver<Arc<Frame>>,
+    /// The seq the client has once it has the backlog: live events up to it are skipped.
+    pub seq: u64,
+}
+
+/// Counts for `/metrics`, kept with the hall so they agree with it.
+#[derive(Debug, Default, Clone)]
+pub struct Counts {
+    pub events_by_type: BTreeMap<&'static str, u64>,
+    /// (kind, severity) → alerts raised.
+    pub alerts: BTreeMap<(String, String), u64>,
+    pub acks: u64,
+    /// Events the server missed because it fell behind the daemon's broadcast.
+    pub events_lost: u64,
+}
+
+struct RingEntry {
+    /// For events their seq; for other messages the last event seq when they were sent.
+    after_seq: u64,
+    frame: Arc<Frame>,
+}
+
+/// The hall, the ring and the counts, behind one lock so that a join sees them agree.
+pub struct Desk {
+    pub hall: Hall,
+    pub counts: Counts,
+    ring: VecDeque<RingEntry>,
+    ring_capacity: usize,
+    /// The largest event seq dropped from the ring: resuming from below it needs a snapshot.
+    evicted_up_to: u64,
+    /// The newest event time and when it arrived, to estimate the event time now.
+    latest: Option<(u64, Instant)>,
+}
+
+impl Desk {
+    /// The event time now, estimated from the newest event and the time since it arrived.
+    pub fn now_t_ms(&self) -> u64 {
+        match self.latest {
+            Some((t, at)) => t + at.elapsed().as_millis() as u64,
+            None => 0,
+        }
+    }
+}
+
+/// The arbiter feed: hall, ring and the live broadcast.
+pub struct Feed {
+    desk: Mutex<Desk>,
+    live: broadcast::Sender<Arc<Frame>>,
+}
+
+/// Whether the public may see an event of this kind (moves, clocks, game starts and results;
+/// never alerts, claims or acks — Laws 12.6).
+pub fn is_public(body: &EventBody) -> bool {
+    matches!(
+        body,
+        EventBody::GameStart { .. }
+            | EventBody::Move(_)
+            | EventBody::Clock(_)
+            | EventBody::GameEnd { .. }
+    )
+}
+
+pub(crate) fn event_frame(event: &Event) -> Arc<Frame> {
+    Arc::new(Frame {
+        seq: Some(event.seq),
+        board: event.board.clone(),
+        kind: event.body.type_name(),
+        text: Utf8Bytes::from(event.to_json()),
+    })
+}
+
+impl Feed {
+    /// `ring_capacity` messages are kept for resuming; a client more than `client_queue`
+    /// messages behind is resynced.
+    pub fn new(ring_capacity: usize, client_queue: usize) -> Self {
+        let (live, _) = broadcast::channel(client_queue.max(16));
+        Feed {
+            desk: Mutex::new(Desk {
+                hall: Hall::new(),
+                counts: Counts::default(),
+                ring: VecDeque::new(),
+                ring_capacity: ring_capacity.max(1),
+                evicted_up_to: 0,
+                latest: None,
+            }),
+            live,
+        }
+    }
+
+    /// The desk, for reading the hall and the counts. Hold it briefly: the feed waits for it.
+    pub fn desk(&self) -> MutexGuard<'_, Desk> {
+        self.desk.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Live messages from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Frame>> {
+        self.live.subscribe()
+    }
+
+    /// Applies an event and sends it to every client. Returns false for an event already
+    /// applied (a seq not above the last one).
+    pub fn publish(&self, event: &Event) -> bool {
+        let mut desk = self.desk();
+        if desk.hall.last_seq() != 0 && event.seq <= desk.hall.last_seq() {
+            return false;
+        }
+        desk.hall.apply(event);
+        desk.latest = Some((
+            event.t_ms.max(desk.latest.map_or(0, |l| l.0)),
+            Instant::now(),
+        ));
+        *desk
+            .counts
+            .events_by_type
+            .entry(event.body.type_name())
+            .or_default() += 1;
+        if let EventBody::Alert(a) = &event.body {
+            let key = (enum_name(&a.kind), enum_name(&a.severity));
+            *desk.counts.alerts.entry(key).or_default() += 1;
+        }
+        let frame = event_frame(event);
+        desk.remember(event.seq, frame.clone());
+        let _ = self.live.send(frame);
+        true
+    }
+
+    /// Records an acknowledgement and tells every client (the core emits no event for it).
+    /// Returns the alert's board, or `None` when no such alert was raised.
+    pub fn record_ack(&self, id: u64) -> Option<String> {
+        let mut desk = self.desk();
+        let board = desk.hall.ack(id)?.board.clone();
+        desk.counts.acks += 1;
+        let text = json!({ "type": "alert_ack", "id": id, "board": board, "after_seq": desk.hall.last_seq() });
+        let frame = Arc::new(Frame {
+            seq: None,
+            board: board.clone(),
+            kind: "alert_ack",
+            text: Utf8Bytes::from(text.to_string()),
+        });
+        let after = desk.hall.last_seq();
+        desk.remember(after, frame.clone());
+        let _ = self.live.send(frame);
+        Some(board)
+    }
+
+    /// Counts events the server never saw (it fell behind the daemon's broadcast).
+    pub fn count_lost(&self, n: u64) {
+        self.desk().counts.events_lost += n;
+    }
+
+    /// A client joins: with `since`, the messages after that seq when the ring still holds
+    /// them, else a snapshot (`resync: true` when a resume could not be honoured or `resync`
+    /// is asked for).
+    pub fn join(&self, since: Option<u64>, resync: bool) -> Joined {
+        let desk = self.desk();
+        let live = self.live.subscribe();
+        let last = desk.hall.last_seq();
+        if let Some(s) = since.filter(|&s| !resync && s >= desk.evicted_up_to && s <= last) {
+            let backlog = desk
+                .ring
+                .iter()
+                .filter(|e| match e.frame.seq {
+                    Some(seq) => seq > s,
+                    None => e.after_seq >= s,
+                })
+                .map(|e| e.frame.text.clone())
+                .collect();
+            return Joined {
+                backlog,
+                live,
+                seq: last,
+            };
+        }
+        let snapshot = desk
+            .hall
+            .snapshot(resync || since.is_some(), true, desk.now_t_ms());
+        Joined {
+            backlog: vec![Utf8Bytes::from(snapshot.to_string())],
+            live,
+            seq: last,
+        }
+    }
+}
+
+impl Desk {
+    fn remember(&mut self, after_seq: u64, frame: Arc<Frame>) {
+        if self.ring.len() >= self.ring_capacity
+            && let Some(old) = self.ring.pop_front()
+            && let Some(seq) = old.frame.seq
+        {
+            self.evicted_up_to = self.evicted_up_to.max(seq);
+        }
+        self.ring.push_back(RingEntry { after_seq, frame });
+    }
+}
+
+/// The JSON spelling of a unit enum variant ("illegal_move", "intervene").
+pub fn enum_name<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+/// Takes the daemon's events until the daemon drops its sender: each goes to the arbiter
+/// feed, and the public ones on to the delayed public feed.
+pub async fn run(
+    feed: Arc<Feed>,
+    mut events: broadcast::Receiver<Event>,
+    public: mpsc::UnboundedSender<(Instant, Event)>,
+) {
+    loop {
+        match events.recv().await {
+            Ok(event) => {
+                if feed.publish(&event) && is_public(&event.body) {
+                    let _ = public.send((Instant::now(), event));
+                }
+            }
+            Err(broadcast::error::RecvError::Lagged(n)) => {
+                tracing::warn!(missed = n, "the server fell behind the event stream");
+                feed.count_lost(n);
+            }
+            Err(broadcast::error::RecvError::Closed) => break,
+        }
+    }
+}

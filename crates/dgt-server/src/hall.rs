@@ -1,0 +1,434 @@
+//! The server's own view of the playing hall: every board, game, clock and alert, rebuilt
+//! only from the event stream (contract §3). Nothing here reads the core: a dashboard that
+//! reconnects, a resumed client and the public feed all see what the events say.
+
+use std::collections::BTreeMap;
+
+use dgt_core::event::{BoardStatus, ClockEvent, EndReason, LinkState, MoveEvent, Orientation};
+use dgt_core::{Alert, AlertKind, Event, EventBody, Severity, Side};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+/// The standard starting position, used by PGN and LiveChess when a game's start is unknown.
+pub const STANDARD_START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// Everything the events said about the hall, up to `last_seq`.
+#[derive(Debug, Default, Clone)]
+pub struct Hall {
+    boards: BTreeMap<String, BoardView>,
+    games: BTreeMap<String, GameRecord>,
+    alerts: BTreeMap<u64, AlertRecord>,
+    last_seq: u64,
+    last_t_ms: u64,
+}
+
+/// One board as the events describe it.
+#[derive(Debug, Clone, Serialize)]
+pub struct BoardView {
+    pub board: String,
+    /// The last `board_status` (link state, serial, orientation).
+    pub status: Option<BoardStatus>,
+    /// The game being played (or the last one played) on this board.
+    pub game: Option<String>,
+    /// The position after the last move, or the start of the game.
+    pub fen: Option<String>,
+    /// A placement that no legal continuation explains (an open `illegal_position`),
+    /// cleared by the next move or by `position_restored`.
+    pub irregular_placement: Option<String>,
+    pub clock: Option<ClockView>,
+    pub battery_low: bool,
+    pub clock_connected: bool,
+}
+
+/// The last clock reading of a board.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClockView {
+    pub white_ms: Option<u64>,
+    pub black_ms: Option<u64>,
+    pub running: Option<Side>,
+    /// The event time of the reading: clients extrapolate the running side from it.
+    pub t_ms: u64,
+}
+
+/// A game and its moves, corrections applied.
+#[derive(Debug, Clone, Serialize)]
+pub struct GameRecord {
+    pub id: String,
+    pub board: String,
+    /// `None` when the stream began after the game started.
+    pub start_fen: Option<String>,
+    pub start_t_ms: u64,
+    pub moves: Vec<MoveRecord>,
+    pub result: Option<String>,
+    pub reason: Option<EndReason>,
+    pub end_t_ms: Option<u64>,
+    /// How many times a move event replaced plies already sent.
+    pub corrections: u32,
+}
+
+/// One move with the clock readings when it was completed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MoveRecord {
+    pub ply: u32,
+    pub side: Side,
+    pub uci: String,
+    pub san: String,
+    pub fen: String,
+    pub white_ms: Option<u64>,
+    pub black_ms: Option<u64>,
+    pub t_ms: u64,
+    pub seq: u64,
+}
+
+/// An alert, where and when it was raised, and whether the arbiter acknowledged it.
+#[derive(Debug, Clone, Serialize)]
+pub struct AlertRecord {
+    #[serde(flatten)]
+    pub alert: Alert,
+    pub board: String,
+    pub t_ms: u64,
+    pub seq: u64,
+    pub acked: bool,
+}
+
+impl GameRecord {
+    /// A game with no moves yet.
+    pub fn new(id: &str, board: &str, start_fen: Option<String>, t_ms: u64) -> Self {
+        GameRecord {
+            id: id.to_string(),
+            board: board.to_string(),
+            start_fen,
+            start_t_ms: t_ms,
+            moves: Vec::new(),
+            result: None,
+            reason: None,
+            end_t_ms: None,
+            corrections: 0,
+        }
+    }
+
+    /// The SAN of every move since the start, in order.
+    pub fn san_list(&self) -> Vec<String> {
+        self.moves.iter().map(|m| m.san.clone()).collect()
+    }
+
+    /// Applies the contract's correction rule: a move for a ply already seen replaces that
+    /// ply and every later one.
+    fn record(&mut self, m: MoveRecord) {
+        let keep = (m.ply as usize).saturating_sub(1);
+        if keep < self.moves.len() {
+            self.moves.truncate(keep);
+            self.corrections += 1;
+        }
+        self.moves.push(m);
+    }
+}
+
+impl BoardView {
+    fn new(board: &str) -> Self {
+        BoardView {
+            board: board.to_string(),
+            status: None,
+            game: None,
+            fen: None,
+            irregular_placement: None,
+            clock: None,
+            battery_low: false,
+            clock_connected: false,
+        }
+    }
+
+    /// Connected or identified by the last `board_status`.
+    pub fn is_connected(&self) -> bool {
+        matches!(
+            self.status.as_ref().map(|s| s.state),
+            Some(LinkState::Connected | LinkState::Identified)
+        )
+    }
+
+    pub fn is_rotated(&self) -> bool {
+        matches!(
+            self.status.as_ref().map(|s| s.orientation),
+            Some(Orientation::Rotated)
+        )
+    }
+
+    /// The placement part of the FEN the board shows now: the irregular placement if there
+    /// is one, else the position after the last move.
+    pub fn placement(&self) -> Option<&str> {
+        self.irregular_placement
+            .as_deref()
+            .or(self.fen.as_deref())
+            .and_then(|f| f.split_whitespace().next())
+    }
+}
+
+/// Severity as a rank for ordering the alert queue: intervene first.
+pub fn severity_rank(s: Severity) -> u8 {
+    match s {
+        Severity::Intervene => 0,
+        Severity::Claim => 1,
+        Severity::Review => 2,
+        Severity::Info => 3,
+    }
+}
+
+impl Hall {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The seq of the last event applied (0 before any).
+    pub fn last_seq(&self) -> u64 {
+        self.last_seq
+    }
+
+    /// The largest event time seen.
+    pub fn last_t_ms(&self) -> u64 {
+        self.last_t_ms
+    }
+
+    pub fn boards(&self) -> impl Iterator<Item = &BoardView> {
+        self.boards.values()
+    }
+
+    pub fn board(&self, board: &str) -> Option<&BoardView> {
+        self.boards.get(board)
+    }
+
+    pub fn games(&self) -> impl Iterator<Item = &GameRecord> {
+        self.games.values()
+    }
+
+    pub fn game(&self, id: &str) -> Option<&GameRecord> {
+        self.games.get(id)
+    }
+
+    /// The board's current (or last) game.
+    pub fn current_game(&self, board: &str) -> Option<&GameRecord> {
+        let id = self.boards.get(board)?.game.as_ref()?;
+        self.games.get(id)
+    }
+
+    pub fn alerts(&self) -> impl Iterator<Item = &AlertRecord> {
+        self.alerts.values()
+    }
+
+    pub fn alert(&self, id: u64) -> Option<&AlertRecord> {
+        self.alerts.get(&id)
+    }
+
+    /// Alerts not yet acknowledged, most urgent first, then oldest first.
+    pub fn open_alerts(&self) -> Vec<&AlertRecord> {
+        let mut open: Vec<&AlertRecord> = self.alerts.values().filter(|a| !a.acked).collect();
+        open.sort_by_key(|a| (severity_rank(a.alert.severity), a.seq));
+        open
+    }
+
+    /// Marks an alert acknowledged; `None` when no such alert was raised.
+    pub fn ack(&mut self, id: u64) -> Option<&AlertRecord> {
+        let record = self.alerts.get_mut(&id)?;
+        record.acked = true;
+        Some(record)
+    }
+
+    /// Applies one event. Events with a seq not above the last one are ignored, so feeding
+    /// the same stream twice (a resumed subscription) changes nothing.
+    pub fn apply(&mut self, event: &Event) {
+        if event.seq <= self.last_seq && self.last_seq != 0 {
+            return;
+        }
+        self.last_seq = event.seq;
+        self.last_t_ms = self.last_t_ms.max(event.t_ms);
+        let board = self
+            .boards
+            .entry(event.board.clone())
+            .or_insert_with(|| BoardView::new(&event.board));
+        match &event.body {
+            EventBody::BoardStatus(status) => board.status = Some(status.clone()),
+            EventBody::GameStart { game, start_fen } => {
+                board.game = Some(game.clone());
+                board.fen = Some(start_fen.clone());
+                board.irregular_placement = None;
+                self.games.insert(
+                    game.clone(),
+                    GameRecord::new(game, &event.board, Some(start_fen.clone()), event.t_ms),
+                );
+            }
+            EventBody::Move(m) => {
+                board.irregular_placement = None;
+                board.game = Some(m.game.clone());
+                board.fen = Some(m.fen.clone());
+                let game = self
+                    .games
+                    .entry(m.game.clone())
+                    .or_insert_with(|| GameRecord::new(&m.game, &event.board, None, event.t_ms));
+                game.record(move_record(m, event));
+                // After a correction the board shows the last move that still stands.
+                board.fen = game.moves.last().map(|m| m.fen.clone());
+            }
+            EventBody::Clock(c) => {
+                board.clock_connected = true;
+                board.clock = Some(clock_view(c, event.t_ms));
+            }
+            EventBody::Alert(a) => {
+                match a.kind {
+                    AlertKind::IllegalPosition => board.irregular_placement = a.fen.clone(),
+                    AlertKind::PositionRestored => board.irregular_placement = None,
+                    AlertKind::BatteryLow => board.battery_low = true,
+                    AlertKind::ClockDisconnected => board.clock_connected = false,
+                    _ => {}
+                }
+                self.alerts.insert(
+                    a.id,
+                    AlertRecord {
+                        alert: a.clone(),
+                        board: event.board.clone(),
+                        t_ms: event.t_ms,
+                        seq: event.seq,
+                        acked: false,
+                    },
+                );
+            }
+            EventBody::GameEnd {
+                game,
+                result,
+                reason,
+            } => {
+                let record = self
+                    .games
+                    .entry(game.clone())
+                    .or_insert_with(|| GameRecord::new(game, &event.board, None, event.t_ms));
+                record.result = Some(result.clone());
+                record.reason = Some(*reason);
+                record.end_t_ms = Some(event.t_ms);
+            }
+        }
+    }
+
+    /// The state a client starts from: every board's position, last move, clock and (when
+    /// `with_alerts`) the open alerts. `now_t_ms` estimates the current event time so clients
+    /// can extrapolate running clocks.
+    pub fn snapshot(&self, resync: bool, with_alerts: bool, now_t_ms: u64) -> Value {
+        let boards: Vec<Value> = self
+            .boards
+            .values()
+            .map(|b| self.board_json(b, with_alerts))
+            .collect();
+        let mut v = json!({
+            "type": "snapshot",
+            "seq": self.last_seq,
+            "resync": resync,
+            "now_t_ms": now_t_ms,
+            "boards": boards,
+        });
+        if with_alerts {
+            v["alerts"] = serde_json::to_value(self.open_alerts()).unwrap_or_default();
+        }
+        v
+    }
+
+    /// One board with its current game's moves, as the snapshot and `/api/boards` show it.
+    pub fn board_json(&self, b: &BoardView, with_equipment: bool) -> Value {
+        let game = b.game.as_ref().and_then(|id| self.games.get(id));
+        let moves: Vec<Value> = game
+            .map(|g| g.moves.iter().map(compact_move).collect())
+            .unwrap_or_default();
+        let mut v = json!({
+            "board": b.board,
+            "game": b.game,
+            "fen": b.fen,
+            "start_fen": game.and_then(|g| g.start_fen.clone()),
+            "last_move": game.and_then(|g| g.moves.last()).map(compact_move),
+            "moves": moves,
+            "clock": b.clock,
+            "result": game.and_then(|g| g.result.clone()),
+            "reason": game.and_then(|g| g.reason),
+        });
+        if with_equipment {
+            v["status"] = serde_json::to_value(&b.status).unwrap_or_default();
+            v["irregular_placement"] = json!(b.irregular_placement);
+            v["battery_low"] = json!(b.battery_low);
+            v["clock_connected"] = json!(b.clock_connected);
+        }
+        v
+    }
+}
+
+fn move_record(m: &MoveEvent, event: &Event) -> MoveRecord {
+    MoveRecord {
+        ply: m.ply,
+        side: m.side,
+        uci: m.uci.clone(),
+        san: m.san.clone(),
+        fen: m.fen.clone(),
+        white_ms: m.white_ms,
+        black_ms: m.black_ms,
+        t_ms: event.t_ms,
+        seq: event.seq,
+    }
+}
+
+fn clock_view(c: &ClockEvent, t_ms: u64) -> ClockView {
+    ClockView {
+        white_ms: c.white_ms,
+        black_ms: c.black_ms,
+        running: c.running,
+        t_ms,
+    }
+}
+
+fn compact_move(m: &MoveRecord) -> Value {
+    json!({
+        "ply": m.ply, "side": m.side, "uci": m.uci, "san": m.san,
+        "white_ms": m.white_ms, "black_ms": m.black_ms, "t_ms": m.t_ms,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mv(seq: u64, ply: u32, uci: &str, san: &str) -> Event {
+        Event {
+            seq,
+            board: "b".into(),
+            t_ms: seq * 10,
+            body: EventBody::Move(MoveEvent {
+                game: "b/1".into(),
+                ply,
+                side: if ply % 2 == 1 {
+                    Side::White
+                } else {
+                    Side::Black
+                },
+                uci: uci.into(),
+                san: san.into(),
+                fen: format!("fen-{seq}"),
+                white_ms: Some(1000),
+                black_ms: Some(1000),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_repeated_ply_replaces_it_and_all_later_plies() {
+        let mut hall = Hall::new();
+        hall.apply(&mv(1, 1, "e2e4", "e4"));
+        hall.apply(&mv(2, 2, "e7e5", "e5"));
+        hall.apply(&mv(3, 3, "g1f3", "Nf3"));
+        hall.apply(&mv(4, 2, "c7c5", "c5"));
+        let g = hall.game("b/1").unwrap();
+        assert_eq!(g.san_list(), ["e4", "c5"]);
+        assert_eq!(g.corrections, 1);
+        assert_eq!(hall.board("b").unwrap().fen.as_deref(), Some("fen-4"));
+    }
+
+    #[test]
+    fn old_events_are_ignored() {
+        let mut hall = Hall::new();
+        hall.apply(&mv(5, 1, "e2e4", "e4"));
+        hall.apply(&mv(3, 1, "d2d4", "d4"));
+        assert_eq!(hall.game("b/1").unwrap().san_list(), ["e4"]);
+    }
+}

@@ -1,0 +1,157 @@
+//! `/metrics` in the Prometheus text format: boards connected, events by type, alerts by kind
+//! and severity, WebSocket clients and the clients that fell behind.
+
+use std::fmt::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::feed::Desk;
+
+/// Client counts the connection tasks keep.
+#[derive(Debug, Default)]
+pub struct Gauges {
+    pub ws_clients: AtomicU64,
+    pub public_clients: AtomicU64,
+    pub livechess_clients: AtomicU64,
+    /// Clients that fell behind and were resynced.
+    pub lagging_clients: AtomicU64,
+    /// Clients disconnected because they stopped reading.
+    pub stalled_disconnects: AtomicU64,
+}
+
+/// Counts one connected client while alive.
+pub struct ClientGuard<'a>(&'a AtomicU64);
+
+impl<'a> ClientGuard<'a> {
+    pub fn new(gauge: &'a AtomicU64) -> Self {
+        gauge.fetch_add(1, Ordering::Relaxed);
+        ClientGuard(gauge)
+    }
+}
+
+impl Drop for ClientGuard<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Renders every metric.
+pub fn render(desk: &Desk, gauges: &Gauges) -> String {
+    let mut out = String::new();
+    let hall = &desk.hall;
+    let connected = hall.boards().filter(|b| b.is_connected()).count();
+    metric(
+        &mut out,
+        "dgt_boards_connected",
+        "gauge",
+        "Boards whose link is up.",
+    );
+    let _ = writeln!(out, "dgt_boards_connected {connected}");
+    metric(
+        &mut out,
+        "dgt_boards_known",
+        "gauge",
+        "Boards seen since the server started.",
+    );
+    let _ = writeln!(out, "dgt_boards_known {}", hall.boards().count());
+
+    metric(
+        &mut out,
+        "dgt_events_total",
+        "counter",
+        "Events received, by type.",
+    );
+    for (kind, n) in &desk.counts.events_by_type {
+        let _ = writeln!(out, "dgt_events_total{{type=\"{kind}\"}} {n}");
+    }
+    metric(
+        &mut out,
+        "dgt_alerts_total",
+        "counter",
+        "Alerts raised, by kind and severity.",
+    );
+    for ((kind, severity), n) in &desk.counts.alerts {
+        let _ = writeln!(
+            out,
+            "dgt_alerts_total{{kind=\"{kind}\",severity=\"{severity}\"}} {n}"
+        );
+    }
+    metric(
+        &mut out,
+        "dgt_alerts_open",
+        "gauge",
+        "Alerts not yet acknowledged.",
+    );
+    let _ = writeln!(out, "dgt_alerts_open {}", hall.open_alerts().len());
+    metric(
+        &mut out,
+        "dgt_alert_acks_total",
+        "counter",
+        "Alerts acknowledged.",
+    );
+    let _ = writeln!(out, "dgt_alert_acks_total {}", desk.counts.acks);
+    metric(
+        &mut out,
+        "dgt_events_lost_total",
+        "counter",
+        "Events missed by the server.",
+    );
+    let _ = writeln!(out, "dgt_events_lost_total {}", desk.counts.events_lost);
+    metric(
+        &mut out,
+        "dgt_last_seq",
+        "gauge",
+        "Seq of the last event applied.",
+    );
+    let _ = writeln!(out, "dgt_last_seq {}", hall.last_seq());
+
+    let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    metric(
+        &mut out,
+        "dgt_ws_clients",
+        "gauge",
+        "Connected WebSocket clients, by feed.",
+    );
+    let _ = writeln!(
+        out,
+        "dgt_ws_clients{{feed=\"arbiter\"}} {}",
+        g(&gauges.ws_clients)
+    );
+    let _ = writeln!(
+        out,
+        "dgt_ws_clients{{feed=\"public\"}} {}",
+        g(&gauges.public_clients)
+    );
+    let _ = writeln!(
+        out,
+        "dgt_ws_clients{{feed=\"livechess\"}} {}",
+        g(&gauges.livechess_clients)
+    );
+    metric(
+        &mut out,
+        "dgt_ws_lagging_clients_total",
+        "counter",
+        "Clients resynced after falling behind.",
+    );
+    let _ = writeln!(
+        out,
+        "dgt_ws_lagging_clients_total {}",
+        g(&gauges.lagging_clients)
+    );
+    metric(
+        &mut out,
+        "dgt_ws_stalled_disconnects_total",
+        "counter",
+        "Clients dropped for not reading.",
+    );
+    let _ = writeln!(
+        out,
+        "dgt_ws_stalled_disconnects_total {}",
+        g(&gauges.stalled_disconnects)
+    );
+    out
+}
+
+fn metric(out: &mut String, name: &str, kind: &str, help: &str) {
+    let _ = writeln!(out, "# HELP {name} {help}");
+    let _ = writeln!(out, "# TYPE {name} {kind}");
+}

@@ -1,0 +1,140 @@
+//! A game as PGN: the seven-tag roster (unknown values as `?`), `FEN`/`SetUp` when the game
+//! did not start from the initial position, and `{[%clk h:mm:ss]}` after every move that has
+//! the mover's clock reading.
+
+use std::fmt::Write;
+
+use dgt_core::Side;
+use dgt_core::event::EndReason;
+
+use crate::feed::enum_name;
+use crate::hall::{GameRecord, STANDARD_START};
+
+/// `h:mm:ss` of a clock reading; seconds are truncated, as a clock display shows them.
+pub fn clk(ms: u64) -> String {
+    let s = ms / 1000;
+    format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
+}
+
+fn tag(out: &mut String, name: &str, value: &str) {
+    let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
+    let _ = writeln!(out, "[{name} \"{escaped}\"]");
+}
+
+/// The game as PGN text, `site` naming the venue.
+pub fn game_pgn(game: &GameRecord, site: &str) -> String {
+    let mut out = String::new();
+    let result = game.result.clone().unwrap_or_else(|| "*".to_string());
+    tag(&mut out, "Event", "?");
+    tag(&mut out, "Site", site);
+    tag(&mut out, "Date", "????.??.??");
+    tag(&mut out, "Round", "?");
+    tag(&mut out, "White", "?");
+    tag(&mut out, "Black", "?");
+    tag(&mut out, "Result", &result);
+    tag(&mut out, "Board", &game.board);
+    tag(&mut out, "GameId", &game.id);
+    let start = game.start_fen.as_deref().unwrap_or(STANDARD_START);
+    if start != STANDARD_START {
+        tag(&mut out, "SetUp", "1");
+        tag(&mut out, "FEN", start);
+    }
+    if let Some(reason) = game.reason {
+        tag(&mut out, "Termination", termination(reason));
+        tag(&mut out, "TerminationDetail", &enum_name(&reason));
+    }
+    out.push('\n');
+
+    // Move numbers continue from the start position's full-move number and side to move.
+    let fields: Vec<&str> = start.split_whitespace().collect();
+    let black_first = fields.get(1) == Some(&"b");
+    let first_number: u32 = fields.get(5).and_then(|n| n.parse().ok()).unwrap_or(1);
+    let mut movetext: Vec<String> = Vec::new();
+    for (i, m) in game.moves.iter().enumerate() {
+        let half = i as u32 + u32::from(black_first);
+        let number = first_number + half / 2;
+        let mut token = String::new();
+        match m.side {
+            Side::White => {
+                let _ = write!(token, "{number}. ");
+            }
+            Side::Black if i == 0 => {
+                let _ = write!(token, "{number}... ");
+            }
+            Side::Black => {}
+        }
+        token.push_str(&m.san);
+        let reading = match m.side {
+            Side::White => m.white_ms,
+            Side::Black => m.black_ms,
+        };
+        if let Some(ms) = reading {
+            let _ = write!(token, " {{[%clk {}]}}", clk(ms));
+        }
+        movetext.push(token);
+    }
+    movetext.push(result);
+    out.push_str(&wrap(&movetext, 79));
+    out.push('\n');
+    out
+}
+
+/// The PGN `Termination` tag value for a reason.
+fn termination(reason: EndReason) -> &'static str {
+    match reason {
+        EndReason::FlagFall | EndReason::BothFlagsFallen => "time forfeit",
+        EndReason::Arbiter | EndReason::IllegalMove => "adjudication",
+        _ => "normal",
+    }
+}
+
+/// Joins tokens into lines of at most `width` characters (a token is never split).
+fn wrap(tokens: &[String], width: usize) -> String {
+    let mut out = String::new();
+    let mut line = 0;
+    for t in tokens {
+        if line > 0 && line + 1 + t.len() > width {
+            out.push('\n');
+            line = 0;
+        } else if line > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(t);
+        line += t.len();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_readings_as_h_mm_ss() {
+        assert_eq!(clk(180_000), "0:03:00");
+        assert_eq!(clk(5_400_999), "1:30:00");
+        assert_eq!(clk(59_999), "0:00:59");
+    }
+
+    #[test]
+    fn numbering_follows_the_start_position() {
+        use crate::hall::MoveRecord;
+        let start = Some("4k3/8/8/8/8/8/8/4K2R b K - 3 40".to_string());
+        let mut game = GameRecord::new("b/1", "b", start, 0);
+        game.moves.push(MoveRecord {
+            ply: 1,
+            side: Side::Black,
+            uci: "e8d8".into(),
+            san: "Kd8".into(),
+            fen: String::new(),
+            white_ms: None,
+            black_ms: Some(61_000),
+            t_ms: 0,
+            seq: 1,
+        });
+        let pgn = game_pgn(&game, "Hall");
+        assert!(pgn.contains("[SetUp \"1\"]"), "{pgn}");
+        assert!(pgn.contains("\n40... Kd8 {[%clk 0:01:01]} *"), "{pgn}");
+    }
+}

@@ -1,0 +1,385 @@
+//! The HTTP routes of the dashboard port: REST under `/api/` (boards, games, PGN, alerts and
+//! the arbiter's actions), `/health`, `/metrics`, and the router that joins them with the
+//! WebSocket feeds and the dashboard files. Actions go to the core as [`Input`]s.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use dgt_core::input::{ClaimOp, SetupOp};
+use dgt_core::{Input, InputKind, Operation};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::App;
+use crate::auth::{self, Need};
+use crate::hall::{GameRecord, Hall};
+use crate::{assets, metrics, pgn, ws};
+
+/// Every route of the dashboard port.
+pub(crate) fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route("/", get(assets::index))
+        .route("/assets/{file}", get(assets::file))
+        .route("/ws", get(ws::arbiter_feed))
+        .route("/ws/public", get(ws::public_feed))
+        .route("/health", get(health))
+        .route("/metrics", get(metrics_text))
+        .route("/api/boards", get(boards))
+        .route("/api/boards/{board}", get(board))
+        .route("/api/boards/{board}/setup", post(setup))
+        .route("/api/boards/{board}/result", post(result))
+        .route("/api/boards/{board}/claim", post(claim))
+        .route("/api/games", get(games))
+        .route("/api/games/{*path}", get(game))
+        .route("/api/alerts", get(alerts))
+        .route("/api/alerts/{id}/ack", post(ack))
+        .route("/api/public/games", get(public_games))
+        .with_state(app)
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct ReadQuery {
+    pub token: Option<String>,
+    pub open: Option<bool>,
+    pub board: Option<String>,
+}
+
+/// Why an API request failed; each becomes a JSON `{"error": ...}` with its status.
+#[derive(Debug)]
+pub enum ApiError {
+    Refused(auth::Refusal),
+    BadRequest(String),
+    NotFound(String),
+    /// The core did not take the action in time.
+    Unavailable,
+}
+
+impl From<auth::Refusal> for ApiError {
+    fn from(r: auth::Refusal) -> Self {
+        ApiError::Refused(r)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        match self {
+            ApiError::Refused(r) => r.into_response(),
+            ApiError::BadRequest(m) => error(StatusCode::BAD_REQUEST, m),
+            ApiError::NotFound(m) => error(StatusCode::NOT_FOUND, m),
+            ApiError::Unavailable => error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the daemon's core is not taking actions right now; try again",
+            ),
+        }
+    }
+}
+
+type ApiResult = Result<Response, ApiError>;
+
+fn json_response(status: StatusCode, value: Value) -> Response {
+    let mut r = (status, value.to_string()).into_response();
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+fn ok(value: Value) -> Response {
+    json_response(StatusCode::OK, value)
+}
+
+fn error(status: StatusCode, message: impl Into<String>) -> Response {
+    json_response(status, json!({ "error": message.into() }))
+}
+
+fn may_read(app: &App, headers: &HeaderMap, q: &ReadQuery) -> Result<(), auth::Refusal> {
+    auth::authorize(&app.config, headers, q.token.as_deref(), Need::Read)
+}
+
+fn may_act(app: &App, headers: &HeaderMap, q: &ReadQuery) -> Result<(), auth::Refusal> {
+    auth::check_origin(&app.config, headers)?;
+    auth::authorize(&app.config, headers, q.token.as_deref(), Need::Act)
+}
+
+/// `GET /health`: always 200 while the server runs.
+async fn health(State(app): State<Arc<App>>) -> Response {
+    let desk = app.feed.desk();
+    let hall = &desk.hall;
+    ok(json!({
+        "status": "ok",
+        "seq": hall.last_seq(),
+        "boards": hall.boards().count(),
+        "boards_connected": hall.boards().filter(|b| b.is_connected()).count(),
+        "open_alerts": hall.open_alerts().len(),
+        "uptime_ms": app.now_ms(),
+    }))
+}
+
+/// `GET /metrics`
+async fn metrics_text(
+    State(app): State<Arc<App>>,
+    Query(q): Query<ReadQuery>,
+    headers: HeaderMap,
+) -> ApiResult {
+    may_read(&app, &headers, &q)?;
+    let text = metrics::render(&app.feed.desk(), &app.gauges);
+    let mut r = text.into_response();
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; version=0.0.4"),
+    );
+    Ok(r)
+}
+
+/// `GET /api/boards`
+async fn boards(
+    State(app): State<Arc<App>>,
+    Query(q): Query<ReadQuery>,
+    headers: HeaderMap,
+) -> ApiResult {
+    may_read(&app, &headers, &q)?;
+    let desk = app.feed.desk();
+    let list: Vec<Value> = desk
+        .hall
+        .boards()
+        .map(|b| desk.hall.board_json(b, true))
+        .collect();
+    Ok(ok(Value::Array(list)))
+}
+
+/// `GET /api/boards/{board}`: the board, its games and its alert history.
+async fn board(
+    State(app): State<Arc<App>>,
+    Path(board): Path<String>,
+    Query(q): Query<ReadQuery>,
+    headers: HeaderMap,
+) -> ApiResult {
+    may_read(&app, &headers, &q)?;
+    let desk = app.feed.desk();
+    let hall = &desk.hall;
+    let Some(view) = hall.board(&board) else {
+        return Err(ApiError::NotFound(format!("no board {board:?}")));
+    };
+    let mut v = hall.board_json(view, true);
+    v["games"] = Value::Array(
+        hall.games()
+            .filter(|g| g.board == board)
+            .map(game_summary)
+            .collect(),
+    );
+    v["alerts"] = serde_json::to_value(
+        hall.alerts()
+            .filter(|a| a.board == board)
+            .collect::<Vec<_>>(),
+    )
+    .unwrap_or_default();
+    Ok(ok(v))
+}
+
+fn game_summary(g: &GameRecord) -> Value {
+    json!({
+        "id": g.id, "board": g.board, "start_fen": g.start_fen, "start_t_ms": g.start_t_ms,
+        "plies": g.moves.len(), "result": g.result, "reason": g.reason, "end_t_ms": g.end_t_ms,
+    })
+}
+
+fn games_of(hall: &Hall, board: Option<&str>) -> Value {
+    Value::Array(
+        hall.games()
+            .filter(|g| board.is_none_or(|b| g.board == b))
+            .map(game_summary)
+            .collect(),
+    )
+}
+
+/// `GET /api/games[?board=B]`
+async fn games(
+    State(app): State<Arc<App>>,
+    Query(q): Query<ReadQuery>,
+    headers: HeaderMap,
+) -> ApiResult {
+    may_read(&app, &headers, &q)?;
+    Ok(ok(games_of(&app.feed.desk().hall, q.board.as_deref())))
+}
+
+/// `GET /api/games/{id}` and `GET /api/games/{id}/pgn`. Game ids hold a `/`
+/// (`board-1/1`); both the plain and the `%2F` spelling are accepted.
+async fn game(
+    State(app): State<Arc<App>>,
+    Path(path): Path<String>,
+    Query(q): Query<ReadQuery>,
+    headers: HeaderMap,
+) -> ApiResult {
+    may_read(&app, &headers, &q)?;
+    let desk = app.feed.desk();
+    let (id, as_pgn) = match path.strip_suffix("/pgn") {
+        Some(id) if desk.hall.game(&path).is_none() => (id, true),
+        _ => (path.as_str(), false),
+    };
+    let Some(game) = desk.hall.game(id) else {
+        return Err(ApiError::NotFound(format!("no game {id:?}")));
+    };
+    if as_pgn {
+        let mut r = pgn::game_pgn(game, &app.config.site).into_response();
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/x-chess-pgn; charset=utf-8"),
+        );
+        return Ok(r);
+    }
+    Ok(ok(serde_json::to_value(game).unwrap_or_default()))
+}
+
+/// `GET /api/alerts[?open=true][&board=B]`: open alerts most urgent first; all alerts
+/// newest first.
+async fn alerts(
+    State(app): State<Arc<App>>,
+    Query(q): Query<ReadQuery>,
+    headers: HeaderMap,
+) -> ApiResult {
+    may_read(&app, &headers, &q)?;
+    let desk = app.feed.desk();
+    let on_board = |a: &&crate::hall::AlertRecord| q.board.as_deref().is_none_or(|b| a.board == b);
+    let list: Vec<_> = if q.open == Some(true) {
+        desk.hall
+            .open_alerts()
+            .into_iter()
+            .filter(on_board)
+            .collect()
+    } else {
+        let mut all: Vec<_> = desk.hall.alerts().filter(on_board).collect();
+        all.reverse();
+        all
+    };
+    Ok(ok(serde_json::to_value(list).unwrap_or_default()))
+}
+
+/// Forwards an action to the core; 503 when the core does not take it within two seconds.
+async fn forward(app: &App, board: &str, op: Operation) -> Result<(), ApiError> {
+    let input = Input {
+        t_ms: app.now_ms(),
+        board: board.to_string(),
+        kind: InputKind::Op(op),
+    };
+    match tokio::time::timeout(Duration::from_secs(2), app.ops.send(input)).await {
+        Ok(Ok(())) => Ok(()),
+        _ => Err(ApiError::Unavailable),
+    }
+}
+
+/// `POST /api/alerts/{id}/ack`
+async fn ack(
+    State(app): State<Arc<App>>,
+    Path(id): Path<u64>,
+    Query(q): Query<ReadQuery>,
+    headers: HeaderMap,
+) -> ApiResult {
+    may_act(&app, &headers, &q)?;
+    let board = app.feed.desk().hall.alert(id).map(|a| a.board.clone());
+    let Some(board) = board else {
+        return Err(ApiError::NotFound(format!("no alert {id}")));
+    };
+    forward(&app, &board, Operation::Ack(id)).await?;
+    app.feed.record_ack(id);
+    Ok(ok(json!({ "ok": true, "id": id, "board": board })))
+}
+
+fn parse_body<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
+    serde_json::from_slice(body)
+        .map_err(|e| ApiError::BadRequest(format!("invalid request body: {e}")))
+}
+
+/// `POST /api/boards/{board}/setup` with a setup object (`fen`, `time_control`,
+/// `white_clock_side`, `edition`, `supervision`, `rotated`).
+async fn setup(
+    State(app): State<Arc<App>>,
+    Path(board): Path<String>,
+    Query(q): Query<ReadQuery>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult {
+    may_act(&app, &headers, &q)?;
+    let op: SetupOp = parse_body(&body)?;
+    if let Some(fen) = &op.fen
+        && fen
+            .split_whitespace()
+            .next()
+            .is_none_or(|p| p.split('/').count() != 8)
+    {
+        return Err(ApiError::BadRequest(
+            "fen must be a full FEN with 8 ranks".into(),
+        ));
+    }
+    forward(&app, &board, Operation::Setup(op)).await?;
+    Ok(ok(json!({ "ok": true, "board": board })))
+}
+
+/// `POST /api/boards/{board}/result` with `{"result": "1-0" | "0-1" | "1/2-1/2"}`.
+async fn result(
+    State(app): State<Arc<App>>,
+    Path(board): Path<String>,
+    Query(q): Query<ReadQuery>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult {
+    may_act(&app, &headers, &q)?;
+    let value: Value = parse_body(&body)?;
+    let result = value
+        .get("result")
+        .and_then(Value::as_str)
+        .or(value.as_str())
+        .unwrap_or_default()
+        .to_string();
+    if !["1-0", "0-1", "1/2-1/2"].contains(&result.as_str()) {
+        return Err(ApiError::BadRequest(
+            "result must be \"1-0\", \"0-1\" or \"1/2-1/2\"".into(),
+        ));
+    }
+    forward(&app, &board, Operation::Result(result)).await?;
+    Ok(ok(json!({ "ok": true, "board": board })))
+}
+
+/// `POST /api/boards/{board}/claim` with `{"kind": .., "side": .., "move": ..}`.
+async fn claim(
+    State(app): State<Arc<App>>,
+    Path(board): Path<String>,
+    Query(q): Query<ReadQuery>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult {
+    may_act(&app, &headers, &q)?;
+    let op: ClaimOp = parse_body(&body)?;
+    forward(&app, &board, Operation::Claim(op)).await?;
+    Ok(ok(json!({ "ok": true, "board": board })))
+}
+
+/// `GET /api/public/games`: the delayed games with their moves, for anyone.
+async fn public_games(State(app): State<Arc<App>>) -> Response {
+    let hall = app.public.hall();
+    let list: Vec<Value> = hall
+        .games()
+        .map(|g| {
+            json!({
+                "id": g.id, "board": g.board, "start_fen": g.start_fen,
+                "result": g.result, "reason": g.reason,
+                "moves": g.moves.iter().map(|m| json!({
+                    "ply": m.ply, "side": m.side, "san": m.san, "uci": m.uci, "fen": m.fen,
+                    "white_ms": m.white_ms, "black_ms": m.black_ms,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let mut r = ok(Value::Array(list));
+    r.headers_mut().insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    r
+}

@@ -1,0 +1,152 @@
+//! The WebSocket endpoints: `/ws` (the arbiter feed: a snapshot or the missed events, then
+//! live events, one per text frame) and `/ws/public` (the delayed public feed). Each client
+//! has its own task reading a bounded broadcast: a client that falls behind gets
+//! `{"type":"resync"}` and a fresh snapshot, one that stops reading is disconnected.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::{Query, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::App;
+use crate::auth::{self, Need};
+use crate::feed::Joined;
+use crate::metrics::ClientGuard;
+
+#[derive(Debug, Default, Deserialize)]
+pub struct FeedQuery {
+    /// Resume after this seq.
+    pub since: Option<u64>,
+    pub token: Option<String>,
+}
+
+/// Which feed a client reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Audience {
+    Arbiter,
+    Public,
+}
+
+/// `GET /ws[?since=SEQ][&token=T]`
+pub(crate) async fn arbiter_feed(
+    State(app): State<Arc<App>>,
+    Query(q): Query<FeedQuery>,
+    headers: HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    if let Err(r) = auth::check_origin(&app.config, &headers)
+        .and_then(|_| auth::authorize(&app.config, &headers, q.token.as_deref(), Need::Read))
+    {
+        return r.into_response();
+    }
+    upgrade.on_upgrade(move |socket| async move {
+        let _counted = ClientGuard::new(&app.gauges.ws_clients);
+        pump(socket, &app, Audience::Arbiter, q.since).await;
+    })
+}
+
+/// `GET /ws/public`: no token, any Origin (it carries only what spectators may see).
+pub(crate) async fn public_feed(
+    State(app): State<Arc<App>>,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    upgrade.on_upgrade(move |socket| async move {
+        let _counted = ClientGuard::new(&app.gauges.public_clients);
+        pump(socket, &app, Audience::Public, None).await;
+    })
+}
+
+fn join(app: &App, audience: Audience, since: Option<u64>, resync: bool) -> Joined {
+    match audience {
+        Audience::Arbiter => app.feed.join(since, resync),
+        Audience::Public => app.public.join(resync),
+    }
+}
+
+/// How a send ended.
+enum Sent {
+    Ok,
+    /// The client took nothing for the whole send timeout.
+    Stalled,
+    Gone,
+}
+
+async fn send(socket: &mut WebSocket, text: Utf8Bytes, timeout: Duration) -> Sent {
+    match tokio::time::timeout(timeout, socket.send(Message::Text(text))).await {
+        Ok(Ok(())) => Sent::Ok,
+        Ok(Err(_)) => Sent::Gone,
+        Err(_) => Sent::Stalled,
+    }
+}
+
+/// Sends a backlog; false when the client is gone or stalled.
+async fn send_backlog(app: &App, socket: &mut WebSocket, backlog: Vec<Utf8Bytes>) -> bool {
+    let timeout = Duration::from_millis(app.config.send_timeout_ms);
+    for text in backlog {
+        match send(socket, text, timeout).await {
+            Sent::Ok => {}
+            Sent::Stalled => {
+                app.gauges
+                    .stalled_disconnects
+                    .fetch_add(1, Ordering::Relaxed);
+                return false;
+            }
+            Sent::Gone => return false,
+        }
+    }
+    true
+}
+
+/// One client's life: backlog, then live messages until it leaves or the server stops.
+async fn pump(mut socket: WebSocket, app: &App, audience: Audience, since: Option<u64>) {
+    let mut joined = join(app, audience, since, false);
+    let mut shutdown = app.shutdown.clone();
+    if !send_backlog(app, &mut socket, std::mem::take(&mut joined.backlog)).await {
+        return;
+    }
+    let mut seq = joined.seq;
+    loop {
+        tokio::select! {
+            message = joined.live.recv() => match message {
+                Ok(frame) => {
+                    if let Some(s) = frame.seq {
+                        // Already in the backlog the client was sent.
+                        if s <= seq {
+                            continue;
+                        }
+                        seq = s;
+                    }
+                    if !send_backlog(app, &mut socket, vec![frame.text.clone()]).await {
+                        return;
+                    }
+                }
+                Err(RecvError::Lagged(missed)) => {
+                    app.gauges.lagging_clients.fetch_add(1, Ordering::Relaxed);
+                    tracing::info!(missed, "a feed client fell behind; resyncing it");
+                    joined = join(app, audience, None, true);
+                    let mut backlog = vec![Utf8Bytes::from_static(r#"{"type":"resync"}"#)];
+                    backlog.append(&mut joined.backlog);
+                    if !send_backlog(app, &mut socket, backlog).await {
+                        return;
+                    }
+                    seq = joined.seq;
+                }
+                Err(RecvError::Closed) => return,
+            },
+            incoming = socket.recv() => match incoming {
+                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
+                Some(Ok(_)) => {}
+            },
+            _ = crate::stop_requested(&mut shutdown) => {
+                let _ = socket.send(Message::Close(None)).await;
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,285 @@
+//! Shared by the server tests: events from the real capture run through the core, a server
+//! on a loopback port 0, a small HTTP client and WebSocket helpers.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use dgt_core::capture::parse_capture;
+use dgt_core::input::Link;
+use dgt_core::{Core, CoreConfig, Event, Input, InputKind};
+use dgt_server::{Server, ServerConfig};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio_tungstenite::tungstenite::Message;
+
+pub type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
+
+fn shared() -> PathBuf {
+    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    loop {
+        let candidate = dir.join("shared");
+        if candidate.join("captures").is_dir() {
+            return candidate;
+        }
+        if !dir.pop() {
+            panic!("shared/ not found above {}", env!("CARGO_MANIFEST_DIR"));
+        }
+    }
+}
+
+/// The real blitz game's inputs, then the board's link lost (which the core reports).
+pub fn capture_inputs() -> Vec<Input> {
+    let text = std::fs::read_to_string(shared().join("captures/real-blitz-game-1.jsonl")).unwrap();
+    let mut inputs = parse_capture(&text).unwrap();
+    let last = inputs.last().map_or(0, |i| i.t_ms);
+    inputs.push(Input {
+        t_ms: last + 1000,
+        board: "board-1".into(),
+        kind: InputKind::Link(Link::Disconnected {
+            reason: Some("test".into()),
+        }),
+    });
+    inputs
+}
+
+/// The events the core makes of the real capture.
+pub fn capture_events() -> Vec<Event> {
+    let mut core = Core::new(CoreConfig::default());
+    let mut out = Vec::new();
+    for i in capture_inputs() {
+        out.extend(core.handle(&i));
+    }
+    while let Some(d) = core.next_deadline() {
+        out.extend(core.advance(d));
+    }
+    out
+}
+
+/// The expected SAN-free move list (UCI) of the real game.
+pub fn expected_uci() -> Vec<String> {
+    std::fs::read_to_string(shared().join("captures/real-blitz-game-1.moves"))
+        .unwrap()
+        .split_whitespace()
+        .map(String::from)
+        .collect()
+}
+
+/// A server running on loopback port 0.
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub livechess: Option<SocketAddr>,
+    pub events: broadcast::Sender<Event>,
+    pub ops: mpsc::Receiver<Input>,
+    stop: Option<oneshot::Sender<()>>,
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+    }
+}
+
+pub fn loopback() -> SocketAddr {
+    "127.0.0.1:0".parse().unwrap()
+}
+
+pub fn test_config() -> ServerConfig {
+    ServerConfig {
+        listen: loopback(),
+        public_delay_ms: 0,
+        ..ServerConfig::default()
+    }
+}
+
+pub async fn start(config: ServerConfig) -> TestServer {
+    let server = Server::bind(config).await.expect("bind");
+    let addr = server.local_addr();
+    let livechess = server.livechess_addr();
+    let (events, _) = broadcast::channel(200_000);
+    let (ops_tx, ops) = mpsc::channel(64);
+    let (stop, stopped) = oneshot::channel::<()>();
+    let fut = server.run(&events, ops_tx, async move {
+        let _ = stopped.await;
+    });
+    tokio::spawn(fut);
+    TestServer {
+        addr,
+        livechess,
+        events,
+        ops,
+        stop: Some(stop),
+    }
+}
+
+impl TestServer {
+    pub fn send(&self, events: &[Event]) {
+        for e in events {
+            self.events.send(e.clone()).unwrap();
+        }
+    }
+
+    /// Waits until the server has applied the event with this seq.
+    pub async fn wait_seq(&self, seq: u64) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        loop {
+            let (_, body) = http(self.addr, "GET", "/health", &[], "").await;
+            let v: Value = serde_json::from_str(&body).unwrap();
+            if v["seq"].as_u64().unwrap_or(0) >= seq {
+                return;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "server never reached seq {seq}"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
+/// A minimal HTTP/1.1 request; returns (status, body).
+pub async fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if !body.is_empty() {
+        req.push_str("Content-Type: application/json\r\n");
+    }
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut raw))
+        .await
+        .expect("http response in time")
+        .unwrap();
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let status: u16 = text.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let body = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        dechunk(rest)
+    } else {
+        rest.to_string()
+    };
+    (status, body)
+}
+
+fn dechunk(mut s: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = s.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        s = &rest[n + 2..];
+    }
+    out
+}
+
+pub async fn ws_connect(url: &str) -> Ws {
+    tokio_tungstenite::connect_async(url)
+        .await
+        .expect("ws connect")
+        .0
+}
+
+/// The next text message as JSON (fails after 5 s).
+pub async fn next_json(ws: &mut Ws) -> Value {
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(5), ws.next())
+            .await
+            .expect("a message in time")
+            .expect("open")
+            .expect("ok");
+        if let Message::Text(t) = m {
+            return serde_json::from_str(&t).unwrap();
+        }
+    }
+}
+
+/// Reads until a message satisfies `pred`, returning everything read (fails after 5 s).
+pub async fn read_until(ws: &mut Ws, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
+    let mut seen = Vec::new();
+    loop {
+        let v = next_json(ws).await;
+        let done = pred(&v);
+        seen.push(v);
+        if done {
+            return seen;
+        }
+    }
+}
+
+pub async fn ws_send(ws: &mut Ws, v: Value) {
+    ws.send(Message::Text(v.to_string().into())).await.unwrap();
+}
+
+/// A hall of `n` boards playing the real game, each cut at a different move (board-1 plays
+/// it to the end and then loses its link), interleaved by time and numbered afresh, the way
+/// one core with several boards numbers its events.
+pub fn hall_events(n: usize) -> Vec<Event> {
+    use dgt_core::EventBody;
+    let game = capture_events();
+    let mut all: Vec<(u64, usize, Event)> = Vec::new();
+    for k in 0..n {
+        let board = format!("board-{}", k + 1);
+        let stop_ply = if k == 0 {
+            u32::MAX
+        } else {
+            57 - (k as u32 * 11) % 50
+        };
+        let shift = k as u64 * 1700;
+        for e in &game {
+            if k > 0 {
+                match &e.body {
+                    EventBody::Move(m) if m.ply > stop_ply => break,
+                    EventBody::Alert(_) | EventBody::BoardStatus(_) if e.seq > 10 => continue,
+                    _ => {}
+                }
+            }
+            let mut e = e.clone();
+            e.board = board.clone();
+            e.t_ms += shift;
+            match &mut e.body {
+                EventBody::GameStart { game, .. } => *game = format!("{board}/1"),
+                EventBody::Move(m) => m.game = format!("{board}/1"),
+                EventBody::Alert(a) => a.game = Some(format!("{board}/1")),
+                EventBody::GameEnd { game, .. } => *game = format!("{board}/1"),
+                _ => {}
+            }
+            all.push((e.t_ms, k, e));
+        }
+    }
+    all.sort_by_key(|(t, k, e)| (*t, *k, e.seq));
+    all.into_iter()
+        .enumerate()
+        .map(|(i, (_, _, mut e))| {
+            e.seq = i as u64 + 1;
+            if let EventBody::Alert(a) = &mut e.body {
+                a.id = e.seq;
+            }
+            e
+        })
+        .collect()
+}

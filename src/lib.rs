@@ -9,3 +9,4 @@
 pub mod edge;
 pub mod replay;
 pub mod settings;
+pub mod verify;

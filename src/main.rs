@@ -76,6 +76,16 @@ enum Command {
         #[arg(long)]
         no_probe: bool,
     },
+    /// Play a corpus of emulated games through the core and compare the rebuilt moves with
+    /// what was really played (exact, invented, missed, corrections, latency).
+    Verify {
+        /// How many games.
+        #[arg(long, default_value_t = 1000)]
+        games: usize,
+        /// The first seed; games use consecutive seeds.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Feed a capture file through the core on virtual time and print every event as JSON.
     Replay {
         capture: PathBuf,
@@ -108,6 +118,16 @@ fn main() -> ExitCode {
             time_control,
         } => with_runtime(emulate(pty, seed, pgn, serial, time_control)),
         Command::Ports { no_probe } => ports(!no_probe),
+        Command::Verify { games, seed } => {
+            let report =
+                dgt_arbiter::verify::check_corpus(seed, games, &dgt_core::CoreConfig::default());
+            print!("{report}");
+            if report.invented == 0 && report.missed == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
     }
 }
 

@@ -131,6 +131,14 @@ impl ClockTracker {
         }
     }
 
+    /// (White's ms, Black's ms) of a given reading, when the mapping is known.
+    pub fn white_black_of(&self, t: &ClockTimes) -> (Option<u64>, Option<u64>) {
+        match self.white_side {
+            Some(w) => (Some(display_ms(t, w)), Some(display_ms(t, w.other()))),
+            None => (None, None),
+        }
+    }
+
     /// Takes one reading.
     pub fn observe(&mut self, t: ClockTimes) -> ClockObservation {
         let mut obs = ClockObservation::default();

@@ -191,6 +191,21 @@ pub fn one_move_to(pos: &Chess, target: &Board) -> Option<Move> {
         })
 }
 
+/// The legal move from `pos` whose result shows `target` but for one piece of the opponent
+/// that is off the board — lifted for the reply while the press was still being relayed.
+pub fn one_move_with_reply_in_hand(pos: &Chess, target: &Board) -> Option<Move> {
+    let opponent = !pos.turn();
+    pos.legal_moves().into_iter().find(|m| {
+        let mut p = pos.clone();
+        p.play_unchecked(*m);
+        let d = diff(p.board(), target);
+        d.count() == 1
+            && d.first().is_some_and(|sq| {
+                p.board().color_at(sq) == Some(opponent) && target.piece_at(sq).is_none()
+            })
+    })
+}
+
 /// A shortest sequence of legal moves from `pos` to a position showing `target`, searching
 /// at most `max_plies` deep and visiting at most `budget` nodes. Only moves that start on a
 /// square where the boards still differ are tried: exact up to two plies (each side's piece

@@ -64,11 +64,16 @@ pub struct Session {
 
     /// The latest placement since the last commit that legal moves explain, and when.
     last_ahead: Option<(u64, Vec<Move>)>,
+    /// Single moves the board has shown complete since the last commit: the first of two
+    /// moves seen together is believed only if it was once on the board by itself.
+    seen_alone: Vec<Move>,
     settle_at: Option<u64>,
     press_wait_at: Option<u64>,
     illegal_at: Option<u64>,
     /// A press whose board could not be read as a move yet; decided when the board settles.
-    press_verdict_at: Option<(u64, ClockSide)>,
+    press_verdict_at: Option<(u64, ClockSide, bool)>,
+    /// The clock reading that showed the press: the times of the move it completes.
+    press_reading: Option<ClockTimes>,
     illegal_alerted: bool,
     illegal_moves: [u32; 2],
     /// A formally illegal move completed by a press and not (yet) corrected: the placement it
@@ -123,10 +128,12 @@ impl Session {
             link: LinkState::Connected,
             was_disconnected: false,
             last_ahead: None,
+            seen_alone: Vec::new(),
             settle_at: None,
             press_wait_at: None,
             illegal_at: None,
             press_verdict_at: None,
+            press_reading: None,
             illegal_alerted: false,
             illegal_moves: [0, 0],
             periods_reached: [0, 0],
@@ -168,7 +175,7 @@ impl Session {
             self.settle_at,
             self.press_wait_at,
             self.illegal_at,
-            self.press_verdict_at.map(|(t, _)| t),
+            self.press_verdict_at.map(|(t, _, _)| t),
         ]
         .into_iter()
         .flatten()
@@ -190,9 +197,10 @@ impl Session {
     }
 
     pub fn on_timer(&mut self, t: u64, out: &mut Emitted) {
-        if self.press_verdict_at.is_some_and(|(d, _)| d <= t) {
-            let (_, display) = self.press_verdict_at.take().unwrap_or((t, ClockSide::Left));
-            self.decide_press(t, display, true, out);
+        if self.press_verdict_at.is_some_and(|(d, _, _)| d <= t)
+            && let Some((_, display, final_look)) = self.press_verdict_at.take()
+        {
+            self.decide_press(t, display, final_look, out);
         }
         if self.settle_at.is_some_and(|d| d <= t) {
             self.settle_at = None;
@@ -407,6 +415,11 @@ impl Session {
         if self.game.as_ref().is_some_and(|g| !g.is_over())
             && let Some(Interpretation::Ahead(path)) = self.interpret(DEPTH_ON_CHANGE)
         {
+            if let [m] = path.as_slice()
+                && !self.seen_alone.contains(m)
+            {
+                self.seen_alone.push(*m);
+            }
             self.last_ahead = Some((t, path));
         }
     }
@@ -507,6 +520,16 @@ impl Session {
         }
         let placement = self.board.placement(self.orientation);
         if let Some((result, how)) = reconstruct::result_gesture(&placement) {
+            // A move shown before the gesture began was played (unless it is the first king
+            // put in the centre, which belongs to the gesture).
+            if let Some((shown_at, path)) = self.last_ahead.take()
+                && let Some(g) = &self.game
+                && !path
+                    .iter()
+                    .any(|m| reconstruct::king_to_centre(g.current(), m))
+            {
+                self.commit_shown(t, &path, false, shown_at, out);
+            }
             self.end_by_gesture(t, result, how, out);
             return;
         }
@@ -514,6 +537,21 @@ impl Session {
             Interpretation::Same => self.back_to_legal(t, out),
             Interpretation::Ahead(path) => {
                 self.back_to_legal(t, out);
+                if path.len() >= 2 && depth == DEPTH_WATCHED && !self.seen_alone.contains(&path[0])
+                {
+                    // Two moves at once is rare (a reply before the press), and a move in
+                    // progress can look like two (Nxc5 bxc5 = knight in hand, pawn b4
+                    // lifted): give it a press, or a longer calm, before believing it.
+                    let wait = if self.waits_for_press() {
+                        self.press_wait_ms
+                    } else {
+                        4 * self.settle_ms
+                    };
+                    if t < self.last_change + wait {
+                        self.settle_at = Some(self.last_change + wait);
+                        return;
+                    }
+                }
                 let (first, last) = path.split_at(path.len() - 1);
                 if !first.is_empty() {
                     // A reply on the board completes the earlier move (6.2.1).
@@ -529,7 +567,7 @@ impl Session {
                     } else {
                         self.press_wait_ms
                     };
-                    self.press_wait_at = Some(t - self.settle_ms + wait);
+                    self.press_wait_at = Some((self.last_change + wait).max(t));
                 } else {
                     self.commit_shown(t, last, false, self.last_change, out);
                 }
@@ -619,7 +657,10 @@ impl Session {
 
     /// Plays moves into the game and emits them; `pressed` marks them final.
     fn commit(&mut self, t: u64, path: &[Move], pressed: bool, out: &mut Emitted) {
-        let clocks = self.clock.white_black_ms();
+        let clocks = match (pressed, self.press_reading.take()) {
+            (true, Some(reading)) => self.clock.white_black_of(&reading),
+            _ => self.clock.white_black_ms(),
+        };
         for m in path {
             let Some(g) = &mut self.game else { return };
             if g.is_over() {
@@ -650,6 +691,7 @@ impl Session {
         if pressed && let Some(g) = &mut self.game {
             g.confirm_all();
         }
+        self.seen_alone.clear();
         self.last_ahead = None;
         self.press_wait_at = None;
     }
@@ -891,7 +933,13 @@ impl Session {
             self.clock.infer_white_side(display.other());
             return;
         }
-        self.decide_press(t, display, false, out);
+        // The board reports a square up to one scan (200–250 ms) after the piece lands, and
+        // the press may be relayed before that: look at the board once it has caught up.
+        if let Some((_, pending, final_look)) = self.press_verdict_at.take() {
+            self.decide_press(t, pending, final_look, out);
+        }
+        self.press_reading = self.clock.last().copied();
+        self.press_verdict_at = Some((t + self.settle_ms, display, false));
     }
 
     /// A press completes the move on the board (6.2.1). `final_look` is the deferred second
@@ -908,7 +956,18 @@ impl Session {
             Interpretation::Ahead(path) => {
                 self.infer_from_press(display, mover);
                 self.back_to_legal(t, out);
-                self.commit_shown(t, &path, true, self.last_change, out);
+                let done = self.completed_by_press(display, mover, &path);
+                let shown_at = if done == path.len() {
+                    self.last_change
+                } else {
+                    t
+                };
+                self.commit_shown(t, &path[..done], true, shown_at, out);
+                if done < path.len() {
+                    // The opponent's reply is already on the board: its own press (or the
+                    // board settling) completes it.
+                    self.settle_at = Some(t);
+                }
             }
             Interpretation::Sibling(m) => {
                 self.correct_last(t, m, out);
@@ -916,12 +975,27 @@ impl Session {
                     g.confirm_all();
                 }
             }
+            _ if let Some(m) =
+                reconstruct::one_move_with_reply_in_hand(g.current(), &placement.board) =>
+            {
+                // The opponent already holds a piece for the reply.
+                self.infer_from_press(display, mover);
+                self.commit_shown(t, &[m], true, self.last_change, out);
+            }
+            Interpretation::Unexplained if !final_look => {
+                // Look again once the board has settled (it may report the last square late).
+                self.press_verdict_at = Some((t + self.settle_ms, display, true));
+            }
             _ if self.last_ahead.is_some() => {
-                // The board moved on (the opponent already lifted a piece): the move the
-                // press completed is the last one the board showed.
+                // The board moved on: the move the press completed is the last one the
+                // board showed.
                 let (shown_at, path) = self.last_ahead.take().unwrap_or_default();
                 self.infer_from_press(display, mover);
-                self.commit_shown(t, &path, true, shown_at, out);
+                let done = self.completed_by_press(display, mover, &path);
+                self.commit_shown(t, &path[..done], true, shown_at, out);
+                if done < path.len() {
+                    self.settle_at = Some(t);
+                }
             }
             Interpretation::Same => {
                 let pressed_by_mover = self.clock.display_of(mover.is_white()) == Some(display);
@@ -946,12 +1020,25 @@ impl Session {
                 }
             }
             _ if self.adopt_illegal(t, out) => {}
-            _ if !final_look => {
-                // Look again once the board has settled.
-                self.press_verdict_at = Some((t + self.settle_ms, display));
-            }
             _ => self.illegal_at_press(t, mover, &placement.board, out),
         }
+    }
+
+    /// How many moves of `path` (which starts with `mover`'s move) the press completed: up
+    /// to the presser's own last move. A reply after it waits for its own press.
+    fn completed_by_press(&self, display: ClockSide, mover: Color, path: &[Move]) -> usize {
+        let presser = match self.clock.white_side() {
+            Some(w) => {
+                if display == w {
+                    Color::White
+                } else {
+                    Color::Black
+                }
+            }
+            None => mover,
+        };
+        let mut presser_moves = (0..path.len()).filter(|i| (i % 2 == 0) == (presser == mover));
+        presser_moves.next_back().map_or(0, |i| i + 1)
     }
 
     fn infer_from_press(&mut self, display: ClockSide, mover: Color) {

@@ -100,10 +100,12 @@ fn move_times_are_the_clock_readings_at_the_press() {
     }
     for (uci, w, b, t) in final_moves(&events) {
         let (w, b) = (w.expect("white time"), b.expect("black time"));
+        // The move is emitted once the board has caught up with the press (a settle period
+        // later): the press is the last reading at or before the move event.
         let idx = readings
             .iter()
-            .position(|r| r.0 == t)
-            .expect("moves are completed at a clock reading");
+            .rposition(|r| r.0 <= t)
+            .expect("a clock reading before the move");
         let around = [readings[idx], readings[idx.saturating_sub(1)]];
         // White's display is the left one in this recording.
         assert!(

@@ -1,0 +1,104 @@
+//! Prints one corpus game next to what the core made of it: `cargo run --example inspect_game -- SEED`.
+
+use dgt_arbiter::verify::inputs_of;
+use dgt_core::{Core, CoreConfig, EventBody};
+use dgt_emulator::{corpus_spec, generate_game};
+
+fn main() {
+    let seed: u64 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    let spec = corpus_spec(seed);
+    let game = generate_game(spec);
+    let t = &game.truth;
+    println!(
+        "rotated {} clock {} white {:?} tc {:?}",
+        t.rotated, t.clock_present, t.white_clock_side, t.time_control
+    );
+    for i in &t.irregularities {
+        println!("irregularity {:?}", i);
+    }
+    let mut core = Core::new(CoreConfig::default());
+    let mut rebuilt: Vec<(String, u64)> = Vec::new();
+    let mut lines = Vec::new();
+    let window: Option<(u64, u64)> = std::env::args().nth(2).and_then(|a| {
+        let (x, y) = a.split_once('-')?;
+        Some((x.parse().ok()?, y.parse().ok()?))
+    });
+    for input in inputs_of(&game, "b") {
+        if let (Some((a, b)), dgt_core::InputKind::Rx(bytes)) = (window, &input.kind)
+            && input.t_ms >= a
+            && input.t_ms <= b
+        {
+            let mut d = dgt_protocol::Decoder::default();
+            for m in d.decode(bytes) {
+                if let dgt_protocol::Decoded::Message(dgt_protocol::BoardMessage::FieldUpdate {
+                    square,
+                    piece,
+                }) = m
+                {
+                    let sq = dgt_emulator::chess_square(square as usize, t.rotated);
+                    lines.push(format!("{} fu {sq:?} {piece}", input.t_ms));
+                } else if let dgt_protocol::Decoded::Message(dgt_protocol::BoardMessage::Clock(c)) =
+                    m
+                {
+                    lines.push(format!("{} clock {:?}", input.t_ms, c));
+                }
+            }
+        }
+        let mut ev = core.handle(&input);
+        while let Some(d) = core.next_deadline().filter(|d| *d < input.t_ms) {
+            ev.extend(core.advance(d));
+        }
+        for e in ev {
+            match &e.body {
+                EventBody::Move(m) => {
+                    rebuilt.truncate(m.ply as usize - 1);
+                    rebuilt.push((m.uci.clone(), e.t_ms));
+                    lines.push(format!("{} move {} {}", e.t_ms, m.ply, m.uci));
+                }
+                EventBody::Clock(_) => {}
+                other => lines.push(format!(
+                    "{} {}",
+                    e.t_ms,
+                    serde_json::to_string(other).unwrap()
+                )),
+            }
+        }
+    }
+    while let Some(d) = core.next_deadline() {
+        core.advance(d);
+    }
+    let mut first_bad = None;
+    for (i, m) in t.moves.iter().enumerate() {
+        let got = rebuilt.get(i).map(|r| r.0.as_str()).unwrap_or("-");
+        if got != m.uci && first_bad.is_none() {
+            first_bad = Some(i);
+        }
+        if first_bad.is_some_and(|b| i < b + 3) || first_bad.is_none() && i + 1 == t.moves.len() {
+            println!(
+                "ply {} truth {} touch {} made {} pressed {:?} handling {:?} slid {:?} | got {}",
+                m.ply,
+                m.uci,
+                m.t_touch_ms,
+                m.t_made_ms,
+                m.t_pressed_ms,
+                m.handling,
+                m.slid_via,
+                got
+            );
+        }
+    }
+    if let Some(b) = first_bad {
+        let from = t.moves[b.saturating_sub(1)].t_touch_ms;
+        let to = t.moves.get(b + 2).map_or(u64::MAX, |m| m.t_made_ms + 3000);
+        for l in &lines {
+            let ts: u64 = l.split(' ').next().unwrap().parse().unwrap();
+            if ts >= from && ts <= to {
+                println!("  {l}");
+            }
+        }
+    }
+    println!("truth {} rebuilt {}", t.moves.len(), rebuilt.len());
+}

@@ -1,0 +1,228 @@
+//! `dgt-arbiter verify`: plays a corpus of emulated games (the seeded human model: slides,
+//! captures in either order, flicker, knocked pieces, late presses, result gestures) through
+//! the core and compares the moves it rebuilt with what was really played.
+
+use std::time::Instant;
+
+use dgt_core::{Core, CoreConfig, EventBody, Input, InputKind};
+use dgt_emulator::{Dir, GeneratedGame, corpus_spec, generate_game};
+
+/// The verdict on one game.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GameCheck {
+    pub seed: u64,
+    /// Moves really played (before any end the core found by rule).
+    pub played: usize,
+    /// Moves of the rebuilt list equal to the played one at the same ply.
+    pub exact: usize,
+    /// Rebuilt moves that were never played at that ply.
+    pub invented: usize,
+    /// Played moves missing from the rebuilt list.
+    pub missed: usize,
+    /// Move events that replaced an earlier one (contract §3 corrections).
+    pub corrections: usize,
+    /// Played moves left out because the core ended the game by rule first (dead position,
+    /// fivefold, 75 moves): correct by the Laws, not a miss.
+    pub after_rule_end: usize,
+    /// Time from the board showing the move (or its press) to the move event, per move.
+    pub latencies_ms: Vec<u64>,
+    /// Wall time the core took for this game.
+    pub core_micros: u128,
+    pub inputs: usize,
+}
+
+impl GameCheck {
+    pub fn is_exact(&self) -> bool {
+        self.invented == 0 && self.missed == 0 && self.exact == self.played
+    }
+}
+
+/// The inputs the daemon would have fed the core for this game.
+pub fn inputs_of(game: &GeneratedGame, board: &str) -> Vec<Input> {
+    game.traffic
+        .iter()
+        .map(|t| Input {
+            t_ms: t.t_ms,
+            board: board.to_string(),
+            kind: match t.dir {
+                Dir::Rx => InputKind::Rx(t.bytes.clone()),
+                Dir::Tx => InputKind::Tx(t.bytes.clone()),
+            },
+        })
+        .collect()
+}
+
+/// Generates the game of `seed` and checks the core against its truth.
+pub fn check_game(seed: u64, config: &CoreConfig) -> GameCheck {
+    let game = generate_game(corpus_spec(seed));
+    let inputs = inputs_of(&game, "board-1");
+    let mut core = Core::new(config.clone());
+    let started = Instant::now();
+    let mut events = Vec::new();
+    for i in &inputs {
+        events.extend(core.handle(i));
+    }
+    while let Some(d) = core.next_deadline() {
+        events.extend(core.advance(d));
+    }
+    let core_micros = started.elapsed().as_micros();
+
+    let mut rebuilt: Vec<(String, u64)> = Vec::new();
+    let mut corrections = 0;
+    let mut rule_end = false;
+    for e in &events {
+        match &e.body {
+            EventBody::Move(m) => {
+                if (m.ply as usize) <= rebuilt.len() {
+                    corrections += 1;
+                }
+                rebuilt.truncate(m.ply as usize - 1);
+                rebuilt.push((m.uci.clone(), e.t_ms));
+            }
+            EventBody::GameEnd { reason, .. } => {
+                use dgt_core::event::EndReason::*;
+                rule_end |= matches!(
+                    reason,
+                    DeadPosition | FivefoldRepetition | SeventyFiveMoveRule
+                );
+            }
+            _ => {}
+        }
+    }
+    let truth = &game.truth.moves;
+    let played = if rule_end {
+        truth.len().min(rebuilt.len())
+    } else {
+        truth.len()
+    };
+    let mut check = GameCheck {
+        seed,
+        played,
+        corrections,
+        after_rule_end: truth.len() - played,
+        core_micros,
+        inputs: inputs.len(),
+        ..Default::default()
+    };
+    for (i, t) in truth.iter().take(played).enumerate() {
+        match rebuilt.get(i) {
+            Some((uci, at)) if *uci == t.uci => {
+                check.exact += 1;
+                let shown = t.t_pressed_ms.unwrap_or(t.t_made_ms).max(t.t_made_ms);
+                check.latencies_ms.push(at.saturating_sub(shown));
+            }
+            Some(_) => {
+                check.invented += 1;
+                check.missed += 1;
+            }
+            None => check.missed += 1,
+        }
+    }
+    check.invented += rebuilt.len().saturating_sub(played);
+    check
+}
+
+/// Totals over a corpus.
+#[derive(Debug, Clone, Default)]
+pub struct CorpusReport {
+    pub games: usize,
+    pub exact_games: usize,
+    pub played: usize,
+    pub exact: usize,
+    pub invented: usize,
+    pub missed: usize,
+    pub corrections: usize,
+    pub after_rule_end: usize,
+    pub latency_p50_ms: u64,
+    pub latency_p99_ms: u64,
+    pub latency_max_ms: u64,
+    pub micros_per_input: f64,
+    pub failing_seeds: Vec<u64>,
+}
+
+pub fn check_corpus(first_seed: u64, games: usize, config: &CoreConfig) -> CorpusReport {
+    let mut r = CorpusReport {
+        games,
+        ..Default::default()
+    };
+    let mut latencies = Vec::new();
+    let (mut micros, mut inputs) = (0u128, 0usize);
+    for seed in first_seed..first_seed + games as u64 {
+        let c = check_game(seed, config);
+        r.played += c.played;
+        r.exact += c.exact;
+        r.invented += c.invented;
+        r.missed += c.missed;
+        r.corrections += c.corrections;
+        r.after_rule_end += c.after_rule_end;
+        micros += c.core_micros;
+        inputs += c.inputs;
+        if c.is_exact() {
+            r.exact_games += 1;
+        } else {
+            r.failing_seeds.push(seed);
+        }
+        latencies.extend(c.latencies_ms);
+    }
+    latencies.sort_unstable();
+    let pct = |p: f64| {
+        latencies
+            .get(((latencies.len() as f64 - 1.0) * p).round() as usize)
+            .copied()
+            .unwrap_or(0)
+    };
+    r.latency_p50_ms = pct(0.5);
+    r.latency_p99_ms = pct(0.99);
+    r.latency_max_ms = latencies.last().copied().unwrap_or(0);
+    r.micros_per_input = micros as f64 / inputs.max(1) as f64;
+    r
+}
+
+impl std::fmt::Display for CorpusReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let pct = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
+        writeln!(
+            f,
+            "games                 {} ({} exact, {:.2}%)",
+            self.games,
+            self.exact_games,
+            pct(self.exact_games, self.games)
+        )?;
+        writeln!(f, "moves played          {}", self.played)?;
+        writeln!(
+            f,
+            "moves exact           {} ({:.3}%)",
+            self.exact,
+            pct(self.exact, self.played)
+        )?;
+        writeln!(f, "moves invented        {}", self.invented)?;
+        writeln!(f, "moves missed          {}", self.missed)?;
+        writeln!(
+            f,
+            "corrections           {} ({:.3}% of moves)",
+            self.corrections,
+            pct(self.corrections, self.played)
+        )?;
+        writeln!(
+            f,
+            "after a rule end      {} (played after a dead position / fivefold / 75 moves)",
+            self.after_rule_end
+        )?;
+        writeln!(
+            f,
+            "latency p50/p99/max   {} / {} / {} ms (board settled or press → move event, virtual time)",
+            self.latency_p50_ms, self.latency_p99_ms, self.latency_max_ms
+        )?;
+        writeln!(f, "core time per input   {:.1} µs", self.micros_per_input)?;
+        if !self.failing_seeds.is_empty() {
+            let shown: Vec<String> = self
+                .failing_seeds
+                .iter()
+                .take(20)
+                .map(u64::to_string)
+                .collect();
+            writeln!(f, "failing seeds         {}", shown.join(" "))?;
+        }
+        Ok(())
+    }
+}

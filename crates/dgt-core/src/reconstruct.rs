@@ -191,19 +191,43 @@ pub fn one_move_to(pos: &Chess, target: &Board) -> Option<Move> {
         })
 }
 
-/// The legal move from `pos` whose result shows `target` but for one piece of the opponent
-/// that is off the board — lifted for the reply while the press was still being relayed.
-pub fn one_move_with_reply_in_hand(pos: &Chess, target: &Board) -> Option<Move> {
+/// The legal move from `pos` whose result shows `target` but for one piece off the board —
+/// the opponent's, lifted for the reply, or the moved piece being captured in reply — while
+/// the press was still being relayed.
+///
+/// The moved piece counts as taken only for a move in `seen` (shown complete on the board
+/// before): otherwise "piece lifted, not yet put down" would match every move of that piece.
+pub fn one_move_with_reply_in_hand(
+    pos: &Chess,
+    target: &Board,
+    seen: impl Fn(&Move) -> Option<usize>,
+) -> Option<Move> {
     let opponent = !pos.turn();
-    pos.legal_moves().into_iter().find(|m| {
+    let mut best: Option<(usize, Move)> = None;
+    for m in pos.legal_moves() {
         let mut p = pos.clone();
-        p.play_unchecked(*m);
+        p.play_unchecked(m);
         let d = diff(p.board(), target);
-        d.count() == 1
-            && d.first().is_some_and(|sq| {
-                p.board().color_at(sq) == Some(opponent) && target.piece_at(sq).is_none()
-            })
-    })
+        let Some(sq) = d.first().filter(|_| d.count() == 1) else {
+            continue;
+        };
+        if target.piece_at(sq).is_some() {
+            continue;
+        }
+        if p.board().color_at(sq) == Some(opponent) {
+            // The opponent lifted one of his pieces: nothing else explains the board.
+            return Some(m);
+        }
+        // The moved piece is being taken: of the moves the board showed, the latest (a
+        // slide's intermediate squares were shown earlier).
+        if sq == m.to()
+            && let Some(when) = seen(&m)
+            && best.is_none_or(|(w, _)| when > w)
+        {
+            best = Some((when, m));
+        }
+    }
+    best.map(|(_, m)| m)
 }
 
 /// A shortest sequence of legal moves from `pos` to a position showing `target`, searching

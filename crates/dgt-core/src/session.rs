@@ -32,6 +32,12 @@ const DEPTH_AFTER_GAP: usize = 6;
 /// A king move onto a centre square waits this long for a press: it may be the first half of
 /// the kings-in-the-centre result gesture.
 const CENTRE_KING_WAIT_MS: u64 = 2000;
+/// How long a move completed by a press may still be corrected by a late board report.
+const PRESS_CORRECTION_MS: u64 = 1000;
+/// The longest a press waits for the board to be quiet before it is judged.
+const PRESS_MAX_WAIT_MS: u64 = 1500;
+/// How many recent explained placements are remembered.
+const SEEN_KEPT: usize = 32;
 
 pub struct Session {
     label: String,
@@ -64,9 +70,11 @@ pub struct Session {
 
     /// The latest placement since the last commit that legal moves explain, and when.
     last_ahead: Option<(u64, Vec<Move>)>,
-    /// Single moves the board has shown complete since the last commit: the first of two
-    /// moves seen together is believed only if it was once on the board by itself.
-    seen_alone: Vec<Move>,
+    /// Recent placements that legal moves explained: the first of two moves seen together is
+    /// believed only if the board once showed it by itself.
+    seen: std::collections::VecDeque<shakmaty::Board>,
+    /// When the moves completed by the last press become final.
+    confirm_at: Option<u64>,
     settle_at: Option<u64>,
     press_wait_at: Option<u64>,
     illegal_at: Option<u64>,
@@ -74,6 +82,8 @@ pub struct Session {
     press_verdict_at: Option<(u64, ClockSide, bool)>,
     /// The clock reading that showed the press: the times of the move it completes.
     press_reading: Option<ClockTimes>,
+    /// When the last press was seen.
+    press_seen_at: u64,
     illegal_alerted: bool,
     illegal_moves: [u32; 2],
     /// A formally illegal move completed by a press and not (yet) corrected: the placement it
@@ -128,12 +138,14 @@ impl Session {
             link: LinkState::Connected,
             was_disconnected: false,
             last_ahead: None,
-            seen_alone: Vec::new(),
+            seen: std::collections::VecDeque::new(),
+            confirm_at: None,
             settle_at: None,
             press_wait_at: None,
             illegal_at: None,
             press_verdict_at: None,
             press_reading: None,
+            press_seen_at: 0,
             illegal_alerted: false,
             illegal_moves: [0, 0],
             periods_reached: [0, 0],
@@ -182,7 +194,18 @@ impl Session {
         .min()
     }
 
+    /// Makes the moves completed by a press final once their correction window is over.
+    fn expire_corrections(&mut self, t: u64) {
+        if self.confirm_at.is_some_and(|c| c <= t) {
+            self.confirm_at = None;
+            if let Some(g) = &mut self.game {
+                g.confirm_all();
+            }
+        }
+    }
+
     pub fn handle(&mut self, t: u64, kind: &InputKind, out: &mut Emitted) {
+        self.expire_corrections(t);
         match kind {
             InputKind::Rx(bytes) => {
                 self.decoder.push(bytes);
@@ -197,9 +220,17 @@ impl Session {
     }
 
     pub fn on_timer(&mut self, t: u64, out: &mut Emitted) {
+        self.expire_corrections(t);
         if self.press_verdict_at.is_some_and(|(d, _, _)| d <= t)
             && let Some((_, display, final_look)) = self.press_verdict_at.take()
         {
+            // The board reports a change up to ~400 ms late (protocol §4.1): while it is
+            // still changing, wait for it to be quiet, within a bound.
+            let quiet_at = self.last_change + self.settle_ms;
+            if quiet_at > t && t < self.press_seen_at + PRESS_MAX_WAIT_MS {
+                self.press_verdict_at = Some((quiet_at, display, final_look));
+                return self.on_timer(t, out);
+            }
             self.decide_press(t, display, final_look, out);
         }
         if self.settle_at.is_some_and(|d| d <= t) {
@@ -415,13 +446,35 @@ impl Session {
         if self.game.as_ref().is_some_and(|g| !g.is_over())
             && let Some(Interpretation::Ahead(path)) = self.interpret(DEPTH_ON_CHANGE)
         {
-            if let [m] = path.as_slice()
-                && !self.seen_alone.contains(m)
-            {
-                self.seen_alone.push(*m);
+            if self.seen.len() == SEEN_KEPT {
+                self.seen.pop_front();
             }
+            self.seen
+                .push_back(self.board.placement(self.orientation).board);
             self.last_ahead = Some((t, path));
         }
+    }
+
+    /// Whether the board is the current position after a move it showed, with one piece of
+    /// the reply lifted.
+    fn reply_in_hand(&self, shown: &shakmaty::Board) -> bool {
+        self.game.as_ref().is_some_and(|g| {
+            reconstruct::one_move_with_reply_in_hand(g.current(), shown, |m| self.when_shown(m))
+                .is_some()
+        })
+    }
+
+    /// Whether the board showed the current position with `m` played, not long ago.
+    fn was_shown(&self, m: &Move) -> bool {
+        self.when_shown(m).is_some()
+    }
+
+    /// How recently (a larger number is more recent) the board showed `m` played.
+    fn when_shown(&self, m: &Move) -> Option<usize> {
+        let g = self.game.as_ref()?;
+        let mut after = g.current().clone();
+        after.play_unchecked(*m);
+        self.seen.iter().rposition(|b| b == after.board())
     }
 
     /// Alerts for how the pieces of a move were handled (4.3, 4.4.2, 4.1/7.5.4).
@@ -537,8 +590,7 @@ impl Session {
             Interpretation::Same => self.back_to_legal(t, out),
             Interpretation::Ahead(path) => {
                 self.back_to_legal(t, out);
-                if path.len() >= 2 && depth == DEPTH_WATCHED && !self.seen_alone.contains(&path[0])
-                {
+                if path.len() >= 2 && depth == DEPTH_WATCHED && !self.was_shown(&path[0]) {
                     // Two moves at once is rare (a reply before the press), and a move in
                     // progress can look like two (Nxc5 bxc5 = knight in hand, pawn b4
                     // lifted): give it a press, or a longer calm, before believing it.
@@ -688,10 +740,11 @@ impl Session {
             }
             self.after_move(t, out);
         }
-        if pressed && let Some(g) = &mut self.game {
-            g.confirm_all();
+        if pressed {
+            // The board may still be reporting the last square of a slide (up to ~400 ms
+            // behind, protocol §4.1): the move stays correctable for a moment.
+            self.confirm_at = Some(t + PRESS_CORRECTION_MS);
         }
-        self.seen_alone.clear();
         self.last_ahead = None;
         self.press_wait_at = None;
     }
@@ -939,6 +992,7 @@ impl Session {
             self.decide_press(t, pending, final_look, out);
         }
         self.press_reading = self.clock.last().copied();
+        self.press_seen_at = t;
         self.press_verdict_at = Some((t + self.settle_ms, display, false));
     }
 
@@ -952,8 +1006,16 @@ impl Session {
         let mover = g.current().turn();
         let placement = self.board.placement(self.orientation);
         let interp = reconstruct::interpret(g, &placement.board, self.decision_depth());
+        // Two moves at once are believed only if the first was seen on the board by itself:
+        // "Qxg3, queen lifted by the recapturing hand" also reads as "Qxf4 gxf4".
+        let believable =
+            |path: &[Move]| path.len() == 1 || self.after_gap || self.was_shown(&path[0]);
         match interp {
-            Interpretation::Ahead(path) => {
+            Interpretation::Ahead(path)
+                if believable(&path) || !self.reply_in_hand(&placement.board) =>
+            {
+                // With the press known, the presser's move is complete: two moves the board
+                // shows are believed unless a lifted piece explains it with the move shown.
                 self.infer_from_press(display, mover);
                 self.back_to_legal(t, out);
                 let done = self.completed_by_press(display, mover, &path);
@@ -976,7 +1038,9 @@ impl Session {
                 }
             }
             _ if let Some(m) =
-                reconstruct::one_move_with_reply_in_hand(g.current(), &placement.board) =>
+                reconstruct::one_move_with_reply_in_hand(g.current(), &placement.board, |m| {
+                    self.when_shown(m)
+                }) =>
             {
                 // The opponent already holds a piece for the reply.
                 self.infer_from_press(display, mover);
@@ -986,7 +1050,7 @@ impl Session {
                 // Look again once the board has settled (it may report the last square late).
                 self.press_verdict_at = Some((t + self.settle_ms, display, true));
             }
-            _ if self.last_ahead.is_some() => {
+            _ if self.last_ahead.as_ref().is_some_and(|(_, p)| believable(p)) => {
                 // The board moved on: the move the press completed is the last one the
                 // board showed.
                 let (shown_at, path) = self.last_ahead.take().unwrap_or_default();

@@ -1,0 +1,18 @@
+//! A sample of the emulated corpus through the core, as CI runs it: every move the seeded
+//! human players made (slides, captures either way, flicker, knocked pieces, late presses,
+//! result gestures, turned boards, clocks on either side) is rebuilt, none is invented.
+//! The full run is `dgt-arbiter verify --games 2000`.
+
+use dgt_arbiter::verify::check_corpus;
+use dgt_core::CoreConfig;
+
+#[test]
+fn the_first_200_corpus_games_are_rebuilt_exactly() {
+    let report = check_corpus(1, 200, &CoreConfig::default());
+    eprintln!("{report}");
+    assert!(report.played > 10_000, "a real sample: {}", report.played);
+    assert_eq!(report.invented, 0, "{report}");
+    assert_eq!(report.missed, 0, "{report}");
+    assert_eq!(report.exact, report.played);
+    assert!(report.corrections * 100 < report.played, "corrections stay rare: {report}");
+}

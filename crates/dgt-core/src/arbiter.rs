@@ -7,6 +7,7 @@ use crate::event::{AlertKind, EndReason, Severity};
 use crate::reconstruct::Game;
 
 /// The articles and penalties of one edition of the Laws. A new edition is a new table.
+/// Values and their sources: docs/laws-by-edition.md and docs/edition-table.rs.txt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Edition {
     pub name: &'static str,
@@ -14,8 +15,10 @@ pub struct Edition {
     pub stalemate: &'static str,
     pub dead_position: &'static str,
     /// Fivefold repetition and the 75-move rule; `None` where the edition has no such rule
-    /// (before 2014, e.g. fide-2005: only a claim ends the game).
+    /// (2005: only a claim ends the game).
     pub fivefold: Option<&'static str>,
+    /// 2017 (seed 000, 9.6.1): five *consecutive* alternate repetitions; later: any five.
+    pub fivefold_consecutive: bool,
     pub seventy_five: Option<&'static str>,
     pub threefold_claim: &'static str,
     pub fifty_claim: &'static str,
@@ -23,15 +26,28 @@ pub struct Edition {
     pub illegal_move: &'static str,
     pub illegal_move_penalty: &'static str,
     pub press_without_move: &'static str,
+    /// The penalty article of a press without a move, where it is counted on its own (2017).
+    pub press_without_move_penalty: Option<&'static str>,
+    /// Whether a press without a move is an offence at all (not in 2005).
+    pub press_without_move_is_offence: bool,
     pub promotion_incomplete: &'static str,
+    /// 2017+: the pawn left on the last rank becomes a queen (7.5.2); 2005: restore (7.4a).
+    pub promotion_queen_stays: bool,
     pub touch_move: &'static str,
     pub castling_rook_first: &'static str,
     pub two_hands: &'static str,
+    /// Offences counted per article (2017 as printed: 7.5 / 7.7 / 7.8 separately) rather than
+    /// together (2018+: every offence under 7.5.1–7.5.4 adds up).
+    pub separate_counters: bool,
     /// How many completed illegal moves lose the game (fide-2005: the third).
     pub illegal_moves_to_lose: u32,
-    /// Time added to the opponent for an illegal move, standard / rapid-blitz (ms).
+    /// "However, the game is drawn if the opponent cannot checkmate" on the losing offence.
+    pub illegal_loss_draw_if_no_mate: bool,
+    /// Time added to the opponent for an offence (ms), by category and supervision.
     pub penalty_ms_standard: u64,
-    pub penalty_ms_rapid_blitz: u64,
+    pub penalty_ms_rapid: u64,
+    pub penalty_ms_blitz_full: u64,
+    pub penalty_ms_blitz_reduced: u64,
 }
 
 pub const EDITIONS: &[Edition] = &[
@@ -41,6 +57,7 @@ pub const EDITIONS: &[Edition] = &[
         stalemate: "5.2.1",
         dead_position: "5.2.2",
         fivefold: Some("9.6.1"),
+        fivefold_consecutive: false,
         seventy_five: Some("9.6.2"),
         threefold_claim: "9.2",
         fifty_claim: "9.3",
@@ -48,13 +65,22 @@ pub const EDITIONS: &[Edition] = &[
         illegal_move: "7.5.1",
         illegal_move_penalty: "7.5.5",
         press_without_move: "7.5.3",
-        promotion_incomplete: "7.5.3",
-        touch_move: "4.3",
+        press_without_move_penalty: None,
+        press_without_move_is_offence: true,
+        promotion_incomplete: "7.5.2",
+        promotion_queen_stays: true,
+        touch_move: "4.3.1",
         castling_rook_first: "4.4.2",
         two_hands: "7.5.4",
+        separate_counters: false,
         illegal_moves_to_lose: 2,
+        illegal_loss_draw_if_no_mate: true,
         penalty_ms_standard: 120_000,
-        penalty_ms_rapid_blitz: 60_000,
+        // A.3: one minute in rapid; B.2 (full blitz) brings in only the competition rules,
+        // so literally two minutes there (a drafting gap, documented as D6).
+        penalty_ms_rapid: 60_000,
+        penalty_ms_blitz_full: 120_000,
+        penalty_ms_blitz_reduced: 60_000,
     },
     Edition {
         name: "fide-2018",
@@ -62,6 +88,7 @@ pub const EDITIONS: &[Edition] = &[
         stalemate: "5.2.1",
         dead_position: "5.2.2",
         fivefold: Some("9.6.1"),
+        fivefold_consecutive: false,
         seventy_five: Some("9.6.2"),
         threefold_claim: "9.2",
         fifty_claim: "9.3",
@@ -69,13 +96,20 @@ pub const EDITIONS: &[Edition] = &[
         illegal_move: "7.5.1",
         illegal_move_penalty: "7.5.5",
         press_without_move: "7.5.3",
-        promotion_incomplete: "7.5.3",
-        touch_move: "4.3",
+        press_without_move_penalty: None,
+        press_without_move_is_offence: true,
+        promotion_incomplete: "7.5.2",
+        promotion_queen_stays: true,
+        touch_move: "4.3.1",
         castling_rook_first: "4.4.2",
         two_hands: "7.5.4",
+        separate_counters: false,
         illegal_moves_to_lose: 2,
+        illegal_loss_draw_if_no_mate: true,
         penalty_ms_standard: 120_000,
-        penalty_ms_rapid_blitz: 60_000,
+        penalty_ms_rapid: 120_000,
+        penalty_ms_blitz_full: 60_000,
+        penalty_ms_blitz_reduced: 60_000,
     },
     Edition {
         name: "fide-2017",
@@ -83,41 +117,59 @@ pub const EDITIONS: &[Edition] = &[
         stalemate: "5.2.1",
         dead_position: "5.2.2",
         fivefold: Some("9.6.1"),
+        fivefold_consecutive: true,
         seventy_five: Some("9.6.2"),
         threefold_claim: "9.2",
         fifty_claim: "9.3",
         flag_fall: "6.9",
         illegal_move: "7.5.1",
-        illegal_move_penalty: "7.5.5",
-        press_without_move: "7.5.3",
-        promotion_incomplete: "7.5.3",
-        touch_move: "4.3",
+        illegal_move_penalty: "7.5.3",
+        press_without_move: "7.8.1",
+        press_without_move_penalty: Some("7.8.2"),
+        press_without_move_is_offence: true,
+        promotion_incomplete: "7.5.2",
+        promotion_queen_stays: true,
+        touch_move: "4.3.1",
         castling_rook_first: "4.4.2",
-        two_hands: "7.5.4",
+        two_hands: "7.7.1",
+        separate_counters: true,
         illegal_moves_to_lose: 2,
+        illegal_loss_draw_if_no_mate: true,
         penalty_ms_standard: 120_000,
-        penalty_ms_rapid_blitz: 60_000,
+        penalty_ms_rapid: 120_000,
+        penalty_ms_blitz_full: 60_000,
+        penalty_ms_blitz_reduced: 60_000,
     },
     Edition {
         name: "fide-2005",
-        checkmate: "5.1.a",
-        stalemate: "5.2.a",
-        dead_position: "5.2.b",
+        checkmate: "5.1a",
+        stalemate: "5.2a",
+        dead_position: "5.2b",
         fivefold: None,
+        fivefold_consecutive: false,
         seventy_five: None,
         threefold_claim: "9.2",
         fifty_claim: "9.3",
-        flag_fall: "6.9",
-        illegal_move: "7.4.a",
-        illegal_move_penalty: "7.4.b",
-        press_without_move: "6.7",
-        promotion_incomplete: "7.4.a",
-        touch_move: "4.3",
-        castling_rook_first: "4.4.b",
+        flag_fall: "6.10",
+        illegal_move: "7.4a",
+        illegal_move_penalty: "7.4b",
+        // No such offence in 2005: the completion rule is cited, the arbiter decides (13.4).
+        press_without_move: "6.8a",
+        press_without_move_penalty: None,
+        press_without_move_is_offence: false,
+        promotion_incomplete: "7.4a",
+        promotion_queen_stays: false,
+        touch_move: "4.3a",
+        castling_rook_first: "4.4b",
         two_hands: "4.1",
+        separate_counters: false,
         illegal_moves_to_lose: 3,
+        illegal_loss_draw_if_no_mate: false,
         penalty_ms_standard: 120_000,
-        penalty_ms_rapid_blitz: 120_000,
+        penalty_ms_rapid: 120_000,
+        // Blitz (C3): a claimed illegal move wins, no time is added.
+        penalty_ms_blitz_full: 0,
+        penalty_ms_blitz_reduced: 0,
     },
 ];
 
@@ -152,6 +204,20 @@ pub fn occurrences(game: &Game) -> usize {
         .iter()
         .filter(|p| repetition_key(p) == key)
         .count()
+}
+
+/// Fivefold repetition (9.6.1): any five occurrences, or — 2017 as printed — the same
+/// position after five consecutive alternate moves by each player (plies p, p−4, … p−16).
+pub fn fivefold(game: &Game, consecutive: bool) -> bool {
+    if !consecutive {
+        return occurrences(game) >= 5;
+    }
+    let n = game.positions.len();
+    if n < 17 {
+        return false;
+    }
+    let key = repetition_key(game.current());
+    (1..5).all(|k| repetition_key(&game.positions[n - 1 - 4 * k]) == key)
 }
 
 /// Checks the game ends the Laws apply at the move made: checkmate, stalemate, dead position
@@ -191,7 +257,7 @@ pub fn end_by_rule(game: &Game, ed: &Edition) -> Option<RuleEnd> {
         });
     }
     if let Some(article) = ed.fivefold
-        && occurrences(game) >= 5
+        && fivefold(game, ed.fivefold_consecutive)
     {
         return Some(RuleEnd {
             kind: AlertKind::FivefoldRepetition,

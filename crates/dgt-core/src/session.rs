@@ -22,6 +22,15 @@ use crate::input::{ClockSide, InputKind, Link, Operation, SetupOp, Supervision};
 use crate::reconstruct::{self, Game, Interpretation, fen};
 use crate::time_control::TimeControl;
 
+/// Offences that count towards the loss (7.5.5; 2017: 7.5.3 / 7.8.2 separately).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Offence {
+    /// 7.5.1 / 7.5.2: an illegal move, a promotion left incomplete.
+    IllegalMove,
+    /// 7.5.3 (2017: 7.8.1): the clock pressed without a move.
+    PressWithoutMove,
+}
+
 /// How deep the search goes for moves made in one go. While the board is watched, at most
 /// two moves can appear together (a reply made before the press); searching deeper would
 /// "explain" an illegal position by moves nobody made. Only after the board could not be
@@ -85,7 +94,8 @@ pub struct Session {
     /// When the last press was seen.
     press_seen_at: u64,
     illegal_alerted: bool,
-    illegal_moves: [u32; 2],
+    /// Offences per counter and player ([class][white, black]); see [`Offence`].
+    offences: [[u32; 2]; 2],
     /// A formally illegal move completed by a press and not (yet) corrected: the placement it
     /// left and who made it. If the opponent moves from there, tracking continues from it.
     stood: Option<(shakmaty::Board, Color)>,
@@ -147,7 +157,7 @@ impl Session {
             press_reading: None,
             press_seen_at: 0,
             illegal_alerted: false,
-            illegal_moves: [0, 0],
+            offences: [[0; 2]; 2],
             periods_reached: [0, 0],
             stood: None,
             after_gap: false,
@@ -678,7 +688,7 @@ impl Session {
             self.handling.clear();
             self.same_since = t;
             self.illegal_alerted = false;
-            self.illegal_moves = [0, 0];
+            self.offences = [[0; 2]; 2];
             self.periods_reached = [0, 0];
             self.stood = None;
             self.press_wait_at = None;
@@ -1064,9 +1074,14 @@ impl Session {
             Interpretation::Same => {
                 let pressed_by_mover = self.clock.display_of(mover.is_white()) == Some(display);
                 if pressed_by_mover {
+                    let counted = self.edition.press_without_move_is_offence;
                     let mut a = self.alert(
                         AlertKind::ClockPressedWithoutMove,
-                        Severity::Intervene,
+                        if counted {
+                            Severity::Intervene
+                        } else {
+                            Severity::Review
+                        },
                         Some(mover),
                         format!(
                             "{} pressed the clock without making a move.",
@@ -1074,9 +1089,17 @@ impl Session {
                         ),
                     );
                     a.article = Some(self.edition.press_without_move.into());
-                    a.prescription =
-                        Some(self.illegal_prescription(mover, "pressing the clock without a move"));
-                    self.count_illegal(mover);
+                    a.prescription = Some(if counted {
+                        let p = self.offence_prescription(
+                            mover,
+                            Offence::PressWithoutMove,
+                            "Start the player's clock again: a move must be made",
+                        );
+                        self.count_offence(mover, Offence::PressWithoutMove);
+                        p
+                    } else {
+                        "Not an offence in this edition: the arbiter may act under 13.4; the move must still be made.".into()
+                    });
                     out.push((t, EventBody::Alert(a)));
                 } else if let Some(g) = &mut self.game {
                     // The player who moved earlier pressed late: that confirms the move.
@@ -1147,8 +1170,20 @@ impl Session {
                 ),
             )
         };
-        let prescription = self.illegal_prescription(mover, "an illegal move");
-        let count = self.count_illegal(mover);
+        let remedy = if kind == AlertKind::PromotionIncomplete && self.edition.promotion_queen_stays
+        {
+            format!(
+                "Replace the pawn by a queen of the same colour ({})",
+                self.edition.promotion_incomplete
+            )
+        } else {
+            format!(
+                "Restore the position before the irregularity ({}); the move must be made with the piece touched if legal (4.3)",
+                self.edition.illegal_move
+            )
+        };
+        let prescription = self.offence_prescription(mover, Offence::IllegalMove, &remedy);
+        let count = self.count_offence(mover, Offence::IllegalMove);
         let mut a = self.alert(
             kind,
             Severity::Intervene,
@@ -1245,53 +1280,77 @@ impl Session {
         true
     }
 
-    fn count_illegal(&mut self, side: Color) -> u32 {
-        let i = if side.is_white() { 0 } else { 1 };
-        self.illegal_moves[i] += 1;
-        self.illegal_moves[i]
+    /// The counter an offence adds to: one for everything (2018+: 7.5.5), or per article
+    /// (2017 as printed: 7.5 and 7.8 separately).
+    fn offence_class(&self, offence: Offence) -> usize {
+        match offence {
+            Offence::PressWithoutMove if self.edition.separate_counters => 1,
+            _ => 0,
+        }
     }
 
-    fn illegal_prescription(&self, side: Color, what: &str) -> String {
+    fn count_offence(&mut self, side: Color, offence: Offence) -> u32 {
+        let class = self.offence_class(offence);
         let i = if side.is_white() { 0 } else { 1 };
-        let n = self.illegal_moves[i] + 1;
-        let rapid_blitz = self.time_control.as_ref().is_some_and(|tc| {
-            tc.category(self.blitz_max, self.rapid_max) != crate::time_control::Category::Standard
-        });
-        let ms = if rapid_blitz {
-            self.edition.penalty_ms_rapid_blitz
-        } else {
-            self.edition.penalty_ms_standard
+        self.offences[class][i] += 1;
+        self.offences[class][i]
+    }
+
+    /// Time added to the opponent for an offence, by category and supervision.
+    fn penalty_ms(&self) -> u64 {
+        use crate::time_control::Category;
+        let category = self
+            .time_control
+            .as_ref()
+            .map(|tc| tc.category(self.blitz_max, self.rapid_max));
+        match (category, self.supervision) {
+            (Some(Category::Rapid), _) => self.edition.penalty_ms_rapid,
+            (Some(Category::Blitz), Supervision::Full) => self.edition.penalty_ms_blitz_full,
+            (Some(Category::Blitz), Supervision::Reduced) => self.edition.penalty_ms_blitz_reduced,
+            _ => self.edition.penalty_ms_standard,
+        }
+    }
+
+    /// What the Laws prescribe for the next offence of `side`: the remedy and the time
+    /// penalty, or the loss (or draw) at the offence that decides the game.
+    fn offence_prescription(&self, side: Color, offence: Offence, remedy: &str) -> String {
+        let class = self.offence_class(offence);
+        let i = if side.is_white() { 0 } else { 1 };
+        let n = self.offences[class][i] + 1;
+        let penalty_article = match offence {
+            Offence::PressWithoutMove => self
+                .edition
+                .press_without_move_penalty
+                .unwrap_or(self.edition.illegal_move_penalty),
+            Offence::IllegalMove => self.edition.illegal_move_penalty,
         };
+        let name = arbiter::side_name(side);
         let opp = arbiter::side_name(!side);
         if n >= self.edition.illegal_moves_to_lose {
-            // 7.5.5: the game is lost, unless the opponent cannot checkmate at all: a draw.
-            let verdict = match self
+            let ability = self
                 .game
                 .as_ref()
-                .map(|g| crate::dead::full(g.current(), g.castling_mode, !side))
-            {
-                Some(MateAbility::CannotMate) => format!(
+                .map(|g| crate::dead::full(g.current(), g.castling_mode, !side));
+            let verdict = match (self.edition.illegal_loss_draw_if_no_mate, ability) {
+                (false, _) | (true, Some(MateAbility::CanMate)) => format!("{name} loses the game"),
+                (true, Some(MateAbility::CannotMate)) => format!(
                     "the game is drawn: {opp} cannot checkmate by any series of legal moves"
                 ),
-                Some(MateAbility::CanMate) => {
-                    format!("{} loses the game", arbiter::side_name(side))
-                }
                 _ => format!(
-                    "{} loses, unless {opp} cannot checkmate by any series of legal moves (undetermined: examine the position)",
-                    arbiter::side_name(side)
+                    "{name} loses, unless {opp} cannot checkmate by any series of legal moves (undetermined: examine the position)"
                 ),
             };
-            format!(
-                "{what} again, offence number {n}: {verdict} ({}).",
-                self.edition.illegal_move_penalty
-            )
+            format!("{name}'s offence number {n}: {verdict} ({penalty_article}).")
         } else {
+            let ms = self.penalty_ms();
+            let time = if ms == 0 {
+                "no time is added in this category".to_string()
+            } else {
+                format!("add {} minute(s) to {opp}'s clock", ms / 60_000)
+            };
             format!(
-                "Restore the position before the irregularity ({}); add {} minute(s) to {opp}'s clock ({}). This is {}'s offence number {n}.",
-                self.edition.illegal_move,
-                ms / 60_000,
-                self.edition.illegal_move_penalty,
-                arbiter::side_name(side)
+                "{remedy}; {time} ({penalty_article}). This is {name}'s offence number {n}; number {} loses.",
+                self.edition.illegal_moves_to_lose
             )
         }
     }

@@ -691,3 +691,113 @@ fn an_illegal_move_that_stands_is_tracked_and_the_game_goes_on() {
         assert_eq!(serde_json::to_value(stands.severity).unwrap(), severity);
     }
 }
+
+fn alert_of(ev: &[Event], kind: AlertKind) -> Vec<dgt_core::Alert> {
+    ev.iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Alert(a) if a.kind == kind => Some(a.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// An illegal move, then a press without a move, by the same player (Black).
+fn two_offences(edition: &str, time_control: &str) -> Vec<Event> {
+    let mut b = started();
+    b.op(&format!(
+        r#"{{"setup": {{"edition": "{edition}", "time_control": "{time_control}"}}}}"#
+    ));
+    b.start_clock(900).wait(300);
+    b.mv("e2", "e4", 'P').wait(200).press().wait(300);
+    b.mv("b8", "b5", 'n').wait(300).press().wait(900);
+    b.mv("b5", "b8", 'n').wait(600); // the arbiter restores the position…
+    b.clock.as_mut().unwrap().2 = Some(true); // …and Black's clock runs again
+    b.reading();
+    b.wait(300);
+    b.mv("b8", "c6", 'n').wait(200).press().wait(600);
+    b.mv("g1", "f3", 'N').wait(200).press().wait(600);
+    b.press().wait(600); // Black presses without moving
+    b.run()
+}
+
+/// The rule tables differ by edition: 2018+ count offences together, 2017 (seed 000, as
+/// printed) per article, 2005 does not know the press without a move as an offence.
+#[test]
+fn offences_are_counted_as_the_edition_says() {
+    let ev = two_offences("fide-2023", "900+10");
+    let press = &alert_of(&ev, AlertKind::ClockPressedWithoutMove)[0];
+    assert_eq!(press.article.as_deref(), Some("7.5.3"));
+    assert!(
+        press
+            .prescription
+            .as_ref()
+            .unwrap()
+            .contains("offence number 2"),
+        "{press:?}"
+    );
+    assert!(
+        press.prescription.as_ref().unwrap().contains("loses"),
+        "{press:?}"
+    );
+    // 2023 rapid: one minute (A.3) for the first offence.
+    let illegal = &alert_of(&ev, AlertKind::IllegalMove)[0];
+    assert!(
+        illegal
+            .prescription
+            .as_ref()
+            .unwrap()
+            .contains("add 1 minute"),
+        "{illegal:?}"
+    );
+
+    let ev = two_offences("fide-2018", "900+10");
+    let illegal = &alert_of(&ev, AlertKind::IllegalMove)[0];
+    assert!(
+        illegal
+            .prescription
+            .as_ref()
+            .unwrap()
+            .contains("add 2 minute"),
+        "{illegal:?}"
+    );
+
+    let ev = two_offences("fide-2017", "5400");
+    let press = &alert_of(&ev, AlertKind::ClockPressedWithoutMove)[0];
+    assert_eq!(press.article.as_deref(), Some("7.8.1"));
+    let p = press.prescription.as_ref().unwrap();
+    assert!(
+        p.contains("offence number 1") && p.contains("7.8.2") && !p.contains("loses the game"),
+        "{p}"
+    );
+
+    let ev = two_offences("fide-2005", "5400");
+    let press = &alert_of(&ev, AlertKind::ClockPressedWithoutMove)[0];
+    assert_eq!(serde_json::to_value(press.severity).unwrap(), "review");
+    let illegal = &alert_of(&ev, AlertKind::IllegalMove)[0];
+    assert_eq!(illegal.article.as_deref(), Some("7.4a"));
+}
+
+#[test]
+fn an_unfinished_promotion_becomes_a_queen_from_2017_and_is_taken_back_in_2005() {
+    for (edition, needle) in [("fide-2023", "queen"), ("fide-2005", "Restore")] {
+        let mut b = Board::new();
+        b.op(&format!(
+            r#"{{"setup": {{"fen": "7k/P7/8/8/8/8/8/K7 w - - 0 1", "edition": "{edition}"}}}}"#
+        ));
+        b.dump(&format!(
+            "{}k{}{}{}K{}",
+            ".".repeat(7),
+            "P",
+            ".".repeat(7),
+            ".".repeat(40),
+            ".".repeat(7)
+        ));
+        b.start_clock(300).wait(400);
+        b.mv("a7", "a8", 'P').wait(200).press().wait(900);
+        let a = &alert_of(&b.run(), AlertKind::PromotionIncomplete)[0];
+        assert!(
+            a.prescription.as_ref().unwrap().contains(needle),
+            "{edition}: {a:?}"
+        );
+    }
+}

@@ -331,7 +331,185 @@ mod tests {
     }
 
     #[test]
+    fn threefold_claims_now_and_with_a_written_move() {
+        // Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1: Black may claim by writing Ng8 (third occurrence).
+        let g = game(&["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"]);
+        let ed = edition("fide-2023");
+        let c = claims_available(&g, ed);
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!(c[0].with_move.as_deref(), Some("Ng8"));
+        assert_eq!(c[0].earlier_plies, vec![0, 4]);
+        assert!(check_claim(&g, ed, Some("f6g8")).0);
+        assert!(check_claim(&g, ed, Some("Ng8")).0);
+        assert!(!check_claim(&g, ed, Some("e7e5")).0);
+        assert!(!check_claim(&g, ed, None).0);
+        let g = game(&[
+            "g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8",
+        ]);
+        assert!(check_claim(&g, ed, None).0);
+        assert_eq!(claims_available(&g, ed)[0].with_move, None);
+    }
+
+    #[test]
     fn unknown_edition_falls_back_to_current() {
         assert_eq!(edition("nope").name, "fide-2023");
     }
+}
+
+/// A draw claim the player to move could make correctly (9.2, 9.3).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimAvailable {
+    pub kind: AlertKind,
+    pub article: &'static str,
+    /// The move the claimant must write down (not play), when the claim needs one.
+    pub with_move: Option<String>,
+    /// For a repetition: the plies at which the position stood before (1-based, 0 = start).
+    pub earlier_plies: Vec<usize>,
+    pub message: String,
+}
+
+/// Plies (0 = start) at which `pos` stood in the game before ply `before`, by 9.2 identity.
+fn earlier_occurrences(game: &Game, pos: &Chess, before: usize) -> Vec<usize> {
+    let keys: Vec<u64> = game.positions.iter().map(repetition_key).collect();
+    earlier_in(&keys, pos, before)
+}
+
+fn earlier_in(keys: &[u64], pos: &Chess, before: usize) -> Vec<usize> {
+    let key = repetition_key(pos);
+    (0..before.min(keys.len()))
+        .filter(|&i| keys[i] == key)
+        .collect()
+}
+
+/// The claims the player to move could make now or with a stated move: threefold
+/// repetition (9.2) and fifty moves (9.3), counted as moves by both players.
+pub fn claims_available(game: &Game, ed: &Edition) -> Vec<ClaimAvailable> {
+    let pos = game.current();
+    let n = game.plies();
+    let who = side_name(pos.turn());
+    let mut out = Vec::new();
+    let keys: Vec<u64> = game.positions.iter().map(repetition_key).collect();
+    let now = earlier_in(&keys, pos, n);
+    if now.len() >= 2 {
+        out.push(ClaimAvailable {
+            kind: AlertKind::ThreefoldRepetitionAvailable,
+            article: ed.threefold_claim,
+            with_move: None,
+            earlier_plies: now.clone(),
+            message: format!(
+                "{who} may claim a draw: this position stands for the third time (earlier at plies {}).",
+                join(&now)
+            ),
+        });
+    } else {
+        for m in pos.legal_moves() {
+            let mut next = pos.clone();
+            next.play_unchecked(m);
+            let before = earlier_in(&keys, &next, n + 1);
+            if before.len() >= 2 {
+                let san = shakmaty::san::SanPlus::from_move(pos.clone(), m).to_string();
+                out.push(ClaimAvailable {
+                    kind: AlertKind::ThreefoldRepetitionAvailable,
+                    article: ed.threefold_claim,
+                    with_move: Some(san.clone()),
+                    earlier_plies: before.clone(),
+                    message: format!(
+                        "{who} may claim a draw by writing {san} (not playing it): the position would stand for the third time (earlier at plies {}).",
+                        join(&before)
+                    ),
+                });
+                break;
+            }
+        }
+    }
+    let halfmoves = pos.halfmoves();
+    if halfmoves >= 100 {
+        out.push(ClaimAvailable {
+            kind: AlertKind::FiftyMoveRuleAvailable,
+            article: ed.fifty_claim,
+            with_move: None,
+            earlier_plies: vec![n - halfmoves as usize],
+            message: format!(
+                "{who} may claim a draw: the last 50 moves by each player had no pawn move and no capture (since ply {}).",
+                n - halfmoves as usize
+            ),
+        });
+    } else if halfmoves == 99
+        && let Some(m) = pos.legal_moves().into_iter().find(|m| !m.is_zeroing())
+    {
+        let san = shakmaty::san::SanPlus::from_move(pos.clone(), m).to_string();
+        out.push(ClaimAvailable {
+            kind: AlertKind::FiftyMoveRuleAvailable,
+            article: ed.fifty_claim,
+            with_move: Some(san.clone()),
+            earlier_plies: vec![n - halfmoves as usize],
+            message: format!(
+                "{who} may claim a draw by writing a move without a capture or pawn move (e.g. {san}): it completes 50 moves by each player."
+            ),
+        });
+    }
+    out
+}
+
+fn join(plies: &[usize]) -> String {
+    plies
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The arbiter's claim checker: is a draw claim correct in this game, now or with the
+/// intended move (UCI or SAN)? Returns the verdict and the evidence.
+pub fn check_claim(game: &Game, ed: &Edition, intended: Option<&str>) -> (bool, String) {
+    let pos = game.current();
+    let mut target = pos.clone();
+    let mut after_ply = game.plies();
+    if let Some(text) = intended {
+        let parsed = text
+            .parse::<shakmaty::uci::UciMove>()
+            .ok()
+            .and_then(|u| u.to_move(pos).ok())
+            .or_else(|| {
+                text.parse::<shakmaty::san::San>()
+                    .ok()
+                    .and_then(|s| s.to_move(pos).ok())
+            });
+        let Some(m) = parsed else {
+            return (false, format!("{text} is not a legal move here."));
+        };
+        target.play_unchecked(m);
+        after_ply += 1;
+    }
+    // Plies 0..=n for a stated move (the current position included), 0..n otherwise.
+    let earlier = earlier_occurrences(game, &target, after_ply.min(game.plies() + 1));
+    let earlier: Vec<usize> = earlier.into_iter().filter(|&p| p != after_ply).collect();
+    if earlier.len() >= 2 {
+        return (
+            true,
+            format!(
+                "Correct ({}): the position stands for the third time; earlier at plies {}.",
+                ed.threefold_claim,
+                join(&earlier)
+            ),
+        );
+    }
+    if target.halfmoves() >= 100 {
+        return (
+            true,
+            format!(
+                "Correct ({}): 50 moves by each player without a pawn move or capture, since ply {}.",
+                ed.fifty_claim,
+                after_ply - target.halfmoves() as usize
+            ),
+        );
+    }
+    (
+        false,
+        format!(
+            "Incorrect: the position stood {} time(s) before; {} moves by each player since the last pawn move or capture.",
+            earlier.len(),
+            target.halfmoves() / 2
+        ),
+    )
 }

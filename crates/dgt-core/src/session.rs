@@ -398,7 +398,36 @@ impl Session {
                     ));
                 }
             }
-            Operation::Ack(_) | Operation::Claim(_) => {}
+            Operation::Claim(c) => {
+                // The arbiter's claim checker (9.2 / 9.3): the verdict with its evidence.
+                let Some(g) = &self.game else { return };
+                let (correct, why) =
+                    arbiter::check_claim(g, self.edition, c.intended_move.as_deref());
+                let kind = if c.kind.as_deref().is_some_and(|k| k.contains("fifty")) {
+                    AlertKind::FiftyMoveRuleAvailable
+                } else {
+                    AlertKind::ThreefoldRepetitionAvailable
+                };
+                let mut a = self.alert(
+                    kind,
+                    Severity::Review,
+                    None,
+                    format!("Claim checked: {why}"),
+                );
+                a.article = Some(if kind == AlertKind::FiftyMoveRuleAvailable {
+                    self.edition.fifty_claim.into()
+                } else {
+                    self.edition.threefold_claim.into()
+                });
+                a.uci = c.intended_move.clone();
+                a.prescription = Some(if correct {
+                    "The claim is correct: the game is drawn.".into()
+                } else {
+                    "The claim is incorrect: the game goes on; penalise the claimant as the edition says (9.5).".into()
+                });
+                out.push((t, EventBody::Alert(a)));
+            }
+            Operation::Ack(_) => {}
         }
     }
 
@@ -569,12 +598,18 @@ impl Session {
         }
         let depth = self.decision_depth();
         self.after_gap = false;
-        if self
-            .game
-            .as_ref()
-            .is_none_or(|g| g.is_over() || g.plies() >= 2)
-            && self.try_start_game(t, out)
-        {
+        // A start position set up again begins a new game — unless legal moves of this game
+        // reach it (knights out and back home repeat the start position).
+        let placement_now = self.board.placement(self.orientation).board;
+        let new_game_possible = self.game.as_ref().is_none_or(|g| {
+            g.is_over()
+                || (g.plies() >= 2
+                    && matches!(
+                        reconstruct::interpret(g, &placement_now, depth),
+                        Interpretation::Unexplained | Interpretation::Earlier(_)
+                    ))
+        });
+        if new_game_possible && self.try_start_game(t, out) {
             return;
         }
         let Some(game) = &self.game else { return };
@@ -793,6 +828,22 @@ impl Session {
                     reason: end.reason,
                 },
             ));
+            return;
+        }
+        // Claims the player to move could make: for the arbiter only (12.6 forbids telling
+        // the players).
+        for c in arbiter::claims_available(g, self.edition) {
+            let mut a = Alert::new(c.kind, Severity::Claim, self.edition.name, c.message);
+            a.article = Some(c.article.into());
+            a.side = Some(g.current().turn().into());
+            a.ply = Some(g.plies() as u32);
+            a.fen = Some(fen(g.current()));
+            a.game = Some(g.id.clone());
+            a.uci = c.with_move;
+            a.prescription = Some(
+                "Only a correct claim by the player makes it count (9.2 / 9.3); the arbiter says nothing unless asked.".into(),
+            );
+            out.push((t, EventBody::Alert(a)));
         }
     }
 

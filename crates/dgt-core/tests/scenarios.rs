@@ -801,3 +801,39 @@ fn an_unfinished_promotion_becomes_a_queen_from_2017_and_is_taken_back_in_2005()
         );
     }
 }
+
+#[test]
+fn a_threefold_claim_becomes_available_and_the_claim_checker_agrees() {
+    let mut b = started();
+    for _ in 0..2 {
+        b.mv("g1", "f3", 'N')
+            .wait(400)
+            .mv("g8", "f6", 'n')
+            .wait(400);
+        b.mv("f3", "g1", 'N')
+            .wait(400)
+            .mv("f6", "g8", 'n')
+            .wait(400);
+    }
+    b.mv("g1", "f3", 'N')
+        .wait(400)
+        .mv("g8", "f6", 'n')
+        .wait(400)
+        .mv("f3", "g1", 'N')
+        .wait(400);
+    b.op(r#"{"claim": {"kind": "threefold", "move": "f6g8"}}"#);
+    b.wait(100);
+    let ev = b.run();
+    let available = alert_of(&ev, AlertKind::ThreefoldRepetitionAvailable);
+    let claim = available
+        .iter()
+        .find(|a| a.severity == dgt_core::Severity::Claim)
+        .expect("a claim alert");
+    assert_eq!(claim.side, Some(dgt_core::Side::Black));
+    assert_eq!(claim.uci.as_deref(), Some("Ng8"));
+    let checked = available
+        .iter()
+        .find(|a| a.message.starts_with("Claim checked"))
+        .expect("the checker's verdict");
+    assert!(checked.message.contains("Correct"), "{checked:?}");
+}

@@ -837,3 +837,33 @@ fn a_threefold_claim_becomes_available_and_the_claim_checker_agrees() {
         .expect("the checker's verdict");
     assert!(checked.message.contains("Correct"), "{checked:?}");
 }
+
+/// A board unplugged mid-game and plugged in again: the fresh dump after the reconnection
+/// shows the moves made meanwhile, and none is lost.
+#[test]
+fn moves_made_while_unplugged_are_recovered_from_the_dump_on_reconnect() {
+    let link = |b: &mut Board, state: &str| {
+        let line = format!(
+            r#"{{"t_ms": {}, "board": "b", "link": {{"state": "{state}"}}}}"#,
+            b.t
+        );
+        b.inputs.extend(parse_capture(&line).unwrap());
+    };
+    let mut b = started();
+    b.start_clock(300).wait(300);
+    b.mv("e2", "e4", 'P').wait(200).press().wait(500);
+    link(&mut b, "disconnected");
+    b.wait(5000);
+    link(&mut b, "connected");
+    b.wait(100);
+    // Meanwhile: 1...e5 2.Nf3 Nc6 — the board is read again in one dump.
+    b.dump_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R");
+    b.wait(600);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4", "e7e5", "g1f3", "b8c6"]);
+    let a = alerts(&ev);
+    assert!(
+        a.contains(&AlertKind::BoardDisconnected) && a.contains(&AlertKind::BoardReconnected),
+        "{a:?}"
+    );
+}

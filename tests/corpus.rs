@@ -14,5 +14,8 @@ fn the_first_200_corpus_games_are_rebuilt_exactly() {
     assert_eq!(report.invented, 0, "{report}");
     assert_eq!(report.missed, 0, "{report}");
     assert_eq!(report.exact, report.played);
-    assert!(report.corrections * 100 < report.played, "corrections stay rare: {report}");
+    assert!(
+        report.corrections * 100 < report.played,
+        "corrections stay rare: {report}"
+    );
 }

@@ -39,6 +39,9 @@ pub struct Settings {
     pub capture: Option<PathBuf>,
     pub serial: SerialSettings,
     pub core: dgt_core::CoreConfig,
+    pub server: ServerSettings,
+    pub journal: JournalSettings,
+    pub event: EventSettings,
 }
 
 impl Default for Settings {
@@ -48,6 +51,91 @@ impl Default for Settings {
             capture: None,
             serial: SerialSettings::default(),
             core: dgt_core::CoreConfig::default(),
+            server: ServerSettings::default(),
+            journal: JournalSettings::default(),
+            event: EventSettings::default(),
+        }
+    }
+}
+
+/// Who may use the dashboard port, and the LiveChess-compatible API (contract §4).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerSettings {
+    /// Allows arbiter actions; required when `listen` is not a loopback address.
+    pub arbiter_token: Option<String>,
+    /// Allows reading only (dashboards on other tablets).
+    pub viewer_token: Option<String>,
+    /// Origins besides the dashboard's own allowed to open `/ws` and POST.
+    pub allowed_origins: Vec<String>,
+    /// How long the public feed holds back moves and clocks (anti-cheating), in seconds.
+    pub public_delay_s: u64,
+    /// Serve the LiveChess-compatible API (loopback only).
+    pub livechess: bool,
+    pub livechess_listen: String,
+}
+
+impl Default for ServerSettings {
+    fn default() -> Self {
+        ServerSettings {
+            arbiter_token: None,
+            viewer_token: None,
+            allowed_origins: Vec::new(),
+            public_delay_s: 15 * 60,
+            livechess: false,
+            livechess_listen: "127.0.0.1:1982".into(),
+        }
+    }
+}
+
+/// The SQLite journal and the broadcast folders written from it.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct JournalSettings {
+    /// The journal file. Default: `journal.sqlite` in `$STATE_DIRECTORY` (systemd's
+    /// `StateDirectory`), else in the working directory.
+    pub path: Option<PathBuf>,
+    /// Run without a journal (nothing survives a restart). For trials only.
+    pub disabled: bool,
+    /// A LiveChess-style folder kept live (`tournament.json`, `round-N/…`), if any.
+    pub broadcast_dir: Option<PathBuf>,
+    /// Its public copy, delayed by `server.public_delay_s`, if any.
+    pub public_broadcast_dir: Option<PathBuf>,
+}
+
+impl JournalSettings {
+    /// Where the journal lives (see [`JournalSettings::path`]).
+    pub fn resolved_path(&self) -> PathBuf {
+        if let Some(p) = &self.path {
+            return p.clone();
+        }
+        match std::env::var_os("STATE_DIRECTORY") {
+            // systemd may list several directories separated by ':'; the first is ours.
+            Some(dirs) => {
+                let first = dirs.to_string_lossy().split(':').next().unwrap_or("").to_string();
+                PathBuf::from(first).join("journal.sqlite")
+            }
+            None => PathBuf::from("journal.sqlite"),
+        }
+    }
+}
+
+/// The event the games belong to (PGN tags, broadcast folder).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EventSettings {
+    pub name: String,
+    pub site: String,
+    /// The round being played now.
+    pub round: u32,
+}
+
+impl Default for EventSettings {
+    fn default() -> Self {
+        EventSettings {
+            name: "?".into(),
+            site: "?".into(),
+            round: 1,
         }
     }
 }

@@ -4,9 +4,13 @@
 //! * [`replay`] feeds a capture file through the core on virtual time;
 //! * [`edge`] holds the I/O: serial ports, the emulated boards on pseudo-terminals, the
 //!   daemon's event loop;
+//! * [`services`] assembles the daemon: journal recovery, core, ports, HTTP server;
+//! * [`output`] writes games out: PGN tags, `export`, the broadcast folders;
 //! * [`settings`] reads the daemon's configuration file and environment.
 
 pub mod edge;
+pub mod output;
 pub mod replay;
+pub mod services;
 pub mod settings;
 pub mod verify;

@@ -1,16 +1,16 @@
 //! The `dgt-arbiter` command line (contract §1).
 
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use dgt_arbiter::edge::daemon::{CaptureWriter, CoreOptions, Daemon, InputRecorder, SerialOptions};
+use dgt_arbiter::edge::daemon::{CaptureWriter, InputRecorder, SerialOptions};
+use dgt_arbiter::edge::emulated::{GameSeries, SeriesBoard};
 use dgt_arbiter::edge::pty_board::{self, BoardClock, PtyBoard};
-use dgt_arbiter::edge::scripted_board::{ScriptedBoard, ScriptedBoardSpec, pgn_moves};
 use dgt_arbiter::edge::serial::discovery::list_system_ports;
 use dgt_arbiter::edge::serial::probe::{ProbeAnswer, probe_port};
 use dgt_arbiter::edge::serial::{ExplicitPort, ScanMode, SerialTiming, SystemPorts};
+use dgt_arbiter::services::{ServiceOptions, Services};
 use dgt_arbiter::settings::{self, Settings};
 
 #[derive(Parser)]
@@ -37,12 +37,15 @@ enum Command {
         /// Print every event as one JSON line on stdout.
         #[arg(long)]
         print_events: bool,
+        /// The journal file (overrides the settings' `journal.path`).
+        #[arg(long)]
+        journal: Option<PathBuf>,
     },
     /// The daemon with N emulated boards on pseudo-terminals (the production serial path).
     Demo {
-        #[arg(long, default_value_t = 2)]
+        #[arg(long, default_value_t = 4)]
         boards: usize,
-        /// Dashboard address (default 127.0.0.1:1983).
+        /// Dashboard address (default 127.0.0.1:1983; port 0 picks a free one).
         #[arg(long)]
         listen: Option<String>,
         /// Seed of the first board's first game; each board and game takes the next.
@@ -52,23 +55,38 @@ enum Command {
         capture: Option<PathBuf>,
         #[arg(long)]
         print_events: bool,
+        /// Journal the demo here (a restarted demo continues its games); by default the
+        /// demo journals into a temporary file removed at the end.
+        #[arg(long)]
+        journal: Option<PathBuf>,
+        /// Settings (time control, edition, tokens, broadcast folders …) for the demo.
+        #[arg(long)]
+        config: Option<PathBuf>,
     },
-    /// One emulated board on a pseudo-terminal, until Ctrl-C. Prints the pty path.
+    /// One emulated board with a DGT 3000 clock on a pseudo-terminal, until Ctrl-C. Prints
+    /// the pty path on stdout. It plays one game after another (the first from --pgn if
+    /// given), with human-like handling.
     Emulate {
         /// Attach the board to a pseudo-terminal (the only transport so far).
         #[arg(long)]
         pty: bool,
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Play this game's main line instead of random moves.
+        /// Play this game's main line first.
         #[arg(long)]
         pgn: Option<PathBuf>,
-        /// The serial number the board reports.
+        /// The serial number the board reports (5 digits).
         #[arg(long, default_value = "10001")]
         serial: String,
         /// Time control of the emulated clock (PGN style, e.g. 180+2).
+        #[arg(long, default_value = "180+2")]
+        time_control: String,
+        /// Plies of each random game.
+        #[arg(long, default_value_t = 80)]
+        plies: usize,
+        /// Careful players: no slides, knocked pieces or other irregularities.
         #[arg(long)]
-        time_control: Option<String>,
+        clean: bool,
     },
     /// Lists serial ports with their USB ids, and whether a DGT board answers on each.
     Ports {
@@ -86,6 +104,29 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Captures, PGN (with `[%clk]`), alerts or events out of the journal, on stdout.
+    Export {
+        #[arg(value_enum)]
+        what: dgt_arbiter::output::ExportKind,
+        /// The journal (default: the configuration's `journal.path`).
+        #[arg(long)]
+        journal: Option<PathBuf>,
+        /// Settings for the PGN tags (event, site, round, time controls).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Only this board (its label).
+        #[arg(long)]
+        board: Option<String>,
+        /// Only this game (PGN, alerts, events).
+        #[arg(long)]
+        game: Option<String>,
+        /// From this core time (ms, inclusive).
+        #[arg(long)]
+        from_ms: Option<u64>,
+        /// Until this core time (ms, inclusive).
+        #[arg(long)]
+        to_ms: Option<u64>,
+    },
     /// Feed a capture file through the core on virtual time and print every event as JSON.
     Replay {
         capture: PathBuf,
@@ -102,21 +143,61 @@ fn main() -> ExitCode {
             config,
             capture,
             print_events,
-        } => with_runtime(run(config, capture, print_events)),
+            journal,
+        } => with_runtime(run(config, capture, print_events, journal)),
         Command::Demo {
             boards,
             listen,
             seed,
             capture,
             print_events,
-        } => with_runtime(demo(boards, listen, seed, capture, print_events)),
+            journal,
+            config,
+        } => with_runtime(demo(DemoOptions {
+            boards,
+            listen,
+            seed,
+            capture,
+            print_events,
+            journal,
+            config,
+        })),
+        Command::Export {
+            what,
+            journal,
+            config,
+            board,
+            game,
+            from_ms,
+            to_ms,
+        } => export(
+            what,
+            journal,
+            config,
+            dgt_arbiter::output::ExportFilter {
+                board,
+                game,
+                from_ms,
+                to_ms,
+            },
+        ),
         Command::Emulate {
             pty,
             seed,
             pgn,
             serial,
             time_control,
-        } => with_runtime(emulate(pty, seed, pgn, serial, time_control)),
+            plies,
+            clean,
+        } => with_runtime(emulate(EmulateOptions {
+            _pty: pty,
+            seed,
+            pgn,
+            serial,
+            time_control,
+            plies,
+            clean,
+        })),
         Command::Ports { no_probe } => ports(!no_probe),
         Command::Verify { games, seed } => {
             let report =
@@ -209,141 +290,204 @@ fn recorders(capture: Option<&Path>) -> Result<Vec<Box<dyn InputRecorder>>, Stri
     }
 }
 
-fn check_listen(listen: &str) -> Result<SocketAddr, String> {
-    listen.parse().map_err(|e| {
-        format!("listen address {listen:?}: {e} (expected host:port, e.g. 127.0.0.1:1983)")
-    })
-}
-
 /// Runs until SIGINT/SIGTERM, then stops cleanly.
-async fn serve(daemon: Daemon) -> Result<(), String> {
+async fn serve(services: Services) -> Result<(), String> {
     dgt_arbiter::edge::daemon::shutdown_signal().await;
     tracing::info!("stopping");
-    let summary = daemon.shutdown().await;
+    let summary = services.shutdown().await;
     tracing::info!(inputs = summary.inputs, events = summary.events, "stopped");
     Ok(())
+}
+
+fn load_settings(config: Option<&Path>) -> Result<Settings, String> {
+    settings::load(config).map_err(|e| match config {
+        Some(p) => format!("{}: {e}", p.display()),
+        None => e.to_string(),
+    })
 }
 
 async fn run(
     config: Option<PathBuf>,
     capture: Option<PathBuf>,
     print_events: bool,
+    journal: Option<PathBuf>,
 ) -> Result<(), String> {
-    let settings: Settings = settings::load(config.as_deref()).map_err(|e| match &config {
-        Some(p) => format!("{}: {e}", p.display()),
-        None => e.to_string(),
-    })?;
-    let listen = check_listen(&settings.listen)?;
+    let settings = load_settings(config.as_deref())?;
     let capture = capture.or(settings.capture.clone());
-    let daemon = Daemon::start(
-        CoreOptions {
-            core: settings.core,
+    let journal = if settings.journal.disabled && journal.is_none() {
+        tracing::warn!("running without a journal: nothing survives a restart");
+        None
+    } else {
+        Some(dgt_arbiter::output::journal_path(journal, &settings))
+    };
+    let services = Services::start(
+        &settings,
+        ServiceOptions {
+            serial: SerialOptions {
+                scan: Box::new(SystemPorts::new(
+                    settings.serial.scan,
+                    settings.serial.ports.clone(),
+                )),
+                labels: settings.serial.labels.clone(),
+                timing: SerialTiming::default(),
+            },
+            journal,
             recorders: recorders(capture.as_deref())?,
             print_events,
-            ..Default::default()
         },
-        SerialOptions {
-            scan: Box::new(SystemPorts::new(
-                settings.serial.scan,
-                settings.serial.ports,
-            )),
-            labels: settings.serial.labels,
-            timing: SerialTiming::default(),
-        },
-    );
-    eprintln!("dgt-arbiter: dashboard at http://{listen}/ (the HTTP server is not built yet)");
-    serve(daemon).await
+    )
+    .await?;
+    eprintln!("dgt-arbiter: dashboard at http://{}/", services.addr());
+    serve(services).await
 }
 
-async fn demo(
+struct DemoOptions {
     boards: usize,
     listen: Option<String>,
     seed: u64,
     capture: Option<PathBuf>,
     print_events: bool,
-) -> Result<(), String> {
-    let listen = check_listen(listen.as_deref().unwrap_or(settings::DEFAULT_LISTEN))?;
+    journal: Option<PathBuf>,
+    config: Option<PathBuf>,
+}
+
+async fn demo(o: DemoOptions) -> Result<(), String> {
+    let mut settings = match &o.config {
+        Some(path) => load_settings(Some(path))?,
+        None => Settings::default(),
+    };
+    if let Some(listen) = o.listen {
+        settings.listen = listen;
+    }
+    // Without a journal given, a fresh temporary one: the demo's games are its own.
+    let temp = match &o.journal {
+        Some(_) => None,
+        None => Some(
+            tempfile::tempdir().map_err(|e| format!("cannot make a temporary directory: {e}"))?,
+        ),
+    };
+    let journal = o
+        .journal
+        .clone()
+        .or_else(|| temp.as_ref().map(|d| d.path().join("demo-journal.sqlite")));
     let mut ptys = Vec::new();
-    for i in 0..boards {
-        let mut spec = ScriptedBoardSpec::new(&format!("{:05}", 10001 + i));
-        spec.seed = seed.wrapping_add(i as u64 * 1000);
-        // Boards do not all move in step.
-        spec.first_move_ms = 1500 + 400 * i as u64;
-        let board = pty_board::share(ScriptedBoard::new(spec));
+    for i in 0..o.boards {
+        let serial = 10001 + i as u32;
+        let board = pty_board::share(SeriesBoard::new(GameSeries {
+            serial,
+            first_seed: o.seed.wrapping_add(i as u64),
+            seed_step: o.boards.max(1) as u64,
+            template: None,
+        }));
         let pty = PtyBoard::plug_in(board, BoardClock::start(), None)
             .map_err(|e| format!("cannot open a pseudo-terminal: {e}"))?;
         eprintln!(
-            "dgt-arbiter demo: board {:05} on {}",
-            10001 + i,
+            "dgt-arbiter demo: board {serial:05} on {}",
             pty.path().display()
         );
         ptys.push(pty);
     }
-    let explicit = ptys
-        .iter()
-        .map(|p| ExplicitPort {
-            path: p.path().to_path_buf(),
-            label: None,
-        })
-        .collect();
-    let daemon = Daemon::start(
-        CoreOptions {
-            recorders: recorders(capture.as_deref())?,
-            print_events,
-            ..Default::default()
+    let explicit = ptys.iter().map(|p| ExplicitPort::at(p.path())).collect();
+    let services = Services::start(
+        &settings,
+        ServiceOptions {
+            serial: SerialOptions {
+                // Only the demo's own ptys: a demo never touches real devices.
+                scan: Box::new(SystemPorts::new(ScanMode::Off, explicit)),
+                labels: settings.serial.labels.clone(),
+                timing: SerialTiming::default(),
+            },
+            journal,
+            recorders: recorders(o.capture.as_deref())?,
+            print_events: o.print_events,
         },
-        SerialOptions {
-            // Only the demo's own ptys: a demo never touches real devices.
-            scan: Box::new(SystemPorts::new(ScanMode::Off, explicit)),
-            labels: Default::default(),
-            timing: SerialTiming::default(),
-        },
-    );
-    eprintln!(
-        "dgt-arbiter demo: dashboard at http://{listen}/ (the HTTP server is not built yet; \
-         --print-events shows the events)"
-    );
-    let result = serve(daemon).await;
+    )
+    .await?;
+    // Scripts wait for this line (the port is known only now when 0 was asked).
+    eprintln!("dgt-arbiter demo: dashboard at http://{}/", services.addr());
+    let result = serve(services).await;
     for pty in ptys {
         pty.unplug().await;
     }
+    drop(temp);
     result
 }
 
-async fn emulate(
+fn export(
+    what: dgt_arbiter::output::ExportKind,
+    journal: Option<PathBuf>,
+    config: Option<PathBuf>,
+    filter: dgt_arbiter::output::ExportFilter,
+) -> ExitCode {
+    let settings = match load_settings(config.as_deref()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("dgt-arbiter export: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let path = dgt_arbiter::output::journal_path(journal, &settings);
+    let mut stdout = std::io::stdout().lock();
+    match dgt_arbiter::output::export(&path, &settings, what, &filter, &mut stdout) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("dgt-arbiter export: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+struct EmulateOptions {
     _pty: bool,
     seed: u64,
     pgn: Option<PathBuf>,
     serial: String,
-    time_control: Option<String>,
-) -> Result<(), String> {
-    if serial.len() != 5 || !serial.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!(
-            "--serial {serial:?}: a DGT serial number is 5 digits"
-        ));
-    }
-    let mut spec = ScriptedBoardSpec::new(&serial);
-    spec.seed = seed;
-    if let Some(path) = &pgn {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let moves = pgn_moves(&text);
-        if moves.is_empty() {
-            return Err(format!("{}: no moves found", path.display()));
+    time_control: String,
+    plies: usize,
+    clean: bool,
+}
+
+async fn emulate(o: EmulateOptions) -> Result<(), String> {
+    let serial: u32 = match o.serial.parse() {
+        Ok(n) if o.serial.len() == 5 && n <= 16383 => n,
+        _ => {
+            return Err(format!(
+                "--serial {:?}: a DGT serial number is 5 digits, at most 16383 (the bus \
+                 address holds 14 bits)",
+                o.serial
+            ));
         }
-        spec.moves = Some(moves);
+    };
+    let time_control = dgt_emulator::TimeControl::parse(&o.time_control)
+        .map_err(|e| format!("--time-control {:?}: {e}", o.time_control))?;
+    let script = match &o.pgn {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            dgt_emulator::GameScript::from_pgn(&text)
+                .map_err(|e| format!("{}: {e}", path.display()))?
+        }
+        None => dgt_emulator::GameScript::random(o.seed, o.plies.max(1)),
+    };
+    let mut spec = dgt_emulator::BoardSpec::new(o.seed, script).with_time_control(time_control);
+    if o.clean {
+        spec = spec.with_rates(dgt_emulator::HandlingRates::clean());
     }
-    if let Some(tc) = time_control {
-        tracing::warn!(
-            time_control = tc,
-            "this board has no clock yet (the clock comes with dgt-emulator); ignored"
-        );
-    }
-    let board = pty_board::share(ScriptedBoard::new(spec));
+    // A game that cannot be played (an illegal PGN move) is refused before the pty opens.
+    dgt_emulator::EmulatedBoard::try_new(spec.clone()).map_err(|e| format!("game: {e}"))?;
+    let board = pty_board::share(SeriesBoard::new(GameSeries {
+        serial,
+        first_seed: o.seed,
+        seed_step: 1,
+        template: Some(spec),
+    }));
     let pty = PtyBoard::plug_in(board, BoardClock::start(), None)
         .map_err(|e| format!("cannot open a pseudo-terminal: {e}"))?;
     println!("{}", pty.path().display());
-    eprintln!("dgt-arbiter emulate: board {serial} on the pty above; Ctrl-C stops it");
+    eprintln!(
+        "dgt-arbiter emulate: board {:05} on the pty above; Ctrl-C stops it",
+        serial
+    );
     dgt_arbiter::edge::daemon::shutdown_signal().await;
     pty.unplug().await;
     Ok(())

@@ -112,7 +112,12 @@ impl JournalSettings {
         match std::env::var_os("STATE_DIRECTORY") {
             // systemd may list several directories separated by ':'; the first is ours.
             Some(dirs) => {
-                let first = dirs.to_string_lossy().split(':').next().unwrap_or("").to_string();
+                let first = dirs
+                    .to_string_lossy()
+                    .split(':')
+                    .next()
+                    .unwrap_or("")
+                    .to_string();
                 PathBuf::from(first).join("journal.sqlite")
             }
             None => PathBuf::from("journal.sqlite"),

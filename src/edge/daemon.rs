@@ -3,7 +3,14 @@
 //! events. Recording inputs (not events) is what makes a live session replayable: the
 //! capture fed to `replay` produces the events this task published.
 //!
-//! Time is milliseconds since the daemon started, on the monotonic clock. Inputs are stamped
+//! With a journal, every step (an input, or the timers fired up to a time) is handed to the
+//! journal writer with the events it produced, and an event reaches subscribers only once
+//! its step is committed: a client never sees an event that a restart could number
+//! differently. If the journal fails (disk full, read-only), events are released anyway —
+//! the live feed keeps working — and the failure is logged and shown in `/health`.
+//!
+//! Time is milliseconds since the daemon started, on the monotonic clock; a daemon restarted
+//! from a journal continues from the journal's last time. Inputs are stamped
 //! by whoever saw them happen (a port task stamps a byte when it was read) and the core task
 //! makes the stream non-decreasing: an input stamped before the last timer fired or the last
 //! input handled takes that later time, and is recorded with it, so `replay` sees exactly
@@ -13,7 +20,12 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
 use dgt_core::{Core, CoreConfig, Event, Input, InputKind, Operation};
+use dgt_journal::{Batch, JournalWriter, Submitted};
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -21,26 +33,34 @@ use tokio_util::sync::CancellationToken;
 
 use crate::edge::serial::{self, PortScan, SerialContext, SerialTiming};
 
-/// The daemon's clock: milliseconds since it started (monotonic).
+/// The daemon's clock: milliseconds since it started (monotonic), plus the time a journal
+/// had reached when the daemon was restarted from it.
 #[derive(Debug, Clone, Copy)]
 pub struct DaemonClock {
     epoch: Instant,
+    offset_ms: u64,
 }
 
 impl DaemonClock {
     pub fn start() -> Self {
+        Self::start_at(0)
+    }
+
+    /// A clock that reads `offset_ms` now.
+    pub fn start_at(offset_ms: u64) -> Self {
         DaemonClock {
             epoch: Instant::now(),
+            offset_ms,
         }
     }
 
     pub fn now_ms(&self) -> u64 {
-        self.epoch.elapsed().as_millis() as u64
+        self.offset_ms + self.epoch.elapsed().as_millis() as u64
     }
 
     /// The instant a core time falls on.
     pub fn instant_at(&self, t_ms: u64) -> Instant {
-        self.epoch + std::time::Duration::from_millis(t_ms)
+        self.epoch + std::time::Duration::from_millis(t_ms.saturating_sub(self.offset_ms))
     }
 }
 
@@ -92,6 +112,10 @@ impl InputRecorder for ChannelRecorder {
 /// Everything the core task needs.
 pub struct CoreOptions {
     pub core: CoreConfig,
+    /// A core rebuilt from the journal (`dgt_journal::recover`); a fresh one otherwise.
+    pub recovered: Option<Core>,
+    /// The journal writer: every step is journaled, events are released once committed.
+    pub journal: Option<Arc<JournalWriter>>,
     pub recorders: Vec<Box<dyn InputRecorder>>,
     /// Print each event as one JSON line on stdout (`--print-events`).
     pub print_events: bool,
@@ -105,6 +129,8 @@ impl Default for CoreOptions {
     fn default() -> Self {
         CoreOptions {
             core: CoreConfig::default(),
+            recovered: None,
+            journal: None,
             recorders: Vec::new(),
             print_events: false,
             event_capacity: 4096,
@@ -136,6 +162,11 @@ impl DaemonHandle {
         self.clock
     }
 
+    /// The event broadcast itself (the server subscribes through it).
+    pub fn events(&self) -> &broadcast::Sender<Event> {
+        &self.events
+    }
+
     /// Sends an operator or arbiter action for `board`, stamped now. Fails only when the
     /// core task has stopped.
     pub async fn send_op(&self, board: &str, op: Operation) -> Result<(), CoreStopped> {
@@ -159,6 +190,8 @@ pub struct CoreSummary {
     pub events: u64,
     /// Recording errors (the first one is logged; the session goes on without the file).
     pub record_errors: u64,
+    /// Steps the journal writer could not take (it was too far behind a failing disk).
+    pub journal_dropped: u64,
 }
 
 /// Starts the core task. It runs until `stop` is cancelled, then handles what is already
@@ -168,6 +201,17 @@ pub fn spawn_core(
     clock: DaemonClock,
     stop: CancellationToken,
 ) -> (DaemonHandle, JoinHandle<CoreSummary>) {
+    let (handle, start) = prepare_core(options, clock, stop);
+    (handle, start())
+}
+
+/// The core's channels now, the task when the returned function is called: whoever must
+/// see every event (the server) subscribes in between.
+fn prepare_core(
+    options: CoreOptions,
+    clock: DaemonClock,
+    stop: CancellationToken,
+) -> (DaemonHandle, impl FnOnce() -> JoinHandle<CoreSummary>) {
     let (inputs, rx) = mpsc::channel(options.input_capacity.max(1));
     let (events, _) = broadcast::channel(options.event_capacity.max(1));
     let handle = DaemonHandle {
@@ -175,8 +219,8 @@ pub fn spawn_core(
         inputs,
         events: events.clone(),
     };
-    let task = tokio::spawn(core_loop(options, clock, rx, events, stop));
-    (handle, task)
+    let start = move || tokio::spawn(core_loop(options, clock, rx, events, stop));
+    (handle, start)
 }
 
 async fn core_loop(
@@ -186,28 +230,25 @@ async fn core_loop(
     events: broadcast::Sender<Event>,
     stop: CancellationToken,
 ) -> CoreSummary {
-    let mut core = Core::new(options.core);
+    let mut core = options.recovered.unwrap_or_else(|| Core::new(options.core));
+    let (release_tx, release_rx) = mpsc::unbounded_channel();
+    let releaser = tokio::spawn(release_loop(release_rx, events, options.journal.clone()));
     let mut out = Publisher {
-        events,
+        release: release_tx,
+        journal: options.journal,
         recorders: options.recorders,
         print_events: options.print_events,
         summary: CoreSummary::default(),
     };
     // The latest time the core has seen; inputs never go behind it.
-    let mut now_ms = 0u64;
+    let mut now_ms = clock.now_ms();
     loop {
         let deadline = core.next_deadline();
         tokio::select! {
             biased;
             _ = stop.cancelled() => break,
             input = rx.recv() => match input {
-                Some(mut input) => {
-                    input.t_ms = input.t_ms.max(now_ms);
-                    now_ms = input.t_ms;
-                    out.record(&input);
-                    let produced = core.handle(&input);
-                    out.publish(produced);
-                }
+                Some(input) => handle_input(&mut core, &mut out, clock, &mut now_ms, input),
                 None => break,
             },
             _ = sleep_until_core_time(clock, deadline) => {
@@ -217,27 +258,112 @@ async fn core_loop(
                     let t = d.max(now_ms);
                     now_ms = t;
                     let produced = core.advance(t);
-                    out.publish(produced);
+                    out.timers(t, produced);
                 }
             }
         }
     }
     // Whatever was sent before the stop is still handled and recorded.
     rx.close();
-    while let Some(mut input) = rx.recv().await {
-        input.t_ms = input.t_ms.max(now_ms);
-        now_ms = input.t_ms;
-        out.record(&input);
-        let produced = core.handle(&input);
-        out.publish(produced);
+    while let Some(input) = rx.recv().await {
+        handle_input(&mut core, &mut out, clock, &mut now_ms, input);
+    }
+    // Then the pending timers fire, as at the end of a replay: a move waiting for the board
+    // to stay quiet is judged now rather than lost, and the journal of a stopped daemon
+    // replays to exactly the events it published. (Bounded: each firing moves time on.)
+    for _ in 0..1000 {
+        let Some(d) = core.next_deadline() else { break };
+        let t = d.max(now_ms);
+        now_ms = t;
+        let produced = core.advance(t);
+        out.timers(t, produced);
     }
     for r in &mut out.recorders {
         if let Err(e) = r.close() {
             tracing::error!("closing the capture: {e}");
         }
     }
-    out.summary
+    let summary = out.summary.clone();
+    drop(out);
+    let _ = releaser.await;
+    summary
 }
+
+fn handle_input(
+    core: &mut Core,
+    out: &mut Publisher,
+    clock: DaemonClock,
+    now_ms: &mut u64,
+    mut input: Input,
+) {
+    // An operator action is stamped when the core takes it (the server has its own clock).
+    if matches!(input.kind, InputKind::Op(_)) {
+        input.t_ms = clock.now_ms();
+    }
+    input.t_ms = input.t_ms.max(*now_ms);
+    *now_ms = input.t_ms;
+    out.record(&input);
+    let produced = core.handle(&input);
+    out.input(input, produced);
+}
+
+/// Events wait here until the journal has committed them (or the journal is failing).
+async fn release_loop(
+    mut rx: mpsc::UnboundedReceiver<Vec<Event>>,
+    events: broadcast::Sender<Event>,
+    journal: Option<Arc<JournalWriter>>,
+) {
+    let Some(journal) = journal else {
+        while let Some(batch) = rx.recv().await {
+            for e in batch {
+                // No subscriber is not an error: the inputs are still recorded.
+                let _ = events.send(e);
+            }
+        }
+        return;
+    };
+    let mut held: VecDeque<(tokio::time::Instant, Event)> = VecDeque::new();
+    let mut open = true;
+    while open || !held.is_empty() {
+        if held.is_empty() {
+            match rx.recv().await {
+                Some(batch) => {
+                    let now = tokio::time::Instant::now();
+                    held.extend(batch.into_iter().map(|e| (now, e)));
+                }
+                None => open = false,
+            }
+        } else {
+            // A commit takes about a millisecond (synchronous=FULL); look again soon.
+            tokio::select! {
+                more = rx.recv(), if open => match more {
+                    Some(batch) => {
+                        let now = tokio::time::Instant::now();
+                        held.extend(batch.into_iter().map(|e| (now, e)));
+                    }
+                    None => open = false,
+                },
+                _ = tokio::time::sleep(RELEASE_POLL) => {}
+            }
+        }
+        let committed = journal.committed_seq();
+        // A failing journal must not stop the feed: after a while, release anyway.
+        let failing = journal.health().failure.is_some();
+        while let Some((since, e)) = held.front() {
+            if e.seq <= committed || failing || since.elapsed() >= RELEASE_ANYWAY || !open {
+                let (_, e) = held.pop_front().expect("front exists");
+                let _ = events.send(e);
+            } else {
+                break;
+            }
+        }
+    }
+}
+
+/// How often held events are checked against the journal's committed seq.
+const RELEASE_POLL: Duration = Duration::from_millis(2);
+/// An event not committed after this long goes out anyway (the disk is failing).
+const RELEASE_ANYWAY: Duration = Duration::from_secs(2);
 
 async fn sleep_until_core_time(clock: DaemonClock, deadline: Option<u64>) {
     match deadline {
@@ -246,9 +372,10 @@ async fn sleep_until_core_time(clock: DaemonClock, deadline: Option<u64>) {
     }
 }
 
-/// The core task's outputs: recorders, the broadcast channel, stdout.
+/// The core task's outputs: recorders, the journal, stdout, and the release queue.
 struct Publisher {
-    events: broadcast::Sender<Event>,
+    release: mpsc::UnboundedSender<Vec<Event>>,
+    journal: Option<Arc<JournalWriter>>,
     recorders: Vec<Box<dyn InputRecorder>>,
     print_events: bool,
     summary: CoreSummary,
@@ -267,6 +394,33 @@ impl Publisher {
         }
     }
 
+    /// `core.handle(input)` produced `events`.
+    fn input(&mut self, input: Input, events: Vec<Event>) {
+        if let Some(j) = &self.journal {
+            let mut batch = Batch::new();
+            batch.record_input(input, events.clone());
+            self.submit(j.clone(), batch);
+        }
+        self.publish(events);
+    }
+
+    /// `core.advance(t)` produced `events`. Journaled even when nothing came out: the
+    /// timers changed the core's state, and recovery must fire them at the same point.
+    fn timers(&mut self, t_ms: u64, events: Vec<Event>) {
+        if let Some(j) = &self.journal {
+            let mut batch = Batch::new();
+            batch.record_timers(t_ms, events.clone());
+            self.submit(j.clone(), batch);
+        }
+        self.publish(events);
+    }
+
+    fn submit(&mut self, journal: Arc<JournalWriter>, batch: Batch) {
+        if journal.submit(batch) == Submitted::Dropped {
+            self.summary.journal_dropped += 1;
+        }
+    }
+
     fn publish(&mut self, produced: Vec<Event>) {
         if produced.is_empty() {
             return;
@@ -278,11 +432,8 @@ impl Publisher {
             }
             let _ = stdout.flush();
         }
-        for e in produced {
-            self.summary.events += 1;
-            // No subscriber is not an error: the events are still recorded as inputs.
-            let _ = self.events.send(e);
-        }
+        self.summary.events += produced.len() as u64;
+        let _ = self.release.send(produced);
     }
 }
 
@@ -305,9 +456,26 @@ pub struct SerialOptions {
 impl Daemon {
     /// Starts the core task, then the serial edge.
     pub fn start(core: CoreOptions, serial: SerialOptions) -> Self {
-        let clock = DaemonClock::start();
+        Self::start_with_clock(core, serial, DaemonClock::start())
+    }
+
+    /// [`Daemon::start`] on a given clock (a restarted daemon continues the journal's time).
+    pub fn start_with_clock(core: CoreOptions, serial: SerialOptions, clock: DaemonClock) -> Self {
+        Self::start_with(core, serial, clock, |_| ()).0
+    }
+
+    /// [`Daemon::start_with_clock`], calling `before` with the handle before the core and
+    /// the ports start, so that a subscriber made there misses no event.
+    pub fn start_with<T>(
+        core: CoreOptions,
+        serial: SerialOptions,
+        clock: DaemonClock,
+        before: impl FnOnce(&DaemonHandle) -> T,
+    ) -> (Self, T) {
         let core_stop = CancellationToken::new();
-        let (handle, core_task) = spawn_core(core, clock, core_stop.clone());
+        let (handle, start) = prepare_core(core, clock, core_stop.clone());
+        let before = before(&handle);
+        let core_task = start();
         let serial_stop = CancellationToken::new();
         let context = SerialContext {
             inputs: handle.inputs(),
@@ -316,13 +484,14 @@ impl Daemon {
             timing: serial.timing,
         };
         let serial_task = serial::spawn(serial.scan, context, serial_stop.clone());
-        Daemon {
+        let daemon = Daemon {
             handle,
             serial_stop,
             core_stop,
             serial_task,
             core_task,
-        }
+        };
+        (daemon, before)
     }
 
     pub fn handle(&self) -> &DaemonHandle {

@@ -6,10 +6,13 @@
 //!   input and publishes events;
 //! * [`pty_board`] puts a board model behind a pseudo-terminal, so the daemon reads it
 //!   through the production serial code;
+//! * [`emulated`] is the full emulated board with its DGT 3000 clock, playing one game after
+//!   another (`demo`, `emulate`);
 //! * [`scripted_board`] is a small board model (serial number, version, dump, field updates
-//!   of a seeded or PGN game) used by `demo`, `emulate` and the tests.
+//!   of a seeded or PGN game) used by the serial tests.
 
 pub mod daemon;
+pub mod emulated;
 pub mod pty_board;
 pub mod scripted_board;
 pub mod serial;

@@ -32,5 +32,5 @@ pub mod writer;
 pub use batch::{Batch, Cause, Step};
 pub use error::JournalError;
 pub use journal::{GameEntry, Journal};
-pub use recovery::{RecoveryReport, recover};
+pub use recovery::{Recovered, RecoveryReport, recover, recover_collecting};
 pub use writer::{JournalHealth, JournalWriter, Submitted, WriterSettings};

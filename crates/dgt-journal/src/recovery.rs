@@ -47,6 +47,53 @@ pub fn recover(
     journal: &Journal,
     config: CoreConfig,
 ) -> Result<(Core, RecoveryReport), JournalError> {
+    recover_with(journal, config, |_, _| {})
+}
+
+/// What a restarted daemon needs besides the core: the events to show its clients again and
+/// the time the journal had reached.
+#[derive(Debug, Default)]
+pub struct Recovered {
+    /// Every event the replay produced, in seq order (the journaled ones when it is exact).
+    pub events: Vec<dgt_core::Event>,
+    /// The latest core time in the journal (ms); a restarted daemon's clock continues from it.
+    pub last_t_ms: u64,
+    /// Alerts the arbiter acknowledged (`ack` operations), in order.
+    pub acks: Vec<u64>,
+}
+
+/// [`recover`], also collecting what [`Recovered`] holds.
+pub fn recover_collecting(
+    journal: &Journal,
+    config: CoreConfig,
+) -> Result<(Core, RecoveryReport, Recovered), JournalError> {
+    let mut recovered = Recovered::default();
+    let (core, report) = recover_with(journal, config, |cause, events| {
+        recovered.last_t_ms = recovered.last_t_ms.max(cause.t_ms());
+        if let Cause::Input(dgt_core::Input {
+            kind: dgt_core::InputKind::Op(dgt_core::Operation::Ack(id)),
+            ..
+        }) = cause
+        {
+            recovered.acks.push(*id);
+        }
+        recovered.events.extend(events.iter().cloned());
+    })?;
+    // A second pass (seq shifted) regenerates the events again: keep the last pass only
+    // (acknowledging twice is harmless).
+    let n = report.regenerated_events as usize;
+    if recovered.events.len() > n {
+        let excess = recovered.events.len() - n;
+        recovered.events.drain(..excess);
+    }
+    Ok((core, report, recovered))
+}
+
+fn recover_with(
+    journal: &Journal,
+    config: CoreConfig,
+    mut on_step: impl FnMut(&Cause, &[dgt_core::Event]),
+) -> Result<(Core, RecoveryReport), JournalError> {
     let started = Instant::now();
     let last_seq = journal.last_seq()?;
     let first_seq = journal.first_seq()?.unwrap_or(last_seq + 1);
@@ -64,7 +111,9 @@ pub fn recover(
         journal.replay(
             |cause| {
                 steps += 1;
-                run_step(core, &cause)
+                let events = run_step(core, &cause);
+                on_step(&cause, &events);
+                events
             },
             |journaled, produced| {
                 if let Some((seq, _)) = &journaled {
@@ -98,7 +147,14 @@ pub fn recover(
         let regenerated = report.regenerated_events;
         if regenerated <= last_seq {
             core = Core::with_first_seq(config, last_seq + 1 - regenerated);
-            journal.replay(|cause| run_step(&mut core, &cause), |_, _| {})?;
+            journal.replay(
+                |cause| {
+                    let events = run_step(&mut core, &cause);
+                    on_step(&cause, &events);
+                    events
+                },
+                |_, _| {},
+            )?;
         }
     }
     report.next_seq = core.next_seq();

@@ -233,3 +233,35 @@ fn sigkill_mid_write_leaves_a_prefix_of_complete_batches() {
     assert_eq!(j.events_since(0).unwrap().len() as u64, 2 * batches);
     eprintln!("SIGKILL: {batches} complete batches survived");
 }
+
+#[test]
+fn recovery_hands_back_the_events_the_time_reached_and_the_acks() {
+    let inputs = real_capture();
+    let cut = inputs.len() / 2;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.sqlite");
+    journal_first_part(&path, &inputs, cut, 5);
+    // An arbiter's acknowledgement, journaled like any input.
+    {
+        let mut journal = Journal::open(&path).unwrap();
+        let mut core = dgt_journal::recover(&journal, CoreConfig::default())
+            .unwrap()
+            .0;
+        let ack = Input {
+            t_ms: inputs[cut - 1].t_ms + 10,
+            board: inputs[cut - 1].board.clone(),
+            kind: InputKind::Op(dgt_core::Operation::Ack(3)),
+        };
+        let mut batch = Batch::new();
+        let events = core.handle(&ack);
+        batch.record_input(ack, events);
+        journal.append(&batch).unwrap();
+    }
+    let journal = Journal::open(&path).unwrap();
+    let (_, report, recovered) =
+        dgt_journal::recover_collecting(&journal, CoreConfig::default()).unwrap();
+    assert!(report.is_exact(), "{report:?}");
+    assert_eq!(json(&recovered.events), journal.events_since(0).unwrap());
+    assert_eq!(recovered.last_t_ms, inputs[cut - 1].t_ms + 10);
+    assert_eq!(recovered.acks, vec![3]);
+}

@@ -124,8 +124,18 @@ pub enum ServeError {
     Io(#[from] std::io::Error),
 }
 
+/// What the daemon around the server reports about itself (the journal, the serial edge):
+/// shown in `/health` and appended to `/metrics`.
+pub trait StatusSource: Send + Sync {
+    /// A JSON object; `"ok": false` in it turns `/health`'s status to `degraded`.
+    fn health(&self) -> serde_json::Value;
+    /// Prometheus text (with `# HELP`/`# TYPE` lines).
+    fn metrics(&self) -> String;
+}
+
 /// Shared by every handler.
 pub(crate) struct App {
+    pub status: Option<Arc<dyn StatusSource>>,
     pub config: ServerConfig,
     pub feed: Arc<feed::Feed>,
     pub public: Arc<public::PublicFeed>,
@@ -149,6 +159,8 @@ pub struct Server {
     listener: TcpListener,
     livechess: Option<TcpListener>,
     history: Vec<Event>,
+    acks: Vec<u64>,
+    status: Option<Arc<dyn StatusSource>>,
 }
 
 impl Server {
@@ -183,6 +195,8 @@ impl Server {
             listener,
             livechess,
             history: Vec::new(),
+            acks: Vec::new(),
+            status: None,
         })
     }
 
@@ -202,20 +216,38 @@ impl Server {
         self
     }
 
+    /// Alerts acknowledged before this server started (from the journal), applied after the
+    /// history.
+    pub fn with_acks(mut self, acks: impl IntoIterator<Item = u64>) -> Self {
+        self.acks.extend(acks);
+        self
+    }
+
+    /// The daemon's own health (journal, serial edge) for `/health` and `/metrics`.
+    pub fn with_status(mut self, status: Arc<dyn StatusSource>) -> Self {
+        self.status = Some(status);
+        self
+    }
+
     /// Serves until `shutdown` completes. Subscribes to `events` before returning the
     /// future, so no event sent after this call is missed.
-    pub fn run(
+    pub fn run<S>(
         self,
         events: &broadcast::Sender<Event>,
         ops: mpsc::Sender<Input>,
-        shutdown: impl Future<Output = ()> + Send + 'static,
-    ) -> impl Future<Output = Result<(), ServeError>> + Send + 'static {
+        shutdown: S,
+    ) -> impl Future<Output = Result<(), ServeError>> + Send + 'static + use<S>
+    where
+        S: Future<Output = ()> + Send + 'static,
+    {
         let receiver = events.subscribe();
         let Server {
             config,
             listener,
             livechess,
             history,
+            acks,
+            status,
         } = self;
         async move {
             let (stop_tx, stop_rx) = watch::channel(false);
@@ -227,8 +259,12 @@ impl Server {
                     let _ = public_tx.send((Instant::now(), event.clone()));
                 }
             }
+            for id in acks {
+                feed.record_ack(id);
+            }
             let delay = Duration::from_millis(config.public_delay_ms);
             let app = Arc::new(App {
+                status,
                 config,
                 feed: feed.clone(),
                 public: public.clone(),

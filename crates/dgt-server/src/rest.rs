@@ -110,16 +110,24 @@ fn may_act(app: &App, headers: &HeaderMap, q: &ReadQuery) -> Result<(), auth::Re
 
 /// `GET /health`: always 200 while the server runs.
 async fn health(State(app): State<Arc<App>>) -> Response {
+    let daemon = app.status.as_ref().map(|s| s.health());
+    let degraded = daemon
+        .as_ref()
+        .is_some_and(|d| d.get("ok") == Some(&Value::Bool(false)));
     let desk = app.feed.desk();
     let hall = &desk.hall;
-    ok(json!({
-        "status": "ok",
+    let mut body = json!({
+        "status": if degraded { "degraded" } else { "ok" },
         "seq": hall.last_seq(),
         "boards": hall.boards().count(),
         "boards_connected": hall.boards().filter(|b| b.is_connected()).count(),
         "open_alerts": hall.open_alerts().len(),
         "uptime_ms": app.now_ms(),
-    }))
+    });
+    if let Some(d) = daemon {
+        body["daemon"] = d;
+    }
+    ok(body)
 }
 
 /// `GET /metrics`
@@ -129,7 +137,10 @@ async fn metrics_text(
     headers: HeaderMap,
 ) -> ApiResult {
     may_read(&app, &headers, &q)?;
-    let text = metrics::render(&app.feed.desk(), &app.gauges);
+    let mut text = metrics::render(&app.feed.desk(), &app.gauges);
+    if let Some(status) = &app.status {
+        text.push_str(&status.metrics());
+    }
     let mut r = text.into_response();
     r.headers_mut().insert(
         header::CONTENT_TYPE,

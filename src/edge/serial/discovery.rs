@@ -36,7 +36,7 @@ pub enum ScanMode {
 }
 
 /// A port named in the settings, opened whenever it exists.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExplicitPort {
     /// A device path; `/dev/serial/by-path/…` ties one USB socket to one table.
@@ -44,6 +44,16 @@ pub struct ExplicitPort {
     /// The label for whatever board is plugged in here, unless its serial number is mapped.
     #[serde(default)]
     pub label: Option<String>,
+}
+
+impl ExplicitPort {
+    /// A single-board port at `path`, labelled by the board's serial number.
+    pub fn at(path: impl Into<PathBuf>) -> Self {
+        ExplicitPort {
+            path: path.into(),
+            ..Default::default()
+        }
+    }
 }
 
 /// The USB facts sysfs gives about a port.

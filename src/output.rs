@@ -1,0 +1,298 @@
+//! Games leaving the venue: PGN tags from the settings, `export` out of the journal, and
+//! the LiveChess-style broadcast folders kept live while the daemon runs.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use dgt_core::Event;
+use dgt_journal::Journal;
+use dgt_journal::broadcast::{BroadcastFolder, BroadcastGame, DelayedBroadcast, TournamentInfo};
+use dgt_journal::pgn::{GameBook, GameRecord, PgnHeader, write_pgn};
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+use crate::settings::Settings;
+
+/// The board number in a label: `"7"`, `"board-7"`, `"table-7"` give 7.
+pub fn board_number(label: &str) -> Option<u32> {
+    let digits: String = label
+        .chars()
+        .rev()
+        .take_while(char::is_ascii_digit)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    digits.parse().ok()
+}
+
+/// The PGN tags of a game, from the settings of its board and event.
+pub fn pgn_header(settings: &Settings, game: &GameRecord) -> PgnHeader {
+    let board = settings.core.for_board(&game.board);
+    let known = |s: &str| (!s.is_empty() && s != "?").then(|| s.to_string());
+    PgnHeader {
+        event: known(&settings.event.name),
+        site: known(&settings.event.site),
+        date: None,
+        round: Some(settings.event.round),
+        board_number: board_number(&game.board),
+        white: None,
+        black: None,
+        white_fide_id: None,
+        black_fide_id: None,
+        time_control: board.time_control,
+    }
+}
+
+/// What `export` can write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportKind {
+    /// The journaled inputs as a capture (contract §2): `replay` gives the live events.
+    Capture,
+    /// Every game (or one) as PGN with `[%clk]` after every move.
+    Pgn,
+    /// Every alert event as one JSON line (contract §3), with `"acknowledged"` added.
+    Alerts,
+    /// Every event as one JSON line, as the live feed sent them.
+    Events,
+}
+
+/// Which part of the journal to export.
+#[derive(Debug, Clone, Default)]
+pub struct ExportFilter {
+    pub board: Option<String>,
+    pub game: Option<String>,
+    pub from_ms: Option<u64>,
+    pub to_ms: Option<u64>,
+}
+
+/// Writes the export to `out`.
+pub fn export(
+    journal_path: &Path,
+    settings: &Settings,
+    kind: ExportKind,
+    filter: &ExportFilter,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    if !journal_path.exists() {
+        return Err(format!(
+            "no journal at {}; fix: give --journal PATH (or the configuration's journal.path)",
+            journal_path.display()
+        ));
+    }
+    let journal = Journal::open_read_only(journal_path)
+        .map_err(|e| format!("journal {}: {e}", journal_path.display()))?;
+    let io = |e: std::io::Error| format!("cannot write the export: {e}");
+    match kind {
+        ExportKind::Capture => {
+            let text = journal
+                .export_capture(filter.board.as_deref(), filter.from_ms, filter.to_ms)
+                .map_err(|e| e.to_string())?;
+            out.write_all(text.as_bytes()).map_err(io)?;
+        }
+        ExportKind::Pgn => {
+            let mut book = GameBook::new();
+            for json in journal.events_since(0).map_err(|e| e.to_string())? {
+                book.apply_json(&json);
+            }
+            let mut written = 0;
+            for game in book.games() {
+                if filter.board.as_ref().is_some_and(|b| *b != game.board)
+                    || filter.game.as_ref().is_some_and(|g| *g != game.game)
+                {
+                    continue;
+                }
+                let pgn = write_pgn(game, &pgn_header(settings, game));
+                writeln!(out, "{pgn}").map_err(io)?;
+                written += 1;
+            }
+            if written == 0 && filter.game.is_some() {
+                return Err(format!(
+                    "no game {:?} in the journal",
+                    filter.game.as_deref().unwrap_or_default()
+                ));
+            }
+        }
+        ExportKind::Alerts | ExportKind::Events => {
+            let acked: std::collections::BTreeSet<u64> = journal
+                .inputs()
+                .map_err(|e| e.to_string())?
+                .into_iter()
+                .filter_map(|i| match i.kind {
+                    dgt_core::InputKind::Op(dgt_core::Operation::Ack(id)) => Some(id),
+                    _ => None,
+                })
+                .collect();
+            for json in journal.events_since(0).map_err(|e| e.to_string())? {
+                let Ok(mut v) = serde_json::from_str::<serde_json::Value>(&json) else {
+                    continue;
+                };
+                let board = v["board"].as_str().unwrap_or_default();
+                let t = v["t_ms"].as_u64().unwrap_or(0);
+                if filter.board.as_ref().is_some_and(|b| b != board)
+                    || filter
+                        .game
+                        .as_ref()
+                        .is_some_and(|g| v["game"].as_str() != Some(g))
+                    || filter.from_ms.is_some_and(|f| t < f)
+                    || filter.to_ms.is_some_and(|to| t > to)
+                {
+                    continue;
+                }
+                if kind == ExportKind::Alerts {
+                    if v["type"] != "alert" {
+                        continue;
+                    }
+                    let id = v["id"].as_u64().unwrap_or(0);
+                    v["acknowledged"] = serde_json::Value::Bool(acked.contains(&id));
+                    writeln!(out, "{v}").map_err(io)?;
+                } else {
+                    writeln!(out, "{json}").map_err(io)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Keeps the broadcast folders (live, and the public one delayed) up to date from the
+/// events: every game of the current round, one file per board, rewritten atomically.
+pub struct BroadcastWriter {
+    settings: Settings,
+    live: Option<BroadcastFolder>,
+    public: Option<DelayedBroadcast>,
+    book: GameBook,
+    last_t_ms: u64,
+}
+
+impl BroadcastWriter {
+    /// `None` when no folder is configured.
+    pub fn new(settings: &Settings) -> Result<Option<Self>, String> {
+        let live = match &settings.journal.broadcast_dir {
+            Some(dir) => Some(
+                BroadcastFolder::new(dir)
+                    .map_err(|e| format!("journal.broadcast_dir {}: {e}", dir.display()))?,
+            ),
+            None => None,
+        };
+        let public = match &settings.journal.public_broadcast_dir {
+            Some(dir) => Some(
+                DelayedBroadcast::new(dir, settings.server.public_delay_s.saturating_mul(1000))
+                    .map_err(|e| format!("journal.public_broadcast_dir {}: {e}", dir.display()))?,
+            ),
+            None => None,
+        };
+        if live.is_none() && public.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(BroadcastWriter {
+            settings: settings.clone(),
+            live,
+            public,
+            book: GameBook::new(),
+            last_t_ms: 0,
+        }))
+    }
+
+    pub fn apply(&mut self, event: &Event) {
+        self.last_t_ms = self.last_t_ms.max(event.t_ms);
+        self.book.apply(event);
+    }
+
+    /// The latest game of each board, by board number.
+    fn games(&self) -> Vec<BroadcastGame> {
+        let mut latest: std::collections::BTreeMap<String, &GameRecord> = Default::default();
+        for g in self.book.games() {
+            latest.insert(g.board.clone(), g);
+        }
+        let mut games: Vec<BroadcastGame> = latest
+            .values()
+            .map(|g| BroadcastGame {
+                header: pgn_header(&self.settings, g),
+                record: Some((*g).clone()),
+            })
+            .collect();
+        games.sort_by_key(|g| g.header.board_number.unwrap_or(u32::MAX));
+        games
+    }
+
+    /// Rewrites the folders. `now_ms` is the core's time (for the public delay).
+    pub fn publish(&mut self, now_ms: u64) -> std::io::Result<()> {
+        let games = self.games();
+        let tournament = TournamentInfo {
+            name: self.settings.event.name.clone(),
+            location: Some(self.settings.event.site.clone()).filter(|s| s != "?"),
+        };
+        let round = self.settings.event.round;
+        if let Some(live) = &mut self.live {
+            live.publish_round(&tournament, round, None, &games)?;
+        }
+        if let Some(public) = &mut self.public {
+            public.publish_round(now_ms.max(self.last_t_ms), &tournament, round, None, &games)?;
+        }
+        Ok(())
+    }
+
+    /// Runs until `stop`: applies events as they come and rewrites the folders at most every
+    /// `every` (and once a second for the public delay to move on).
+    pub async fn run(
+        mut self,
+        history: Vec<Event>,
+        mut events: broadcast::Receiver<Event>,
+        clock: crate::edge::daemon::DaemonClock,
+        every: Duration,
+        stop: CancellationToken,
+    ) {
+        for e in &history {
+            self.apply(e);
+        }
+        let mut tick = tokio::time::interval(every);
+        let mut failing = false;
+        loop {
+            tokio::select! {
+                _ = stop.cancelled() => break,
+                e = events.recv() => match e {
+                    Ok(e) => self.apply(&e),
+                    Err(broadcast::error::RecvError::Lagged(n)) => {
+                        tracing::warn!(missed = n, "broadcast folder writer fell behind");
+                    }
+                    Err(broadcast::error::RecvError::Closed) => break,
+                },
+                _ = tick.tick() => {
+                    match self.publish(clock.now_ms()) {
+                        Ok(()) if failing => {
+                            failing = false;
+                            tracing::info!("broadcast folders written again");
+                        }
+                        Ok(()) => {}
+                        Err(e) if !failing => {
+                            failing = true;
+                            tracing::error!("cannot write the broadcast folders: {e}");
+                        }
+                        Err(_) => {}
+                    }
+                }
+            }
+        }
+        let _ = self.publish(clock.now_ms());
+    }
+}
+
+/// The journal path in force: `--journal`, else the settings'.
+pub fn journal_path(explicit: Option<PathBuf>, settings: &Settings) -> PathBuf {
+    explicit.unwrap_or_else(|| settings.journal.resolved_path())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn board_numbers_come_from_the_label() {
+        assert_eq!(board_number("7"), Some(7));
+        assert_eq!(board_number("board-12"), Some(12));
+        assert_eq!(board_number("table-3"), Some(3));
+        assert_eq!(board_number("board-a"), None);
+    }
+}

@@ -1,0 +1,310 @@
+//! The whole daemon assembled, as `run` and `demo` start it: the journal (recovered first),
+//! the core task, the serial edge and the HTTP server, and their orderly stop.
+//!
+//! Start-up order matters for "nothing lost":
+//! 1. the journal is opened and replayed through a fresh core (`dgt_journal::recover`), so
+//!    every board's game is back and the next event continues the journal's `seq`;
+//! 2. the server binds its ports (a port in use stops the start here, before any board is
+//!    touched) and is given the recovered events and acknowledgements;
+//! 3. the server subscribes to the core's events, then the core and the ports start.
+//!
+//! Stop order: ports (each reports its link down), core (handles what is queued), the
+//! journal writer (commits what is queued), the server.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use dgt_journal::{Journal, JournalWriter, WriterSettings};
+use dgt_server::{Server, ServerConfig, StatusSource};
+use serde_json::json;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::edge::daemon::{
+    CoreOptions, CoreSummary, Daemon, DaemonClock, InputRecorder, SerialOptions,
+};
+use crate::settings::Settings;
+
+/// What is needed besides the settings.
+pub struct ServiceOptions {
+    pub serial: SerialOptions,
+    /// The journal file; `None` runs without one.
+    pub journal: Option<PathBuf>,
+    pub recorders: Vec<Box<dyn InputRecorder>>,
+    pub print_events: bool,
+}
+
+/// A running daemon with its journal and server.
+pub struct Services {
+    daemon: Daemon,
+    journal: Option<Arc<JournalWriter>>,
+    server_stop: CancellationToken,
+    server_task: JoinHandle<Result<(), dgt_server::ServeError>>,
+    broadcast_task: Option<JoinHandle<()>>,
+    addr: SocketAddr,
+    livechess: Option<SocketAddr>,
+}
+
+/// The server's settings from the daemon's.
+pub fn server_config(settings: &Settings) -> Result<ServerConfig, String> {
+    let listen: SocketAddr = settings.listen.parse().map_err(|e| {
+        format!(
+            "listen = {:?}: {e}; fix: host:port, e.g. 127.0.0.1:1983",
+            settings.listen
+        )
+    })?;
+    let livechess_listen = if settings.server.livechess {
+        Some(
+            settings
+                .server
+                .livechess_listen
+                .parse::<SocketAddr>()
+                .map_err(|e| {
+                    format!(
+                        "server.livechess_listen = {:?}: {e}; fix: host:port, e.g. 127.0.0.1:1982",
+                        settings.server.livechess_listen
+                    )
+                })?,
+        )
+    } else {
+        None
+    };
+    Ok(ServerConfig {
+        listen,
+        arbiter_token: settings.server.arbiter_token.clone(),
+        viewer_token: settings.server.viewer_token.clone(),
+        allowed_origins: settings.server.allowed_origins.clone(),
+        public_delay_ms: settings.server.public_delay_s.saturating_mul(1000),
+        livechess_listen,
+        site: settings.event.site.clone(),
+        ..ServerConfig::default()
+    })
+}
+
+/// The journal's state for `/health` and `/metrics`.
+struct JournalStatus {
+    writer: Arc<JournalWriter>,
+    path: PathBuf,
+}
+
+impl StatusSource for JournalStatus {
+    fn health(&self) -> serde_json::Value {
+        let h = self.writer.health();
+        let ok = h.failure.is_none() && h.dropped_batches == 0;
+        json!({
+            "ok": ok,
+            "journal": {
+                "path": self.path.display().to_string(),
+                "committed_seq": self.writer.committed_seq(),
+                "pending_batches": h.pending_batches,
+                "dropped_batches": h.dropped_batches,
+                "failure": h.failure.map(|(kind, message)| json!({"kind": kind, "message": message})),
+                "last_commit_us": h.last_commit_us,
+            }
+        })
+    }
+
+    fn metrics(&self) -> String {
+        let h = self.writer.health();
+        let mut out = String::new();
+        for (name, kind, help, value) in [
+            (
+                "dgt_journal_committed_batches_total",
+                "counter",
+                "Batches committed to the journal.",
+                h.committed_batches,
+            ),
+            (
+                "dgt_journal_pending_batches",
+                "gauge",
+                "Batches waiting to be committed (journal lag).",
+                h.pending_batches as u64,
+            ),
+            (
+                "dgt_journal_dropped_batches_total",
+                "counter",
+                "Batches the journal could not keep (memory limit while the disk failed).",
+                h.dropped_batches,
+            ),
+            (
+                "dgt_journal_failed_attempts_total",
+                "counter",
+                "Failed journal writes.",
+                h.failed_attempts,
+            ),
+            (
+                "dgt_journal_failing",
+                "gauge",
+                "1 while journal writes fail.",
+                u64::from(h.failure.is_some()),
+            ),
+            (
+                "dgt_journal_last_commit_microseconds",
+                "gauge",
+                "Duration of the last journal commit.",
+                h.last_commit_us,
+            ),
+        ] {
+            out.push_str(&format!(
+                "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}\n"
+            ));
+        }
+        out
+    }
+}
+
+impl Services {
+    pub async fn start(settings: &Settings, options: ServiceOptions) -> Result<Services, String> {
+        let server_config = server_config(settings)?;
+        let mut history = Vec::new();
+        let mut acks = Vec::new();
+        let mut recovered_core = None;
+        let mut clock = DaemonClock::start();
+        let mut writer = None;
+        if let Some(path) = &options.journal {
+            let journal = open_journal(path)?;
+            let (core, report, recovered) =
+                dgt_journal::recover_collecting(&journal, settings.core.clone())
+                    .map_err(|e| format!("journal {}: {e}", path.display()))?;
+            if report.steps > 0 {
+                tracing::info!(
+                    journal = %path.display(),
+                    steps = report.steps,
+                    events = report.journaled_events,
+                    exact = report.is_exact(),
+                    next_seq = report.next_seq,
+                    ms = report.duration.as_millis() as u64,
+                    "games restored from the journal"
+                );
+                // The core's time continues after the journal's last step.
+                clock = DaemonClock::start_at(recovered.last_t_ms + 1);
+                history = recovered.events;
+                acks = recovered.acks;
+            }
+            recovered_core = Some(core);
+            writer = Some(Arc::new(JournalWriter::start(
+                journal,
+                WriterSettings::default(),
+            )));
+        }
+        let broadcast = crate::output::BroadcastWriter::new(settings)?;
+        let broadcast_history = if broadcast.is_some() {
+            history.clone()
+        } else {
+            Vec::new()
+        };
+        let mut server = Server::bind(server_config)
+            .await
+            .map_err(|e| e.to_string())?
+            .with_history(history)
+            .with_acks(acks);
+        if let (Some(w), Some(path)) = (&writer, &options.journal) {
+            server = server.with_status(Arc::new(JournalStatus {
+                writer: w.clone(),
+                path: path.clone(),
+            }));
+        }
+        let addr = server.local_addr();
+        let livechess = server.livechess_addr();
+        let server_stop = CancellationToken::new();
+        let stop = server_stop.clone();
+        let (daemon, (server_future, broadcast_events)) = Daemon::start_with(
+            CoreOptions {
+                core: settings.core.clone(),
+                recovered: recovered_core,
+                journal: writer.clone(),
+                recorders: options.recorders,
+                print_events: options.print_events,
+                ..Default::default()
+            },
+            options.serial,
+            clock,
+            |handle| {
+                (
+                    server.run(handle.events(), handle.inputs(), stop.cancelled_owned()),
+                    handle.subscribe(),
+                )
+            },
+        );
+        let server_task = tokio::spawn(server_future);
+        let broadcast_task = broadcast.map(|writer| {
+            tokio::spawn(writer.run(
+                broadcast_history,
+                broadcast_events,
+                clock,
+                Duration::from_secs(1),
+                server_stop.clone(),
+            ))
+        });
+        tracing::info!(%addr, "dashboard listening");
+        Ok(Services {
+            daemon,
+            journal: writer,
+            server_stop,
+            server_task,
+            broadcast_task,
+            addr,
+            livechess,
+        })
+    }
+
+    /// The dashboard's address (the port the server really bound).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub fn livechess_addr(&self) -> Option<SocketAddr> {
+        self.livechess
+    }
+
+    pub fn daemon(&self) -> &Daemon {
+        &self.daemon
+    }
+
+    /// Stops everything in order; nothing handled is lost.
+    pub async fn shutdown(self) -> CoreSummary {
+        let summary = self.daemon.shutdown().await;
+        if let Some(writer) = self.journal {
+            match Arc::try_unwrap(writer) {
+                Ok(w) => {
+                    if !w.flush(Duration::from_secs(10)) {
+                        tracing::error!("the journal could not commit everything before the stop");
+                    }
+                    w.stop();
+                }
+                Err(w) => {
+                    // Still shared (the server's status): flushing is all that matters.
+                    if !w.flush(Duration::from_secs(10)) {
+                        tracing::error!("the journal could not commit everything before the stop");
+                    }
+                }
+            }
+        }
+        self.server_stop.cancel();
+        if let Some(task) = self.broadcast_task {
+            let _ = task.await;
+        }
+        match self.server_task.await {
+            Ok(Err(e)) => tracing::error!("server: {e}"),
+            Err(e) => tracing::error!("server task: {e}"),
+            Ok(Ok(())) => {}
+        }
+        summary
+    }
+}
+
+fn open_journal(path: &Path) -> Result<Journal, String> {
+    if let Some(dir) = path.parent()
+        && !dir.as_os_str().is_empty()
+        && !dir.exists()
+    {
+        return Err(format!(
+            "journal {}: the directory {} does not exist; fix: create it, or set journal.path",
+            path.display(),
+            dir.display()
+        ));
+    }
+    Journal::open(path).map_err(|e| format!("journal {}: {e}", path.display()))
+}

@@ -1,0 +1,243 @@
+//! Running the real `dgt-arbiter` binary as a child process: demo, run, emulate, export.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+pub fn binary() -> &'static str {
+    env!("CARGO_BIN_EXE_dgt-arbiter")
+}
+
+/// A child process whose stderr and stdout lines are collected by threads.
+pub struct Proc {
+    pub child: Child,
+    stderr: mpsc::Receiver<String>,
+    stdout: mpsc::Receiver<String>,
+    pub stderr_seen: Vec<String>,
+    pub stdout_seen: Vec<String>,
+}
+
+impl Proc {
+    pub fn spawn(args: &[&str]) -> Proc {
+        let mut child = Command::new(binary())
+            .args(args)
+            .env("RUST_LOG", "info")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary starts");
+        let stderr = lines(child.stderr.take().unwrap());
+        let stdout = lines(child.stdout.take().unwrap());
+        Proc {
+            child,
+            stderr,
+            stdout,
+            stderr_seen: Vec::new(),
+            stdout_seen: Vec::new(),
+        }
+    }
+
+    fn pump(&mut self) {
+        while let Ok(l) = self.stderr.try_recv() {
+            self.stderr_seen.push(l);
+        }
+        while let Ok(l) = self.stdout.try_recv() {
+            self.stdout_seen.push(l);
+        }
+    }
+
+    /// Waits for a stderr line containing `needle`; returns it.
+    pub fn stderr_line(&mut self, needle: &str, within: Duration) -> String {
+        let end = Instant::now() + within;
+        loop {
+            self.pump();
+            if let Some(l) = self.stderr_seen.iter().find(|l| l.contains(needle)) {
+                return l.clone();
+            }
+            assert!(
+                Instant::now() < end,
+                "no stderr line with {needle:?}; stderr so far:\n{}",
+                self.stderr_seen.join("\n")
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Waits for the first stdout line.
+    pub fn first_stdout_line(&mut self, within: Duration) -> String {
+        let end = Instant::now() + within;
+        loop {
+            self.pump();
+            if let Some(l) = self.stdout_seen.first() {
+                return l.clone();
+            }
+            assert!(Instant::now() < end, "no stdout line");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Stdout lines so far.
+    pub fn stdout_lines(&mut self) -> Vec<String> {
+        self.pump();
+        self.stdout_seen.clone()
+    }
+
+    /// SIGTERM, then waits for the exit.
+    pub fn terminate(mut self) -> Vec<String> {
+        signal(&self.child, "TERM");
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "clean exit after SIGTERM: {status}");
+        // Let the reader threads finish.
+        std::thread::sleep(Duration::from_millis(100));
+        self.pump();
+        std::mem::take(&mut self.stdout_seen)
+    }
+
+    /// SIGKILL: no chance to flush or say goodbye.
+    pub fn kill(mut self) {
+        signal(&self.child, "KILL");
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn signal(child: &Child, name: &str) {
+    let ok = Command::new("kill")
+        .arg(format!("-{name}"))
+        .arg(child.id().to_string())
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -{name}");
+}
+
+fn lines(r: impl Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(r).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// The address in a "dashboard at http://ADDR/" line.
+pub fn dashboard_addr(line: &str) -> SocketAddr {
+    let start = line.find("http://").expect("an address") + 7;
+    let rest = &line[start..];
+    let end = rest.find('/').unwrap_or(rest.len());
+    rest[..end].parse().expect("host:port")
+}
+
+/// A plain HTTP/1.1 GET: (status, body).
+pub fn get(addr: SocketAddr, path: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let body = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        dechunk(body)
+    } else {
+        body.to_string()
+    };
+    (status, body)
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&rest[..n.min(rest.len())]);
+        body = rest.get(n + 2..).unwrap_or("");
+    }
+    out
+}
+
+pub fn get_json(addr: SocketAddr, path: &str) -> serde_json::Value {
+    let (status, body) = get(addr, path);
+    assert_eq!(status, 200, "GET {path}: {body}");
+    serde_json::from_str(&body).unwrap_or_else(|e| panic!("GET {path}: {e}: {body}"))
+}
+
+/// Runs the binary to completion: (exit ok, stdout, stderr).
+pub fn run_to_end(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(binary()).args(args).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+/// Polls `f` until it gives `Some`, at most `within`.
+pub fn eventually<T>(within: Duration, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let end = Instant::now() + within;
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(Instant::now() < end, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+pub fn path_str(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+pub fn temp_path(dir: &tempfile::TempDir, name: &str) -> PathBuf {
+    dir.path().join(name)
+}
+
+/// Every `move` event's (game, ply, uci) in a JSON-lines text, corrections applied.
+pub fn final_moves(events: &[serde_json::Value]) -> Vec<(String, u64, String)> {
+    let mut moves: Vec<(String, u64, String)> = Vec::new();
+    for e in events.iter().filter(|e| e["type"] == "move") {
+        let game = e["game"].as_str().unwrap().to_string();
+        let ply = e["ply"].as_u64().unwrap();
+        moves.retain(|(g, p, _)| !(g == &game && *p >= ply));
+        moves.push((game, ply, e["uci"].as_str().unwrap().to_string()));
+    }
+    moves
+}
+
+pub fn parse_lines(text: &str) -> Vec<serde_json::Value> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}

@@ -1,0 +1,107 @@
+//! `dgt-arbiter demo` as a user starts it: emulated boards on ptys into the real daemon,
+//! answering `/`, `/api/boards`, `/health` and `/metrics`; its journal exported afterwards as
+//! a capture that replays to the very events it published, and as PGN with `[%clk]`.
+
+mod daemon_processes;
+
+use std::time::Duration;
+
+use daemon_processes::*;
+
+#[test]
+fn demo_serves_the_dashboard_and_its_journal_exports_replay_identically() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = temp_path(&dir, "journal.sqlite");
+    let mut demo = Proc::spawn(&[
+        "demo",
+        "--boards",
+        "3",
+        "--listen",
+        "127.0.0.1:0",
+        "--journal",
+        path_str(&journal),
+    ]);
+    let addr = dashboard_addr(&demo.stderr_line("dashboard at", Duration::from_secs(30)));
+
+    let (status, page) = get(addr, "/");
+    assert_eq!(status, 200);
+    assert!(page.contains("<html"), "the dashboard page: {page:.200}");
+
+    // Three boards connect and moves arrive.
+    let boards = eventually(Duration::from_secs(60), "3 boards with moves", || {
+        let b = get_json(addr, "/api/boards");
+        let list = b.as_array()?.clone();
+        let with_moves = list
+            .iter()
+            .filter(|b| b["moves"].as_array().is_some_and(|m| !m.is_empty()))
+            .count();
+        (list.len() == 3 && with_moves >= 2).then_some(list)
+    });
+    for b in &boards {
+        assert!(b["board"].as_str().unwrap().starts_with("board-1000"));
+    }
+
+    let health = get_json(addr, "/health");
+    assert_eq!(health["status"], "ok", "{health}");
+    assert_eq!(health["boards_connected"], 3, "{health}");
+    assert_eq!(
+        health["daemon"]["journal"]["failure"],
+        serde_json::Value::Null
+    );
+    assert!(
+        health["daemon"]["journal"]["committed_seq"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+
+    let (status, metrics) = get(addr, "/metrics");
+    assert_eq!(status, 200);
+    assert!(metrics.contains("dgt_boards_connected 3"), "{metrics}");
+    assert!(metrics.contains("dgt_journal_failing 0"), "{metrics}");
+
+    let printed = demo.terminate();
+    assert!(printed.is_empty(), "no --print-events, no stdout");
+
+    // The journal, exported as a capture, replays to exactly the published events.
+    let j = path_str(&journal);
+    let (ok, capture, err) = run_to_end(&["export", "capture", "--journal", j]);
+    assert!(ok, "{err}");
+    let capture_path = temp_path(&dir, "live.jsonl");
+    std::fs::write(&capture_path, &capture).unwrap();
+    let (ok, replayed, err) = run_to_end(&["replay", path_str(&capture_path)]);
+    assert!(ok, "{err}");
+    let (ok, live, err) = run_to_end(&["export", "events", "--journal", j]);
+    assert!(ok, "{err}");
+    assert!(live.lines().count() > 10, "events were journaled");
+    assert_eq!(
+        replayed, live,
+        "replay of the exported capture = live events"
+    );
+
+    // PGN: a clock comment after every move.
+    let (ok, pgn, err) = run_to_end(&["export", "pgn", "--journal", j]);
+    assert!(ok, "{err}");
+    let moves = final_moves(&parse_lines(&live)).len();
+    assert!(moves >= 2);
+    assert_eq!(pgn.matches("[%clk ").count(), moves, "{pgn}");
+    assert_eq!(pgn.matches("[Event ").count(), 3, "one game per board");
+
+    // Alerts export: JSON lines of alert events only.
+    let (ok, alerts, err) = run_to_end(&["export", "alerts", "--journal", j]);
+    assert!(ok, "{err}");
+    for a in parse_lines(&alerts) {
+        assert_eq!(a["type"], "alert");
+        assert!(a["acknowledged"].is_boolean());
+    }
+}
+
+#[test]
+fn export_without_a_journal_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = temp_path(&dir, "none.sqlite");
+    let (ok, out, err) = run_to_end(&["export", "pgn", "--journal", path_str(&missing)]);
+    assert!(!ok);
+    assert!(out.is_empty());
+    assert!(err.contains("no journal at"), "{err}");
+}

@@ -20,8 +20,18 @@ pub struct Edition {
     /// 2017 (seed 000, 9.6.1): five *consecutive* alternate repetitions; later: any five.
     pub fivefold_consecutive: bool,
     pub seventy_five: Option<&'static str>,
+    /// Threefold claim on the position that has just appeared (2005 9.2b; 2017/2018
+    /// 9.2.1.2; 2023 9.2.2), and with a move written down, not played (9.2a; 9.2.1.1; 9.2.1).
     pub threefold_claim: &'static str,
+    pub threefold_claim_with_move: &'static str,
+    /// Fifty-move claim now (2005 9.3b; 2017+ 9.3.2), and with a written move (9.3a; 9.3.1).
     pub fifty_claim: &'static str,
+    pub fifty_claim_with_move: &'static str,
+    /// The penalty for an incorrect claim (2005 9.5b; 2017+ 9.5.3).
+    pub wrong_claim_penalty: &'static str,
+    /// 2005 9.5b: three minutes to the opponent and a cut in the claimant's own time,
+    /// instead of the offence penalty by category (9.5.3).
+    pub wrong_claim_cuts_own_time: bool,
     pub flag_fall: &'static str,
     pub illegal_move: &'static str,
     pub illegal_move_penalty: &'static str,
@@ -34,8 +44,21 @@ pub struct Edition {
     /// 2017+: the pawn left on the last rank becomes a queen (7.5.2); 2005: restore (7.4a).
     pub promotion_queen_stays: bool,
     pub touch_move: &'static str,
+    /// 2005 B5 (and C2 for blitz): in rapid and blitz the arbiter rules on Article 4 (touch
+    /// move, castling, promotion choice, two hands) only when a player claims.
+    pub art4_on_claim_in_rapid_blitz: bool,
     pub castling_rook_first: &'static str,
     pub two_hands: &'static str,
+    /// Reduced supervision (2017 A4 / B4, 2018 A.4 / B.4, 2023 A.5 / B.3): the article of
+    /// the window in which an illegal move is still corrected (until the opponent has made
+    /// his next move); 2005: B6 (rapid), and C3 for blitz in `reduced_window_blitz`.
+    pub reduced_window: &'static str,
+    pub reduced_window_blitz: &'static str,
+    /// 2017 A4.2: an illegal move seen or claimed inside the window loses at once.
+    pub reduced_first_illegal_loses: bool,
+    /// 2005: rapid and blitz are always under the B / C rules (no full supervision), and
+    /// the arbiter rules on an illegal move only on a claim.
+    pub rapid_blitz_claim_only: bool,
     /// Offences counted per article (2017 as printed: 7.5 / 7.7 / 7.8 separately) rather than
     /// together (2018+: every offence under 7.5.1–7.5.4 adds up).
     pub separate_counters: bool,
@@ -59,8 +82,12 @@ pub const EDITIONS: &[Edition] = &[
         fivefold: Some("9.6.1"),
         fivefold_consecutive: false,
         seventy_five: Some("9.6.2"),
-        threefold_claim: "9.2",
-        fifty_claim: "9.3",
+        threefold_claim: "9.2.2",
+        threefold_claim_with_move: "9.2.1",
+        fifty_claim: "9.3.2",
+        fifty_claim_with_move: "9.3.1",
+        wrong_claim_penalty: "9.5.3",
+        wrong_claim_cuts_own_time: false,
         flag_fall: "6.9",
         illegal_move: "7.5.1",
         illegal_move_penalty: "7.5.5",
@@ -70,8 +97,13 @@ pub const EDITIONS: &[Edition] = &[
         promotion_incomplete: "7.5.2",
         promotion_queen_stays: true,
         touch_move: "4.3.1",
+        art4_on_claim_in_rapid_blitz: false,
         castling_rook_first: "4.4.2",
         two_hands: "7.5.4",
+        reduced_window: "A.5.2",
+        reduced_window_blitz: "A.5.2",
+        reduced_first_illegal_loses: false,
+        rapid_blitz_claim_only: false,
         separate_counters: false,
         illegal_moves_to_lose: 2,
         illegal_loss_draw_if_no_mate: true,
@@ -90,8 +122,12 @@ pub const EDITIONS: &[Edition] = &[
         fivefold: Some("9.6.1"),
         fivefold_consecutive: false,
         seventy_five: Some("9.6.2"),
-        threefold_claim: "9.2",
-        fifty_claim: "9.3",
+        threefold_claim: "9.2.1.2",
+        threefold_claim_with_move: "9.2.1.1",
+        fifty_claim: "9.3.2",
+        fifty_claim_with_move: "9.3.1",
+        wrong_claim_penalty: "9.5.3",
+        wrong_claim_cuts_own_time: false,
         flag_fall: "6.9",
         illegal_move: "7.5.1",
         illegal_move_penalty: "7.5.5",
@@ -101,8 +137,13 @@ pub const EDITIONS: &[Edition] = &[
         promotion_incomplete: "7.5.2",
         promotion_queen_stays: true,
         touch_move: "4.3.1",
+        art4_on_claim_in_rapid_blitz: false,
         castling_rook_first: "4.4.2",
         two_hands: "7.5.4",
+        reduced_window: "A.4.2",
+        reduced_window_blitz: "A.4.2",
+        reduced_first_illegal_loses: false,
+        rapid_blitz_claim_only: false,
         separate_counters: false,
         illegal_moves_to_lose: 2,
         illegal_loss_draw_if_no_mate: true,
@@ -119,8 +160,12 @@ pub const EDITIONS: &[Edition] = &[
         fivefold: Some("9.6.1"),
         fivefold_consecutive: true,
         seventy_five: Some("9.6.2"),
-        threefold_claim: "9.2",
-        fifty_claim: "9.3",
+        threefold_claim: "9.2.1.2",
+        threefold_claim_with_move: "9.2.1.1",
+        fifty_claim: "9.3.2",
+        fifty_claim_with_move: "9.3.1",
+        wrong_claim_penalty: "9.5.3",
+        wrong_claim_cuts_own_time: false,
         flag_fall: "6.9",
         illegal_move: "7.5.1",
         illegal_move_penalty: "7.5.3",
@@ -130,8 +175,13 @@ pub const EDITIONS: &[Edition] = &[
         promotion_incomplete: "7.5.2",
         promotion_queen_stays: true,
         touch_move: "4.3.1",
+        art4_on_claim_in_rapid_blitz: false,
         castling_rook_first: "4.4.2",
         two_hands: "7.7.1",
+        reduced_window: "A4.2",
+        reduced_window_blitz: "A4.2",
+        reduced_first_illegal_loses: true,
+        rapid_blitz_claim_only: false,
         separate_counters: true,
         illegal_moves_to_lose: 2,
         illegal_loss_draw_if_no_mate: true,
@@ -148,8 +198,12 @@ pub const EDITIONS: &[Edition] = &[
         fivefold: None,
         fivefold_consecutive: false,
         seventy_five: None,
-        threefold_claim: "9.2",
-        fifty_claim: "9.3",
+        threefold_claim: "9.2b",
+        threefold_claim_with_move: "9.2a",
+        fifty_claim: "9.3b",
+        fifty_claim_with_move: "9.3a",
+        wrong_claim_penalty: "9.5b",
+        wrong_claim_cuts_own_time: true,
         flag_fall: "6.10",
         illegal_move: "7.4a",
         illegal_move_penalty: "7.4b",
@@ -160,8 +214,13 @@ pub const EDITIONS: &[Edition] = &[
         promotion_incomplete: "7.4a",
         promotion_queen_stays: false,
         touch_move: "4.3a",
+        art4_on_claim_in_rapid_blitz: true,
         castling_rook_first: "4.4b",
         two_hands: "4.1",
+        reduced_window: "B6",
+        reduced_window_blitz: "C3",
+        reduced_first_illegal_loses: false,
+        rapid_blitz_claim_only: true,
         separate_counters: false,
         illegal_moves_to_lose: 3,
         illegal_loss_draw_if_no_mate: false,
@@ -410,7 +469,7 @@ pub fn claims_available(game: &Game, ed: &Edition) -> Vec<ClaimAvailable> {
                 let san = shakmaty::san::SanPlus::from_move(pos.clone(), m).to_string();
                 out.push(ClaimAvailable {
                     kind: AlertKind::ThreefoldRepetitionAvailable,
-                    article: ed.threefold_claim,
+                    article: ed.threefold_claim_with_move,
                     with_move: Some(san.clone()),
                     earlier_plies: before.clone(),
                     message: format!(
@@ -423,15 +482,16 @@ pub fn claims_available(game: &Game, ed: &Edition) -> Vec<ClaimAvailable> {
         }
     }
     let halfmoves = pos.halfmoves();
+    // A game set up from a FEN may carry a count that began before its first ply.
+    let since = n.saturating_sub(halfmoves as usize);
     if halfmoves >= 100 {
         out.push(ClaimAvailable {
             kind: AlertKind::FiftyMoveRuleAvailable,
             article: ed.fifty_claim,
             with_move: None,
-            earlier_plies: vec![n - halfmoves as usize],
+            earlier_plies: vec![since],
             message: format!(
-                "{who} may claim a draw: the last 50 moves by each player had no pawn move and no capture (since ply {}).",
-                n - halfmoves as usize
+                "{who} may claim a draw: the last 50 moves by each player had no pawn move and no capture (since ply {since})."
             ),
         });
     } else if halfmoves == 99
@@ -440,9 +500,9 @@ pub fn claims_available(game: &Game, ed: &Edition) -> Vec<ClaimAvailable> {
         let san = shakmaty::san::SanPlus::from_move(pos.clone(), m).to_string();
         out.push(ClaimAvailable {
             kind: AlertKind::FiftyMoveRuleAvailable,
-            article: ed.fifty_claim,
+            article: ed.fifty_claim_with_move,
             with_move: Some(san.clone()),
-            earlier_plies: vec![n - halfmoves as usize],
+            earlier_plies: vec![since],
             message: format!(
                 "{who} may claim a draw by writing a move without a capture or pawn move (e.g. {san}): it completes 50 moves by each player."
             ),
@@ -489,7 +549,11 @@ pub fn check_claim(game: &Game, ed: &Edition, intended: Option<&str>) -> (bool, 
             true,
             format!(
                 "Correct ({}): the position stands for the third time; earlier at plies {}.",
-                ed.threefold_claim,
+                if intended.is_some() {
+                    ed.threefold_claim_with_move
+                } else {
+                    ed.threefold_claim
+                },
                 join(&earlier)
             ),
         );
@@ -499,8 +563,12 @@ pub fn check_claim(game: &Game, ed: &Edition, intended: Option<&str>) -> (bool, 
             true,
             format!(
                 "Correct ({}): 50 moves by each player without a pawn move or capture, since ply {}.",
-                ed.fifty_claim,
-                after_ply - target.halfmoves() as usize
+                if intended.is_some() {
+                    ed.fifty_claim_with_move
+                } else {
+                    ed.fifty_claim
+                },
+                after_ply.saturating_sub(target.halfmoves() as usize)
             ),
         );
     }

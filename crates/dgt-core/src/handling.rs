@@ -108,8 +108,11 @@ impl HandlingLog {
             involved.push(Square::from_coords(to.file(), from.rank()));
         }
 
-        // 4.4.2: castling begun with the rook.
-        if let Move::Castle { rook, .. } = m
+        // 4.4.2: castling begun with the rook. Not where the king stays on its square
+        // (Chess960, II.3.2.4): the rook alone moves then.
+        if let Move::Castle { rook, king } = m
+            && m.castling_side()
+                .is_some_and(|side| side.king_to(mover) != *king)
             && let Some(first) = changes.iter().find(|h| own(h.before) && h.after.is_none())
             && first.square == *rook
         {

@@ -29,6 +29,15 @@ pub enum Link {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         port: Option<String>,
     },
+    /// The serial edge found the board on a bus line (protocol §2.4): its bytes are bus
+    /// replies (`LineMode::Bus`; 0x86 is `BUS_FROM_START` there, §3.1), one board's frames
+    /// only. `address` is its bus address, the low 14 bits of its serial number.
+    BusConnected {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        port: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        address: Option<u16>,
+    },
     Disconnected {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,

@@ -183,7 +183,7 @@ pub fn one_move_to(pos: &Chess, target: &Board) -> Option<Move> {
     }
     pos.legal_moves()
         .into_iter()
-        .filter(|m| m.from().is_some_and(|f| d.contains(f)) && d.contains(m.to()))
+        .filter(|m| starts_in(m, d) && (m.is_castle() || d.contains(m.to())))
         .find(|m| {
             let mut p = pos.clone();
             p.play_unchecked(*m);
@@ -268,7 +268,7 @@ fn search(
         return false;
     }
     for m in pos.legal_moves() {
-        if !m.from().is_some_and(|f| d.contains(f)) {
+        if !starts_in(&m, d) {
             continue;
         }
         if *budget == 0 {
@@ -284,6 +284,13 @@ fn search(
         path.pop();
     }
     false
+}
+
+/// Whether a move starts on a square where the boards differ. A Chess960 castling may leave
+/// the king on its square (II.3.2.4: the rook alone moves) or the rook on its square: it is
+/// always tried.
+fn starts_in(m: &Move, d: Bitboard) -> bool {
+    m.is_castle() || m.from().is_some_and(|f| d.contains(f))
 }
 
 fn chess960_boards() -> &'static Vec<Board> {

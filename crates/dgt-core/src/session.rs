@@ -9,6 +9,7 @@ use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
 use crate::arbiter::{self, Edition};
 use crate::board::{self, PhysicalBoard};
+use crate::bus::{BusBoard, BusFact};
 use crate::clock::{ClockObservation, ClockTracker};
 use crate::config::CoreConfig;
 use crate::dead::MateAbility;
@@ -61,6 +62,8 @@ pub struct Session {
     rapid_max: u64,
 
     decoder: Decoder,
+    /// The bus side of a board on a bus line (`Link::BusConnected`), else `None`.
+    bus: Option<BusBoard>,
     board: PhysicalBoard,
     orientation: Orientation,
     clock: ClockTracker,
@@ -99,6 +102,9 @@ pub struct Session {
     /// A formally illegal move completed by a press and not (yet) corrected: the placement it
     /// left and who made it. If the opponent moves from there, tracking continues from it.
     stood: Option<(shakmaty::Board, Color)>,
+    /// A player who made a move with their own clock still running and has not pressed
+    /// since: their press, even after the opponent's reply, completes it (6.2.2).
+    owes_press: Option<Color>,
     /// The board was not watched for a while (a dump changed it, or the link came back):
     /// the next decision may find several moves.
     after_gap: bool,
@@ -135,6 +141,7 @@ impl Session {
             blitz_max: config.blitz_max_minutes,
             rapid_max: config.rapid_max_minutes,
             decoder: Decoder::new(LineMode::Single),
+            bus: None,
             board: PhysicalBoard::default(),
             orientation: Orientation::Normal,
             clock: ClockTracker::new(s.white_clock_side),
@@ -160,6 +167,7 @@ impl Session {
             offences: [[0; 2]; 2],
             periods_reached: [0, 0],
             stood: None,
+            owes_press: None,
             after_gap: false,
             handling: HandlingLog::default(),
             same_since: 0,
@@ -266,9 +274,53 @@ impl Session {
         match d {
             Decoded::Message(m) => self.on_message(t, m, out),
             Decoded::Garbage(g) => self.garbage_bytes += g.len() as u64,
-            // Bus lines are demultiplexed by the edge; nothing to do here yet.
-            Decoded::Bus(_) | Decoded::BadChecksum { .. } => {}
+            Decoded::Bus(reply) => self.on_bus_reply(t, reply, out),
+            // The edge asks the board again (REPEAT_CHANGES, protocol §2.4); the repeat
+            // follows as a good frame.
+            Decoded::BadChecksum { .. } => {}
         }
+    }
+
+    /// A bus reply is read as what a single board would have sent ([`crate::bus`]).
+    fn on_bus_reply(&mut self, t: u64, reply: dgt_protocol::BusReply, out: &mut Emitted) {
+        let Some(bus) = self.bus.as_mut() else { return };
+        let current = self.board.is_known().then(|| *self.board.codes());
+        for fact in bus.interpret(reply, current.as_ref()) {
+            match fact {
+                BusFact::Message(m) => self.on_message(t, m, out),
+                // A field update from the board's log. Its handling is not recorded: the
+                // whole batch has the poll's time, which says nothing about the hands.
+                BusFact::LoggedField { square, piece } => {
+                    if self.board.is_known() && self.board.apply_update(square, piece) == Some(true)
+                    {
+                        self.on_change(t, out);
+                    }
+                }
+                BusFact::Pressed { first_left } => self.on_logged_press(first_left),
+            }
+        }
+    }
+
+    /// The presses a bus board logged tell whose display is White's at the start of a game,
+    /// where the readings, taken once a poll, may first show the clock after White's press
+    /// ([`crate::bus`]). With White's move on the board (or under way) when the packet is
+    /// in, the packet's first press completed it; with the start position still there, it
+    /// started the opponent's clock (the usual start by Black). Misread only when Black
+    /// starts the clock and White moves within one poll.
+    fn on_logged_press(&mut self, first_left: bool) {
+        let Some(g) = &self.game else { return };
+        if g.plies() > 0 || g.is_over() {
+            return;
+        }
+        let to_move = g.current().turn();
+        let moved = self.board.placement(self.orientation).board != *g.current().board();
+        let presser = if moved { to_move } else { !to_move };
+        let display = if first_left {
+            ClockSide::Left
+        } else {
+            ClockSide::Right
+        };
+        self.infer_from_press(display, presser);
     }
 
     fn on_message(&mut self, t: u64, m: BoardMessage, out: &mut Emitted) {
@@ -342,11 +394,20 @@ impl Session {
 
     fn on_link(&mut self, t: u64, link: &Link, out: &mut Emitted) {
         match link {
-            Link::Connected { port } => {
+            Link::Connected { port } | Link::BusConnected { port, .. } => {
                 self.port = port.clone();
                 self.after_gap = true;
                 self.link = LinkState::Connected;
-                self.decoder = Decoder::new(LineMode::Single);
+                // A bus line's bytes are bus frames (protocol §3.7).
+                self.bus = match link {
+                    Link::BusConnected { address, .. } => Some(BusBoard::new(*address)),
+                    _ => None,
+                };
+                self.decoder = Decoder::new(if self.bus.is_some() {
+                    LineMode::Bus
+                } else {
+                    LineMode::Single
+                });
                 self.emit_status(t, out);
                 if self.was_disconnected {
                     self.was_disconnected = false;
@@ -403,6 +464,13 @@ impl Session {
                 let Some(g) = &self.game else { return };
                 let (correct, why) =
                     arbiter::check_claim(g, self.edition, c.intended_move.as_deref());
+                // 9.2 / 9.3: the claim is the right of the player on move.
+                let on_move = g.current().turn();
+                let claimant = match c.side.as_deref() {
+                    Some("white") => Color::White,
+                    Some("black") => Color::Black,
+                    _ => on_move,
+                };
                 let kind = if c.kind.as_deref().is_some_and(|k| k.contains("fifty")) {
                     AlertKind::FiftyMoveRuleAvailable
                 } else {
@@ -414,16 +482,35 @@ impl Session {
                     None,
                     format!("Claim checked: {why}"),
                 );
-                a.article = Some(if kind == AlertKind::FiftyMoveRuleAvailable {
-                    self.edition.fifty_claim.into()
-                } else {
-                    self.edition.threefold_claim.into()
-                });
+                let written = c.intended_move.is_some();
+                a.article = Some(
+                    match (kind == AlertKind::FiftyMoveRuleAvailable, written) {
+                        (true, true) => self.edition.fifty_claim_with_move,
+                        (true, false) => self.edition.fifty_claim,
+                        (false, true) => self.edition.threefold_claim_with_move,
+                        (false, false) => self.edition.threefold_claim,
+                    }
+                    .into(),
+                );
+                a.side = Some(claimant.into());
                 a.uci = c.intended_move.clone();
-                a.prescription = Some(if correct {
+                a.prescription = Some(if claimant != on_move {
+                    format!(
+                        "{} is not on move: a claim under 9.2 / 9.3 is no longer possible for this position (the right passes to {}).",
+                        arbiter::side_name(claimant),
+                        arbiter::side_name(on_move)
+                    )
+                } else if correct {
                     "The claim is correct: the game is drawn.".into()
                 } else {
-                    "The claim is incorrect: the game goes on; penalise the claimant as the edition says (9.5).".into()
+                    let mut p = format!(
+                        "The claim is incorrect: the game goes on; {}",
+                        self.wrong_claim_penalty(claimant)
+                    );
+                    if written {
+                        p.push_str(" The written move must be played (Art. 4).");
+                    }
+                    p
                 });
                 out.push((t, EventBody::Alert(a)));
             }
@@ -503,6 +590,31 @@ impl Session {
         })
     }
 
+    /// Two moves that end in the same placement (g2g4 hxg3 e.p. and g2g3 hxg3): on a bus
+    /// line, where a poll often brings a move and its reply together, the pair whose first
+    /// move the board showed by itself. (Single lines see each move settle on its own.)
+    fn prefer_shown(&self, interp: Interpretation) -> Interpretation {
+        let Interpretation::Ahead(path) = &interp else {
+            return interp;
+        };
+        if self.bus.is_none() || path.len() != 2 || self.was_shown(&path[0]) {
+            return interp;
+        }
+        let Some(g) = &self.game else { return interp };
+        let target = self.board.placement(self.orientation).board;
+        for m in g.current().legal_moves() {
+            if !self.was_shown(&m) {
+                continue;
+            }
+            let mut after = g.current().clone();
+            after.play_unchecked(m);
+            if let Some(reply) = reconstruct::one_move_to(&after, &target) {
+                return Interpretation::Ahead(vec![m, reply]);
+            }
+        }
+        interp
+    }
+
     /// Whether the board showed the current position with `m` played, not long ago.
     fn was_shown(&self, m: &Move) -> bool {
         self.when_shown(m).is_some()
@@ -556,7 +668,12 @@ impl Session {
                     ),
                 ),
             };
-            let mut a = self.alert(kind, Severity::Review, Some(mover), message);
+            let severity = if self.edition.art4_on_claim_in_rapid_blitz && self.rapid_or_blitz() {
+                Severity::Claim
+            } else {
+                Severity::Review
+            };
+            let mut a = self.alert(kind, severity, Some(mover), message);
             a.article = Some(article.into());
             out.push((t, EventBody::Alert(a)));
         }
@@ -597,7 +714,12 @@ impl Session {
             return;
         }
         let depth = self.decision_depth();
-        self.after_gap = false;
+        // A bus board's first report after an outage can end in the middle of a move (its
+        // log holds the whole outage, its scan lags the press): the gap stays open until
+        // the board shows a placement that moves explain.
+        if self.bus.is_none() {
+            self.after_gap = false;
+        }
         // A start position set up again begins a new game — unless legal moves of this game
         // reach it (knights out and back home repeat the start position).
         let placement_now = self.board.placement(self.orientation).board;
@@ -631,7 +753,11 @@ impl Session {
             self.end_by_gesture(t, result, how, out);
             return;
         }
-        match reconstruct::interpret(game, &placement.board, depth) {
+        let interp = reconstruct::interpret(game, &placement.board, depth);
+        if !matches!(interp, Interpretation::Unexplained) {
+            self.after_gap = false;
+        }
+        match self.prefer_shown(interp) {
             Interpretation::Same => self.back_to_legal(t, out),
             Interpretation::Ahead(path) => {
                 self.back_to_legal(t, out);
@@ -658,7 +784,15 @@ impl Session {
                 let centre = pos
                     .as_ref()
                     .is_some_and(|p| reconstruct::king_to_centre(p, &last[0]));
-                if self.waits_for_press() || centre {
+                // 6.2.1.1: a move that ends the game (checkmate, stalemate, dead position,
+                // 9.6) is complete when made; the press, or a flag after it, changes nothing.
+                let ends_game = !centre
+                    && self.game.as_ref().is_some_and(|g| {
+                        let mut after = g.clone();
+                        after.push(last[0], t, (None, None));
+                        arbiter::end_by_rule(&after, self.edition).is_some()
+                    });
+                if (self.waits_for_press() || centre) && !ends_game {
                     let wait = if centre {
                         CENTRE_KING_WAIT_MS.max(self.press_wait_ms)
                     } else {
@@ -726,6 +860,7 @@ impl Session {
             self.offences = [[0; 2]; 2];
             self.periods_reached = [0, 0];
             self.stood = None;
+            self.owes_press = None;
             self.press_wait_at = None;
             self.illegal_at = None;
             self.emit_status(t, out);
@@ -758,11 +893,22 @@ impl Session {
             (true, Some(reading)) => self.clock.white_black_of(&reading),
             _ => self.clock.white_black_ms(),
         };
+        if pressed {
+            self.owes_press = None;
+        }
         for m in path {
             let Some(g) = &mut self.game else { return };
             if g.is_over() {
                 return;
             }
+            let mover = g.current().turn();
+            if !pressed
+                && self.clock.running().is_some()
+                && self.clock.display_of(mover.is_white()) == self.clock.running()
+            {
+                self.owes_press = Some(mover);
+            }
+            let Some(g) = &mut self.game else { return };
             // A move that follows an unconfirmed one confirms it (the opponent has replied).
             g.confirm_all();
             let ply = g.push(*m, t, clocks);
@@ -960,8 +1106,15 @@ impl Session {
         if !obs.accepted {
             return;
         }
-        // White's clock runs at the start of a game.
+        // White's clock runs at the start of a game — unless, on a bus line read once a
+        // poll, White has moved already: the clock may first be seen running after White's
+        // press, and the board's log of presses tells instead (`on_logged_press`).
+        let moved_unseen = self.bus.is_some()
+            && self.game.as_ref().is_some_and(|g| {
+                self.board.placement(self.orientation).board != *g.current().board()
+            });
         if obs.started
+            && !moved_unseen
             && self.clock.white_side().is_none()
             && self.game.as_ref().is_some_and(|g| g.plies() == 0)
             && let Some(d) = self.clock.running()
@@ -1067,6 +1220,7 @@ impl Session {
         let mover = g.current().turn();
         let placement = self.board.placement(self.orientation);
         let interp = reconstruct::interpret(g, &placement.board, self.decision_depth());
+        let interp = self.prefer_shown(interp);
         // Two moves at once are believed only if the first was seen on the board by itself:
         // "Qxg3, queen lifted by the recapturing hand" also reads as "Qxf4 gxf4".
         let believable =
@@ -1124,7 +1278,13 @@ impl Session {
             }
             Interpretation::Same => {
                 let pressed_by_mover = self.clock.display_of(mover.is_white()) == Some(display);
-                if pressed_by_mover {
+                // 6.2.2: the player's press completes his own earlier move, made with his
+                // clock running, even after the opponent replied.
+                let late = pressed_by_mover && self.owes_press == Some(mover);
+                if late {
+                    self.owes_press = None;
+                }
+                if pressed_by_mover && !late {
                     let counted = self.edition.press_without_move_is_offence;
                     let mut a = self.alert(
                         AlertKind::ClockPressedWithoutMove,
@@ -1228,16 +1388,35 @@ impl Session {
                 self.edition.promotion_incomplete
             )
         } else {
+            // 4.3 / 4.5: the replacement move is made with the piece moved, if it can move.
+            let pos = g.current();
+            let moved = (d & pos.board().by_color(mover))
+                .into_iter()
+                .find(|sq| shown.piece_at(*sq) != pos.board().piece_at(*sq));
+            let replacement = match moved {
+                Some(sq) if pos.legal_moves().iter().any(|m| m.from() == Some(sq)) => format!(
+                    "the replacement move must be made with the piece on {sq} ({})",
+                    self.edition.touch_move
+                ),
+                Some(sq) => format!(
+                    "the piece on {sq} has no legal move, so any legal move may be made (4.5)"
+                ),
+                None => format!(
+                    "the move must be made with the piece touched if legal ({})",
+                    self.edition.touch_move
+                ),
+            };
             format!(
-                "Restore the position before the irregularity ({}); the move must be made with the piece touched if legal (4.3)",
+                "Restore the position before the irregularity ({}), with the clock times logged at the last completed move; {replacement}",
                 self.edition.illegal_move
             )
         };
-        let prescription = self.offence_prescription(mover, Offence::IllegalMove, &remedy);
+        let logged = g.moves.last().map(|m| (m.white_ms, m.black_ms));
+        let (severity, prescription) = self.illegal_prescription(mover, &remedy);
         let count = self.count_offence(mover, Offence::IllegalMove);
         let mut a = self.alert(
             kind,
-            Severity::Intervene,
+            severity,
             Some(mover),
             format!(
                 "{what}; offence number {count} for {}.",
@@ -1251,6 +1430,9 @@ impl Session {
         a.game = Some(game_id);
         a.squares = board::square_names(d);
         a.prescription = Some(prescription);
+        if let Some((w, b)) = logged {
+            (a.white_ms, a.black_ms) = (w, b);
+        }
         self.illegal_alerted = true;
         if kind == AlertKind::IllegalMove {
             self.stood = Some((shown.clone(), mover));
@@ -1302,7 +1484,7 @@ impl Session {
                 black_ms: clocks.1,
             }),
         ));
-        let reduced = self.supervision == Supervision::Reduced;
+        let reduced = self.reduced();
         let (severity, message) = if reduced {
             (
                 Severity::Info,
@@ -1322,13 +1504,101 @@ impl Session {
             )
         };
         let mut a = self.alert(AlertKind::IllegalMove, severity, Some(mover), message);
-        a.article = Some(self.edition.illegal_move.into());
+        a.article = Some(if reduced {
+            self.window_article().into()
+        } else {
+            self.edition.illegal_move.into()
+        });
         a.ply = Some(ply);
         out.push((t, EventBody::Alert(a)));
         self.stood = None;
         self.illegal_alerted = false;
         self.commit(t, &path, false, out);
         true
+    }
+
+    /// Whether the rapid / blitz rules with reduced supervision apply (2005: always in rapid
+    /// and blitz; 2017+: when the event says so).
+    fn reduced(&self) -> bool {
+        self.rapid_or_blitz()
+            && (self.supervision == Supervision::Reduced || self.edition.rapid_blitz_claim_only)
+    }
+
+    /// The article of the reduced-supervision window for the game's category.
+    fn window_article(&self) -> &'static str {
+        use crate::time_control::Category;
+        let blitz = self
+            .time_control
+            .as_ref()
+            .is_some_and(|tc| tc.category(self.blitz_max, self.rapid_max) == Category::Blitz);
+        if blitz {
+            self.edition.reduced_window_blitz
+        } else {
+            self.edition.reduced_window
+        }
+    }
+
+    /// The severity and prescription of an illegal move (or unfinished promotion) completed
+    /// by `mover`: full supervision 7.5 (2005 7.4); reduced supervision the window rules
+    /// (2017 A4.2 loss; 2018 A.4.2 / 2023 A.5.2 as 7.5.5; 2005 only on a claim, B6 / C3).
+    fn illegal_prescription(&self, mover: Color, remedy: &str) -> (Severity, String) {
+        let full = self.offence_prescription(mover, Offence::IllegalMove, remedy);
+        if !self.reduced() {
+            return (Severity::Intervene, full);
+        }
+        let name = arbiter::side_name(mover);
+        let opp = arbiter::side_name(!mover);
+        let window = self.window_article();
+        let until =
+            format!("only until {opp} has made his next move; after it the move stands ({window})");
+        if self.edition.rapid_blitz_claim_only {
+            let p = if window == self.edition.reduced_window_blitz
+                && window != self.edition.reduced_window
+            {
+                let draw = self.game.as_ref().map(|g| {
+                    crate::dead::full(g.current(), g.castling_mode, !mover)
+                        == MateAbility::CannotMate
+                });
+                let verdict = if draw == Some(true) {
+                    format!("the game is drawn, as {opp} cannot checkmate")
+                } else {
+                    format!(
+                        "{opp} wins, or the game is drawn if {opp} cannot checkmate by any series of legal moves"
+                    )
+                };
+                format!(
+                    "If {opp} claims before making his own move: {verdict} ({window}). The arbiter does not act without a claim; {until}."
+                )
+            } else {
+                format!(
+                    "Only if {opp} claims before making his own move ({window}): {full} The arbiter does not act without a claim; {until}."
+                )
+            };
+            return (Severity::Claim, p);
+        }
+        if self.edition.reduced_first_illegal_loses {
+            let ability = self
+                .game
+                .as_ref()
+                .map(|g| crate::dead::full(g.current(), g.castling_mode, !mover));
+            let verdict = match ability {
+                Some(MateAbility::CannotMate) => format!(
+                    "the game is drawn: {opp} cannot checkmate by any series of legal moves"
+                ),
+                Some(MateAbility::CanMate) => format!("{name} loses the game"),
+                _ => format!(
+                    "{name} loses, unless {opp} cannot checkmate by any series of legal moves (examine the position)"
+                ),
+            };
+            return (
+                Severity::Intervene,
+                format!("Seen or claimed in time: {verdict} ({window}); {until}."),
+            );
+        }
+        (
+            Severity::Intervene,
+            format!("{full} The arbiter acts {until}."),
+        )
     }
 
     /// The counter an offence adds to: one for everything (2018+: 7.5.5), or per article
@@ -1347,6 +1617,14 @@ impl Session {
         self.offences[class][i]
     }
 
+    /// Whether the game is rapid or blitz (its time control, within the configured bounds).
+    fn rapid_or_blitz(&self) -> bool {
+        use crate::time_control::Category;
+        self.time_control
+            .as_ref()
+            .is_some_and(|tc| tc.category(self.blitz_max, self.rapid_max) != Category::Standard)
+    }
+
     /// Time added to the opponent for an offence, by category and supervision.
     fn penalty_ms(&self) -> u64 {
         use crate::time_control::Category;
@@ -1360,6 +1638,50 @@ impl Session {
             (Some(Category::Blitz), Supervision::Reduced) => self.edition.penalty_ms_blitz_reduced,
             _ => self.edition.penalty_ms_standard,
         }
+    }
+
+    /// The penalty for an incorrect draw claim by `claimant` (9.5.3: time to the opponent,
+    /// by category as for an offence; 2005 9.5b: three minutes to the opponent and a cut in
+    /// the claimant's own time).
+    fn wrong_claim_penalty(&self, claimant: Color) -> String {
+        let opp = arbiter::side_name(!claimant);
+        let article = self.edition.wrong_claim_penalty;
+        if self.edition.wrong_claim_cuts_own_time {
+            // fide-2005: +3 minutes; above 2:00 the claimant loses half his time (at most
+            // 3:00), between 1:00 and 2:00 he keeps 1:00, below 1:00 nothing changes.
+            let (w, b) = self.clock.white_black_ms();
+            let own = if claimant.is_white() { w } else { b };
+            let cut = match own {
+                Some(ms) if ms == 120_000 || ms == 60_000 => {
+                    " The claimant's own time is exactly 1:00 or 2:00, a case 9.5b does not cover: the arbiter decides.".to_string()
+                }
+                Some(ms) if ms > 120_000 => {
+                    let left = ms - (ms / 2).min(180_000);
+                    format!(
+                        " {}'s own time is cut from {} to {}.",
+                        arbiter::side_name(claimant),
+                        mmss(ms),
+                        mmss(left)
+                    )
+                }
+                Some(ms) if ms > 60_000 => format!(
+                    " {}'s own time is set from {} to 1:00.",
+                    arbiter::side_name(claimant),
+                    mmss(ms)
+                ),
+                Some(_) => format!(
+                    " {}'s own time (under 1:00) stays.",
+                    arbiter::side_name(claimant)
+                ),
+                None => " The claimant's own time is cut as 9.5b says.".to_string(),
+            };
+            return format!("add 3 minute(s) to {opp}'s clock ({article}).{cut}");
+        }
+        let ms = self.penalty_ms();
+        format!(
+            "add {} minute(s) to {opp}'s clock ({article}).",
+            ms / 60_000
+        )
     }
 
     /// What the Laws prescribe for the next offence of `side`: the remedy and the time
@@ -1539,4 +1861,9 @@ impl Session {
         }
         a
     }
+}
+
+/// A time as m:ss.
+fn mmss(ms: u64) -> String {
+    format!("{}:{:02}", ms / 60_000, (ms / 1000) % 60)
 }

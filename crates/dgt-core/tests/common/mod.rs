@@ -1,0 +1,315 @@
+//! Helpers shared by the scenario tests: what a DGT board with a clock sends, built square
+//! by square, and readers for the events the core emits.
+#![allow(dead_code)]
+
+use dgt_core::capture::parse_capture;
+use dgt_core::{AlertKind, Core, CoreConfig, Event, EventBody, Input, InputKind};
+
+/// Writes what a DGT board with a clock would send, square by square.
+pub struct Board {
+    pub inputs: Vec<Input>,
+    pub t: u64,
+    pub rotated: bool,
+    /// (left s, right s, running display: Some(true) = right)
+    pub clock: Option<(u64, u64, Option<bool>)>,
+    /// Flag bits of the hours bytes (left, right): 0x10 final flag, 0x40 flag shown.
+    pub flags: (u8, u8),
+}
+
+pub const START: &str = "rnbqkbnrpppppppp................................PPPPPPPPRNBQKBNR";
+
+pub fn code(c: char) -> u8 {
+    match c {
+        'P' => 1,
+        'R' => 2,
+        'N' => 3,
+        'B' => 4,
+        'K' => 5,
+        'Q' => 6,
+        'p' => 7,
+        'r' => 8,
+        'n' => 9,
+        'b' => 10,
+        'k' => 11,
+        'q' => 12,
+        '1' => 13,
+        '2' => 14,
+        '3' => 15,
+        _ => 0,
+    }
+}
+
+impl Board {
+    pub fn new() -> Self {
+        Board {
+            inputs: Vec::new(),
+            t: 0,
+            rotated: false,
+            clock: None,
+            flags: (0, 0),
+        }
+    }
+    pub fn rx(&mut self, bytes: Vec<u8>) {
+        self.inputs.push(Input {
+            t_ms: self.t,
+            board: "b".into(),
+            kind: InputKind::Rx(bytes),
+        });
+    }
+    pub fn op(&mut self, json: &str) {
+        let line = format!(r#"{{"t_ms": {}, "board": "b", "op": {json}}}"#, self.t);
+        self.inputs.extend(parse_capture(&line).unwrap());
+    }
+    pub fn phys(&self, sq: &str) -> u8 {
+        let b = sq.as_bytes();
+        let i = (7 - (b[1] - b'1')) * 8 + (b[0] - b'a');
+        if self.rotated { 63 - i } else { i }
+    }
+    /// A dump of 64 characters, a8 first ('.' empty).
+    pub fn dump(&mut self, squares: &str) {
+        let mut codes: Vec<u8> = squares.chars().map(code).collect();
+        if self.rotated {
+            codes.reverse();
+        }
+        let mut m = vec![0x86, 0x00, 0x43];
+        m.extend(codes);
+        self.rx(m);
+    }
+    pub fn wait(&mut self, ms: u64) -> &mut Self {
+        self.t += ms;
+        self
+    }
+    pub fn lift(&mut self, sq: &str) -> &mut Self {
+        let p = self.phys(sq);
+        self.rx(vec![0x8E, 0, 5, p, 0]);
+        self.t += 80;
+        self
+    }
+    pub fn put(&mut self, sq: &str, piece: char) -> &mut Self {
+        let p = self.phys(sq);
+        self.rx(vec![0x8E, 0, 5, p, code(piece)]);
+        self.t += 80;
+        self
+    }
+    /// A dump of a FEN's placement field.
+    pub fn dump_fen(&mut self, fen: &str) {
+        let mut sq = String::new();
+        for c in fen.split(' ').next().unwrap().chars() {
+            match c {
+                '/' => {}
+                d if d.is_ascii_digit() => {
+                    sq.push_str(&".".repeat(d.to_digit(10).unwrap() as usize))
+                }
+                p => sq.push(p),
+            }
+        }
+        self.dump(&sq);
+    }
+    /// Lift `from`, place the same piece on `to`.
+    pub fn mv(&mut self, from: &str, to: &str, piece: char) -> &mut Self {
+        self.lift(from).put(to, piece)
+    }
+    pub fn reading(&mut self) {
+        let Some((l, r, run)) = self.clock else {
+            return;
+        };
+        let enc = |s: u64| {
+            let (h, m, sec) = (s / 3600, (s / 60) % 60, s % 60);
+            [
+                h as u8,
+                (((m / 10) << 4) | (m % 10)) as u8,
+                (((sec / 10) << 4) | (sec % 10)) as u8,
+            ]
+        };
+        let status = match run {
+            None => 0x00,
+            Some(false) => 0x09,
+            Some(true) => 0x13,
+        };
+        let (mut right, mut left) = (enc(r), enc(l));
+        right[0] |= self.flags.1;
+        left[0] |= self.flags.0;
+        let mut m = vec![0x8D, 0, 0x0A];
+        m.extend(right);
+        m.extend(left);
+        m.push(status);
+        self.rx(m);
+    }
+    pub fn start_clock(&mut self, secs: u64) -> &mut Self {
+        self.clock = Some((secs, secs, Some(false)));
+        self.reading();
+        self
+    }
+    /// The running player presses: the other display runs.
+    pub fn press(&mut self) -> &mut Self {
+        if let Some((_, _, run)) = &mut self.clock {
+            *run = run.map(|r| !r);
+        }
+        self.reading();
+        self.t += 50;
+        self
+    }
+    pub fn tick(&mut self) -> &mut Self {
+        if let Some((l, r, run)) = &mut self.clock {
+            match run {
+                Some(false) => *l -= 1,
+                Some(true) => *r -= 1,
+                None => {}
+            }
+        }
+        self.reading();
+        self
+    }
+    pub fn run(&self) -> Vec<Event> {
+        let mut core = Core::new(CoreConfig::default());
+        let mut out = Vec::new();
+        for i in &self.inputs {
+            out.extend(core.handle(i));
+        }
+        while let Some(d) = core.next_deadline() {
+            out.extend(core.advance(d));
+        }
+        out
+    }
+}
+
+pub fn started() -> Board {
+    let mut b = Board::new();
+    b.dump(START);
+    b.wait(500);
+    b
+}
+
+pub fn moves(ev: &[Event]) -> Vec<String> {
+    let mut list: Vec<String> = Vec::new();
+    for e in ev {
+        if let EventBody::Move(m) = &e.body {
+            list.truncate(m.ply as usize - 1);
+            list.push(m.uci.clone());
+        }
+    }
+    list
+}
+
+pub fn move_events(ev: &[Event]) -> usize {
+    ev.iter()
+        .filter(|e| matches!(e.body, EventBody::Move(_)))
+        .count()
+}
+
+pub fn alerts(ev: &[Event]) -> Vec<AlertKind> {
+    ev.iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Alert(a) => Some(a.kind),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn alert_of(ev: &[Event], kind: AlertKind) -> Vec<dgt_core::Alert> {
+    ev.iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Alert(a) if a.kind == kind => Some(a.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+impl Board {
+    /// A board set up from a FEN (the `setup` op with any extra fields, then the dump).
+    pub fn from_fen(fen: &str, extra: &str) -> Board {
+        let mut b = Board::new();
+        let sep = if extra.is_empty() { "" } else { ", " };
+        b.op(&format!(r#"{{"setup": {{"fen": "{fen}"{sep}{extra}}}}}"#));
+        b.dump_fen(fen);
+        b.wait(400);
+        b
+    }
+    /// The arbiter (or a player) sets the clock: which display runs (`None` = stopped).
+    pub fn set_running(&mut self, run: Option<bool>) -> &mut Self {
+        if let Some(c) = &mut self.clock {
+            c.2 = run;
+        }
+        self.reading();
+        self.t += 50;
+        self
+    }
+    /// A display shows its flag: `left` or right, final (clock blocked at zero) or shown
+    /// while the clock runs on (0x40, a period reached).
+    pub fn flag(&mut self, left: bool, final_flag: bool) -> &mut Self {
+        let bit = if final_flag { 0x10 } else { 0x40 };
+        if let Some(c) = &mut self.clock {
+            if left {
+                c.0 = 0;
+                self.flags.0 = bit;
+            } else {
+                c.1 = 0;
+                self.flags.1 = bit;
+            }
+            if final_flag {
+                c.2 = None;
+            }
+        }
+        self.reading();
+        self.t += 50;
+        self
+    }
+    /// Plays legal moves, each completed by a press when a clock is running.
+    pub fn play(&mut self, script: &[(&str, &str, char)]) -> &mut Self {
+        for (f, t, p) in script {
+            self.mv(f, t, *p).wait(250);
+            if self.clock.is_some() {
+                self.press();
+            }
+            self.wait(300);
+        }
+        self
+    }
+    /// Runs the core with a configuration of one's own.
+    pub fn run_with(&self, config: CoreConfig) -> Vec<Event> {
+        let mut core = Core::new(config);
+        let mut out = Vec::new();
+        for i in &self.inputs {
+            out.extend(core.handle(i));
+        }
+        while let Some(d) = core.next_deadline() {
+            out.extend(core.advance(d));
+        }
+        out
+    }
+}
+
+/// The `game_end` events: (result, reason as its JSON name).
+pub fn ends(ev: &[Event]) -> Vec<(String, String)> {
+    ev.iter()
+        .filter_map(|e| match &e.body {
+            EventBody::GameEnd { result, reason, .. } => Some((
+                result.clone(),
+                serde_json::to_value(reason)
+                    .ok()?
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// An alert's severity as its JSON name.
+pub fn severity(a: &dgt_core::Alert) -> String {
+    serde_json::to_value(a.severity)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// The only alert of a kind; fails the test when there is none or several.
+pub fn one(ev: &[Event], kind: AlertKind) -> dgt_core::Alert {
+    let all = alert_of(ev, kind);
+    assert_eq!(all.len(), 1, "one {kind:?} expected: {:?}", alerts(ev));
+    all[0].clone()
+}
+
+/// Every edition the daemon supports.
+pub const EDITIONS: [&str; 4] = ["fide-2005", "fide-2017", "fide-2018", "fide-2023"];

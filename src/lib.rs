@@ -9,6 +9,7 @@
 //! * [`settings`] reads the daemon's configuration file and environment.
 
 pub mod edge;
+pub mod logging;
 pub mod output;
 pub mod replay;
 pub mod services;

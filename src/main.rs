@@ -10,6 +10,7 @@ use dgt_arbiter::edge::pty_board::{self, BoardClock, PtyBoard};
 use dgt_arbiter::edge::serial::discovery::list_system_ports;
 use dgt_arbiter::edge::serial::probe::{ProbeAnswer, probe_port};
 use dgt_arbiter::edge::serial::{ExplicitPort, ScanMode, SerialTiming, SystemPorts};
+use dgt_arbiter::edge::systemd;
 use dgt_arbiter::services::{ServiceOptions, Services};
 use dgt_arbiter::settings::{self, Settings};
 
@@ -103,6 +104,11 @@ enum Command {
         /// The first seed; games use consecutive seeds.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Instead of games: check the dead-position analysis against a labelled set in
+        /// chasolver's format (its `tests/positions.txt` or `tests/lichess.txt`: FEN, then
+        /// whether White / Black can mate) and report agreement and timings.
+        #[arg(long)]
+        dead_positions: Option<PathBuf>,
     },
     /// Captures, PGN (with `[%clk]`), alerts or events out of the journal, on stdout.
     Export {
@@ -127,6 +133,12 @@ enum Command {
         #[arg(long)]
         to_ms: Option<u64>,
     },
+    /// Validates the configuration (defaults, /etc/dgt-arbiter/config.toml, FILE, the
+    /// DGT_ARBITER_* environment): every problem with its key, value and fix.
+    CheckConfig {
+        /// The file `run --config` would be given.
+        file: Option<PathBuf>,
+    },
     /// Feed a capture file through the core on virtual time and print every event as JSON.
     Replay {
         capture: PathBuf,
@@ -134,6 +146,10 @@ enum Command {
         config: Option<PathBuf>,
     },
 }
+
+/// Exit status for a configuration error (sysexits EX_CONFIG); the systemd unit does not
+/// restart on it (`RestartPreventExitStatus=78`).
+const EXIT_CONFIG: u8 = 78;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -144,7 +160,17 @@ fn main() -> ExitCode {
             capture,
             print_events,
             journal,
-        } => with_runtime(run(config, capture, print_events, journal)),
+        } => {
+            // The daemon refuses an invalid configuration with check-config's message.
+            let settings = match settings::load_checked(config.as_deref()) {
+                Ok(s) => s,
+                Err(problems) => {
+                    eprintln!("dgt-arbiter run: invalid configuration, not starting:\n{problems}");
+                    return ExitCode::from(EXIT_CONFIG);
+                }
+            };
+            with_runtime(run(settings, capture, print_events, journal))
+        }
         Command::Demo {
             boards,
             listen,
@@ -199,7 +225,24 @@ fn main() -> ExitCode {
             clean,
         })),
         Command::Ports { no_probe } => ports(!no_probe),
-        Command::Verify { games, seed } => {
+        Command::CheckConfig { file } => match settings::check_report(file.as_deref()) {
+            Ok(report) => {
+                print!("{report}");
+                ExitCode::SUCCESS
+            }
+            Err(problems) => {
+                eprint!("{problems}");
+                if !problems.ends_with('\n') {
+                    eprintln!();
+                }
+                ExitCode::from(EXIT_CONFIG)
+            }
+        },
+        Command::Verify {
+            dead_positions: Some(path),
+            ..
+        } => verify_dead_positions(&path),
+        Command::Verify { games, seed, .. } => {
             let report =
                 dgt_arbiter::verify::check_corpus(seed, games, &dgt_core::CoreConfig::default());
             print!("{report}");
@@ -212,15 +255,57 @@ fn main() -> ExitCode {
     }
 }
 
+fn verify_dead_positions(path: &Path) -> ExitCode {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("dgt-arbiter verify: cannot read {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    };
+    let started = std::time::Instant::now();
+    let a = dgt_core::dead::check_labelled_parallel(&text);
+    let wall = started.elapsed();
+    println!("positions      {}", a.positions);
+    println!(
+        "agree          {} of {} verdicts (White and Black per position)",
+        a.agree,
+        2 * a.positions
+    );
+    println!(
+        "unsound        {} ('cannot mate' where a mate exists)",
+        a.unsound
+    );
+    println!("wrong can-mate {}", a.wrong_can_mate);
+    println!(
+        "undetermined   {} (a review alert, never a draw)",
+        a.undetermined
+    );
+    println!("unreadable     {}", a.unreadable);
+    let n = a.positions.max(1) as f64;
+    println!(
+        "time           {:.1} s wall, {:.0} µs mean per position, slowest {:.1} ms",
+        wall.as_secs_f64(),
+        a.total_micros as f64 / n,
+        a.slowest_micros as f64 / 1000.0
+    );
+    if a.unsound == 0 && a.agree == 2 * a.positions && a.unreadable == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
 fn replay(capture: &Path, config: Option<&Path>) -> ExitCode {
     // Without --config the built-in defaults apply, so a replay does not depend on the
     // machine it runs on.
     let core = match config {
         None => dgt_core::CoreConfig::default(),
-        Some(path) => match dgt_arbiter::settings::load(Some(path)) {
-            Ok(s) => s.core,
+        // Only the file: neither /etc nor the environment may change a replay's events.
+        Some(path) => match dgt_arbiter::settings::load_sources(None, Some(path), Vec::new()) {
+            Ok(loaded) => loaded.settings.core,
             Err(e) => {
-                eprintln!("dgt-arbiter replay: configuration {}: {e}", path.display());
+                eprintln!("dgt-arbiter replay: {e}");
                 return ExitCode::from(2);
             }
         },
@@ -248,18 +333,9 @@ fn replay(capture: &Path, config: Option<&Path>) -> ExitCode {
     }
 }
 
-/// Logs go to stderr (stdout carries events); `RUST_LOG` filters, `info` by default.
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
-}
-
 fn with_runtime(job: impl Future<Output = Result<(), String>>) -> ExitCode {
-    init_logging();
+    // journald under systemd, readable lines on a terminal; stdout carries events.
+    dgt_arbiter::logging::init();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -290,9 +366,18 @@ fn recorders(capture: Option<&Path>) -> Result<Vec<Box<dyn InputRecorder>>, Stri
     }
 }
 
-/// Runs until SIGINT/SIGTERM, then stops cleanly.
+/// Runs until SIGINT/SIGTERM, then stops cleanly. Under systemd: ready once the ports are
+/// being scanned and the HTTP port is bound, watchdog pings while the core task lives.
 async fn serve(services: Services) -> Result<(), String> {
+    let inputs = services.daemon().handle().inputs();
+    let watchdog = systemd::spawn_watchdog_checked(move || !inputs.is_closed());
+    systemd::notify_status(&format!("dashboard at http://{}/", services.addr()));
+    systemd::notify_ready();
     dgt_arbiter::edge::daemon::shutdown_signal().await;
+    systemd::notify_stopping();
+    if let Some(w) = watchdog {
+        w.abort();
+    }
     tracing::info!("stopping");
     let summary = services.shutdown().await;
     tracing::info!(inputs = summary.inputs, events = summary.events, "stopped");
@@ -300,19 +385,15 @@ async fn serve(services: Services) -> Result<(), String> {
 }
 
 fn load_settings(config: Option<&Path>) -> Result<Settings, String> {
-    settings::load(config).map_err(|e| match config {
-        Some(p) => format!("{}: {e}", p.display()),
-        None => e.to_string(),
-    })
+    settings::load(config).map_err(|e| e.to_string())
 }
 
 async fn run(
-    config: Option<PathBuf>,
+    settings: Settings,
     capture: Option<PathBuf>,
     print_events: bool,
     journal: Option<PathBuf>,
 ) -> Result<(), String> {
-    let settings = load_settings(config.as_deref())?;
     let capture = capture.or(settings.capture.clone());
     let journal = if settings.journal.disabled && journal.is_none() {
         tracing::warn!("running without a journal: nothing survives a restart");
@@ -328,7 +409,7 @@ async fn run(
                     settings.serial.scan,
                     settings.serial.ports.clone(),
                 )),
-                labels: settings.serial.labels.clone(),
+                labels: settings.board_labels(),
                 timing: SerialTiming::default(),
             },
             journal,
@@ -353,7 +434,7 @@ struct DemoOptions {
 
 async fn demo(o: DemoOptions) -> Result<(), String> {
     let mut settings = match &o.config {
-        Some(path) => load_settings(Some(path))?,
+        Some(path) => settings::load_checked(Some(path))?,
         None => Settings::default(),
     };
     if let Some(listen) = o.listen {
@@ -394,7 +475,7 @@ async fn demo(o: DemoOptions) -> Result<(), String> {
             serial: SerialOptions {
                 // Only the demo's own ptys: a demo never touches real devices.
                 scan: Box::new(SystemPorts::new(ScanMode::Off, explicit)),
-                labels: settings.serial.labels.clone(),
+                labels: settings.board_labels(),
                 timing: SerialTiming::default(),
             },
             journal,

@@ -85,3 +85,39 @@ fn malformed_captures_get_a_one_line_error_and_a_failing_exit() {
     let out = replay(&dir.path().join("missing.jsonl"));
     assert!(!out.status.success());
 }
+
+/// `verify --dead-positions` reads chasolver's labelled format and reports agreement; a
+/// wrong label makes it fail.
+#[test]
+fn verify_checks_a_labelled_dead_position_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let right = dir.path().join("right.txt");
+    // Both kings only: nobody can mate. Start position: both can. Lone king against a rook:
+    // only the side with the rook can.
+    std::fs::write(
+        &right,
+        "# labelled\n-- 8/8/4k3/8/8/3K4/8/8 w - -\n\
+         WB rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\n\
+         W- 8/8/4k3/8/8/3K4/8/R7 w - -\n",
+    )
+    .unwrap();
+    let run = |path: &std::path::Path| {
+        Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
+            .args(["verify", "--dead-positions"])
+            .arg(path)
+            .output()
+            .unwrap()
+    };
+    let ok = run(&right);
+    let text = String::from_utf8_lossy(&ok.stdout);
+    assert!(ok.status.success(), "{text}");
+    assert!(text.contains("positions      3"), "{text}");
+    assert!(text.contains("agree          6 of 6"), "{text}");
+
+    // Labelled as if Black could mate with a lone king: the check disagrees and fails.
+    let wrong = dir.path().join("wrong.txt");
+    std::fs::write(&wrong, "-B 8/8/4k3/8/8/3K4/8/8 w - -\n").unwrap();
+    let bad = run(&wrong);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stdout).contains("agree          1 of 2"));
+}

@@ -11,8 +11,10 @@
 //! * [`scripted_board`] is a small board model (serial number, version, dump, field updates
 //!   of a seeded or PGN game) used by the serial tests.
 
+pub mod bus_line_board;
 pub mod daemon;
 pub mod emulated;
 pub mod pty_board;
 pub mod scripted_board;
 pub mod serial;
+pub mod systemd;

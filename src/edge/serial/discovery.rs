@@ -11,7 +11,7 @@ use serde::Deserialize;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::{SerialContext, port_task};
+use super::{SerialContext, bus_line, port_task};
 
 /// The USB ids of DGT boards documented in public sources (protocol §1.2): Microchip's
 /// CDC-ACM id on USB e-boards, Renesas RL78 on the Smart Board.
@@ -35,15 +35,21 @@ pub enum ScanMode {
     Off,
 }
 
-/// A port named in the settings, opened whenever it exists.
+/// A port named in the settings, opened whenever it exists:
+/// `[serial] ports = [{ path = "/dev/ttyUSB0" }, { path = "/dev/ttyUSB1", bus = true }]`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExplicitPort {
     /// A device path; `/dev/serial/by-path/…` ties one USB socket to one table.
     pub path: PathBuf,
     /// The label for whatever board is plugged in here, unless its serial number is mapped.
+    /// Not used on a bus line, where every board is named by its address.
     #[serde(default)]
     pub label: Option<String>,
+    /// A DGT bus line: several serial boards on one RS-232 line, polled by address
+    /// (protocol §2.4), instead of one board in single-board mode.
+    #[serde(default)]
+    pub bus: bool,
 }
 
 impl ExplicitPort {
@@ -79,6 +85,8 @@ pub struct PortCandidate {
     /// A configured label for the board on this port (see [`ExplicitPort::label`]).
     pub label: Option<String>,
     pub usb: Option<UsbIds>,
+    /// A bus line (see [`ExplicitPort::bus`]): run by [`bus_line`], not [`port_task`].
+    pub bus: bool,
 }
 
 impl PortCandidate {
@@ -87,6 +95,15 @@ impl PortCandidate {
             path: path.into(),
             label: None,
             usb: None,
+            bus: false,
+        }
+    }
+
+    /// A bus line of several boards at `path`.
+    pub fn bus_line(path: impl Into<PathBuf>) -> Self {
+        PortCandidate {
+            bus: true,
+            ..Self::at(path)
         }
     }
 }
@@ -131,6 +148,7 @@ pub fn list_system_ports() -> Vec<PortCandidate> {
                 }),
                 _ => None,
             },
+            bus: false,
         })
         .collect()
 }
@@ -153,6 +171,7 @@ impl PortScan for SystemPorts {
                 path: p.path.clone(),
                 label: p.label.clone(),
                 usb: None,
+                bus: p.bus,
             })
             .collect();
         if self.mode != ScanMode::Off {
@@ -243,12 +262,20 @@ pub async fn supervise(
             if !seen.insert(key.clone()) || tasks.contains_key(&key) {
                 continue;
             }
-            tracing::info!(port = %candidate.path.display(), "new serial port");
-            let task = tokio::spawn(port_task::run(
-                candidate,
-                context.clone(),
-                cancel.child_token(),
-            ));
+            tracing::info!(port = %candidate.path.display(), bus = candidate.bus, "new serial port");
+            let task = if candidate.bus {
+                tokio::spawn(bus_line::run(
+                    candidate,
+                    context.clone(),
+                    cancel.child_token(),
+                ))
+            } else {
+                tokio::spawn(port_task::run(
+                    candidate,
+                    context.clone(),
+                    cancel.child_token(),
+                ))
+            };
             tasks.insert(key, task);
         }
     }
@@ -281,10 +308,11 @@ mod tests {
                 ExplicitPort {
                     path: there.clone(),
                     label: Some("table-1".into()),
+                    ..Default::default()
                 },
                 ExplicitPort {
                     path: dir.path().join("missing"),
-                    label: None,
+                    ..Default::default()
                 },
             ],
         );
@@ -292,5 +320,24 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].path, there);
         assert_eq!(found[0].label.as_deref(), Some("table-1"));
+        assert!(!found[0].bus);
+    }
+
+    #[test]
+    fn a_port_is_declared_a_bus_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = dir.path().join("line");
+        std::fs::write(&line, b"").unwrap();
+        let port: ExplicitPort = serde_json::from_value(serde_json::json!({
+            "path": line,
+            "bus": true,
+        }))
+        .unwrap();
+        assert!(port.bus);
+        let single: ExplicitPort =
+            serde_json::from_value(serde_json::json!({"path": line})).unwrap();
+        assert!(!single.bus);
+        let found = SystemPorts::new(ScanMode::Off, vec![port]).scan();
+        assert!(found[0].bus);
     }
 }

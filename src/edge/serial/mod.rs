@@ -9,9 +9,13 @@
 //! * [`identity`] learns the board's serial number from its first replies and names it;
 //! * [`port_task`] runs one port: open, start up, forward bytes, watch the heartbeat,
 //!   detect the disconnect, back off, reopen;
+//! * [`bus_line`] runs a port declared a bus line (`bus = true`) instead: several boards on
+//!   one RS-232 line, found by ping and polled by address (protocol §2.4), each reported
+//!   under its own label;
 //! * [`probe`] asks a port once whether a DGT board answers (for `dgt-arbiter ports`).
 
 pub mod backoff;
+pub mod bus_line;
 pub mod discovery;
 pub mod identity;
 pub mod line;

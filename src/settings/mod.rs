@@ -1,36 +1,52 @@
-//! The daemon's settings: one TOML file (optional) under `DGT_ARBITER_…` environment
-//! variables, read with the `config` crate. Every field has a default, so `run` without
-//! `--config` works.
+//! The daemon's settings, read with the `config` crate in layers, each over the one before:
 //!
-//! Environment keys: `DGT_ARBITER_LISTEN=0.0.0.0:1983`, `DGT_ARBITER_CAPTURE=/var/lib/x.jsonl`,
-//! nested tables with `__`: `DGT_ARBITER_SERIAL__SCAN=off`.
+//! 1. the built-in defaults ([`Settings::default`], documented key by key in
+//!    `config/default.toml`);
+//! 2. the system file `/etc/dgt-arbiter/config.toml`, when it exists ([`SYSTEM_FILE`]);
+//! 3. the file given with `--config FILE` (it must exist);
+//! 4. `DGT_ARBITER_…` environment variables: `DGT_ARBITER_LISTEN=0.0.0.0:1983`, nested
+//!    tables with `__`: `DGT_ARBITER_SERVER__ARBITER_TOKEN=…`, `DGT_ARBITER_CORE__SETTLE_MS=300`,
+//!    lists comma-separated (`DGT_ARBITER_SERVER__ALLOWED_ORIGINS=https://a,https://b`).
+//!
+//! Tables (maps) merge key by key across layers; lists (`tables`, `serial.ports`,
+//! `server.allowed_origins`) are replaced whole by the last layer that sets them.
+//!
+//! Loading ([`load`], [`load_layered`]) checks syntax, types and unknown keys and names the
+//! layer (file or variable) at fault; [`check`] then finds everything else that can be wrong
+//! (addresses, tokens, editions, time controls, the table map, directories), each
+//! [`Problem`] with its key, value and fix. [`check_report`] is `dgt-arbiter check-config`.
 //!
 //! ```toml
-//! listen = "127.0.0.1:1983"
-//! capture = "/var/lib/dgt-arbiter/live.jsonl"
-//!
-//! [serial]
-//! scan = "usb"             # "usb" (ttyACM*/ttyUSB*), "dgt" (known DGT VID:PIDs only), "off"
-//! ports = [{ path = "/dev/serial/by-path/pci-0000:00:14.0-usb-0:2:1.0", label = "table-3" }]
-//!
-//! [serial.labels]          # board serial number → table label
-//! "13116" = "table-1"
-//!
-//! [core]                   # dgt_core::CoreConfig
+//! listen = "0.0.0.0:1983"
+//! [server]
+//! arbiter_token = "a-long-random-secret"
+//! [[tables]]                # board number 7 of the pairing; its label is "7"
+//! board = 7
+//! serials = ["13116", "20455"]   # 20455 replaced 13116 mid-round: the game stays on "7"
+//! [core]
 //! edition = "fide-2023"
+//! time_control = "5400+30"
 //! ```
 
+mod check;
+mod load;
+mod tables;
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Deserialize;
 
 use crate::edge::serial::{ExplicitPort, ScanMode};
 
+pub use check::{Problem, check, check_loaded, check_report, load_checked};
+pub use load::{Layer, Loaded, SYSTEM_FILE, SettingsError, load, load_layered, load_sources};
+pub use tables::Table;
+
 /// The contract's default HTTP address (contract §4).
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:1983";
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Settings {
     /// Where the dashboard, WebSocket and REST API will listen (contract §4).
@@ -38,6 +54,8 @@ pub struct Settings {
     /// Capture file every input is appended to (contract §2), if any.
     pub capture: Option<PathBuf>,
     pub serial: SerialSettings,
+    /// The table map: which board serial numbers play at which board number of the pairing.
+    pub tables: Vec<Table>,
     pub core: dgt_core::CoreConfig,
     pub server: ServerSettings,
     pub journal: JournalSettings,
@@ -50,6 +68,7 @@ impl Default for Settings {
             listen: DEFAULT_LISTEN.into(),
             capture: None,
             serial: SerialSettings::default(),
+            tables: Vec::new(),
             core: dgt_core::CoreConfig::default(),
             server: ServerSettings::default(),
             journal: JournalSettings::default(),
@@ -58,8 +77,26 @@ impl Default for Settings {
     }
 }
 
+impl Settings {
+    /// Board serial number → board label, as the serial edge wants it: `serial.labels`,
+    /// then every serial of every [`Table`] mapped to that table's label (the board number,
+    /// e.g. `"7"`, unless the entry names a label). Several serials may share one table's
+    /// label (a board swapped mid-round keeps the game on its table); where `serial.labels`
+    /// and `tables` disagree about a serial, `tables` wins here and [`check`] reports it.
+    pub fn board_labels(&self) -> BTreeMap<String, String> {
+        let mut labels = self.serial.labels.clone();
+        for table in &self.tables {
+            let label = table.label();
+            for serial in &table.serials {
+                labels.insert(serial.clone(), label.clone());
+            }
+        }
+        labels
+    }
+}
+
 /// Who may use the dashboard port, and the LiveChess-compatible API (contract §4).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ServerSettings {
     /// Allows arbiter actions; required when `listen` is not a loopback address.
@@ -89,7 +126,7 @@ impl Default for ServerSettings {
 }
 
 /// The SQLite journal and the broadcast folders written from it.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct JournalSettings {
     /// The journal file. Default: `journal.sqlite` in `$STATE_DIRECTORY` (systemd's
@@ -126,7 +163,7 @@ impl JournalSettings {
 }
 
 /// The event the games belong to (PGN tags, broadcast folder).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EventSettings {
     pub name: String,
@@ -146,42 +183,27 @@ impl Default for EventSettings {
 }
 
 /// Which ports the daemon reads and how boards are named.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SerialSettings {
     pub scan: ScanMode,
     /// Ports opened whether or not the scan finds them (by-path names tie a USB socket to a
     /// table).
     pub ports: Vec<ExplicitPort>,
-    /// Board serial number → board label. Unlisted boards are `board-<serial>`.
+    /// Board serial number → board label. Unlisted boards are `board-<serial>`; see also
+    /// [`Settings::tables`] and [`Settings::board_labels`].
     pub labels: BTreeMap<String, String>,
-}
-
-/// Reads the settings: built-in defaults, then `file` (if given; it must exist), then the
-/// environment.
-pub fn load(file: Option<&Path>) -> Result<Settings, config::ConfigError> {
-    let mut builder = config::Config::builder();
-    if let Some(path) = file {
-        builder = builder.add_source(
-            config::File::from(path)
-                .format(config::FileFormat::Toml)
-                .required(true),
-        );
-    }
-    builder
-        .add_source(
-            config::Environment::with_prefix("DGT_ARBITER")
-                .prefix_separator("_")
-                .separator("__")
-                .try_parsing(true),
-        )
-        .build()?
-        .try_deserialize()
 }
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
+
+    fn no_env() -> Vec<(String, String)> {
+        Vec::new()
+    }
 
     #[test]
     fn a_file_fills_the_serial_table() {
@@ -201,7 +223,7 @@ mod tests {
             "#,
         )
         .unwrap();
-        let s = load(Some(&path)).unwrap();
+        let s = load_sources(None, Some(&path), no_env()).unwrap().settings;
         assert_eq!(s.listen, DEFAULT_LISTEN);
         assert_eq!(s.capture.as_deref(), Some(Path::new("/tmp/x.jsonl")));
         assert_eq!(s.serial.scan, ScanMode::Off);
@@ -213,8 +235,33 @@ mod tests {
 
     #[test]
     fn defaults_without_a_file() {
-        let s = load(None).unwrap();
+        let s = load_sources(None, None, no_env()).unwrap().settings;
+        assert_eq!(s, Settings::default());
         assert_eq!(s.serial.scan, ScanMode::Usb);
         assert!(s.serial.ports.is_empty());
+    }
+
+    #[test]
+    fn board_labels_merge_the_table_map_and_keep_swapped_boards_on_their_table() {
+        let mut s = Settings::default();
+        s.serial.labels.insert("10001".into(), "top".into());
+        s.tables = vec![
+            Table {
+                board: 7,
+                serials: vec!["13116".into(), "20455".into()],
+                label: None,
+            },
+            Table {
+                board: 8,
+                serials: vec!["13117".into()],
+                label: Some("open-b-8".into()),
+            },
+        ];
+        let labels = s.board_labels();
+        assert_eq!(labels["10001"], "top");
+        assert_eq!(labels["13116"], "7");
+        assert_eq!(labels["20455"], "7");
+        assert_eq!(labels["13117"], "open-b-8");
+        assert_eq!(labels.len(), 4);
     }
 }

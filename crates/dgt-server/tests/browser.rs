@@ -5,165 +5,16 @@
 //!
 //! Skipped, with a notice, only when no Chromium is installed and `CI` is unset.
 
+#[path = "common/cdp.rs"]
+mod cdp;
 mod common;
 
-use std::path::PathBuf;
-use std::process::Stdio;
 use std::time::Duration;
 
+use cdp::{Cdp, chromium_or_skip, launch};
 use common::*;
 use dgt_core::{Alert, AlertKind, Event, EventBody, Severity, Side};
-use futures_util::{SinkExt, StreamExt};
-use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
-use tokio_tungstenite::tungstenite::Message;
-
-fn chromium() -> Option<PathBuf> {
-    let candidates = [
-        std::env::var("CHROMIUM").unwrap_or_default(),
-        "/usr/bin/chromium".into(),
-        "/usr/bin/chromium-browser".into(),
-        "/usr/bin/google-chrome".into(),
-    ];
-    candidates
-        .into_iter()
-        .filter(|c| !c.is_empty())
-        .map(PathBuf::from)
-        .find(|p| p.is_file())
-}
-
-/// One DevTools connection, attached to one page.
-struct Cdp {
-    ws: Ws,
-    next_id: u64,
-    session: Option<String>,
-}
-
-impl Cdp {
-    async fn call(&mut self, method: &str, params: Value) -> Value {
-        self.next_id += 1;
-        let id = self.next_id;
-        let mut msg = json!({ "id": id, "method": method, "params": params });
-        if let Some(s) = &self.session {
-            msg["sessionId"] = json!(s);
-        }
-        self.ws
-            .send(Message::Text(msg.to_string().into()))
-            .await
-            .unwrap();
-        loop {
-            let m = tokio::time::timeout(Duration::from_secs(8), self.ws.next())
-                .await
-                .unwrap_or_else(|_| panic!("no answer to {method}"))
-                .unwrap()
-                .unwrap();
-            let Message::Text(t) = m else { continue };
-            let v: Value = serde_json::from_str(&t).unwrap();
-            if v["id"] == id {
-                assert!(v.get("error").is_none(), "{method}: {v}");
-                return v["result"].clone();
-            }
-        }
-    }
-
-    /// Evaluates an expression in the page and returns its value.
-    async fn eval(&mut self, expression: &str) -> Value {
-        let r = self
-            .call(
-                "Runtime.evaluate",
-                json!({ "expression": expression, "returnByValue": true }),
-            )
-            .await;
-        assert!(r.get("exceptionDetails").is_none(), "{expression}: {r}");
-        r["result"]["value"].clone()
-    }
-
-    /// Polls an expression until it is true (fails after 5 s).
-    async fn wait_for(&mut self, expression: &str) {
-        for _ in 0..100 {
-            if self.eval(expression).await == json!(true) {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        let body = self.eval("document.body.innerText.slice(0, 2000)").await;
-        panic!("page never satisfied {expression}; page text:\n{body}");
-    }
-
-    async fn screenshot(&mut self, path: &str) {
-        let shot = self
-            .call("Page.captureScreenshot", json!({ "format": "png" }))
-            .await;
-        std::fs::write(path, base64_decode(shot["data"].as_str().unwrap())).unwrap();
-    }
-}
-
-fn base64_decode(s: &str) -> Vec<u8> {
-    let value = |c: u8| match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'+' => 62,
-        _ => 63,
-    };
-    let bytes: Vec<u8> = s
-        .bytes()
-        .filter(|&c| c != b'=' && !c.is_ascii_whitespace())
-        .collect();
-    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
-    for chunk in bytes.chunks(4) {
-        let n = chunk.iter().enumerate().fold(0u32, |acc, (i, &c)| {
-            acc | (u32::from(value(c)) << (18 - 6 * i))
-        });
-        out.push((n >> 16) as u8);
-        if chunk.len() > 2 {
-            out.push((n >> 8) as u8);
-        }
-        if chunk.len() > 3 {
-            out.push(n as u8);
-        }
-    }
-    out
-}
-
-async fn launch(binary: &PathBuf, profile: &std::path::Path) -> (Child, String) {
-    let mut child = Command::new(binary)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--remote-debugging-port=0",
-            "--remote-allow-origins=*",
-            "--window-size=1440,900",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg("about:blank")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start chromium");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let endpoint = tokio::time::timeout(Duration::from_secs(8), async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if let Some(url) = line.strip_prefix("DevTools listening on ") {
-                return url.trim().to_string();
-            }
-        }
-        panic!("chromium exited before opening DevTools");
-    })
-    .await
-    .expect("chromium opens DevTools in time");
-    // Keep draining stderr so chromium never blocks on it.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    (child, endpoint)
-}
+use serde_json::json;
 
 /// An illegal move by Black in the final position of the real game: the king steps into
 /// the rook's line (the kind of alert the arbiter must act on).
@@ -196,13 +47,7 @@ fn illegal_move_alert(seq: u64, before: &str) -> Event {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
-    let Some(binary) = chromium() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("CI is set but no chromium was found (install the Debian package chromium)");
-        }
-        eprintln!(
-            "NOTICE: browser test SKIPPED (not passed): no chromium found; install `chromium` or set CHROMIUM"
-        );
+    let Some(binary) = chromium_or_skip("browser test") else {
         return;
     };
     let events = hall_events(6);
@@ -223,26 +68,8 @@ async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
     server.wait_seq(last_seq).await;
 
     let profile = std::env::temp_dir().join(format!("dgt-browser-{}", std::process::id()));
-    let (mut chrome, endpoint) = launch(&binary, &profile).await;
-    let (ws, _) = tokio_tungstenite::connect_async(endpoint.as_str())
-        .await
-        .unwrap();
-    let mut cdp = Cdp {
-        ws,
-        next_id: 0,
-        session: None,
-    };
-    let target = cdp
-        .call("Target.createTarget", json!({ "url": "about:blank" }))
-        .await;
-    let attached = cdp
-        .call(
-            "Target.attachToTarget",
-            json!({ "targetId": target["targetId"], "flatten": true }),
-        )
-        .await;
-    cdp.session = Some(attached["sessionId"].as_str().unwrap().to_string());
-    cdp.call("Page.enable", json!({})).await;
+    let (chrome, endpoint) = launch(&binary, &profile).await;
+    let mut cdp = Cdp::new_page(&endpoint).await;
     cdp.call(
         "Emulation.setDeviceMetricsOverride",
         json!({ "width": 1440, "height": 900, "deviceScaleFactor": 1, "mobile": false }),
@@ -347,6 +174,6 @@ async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
         .await;
     cdp.screenshot("/tmp/dashboard-tablet.png").await;
 
-    let _ = chrome.kill().await;
-    let _ = std::fs::remove_dir_all(&profile);
+    // Killed, and its profile removed, when dropped.
+    drop(chrome);
 }

@@ -1,0 +1,243 @@
+//! A small driver for headless Chromium over the DevTools protocol, shared by the browser
+//! tests of the server (`crates/dgt-server/tests/browser.rs`) and of the daemon
+//! (`tests/dashboard_daemon.rs`, which includes this file by path). It needs only tokio's
+//! `time` and `sync`, tokio-tungstenite, futures-util and serde_json, so both crates can
+//! build it.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+pub type CdpWs =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// The Chromium to drive: `$CHROMIUM`, else Debian's or another usual path.
+pub fn chromium() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var("CHROMIUM").unwrap_or_default(),
+        "/usr/bin/chromium".into(),
+        "/usr/bin/chromium-browser".into(),
+        "/usr/bin/google-chrome".into(),
+    ];
+    candidates
+        .into_iter()
+        .filter(|c| !c.is_empty())
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+}
+
+/// The Chromium to drive, or `None` (with a notice) when there is none and `CI` is unset.
+/// With `CI` set a missing Chromium fails the test: CI must run it.
+pub fn chromium_or_skip(test: &str) -> Option<PathBuf> {
+    if let Some(binary) = chromium() {
+        return Some(binary);
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("CI is set but no chromium was found (install the Debian package chromium)");
+    }
+    eprintln!(
+        "NOTICE: {test} SKIPPED (not passed): no chromium found; install `chromium` or set CHROMIUM"
+    );
+    None
+}
+
+/// A running headless Chromium; killed, and its profile removed, when dropped.
+pub struct Chromium {
+    child: Child,
+    profile: PathBuf,
+}
+
+impl Chromium {
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Chromium {
+    fn drop(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+/// Starts headless Chromium with its own profile directory; returns it and the DevTools
+/// WebSocket address it prints.
+pub async fn launch(binary: &Path, profile: &Path) -> (Chromium, String) {
+    let mut child = Command::new(binary)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--remote-debugging-port=0",
+            "--remote-allow-origins=*",
+            "--window-size=1440,900",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("about:blank")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start chromium");
+    let stderr = child.stderr.take().unwrap();
+    let chromium = Chromium {
+        child,
+        profile: profile.to_path_buf(),
+    };
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    // Reads the DevTools line, then keeps draining stderr so chromium never blocks on it.
+    std::thread::spawn(move || {
+        let mut tx = Some(tx);
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if let Some(url) = line.strip_prefix("DevTools listening on ")
+                && let Some(tx) = tx.take()
+            {
+                let _ = tx.send(url.trim().to_string());
+            }
+        }
+    });
+    let endpoint = tokio::time::timeout(Duration::from_secs(8), rx)
+        .await
+        .expect("chromium opens DevTools in time")
+        .expect("chromium exited before opening DevTools");
+    (chromium, endpoint)
+}
+
+/// One DevTools connection, attached to one page.
+pub struct Cdp {
+    pub ws: CdpWs,
+    pub next_id: u64,
+    pub session: Option<String>,
+}
+
+impl Cdp {
+    /// Connects to the browser's DevTools endpoint, opens a blank page and attaches to it.
+    pub async fn new_page(endpoint: &str) -> Cdp {
+        let (ws, _) = tokio_tungstenite::connect_async(endpoint).await.unwrap();
+        let mut cdp = Cdp {
+            ws,
+            next_id: 0,
+            session: None,
+        };
+        let target = cdp
+            .call("Target.createTarget", json!({ "url": "about:blank" }))
+            .await;
+        let attached = cdp
+            .call(
+                "Target.attachToTarget",
+                json!({ "targetId": target["targetId"], "flatten": true }),
+            )
+            .await;
+        cdp.session = Some(attached["sessionId"].as_str().unwrap().to_string());
+        cdp.call("Page.enable", json!({})).await;
+        cdp
+    }
+
+    pub async fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let mut msg = json!({ "id": id, "method": method, "params": params });
+        if let Some(s) = &self.session {
+            msg["sessionId"] = json!(s);
+        }
+        self.ws
+            .send(Message::Text(msg.to_string().into()))
+            .await
+            .unwrap();
+        loop {
+            let m = tokio::time::timeout(Duration::from_secs(8), self.ws.next())
+                .await
+                .unwrap_or_else(|_| panic!("no answer to {method}"))
+                .unwrap()
+                .unwrap();
+            let Message::Text(t) = m else { continue };
+            let v: Value = serde_json::from_str(&t).unwrap();
+            if v["id"] == id {
+                assert!(v.get("error").is_none(), "{method}: {v}");
+                return v["result"].clone();
+            }
+        }
+    }
+
+    /// Evaluates an expression in the page and returns its value.
+    pub async fn eval(&mut self, expression: &str) -> Value {
+        let r = self
+            .call(
+                "Runtime.evaluate",
+                json!({ "expression": expression, "returnByValue": true }),
+            )
+            .await;
+        assert!(r.get("exceptionDetails").is_none(), "{expression}: {r}");
+        r["result"]["value"].clone()
+    }
+
+    /// Polls an expression until it is true (fails after 5 s).
+    pub async fn wait_for(&mut self, expression: &str) {
+        self.wait_for_within(expression, Duration::from_secs(5))
+            .await;
+    }
+
+    /// Polls an expression until it is true (fails after `within`).
+    pub async fn wait_for_within(&mut self, expression: &str, within: Duration) {
+        let end = tokio::time::Instant::now() + within;
+        loop {
+            if self.eval(expression).await == json!(true) {
+                return;
+            }
+            if tokio::time::Instant::now() >= end {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let body = self.eval("document.body.innerText.slice(0, 2000)").await;
+        panic!("page never satisfied {expression} within {within:?}; page text:\n{body}");
+    }
+
+    pub async fn screenshot(&mut self, path: &str) {
+        let shot = self
+            .call("Page.captureScreenshot", json!({ "format": "png" }))
+            .await;
+        std::fs::write(path, base64_decode(shot["data"].as_str().unwrap())).unwrap();
+    }
+}
+
+pub fn base64_decode(s: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        _ => 63,
+    };
+    let bytes: Vec<u8> = s
+        .bytes()
+        .filter(|&c| c != b'=' && !c.is_ascii_whitespace())
+        .collect();
+    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
+    for chunk in bytes.chunks(4) {
+        let n = chunk.iter().enumerate().fold(0u32, |acc, (i, &c)| {
+            acc | (u32::from(value(c)) << (18 - 6 * i))
+        });
+        out.push((n >> 16) as u8);
+        if chunk.len() > 2 {
+            out.push((n >> 8) as u8);
+        }
+        if chunk.len() > 3 {
+            out.push(n as u8);
+        }
+    }
+    out
+}

@@ -138,5 +138,9 @@ fn a_daemon_killed_mid_game_continues_from_its_journal_as_if_never_stopped() {
     for (k, e) in b.iter().enumerate() {
         assert_eq!(e["seq"].as_u64().unwrap(), k as u64 + 1, "seq without gap");
     }
-    assert_eq!(&b[..before.len()], &before[..], "journaled events kept as they were");
+    assert_eq!(
+        &b[..before.len()],
+        &before[..],
+        "journaled events kept as they were"
+    );
 }

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use dgt_journal::{Journal, JournalWriter, WriterSettings};
+use dgt_journal::{Journal, JournalError, JournalWriter, WriterSettings};
 use dgt_server::{Server, ServerConfig, StatusSource};
 use serde_json::json;
 use tokio::task::JoinHandle;
@@ -87,14 +87,17 @@ pub fn server_config(settings: &Settings) -> Result<ServerConfig, String> {
 struct JournalStatus {
     writer: Arc<JournalWriter>,
     path: PathBuf,
+    /// Something the arbiter must know about the journal (a damaged one set aside).
+    notice: Option<String>,
 }
 
 impl StatusSource for JournalStatus {
     fn health(&self) -> serde_json::Value {
         let h = self.writer.health();
-        let ok = h.failure.is_none() && h.dropped_batches == 0;
+        let ok = h.failure.is_none() && h.dropped_batches == 0 && self.notice.is_none();
         json!({
             "ok": ok,
+            "notice": self.notice,
             "journal": {
                 "path": self.path.display().to_string(),
                 "committed_seq": self.writer.committed_seq(),
@@ -163,11 +166,27 @@ impl Services {
         let mut recovered_core = None;
         let mut clock = DaemonClock::start();
         let mut writer = None;
+        let mut notice = None;
         if let Some(path) = &options.journal {
-            let journal = open_journal(path)?;
-            let (core, report, recovered) =
-                dgt_journal::recover_collecting(&journal, settings.core.clone())
-                    .map_err(|e| format!("journal {}: {e}", path.display()))?;
+            let (journal, core, report, recovered) = match open_and_recover(path, settings) {
+                Ok(r) => r,
+                // A damaged journal must not keep the boards unwatched: it is kept aside
+                // for inspection, untouched, and a new one is started (loudly).
+                Err(e @ JournalError::Corrupt { .. }) => {
+                    let aside = set_aside(path)?;
+                    let text = format!(
+                        "The journal {} was damaged ({e}); it was moved to {} untouched and a \
+                         new journal was started: games before this restart are not restored.",
+                        path.display(),
+                        aside.display()
+                    );
+                    tracing::error!("{text}");
+                    notice = Some(text);
+                    open_and_recover(path, settings)
+                        .map_err(|e| format!("new journal {}: {e}", path.display()))?
+                }
+                Err(e) => return Err(e.to_string()),
+            };
             if report.steps > 0 {
                 tracing::info!(
                     journal = %path.display(),
@@ -204,6 +223,7 @@ impl Services {
             server = server.with_status(Arc::new(JournalStatus {
                 writer: w.clone(),
                 path: path.clone(),
+                notice,
             }));
         }
         let addr = server.local_addr();
@@ -295,16 +315,53 @@ impl Services {
     }
 }
 
-fn open_journal(path: &Path) -> Result<Journal, String> {
+type Opened = (
+    Journal,
+    dgt_core::Core,
+    dgt_journal::RecoveryReport,
+    dgt_journal::Recovered,
+);
+
+fn open_and_recover(path: &Path, settings: &Settings) -> Result<Opened, JournalError> {
     if let Some(dir) = path.parent()
         && !dir.as_os_str().is_empty()
         && !dir.exists()
     {
-        return Err(format!(
-            "journal {}: the directory {} does not exist; fix: create it, or set journal.path",
-            path.display(),
-            dir.display()
-        ));
+        return Err(JournalError::CannotOpen {
+            path: path.to_path_buf(),
+            detail: format!("the directory {} does not exist", dir.display()),
+        });
     }
-    Journal::open(path).map_err(|e| format!("journal {}: {e}", path.display()))
+    let journal = Journal::open(path)?;
+    let (core, report, recovered) =
+        dgt_journal::recover_collecting(&journal, settings.core.clone())?;
+    Ok((journal, core, report, recovered))
+}
+
+/// Renames a damaged journal (and its WAL and shared-memory files) to
+/// `<name>.damaged-<unix seconds>`.
+fn set_aside(path: &Path) -> Result<PathBuf, String> {
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let with_suffix = |p: &Path, suffix: &str| {
+        let mut name = p.as_os_str().to_os_string();
+        name.push(suffix);
+        PathBuf::from(name)
+    };
+    let aside = with_suffix(path, &format!(".damaged-{stamp}"));
+    std::fs::rename(path, &aside).map_err(|e| {
+        format!(
+            "journal {} is damaged and cannot be moved aside ({e}); fix: move it away by hand",
+            path.display()
+        )
+    })?;
+    for side in ["-wal", "-shm"] {
+        let file = with_suffix(path, side);
+        if file.exists() {
+            let _ = std::fs::rename(&file, with_suffix(&aside, side));
+        }
+    }
+    Ok(aside)
 }

@@ -105,3 +105,41 @@ fn export_without_a_journal_is_a_clear_error() {
     assert!(out.is_empty());
     assert!(err.contains("no journal at"), "{err}");
 }
+
+/// A damaged journal never keeps the boards unwatched: it is moved aside untouched, a new
+/// one is started, and `/health` tells the arbiter (the dashboard shows it as a banner).
+#[test]
+fn a_damaged_journal_is_set_aside_and_the_daemon_runs_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = temp_path(&dir, "journal.sqlite");
+    let garbage = b"this is not an SQLite database, it was overwritten by accident ".repeat(200);
+    std::fs::write(&journal, &garbage).unwrap();
+    let mut demo = Proc::spawn(&[
+        "demo",
+        "--boards",
+        "1",
+        "--listen",
+        "127.0.0.1:0",
+        "--journal",
+        path_str(&journal),
+    ]);
+    let addr = dashboard_addr(&demo.stderr_line("dashboard at", Duration::from_secs(30)));
+    let health = get_json(addr, "/health");
+    assert_eq!(health["status"], "degraded", "{health}");
+    let notice = health["daemon"]["notice"].as_str().unwrap();
+    assert!(notice.contains("was damaged"), "{notice}");
+    // The damaged file is kept, byte for byte, beside the new journal.
+    let aside: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains(".damaged-"))
+        .collect();
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    assert_eq!(std::fs::read(&aside[0]).unwrap(), garbage);
+    // The new journal works: the board's events are committed.
+    eventually(Duration::from_secs(30), "events committed", || {
+        let h = get_json(addr, "/health");
+        (h["daemon"]["journal"]["committed_seq"].as_u64()? > 0).then_some(())
+    });
+    demo.terminate();
+}

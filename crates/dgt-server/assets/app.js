@@ -560,6 +560,32 @@ $("token-dialog").addEventListener("close", () => {
   connect();
 });
 
+// ---------- the daemon's health ----------
+// /health says "degraded" when the journal fails (disk full, read-only) or a damaged journal
+// was set aside: the arbiter must know that what happens now may not survive a restart.
+function healthProblems(h) {
+  const d = (h && h.daemon) || {};
+  const out = [];
+  if (d.notice) out.push(d.notice);
+  const j = d.journal || {};
+  if (j.failure) out.push(`Journal failing (${j.failure.kind}): ${j.failure.message}`);
+  if (j.dropped_batches > 0) out.push(`The journal lost ${j.dropped_batches} batches.`);
+  if (h && h.status !== "ok" && out.length === 0) out.push(`Daemon status: ${h.status}`);
+  return out;
+}
+async function checkHealth() {
+  try {
+    const res = await fetch("/health");
+    const h = await res.json();
+    const problems = healthProblems(h);
+    const el = $("sysbanner");
+    el.hidden = problems.length === 0;
+    el.textContent = problems.join(" · ");
+  } catch (_) { /* the feed's own indicator shows a dead server */ }
+}
+
 setInterval(tickClocks, 100);
+setInterval(checkHealth, 5000);
 renderAll();
 connect();
+checkHealth();

@@ -25,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 use crate::edge::daemon::{
     CoreOptions, CoreSummary, Daemon, DaemonClock, InputRecorder, SerialOptions,
 };
+use crate::edge::metrics::DaemonMetrics;
 use crate::settings::Settings;
 
 /// What is needed besides the settings.
@@ -83,7 +84,30 @@ pub fn server_config(settings: &Settings) -> Result<ServerConfig, String> {
     })
 }
 
-/// The journal's state for `/health` and `/metrics`.
+/// The daemon's state for `/health` and `/metrics`: its counters, and the journal's.
+struct DaemonStatus {
+    metrics: Arc<DaemonMetrics>,
+    journal: Option<JournalStatus>,
+}
+
+impl StatusSource for DaemonStatus {
+    fn health(&self) -> serde_json::Value {
+        match &self.journal {
+            Some(j) => j.health(),
+            None => json!({ "ok": true, "journal": null }),
+        }
+    }
+
+    fn metrics(&self) -> String {
+        let mut out = self.metrics.render();
+        if let Some(j) = &self.journal {
+            out.push_str(&j.metrics());
+        }
+        out
+    }
+}
+
+/// The journal's state.
 struct JournalStatus {
     writer: Arc<JournalWriter>,
     path: PathBuf,
@@ -91,7 +115,7 @@ struct JournalStatus {
     notice: Option<String>,
 }
 
-impl StatusSource for JournalStatus {
+impl JournalStatus {
     fn health(&self) -> serde_json::Value {
         let h = self.writer.health();
         let ok = h.failure.is_none() && h.dropped_batches == 0 && self.notice.is_none();
@@ -219,13 +243,19 @@ impl Services {
             .map_err(|e| e.to_string())?
             .with_history(history)
             .with_acks(acks);
-        if let (Some(w), Some(path)) = (&writer, &options.journal) {
-            server = server.with_status(Arc::new(JournalStatus {
+        let metrics = Arc::new(DaemonMetrics::default());
+        let journal_status = match (&writer, &options.journal) {
+            (Some(w), Some(path)) => Some(JournalStatus {
                 writer: w.clone(),
                 path: path.clone(),
                 notice,
-            }));
-        }
+            }),
+            _ => None,
+        };
+        server = server.with_status(Arc::new(DaemonStatus {
+            metrics: metrics.clone(),
+            journal: journal_status,
+        }));
         let addr = server.local_addr();
         let livechess = server.livechess_addr();
         let server_stop = CancellationToken::new();
@@ -235,6 +265,7 @@ impl Services {
                 core: settings.core.clone(),
                 recovered: recovered_core,
                 journal: writer.clone(),
+                metrics,
                 recorders: options.recorders,
                 print_events: options.print_events,
                 ..Default::default()

@@ -59,6 +59,18 @@ fn demo_serves_the_dashboard_and_its_journal_exports_replay_identically() {
     assert_eq!(status, 200);
     assert!(metrics.contains("dgt_boards_connected 3"), "{metrics}");
     assert!(metrics.contains("dgt_journal_failing 0"), "{metrics}");
+    let value = |name: &str| -> f64 {
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+            .unwrap_or_else(|| panic!("{name} in {metrics}"))
+    };
+    assert!(value("dgt_serial_rx_bytes_total") > 100.0);
+    assert!(value("dgt_core_step_seconds_count") > 10.0);
+    assert!(
+        value("dgt_move_release_seconds_count") >= 2.0,
+        "moves were released"
+    );
 
     let printed = demo.terminate();
     assert!(printed.is_empty(), "no --print-events, no stdout");

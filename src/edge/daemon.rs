@@ -31,6 +31,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use crate::edge::metrics::DaemonMetrics;
 use crate::edge::serial::{self, PortScan, SerialContext, SerialTiming};
 
 /// The daemon's clock: milliseconds since it started (monotonic), plus the time a journal
@@ -116,6 +117,8 @@ pub struct CoreOptions {
     pub recovered: Option<Core>,
     /// The journal writer: every step is journaled, events are released once committed.
     pub journal: Option<Arc<JournalWriter>>,
+    /// Counters and histograms for `/metrics`.
+    pub metrics: Arc<DaemonMetrics>,
     pub recorders: Vec<Box<dyn InputRecorder>>,
     /// Print each event as one JSON line on stdout (`--print-events`).
     pub print_events: bool,
@@ -131,6 +134,7 @@ impl Default for CoreOptions {
             core: CoreConfig::default(),
             recovered: None,
             journal: None,
+            metrics: Arc::default(),
             recorders: Vec::new(),
             print_events: false,
             event_capacity: 4096,
@@ -232,7 +236,13 @@ async fn core_loop(
 ) -> CoreSummary {
     let mut core = options.recovered.unwrap_or_else(|| Core::new(options.core));
     let (release_tx, release_rx) = mpsc::unbounded_channel();
-    let releaser = tokio::spawn(release_loop(release_rx, events, options.journal.clone()));
+    let metrics = options.metrics.clone();
+    let releaser = tokio::spawn(release_loop(
+        release_rx,
+        events,
+        options.journal.clone(),
+        metrics.clone(),
+    ));
     let mut out = Publisher {
         release: release_tx,
         journal: options.journal,
@@ -248,7 +258,7 @@ async fn core_loop(
             biased;
             _ = stop.cancelled() => break,
             input = rx.recv() => match input {
-                Some(input) => handle_input(&mut core, &mut out, clock, &mut now_ms, input),
+                Some(input) => handle_input(&mut core, &mut out, &metrics, clock, &mut now_ms, input),
                 None => break,
             },
             _ = sleep_until_core_time(clock, deadline) => {
@@ -257,7 +267,9 @@ async fn core_loop(
                     // its own time, whatever the scheduler's lateness.
                     let t = d.max(now_ms);
                     now_ms = t;
+                    let started = std::time::Instant::now();
                     let produced = core.advance(t);
+                    metrics.core_step.observe(started.elapsed());
                     out.timers(t, produced);
                 }
             }
@@ -266,7 +278,7 @@ async fn core_loop(
     // Whatever was sent before the stop is still handled and recorded.
     rx.close();
     while let Some(input) = rx.recv().await {
-        handle_input(&mut core, &mut out, clock, &mut now_ms, input);
+        handle_input(&mut core, &mut out, &metrics, clock, &mut now_ms, input);
     }
     // Then the pending timers fire, as at the end of a replay: a move waiting for the board
     // to stay quiet is judged now rather than lost, and the journal of a stopped daemon
@@ -292,6 +304,7 @@ async fn core_loop(
 fn handle_input(
     core: &mut Core,
     out: &mut Publisher,
+    metrics: &DaemonMetrics,
     clock: DaemonClock,
     now_ms: &mut u64,
     mut input: Input,
@@ -303,8 +316,31 @@ fn handle_input(
     input.t_ms = input.t_ms.max(*now_ms);
     *now_ms = input.t_ms;
     out.record(&input);
+    count(metrics, &input);
+    let started = std::time::Instant::now();
     let produced = core.handle(&input);
+    metrics.core_step.observe(started.elapsed());
     out.input(input, produced);
+}
+
+fn count(metrics: &DaemonMetrics, input: &Input) {
+    use std::sync::atomic::Ordering::Relaxed;
+    metrics.inputs.fetch_add(1, Relaxed);
+    match &input.kind {
+        InputKind::Rx(b) => {
+            metrics.rx_bytes.fetch_add(b.len() as u64, Relaxed);
+        }
+        InputKind::Tx(b) => {
+            metrics.tx_bytes.fetch_add(b.len() as u64, Relaxed);
+        }
+        InputKind::Link(dgt_core::Link::Disconnected { .. }) => {
+            metrics.link_drops.fetch_add(1, Relaxed);
+        }
+        InputKind::Op(_) => {
+            metrics.operator_actions.fetch_add(1, Relaxed);
+        }
+        InputKind::Link(_) => {}
+    }
 }
 
 /// Events wait here until the journal has committed them (or the journal is failing).
@@ -312,10 +348,14 @@ async fn release_loop(
     mut rx: mpsc::UnboundedReceiver<Vec<Event>>,
     events: broadcast::Sender<Event>,
     journal: Option<Arc<JournalWriter>>,
+    metrics: Arc<DaemonMetrics>,
 ) {
     let Some(journal) = journal else {
         while let Some(batch) = rx.recv().await {
             for e in batch {
+                if matches!(e.body, dgt_core::EventBody::Move(_)) {
+                    metrics.move_release.observe(Duration::ZERO);
+                }
                 // No subscriber is not an error: the inputs are still recorded.
                 let _ = events.send(e);
             }
@@ -351,7 +391,10 @@ async fn release_loop(
         let failing = journal.health().failure.is_some();
         while let Some((since, e)) = held.front() {
             if e.seq <= committed || failing || since.elapsed() >= RELEASE_ANYWAY || !open {
-                let (_, e) = held.pop_front().expect("front exists");
+                let (since, e) = held.pop_front().expect("front exists");
+                if matches!(e.body, dgt_core::EventBody::Move(_)) {
+                    metrics.move_release.observe(since.elapsed());
+                }
                 let _ = events.send(e);
             } else {
                 break;

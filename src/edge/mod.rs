@@ -14,6 +14,7 @@
 pub mod bus_line_board;
 pub mod daemon;
 pub mod emulated;
+pub mod metrics;
 pub mod pty_board;
 pub mod scripted_board;
 pub mod serial;

@@ -76,6 +76,9 @@ enum Command {
         /// Play this game's main line first.
         #[arg(long)]
         pgn: Option<PathBuf>,
+        /// Or play these moves first (UCI, space-separated: "e2e4 e7e5 g1f3").
+        #[arg(long, conflicts_with = "pgn")]
+        moves: Option<String>,
         /// The serial number the board reports (5 digits).
         #[arg(long, default_value = "10001")]
         serial: String,
@@ -211,6 +214,7 @@ fn main() -> ExitCode {
             pty,
             seed,
             pgn,
+            moves,
             serial,
             time_control,
             plies,
@@ -219,6 +223,7 @@ fn main() -> ExitCode {
             _pty: pty,
             seed,
             pgn,
+            moves,
             serial,
             time_control,
             plies,
@@ -522,6 +527,7 @@ struct EmulateOptions {
     _pty: bool,
     seed: u64,
     pgn: Option<PathBuf>,
+    moves: Option<String>,
     serial: String,
     time_control: String,
     plies: usize,
@@ -541,14 +547,18 @@ async fn emulate(o: EmulateOptions) -> Result<(), String> {
     };
     let time_control = dgt_emulator::TimeControl::parse(&o.time_control)
         .map_err(|e| format!("--time-control {:?}: {e}", o.time_control))?;
-    let script = match &o.pgn {
-        Some(path) => {
+    let script = match (&o.pgn, &o.moves) {
+        (Some(path), _) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             dgt_emulator::GameScript::from_pgn(&text)
                 .map_err(|e| format!("{}: {e}", path.display()))?
         }
-        None => dgt_emulator::GameScript::random(o.seed, o.plies.max(1)),
+        (None, Some(moves)) => {
+            let list: Vec<&str> = moves.split_whitespace().collect();
+            dgt_emulator::GameScript::from_uci(&list)
+        }
+        (None, None) => dgt_emulator::GameScript::random(o.seed, o.plies.max(1)),
     };
     let mut spec = dgt_emulator::BoardSpec::new(o.seed, script).with_time_control(time_control);
     if o.clean {

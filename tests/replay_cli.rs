@@ -121,3 +121,16 @@ fn verify_checks_a_labelled_dead_position_set() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stdout).contains("agree          1 of 2"));
 }
+
+/// `emulate` refuses a game it cannot play before opening a pty, naming the bad move.
+#[test]
+fn emulate_refuses_an_illegal_move_list() {
+    let out = Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
+        .args(["emulate", "--pty", "--moves", "e2e4 e7e5 e1e3"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty(), "no pty path printed");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("\"e1e3\" is not a legal move"), "{err}");
+}

@@ -155,3 +155,64 @@ fn a_damaged_journal_is_set_aside_and_the_daemon_runs_on() {
     });
     demo.terminate();
 }
+
+/// The broadcast folder (LiveChess layout) is kept live while games are played, and its
+/// public copy holds moves back by the configured delay and never carries alerts.
+#[test]
+fn the_broadcast_folders_follow_the_games_and_the_public_copy_is_delayed() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = temp_path(&dir, "live");
+    let public = temp_path(&dir, "public");
+    let config = temp_path(&dir, "demo.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[event]\nname = \"Test Open\"\nsite = \"Zeist\"\nround = 2\n\
+             [server]\npublic_delay_s = 3600\n\
+             [journal]\nbroadcast_dir = \"{}\"\npublic_broadcast_dir = \"{}\"\n",
+            live.display(),
+            public.display()
+        ),
+    )
+    .unwrap();
+    let journal = temp_path(&dir, "j.sqlite");
+    let mut demo = Proc::spawn(&[
+        "demo",
+        "--boards",
+        "2",
+        "--listen",
+        "127.0.0.1:0",
+        "--journal",
+        path_str(&journal),
+        "--config",
+        path_str(&config),
+    ]);
+    demo.stderr_line("dashboard at", Duration::from_secs(30));
+    let game_files = eventually(Duration::from_secs(60), "moves in the live folder", || {
+        let index = std::fs::read_to_string(live.join("round-2/index.json")).ok()?;
+        let index: serde_json::Value = serde_json::from_str(&index).ok()?;
+        let pairings = index["pairings"].as_array()?.clone();
+        let pgns: Vec<String> = pairings
+            .iter()
+            .filter_map(|p| {
+                std::fs::read_to_string(live.join(format!("round-2/game-{}.pgn", p["game"]))).ok()
+            })
+            .collect();
+        (pgns.len() == 2 && pgns.iter().all(|p| p.contains("[%clk "))).then_some(pgns)
+    });
+    demo.terminate();
+    for pgn in &game_files {
+        assert!(pgn.contains("[Event \"Test Open\"]"), "{pgn}");
+        assert!(pgn.contains("[Site \"Zeist\"]"), "{pgn}");
+        assert!(pgn.contains("[Round \"2."), "{pgn}");
+    }
+    let tournament: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(live.join("tournament.json")).unwrap())
+            .unwrap();
+    assert_eq!(tournament["name"], "Test Open");
+    // An hour's delay: the public copy has the pairings but no move yet.
+    let public_all = std::fs::read_to_string(public.join("round-2/games.pgn")).unwrap();
+    assert!(public_all.contains("[Event \"Test Open\"]"));
+    assert!(!public_all.contains("[%clk "), "{public_all}");
+    assert!(!public_all.to_lowercase().contains("alert"));
+}

@@ -33,6 +33,23 @@ pub struct Edition {
     /// instead of the offence penalty by category (9.5.3).
     pub wrong_claim_cuts_own_time: bool,
     pub flag_fall: &'static str,
+    /// The clock times after an irregularity: those logged at the reinstated position
+    /// (2005 6.14; 2017+ 7.1).
+    pub clocks_after_irregularity: &'static str,
+    /// The time-control check at a period's flag (2005 6.3; 2017+ 6.4).
+    pub time_control_check: &'static str,
+    /// The severity of a flag under reduced supervision in rapid and blitz: 2005 `claim`
+    /// (B7: a flag counts only when a player claims it; the arbiter must not signal it, and
+    /// the game goes on until then); 2017 `review` (A4.5 "mag", D3); 2018 / 2023
+    /// `intervene` (A.4.5 / A.5.5 "shall").
+    pub reduced_flag_severity: Severity,
+    /// Both flags down under reduced supervision in rapid and blitz: drawn (2005 B9). Later
+    /// editions have no such clause.
+    pub reduced_both_flags_draw: Option<&'static str>,
+    /// Both flags down in standard play with the order unknown: the game goes on if it is
+    /// not the last period, drawn in the last period (2005 6.12a / 6.12b). 2017+: only in
+    /// Guideline III (III.3.1), which the daemon does not model: `None`.
+    pub both_flags_continue_draw: Option<(&'static str, &'static str)>,
     pub illegal_move: &'static str,
     pub illegal_move_penalty: &'static str,
     pub press_without_move: &'static str,
@@ -89,6 +106,11 @@ pub const EDITIONS: &[Edition] = &[
         wrong_claim_penalty: "9.5.3",
         wrong_claim_cuts_own_time: false,
         flag_fall: "6.9",
+        clocks_after_irregularity: "7.1",
+        time_control_check: "6.4",
+        reduced_flag_severity: Severity::Intervene,
+        reduced_both_flags_draw: None,
+        both_flags_continue_draw: None,
         illegal_move: "7.5.1",
         illegal_move_penalty: "7.5.5",
         press_without_move: "7.5.3",
@@ -129,6 +151,11 @@ pub const EDITIONS: &[Edition] = &[
         wrong_claim_penalty: "9.5.3",
         wrong_claim_cuts_own_time: false,
         flag_fall: "6.9",
+        clocks_after_irregularity: "7.1",
+        time_control_check: "6.4",
+        reduced_flag_severity: Severity::Intervene,
+        reduced_both_flags_draw: None,
+        both_flags_continue_draw: None,
         illegal_move: "7.5.1",
         illegal_move_penalty: "7.5.5",
         press_without_move: "7.5.3",
@@ -167,6 +194,11 @@ pub const EDITIONS: &[Edition] = &[
         wrong_claim_penalty: "9.5.3",
         wrong_claim_cuts_own_time: false,
         flag_fall: "6.9",
+        clocks_after_irregularity: "7.1",
+        time_control_check: "6.4",
+        reduced_flag_severity: Severity::Review,
+        reduced_both_flags_draw: None,
+        both_flags_continue_draw: None,
         illegal_move: "7.5.1",
         illegal_move_penalty: "7.5.3",
         press_without_move: "7.8.1",
@@ -205,6 +237,11 @@ pub const EDITIONS: &[Edition] = &[
         wrong_claim_penalty: "9.5b",
         wrong_claim_cuts_own_time: true,
         flag_fall: "6.10",
+        clocks_after_irregularity: "6.14",
+        time_control_check: "6.3",
+        reduced_flag_severity: Severity::Claim,
+        reduced_both_flags_draw: Some("B9"),
+        both_flags_continue_draw: Some(("6.12a", "6.12b")),
         illegal_move: "7.4a",
         illegal_move_penalty: "7.4b",
         // No such offence in 2005: the completion rule is cited, the arbiter decides (13.4).

@@ -46,6 +46,10 @@ const CENTRE_KING_WAIT_MS: u64 = 2000;
 const PRESS_CORRECTION_MS: u64 = 1000;
 /// The longest a press waits for the board to be quiet before it is judged.
 const PRESS_MAX_WAIT_MS: u64 = 1500;
+/// Squares off the current position at once from which a disturbance is a displacement
+/// (pieces knocked over), not a move: a move changes at most two squares before it is
+/// complete (castling, four, is explained as a move).
+const DISPLACED_SQUARES: usize = 3;
 /// How many recent explained placements are remembered.
 const SEEN_KEPT: usize = 32;
 
@@ -110,6 +114,9 @@ pub struct Session {
     after_gap: bool,
     /// Periods of a multi-period control each player has completed (flags seen in time).
     periods_reached: [usize; 2],
+    /// A flag that fell without ending the game (reduced supervision: only on a claim, or
+    /// for the arbiter to call), and whose it was.
+    flag_pending: Option<Color>,
     /// Lifts and placements, for touch-move, rook-first castling and two-hands signals.
     handling: HandlingLog,
     /// When the board first showed the current position (the next move's handling began
@@ -117,6 +124,9 @@ pub struct Session {
     same_since: u64,
     /// When the placement last changed.
     last_change: u64,
+    /// The most squares the board has differed from the current position at once since the
+    /// last move or the last return to it.
+    displaced: usize,
 
     /// Counters for the metrics.
     pub garbage_bytes: u64,
@@ -166,12 +176,14 @@ impl Session {
             illegal_alerted: false,
             offences: [[0; 2]; 2],
             periods_reached: [0, 0],
+            flag_pending: None,
             stood: None,
             owes_press: None,
             after_gap: false,
             handling: HandlingLog::default(),
             same_since: 0,
             last_change: 0,
+            displaced: 0,
             garbage_bytes: 0,
             clock_rejected: 0,
         }
@@ -569,6 +581,11 @@ impl Session {
         self.settle_at = Some(t + self.settle_ms);
         self.illegal_at = None;
         self.last_change = t;
+        if let Some(g) = self.game.as_ref().filter(|g| !g.is_over()) {
+            let placement = self.board.placement(self.orientation);
+            let off = board::diff(g.current().board(), &placement.board).count();
+            self.displaced = self.displaced.max(off);
+        }
         if self.game.as_ref().is_some_and(|g| !g.is_over())
             && let Some(Interpretation::Ahead(path)) = self.interpret(DEPTH_ON_CHANGE)
         {
@@ -758,7 +775,16 @@ impl Session {
             self.after_gap = false;
         }
         match self.prefer_shown(interp) {
-            Interpretation::Same => self.back_to_legal(t, out),
+            Interpretation::Same => {
+                // More pieces off their squares at once than any move disturbs (the table
+                // bumped): putting them back is no touch (KNSB §4.1 #9). The handling of the
+                // next move is read from here on.
+                if self.displaced >= DISPLACED_SQUARES {
+                    self.same_since = t;
+                }
+                self.displaced = 0;
+                self.back_to_legal(t, out)
+            }
             Interpretation::Ahead(path) => {
                 self.back_to_legal(t, out);
                 if path.len() >= 2 && depth == DEPTH_WATCHED && !self.was_shown(&path[0]) {
@@ -859,6 +885,7 @@ impl Session {
             self.illegal_alerted = false;
             self.offences = [[0; 2]; 2];
             self.periods_reached = [0, 0];
+            self.flag_pending = None;
             self.stood = None;
             self.owes_press = None;
             self.press_wait_at = None;
@@ -938,6 +965,7 @@ impl Session {
         }
         self.last_ahead = None;
         self.press_wait_at = None;
+        self.displaced = 0;
     }
 
     fn correct_last(&mut self, t: u64, m: Move, out: &mut Emitted) {
@@ -1008,6 +1036,14 @@ impl Session {
         a.ply = Some(k as u32);
         a.fen = Some(fen(g.current()));
         a.game = Some(g.id.clone());
+        // 7.1 (2005 6.14): the clocks go back to the times logged at that position.
+        if let Some(m) = g.moves.last() {
+            (a.white_ms, a.black_ms) = (m.white_ms, m.black_ms);
+            a.prescription = Some(format!(
+                "If the position is reinstated, set the clocks to the times logged at ply {k} ({}).",
+                self.edition.clocks_after_irregularity
+            ));
+        }
         out.push((t, EventBody::Alert(a)));
         self.illegal_alerted = false;
         self.stood = None;
@@ -1132,7 +1168,8 @@ impl Session {
         {
             let a = self.alert(
                 AlertKind::ClockStopped,
-                Severity::Info,
+                // 6.11 (2005 6.13): a player stops the clock only to call the arbiter.
+                Severity::Review,
                 None,
                 "The clock was stopped.".into(),
             );
@@ -1361,6 +1398,7 @@ impl Session {
         let d = board::diff(g.current().board(), shown);
         let ply = g.plies() as u32 + 1;
         let game_id = g.id.clone();
+        let both_checks = both_kings_in_check(shown);
         let (kind, article, what) = if let Some(sq) = reconstruct::unpromoted_pawn(shown) {
             (
                 AlertKind::PromotionIncomplete,
@@ -1375,9 +1413,14 @@ impl Session {
                 AlertKind::IllegalMove,
                 self.edition.illegal_move,
                 format!(
-                    "{} completed an illegal move (squares {})",
+                    "{} completed an illegal move (squares {}){}",
                     arbiter::side_name(mover),
-                    board::square_names(d).join(" ")
+                    board::square_names(d).join(" "),
+                    if both_checks {
+                        ", leaving both kings in check"
+                    } else {
+                        ""
+                    }
                 ),
             )
         };
@@ -1412,7 +1455,8 @@ impl Session {
             )
         };
         let logged = g.moves.last().map(|m| (m.white_ms, m.black_ms));
-        let (severity, prescription) = self.illegal_prescription(mover, &remedy);
+        let arbiter_acts = kind == AlertKind::PromotionIncomplete || both_checks;
+        let (severity, prescription) = self.illegal_prescription(mover, &remedy, arbiter_acts);
         let count = self.count_offence(mover, Offence::IllegalMove);
         let mut a = self.alert(
             kind,
@@ -1541,7 +1585,15 @@ impl Session {
     /// The severity and prescription of an illegal move (or unfinished promotion) completed
     /// by `mover`: full supervision 7.5 (2005 7.4); reduced supervision the window rules
     /// (2017 A4.2 loss; 2018 A.4.2 / 2023 A.5.2 as 7.5.5; 2005 only on a claim, B6 / C3).
-    fn illegal_prescription(&self, mover: Color, remedy: &str) -> (Severity, String) {
+    ///
+    /// `arbiter_acts`: a pawn left on its last rank, or both kings in check — the cases in
+    /// which the 2005 rapid arbiter intervenes without a claim (B6; not in blitz, C2).
+    fn illegal_prescription(
+        &self,
+        mover: Color,
+        remedy: &str,
+        arbiter_acts: bool,
+    ) -> (Severity, String) {
         let full = self.offence_prescription(mover, Offence::IllegalMove, remedy);
         if !self.reduced() {
             return (Severity::Intervene, full);
@@ -1551,10 +1603,16 @@ impl Session {
         let window = self.window_article();
         let until =
             format!("only until {opp} has made his next move; after it the move stands ({window})");
+        let blitz_2005 =
+            window == self.edition.reduced_window_blitz && window != self.edition.reduced_window;
+        if self.edition.rapid_blitz_claim_only && arbiter_acts && !blitz_2005 {
+            return (
+                Severity::Intervene,
+                format!("The arbiter intervenes without a claim ({window}): {full}"),
+            );
+        }
         if self.edition.rapid_blitz_claim_only {
-            let p = if window == self.edition.reduced_window_blitz
-                && window != self.edition.reduced_window
-            {
+            let p = if blitz_2005 {
                 let draw = self.game.as_ref().map(|g| {
                     crate::dead::full(g.current(), g.castling_mode, !mover)
                         == MateAbility::CannotMate
@@ -1738,6 +1796,13 @@ impl Session {
         };
         let last = self.clock.last().copied();
         let both = last.is_some_and(|l| l.left.flagged() && l.right.flagged());
+        // Both flags in one reading: which fell first is unknown (after a gap in the
+        // readings). One flag while the other was already down and the game went on: known.
+        let new_both = both && displays.len() == 2;
+        if both && (new_both || self.flag_pending.is_some()) && self.on_both_flags(t, new_both, out)
+        {
+            return;
+        }
         for &d in displays {
             let Some(g) = &self.game else { return };
             if g.is_over() {
@@ -1762,7 +1827,8 @@ impl Session {
                     (i % 2 == 0) == (start_white == flagged.is_white())
                 })
                 .count() as u32;
-            // 6.4: at the flag of period k, the moves of periods 0..=k must be completed.
+            // 6.4 (2005 6.3): at the flag of period k, the moves of periods 0..=k must be
+            // completed.
             let side = if flagged.is_white() { 0 } else { 1 };
             let period = self.periods_reached[side];
             let required = self
@@ -1777,7 +1843,7 @@ impl Session {
                     Some(flagged),
                     format!("{}'s flag fell at the end of a period after {done} moves: period reached, play goes on.", arbiter::side_name(flagged)),
                 );
-                a.article = Some("6.4".into());
+                a.article = Some(self.edition.time_control_check.into());
                 out.push((t, EventBody::Alert(a)));
                 continue;
             }
@@ -1812,22 +1878,57 @@ impl Session {
                     arbiter::side_name(opp)
                 ),
             };
-            let mut a = self.alert(
-                kind,
-                Severity::Intervene,
-                Some(flagged),
-                format!(
-                    "{}'s flag has fallen: {consequence}.",
-                    arbiter::side_name(flagged)
+            // Reduced supervision in rapid and blitz: 2005 only on a claim (B7), 2017 the
+            // arbiter may call it (A4.5, D3), 2018 / 2023 he shall (A.4.5 / A.5.5). A flag
+            // nobody has to call ends the game only when the arbiter enters the result.
+            let severity = if both || !self.reduced() {
+                Severity::Intervene
+            } else {
+                self.edition.reduced_flag_severity
+            };
+            let who = arbiter::side_name(flagged);
+            let (message, prescription) = match severity {
+                Severity::Claim => (
+                    format!(
+                        "{who}'s flag has fallen: it counts only when {} claims it (B7); the arbiter must not point it out.",
+                        arbiter::side_name(opp)
+                    ),
+                    format!(
+                        "If {} stops the clocks and claims while his own flag is up (B8): {}. Otherwise play goes on; if both flags fall, the game is drawn (B9).",
+                        arbiter::side_name(opp),
+                        match result {
+                            Some(r) => format!("{consequence}, result {r}"),
+                            None => format!("{consequence} (6.10)"),
+                        }
+                    ),
                 ),
-            );
+                Severity::Review => (
+                    // Only fide-2017 has `review` here: A4.5 (the A4 rules also for blitz, B4).
+                    format!(
+                        "{who}'s flag has fallen: {consequence}. The arbiter may call it (A4.5)."
+                    ),
+                    match result {
+                        Some(r) => format!("When the flag is called or claimed: result {r}."),
+                        None => "Examine the position (6.9) before declaring the result.".into(),
+                    },
+                ),
+                _ => (
+                    format!("{who}'s flag has fallen: {consequence}."),
+                    match result {
+                        Some(r) => format!("Result {r}."),
+                        None => "Examine the position (6.9) before declaring the result.".into(),
+                    },
+                ),
+            };
+            let mut a = self.alert(kind, severity, Some(flagged), message);
             a.article = Some(self.edition.flag_fall.into());
             (a.white_ms, a.black_ms) = self.clock.white_black_ms();
-            a.prescription = Some(match result {
-                Some(r) => format!("Result {r}."),
-                None => "Examine the position (6.9) before declaring the result.".into(),
-            });
+            a.prescription = Some(prescription);
             out.push((t, EventBody::Alert(a)));
+            if severity != Severity::Intervene {
+                self.flag_pending = Some(flagged);
+                continue;
+            }
             if let (Some(g), Some(result)) = (&mut self.game, result) {
                 g.result = Some((result.into(), reason));
                 out.push((
@@ -1843,6 +1944,89 @@ impl Session {
                 break;
             }
         }
+    }
+
+    /// Both flags are down: with the order unknown (`unknown`), or after a first flag that
+    /// did not end the game. 2005 rapid and blitz: drawn (B9). 2005 standard, order unknown:
+    /// the game goes on unless it is the last period, then drawn (6.12a / 6.12b). A known
+    /// order is reported. Returns whether the flags were dealt with here.
+    fn on_both_flags(&mut self, t: u64, unknown: bool, out: &mut Emitted) -> bool {
+        let draw = |s: &mut Self, art: &str, message: String, out: &mut Emitted| {
+            let mut a = s.alert(
+                AlertKind::BothFlagsFallen,
+                Severity::Intervene,
+                None,
+                message,
+            );
+            a.article = Some(art.into());
+            (a.white_ms, a.black_ms) = s.clock.white_black_ms();
+            a.prescription = Some("Result 1/2-1/2.".into());
+            out.push((t, EventBody::Alert(a)));
+            if let Some(g) = &mut s.game {
+                g.result = Some(("1/2-1/2".into(), EndReason::BothFlagsFallen));
+                out.push((
+                    t,
+                    EventBody::GameEnd {
+                        game: g.id.clone(),
+                        result: "1/2-1/2".into(),
+                        reason: EndReason::BothFlagsFallen,
+                    },
+                ));
+            }
+        };
+        if self.reduced()
+            && let Some(art) = self.edition.reduced_both_flags_draw
+        {
+            draw(
+                self,
+                art,
+                "Both flags have fallen: the game is drawn.".into(),
+                out,
+            );
+            return true;
+        }
+        if unknown {
+            let Some((go_on, drawn)) = self.edition.both_flags_continue_draw else {
+                return false;
+            };
+            let later_period = self.time_control.as_ref().is_some_and(|tc| {
+                tc.moves_required_by(self.periods_reached[0].min(self.periods_reached[1]))
+                    .is_some()
+            });
+            if later_period {
+                let mut a = self.alert(
+                    AlertKind::BothFlagsFallen,
+                    Severity::Review,
+                    None,
+                    "Both flags have fallen and which fell first is unknown, before the last period: the game goes on.".into(),
+                );
+                a.article = Some(go_on.into());
+                out.push((t, EventBody::Alert(a)));
+            } else {
+                draw(
+                    self,
+                    drawn,
+                    "Both flags have fallen in the last period and which fell first is unknown: the game is drawn.".into(),
+                    out,
+                );
+            }
+            return true;
+        }
+        let Some(first) = self.flag_pending else {
+            return false;
+        };
+        let mut a = self.alert(
+            AlertKind::BothFlagsFallen,
+            Severity::Info,
+            Some(first),
+            format!(
+                "Both flags are down; {}'s fell first.",
+                arbiter::side_name(first)
+            ),
+        );
+        a.article = Some(self.edition.flag_fall.into());
+        out.push((t, EventBody::Alert(a)));
+        true
     }
 
     fn alert(
@@ -1861,6 +2045,14 @@ impl Session {
         }
         a
     }
+}
+
+/// Whether both kings stand in check on a placement (an illegal position, 2005 B6).
+fn both_kings_in_check(b: &shakmaty::Board) -> bool {
+    [Color::White, Color::Black].into_iter().all(|c| {
+        b.king_of(c)
+            .is_some_and(|k| b.attacks_to(k, !c, b.occupied()).any())
+    })
 }
 
 /// A time as m:ss.

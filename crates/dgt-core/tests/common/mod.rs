@@ -313,3 +313,169 @@ pub fn one(ev: &[Event], kind: AlertKind) -> dgt_core::Alert {
 
 /// Every edition the daemon supports.
 pub const EDITIONS: [&str; 4] = ["fide-2005", "fide-2017", "fide-2018", "fide-2023"];
+
+/// A started game with an edition and a time control, the clock running for White.
+pub fn game(edition: &str, time_control: &str, secs: u64) -> Board {
+    let mut b = started();
+    b.op(&format!(
+        r#"{{"setup": {{"edition": "{edition}", "time_control": "{time_control}"}}}}"#
+    ));
+    b.start_clock(secs).wait(300);
+    b
+}
+
+/// A game from a FEN (White to move) with an edition, a time control and a supervision,
+/// the clock running for White.
+pub fn game_from(fen: &str, edition: &str, tc: &str, supervision: &str, secs: u64) -> Board {
+    let mut b = Board::from_fen(
+        fen,
+        &format!(
+            r#""edition": "{edition}", "time_control": "{tc}", "supervision": "{supervision}""#
+        ),
+    );
+    b.start_clock(secs).wait(300);
+    b
+}
+
+/// The arbiter puts a completed illegal move back and restarts the offender's clock
+/// (7.5.1, 7.1).
+pub fn take_back(b: &mut Board, from: &str, to: &str, piece: char) {
+    b.mv(to, from, piece).wait(600);
+    let run = b.clock.and_then(|c| c.2).map(|r| !r);
+    b.set_running(run).wait(300);
+}
+
+/// An illegal move completed by a press, then put back by the arbiter.
+pub fn illegal_and_back(b: &mut Board, from: &str, to: &str, piece: char) {
+    b.mv(from, to, piece).wait(250).press().wait(900);
+    take_back(b, from, to, piece);
+}
+
+/// An alert's prescription ("" when it has none).
+pub fn prescription(a: &dgt_core::Alert) -> String {
+    a.prescription.clone().unwrap_or_default()
+}
+
+/// An alert's article ("" when it has none).
+pub fn article(a: &dgt_core::Alert) -> &str {
+    a.article.as_deref().unwrap_or("")
+}
+
+/// The value for fide-2005, for fide-2017, or for the later editions.
+pub fn by_edition<'a>(edition: &str, e2005: &'a str, e2017: &'a str, later: &'a str) -> &'a str {
+    match edition {
+        "fide-2005" => e2005,
+        "fide-2017" => e2017,
+        _ => later,
+    }
+}
+
+/// Claim alerts for the player on move, as (ply, side, written move).
+pub fn claims(ev: &[Event], kind: AlertKind) -> Vec<(u32, dgt_core::Side, Option<String>)> {
+    alert_of(ev, kind)
+        .into_iter()
+        .filter(|a| a.severity == dgt_core::Severity::Claim)
+        .map(|a| (a.ply.unwrap(), a.side.unwrap(), a.uci))
+        .collect()
+}
+
+/// The answer to the last claim op: the checker's alert.
+pub fn verdict(ev: &[Event]) -> dgt_core::Alert {
+    ev.iter()
+        .rev()
+        .find_map(|e| match &e.body {
+            EventBody::Alert(a) if a.message.starts_with("Claim checked") => Some(a.clone()),
+            _ => None,
+        })
+        .expect("a claim verdict")
+}
+
+/// Moves written `e2e4P` (from, to, piece), made on a board without a clock.
+pub fn make(b: &mut Board, script: &[&str]) {
+    for m in script {
+        let piece = m.chars().nth(4).unwrap();
+        b.mv(&m[..2], &m[2..4], piece).wait(400);
+    }
+}
+
+/// `plies` quiet moves from `fen`: no capture, no pawn move, no castling, no check, and no
+/// position twice, so neither a repetition nor a game end interferes; the half-move count
+/// grows by one a ply. Deterministic. As (from, to, piece).
+pub fn quiet_walk(fen: &str, plies: usize) -> Vec<(String, String, char)> {
+    use shakmaty::fen::Fen;
+    use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+    let mut pos: Chess = fen
+        .parse::<Fen>()
+        .unwrap()
+        .into_position(CastlingMode::Standard)
+        .unwrap();
+    let key = |p: &Chess| {
+        Fen::from_position(p, EnPassantMode::Legal)
+            .to_string()
+            .split(' ')
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let quiet = |p: &Chess| -> Vec<shakmaty::Move> {
+        let mut v: Vec<_> = p
+            .legal_moves()
+            .into_iter()
+            .filter(|m| {
+                !m.is_capture() && m.role() != shakmaty::Role::Pawn && !m.is_castle() && {
+                    let mut q = p.clone();
+                    q.play_unchecked(*m);
+                    !q.is_check()
+                }
+            })
+            .collect();
+        v.sort_by_key(|m| m.to_string());
+        v
+    };
+    let mut seen = std::collections::HashSet::from([key(&pos)]);
+    let mut out = Vec::new();
+    let mut seed: u64 = 12345;
+    for _ in 0..plies {
+        let cands = quiet(&pos);
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let start = (seed >> 33) as usize % cands.len().max(1);
+        let pick = (0..cands.len())
+            .map(|i| cands[(start + i) % cands.len()])
+            .find(|m| {
+                let mut q = pos.clone();
+                q.play_unchecked(*m);
+                !seen.contains(&key(&q)) && !quiet(&q).is_empty()
+            })
+            .expect("a quiet move to a new position");
+        let piece = pick.role().char();
+        let piece = if pos.turn().is_white() {
+            piece.to_ascii_uppercase()
+        } else {
+            piece
+        };
+        out.push((
+            pick.from().unwrap().to_string(),
+            pick.to().to_string(),
+            piece,
+        ));
+        pos.play_unchecked(pick);
+        seen.insert(key(&pos));
+    }
+    out
+}
+
+impl Board {
+    /// Plays a walk from [`quiet_walk`], each move completed by a press when a clock runs.
+    pub fn play_walk(&mut self, walk: &[(String, String, char)]) -> &mut Self {
+        for (f, t, p) in walk {
+            self.mv(f, t, *p).wait(250);
+            if self.clock.is_some() {
+                self.press();
+            }
+            self.wait(300);
+        }
+        self
+    }
+}

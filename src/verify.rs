@@ -26,6 +26,9 @@ pub struct GameCheck {
     pub after_rule_end: usize,
     /// Time from the board showing the move (or its press) to the move event, per move.
     pub latencies_ms: Vec<u64>,
+    /// Time from the last report the daemon got before the event — the board's last field
+    /// update, or the clock frame showing the lever change — to the move event, per move.
+    pub report_latencies_ms: Vec<u64>,
     /// Wall time the core took for this game.
     pub core_micros: u128,
     pub inputs: usize,
@@ -52,6 +55,34 @@ pub fn inputs_of(game: &GeneratedGame, board: &str) -> Vec<Input> {
         .collect()
 }
 
+/// When the board reported something that can complete a move: a field update, or a clock
+/// frame whose lever position differs from the previous one (a press).
+fn board_reports(inputs: &[Input]) -> Vec<u64> {
+    use dgt_protocol::{BoardMessage, ClockMessage, Decoded, Decoder, LineMode};
+    let mut decoder = Decoder::new(LineMode::Single);
+    let mut lever = None;
+    let mut out = Vec::new();
+    for i in inputs {
+        let InputKind::Rx(bytes) = &i.kind else {
+            continue;
+        };
+        for d in decoder.decode(bytes) {
+            match d {
+                Decoded::Message(BoardMessage::FieldUpdate { .. }) => out.push(i.t_ms),
+                Decoded::Message(BoardMessage::Clock(ClockMessage::Times(t))) => {
+                    let now = Some(t.status.right_lever_high);
+                    if lever.is_some() && lever != now {
+                        out.push(i.t_ms);
+                    }
+                    lever = now;
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
 /// Generates the game of `seed` and checks the core against its truth.
 pub fn check_game(seed: u64, config: &CoreConfig) -> GameCheck {
     let game = generate_game(corpus_spec(seed));
@@ -66,6 +97,7 @@ pub fn check_game(seed: u64, config: &CoreConfig) -> GameCheck {
         events.extend(core.advance(d));
     }
     let core_micros = started.elapsed().as_micros();
+    let reports = board_reports(&inputs);
 
     let mut rebuilt: Vec<(String, u64)> = Vec::new();
     let mut corrections = 0;
@@ -110,6 +142,10 @@ pub fn check_game(seed: u64, config: &CoreConfig) -> GameCheck {
                 check.exact += 1;
                 let shown = t.t_pressed_ms.unwrap_or(t.t_made_ms).max(t.t_made_ms);
                 check.latencies_ms.push(at.saturating_sub(shown));
+                let i = reports.partition_point(|&r| r <= *at);
+                if i > 0 {
+                    check.report_latencies_ms.push(at - reports[i - 1]);
+                }
             }
             Some(_) => {
                 check.invented += 1;
@@ -136,6 +172,11 @@ pub struct CorpusReport {
     pub latency_p50_ms: u64,
     pub latency_p99_ms: u64,
     pub latency_max_ms: u64,
+    /// From the board's last report before the event (see [`GameCheck::report_latencies_ms`]).
+    pub report_latency_p50_ms: u64,
+    pub report_latency_p99_ms: u64,
+    /// Share of moves announced within 300 ms of the board's last report (issue 3's target).
+    pub within_300ms: f64,
     pub micros_per_input: f64,
     pub failing_seeds: Vec<u64>,
 }
@@ -146,6 +187,7 @@ pub fn check_corpus(first_seed: u64, games: usize, config: &CoreConfig) -> Corpu
         ..Default::default()
     };
     let mut latencies = Vec::new();
+    let mut report_latencies = Vec::new();
     let (mut micros, mut inputs) = (0u128, 0usize);
     for seed in first_seed..first_seed + games as u64 {
         let c = check_game(seed, config);
@@ -163,17 +205,22 @@ pub fn check_corpus(first_seed: u64, games: usize, config: &CoreConfig) -> Corpu
             r.failing_seeds.push(seed);
         }
         latencies.extend(c.latencies_ms);
+        report_latencies.extend(c.report_latencies_ms);
     }
     latencies.sort_unstable();
-    let pct = |p: f64| {
-        latencies
-            .get(((latencies.len() as f64 - 1.0) * p).round() as usize)
+    report_latencies.sort_unstable();
+    let pct = |v: &[u64], p: f64| {
+        v.get(((v.len() as f64 - 1.0) * p).round() as usize)
             .copied()
             .unwrap_or(0)
     };
-    r.latency_p50_ms = pct(0.5);
-    r.latency_p99_ms = pct(0.99);
+    r.latency_p50_ms = pct(&latencies, 0.5);
+    r.latency_p99_ms = pct(&latencies, 0.99);
     r.latency_max_ms = latencies.last().copied().unwrap_or(0);
+    r.report_latency_p50_ms = pct(&report_latencies, 0.5);
+    r.report_latency_p99_ms = pct(&report_latencies, 0.99);
+    r.within_300ms = report_latencies.iter().filter(|&&l| l <= 300).count() as f64
+        / report_latencies.len().max(1) as f64;
     r.micros_per_input = micros as f64 / inputs.max(1) as f64;
     r
 }
@@ -212,6 +259,13 @@ impl std::fmt::Display for CorpusReport {
             f,
             "latency p50/p99/max   {} / {} / {} ms (board settled or press → move event, virtual time)",
             self.latency_p50_ms, self.latency_p99_ms, self.latency_max_ms
+        )?;
+        writeln!(
+            f,
+            "after last report     p50 {} / p99 {} ms, {:.1}% within 300 ms (board's last field update or lever change → move event)",
+            self.report_latency_p50_ms,
+            self.report_latency_p99_ms,
+            100.0 * self.within_300ms
         )?;
         writeln!(f, "core time per input   {:.1} µs", self.micros_per_input)?;
         if !self.failing_seeds.is_empty() {

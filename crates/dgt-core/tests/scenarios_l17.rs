@@ -384,8 +384,9 @@ fn l17_s15_starting_and_pausing_the_clock_are_no_offence() {
         b.set_running(None).wait(600);
         let ev = b.run();
         assert_eq!(moves(&ev), ["e2e4", "e7e5"]);
-        // R22 wants `review`; the core says `info` (see docs/scenarios.md, L17-S15).
+        // A pause is for the arbiter to look at (R22), nobody's offence.
         let stopped = one(&ev, AlertKind::ClockStopped);
+        assert_eq!(severity(&stopped), "review");
         assert_eq!(stopped.side, None);
         assert_eq!(alerts(&ev), [AlertKind::ClockStopped], "{start_by_press}");
     }
@@ -547,8 +548,7 @@ fn l17_s24_pause_and_a_knocked_off_king_is_no_result() {
     b.set_running(None).wait(300);
     b.lift("e8").wait(5000);
     let ev = b.run();
-    // R22 wants `review`; the core says `info` (see docs/scenarios.md, L17-S15).
-    one(&ev, AlertKind::ClockStopped);
+    assert_eq!(severity(&one(&ev, AlertKind::ClockStopped)), "review");
     let p = one(&ev, AlertKind::IllegalPosition);
     assert_eq!(severity(&p), "review");
     assert_eq!(p.squares, ["e8"]);

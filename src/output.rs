@@ -164,6 +164,8 @@ pub struct BroadcastWriter {
     public: Option<DelayedBroadcast>,
     book: GameBook,
     last_t_ms: u64,
+    /// Events arrived since the live folder was last written.
+    changed: bool,
 }
 
 impl BroadcastWriter {
@@ -192,12 +194,14 @@ impl BroadcastWriter {
             public,
             book: GameBook::new(),
             last_t_ms: 0,
+            changed: true,
         }))
     }
 
     pub fn apply(&mut self, event: &Event) {
         self.last_t_ms = self.last_t_ms.max(event.t_ms);
         self.book.apply(event);
+        self.changed = true;
     }
 
     /// The latest game of each board, by board number.
@@ -217,20 +221,28 @@ impl BroadcastWriter {
         games
     }
 
-    /// Rewrites the folders. `now_ms` is the core's time (for the public delay).
-    pub fn publish(&mut self, now_ms: u64) -> std::io::Result<()> {
+    /// Rewrites the folders. `now_ms` is the core's time (for the public delay). The live
+    /// folder is written only when something changed; the public one also as its delayed
+    /// view moves on.
+    pub fn publish(&mut self, now_ms: u64, public_due: bool) -> std::io::Result<()> {
+        if !self.changed && !public_due {
+            return Ok(());
+        }
         let games = self.games();
         let tournament = TournamentInfo {
             name: self.settings.event.name.clone(),
             location: Some(self.settings.event.site.clone()).filter(|s| s != "?"),
         };
         let round = self.settings.event.round;
-        if let Some(live) = &mut self.live {
+        if let Some(live) = &mut self.live
+            && self.changed
+        {
             live.publish_round(&tournament, round, None, &games)?;
         }
         if let Some(public) = &mut self.public {
             public.publish_round(now_ms.max(self.last_t_ms), &tournament, round, None, &games)?;
         }
+        self.changed = false;
         Ok(())
     }
 
@@ -248,6 +260,7 @@ impl BroadcastWriter {
             self.apply(e);
         }
         let mut tick = tokio::time::interval(every);
+        let mut ticks = 0u64;
         let mut failing = false;
         loop {
             tokio::select! {
@@ -260,7 +273,10 @@ impl BroadcastWriter {
                     Err(broadcast::error::RecvError::Closed) => break,
                 },
                 _ = tick.tick() => {
-                    match self.publish(clock.now_ms()) {
+                    ticks += 1;
+                    // The public copy moves on with time even without new events.
+                    let public_due = ticks.is_multiple_of(PUBLIC_EVERY_TICKS);
+                    match self.publish(clock.now_ms(), public_due) {
                         Ok(()) if failing => {
                             failing = false;
                             tracing::info!("broadcast folders written again");
@@ -275,9 +291,12 @@ impl BroadcastWriter {
                 }
             }
         }
-        let _ = self.publish(clock.now_ms());
+        let _ = self.publish(clock.now_ms(), true);
     }
 }
+
+/// Ticks between rewrites of the public folder when nothing new happened.
+const PUBLIC_EVERY_TICKS: u64 = 10;
 
 /// The journal path in force: `--journal`, else the settings'.
 pub fn journal_path(explicit: Option<PathBuf>, settings: &Settings) -> PathBuf {

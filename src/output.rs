@@ -31,16 +31,17 @@ pub fn board_number(label: &str) -> Option<u32> {
 pub fn pgn_header(settings: &Settings, game: &GameRecord) -> PgnHeader {
     let board = settings.core.for_board(&game.board);
     let known = |s: &str| (!s.is_empty() && s != "?").then(|| s.to_string());
+    let table = settings.tables.iter().find(|t| t.label() == game.board);
     PgnHeader {
         event: known(&settings.event.name),
         site: known(&settings.event.site),
-        date: None,
+        date: settings.event.date.clone(),
         round: Some(settings.event.round),
-        board_number: board_number(&game.board),
-        white: None,
-        black: None,
-        white_fide_id: None,
-        black_fide_id: None,
+        board_number: table.map(|t| t.board).or_else(|| board_number(&game.board)),
+        white: table.and_then(|t| t.white.clone()),
+        black: table.and_then(|t| t.black.clone()),
+        white_fide_id: table.and_then(|t| t.white_fide_id),
+        black_fide_id: table.and_then(|t| t.black_fide_id),
         time_control: board.time_control,
     }
 }

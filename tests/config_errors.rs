@@ -584,6 +584,13 @@ fn rounds_count_from_one_and_names_are_not_empty() {
 }
 
 #[test]
+fn the_round_date_is_a_pgn_date() {
+    let p = problems("[event]\ndate = \"23/11/2026\"\n");
+    expect(&p, "event.date", "not a PGN date");
+    expect_none_at(&problems("[event]\ndate = \"2026.11.??\"\n"), "event.date");
+}
+
+#[test]
 fn check_does_not_depend_on_the_file_it_came_from() {
     // The same problems from a file and from the environment.
     let v = Venue::new();

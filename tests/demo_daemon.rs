@@ -167,7 +167,10 @@ fn the_broadcast_folders_follow_the_games_and_the_public_copy_is_delayed() {
     std::fs::write(
         &config,
         format!(
-            "[event]\nname = \"Test Open\"\nsite = \"Zeist\"\nround = 2\n\
+            "[event]\nname = \"Test Open\"\nsite = \"Zeist\"\nround = 2\ndate = \"2026.11.23\"\n\
+             [[tables]]\nboard = 1\nserials = [\"10001\"]\nwhite = \"Alpha, Ann\"\nblack = \"Beta, Bob\"\n\
+             white_fide_id = 1234567\n\
+             [[tables]]\nboard = 2\nserials = [\"10002\"]\nwhite = \"Gamma, Gus\"\nblack = \"Delta, Dee\"\n\
              [server]\npublic_delay_s = 3600\n\
              [journal]\nbroadcast_dir = \"{}\"\npublic_broadcast_dir = \"{}\"\n",
             live.display(),
@@ -204,8 +207,16 @@ fn the_broadcast_folders_follow_the_games_and_the_public_copy_is_delayed() {
     for pgn in &game_files {
         assert!(pgn.contains("[Event \"Test Open\"]"), "{pgn}");
         assert!(pgn.contains("[Site \"Zeist\"]"), "{pgn}");
-        assert!(pgn.contains("[Round \"2."), "{pgn}");
+        assert!(pgn.contains("[Date \"2026.11.23\"]"), "{pgn}");
     }
+    // The table map names the boards and this round's players.
+    let board_1 = std::fs::read_to_string(live.join("round-2/game-1.pgn")).unwrap();
+    assert!(board_1.contains("[Round \"2.1\"]"), "{board_1}");
+    assert!(board_1.contains("[White \"Alpha, Ann\"]"), "{board_1}");
+    assert!(board_1.contains("[Black \"Beta, Bob\"]"), "{board_1}");
+    assert!(board_1.contains("1234567"), "{board_1}");
+    let board_2 = std::fs::read_to_string(live.join("round-2/game-2.pgn")).unwrap();
+    assert!(board_2.contains("[White \"Gamma, Gus\"]"), "{board_2}");
     let tournament: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(live.join("tournament.json")).unwrap())
             .unwrap();

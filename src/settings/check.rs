@@ -798,6 +798,16 @@ impl Checker {
                 "set the round being played, e.g. 1",
             );
         }
+        if let Some(date) = &e.date
+            && !is_pgn_date(date)
+        {
+            self.add(
+                "event.date",
+                quoted(date),
+                "not a PGN date",
+                "write YYYY.MM.DD, e.g. \"2026.11.23\" (unknown parts as ??)",
+            );
+        }
         for (key, value) in [("event.name", &e.name), ("event.site", &e.site)] {
             if value.trim().is_empty() {
                 self.add(
@@ -809,6 +819,16 @@ impl Checker {
             }
         }
     }
+}
+
+/// PGN's date form (PGN standard 8.1.1.3): "YYYY.MM.DD", digits or '?' for unknown parts.
+fn is_pgn_date(text: &str) -> bool {
+    let parts: Vec<&str> = text.split('.').collect();
+    parts.len() == 3
+        && [4, 2, 2]
+            .iter()
+            .zip(&parts)
+            .all(|(n, p)| p.len() == *n && p.bytes().all(|b| b.is_ascii_digit() || b == b'?'))
 }
 
 /// The labels a board can have: the table map, serial.labels and the ports' labels.

@@ -170,6 +170,8 @@ pub struct EventSettings {
     pub site: String,
     /// The round being played now.
     pub round: u32,
+    /// The round's date for the PGN Date tag, "YYYY.MM.DD".
+    pub date: Option<String>,
 }
 
 impl Default for EventSettings {
@@ -178,6 +180,7 @@ impl Default for EventSettings {
             name: "?".into(),
             site: "?".into(),
             round: 1,
+            date: None,
         }
     }
 }

@@ -4,6 +4,8 @@
 //! [[tables]]
 //! board = 12
 //! serials = ["13127", "20311"]   # 20311 replaced 13127 in round 3: both are board "12"
+//! white = "Carlsen, Magnus"        # this round's players (PGN tags), optional
+//! black = "Nepomniachtchi, Ian"
 //! ```
 //!
 //! A board is known to the daemon by its serial number (it asks every board for it, protocol
@@ -28,6 +30,16 @@ pub struct Table {
     /// The label, when it should not be the board number.
     #[serde(default)]
     pub label: Option<String>,
+    /// This round's players, for the PGN and broadcast tags ("Lastname, Firstname").
+    #[serde(default)]
+    pub white: Option<String>,
+    #[serde(default)]
+    pub black: Option<String>,
+    /// Their FIDE ids, when known.
+    #[serde(default)]
+    pub white_fide_id: Option<u64>,
+    #[serde(default)]
+    pub black_fide_id: Option<u64>,
 }
 
 impl Table {

@@ -252,12 +252,13 @@ mod tests {
             Table {
                 board: 7,
                 serials: vec!["13116".into(), "20455".into()],
-                label: None,
+                ..Default::default()
             },
             Table {
                 board: 8,
                 serials: vec!["13117".into()],
                 label: Some("open-b-8".into()),
+                ..Default::default()
             },
         ];
         let labels = s.board_labels();

@@ -4,7 +4,64 @@ use dgt_arbiter::verify::inputs_of;
 use dgt_core::{Core, CoreConfig, EventBody};
 use dgt_emulator::{corpus_spec, generate_game};
 
+/// `inspect_game -- scan FROM N`: every failing seed of a range with its first wrong ply.
+fn scan(from: u64, n: u64) {
+    let config = CoreConfig::default();
+    let (mut failing, mut invented, mut missed) = (0, 0, 0);
+    for seed in from..from + n {
+        let c = dgt_arbiter::verify::check_game(seed, &config);
+        if c.is_exact() {
+            continue;
+        }
+        failing += 1;
+        invented += c.invented;
+        missed += c.missed;
+        let game = generate_game(corpus_spec(seed));
+        let mut core = Core::new(config.clone());
+        let mut rebuilt: Vec<String> = Vec::new();
+        let mut events = Vec::new();
+        for input in inputs_of(&game, "b") {
+            events.extend(core.handle(&input));
+        }
+        while let Some(d) = core.next_deadline() {
+            events.extend(core.advance(d));
+        }
+        for e in events {
+            if let EventBody::Move(m) = e.body {
+                rebuilt.truncate(m.ply as usize - 1);
+                rebuilt.push(m.uci);
+            }
+        }
+        let first = game
+            .truth
+            .moves
+            .iter()
+            .enumerate()
+            .find(|(i, m)| rebuilt.get(*i) != Some(&m.uci))
+            .map(|(i, m)| {
+                format!(
+                    "ply {} {} {:?} slid {:?} got {:?}",
+                    m.ply,
+                    m.uci,
+                    m.handling,
+                    m.slid_via,
+                    rebuilt.get(i)
+                )
+            });
+        println!(
+            "seed {seed} exact {}/{} invented {} missed {} first-bad {:?}",
+            c.exact, c.played, c.invented, c.missed, first
+        );
+    }
+    println!("failing {failing} invented {invented} missed {missed}");
+}
+
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("scan") {
+        let arg = |i: usize| std::env::args().nth(i).and_then(|s| s.parse().ok());
+        scan(arg(2).unwrap_or(1), arg(3).unwrap_or(1000));
+        return;
+    }
     let seed: u64 = std::env::args()
         .nth(1)
         .and_then(|s| s.parse().ok())
@@ -90,9 +147,22 @@ fn main() {
             );
         }
     }
-    if let Some(b) = first_bad {
+    let shown = window.or(first_bad.map(|b| {
         let from = t.moves[b.saturating_sub(1)].t_touch_ms;
         let to = t.moves.get(b + 2).map_or(u64::MAX, |m| m.t_made_ms + 3000);
+        (from, to)
+    }));
+    if let Some((from, to)) = shown {
+        for m in t
+            .moves
+            .iter()
+            .filter(|m| m.t_touch_ms <= to && m.t_made_ms >= from)
+        {
+            println!(
+                "  truth ply {} {} touch {} made {} pressed {:?} {:?}",
+                m.ply, m.uci, m.t_touch_ms, m.t_made_ms, m.t_pressed_ms, m.handling
+            );
+        }
         for l in &lines {
             let ts: u64 = l.split(' ').next().unwrap().parse().unwrap();
             if ts >= from && ts <= to {

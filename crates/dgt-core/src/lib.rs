@@ -20,6 +20,7 @@ pub mod capture;
 pub mod clock;
 pub mod config;
 pub mod dead;
+pub mod eeprom;
 pub mod engine;
 pub mod event;
 pub mod handling;

@@ -436,11 +436,13 @@ pub fn result_gesture(p: &Placement) -> Option<(&'static str, String)> {
 }
 
 /// True if the move puts a king on a centre square: it may be the first half of a result
-/// gesture, so it waits longer before it counts (LiveChess records such "moves").
+/// gesture, so it waits longer before it counts (LiveChess records such "moves"). A king
+/// that captures is no gesture: nobody takes a piece off the board to signal a result.
 pub fn king_to_centre(pos: &Chess, m: &Move) -> bool {
     let centre = Bitboard::from(Square::D4) | Square::D5 | Square::E4 | Square::E5;
     m.role() == Role::King
         && !m.is_castle()
+        && !m.is_capture()
         && centre.contains(m.to())
         && pos.board().king_of(pos.turn()).is_some()
 }

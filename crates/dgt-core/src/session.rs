@@ -13,6 +13,7 @@ use crate::bus::{BusBoard, BusFact};
 use crate::clock::{ClockObservation, ClockTracker};
 use crate::config::CoreConfig;
 use crate::dead::MateAbility;
+use crate::eeprom;
 use crate::engine::Emitted;
 use crate::event::{
     Alert, AlertKind, BoardStatus, ClockEvent, EndReason, EventBody, LinkState, MoveEvent,
@@ -50,6 +51,9 @@ const PRESS_MAX_WAIT_MS: u64 = 1500;
 /// (pieces knocked over), not a move: a move changes at most two squares before it is
 /// complete (castling, four, is explained as a move).
 const DISPLACED_SQUARES: usize = 3;
+/// How long after the board showed a move another move of the same side may still replace
+/// it (a slide's intermediate square that looked settled, castling begun with the rook).
+const SIBLING_MAX_MS: u64 = 3000;
 /// How many recent explained placements are remembered.
 const SEEN_KEPT: usize = 32;
 
@@ -112,6 +116,10 @@ pub struct Session {
     /// The board was not watched for a while (a dump changed it, or the link came back):
     /// the next decision may find several moves.
     after_gap: bool,
+    /// Where the board's log (protocol §3.6) was last read; `None` until a board sends one.
+    ee_mark: Option<eeprom::Mark>,
+    /// After a reconnection, decisions wait until then for the log the edge asked for.
+    ee_wait_until: Option<u64>,
     /// Periods of a multi-period control each player has completed (flags seen in time).
     periods_reached: [usize; 2],
     /// A flag that fell without ending the game (reduced supervision: only on a claim, or
@@ -180,6 +188,8 @@ impl Session {
             stood: None,
             owes_press: None,
             after_gap: false,
+            ee_mark: None,
+            ee_wait_until: None,
             handling: HandlingLog::default(),
             same_since: 0,
             last_change: 0,
@@ -386,8 +396,83 @@ impl Session {
                     }
                 }
             }
+            BoardMessage::EeMoves(data) => self.on_ee_log(t, &data, out),
             _ => {}
         }
+    }
+
+    /// The board's log, asked for at every connection (protocol §3.6). After an outage it
+    /// gives the moves made meanwhile, with the logged clock times ([`eeprom::outage_moves`]);
+    /// what it cannot explain is raised for review. Every reading marks where the next
+    /// one starts.
+    fn on_ee_log(&mut self, t: u64, data: &[u8], out: &mut Emitted) {
+        let entries = dgt_protocol::parse_ee_log(data);
+        if self.ee_wait_until.take().is_some()
+            && let (Some(mark), Some(g)) = (&self.ee_mark, &self.game)
+        {
+            let white_side = self.clock.white_side();
+            let outage = eeprom::outage_moves(mark, g, self.orientation, white_side, &entries);
+            let mut clocks = g
+                .moves
+                .last()
+                .map_or(self.clock.white_black_ms(), |m| (m.white_ms, m.black_ms));
+            for (m, logged) in &outage.moves {
+                let Some(g) = self.game.as_mut().filter(|g| !g.is_over()) else {
+                    break;
+                };
+                match (g.current().turn(), logged) {
+                    (Color::White, Some(ms)) => clocks.0 = Some(*ms),
+                    (Color::Black, Some(ms)) => clocks.1 = Some(*ms),
+                    _ => {}
+                }
+                g.confirm_all();
+                let ply = g.push(*m, t, clocks);
+                let Some(p) = g.moves.last().cloned() else {
+                    break;
+                };
+                let side: Side = (!g.current().turn()).into();
+                let (game, fen) = (g.id.clone(), fen(g.current()));
+                let (uci, san) = (p.uci, p.san);
+                let (white_ms, black_ms) = clocks;
+                let body = MoveEvent {
+                    game,
+                    ply,
+                    side,
+                    uci,
+                    san,
+                    fen,
+                    white_ms,
+                    black_ms,
+                };
+                out.push((t, EventBody::Move(body)));
+                self.after_move(t, out);
+            }
+            if let Some(gap) = outage.gap {
+                let message = format!(
+                    "The board's memory does not explain the whole outage: {gap}. {} move(s) \
+                     were recovered from it; check the board against the position given and \
+                     enter any further moves by hand.",
+                    outage.moves.len()
+                );
+                let mut a =
+                    self.alert(AlertKind::BoardReconnected, Severity::Review, None, message);
+                a.fen = Some(outage.fen);
+                out.push((t, EventBody::Alert(a)));
+            }
+            if self.settle_at.is_some() {
+                self.settle_at = Some(t.max(self.last_change + self.settle_ms));
+            }
+        }
+        // The board went on while the log was sent (~8 s at 9600 baud): what it reports next
+        // may hold several moves, as after any gap.
+        if self.game.as_ref().is_some_and(|g| !g.is_over()) {
+            self.after_gap = true;
+        }
+        self.ee_mark = Some(eeprom::Mark {
+            squares: *self.board.codes(),
+            game: self.game.as_ref().map(|g| g.id.clone()),
+            plies: self.game.as_ref().map_or(0, |g| g.plies()),
+        });
     }
 
     fn emit_status(&self, t: u64, out: &mut Emitted) {
@@ -423,6 +508,14 @@ impl Session {
                 self.emit_status(t, out);
                 if self.was_disconnected {
                     self.was_disconnected = false;
+                    // A board that sent its log before will send it again: the moves of the
+                    // outage are read from it, not guessed from the dump ([`Self::on_ee_log`]).
+                    if self.bus.is_none()
+                        && self.ee_mark.is_some()
+                        && self.game.as_ref().is_some_and(|g| !g.is_over())
+                    {
+                        self.ee_wait_until = Some(t + eeprom::LOG_WAIT_MS);
+                    }
                     let a = self.alert(
                         AlertKind::BoardReconnected,
                         Severity::Info,
@@ -586,8 +679,13 @@ impl Session {
             let off = board::diff(g.current().board(), &placement.board).count();
             self.displaced = self.displaced.max(off);
         }
+        let ahead = match self.interpret(DEPTH_ON_CHANGE) {
+            Some(Interpretation::Ahead(path)) => Some(path),
+            Some(Interpretation::Unexplained) => self.chained(),
+            _ => None,
+        };
         if self.game.as_ref().is_some_and(|g| !g.is_over())
-            && let Some(Interpretation::Ahead(path)) = self.interpret(DEPTH_ON_CHANGE)
+            && let Some(path) = ahead
         {
             if self.seen.len() == SEEN_KEPT {
                 self.seen.pop_front();
@@ -596,6 +694,26 @@ impl Session {
                 .push_back(self.board.placement(self.orientation).board);
             self.last_ahead = Some((t, path));
         }
+    }
+
+    /// Moves made in quick succession (time trouble: each placement shown for less than a
+    /// settle, the presses too fast for the clock's reports): the board followed from the
+    /// last placement moves explained, a move or two at a time, as long as it was watched.
+    fn chained(&self) -> Option<Vec<Move>> {
+        let g = self.game.as_ref()?;
+        let (_, prev) = self.last_ahead.as_ref()?;
+        if self.after_gap || prev.len() + 1 > DEPTH_AFTER_GAP {
+            return None;
+        }
+        let mut pos = g.current().clone();
+        for m in prev {
+            pos.play_unchecked(*m);
+        }
+        let target = self.board.placement(self.orientation).board;
+        let mut budget = 50_000;
+        let more = reconstruct::find_path(&pos, &target, DEPTH_ON_CHANGE, &mut budget)?;
+        let path: Vec<Move> = prev.iter().chain(&more).copied().collect();
+        (path.len() <= DEPTH_AFTER_GAP).then_some(path)
     }
 
     /// Whether the board is the current position after a move it showed, with one piece of
@@ -607,29 +725,37 @@ impl Session {
         })
     }
 
-    /// Two moves that end in the same placement (g2g4 hxg3 e.p. and g2g3 hxg3): on a bus
-    /// line, where a poll often brings a move and its reply together, the pair whose first
-    /// move the board showed by itself. (Single lines see each move settle on its own.)
+    /// Two moves that end in the same placement (g2g4 hxg3 e.p. and g2g3 hxg3; f1=R Rxf1
+    /// and f1=Q Rxf1): the pair whose first move the board showed by itself, the latest
+    /// shown (a slide's intermediate square was shown before). A press relayed late, or a
+    /// bus poll, often brings a move and its reply together.
     fn prefer_shown(&self, interp: Interpretation) -> Interpretation {
         let Interpretation::Ahead(path) = &interp else {
             return interp;
         };
-        if self.bus.is_none() || path.len() != 2 || self.was_shown(&path[0]) {
+        if path.len() != 2 {
             return interp;
         }
         let Some(g) = &self.game else { return interp };
         let target = self.board.placement(self.orientation).board;
+        let mut best: Option<(usize, Move, Move)> = None;
         for m in g.current().legal_moves() {
-            if !self.was_shown(&m) {
+            let Some(when) = self.when_shown(&m) else {
+                continue;
+            };
+            if best.as_ref().is_some_and(|(w, _, _)| *w >= when) {
                 continue;
             }
             let mut after = g.current().clone();
             after.play_unchecked(m);
             if let Some(reply) = reconstruct::one_move_to(&after, &target) {
-                return Interpretation::Ahead(vec![m, reply]);
+                best = Some((when, m, reply));
             }
         }
-        interp
+        match best {
+            Some((_, m, reply)) => Interpretation::Ahead(vec![m, reply]),
+            None => interp,
+        }
     }
 
     /// Whether the board showed the current position with `m` played, not long ago.
@@ -727,6 +853,13 @@ impl Session {
     }
 
     fn on_settled(&mut self, t: u64, out: &mut Emitted) {
+        if let Some(until) = self.ee_wait_until {
+            if t < until {
+                self.settle_at = Some(until);
+                return;
+            }
+            self.ee_wait_until = None;
+        }
         if !self.board.is_known() {
             return;
         }
@@ -829,12 +962,14 @@ impl Session {
                     self.commit_shown(t, last, false, self.last_change, out);
                 }
             }
-            Interpretation::Sibling(m) => {
+            // A piece moved on from where it was released long ago is a second move, not the
+            // end of a slide (or of castling begun with the rook): 4.7, the move was made.
+            Interpretation::Sibling(m) if t < self.same_since + SIBLING_MAX_MS => {
                 self.back_to_legal(t, out);
                 self.correct_last(t, m, out);
             }
             Interpretation::Earlier(k) => self.restore(t, k, out),
-            Interpretation::Unexplained => {
+            Interpretation::Sibling(_) | Interpretation::Unexplained => {
                 if self.adopt_illegal(t, out) {
                     return;
                 }
@@ -1225,22 +1360,23 @@ impl Session {
     }
 
     fn on_press(&mut self, t: u64, display: ClockSide, out: &mut Emitted) {
-        let Some(g) = &self.game else { return };
-        if g.is_over() {
+        // While the board's log is awaited, a press is judged from the log (it holds it).
+        if self.ee_wait_until.is_some() {
             return;
         }
-        // At ply 0 with nothing moved, a press only starts White's clock.
-        if g.plies() == 0
-            && self.last_ahead.is_none()
-            && matches!(self.interpret(1), Some(Interpretation::Same))
-        {
-            self.clock.infer_white_side(display.other());
+        let Some(g) = &self.game else { return };
+        if g.is_over() {
             return;
         }
         // The board reports a square up to one scan (200–250 ms) after the piece lands, and
         // the press may be relayed before that: look at the board once it has caught up.
         if let Some((_, pending, final_look)) = self.press_verdict_at.take() {
             self.decide_press(t, pending, final_look, out);
+            // It wanted another look, but this press supersedes it: the earlier press
+            // completed the move the board showed last, if any.
+            if self.press_verdict_at.take().is_some() {
+                self.complete_last_shown(t, pending, out);
+            }
         }
         self.press_reading = self.clock.last().copied();
         self.press_seen_at = t;
@@ -1258,6 +1394,12 @@ impl Session {
         let placement = self.board.placement(self.orientation);
         let interp = reconstruct::interpret(g, &placement.board, self.decision_depth());
         let interp = self.prefer_shown(interp);
+        // At ply 0 with nothing moved, a press only starts White's clock. (Judged here, not
+        // when the press is seen: White's first move may be on the board, not yet reported.)
+        if g.plies() == 0 && self.last_ahead.is_none() && interp == Interpretation::Same {
+            self.clock.infer_white_side(display.other());
+            return;
+        }
         // Two moves at once are believed only if the first was seen on the board by itself:
         // "Qxg3, queen lifted by the recapturing hand" also reads as "Qxf4 gxf4".
         let believable =
@@ -1280,7 +1422,7 @@ impl Session {
                 if done < path.len() {
                     // The opponent's reply is already on the board: its own press (or the
                     // board settling) completes it.
-                    self.settle_at = Some(t);
+                    self.settle_at = Some(t.max(self.last_change + self.settle_ms));
                 }
             }
             Interpretation::Sibling(m) => {
@@ -1292,7 +1434,10 @@ impl Session {
             _ if let Some(m) =
                 reconstruct::one_move_with_reply_in_hand(g.current(), &placement.board, |m| {
                     self.when_shown(m)
-                }) =>
+                })
+                // The moved piece gone from its square is taken in reply only if it stays
+                // gone: first look again (it may be flickering, or still on its way).
+                .filter(|m| final_look || !own_piece_gone(g.current(), m, &placement.board)) =>
             {
                 // The opponent already holds a piece for the reply.
                 self.infer_from_press(display, mover);
@@ -1310,7 +1455,7 @@ impl Session {
                 let done = self.completed_by_press(display, mover, &path);
                 self.commit_shown(t, &path[..done], true, shown_at, out);
                 if done < path.len() {
-                    self.settle_at = Some(t);
+                    self.settle_at = Some(t.max(self.last_change + self.settle_ms));
                 }
             }
             Interpretation::Same => {
@@ -1356,6 +1501,33 @@ impl Session {
             }
             _ if self.adopt_illegal(t, out) => {}
             _ => self.illegal_at_press(t, mover, &placement.board, out),
+        }
+    }
+
+    /// A press whose board never read as a move, overtaken by the next press: it completed
+    /// the move the board showed last (when believable, as in `decide_press`).
+    fn complete_last_shown(&mut self, t: u64, display: ClockSide, out: &mut Emitted) {
+        let Some(mover) = self
+            .game
+            .as_ref()
+            .filter(|g| !g.is_over())
+            .map(|g| g.current().turn())
+        else {
+            return;
+        };
+        let believable = self
+            .last_ahead
+            .as_ref()
+            .is_some_and(|(_, p)| p.len() == 1 || self.after_gap || self.was_shown(&p[0]));
+        if !believable {
+            return;
+        }
+        let (shown_at, path) = self.last_ahead.take().unwrap_or_default();
+        self.infer_from_press(display, mover);
+        let done = self.completed_by_press(display, mover, &path);
+        self.commit_shown(t, &path[..done], true, shown_at, out);
+        if done < path.len() {
+            self.settle_at = Some(t.max(self.last_change + self.settle_ms));
         }
     }
 
@@ -2048,6 +2220,15 @@ impl Session {
 }
 
 /// Whether both kings stand in check on a placement (an illegal position, 2005 B6).
+/// Whether the board shows `m` played but for the moved side's own piece off the board.
+fn own_piece_gone(pos: &Chess, m: &Move, shown: &shakmaty::Board) -> bool {
+    let mut after = pos.clone();
+    after.play_unchecked(*m);
+    board::diff(after.board(), shown)
+        .into_iter()
+        .any(|sq| shown.piece_at(sq).is_none() && after.board().color_at(sq) == Some(pos.turn()))
+}
+
 fn both_kings_in_check(b: &shakmaty::Board) -> bool {
     [Color::White, Color::Black].into_iter().all(|c| {
         b.king_of(c)

@@ -415,7 +415,10 @@ async fn run(
                     settings.serial.ports.clone(),
                 )),
                 labels: settings.board_labels(),
-                timing: SerialTiming::default(),
+                timing: SerialTiming {
+                    read_board_log: settings.serial.read_board_log,
+                    ..SerialTiming::default()
+                },
             },
             journal,
             recorders: recorders(capture.as_deref())?,
@@ -481,7 +484,10 @@ async fn demo(o: DemoOptions) -> Result<(), String> {
                 // Only the demo's own ptys: a demo never touches real devices.
                 scan: Box::new(SystemPorts::new(ScanMode::Off, explicit)),
                 labels: settings.board_labels(),
-                timing: SerialTiming::default(),
+                timing: SerialTiming {
+                    read_board_log: settings.serial.read_board_log,
+                    ..SerialTiming::default()
+                },
             },
             journal,
             recorders: recorders(o.capture.as_deref())?,

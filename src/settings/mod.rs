@@ -196,6 +196,10 @@ pub struct SerialSettings {
     /// Board serial number → board label. Unlisted boards are `board-<serial>`; see also
     /// [`Settings::tables`] and [`Settings::board_labels`].
     pub labels: BTreeMap<String, String>,
+    /// Read each board's EEPROM log at every connection, to recover the moves made while a
+    /// board was unplugged but powered (protocol §3.6). Costs ~8 s of line time per
+    /// connection for a full log.
+    pub read_board_log: bool,
 }
 
 #[cfg(test)]

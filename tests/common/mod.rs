@@ -24,6 +24,7 @@ pub fn fast_timing() -> SerialTiming {
         write_timeout: Duration::from_millis(600),
         backoff_min: Duration::from_millis(100),
         backoff_max: Duration::from_millis(400),
+        read_board_log: false,
     }
 }
 

@@ -58,6 +58,9 @@ pub struct SerialTiming {
     /// uses 0.5 s → 10 s, §4.4).
     pub backoff_min: Duration,
     pub backoff_max: Duration,
+    /// Ask every board for its EEPROM log at each connection, so moves made during an outage
+    /// are recovered from it (protocol §3.6; see `startup::startup_sequence`).
+    pub read_board_log: bool,
 }
 
 impl Default for SerialTiming {
@@ -71,6 +74,7 @@ impl Default for SerialTiming {
             write_timeout: Duration::from_secs(2),
             backoff_min: Duration::from_millis(500),
             backoff_max: Duration::from_secs(10),
+            read_board_log: false,
         }
     }
 }

@@ -110,7 +110,7 @@ impl<'a> Session<'a> {
             last_rx: now,
             last_probe: None,
             unanswered_since: None,
-            to_send: startup::startup_sequence().into(),
+            to_send: startup::startup_sequence(context.timing.read_board_log).into(),
             next_send: now,
         }
     }

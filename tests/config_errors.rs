@@ -118,8 +118,9 @@ fn an_unknown_nested_key_names_its_full_path() {
     let err = Venue::new().load_err("[serial]\nsacn = \"usb\"\n");
     assert_eq!(err.key(), Some("serial.sacn"));
     assert!(
-        err.to_string()
-            .contains("unknown key \"serial.sacn\" (expected one of scan, ports, labels)"),
+        err.to_string().contains(
+            "unknown key \"serial.sacn\" (expected one of scan, ports, labels, read_board_log)"
+        ),
         "{err}"
     );
     let err = Venue::new().load_err("[core]\nedtion = \"fide-2023\"\n");

@@ -16,13 +16,25 @@ async fn recorded_inputs_replay_to_the_live_events() {
     let board = pty_board::share(quick_board("44444"));
     let pty = PtyBoard::plug_in(board, BoardClock::start(), None).unwrap();
     h.ports.add(PortCandidate::at(pty.path()));
-    h.inputs.for_a_while(Duration::from_secs(3)).await;
+    // Play until a few moves were made (seconds; more on a loaded machine).
+    let mut live = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while live
+        .iter()
+        .filter(|e: &&dgt_core::Event| e.body.type_name() == "move")
+        .count()
+        < 4
+        && tokio::time::Instant::now() < deadline
+    {
+        h.inputs.for_a_while(Duration::from_millis(200)).await;
+        while let Ok(e) = events.try_recv() {
+            live.push(e);
+        }
+    }
     pty.unplug().await;
     h.inputs.for_a_while(Duration::from_millis(500)).await;
     h.daemon.shutdown().await;
     h.inputs.for_a_while(Duration::from_millis(100)).await;
-
-    let mut live = Vec::new();
     while let Ok(e) = events.try_recv() {
         live.push(e);
     }

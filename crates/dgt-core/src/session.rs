@@ -535,7 +535,7 @@ impl Session {
                     if in_game { Severity::Review } else { Severity::Info },
                     None,
                     format!(
-                        "The board stopped answering{}; moves made meanwhile are recovered when it is back.",
+                        "The link to the board is down{}; moves made meanwhile are recovered when it is back.",
                         reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default()
                     ),
                 );

@@ -1400,13 +1400,9 @@ impl Session {
             self.clock.infer_white_side(display.other());
             return;
         }
-        // Two moves at once are believed only if the first was seen on the board by itself:
-        // "Qxg3, queen lifted by the recapturing hand" also reads as "Qxf4 gxf4".
-        let believable =
-            |path: &[Move]| path.len() == 1 || self.after_gap || self.was_shown(&path[0]);
         match interp {
             Interpretation::Ahead(path)
-                if believable(&path) || !self.reply_in_hand(&placement.board) =>
+                if self.believable(&path) || !self.reply_in_hand(&placement.board) =>
             {
                 // With the press known, the presser's move is complete: two moves the board
                 // shows are believed unless a lifted piece explains it with the move shown.
@@ -1447,16 +1443,14 @@ impl Session {
                 // Look again once the board has settled (it may report the last square late).
                 self.press_verdict_at = Some((t + self.settle_ms, display, true));
             }
-            _ if self.last_ahead.as_ref().is_some_and(|(_, p)| believable(p)) => {
+            _ if self
+                .last_ahead
+                .as_ref()
+                .is_some_and(|(_, p)| self.believable(p)) =>
+            {
                 // The board moved on: the move the press completed is the last one the
                 // board showed.
-                let (shown_at, path) = self.last_ahead.take().unwrap_or_default();
-                self.infer_from_press(display, mover);
-                let done = self.completed_by_press(display, mover, &path);
-                self.commit_shown(t, &path[..done], true, shown_at, out);
-                if done < path.len() {
-                    self.settle_at = Some(t.max(self.last_change + self.settle_ms));
-                }
+                self.commit_last_shown(t, display, mover, out);
             }
             Interpretation::Same => {
                 let pressed_by_mover = self.clock.display_of(mover.is_white()) == Some(display);
@@ -1515,13 +1509,25 @@ impl Session {
         else {
             return;
         };
-        let believable = self
+        if self
             .last_ahead
             .as_ref()
-            .is_some_and(|(_, p)| p.len() == 1 || self.after_gap || self.was_shown(&p[0]));
-        if !believable {
-            return;
+            .is_some_and(|(_, p)| self.believable(p))
+        {
+            self.commit_last_shown(t, display, mover, out);
         }
+    }
+
+    /// Two moves at once are believed only if the first was seen on the board by itself:
+    /// "Qxg3, queen lifted by the recapturing hand" also reads as "Qxf4 gxf4".
+    fn believable(&self, path: &[Move]) -> bool {
+        path.len() == 1 || self.after_gap || self.was_shown(&path[0])
+    }
+
+    /// The press by `mover` completed what the board showed last (`last_ahead`): its
+    /// presser's moves are committed, a reply already on the board waits for the board to
+    /// settle (or its own press).
+    fn commit_last_shown(&mut self, t: u64, display: ClockSide, mover: Color, out: &mut Emitted) {
         let (shown_at, path) = self.last_ahead.take().unwrap_or_default();
         self.infer_from_press(display, mover);
         let done = self.completed_by_press(display, mover, &path);

@@ -9,43 +9,17 @@
 #[path = "../crates/dgt-server/tests/common/cdp.rs"]
 mod cdp;
 mod daemon_processes;
+#[path = "../crates/dgt-server/tests/common/ws.rs"]
+mod ws;
 
 use std::time::{Duration, Instant};
 
 use cdp::{Cdp, chromium_or_skip, launch};
 use daemon_processes::*;
-use futures_util::StreamExt;
 use serde_json::{Value, json};
-use tokio_tungstenite::tungstenite::Message;
+use ws::{next_json, read_until, ws_connect};
 
 const BOARD: &str = "board-10003";
-
-type Ws =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-/// The next text message as JSON (fails after 5 s).
-async fn next_json(ws: &mut Ws) -> Value {
-    loop {
-        let m = tokio::time::timeout(Duration::from_secs(5), ws.next())
-            .await
-            .expect("a message in time")
-            .expect("open")
-            .expect("ok");
-        if let Message::Text(t) = m {
-            return serde_json::from_str(&t).unwrap();
-        }
-    }
-}
-
-/// Reads until a message satisfies `pred`; returns it.
-async fn read_until(ws: &mut Ws, pred: impl Fn(&Value) -> bool) -> Value {
-    loop {
-        let v = next_json(ws).await;
-        if pred(&v) {
-            return v;
-        }
-    }
-}
 
 /// The dashboard's text for a move (`moveText` in app.js).
 fn move_text(m: &Value) -> String {
@@ -102,13 +76,7 @@ async fn the_daemon_dashboard_shows_a_move_and_an_alert_and_its_ack_reaches_ever
     let profile = dir.path().join("chromium-profile");
     let (chrome, endpoint) = launch(&binary, &profile).await;
     let mut cdp = Cdp::new_page(&endpoint).await;
-    cdp.call(
-        "Emulation.setDeviceMetricsOverride",
-        json!({ "width": 1440, "height": 900, "deviceScaleFactor": 1, "mobile": false }),
-    )
-    .await;
-    cdp.call("Page.navigate", json!({ "url": format!("http://{addr}/") }))
-        .await;
+    cdp.open_desktop(&format!("http://{addr}/")).await;
     cdp.wait_for_within(
         "document.querySelector('#conn')?.textContent === 'live'",
         Duration::from_secs(10),
@@ -204,9 +172,7 @@ async fn the_daemon_dashboard_shows_a_move_and_an_alert_and_its_ack_reaches_ever
     cdp.screenshot("/tmp/dashboard-daemon.png").await;
 
     // A second dashboard is watching, and sees the alert open.
-    let (mut other, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
-        .await
-        .expect("ws connect");
+    let mut other = ws_connect(&format!("ws://{addr}/ws")).await;
     let snapshot = next_json(&mut other).await;
     assert_eq!(snapshot["type"], "snapshot", "{snapshot}");
     assert!(
@@ -221,7 +187,10 @@ async fn the_daemon_dashboard_shows_a_move_and_an_alert_and_its_ack_reaches_ever
     // The arbiter clicks Acknowledge: the other client hears of it, the button goes.
     let button = format!("document.querySelector('#alerts [data-ack=\"{id}\"]')");
     cdp.eval(&format!("{button}.click(), true")).await;
-    let ack = read_until(&mut other, |v| v["type"] == "alert_ack").await;
+    let ack = read_until(&mut other, |v| v["type"] == "alert_ack")
+        .await
+        .pop()
+        .expect("the ack");
     assert_eq!(ack["id"], id, "{ack}");
     cdp.wait_for(&format!("{button} === null")).await;
     cdp.wait_for("document.querySelector('#alerts .empty') !== null")

@@ -70,16 +70,7 @@ async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
     let profile = std::env::temp_dir().join(format!("dgt-browser-{}", std::process::id()));
     let (chrome, endpoint) = launch(&binary, &profile).await;
     let mut cdp = Cdp::new_page(&endpoint).await;
-    cdp.call(
-        "Emulation.setDeviceMetricsOverride",
-        json!({ "width": 1440, "height": 900, "deviceScaleFactor": 1, "mobile": false }),
-    )
-    .await;
-    cdp.call(
-        "Page.navigate",
-        json!({ "url": format!("http://{}/", server.addr) }),
-    )
-    .await;
+    cdp.open_desktop(&format!("http://{}/", server.addr)).await;
 
     // Six boards drawn as chessboards with pieces.
     cdp.wait_for("document.querySelectorAll('#hall .card').length === 6")

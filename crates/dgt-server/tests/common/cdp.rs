@@ -146,6 +146,16 @@ impl Cdp {
         cdp
     }
 
+    /// Shows `url` in a 1440×900 desktop window.
+    pub async fn open_desktop(&mut self, url: &str) {
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({ "width": 1440, "height": 900, "deviceScaleFactor": 1, "mobile": false }),
+        )
+        .await;
+        self.call("Page.navigate", json!({ "url": url })).await;
+    }
+
     pub async fn call(&mut self, method: &str, params: Value) -> Value {
         self.next_id += 1;
         let id = self.next_id;

@@ -2,6 +2,9 @@
 //! on a loopback port 0, a small HTTP client and WebSocket helpers.
 #![allow(dead_code)]
 
+mod ws;
+pub use ws::*;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -10,14 +13,10 @@ use dgt_core::capture::parse_capture;
 use dgt_core::input::Link;
 use dgt_core::{Core, CoreConfig, Event, Input, InputKind};
 use dgt_server::{Server, ServerConfig};
-use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::{broadcast, mpsc, oneshot};
-use tokio_tungstenite::tungstenite::Message;
-
-pub type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
 
 fn shared() -> PathBuf {
     let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -195,44 +194,6 @@ fn dechunk(mut s: &str) -> String {
         s = &rest[n + 2..];
     }
     out
-}
-
-pub async fn ws_connect(url: &str) -> Ws {
-    tokio_tungstenite::connect_async(url)
-        .await
-        .expect("ws connect")
-        .0
-}
-
-/// The next text message as JSON (fails after 5 s).
-pub async fn next_json(ws: &mut Ws) -> Value {
-    loop {
-        let m = tokio::time::timeout(Duration::from_secs(5), ws.next())
-            .await
-            .expect("a message in time")
-            .expect("open")
-            .expect("ok");
-        if let Message::Text(t) = m {
-            return serde_json::from_str(&t).unwrap();
-        }
-    }
-}
-
-/// Reads until a message satisfies `pred`, returning everything read (fails after 5 s).
-pub async fn read_until(ws: &mut Ws, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
-    let mut seen = Vec::new();
-    loop {
-        let v = next_json(ws).await;
-        let done = pred(&v);
-        seen.push(v);
-        if done {
-            return seen;
-        }
-    }
-}
-
-pub async fn ws_send(ws: &mut Ws, v: Value) {
-    ws.send(Message::Text(v.to_string().into())).await.unwrap();
 }
 
 /// A hall of `n` boards playing the real game, each cut at a different move (board-1 plays

@@ -1,0 +1,50 @@
+//! WebSocket client helpers for the tests: connect, read JSON messages, send. Shared by the
+//! server's tests (through `common`) and the daemon's browser test (by path).
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::Value;
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+
+pub type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
+
+pub async fn ws_connect(url: &str) -> Ws {
+    tokio_tungstenite::connect_async(url)
+        .await
+        .expect("ws connect")
+        .0
+}
+
+/// The next text message as JSON (fails after 5 s).
+pub async fn next_json(ws: &mut Ws) -> Value {
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(5), ws.next())
+            .await
+            .expect("a message in time")
+            .expect("open")
+            .expect("ok");
+        if let Message::Text(t) = m {
+            return serde_json::from_str(&t).unwrap();
+        }
+    }
+}
+
+/// Reads until a message satisfies `pred`, returning everything read (fails after 5 s).
+pub async fn read_until(ws: &mut Ws, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
+    let mut seen = Vec::new();
+    loop {
+        let v = next_json(ws).await;
+        let done = pred(&v);
+        seen.push(v);
+        if done {
+            return seen;
+        }
+    }
+}
+
+pub async fn ws_send(ws: &mut Ws, v: Value) {
+    ws.send(Message::Text(v.to_string().into())).await.unwrap();
+}

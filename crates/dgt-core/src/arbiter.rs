@@ -51,6 +51,9 @@ pub struct Edition {
     /// Guideline III (III.3.1), which the daemon does not model: `None`.
     pub both_flags_continue_draw: Option<(&'static str, &'static str)>,
     pub illegal_move: &'static str,
+    /// Capturing the opponent's king is not allowed (2005 1.2; 2017+ 1.4.1): it is an illegal
+    /// move (2017 fn 104), raised as one and named.
+    pub king_capture: &'static str,
     pub illegal_move_penalty: &'static str,
     pub press_without_move: &'static str,
     /// The penalty article of a press without a move, where it is counted on its own (2017).
@@ -70,6 +73,10 @@ pub struct Edition {
     /// the window in which an illegal move is still corrected (until the opponent has made
     /// his next move); 2005: B6 (rapid), and C3 for blitz in `reduced_window_blitz`.
     pub reduced_window: &'static str,
+    /// Reduced supervision: an illegal position (both kings in check, a pawn on its last
+    /// rank) still on the board after the next completed move is drawn (2017 A4.4, 2018
+    /// A.4.4, 2023 A.5.4). 2005 has no such clause (rapid B6: restore; blitz: claim only).
+    pub illegal_position_draw: Option<&'static str>,
     pub reduced_window_blitz: &'static str,
     /// 2017 A4.2: an illegal move seen or claimed inside the window loses at once.
     pub reduced_first_illegal_loses: bool,
@@ -112,6 +119,7 @@ pub const EDITIONS: &[Edition] = &[
         reduced_both_flags_draw: None,
         both_flags_continue_draw: None,
         illegal_move: "7.5.1",
+        king_capture: "1.4.1",
         illegal_move_penalty: "7.5.5",
         press_without_move: "7.5.3",
         press_without_move_penalty: None,
@@ -123,6 +131,7 @@ pub const EDITIONS: &[Edition] = &[
         castling_rook_first: "4.4.2",
         two_hands: "7.5.4",
         reduced_window: "A.5.2",
+        illegal_position_draw: Some("A.5.4"),
         reduced_window_blitz: "A.5.2",
         reduced_first_illegal_loses: false,
         rapid_blitz_claim_only: false,
@@ -157,6 +166,7 @@ pub const EDITIONS: &[Edition] = &[
         reduced_both_flags_draw: None,
         both_flags_continue_draw: None,
         illegal_move: "7.5.1",
+        king_capture: "1.4.1",
         illegal_move_penalty: "7.5.5",
         press_without_move: "7.5.3",
         press_without_move_penalty: None,
@@ -168,6 +178,7 @@ pub const EDITIONS: &[Edition] = &[
         castling_rook_first: "4.4.2",
         two_hands: "7.5.4",
         reduced_window: "A.4.2",
+        illegal_position_draw: Some("A.4.4"),
         reduced_window_blitz: "A.4.2",
         reduced_first_illegal_loses: false,
         rapid_blitz_claim_only: false,
@@ -200,6 +211,7 @@ pub const EDITIONS: &[Edition] = &[
         reduced_both_flags_draw: None,
         both_flags_continue_draw: None,
         illegal_move: "7.5.1",
+        king_capture: "1.4.1",
         illegal_move_penalty: "7.5.3",
         press_without_move: "7.8.1",
         press_without_move_penalty: Some("7.8.2"),
@@ -211,6 +223,7 @@ pub const EDITIONS: &[Edition] = &[
         castling_rook_first: "4.4.2",
         two_hands: "7.7.1",
         reduced_window: "A4.2",
+        illegal_position_draw: Some("A4.4"),
         reduced_window_blitz: "A4.2",
         reduced_first_illegal_loses: true,
         rapid_blitz_claim_only: false,
@@ -243,6 +256,7 @@ pub const EDITIONS: &[Edition] = &[
         reduced_both_flags_draw: Some("B9"),
         both_flags_continue_draw: Some(("6.12a", "6.12b")),
         illegal_move: "7.4a",
+        king_capture: "1.2",
         illegal_move_penalty: "7.4b",
         // No such offence in 2005: the completion rule is cited, the arbiter decides (13.4).
         press_without_move: "6.8a",
@@ -255,6 +269,7 @@ pub const EDITIONS: &[Edition] = &[
         castling_rook_first: "4.4b",
         two_hands: "4.1",
         reduced_window: "B6",
+        illegal_position_draw: None,
         reduced_window_blitz: "C3",
         reduced_first_illegal_loses: false,
         rapid_blitz_claim_only: true,
@@ -322,7 +337,10 @@ pub fn fivefold(game: &Game, consecutive: bool) -> bool {
 pub fn end_by_rule(game: &Game, ed: &Edition) -> Option<RuleEnd> {
     let pos = game.current();
     let mover = !pos.turn();
-    if pos.is_checkmate() {
+    // Judged on the legal moves without king captures (a position after an illegal move that
+    // stood may leave the side not to move in check; 1.4.1).
+    let no_move = crate::reconstruct::legal_moves(pos).is_empty();
+    if no_move && pos.is_check() {
         return Some(RuleEnd {
             kind: AlertKind::Checkmate,
             reason: EndReason::Checkmate,
@@ -331,7 +349,7 @@ pub fn end_by_rule(game: &Game, ed: &Edition) -> Option<RuleEnd> {
             message: format!("{} is checkmated: the game is over.", side_name(pos.turn())),
         });
     }
-    if pos.is_stalemate() {
+    if no_move && !pos.is_check() {
         return Some(RuleEnd {
             kind: AlertKind::Stalemate,
             reason: EndReason::Stalemate,
@@ -498,7 +516,7 @@ pub fn claims_available(game: &Game, ed: &Edition) -> Vec<ClaimAvailable> {
             ),
         });
     } else {
-        for m in pos.legal_moves() {
+        for m in crate::reconstruct::legal_moves(pos) {
             let mut next = pos.clone();
             next.play_unchecked(m);
             let before = earlier_in(&keys, &next, n + 1);
@@ -532,7 +550,9 @@ pub fn claims_available(game: &Game, ed: &Edition) -> Vec<ClaimAvailable> {
             ),
         });
     } else if halfmoves == 99
-        && let Some(m) = pos.legal_moves().into_iter().find(|m| !m.is_zeroing())
+        && let Some(m) = crate::reconstruct::legal_moves(pos)
+            .into_iter()
+            .find(|m| !m.is_zeroing())
     {
         let san = shakmaty::san::SanPlus::from_move(pos.clone(), m).to_string();
         out.push(ClaimAvailable {

@@ -56,8 +56,14 @@ pub enum MateAbility {
 
 /// The position in the `chess` crate's terms, through FEN. Chess960 positions that keep
 /// castling rights cannot be represented there (standard castling only): `None`.
+///
+/// A pawn left on its last rank (an illegal move that stood, A.4.4) is no position the
+/// mate analysis can judge — the pawn is due to become a piece (7.5.2): `None` too.
 fn chess_board(pos: &Chess, mode: CastlingMode) -> Option<chess::Board> {
     if mode == CastlingMode::Chess960 && pos.castles().any() {
+        return None;
+    }
+    if crate::reconstruct::unpromoted_pawn(pos.board()).is_some() {
         return None;
     }
     let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();

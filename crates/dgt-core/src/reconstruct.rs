@@ -12,8 +12,8 @@ use std::sync::OnceLock;
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::{
-    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Position, Role,
-    Square,
+    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, MoveList, Piece,
+    Position, PositionErrorKinds, Role, Square,
 };
 
 use crate::board::{Placement, diff};
@@ -175,13 +175,23 @@ pub fn interpret(game: &Game, target: &Board, max_plies: usize) -> Interpretatio
     Interpretation::Unexplained
 }
 
+/// The legal moves of the player on move. After an illegal move that stood (A.4.2 / A.5.2 in
+/// rapid and blitz) the side *not* to move may be in check; taking its king is still no legal
+/// move (1.4.1; capturing the king is an illegal move, 2017 fn 104), so such captures are left
+/// out and the board showing one is judged as an illegal move.
+pub fn legal_moves(pos: &Chess) -> MoveList {
+    let mut moves = pos.legal_moves();
+    moves.retain(|m| m.capture() != Some(Role::King));
+    moves
+}
+
 /// The legal move from `pos` whose result shows `target`, if any.
 pub fn one_move_to(pos: &Chess, target: &Board) -> Option<Move> {
     let d = diff(pos.board(), target);
     if d.count() < 2 || d.count() > 4 {
         return None;
     }
-    pos.legal_moves()
+    legal_moves(pos)
         .into_iter()
         .filter(|m| starts_in(m, d) && (m.is_castle() || d.contains(m.to())))
         .find(|m| {
@@ -204,7 +214,7 @@ pub fn one_move_with_reply_in_hand(
 ) -> Option<Move> {
     let opponent = !pos.turn();
     let mut best: Option<(usize, Move)> = None;
-    for m in pos.legal_moves() {
+    for m in legal_moves(pos) {
         let mut p = pos.clone();
         p.play_unchecked(m);
         let d = diff(p.board(), target);
@@ -267,7 +277,7 @@ fn search(
     if depth == 0 || d.count() > 4 * depth || *budget == 0 {
         return false;
     }
-    for m in pos.legal_moves() {
+    for m in legal_moves(pos) {
         if !starts_in(&m, d) {
             continue;
         }
@@ -390,9 +400,40 @@ pub fn illegal_step(before: &Board, shown: &Board, mover: Color) -> Option<Illeg
     Some(IllegalStep { mv, uci, san })
 }
 
+/// Whether `step` alone turns `before` into `shown` (no other square changed).
+pub fn step_explains(before: &Board, step: &IllegalStep, shown: &Board) -> bool {
+    let Move::Normal {
+        role,
+        from,
+        to,
+        promotion,
+        ..
+    } = step.mv
+    else {
+        return false;
+    };
+    let Some(color) = before.color_at(from) else {
+        return false;
+    };
+    let mut b = before.clone();
+    b.discard_piece_at(from);
+    b.set_piece_at(
+        to,
+        Piece {
+            color,
+            role: promotion.unwrap_or(role),
+        },
+    );
+    &b == shown
+}
+
 /// The position an illegal move left, with the opponent to move: castling rights kept where
-/// king and rook still stand, no en passant. `None` when no position with legal moves can be
-/// built from it (e.g. the mover's own king left in check).
+/// king and rook still stand, no en passant. A move that left the mover's own king in check
+/// gives a position shakmaty will not set up ("opposite check"); it is then reached by playing
+/// the illegal step on `before` unchecked, since tracking must go on from such a formally
+/// illegal position when nobody restores it (A.4.2 / A.5.2). The same for a pawn left on its
+/// last rank (it has no move from there). `None` when no position can be
+/// built from it (a king missing, or the board not explained by one piece moving).
 pub fn position_after_illegal(before: &Chess, shown: &Board, mode: CastlingMode) -> Option<Chess> {
     let mut setup = before.to_setup(EnPassantMode::Legal);
     setup.board = shown.clone();
@@ -402,10 +443,23 @@ pub fn position_after_illegal(before: &Chess, shown: &Board, mode: CastlingMode)
     if setup.turn.is_white() {
         setup.fullmoves = setup.fullmoves.saturating_add(1);
     }
-    Chess::from_setup(setup, mode)
+    match Chess::from_setup(setup, mode)
         .or_else(shakmaty::PositionError::ignore_invalid_castling_rights)
         .or_else(shakmaty::PositionError::ignore_impossible_check)
-        .ok()
+    {
+        Ok(p) => Some(p),
+        Err(e)
+            if e.kinds().intersects(
+                PositionErrorKinds::OPPOSITE_CHECK | PositionErrorKinds::PAWNS_ON_BACKRANK,
+            ) && Color::ALL.iter().all(|&c| shown.king_of(c).is_some()) =>
+        {
+            let step = illegal_step(before.board(), shown, before.turn())?;
+            let mut after = before.clone();
+            after.play_unchecked(step.mv);
+            (after.board() == shown).then_some(after)
+        }
+        Err(_) => None,
+    }
 }
 
 /// A result signalled on the board (protocol §4.5): both kings on the four centre squares

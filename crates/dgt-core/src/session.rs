@@ -110,6 +110,9 @@ pub struct Session {
     /// A formally illegal move completed by a press and not (yet) corrected: the placement it
     /// left and who made it. If the opponent moves from there, tracking continues from it.
     stood: Option<(shakmaty::Board, Color)>,
+    /// Reduced supervision (A.4.4 / A.5.4): the ply at which an illegal position (both kings
+    /// in check, a pawn on its last rank) was seen standing, and whether the draw was raised.
+    illegal_standing: Option<(u32, bool)>,
     /// A player who made a move with their own clock still running and has not pressed
     /// since: their press, even after the opponent's reply, completes it (6.2.2).
     owes_press: Option<Color>,
@@ -186,6 +189,7 @@ impl Session {
             periods_reached: [0, 0],
             flag_pending: None,
             stood: None,
+            illegal_standing: None,
             owes_press: None,
             after_gap: false,
             ee_mark: None,
@@ -739,7 +743,7 @@ impl Session {
         let Some(g) = &self.game else { return interp };
         let target = self.board.placement(self.orientation).board;
         let mut best: Option<(usize, Move, Move)> = None;
-        for m in g.current().legal_moves() {
+        for m in reconstruct::legal_moves(g.current()) {
             let Some(when) = self.when_shown(&m) else {
                 continue;
             };
@@ -1022,6 +1026,7 @@ impl Session {
             self.periods_reached = [0, 0];
             self.flag_pending = None;
             self.stood = None;
+            self.illegal_standing = None;
             self.owes_press = None;
             self.press_wait_at = None;
             self.illegal_at = None;
@@ -1112,6 +1117,7 @@ impl Session {
     }
 
     fn after_move(&mut self, t: u64, out: &mut Emitted) {
+        self.track_illegal_position(t, out);
         let Some(g) = &mut self.game else { return };
         if let Some(end) = arbiter::end_by_rule(g, self.edition) {
             let ply = g.plies() as u32;
@@ -1494,7 +1500,12 @@ impl Session {
                 }
             }
             _ if self.adopt_illegal(t, out) => {}
-            _ => self.illegal_at_press(t, mover, &placement.board, out),
+            _ => {
+                // The player on move may have changed: an illegal move answered by another
+                // was taken into the game (`adopt_illegal`).
+                let mover = self.game.as_ref().map_or(mover, |g| g.current().turn());
+                self.illegal_at_press(t, mover, &placement.board, out)
+            }
         }
     }
 
@@ -1591,13 +1602,21 @@ impl Session {
                 AlertKind::IllegalMove,
                 self.edition.illegal_move,
                 format!(
-                    "{} completed an illegal move (squares {}){}",
+                    "{} completed an illegal move (squares {}){}{}",
                     arbiter::side_name(mover),
                     board::square_names(d).join(" "),
                     if both_checks {
                         ", leaving both kings in check"
                     } else {
                         ""
+                    },
+                    if captures_king(g.current().board(), shown, mover) {
+                        format!(
+                            ", capturing the king, which is not allowed ({})",
+                            self.edition.king_capture
+                        )
+                    } else {
+                        String::new()
                     }
                 ),
             )
@@ -1615,10 +1634,16 @@ impl Session {
                 .into_iter()
                 .find(|sq| shown.piece_at(*sq) != pos.board().piece_at(*sq));
             let replacement = match moved {
-                Some(sq) if pos.legal_moves().iter().any(|m| m.from() == Some(sq)) => format!(
-                    "the replacement move must be made with the piece on {sq} ({})",
-                    self.edition.touch_move
-                ),
+                Some(sq)
+                    if reconstruct::legal_moves(pos)
+                        .iter()
+                        .any(|m| m.from() == Some(sq)) =>
+                {
+                    format!(
+                        "the replacement move must be made with the piece on {sq} ({})",
+                        self.edition.touch_move
+                    )
+                }
                 Some(sq) => format!(
                     "the piece on {sq} has no legal move, so any legal move may be made (4.5)"
                 ),
@@ -1656,9 +1681,8 @@ impl Session {
             (a.white_ms, a.black_ms) = (w, b);
         }
         self.illegal_alerted = true;
-        if kind == AlertKind::IllegalMove {
-            self.stood = Some((shown.clone(), mover));
-        }
+        // Play may go on from it (reduced supervision, or nobody intervening).
+        self.stood = Some((shown.clone(), mover));
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -1681,9 +1705,15 @@ impl Session {
             return false;
         };
         let mut budget = 50_000;
-        let Some(path) = reconstruct::find_path(&after, &placement.board, 2, &mut budget) else {
+        let path = reconstruct::find_path(&after, &placement.board, 2, &mut budget);
+        // The opponent answered with an illegal move of his own (e.g. taking the king left in
+        // check, 1.4.1): both are reported; the first is taken into the game as made.
+        let answered_illegally = path.is_none()
+            && reconstruct::illegal_step(after.board(), &placement.board, !mover)
+                .is_some_and(|s| reconstruct::step_explains(after.board(), &s, &placement.board));
+        if path.is_none() && !answered_illegally {
             return false;
-        };
+        }
         let Some(step) = reconstruct::illegal_step(before.board(), &shown, mover) else {
             return false;
         };
@@ -1707,7 +1737,15 @@ impl Session {
             }),
         ));
         let reduced = self.reduced();
-        let (severity, message) = if reduced {
+        let (severity, message) = if answered_illegally {
+            (
+                Severity::Intervene,
+                format!(
+                    "{}'s illegal move {san} was answered by an illegal move, not by a claim: whether it can still be corrected is for the arbiter to decide.",
+                    arbiter::side_name(mover)
+                ),
+            )
+        } else if reduced {
             (
                 Severity::Info,
                 format!(
@@ -1719,13 +1757,32 @@ impl Session {
         } else {
             (
                 Severity::Intervene,
-                format!(
-                    "The game went on after {}'s illegal move {san}: the position before it must be reinstated.",
-                    arbiter::side_name(mover)
-                ),
+                match reconstruct::unpromoted_pawn(&shown) {
+                    Some(sq) if self.edition.promotion_queen_stays => format!(
+                        "The game went on after {}'s pawn was left on {sq}: it must be replaced by a queen ({}).",
+                        arbiter::side_name(mover),
+                        self.edition.promotion_incomplete
+                    ),
+                    _ => format!(
+                        "The game went on after {}'s illegal move {san}: the position before it must be reinstated.",
+                        arbiter::side_name(mover)
+                    ),
+                },
             )
         };
         let mut a = self.alert(AlertKind::IllegalMove, severity, Some(mover), message);
+        if answered_illegally {
+            a.prescription = Some(format!(
+                "If {}'s answer is not counted as his next move ({}), restore the position before {san} ({}); otherwise {san} stands and only the answer is corrected.",
+                arbiter::side_name(!mover),
+                if reduced {
+                    self.window_article()
+                } else {
+                    self.edition.illegal_move
+                },
+                self.edition.illegal_move
+            ));
+        }
         a.article = Some(if reduced {
             self.window_article().into()
         } else {
@@ -1735,8 +1792,65 @@ impl Session {
         out.push((t, EventBody::Alert(a)));
         self.stood = None;
         self.illegal_alerted = false;
-        self.commit(t, &path, false, out);
-        true
+        match path {
+            Some(path) => {
+                self.commit(t, &path, false, out);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A.4.4 / A.5.4 (2017 A4.4): under reduced supervision an illegal position — both kings
+    /// in check, or a pawn on its last rank — that stood is watched: if it is still on the
+    /// board after the next completed move, the arbiter declares the game drawn.
+    fn track_illegal_position(&mut self, t: u64, out: &mut Emitted) {
+        let Some(article) = self
+            .edition
+            .illegal_position_draw
+            .filter(|_| self.reduced())
+        else {
+            return;
+        };
+        let Some(g) = &self.game else { return };
+        let ply = g.plies() as u32;
+        let board = g.current().board();
+        let what = if both_kings_in_check(board) {
+            "both kings are in check".to_string()
+        } else if let Some(sq) = reconstruct::unpromoted_pawn(board) {
+            format!("a pawn stands on {sq}, its last rank")
+        } else {
+            self.illegal_standing = None;
+            return;
+        };
+        let (severity, message, prescription) = match self.illegal_standing {
+            None => {
+                self.illegal_standing = Some((ply, false));
+                (
+                    Severity::Review,
+                    format!("An illegal position stands after ply {ply}: {what}."),
+                    format!(
+                        "Wait until the next move is completed; if the illegal position is still on the board then, the game is drawn ({article})."
+                    ),
+                )
+            }
+            Some((seen, false)) if ply > seen => {
+                self.illegal_standing = Some((seen, true));
+                (
+                    Severity::Intervene,
+                    format!(
+                        "The illegal position seen after ply {seen} is still on the board after the next completed move: {what}."
+                    ),
+                    format!("Declare the game drawn ({article})."),
+                )
+            }
+            _ => return,
+        };
+        let mut a = self.alert(AlertKind::IllegalPosition, severity, None, message);
+        a.article = Some(article.into());
+        a.ply = Some(ply);
+        a.prescription = Some(prescription);
+        out.push((t, EventBody::Alert(a)));
     }
 
     /// Whether the rapid / blitz rules with reduced supervision apply (2005: always in rapid
@@ -2227,6 +2341,13 @@ impl Session {
 
 /// Whether both kings stand in check on a placement (an illegal position, 2005 B6).
 /// Whether the board shows `m` played but for the moved side's own piece off the board.
+/// Whether `mover`'s move from `before` to `shown` took the opponent's king (1.4.1).
+fn captures_king(before: &shakmaty::Board, shown: &shakmaty::Board, mover: Color) -> bool {
+    before
+        .king_of(!mover)
+        .is_some_and(|sq| shown.king_of(!mover) != Some(sq) && shown.color_at(sq) == Some(mover))
+}
+
 fn own_piece_gone(pos: &Chess, m: &Move, shown: &shakmaty::Board) -> bool {
     let mut after = pos.clone();
     after.play_unchecked(*m);

@@ -1180,10 +1180,10 @@ fn l17_s34_rapid_reduced_illegal_move_inside_the_window() {
     );
 }
 
-/// L17-S36 (T36): rapid, reduced: an illegal move nobody claims; White replies 4.h3: the
-/// illegal move stands (info, citing the window article) and tracking goes on. (Here the
-/// knight jumps g8–g5; a move that leaves Black's king in check with White to move cannot
-/// be tracked, see `docs/scenarios.md`.)
+/// L17-S36 (T36): rapid, reduced: an illegal move nobody claims; White replies h3: the
+/// illegal move stands (info, citing the window article) and tracking goes on — after a
+/// knight jump (g8–g5), and after T34's pinned knight, where Black, left in check, must now
+/// answer it: 6…c6 blocks, 6…a6 would leave the king in check (a new illegal move).
 #[test]
 fn l17_s36_unclaimed_illegal_move_stands_after_the_reply() {
     for (edition, window) in [
@@ -1207,6 +1207,31 @@ fn l17_s36_unclaimed_illegal_move_stands_after_the_reply() {
         assert_eq!(severity(&stands), "info");
         assert_eq!(article(&stands), window);
         assert!(ends(&ev).is_empty());
+
+        let mut b = pinned_knight_t34(edition, "900+10", "reduced");
+        b.play(&[("h2", "h3", 'P'), ("c7", "c6", 'p'), ("g2", "g3", 'P')]);
+        let ev = b.run();
+        assert_eq!(
+            &moves(&ev)[9..],
+            ["c6d4", "h2h3", "c7c6", "g2g3"],
+            "{edition}"
+        );
+        assert_eq!(alert_of(&ev, AlertKind::IllegalMove).len(), 2, "{edition}");
+
+        let mut b = pinned_knight_t34(edition, "900+10", "reduced");
+        b.play(&[("h2", "h3", 'P')]);
+        b.mv("a7", "a6", 'p').wait(250).press().wait(900);
+        let ev = b.run();
+        assert_eq!(&moves(&ev)[9..], ["c6d4", "h2h3"], "{edition}");
+        let illegal = alert_of(&ev, AlertKind::IllegalMove);
+        assert_eq!(illegal.len(), 3, "{edition}: {illegal:?}");
+        assert!(illegal[1].message.contains("stands"), "{edition}");
+        assert_eq!(illegal[2].side, Some(dgt_core::Side::Black), "{edition}");
+        assert!(
+            illegal[2].message.contains("offence number 2 for Black"),
+            "{edition}: {}",
+            illegal[2].message
+        );
     }
 }
 
@@ -1237,5 +1262,196 @@ fn l17_s45_blitz_reduced_illegal_move_inside_the_window() {
         if edition == "fide-2005" {
             assert!(p.contains("(C3)"), "{p}");
         }
+    }
+}
+
+/// T34/T35's game: 1.e4 e5 2.Nc3 d6 3.Bb5+ Nc6 4.Nd5 Ne7 5.Qf3, then 5…Nc6–d4, illegal (the
+/// pinned knight exposes Ke8), completed by the press: White is on move with Black's king in
+/// check.
+fn pinned_knight_t34(edition: &str, tc: &str, supervision: &str) -> Board {
+    let mut b = started();
+    setup(&mut b, edition, tc, supervision);
+    b.start_clock(900).wait(300);
+    b.play(&[
+        ("e2", "e4", 'P'),
+        ("e7", "e5", 'p'),
+        ("b1", "c3", 'N'),
+        ("d7", "d6", 'p'),
+        ("f1", "b5", 'B'),
+        ("b8", "c6", 'n'),
+        ("c3", "d5", 'N'),
+        ("g8", "e7", 'n'),
+        ("d1", "f3", 'Q'),
+    ]);
+    b.mv("c6", "d4", 'n').wait(250).press().wait(900);
+    b
+}
+
+/// L17-S35 (T35): rapid, reduced supervision: nobody claims the illegal 5…Nd4 and White
+/// mates with 6.Nf6 (double check) from the position where the side not to move is in
+/// check. The illegal move stands once Nf6 is made (the window closed), the mate ends the
+/// game 1-0 at the move made, every edition.
+#[test]
+fn l17_s35_illegal_move_stands_and_mate_follows() {
+    for (edition, window) in [
+        ("fide-2005", "B6"),
+        ("fide-2017", "A4.2"),
+        ("fide-2018", "A.4.2"),
+        ("fide-2023", "A.5.2"),
+    ] {
+        for (mate, piece) in [("f6", 'N'), ("c7", 'N')] {
+            let mut b = pinned_knight_t34(edition, "900+10", "reduced");
+            if mate == "c7" {
+                b.lift("c7").wait(200);
+            }
+            b.play(&[("d5", mate, piece)]);
+            let ev = b.run();
+            assert_eq!(
+                &moves(&ev)[8..],
+                ["d1f3", "c6d4", &format!("d5{mate}")],
+                "{edition} {mate}"
+            );
+            let stands = alert_of(&ev, AlertKind::IllegalMove)
+                .into_iter()
+                .find(|a| a.message.contains("stands"))
+                .expect("the illegal move stands");
+            assert_eq!(severity(&stands), "info", "{edition}");
+            assert_eq!(article(&stands), window, "{edition}");
+            assert_eq!(
+                ends(&ev),
+                [("1-0".to_string(), "checkmate".to_string())],
+                "{edition} {mate}"
+            );
+            let m = one(&ev, AlertKind::Checkmate);
+            assert_eq!(severity(&m), "intervene", "{edition}");
+        }
+    }
+}
+
+/// After the illegal 5…Nd4 stood, White takes the king with the bishop (Bb5xe8): capturing
+/// the king is itself an illegal move (1.4.1; 2017 fn 104), never a legal move or a result.
+#[test]
+fn king_capture_is_an_illegal_move() {
+    let mut b = pinned_knight_t34("fide-2023", "900+10", "reduced");
+    b.lift("e8")
+        .wait(200)
+        .mv("b5", "e8", 'B')
+        .wait(250)
+        .press()
+        .wait(900);
+    let ev = b.run();
+    assert_eq!(&moves(&ev)[8..], ["d1f3", "c6d4"]);
+    let illegal = alert_of(&ev, AlertKind::IllegalMove);
+    assert_eq!(illegal.len(), 3, "{illegal:?}");
+    // Both facts (L17 §1.4.1): Black's move that left the king en prise, answered by an
+    // illegal move and so neither claimed nor standing; White's capture, an offence of White's.
+    assert_eq!(illegal[1].side, Some(dgt_core::Side::Black));
+    assert!(illegal[1].message.contains("answered by an illegal move"));
+    assert_eq!(severity(&illegal[1]), "intervene");
+    assert_eq!(illegal[2].side, Some(dgt_core::Side::White));
+    assert!(
+        illegal[2].message.contains("capturing the king") && illegal[2].message.contains("(1.4.1)"),
+        "{}",
+        illegal[2].message
+    );
+    assert!(illegal[2].message.contains("offence number 1 for White"));
+    assert!(ends(&ev).is_empty(), "{:?}", ends(&ev));
+}
+
+/// L17-S38 (T38): rapid, reduced supervision: the pawn is left on e8 and the clock pressed
+/// (`promotion_incomplete` in the window); Black moves on, so it stands and the illegal
+/// position is watched (review); still on e8 after White's next completed move → the arbiter
+/// declares the game drawn (2017 A4.4, 2018 A.4.4, 2023 A.5.4). 2005 has no such clause.
+#[test]
+fn l17_s38_pawn_left_on_the_last_rank_then_drawn() {
+    for (edition, draw) in [
+        ("fide-2005", None),
+        ("fide-2017", Some("A4.4")),
+        ("fide-2018", Some("A.4.4")),
+        ("fide-2023", Some("A.5.4")),
+    ] {
+        let mut b = game_from(
+            "8/4P1k1/8/8/8/8/8/4K3 w - - 0 1",
+            edition,
+            "900+10",
+            "reduced",
+            900,
+        );
+        b.mv("e7", "e8", 'P').wait(250).press().wait(900);
+        b.play(&[("g7", "g6", 'k'), ("e1", "d2", 'K'), ("g6", "g5", 'k')]);
+        let ev = b.run();
+        assert_eq!(
+            moves(&ev),
+            ["e7e8", "g7g6", "e1d2", "g6g5"],
+            "{edition}: tracked on with the pawn on e8"
+        );
+        let promo = one(&ev, AlertKind::PromotionIncomplete);
+        assert_eq!(promo.ply, Some(1));
+        let watched = alert_of(&ev, AlertKind::IllegalPosition);
+        match draw {
+            None => assert!(watched.is_empty(), "{edition}: {watched:?}"),
+            Some(article_) => {
+                assert_eq!(watched.len(), 2, "{edition}: {watched:?}");
+                assert_eq!(severity(&watched[0]), "review");
+                assert_eq!(watched[0].ply, Some(2));
+                assert!(watched[0].message.contains("e8"), "{}", watched[0].message);
+                assert_eq!(severity(&watched[1]), "intervene");
+                assert_eq!(watched[1].ply, Some(3));
+                assert_eq!(article(&watched[1]), article_);
+                assert!(prescription(&watched[1]).contains("drawn"));
+            }
+        }
+        // The arbiter declares the draw: no automatic result.
+        assert!(ends(&ev).is_empty(), "{edition}");
+    }
+    // Replaced by a queen before White's next move: no draw.
+    let mut b = game_from(
+        "8/4P1k1/8/8/8/8/8/4K3 w - - 0 1",
+        "fide-2023",
+        "900+10",
+        "reduced",
+        900,
+    );
+    b.mv("e7", "e8", 'P').wait(250).press().wait(900);
+    b.play(&[("g7", "g6", 'k')]);
+    b.lift("e8").wait(200).put("e8", 'Q').wait(900);
+    let ev = b.run();
+    let watched = alert_of(&ev, AlertKind::IllegalPosition);
+    assert!(
+        watched.iter().all(|a| severity(a) != "intervene"),
+        "{watched:?}"
+    );
+}
+
+/// L17-S39 (T39): rapid, reduced: `4k3/3b4/8/1B6/2K5/8/8/8 b` (a white
+/// pawn added on a2, else Kd3 would leave a dead position), …Bd7–e6+ leaves both kings in
+/// check and nobody claims. White's reply resolves his own check: the position is legal, no
+/// draw, and tracking goes on with Black in check.
+#[test]
+fn l17_s39_both_kings_in_check_resolved_by_the_reply() {
+    for edition in EDITIONS {
+        let mut b = game_from(
+            "4k3/3b4/8/1B6/2K5/8/P7/8 b - - 0 1",
+            edition,
+            "900+10",
+            "reduced",
+            900,
+        );
+        b.mv("d7", "e6", 'b').wait(250).press().wait(900);
+        b.play(&[("c4", "d3", 'K'), ("e8", "f7", 'k')]);
+        let ev = b.run();
+        assert_eq!(moves(&ev), ["d7e6", "c4d3", "e8f7"], "{edition}");
+        let a = alert_of(&ev, AlertKind::IllegalMove);
+        assert!(
+            a[0].message.contains("both kings in check"),
+            "{edition}: {}",
+            a[0].message
+        );
+        assert_eq!(severity(&a[0]), "intervene");
+        assert!(
+            alert_of(&ev, AlertKind::IllegalPosition).is_empty(),
+            "{edition}"
+        );
+        assert!(ends(&ev).is_empty(), "{edition}");
     }
 }

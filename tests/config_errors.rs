@@ -176,6 +176,10 @@ fn an_unknown_choice_names_the_key_and_the_choices() {
 
     let err = Venue::new().load_err("[core]\nwhite_clock_side = \"top\"\n");
     assert_eq!(err.key(), Some("core.white_clock_side"), "{err}");
+
+    let err = Venue::new().load_err("[core]\nfivefold = \"sometimes\"\n");
+    assert_eq!(err.key(), Some("core.fivefold"), "{err}");
+    assert!(err.to_string().contains("consecutive, any_five"), "{err}");
 }
 
 #[test]

@@ -158,6 +158,15 @@ fn summary(loaded: &Loaded) -> String {
         },
         s.core.boards.len()
     ));
+    if let Some(reading) = s.core.fivefold {
+        out.push_str(&format!(
+            "fivefold repetition (9.6.1) read as {} in every edition that has it\n",
+            match reading {
+                dgt_core::config::FivefoldReading::Consecutive => "consecutive",
+                dgt_core::config::FivefoldReading::AnyFive => "any_five",
+            }
+        ));
+    }
     if s.journal.disabled {
         out.push_str("journal: disabled (nothing survives a restart)\n");
     } else {

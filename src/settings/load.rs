@@ -430,6 +430,7 @@ fn serde_message(key: Option<String>, message: &str) -> (Option<String>, String)
 /// The choices of the settings that are enums, by their last key segment (config's enum
 /// errors do not list them).
 const CHOICES: &[(&str, &str)] = &[
+    ("fivefold", "consecutive, any_five"),
     ("scan", "usb, dgt, off"),
     ("supervision", "full, reduced"),
     ("white_clock_side", "left, right"),

@@ -292,6 +292,16 @@ pub fn edition(name: &str) -> &'static Edition {
         .unwrap_or(&EDITIONS[0])
 }
 
+/// The edition by name with the fivefold reading configured (9.6.1; D2): the choice
+/// matters only in the editions that have the rule.
+pub fn edition_with(name: &str, fivefold: Option<crate::config::FivefoldReading>) -> Edition {
+    let mut ed = edition(name).clone();
+    if let Some(reading) = fivefold {
+        ed.fivefold_consecutive = reading == crate::config::FivefoldReading::Consecutive;
+    }
+    ed
+}
+
 /// A game end that happened by rule with the move just made.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RuleEnd {

@@ -31,8 +31,22 @@ pub struct CoreConfig {
     pub blitz_max_minutes: u64,
     /// Upper bound of rapid in minutes; FIDE: 60.
     pub rapid_max_minutes: u64,
+    /// How 9.6.1's fivefold repetition is read, in the editions that have it. Unset: the
+    /// edition's own wording — 2017 "five consecutive alternate moves by each player"
+    /// (`consecutive`), 2018 / 2023 "at least five times" (`any_five`). See D2.
+    pub fivefold: Option<FivefoldReading>,
     /// Per-board overrides by board label.
     pub boards: BTreeMap<String, BoardSettings>,
+}
+
+/// The two readings of the fivefold rule (9.6.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FivefoldReading {
+    /// The position stood five times in a row, every second move by each player.
+    Consecutive,
+    /// The position stood five times at any moments of the game.
+    AnyFive,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -56,6 +70,7 @@ impl Default for CoreConfig {
             white_clock_side: None,
             blitz_max_minutes: 10,
             rapid_max_minutes: 60,
+            fivefold: None,
             boards: BTreeMap::new(),
         }
     }

@@ -62,7 +62,9 @@ pub struct Session {
     settle_ms: u64,
     press_wait_ms: u64,
     illegal_position_ms: u64,
-    edition: &'static Edition,
+    /// The edition in force, with the configured fivefold reading applied.
+    edition: Edition,
+    fivefold: Option<crate::config::FivefoldReading>,
     supervision: Supervision,
     time_control: Option<TimeControl>,
     /// Category boundaries in minutes (configurable: the 2017 text contradicts itself).
@@ -156,7 +158,11 @@ impl Session {
             settle_ms: config.settle_ms,
             press_wait_ms: config.press_wait_ms,
             illegal_position_ms: config.illegal_position_ms,
-            edition: arbiter::edition(s.edition.as_deref().unwrap_or("fide-2023")),
+            edition: arbiter::edition_with(
+                s.edition.as_deref().unwrap_or("fide-2023"),
+                config.fivefold,
+            ),
+            fivefold: config.fivefold,
             supervision: s.supervision.unwrap_or(Supervision::Full),
             time_control: tc,
             blitz_max: config.blitz_max_minutes,
@@ -572,7 +578,7 @@ impl Session {
                 // The arbiter's claim checker (9.2 / 9.3): the verdict with its evidence.
                 let Some(g) = &self.game else { return };
                 let (correct, why) =
-                    arbiter::check_claim(g, self.edition, c.intended_move.as_deref());
+                    arbiter::check_claim(g, &self.edition, c.intended_move.as_deref());
                 // 9.2 / 9.3: the claim is the right of the player on move.
                 let on_move = g.current().turn();
                 let claimant = match c.side.as_deref() {
@@ -632,7 +638,7 @@ impl Session {
             self.clock.set_white_side(side);
         }
         if let Some(e) = &s.edition {
-            self.edition = arbiter::edition(e);
+            self.edition = arbiter::edition_with(e, self.fivefold);
         }
         if let Some(sup) = s.supervision {
             self.supervision = sup;
@@ -953,7 +959,7 @@ impl Session {
                     && self.game.as_ref().is_some_and(|g| {
                         let mut after = g.clone();
                         after.push(last[0], t, (None, None));
-                        arbiter::end_by_rule(&after, self.edition).is_some()
+                        arbiter::end_by_rule(&after, &self.edition).is_some()
                     });
                 if (self.waits_for_press() || centre) && !ends_game {
                     let wait = if centre {
@@ -1119,7 +1125,7 @@ impl Session {
     fn after_move(&mut self, t: u64, out: &mut Emitted) {
         self.track_illegal_position(t, out);
         let Some(g) = &mut self.game else { return };
-        if let Some(end) = arbiter::end_by_rule(g, self.edition) {
+        if let Some(end) = arbiter::end_by_rule(g, &self.edition) {
             let ply = g.plies() as u32;
             g.result = Some((end.result.to_string(), end.reason));
             let mut a = Alert::new(
@@ -1147,7 +1153,7 @@ impl Session {
         }
         // Claims the player to move could make: for the arbiter only (12.6 forbids telling
         // the players).
-        for c in arbiter::claims_available(g, self.edition) {
+        for c in arbiter::claims_available(g, &self.edition) {
             let mut a = Alert::new(c.kind, Severity::Claim, self.edition.name, c.message);
             a.article = Some(c.article.into());
             a.side = Some(g.current().turn().into());

@@ -685,7 +685,8 @@ fn l17_s31_mate_beats_the_seventy_five_move_rule() {
 }
 
 /// L17-S32 (T32): the knight dance to 8…Ng8 (the start position a fifth time, every four
-/// plies), and a fivefold that is not consecutive (the start at plies 0, 4, 8, 16, 20).
+/// plies), and a fivefold that is not consecutive (the start at plies 0, 4, 8, 16, 20), by
+/// edition and with the `fivefold` reading set.
 #[test]
 fn l17_s32_fivefold_consecutive_or_not() {
     let a = ["g1f3N", "g8f6n", "f3g1N", "f6g8n"];
@@ -733,6 +734,30 @@ fn l17_s32_fivefold_consecutive_or_not() {
                 );
             }
         }
+    }
+    // The reading is a setting (D2): `any_five` makes 2017 draw the scattered fivefold,
+    // `consecutive` keeps 2023 from it; 2005 has no fivefold rule either way.
+    use dgt_core::config::FivefoldReading::{AnyFive, Consecutive};
+    for (edition, reading, five) in [
+        ("fide-2017", AnyFive, true),
+        ("fide-2023", Consecutive, false),
+        ("fide-2005", AnyFive, false),
+    ] {
+        let mut c = started();
+        c.op(&format!(r#"{{"setup": {{"edition": "{edition}"}}}}"#));
+        for m in scattered.iter() {
+            c.mv(&m[..2], &m[2..4], m.chars().nth(4).unwrap()).wait(400);
+        }
+        let ev = c.run_with(dgt_core::CoreConfig {
+            fivefold: Some(reading),
+            ..Default::default()
+        });
+        assert_eq!(
+            alerts(&ev).contains(&AlertKind::FivefoldRepetition),
+            five,
+            "{edition} {reading:?}"
+        );
+        assert_eq!(ends(&ev).len(), usize::from(five), "{edition} {reading:?}");
     }
 }
 

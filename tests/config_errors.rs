@@ -180,6 +180,10 @@ fn an_unknown_choice_names_the_key_and_the_choices() {
     let err = Venue::new().load_err("[core]\nfivefold = \"sometimes\"\n");
     assert_eq!(err.key(), Some("core.fivefold"), "{err}");
     assert!(err.to_string().contains("consecutive, any_five"), "{err}");
+
+    let err = Venue::new().load_err("[core]\nflag_counts = \"never\"\n");
+    assert_eq!(err.key(), Some("core.flag_counts"), "{err}");
+    assert!(err.to_string().contains("at_fall, when_called"), "{err}");
 }
 
 #[test]

@@ -158,6 +158,11 @@ fn summary(loaded: &Loaded) -> String {
         },
         s.core.boards.len()
     ));
+    if s.core.flag_counts == dgt_core::config::FlagCounts::WhenCalled {
+        out.push_str(
+            "flags count when called (6.8): acknowledge a flag alert to end the game on time\n",
+        );
+    }
     if let Some(reading) = s.core.fivefold {
         out.push_str(&format!(
             "fivefold repetition (9.6.1) read as {} in every edition that has it\n",

@@ -431,6 +431,7 @@ fn serde_message(key: Option<String>, message: &str) -> (Option<String>, String)
 /// errors do not list them).
 const CHOICES: &[(&str, &str)] = &[
     ("fivefold", "consecutive, any_five"),
+    ("flag_counts", "at_fall, when_called"),
     ("scan", "usb, dgt, off"),
     ("supervision", "full, reduced"),
     ("white_clock_side", "left, right"),

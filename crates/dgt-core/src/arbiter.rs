@@ -33,6 +33,9 @@ pub struct Edition {
     /// instead of the offence penalty by category (9.5.3).
     pub wrong_claim_cuts_own_time: bool,
     pub flag_fall: &'static str,
+    /// When a flag counts as fallen: when the arbiter observes it or a player claims it
+    /// validly (2017+ 6.8, 2005 6.9).
+    pub flag_considered_fallen: &'static str,
     /// The clock times after an irregularity: those logged at the reinstated position
     /// (2005 6.14; 2017+ 7.1).
     pub clocks_after_irregularity: &'static str,
@@ -113,6 +116,7 @@ pub const EDITIONS: &[Edition] = &[
         wrong_claim_penalty: "9.5.3",
         wrong_claim_cuts_own_time: false,
         flag_fall: "6.9",
+        flag_considered_fallen: "6.8",
         clocks_after_irregularity: "7.1",
         time_control_check: "6.4",
         reduced_flag_severity: Severity::Intervene,
@@ -160,6 +164,7 @@ pub const EDITIONS: &[Edition] = &[
         wrong_claim_penalty: "9.5.3",
         wrong_claim_cuts_own_time: false,
         flag_fall: "6.9",
+        flag_considered_fallen: "6.8",
         clocks_after_irregularity: "7.1",
         time_control_check: "6.4",
         reduced_flag_severity: Severity::Intervene,
@@ -205,6 +210,7 @@ pub const EDITIONS: &[Edition] = &[
         wrong_claim_penalty: "9.5.3",
         wrong_claim_cuts_own_time: false,
         flag_fall: "6.9",
+        flag_considered_fallen: "6.8",
         clocks_after_irregularity: "7.1",
         time_control_check: "6.4",
         reduced_flag_severity: Severity::Review,
@@ -250,6 +256,7 @@ pub const EDITIONS: &[Edition] = &[
         wrong_claim_penalty: "9.5b",
         wrong_claim_cuts_own_time: true,
         flag_fall: "6.10",
+        flag_considered_fallen: "6.9",
         clocks_after_irregularity: "6.14",
         time_control_check: "6.3",
         reduced_flag_severity: Severity::Claim,

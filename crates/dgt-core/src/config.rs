@@ -35,8 +35,25 @@ pub struct CoreConfig {
     /// edition's own wording — 2017 "five consecutive alternate moves by each player"
     /// (`consecutive`), 2018 / 2023 "at least five times" (`any_five`). See D2.
     pub fivefold: Option<FivefoldReading>,
+    /// When a fallen flag ends the game where the arbiter must call it (standard play,
+    /// full supervision). `at_fall`: at the physical flag, the daemon's alert standing for the
+    /// arbiter's observation. `when_called`: as 6.8 (2005 6.9) words it — the flag counts
+    /// when the arbiter observes it (acknowledges the alert) or a player claims it; a mate
+    /// made before that stands (L17 T18). See D37.
+    pub flag_counts: FlagCounts,
     /// Per-board overrides by board label.
     pub boards: BTreeMap<String, BoardSettings>,
+}
+
+/// The moment a fallen flag counts (6.8; 2005 6.9).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlagCounts {
+    /// When the display shows it.
+    #[default]
+    AtFall,
+    /// When the arbiter acknowledges the flag alert or a player's claim is recorded.
+    WhenCalled,
 }
 
 /// The two readings of the fivefold rule (9.6.1).
@@ -71,6 +88,7 @@ impl Default for CoreConfig {
             blitz_max_minutes: 10,
             rapid_max_minutes: 60,
             fivefold: None,
+            flag_counts: FlagCounts::AtFall,
             boards: BTreeMap::new(),
         }
     }

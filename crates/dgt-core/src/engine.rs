@@ -97,6 +97,9 @@ impl Core {
                 // An alert's id is the seq of the event that raised it: unique in the journal
                 // and the same on every replay.
                 a.id = seq;
+                if let Some(s) = self.sessions.get_mut(board) {
+                    s.alert_numbered(a);
+                }
             }
             out.push(Event {
                 seq,

@@ -24,6 +24,15 @@ use crate::input::{ClockSide, InputKind, Link, Operation, SetupOp, Supervision};
 use crate::reconstruct::{self, Game, Interpretation, fen};
 use crate::time_control::TimeControl;
 
+/// A flag down on the display that has not been called yet (`flag_counts = when_called`).
+#[derive(Debug, Clone)]
+struct UncalledFlag {
+    flagged: Color,
+    t_ms: u64,
+    /// The id the engine gave the flag alert (acknowledging it calls the flag).
+    alert: Option<u64>,
+}
+
 /// Offences that count towards the loss (7.5.5; 2017: 7.5.3 / 7.8.2 separately).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Offence {
@@ -130,6 +139,10 @@ pub struct Session {
     /// A flag that fell without ending the game (reduced supervision: only on a claim, or
     /// for the arbiter to call), and whose it was.
     flag_pending: Option<Color>,
+    flag_counts: crate::config::FlagCounts,
+    /// A flag that has fallen on the display but counts only once called (`when_called`,
+    /// 6.8): who flagged, when, and the id of the alert that reported it.
+    uncalled_flag: Option<UncalledFlag>,
     /// Lifts and placements, for touch-move, rook-first castling and two-hands signals.
     handling: HandlingLog,
     /// When the board first showed the current position (the next move's handling began
@@ -194,6 +207,8 @@ impl Session {
             offences: [[0; 2]; 2],
             periods_reached: [0, 0],
             flag_pending: None,
+            flag_counts: config.flag_counts,
+            uncalled_flag: None,
             stood: None,
             illegal_standing: None,
             owes_press: None,
@@ -574,6 +589,9 @@ impl Session {
                     ));
                 }
             }
+            Operation::Claim(c) if c.kind.as_deref().is_some_and(|k| k.contains("flag")) => {
+                self.flag_claimed(t, out);
+            }
             Operation::Claim(c) => {
                 // The arbiter's claim checker (9.2 / 9.3): the verdict with its evidence.
                 let Some(g) = &self.game else { return };
@@ -629,7 +647,15 @@ impl Session {
                 });
                 out.push((t, EventBody::Alert(a)));
             }
-            Operation::Ack(_) => {}
+            Operation::Ack(id) => {
+                if self
+                    .uncalled_flag
+                    .as_ref()
+                    .is_some_and(|f| f.alert == Some(*id))
+                {
+                    self.flag_called(t, "the arbiter acknowledged the flag", out);
+                }
+            }
         }
     }
 
@@ -1031,6 +1057,7 @@ impl Session {
             self.offences = [[0; 2]; 2];
             self.periods_reached = [0, 0];
             self.flag_pending = None;
+            self.uncalled_flag = None;
             self.stood = None;
             self.illegal_standing = None;
             self.owes_press = None;
@@ -1139,6 +1166,15 @@ impl Session {
             a.fen = Some(fen(g.current()));
             a.game = Some(g.id.clone());
             a.prescription = Some(format!("Stop the clock; the result is {}.", end.result));
+            if let Some(f) = &self.uncalled_flag {
+                // L17 T18: the flag had not been called, so it had not fallen (6.8).
+                a.message.push_str(&format!(
+                    " {}'s flag was down on the clock {} earlier but had not been called: it does not count ({}).",
+                    arbiter::side_name(f.flagged),
+                    seconds(t.saturating_sub(f.t_ms)),
+                    self.edition.flag_considered_fallen
+                ));
+            }
             let id = g.id.clone();
             out.push((t, EventBody::Alert(a)));
             out.push((
@@ -2218,11 +2254,30 @@ impl Session {
                     },
                 ),
             };
+            let called_later = severity == Severity::Intervene
+                && !both
+                && self.flag_counts == crate::config::FlagCounts::WhenCalled;
+            let prescription = if called_later {
+                format!(
+                    "Call the flag: it counts as fallen when the arbiter observes it or a player claims it ({}); acknowledging this alert records it. {prescription}",
+                    self.edition.flag_considered_fallen
+                )
+            } else {
+                prescription
+            };
             let mut a = self.alert(kind, severity, Some(flagged), message);
             a.article = Some(self.edition.flag_fall.into());
             (a.white_ms, a.black_ms) = self.clock.white_black_ms();
             a.prescription = Some(prescription);
             out.push((t, EventBody::Alert(a)));
+            if called_later {
+                self.uncalled_flag = Some(UncalledFlag {
+                    flagged,
+                    t_ms: t,
+                    alert: None,
+                });
+                continue;
+            }
             if severity != Severity::Intervene {
                 self.flag_pending = Some(flagged);
                 continue;
@@ -2327,6 +2382,105 @@ impl Session {
         true
     }
 
+    /// The engine numbered an alert this session raised: remember the id of a flag alert
+    /// that waits to be called.
+    pub fn alert_numbered(&mut self, a: &Alert) {
+        if a.kind == AlertKind::FlagFall
+            && let Some(f) = &mut self.uncalled_flag
+            && f.alert.is_none()
+        {
+            f.alert = Some(a.id);
+        }
+    }
+
+    /// A player claims a flag (6.8; 2005 6.9, B7): valid when a flag is down that has not
+    /// ended the game yet.
+    fn flag_claimed(&mut self, t: u64, out: &mut Emitted) {
+        if self.game.as_ref().is_none_or(|g| g.is_over()) {
+            return;
+        }
+        if self.uncalled_flag.is_some() || self.flag_pending.is_some() {
+            self.flag_called(t, "a player claimed the flag", out);
+            return;
+        }
+        let mut a = self.alert(
+            AlertKind::FlagFall,
+            Severity::Review,
+            None,
+            "Flag claim recorded, but no flag is down on the clock.".into(),
+        );
+        a.article = Some(self.edition.flag_considered_fallen.into());
+        (a.white_ms, a.black_ms) = self.clock.white_black_ms();
+        a.prescription = Some("Check the clock: if no flag has fallen, the game goes on.".into());
+        out.push((t, EventBody::Alert(a)));
+    }
+
+    /// The flag counts now (6.8): the game is lost by the flagged player unless the opponent
+    /// cannot checkmate by any series of legal moves (6.9), judged in the position on the
+    /// board now — a flag noticed late is treated as if it had just fallen.
+    fn flag_called(&mut self, t: u64, how: &str, out: &mut Emitted) {
+        let Some(flagged) = self
+            .uncalled_flag
+            .take()
+            .map(|f| f.flagged)
+            .or(self.flag_pending.take())
+        else {
+            return;
+        };
+        let Some(g) = &self.game else { return };
+        if g.is_over() {
+            return;
+        }
+        let opp = !flagged;
+        let (result, consequence) = match crate::dead::full(g.current(), g.castling_mode, opp) {
+            MateAbility::CanMate => (
+                Some(if flagged.is_white() { "0-1" } else { "1-0" }),
+                format!("{} loses on time", arbiter::side_name(flagged)),
+            ),
+            MateAbility::CannotMate => (
+                Some("1/2-1/2"),
+                format!(
+                    "{} cannot checkmate by any series of legal moves: the game is drawn",
+                    arbiter::side_name(opp)
+                ),
+            ),
+            MateAbility::Undetermined => (
+                None,
+                format!(
+                    "whether {} can still checkmate could not be decided: the arbiter must judge loss or draw",
+                    arbiter::side_name(opp)
+                ),
+            ),
+        };
+        let mut a = self.alert(
+            AlertKind::FlagFall,
+            Severity::Intervene,
+            Some(flagged),
+            format!(
+                "{}'s flag counts as fallen now ({how}): {consequence}.",
+                arbiter::side_name(flagged)
+            ),
+        );
+        a.article = Some(self.edition.flag_considered_fallen.into());
+        (a.white_ms, a.black_ms) = self.clock.white_black_ms();
+        a.prescription = Some(match result {
+            Some(r) => format!("Result {r} ({}).", self.edition.flag_fall),
+            None => "Examine the position (6.9) before declaring the result.".into(),
+        });
+        out.push((t, EventBody::Alert(a)));
+        if let (Some(g), Some(result)) = (&mut self.game, result) {
+            g.result = Some((result.into(), EndReason::FlagFall));
+            out.push((
+                t,
+                EventBody::GameEnd {
+                    game: g.id.clone(),
+                    result: result.into(),
+                    reason: EndReason::FlagFall,
+                },
+            ));
+        }
+    }
+
     fn alert(
         &self,
         kind: AlertKind,
@@ -2367,6 +2521,11 @@ fn both_kings_in_check(b: &shakmaty::Board) -> bool {
         b.king_of(c)
             .is_some_and(|k| b.attacks_to(k, !c, b.occupied()).any())
     })
+}
+
+/// A duration in seconds, one decimal ("37.0 s").
+fn seconds(ms: u64) -> String {
+    format!("{}.{} s", ms / 1000, (ms % 1000) / 100)
 }
 
 /// A time as m:ss.

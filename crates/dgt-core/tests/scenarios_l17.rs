@@ -1480,3 +1480,95 @@ fn l17_s39_both_kings_in_check_resolved_by_the_reply() {
         assert!(ends(&ev).is_empty(), "{edition}");
     }
 }
+
+/// L17-S18 (T18): standard play, White's flag falls and nobody calls it; 37 s later White
+/// mates. With `flag_counts = when_called` (6.8 as worded; 2005 6.9) the flag did not count:
+/// 1-0 by checkmate, the report naming the uncalled flag. Acknowledged before the mate: the
+/// flag counts at the acknowledgement, 0-1. A player's claim counts like a call. With the
+/// default `at_fall` the game ends at the physical flag.
+#[test]
+fn l17_s18_flag_not_called_before_the_mate() {
+    use dgt_core::config::FlagCounts;
+    let when_called = dgt_core::CoreConfig {
+        flag_counts: FlagCounts::WhenCalled,
+        ..Default::default()
+    };
+    for edition in EDITIONS {
+        let considered = by_edition(edition, "6.9", "6.8", "6.8");
+        let flagged = |op: Option<String>| {
+            let mut b = game(edition, "5400", 5400);
+            b.play(SCHOLAR);
+            b.flag(true, true).wait(3000);
+            if let Some(op) = op {
+                b.op(&op);
+                b.wait(500);
+            }
+            b.wait(34_000);
+            b.lift("f7").mv("h5", "f7", 'Q').wait(1500);
+            b
+        };
+        // Nobody calls it: the mate stands.
+        let ev = flagged(None).run_with(when_called.clone());
+        let flag = one(&ev, AlertKind::FlagFall);
+        assert_eq!(severity(&flag), "intervene", "{edition}");
+        assert!(prescription(&flag).contains(considered), "{edition}");
+        assert_eq!(
+            ends(&ev),
+            [("1-0".to_string(), "checkmate".to_string())],
+            "{edition}"
+        );
+        let mate = one(&ev, AlertKind::Checkmate);
+        assert!(
+            mate.message.contains("flag was down") && mate.message.contains("not been called"),
+            "{edition}: {}",
+            mate.message
+        );
+
+        // The arbiter acknowledged the flag alert before the mate: 0-1 then.
+        let id = flag.id;
+        let ev = flagged(Some(format!(r#"{{"ack": {id}}}"#))).run_with(when_called.clone());
+        assert_eq!(
+            ends(&ev),
+            [("0-1".to_string(), "flag_fall".to_string())],
+            "{edition}"
+        );
+        assert_eq!(
+            moves(&ev).len(),
+            6,
+            "{edition}: the mate came after the end"
+        );
+        let called = alert_of(&ev, AlertKind::FlagFall);
+        assert_eq!(called.len(), 2, "{edition}");
+        assert_eq!(article(&called[1]), considered);
+
+        // Black claims the flag instead: the same.
+        let ev = flagged(Some(
+            r#"{"claim": {"kind": "flag", "side": "black"}}"#.into(),
+        ))
+        .run_with(when_called.clone());
+        assert_eq!(
+            ends(&ev),
+            [("0-1".to_string(), "flag_fall".to_string())],
+            "{edition}"
+        );
+
+        // A flag claim with no flag down: checked, nothing ends.
+        let mut b = game(edition, "5400", 5400);
+        b.play(SCHOLAR);
+        b.op(r#"{"claim": {"kind": "flag", "side": "black"}}"#);
+        b.wait(500);
+        let ev = b.run_with(when_called.clone());
+        let a = one(&ev, AlertKind::FlagFall);
+        assert_eq!(severity(&a), "review");
+        assert!(a.message.contains("no flag is down"), "{}", a.message);
+        assert!(ends(&ev).is_empty());
+
+        // The default: the game ends at the physical flag.
+        let ev = flagged(None).run();
+        assert_eq!(
+            ends(&ev),
+            [("0-1".to_string(), "flag_fall".to_string())],
+            "{edition}"
+        );
+    }
+}

@@ -36,6 +36,9 @@ pub struct Edition {
     /// When a flag counts as fallen: when the arbiter observes it or a player claims it
     /// validly (2017+ 6.8, 2005 6.9).
     pub flag_considered_fallen: &'static str,
+    /// A draw may be agreed only once both players have made at least one move (2017+
+    /// 5.2.3); 2005 5.2c has no such minimum.
+    pub draw_agreement_after_moves: Option<&'static str>,
     /// The clock times after an irregularity: those logged at the reinstated position
     /// (2005 6.14; 2017+ 7.1).
     pub clocks_after_irregularity: &'static str,
@@ -117,6 +120,7 @@ pub const EDITIONS: &[Edition] = &[
         wrong_claim_cuts_own_time: false,
         flag_fall: "6.9",
         flag_considered_fallen: "6.8",
+        draw_agreement_after_moves: Some("5.2.3"),
         clocks_after_irregularity: "7.1",
         time_control_check: "6.4",
         reduced_flag_severity: Severity::Intervene,
@@ -165,6 +169,7 @@ pub const EDITIONS: &[Edition] = &[
         wrong_claim_cuts_own_time: false,
         flag_fall: "6.9",
         flag_considered_fallen: "6.8",
+        draw_agreement_after_moves: Some("5.2.3"),
         clocks_after_irregularity: "7.1",
         time_control_check: "6.4",
         reduced_flag_severity: Severity::Intervene,
@@ -211,6 +216,7 @@ pub const EDITIONS: &[Edition] = &[
         wrong_claim_cuts_own_time: false,
         flag_fall: "6.9",
         flag_considered_fallen: "6.8",
+        draw_agreement_after_moves: Some("5.2.3"),
         clocks_after_irregularity: "7.1",
         time_control_check: "6.4",
         reduced_flag_severity: Severity::Review,
@@ -257,6 +263,7 @@ pub const EDITIONS: &[Edition] = &[
         wrong_claim_cuts_own_time: true,
         flag_fall: "6.10",
         flag_considered_fallen: "6.9",
+        draw_agreement_after_moves: None,
         clocks_after_irregularity: "6.14",
         time_control_check: "6.3",
         reduced_flag_severity: Severity::Claim,

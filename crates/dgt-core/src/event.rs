@@ -153,6 +153,9 @@ pub enum AlertKind {
     BoardReconnected,
     BatteryLow,
     ResultGesture,
+    /// A result the arbiter entered that the Laws or the board contradict: a draw agreed
+    /// before both players moved (5.2.3), or a result other than the game's end by rule.
+    ResultConflict,
 }
 
 /// An alert for the arbiter, with its evidence.

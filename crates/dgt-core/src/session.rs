@@ -574,6 +574,7 @@ impl Session {
         match op {
             Operation::Setup(s) => self.on_setup(t, s, out),
             Operation::Result(r) => {
+                self.check_result(t, r, out);
                 if let Some(g) = &mut self.game
                     && !g.is_over()
                 {
@@ -2391,6 +2392,65 @@ impl Session {
         {
             f.alert = Some(a.id);
         }
+    }
+
+    /// The arbiter's result against the Laws and the board (L17 fn 138): a draw before both
+    /// players have moved (5.2.3, 2017+), or a result that differs from the game's end by
+    /// rule, which stands (events after the end never change the result).
+    fn check_result(&mut self, t: u64, result: &str, out: &mut Emitted) {
+        let Some(g) = &self.game else { return };
+        let (message, article, prescription) = match &g.result {
+            Some((ended, reason)) if ended != result && *reason != EndReason::Arbiter => {
+                let why = serde_json::to_value(reason)
+                    .ok()
+                    .and_then(|v| v.as_str().map(|s| s.replace('_', " ")))
+                    .unwrap_or_default();
+                (
+                    format!(
+                        "The result entered ({result}) conflicts with the game's end by {why} at ply {} ({ended}).",
+                        g.plies()
+                    ),
+                    None,
+                    format!(
+                        "The game ended with {ended}; check the board and the scoresheets before changing it."
+                    ),
+                )
+            }
+            None if result == "1/2-1/2" => {
+                let Some(article) = self.edition.draw_agreement_after_moves else {
+                    return;
+                };
+                // Counted from the initial position only: a game set up from a FEN (an
+                // adjourned game) had its first moves before.
+                if g.positions[0].fullmoves().get() > 1 {
+                    return;
+                }
+                let start_white = g.positions[0].turn().is_white();
+                let (white, black) = if start_white {
+                    (g.plies().div_ceil(2), g.plies() / 2)
+                } else {
+                    (g.plies() / 2, g.plies().div_ceil(2))
+                };
+                if white > 0 && black > 0 {
+                    return;
+                }
+                (
+                    format!(
+                        "A draw was entered after {} ply(ies): a draw may be agreed only once both players have made at least one move ({article}).",
+                        g.plies()
+                    ),
+                    Some(article),
+                    format!(
+                        "Recorded as entered. A draw agreed before both players have made a move is not valid ({article}): unless this is a decision of the arbiter's own, the game goes on and the result must be corrected."
+                    ),
+                )
+            }
+            _ => return,
+        };
+        let mut a = self.alert(AlertKind::ResultConflict, Severity::Review, None, message);
+        a.article = article.map(Into::into);
+        a.prescription = Some(prescription);
+        out.push((t, EventBody::Alert(a)));
     }
 
     /// A player claims a flag (6.8; 2005 6.9, B7): valid when a flag is down that has not

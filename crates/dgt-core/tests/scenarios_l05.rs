@@ -558,6 +558,40 @@ fn l05_s14_fivefold_by_edition() {
     }
 }
 
+/// L05-S15 (T15): as T14, play goes on after the fivefold, Black is mated later and 1-0 is
+/// entered: the fivefold draw stands (events after the end never change the result) and the
+/// entered result is reported as conflicting with it (`result_conflict` / review).
+#[test]
+fn l05_s15_result_entered_after_the_fivefold() {
+    for edition in ["fide-2017", "fide-2018", "fide-2023"] {
+        let mut b = started();
+        b.op(&format!(r#"{{"setup": {{"edition": "{edition}"}}}}"#));
+        make(&mut b, &["g1f3N", "g8f6n", "f3g1N", "f6g8n"].repeat(4));
+        make(&mut b, &["e2e4P", "f7f6p", "d2d4P", "g7g5p", "d1h5Q"]);
+        b.op(r#"{"result": "1-0"}"#);
+        b.wait(300);
+        let ev = b.run();
+        assert_eq!(
+            ends(&ev),
+            [("1/2-1/2".to_string(), "fivefold_repetition".to_string())],
+            "{edition}"
+        );
+        let a = one(&ev, AlertKind::ResultConflict);
+        assert_eq!(severity(&a), "review");
+        assert!(
+            a.message.contains("1-0") && a.message.contains("fivefold repetition at ply 16"),
+            "{edition}: {}",
+            a.message
+        );
+    }
+    // The same result as the rule end: nothing to report.
+    let mut b = started();
+    make(&mut b, &["g1f3N", "g8f6n", "f3g1N", "f6g8n"].repeat(4));
+    b.op(r#"{"result": "1/2-1/2"}"#);
+    b.wait(300);
+    assert!(alert_of(&b.run(), AlertKind::ResultConflict).is_empty());
+}
+
 /// L05-S16 (T16): `4k3/8/8/8/8/8/r7/R3K3 w`, 150 plies with no capture or pawn move: the
 /// fifty-move claim with a written move from ply 99 (9.3a / 9.3.1), on the position from
 /// ply 100 (9.3b / 9.3.2); 2017+: the 75-move rule ends the game at ply 150; 2005 never.

@@ -1572,3 +1572,34 @@ fn l17_s18_flag_not_called_before_the_mate() {
         );
     }
 }
+
+/// L17-S23 (T23): after 1.e4 (Black has not moved) the arbiter enters a draw: 2017+ 5.2.3
+/// allows a draw by agreement only once both players have moved — `result_conflict` /
+/// review, the entry recorded as made; after 1.e4 e5 nothing is said; 2005 (5.2c) has no
+/// minimum.
+#[test]
+fn l17_s23_draw_before_both_players_moved() {
+    for edition in EDITIONS {
+        for (script, warned) in [
+            (&[("e2", "e4", 'P')][..], edition != "fide-2005"),
+            (&[("e2", "e4", 'P'), ("e7", "e5", 'p')][..], false),
+        ] {
+            let mut b = game(edition, "5400", 5400);
+            b.play(script);
+            b.op(r#"{"result": "1/2-1/2"}"#);
+            b.wait(300);
+            let ev = b.run();
+            let a = alert_of(&ev, AlertKind::ResultConflict);
+            assert_eq!(a.len(), usize::from(warned), "{edition} {}", script.len());
+            if warned {
+                assert_eq!(article(&a[0]), "5.2.3");
+                assert_eq!(severity(&a[0]), "review");
+            }
+            assert_eq!(
+                ends(&ev),
+                [("1/2-1/2".to_string(), "arbiter".to_string())],
+                "{edition}"
+            );
+        }
+    }
+}

@@ -75,6 +75,9 @@ pub struct Edition {
     pub art4_on_claim_in_rapid_blitz: bool,
     pub castling_rook_first: &'static str,
     pub two_hands: &'static str,
+    /// Whether a confirmed two-handed move is penalised and counted (2017 7.7, 2018+ 7.5.4);
+    /// 2005 4.1 sets no penalty.
+    pub two_hands_counted: bool,
     /// Reduced supervision (2017 A4 / B4, 2018 A.4 / B.4, 2023 A.5 / B.3): the article of
     /// the window in which an illegal move is still corrected (until the opponent has made
     /// his next move); 2005: B6 (rapid), and C3 for blitz in `reduced_window_blitz`.
@@ -138,6 +141,7 @@ pub const EDITIONS: &[Edition] = &[
         art4_on_claim_in_rapid_blitz: false,
         castling_rook_first: "4.4.2",
         two_hands: "7.5.4",
+        two_hands_counted: true,
         reduced_window: "A.5.2",
         illegal_position_draw: Some("A.5.4"),
         reduced_window_blitz: "A.5.2",
@@ -187,6 +191,7 @@ pub const EDITIONS: &[Edition] = &[
         art4_on_claim_in_rapid_blitz: false,
         castling_rook_first: "4.4.2",
         two_hands: "7.5.4",
+        two_hands_counted: true,
         reduced_window: "A.4.2",
         illegal_position_draw: Some("A.4.4"),
         reduced_window_blitz: "A.4.2",
@@ -234,6 +239,7 @@ pub const EDITIONS: &[Edition] = &[
         art4_on_claim_in_rapid_blitz: false,
         castling_rook_first: "4.4.2",
         two_hands: "7.7.1",
+        two_hands_counted: true,
         reduced_window: "A4.2",
         illegal_position_draw: Some("A4.4"),
         reduced_window_blitz: "A4.2",
@@ -282,6 +288,7 @@ pub const EDITIONS: &[Edition] = &[
         art4_on_claim_in_rapid_blitz: true,
         castling_rook_first: "4.4b",
         two_hands: "4.1",
+        two_hands_counted: false,
         reduced_window: "B6",
         illegal_position_draw: None,
         reduced_window_blitz: "C3",

@@ -40,6 +40,8 @@ enum Offence {
     IllegalMove,
     /// 7.5.3 (2017: 7.8.1): the clock pressed without a move.
     PressWithoutMove,
+    /// 7.5.4 (2017: 7.7.1): a move made with two hands, once the arbiter confirms it.
+    TwoHands,
 }
 
 /// How deep the search goes for moves made in one go. While the board is watched, at most
@@ -117,7 +119,7 @@ pub struct Session {
     press_seen_at: u64,
     illegal_alerted: bool,
     /// Offences per counter and player ([class][white, black]); see [`Offence`].
-    offences: [[u32; 2]; 2],
+    offences: [[u32; 2]; 3],
     /// A formally illegal move completed by a press and not (yet) corrected: the placement it
     /// left and who made it. If the opponent moves from there, tracking continues from it.
     stood: Option<(shakmaty::Board, Color)>,
@@ -143,6 +145,8 @@ pub struct Session {
     /// A flag that has fallen on the display but counts only once called (`when_called`,
     /// 6.8): who flagged, when, and the id of the alert that reported it.
     uncalled_flag: Option<UncalledFlag>,
+    /// Recent two-handed-move alerts the arbiter may confirm: (alert id, mover, ply).
+    suspicions: Vec<(u64, Color, u32)>,
     /// Lifts and placements, for touch-move, rook-first castling and two-hands signals.
     handling: HandlingLog,
     /// When the board first showed the current position (the next move's handling began
@@ -204,11 +208,12 @@ impl Session {
             press_reading: None,
             press_seen_at: 0,
             illegal_alerted: false,
-            offences: [[0; 2]; 2],
+            offences: [[0; 2]; 3],
             periods_reached: [0, 0],
             flag_pending: None,
             flag_counts: config.flag_counts,
             uncalled_flag: None,
+            suspicions: Vec::new(),
             stood: None,
             illegal_standing: None,
             owes_press: None,
@@ -648,6 +653,7 @@ impl Session {
                 });
                 out.push((t, EventBody::Alert(a)));
             }
+            Operation::Confirm(id) => self.confirm(t, *id, out),
             Operation::Ack(id) => {
                 if self
                     .uncalled_flag
@@ -855,6 +861,8 @@ impl Session {
             };
             let mut a = self.alert(kind, severity, Some(mover), message);
             a.article = Some(article.into());
+            // The alert is about the move being played now (the position is the one before).
+            a.ply = a.ply.map(|p| p + 1);
             out.push((t, EventBody::Alert(a)));
         }
     }
@@ -1055,10 +1063,11 @@ impl Session {
             self.handling.clear();
             self.same_since = t;
             self.illegal_alerted = false;
-            self.offences = [[0; 2]; 2];
+            self.offences = [[0; 2]; 3];
             self.periods_reached = [0, 0];
             self.flag_pending = None;
             self.uncalled_flag = None;
+            self.suspicions.clear();
             self.stood = None;
             self.illegal_standing = None;
             self.owes_press = None;
@@ -1999,6 +2008,7 @@ impl Session {
     fn offence_class(&self, offence: Offence) -> usize {
         match offence {
             Offence::PressWithoutMove if self.edition.separate_counters => 1,
+            Offence::TwoHands if self.edition.separate_counters => 2,
             _ => 0,
         }
     }
@@ -2089,6 +2099,10 @@ impl Session {
                 .press_without_move_penalty
                 .unwrap_or(self.edition.illegal_move_penalty),
             Offence::IllegalMove => self.edition.illegal_move_penalty,
+            // 2017 7.7 carries its own penalty; later editions penalise it as an illegal
+            // move (7.5.4 → 7.5.5).
+            Offence::TwoHands if self.edition.separate_counters => self.edition.two_hands,
+            Offence::TwoHands => self.edition.illegal_move_penalty,
         };
         let name = arbiter::side_name(side);
         let opp = arbiter::side_name(!side);
@@ -2386,6 +2400,20 @@ impl Session {
     /// The engine numbered an alert this session raised: remember the id of a flag alert
     /// that waits to be called.
     pub fn alert_numbered(&mut self, a: &Alert) {
+        if a.kind == AlertKind::TwoHandedMove
+            && a.severity != Severity::Intervene
+            && let Some(side) = a.side
+        {
+            let mover = if side == Side::White {
+                Color::White
+            } else {
+                Color::Black
+            };
+            self.suspicions.push((a.id, mover, a.ply.unwrap_or(0)));
+            if self.suspicions.len() > 32 {
+                self.suspicions.remove(0);
+            }
+        }
         if a.kind == AlertKind::FlagFall
             && let Some(f) = &mut self.uncalled_flag
             && f.alert.is_none()
@@ -2449,6 +2477,49 @@ impl Session {
         };
         let mut a = self.alert(AlertKind::ResultConflict, Severity::Review, None, message);
         a.article = article.map(Into::into);
+        a.prescription = Some(prescription);
+        out.push((t, EventBody::Alert(a)));
+    }
+
+    /// The arbiter confirmed a two-handed-move alert (4.1): 2018+ it is penalised as an
+    /// illegal move (7.5.4, counting towards 7.5.5); 2017 it has its own count (7.7.1 /
+    /// 7.7.2); 2005 sets no penalty (4.1; 13.4 at the arbiter's discretion). The move stands.
+    fn confirm(&mut self, t: u64, id: u64, out: &mut Emitted) {
+        let Some(&(_, mover, ply)) = self.suspicions.iter().find(|s| s.0 == id) else {
+            return;
+        };
+        self.suspicions.retain(|s| s.0 != id);
+        if self.game.as_ref().is_none_or(|g| g.is_over()) {
+            return;
+        }
+        let name = arbiter::side_name(mover);
+        let counted = self.edition.two_hands_counted;
+        let prescription = if counted {
+            let p = self.offence_prescription(mover, Offence::TwoHands, "The move stands");
+            self.count_offence(mover, Offence::TwoHands);
+            p
+        } else {
+            format!(
+                "The move stands. This edition sets no penalty for it (4.1); the arbiter may penalise under 13.4."
+            )
+        };
+        let message = if counted {
+            let class = self.offence_class(Offence::TwoHands);
+            let n = self.offences[class][usize::from(!mover.is_white())];
+            format!(
+                "The arbiter confirmed that {name} made the move at ply {ply} with two hands; offence number {n} for {name}."
+            )
+        } else {
+            format!("The arbiter confirmed that {name} made the move at ply {ply} with two hands.")
+        };
+        let mut a = self.alert(
+            AlertKind::TwoHandedMove,
+            Severity::Intervene,
+            Some(mover),
+            message,
+        );
+        a.article = Some(self.edition.two_hands.into());
+        a.ply = Some(ply);
         a.prescription = Some(prescription);
         out.push((t, EventBody::Alert(a)));
     }

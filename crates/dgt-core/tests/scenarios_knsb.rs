@@ -199,7 +199,7 @@ fn knsb_05_replacement_move_with_another_piece() {
                 (severity(&t[0]).as_str(), article(&t[0])),
                 ("review", "4.3.1")
             );
-            assert_eq!((t[0].side, t[0].ply), (Some(Side::Black), Some(3)));
+            assert_eq!((t[0].side, t[0].ply), (Some(Side::Black), Some(4)));
             // The knight went back to b8 and another piece moved (4.3.1).
             assert!(t[0].message.contains("b8"), "{:?}", t[0]);
         } else {

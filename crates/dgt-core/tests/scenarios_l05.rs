@@ -884,6 +884,72 @@ fn l05_s26_castling_rook_first_or_with_two_hands() {
     }
 }
 
+/// L05-S26 (b) continued: the arbiter confirms the two-handed castling (`{"confirm": id}`).
+/// 2018 / 2023: penalised as an illegal move (7.5.4 → 7.5.5), so White's next illegal move
+/// is his second and loses; 2017: counted on its own (7.7.1), the next illegal move is the
+/// first; 2005: no penalty (4.1), nothing counted. The move stands in every edition.
+#[test]
+fn two_handed_move_confirmed_by_the_arbiter_counts() {
+    const FEN: &str = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1";
+    for edition in EDITIONS {
+        let castle_with_two_hands = |confirm: Option<u64>| {
+            let mut b = game_from(FEN, edition, "5400", "full", 5400);
+            b.lift("e1");
+            b.t -= 40;
+            b.lift("h1")
+                .wait(300)
+                .put("g1", 'K')
+                .put("f1", 'R')
+                .wait(250)
+                .press()
+                .wait(900);
+            if let Some(id) = confirm {
+                b.op(&format!(r#"{{"confirm": {id}}}"#));
+                b.wait(300);
+            }
+            b.play(&[("a7", "a6", 'p')]);
+            b.mv("b2", "b5", 'P').wait(250).press().wait(900);
+            b
+        };
+        let id = one(&castle_with_two_hands(None).run(), AlertKind::TwoHandedMove).id;
+        let ev = castle_with_two_hands(Some(id)).run();
+        assert_eq!(
+            moves(&ev),
+            ["e1g1", "a7a6"],
+            "{edition}: the castling stands"
+        );
+        let two = alert_of(&ev, AlertKind::TwoHandedMove);
+        assert_eq!(two.len(), 2, "{edition}");
+        let confirmed = &two[1];
+        assert_eq!(severity(confirmed), "intervene", "{edition}");
+        assert_eq!(confirmed.ply, Some(1));
+        let p = prescription(confirmed);
+        let illegal = prescription(&one(&ev, AlertKind::IllegalMove));
+        match edition {
+            "fide-2005" => {
+                assert!(p.contains("no penalty"), "{p}");
+                assert!(illegal.contains("offence number 1"), "{illegal}");
+            }
+            "fide-2017" => {
+                assert_eq!(article(confirmed), "7.7.1");
+                assert!(
+                    p.contains("add 2 minute(s) to Black's clock (7.7.1)"),
+                    "{p}"
+                );
+                assert!(illegal.contains("offence number 1"), "{illegal}");
+            }
+            _ => {
+                assert_eq!(article(confirmed), "7.5.4");
+                assert!(
+                    p.contains("add 2 minute(s) to Black's clock (7.5.5)"),
+                    "{p}"
+                );
+                assert!(illegal.contains("White loses the game"), "{illegal}");
+            }
+        }
+    }
+}
+
 /// L05-S30 (T30): the king is knocked over (off its square) for several seconds, White's
 /// flag falls, then the king is put back: a displaced piece, not a move (7.3); the flag
 /// loses (6.10; 2017+ 6.9), as Black can mate.

@@ -326,7 +326,7 @@ function alertHtml(a, withAck) {
     ${meta.length ? `<div class="alert-meta">${meta.join(" · ")}</div>` : ""}
     ${a.prescription ? `<div class="prescription"><b>Laws:</b> ${esc(a.prescription)}</div>` : ""}
     ${evidence.join("")}
-    ${withAck && !a.acked ? `<div class="alert-actions"><button class="btn btn-ack" data-ack="${a.id}" type="button">Acknowledge</button></div>` : ""}
+    ${withAck && !a.acked ? `<div class="alert-actions">${a.kind === "two_handed_move" && a.severity !== "intervene" ? `<button class="btn btn-confirm" data-confirm="${a.id}" type="button" title="Count it as an offence (7.5.4)">Confirm offence</button>` : ""}<button class="btn btn-ack" data-ack="${a.id}" type="button">Acknowledge</button></div>` : ""}
   </div>`;
 }
 
@@ -418,6 +418,7 @@ function boardForms(name) {
         <select id="claim-kind" name="kind">
           <option value="threefold_repetition">Threefold repetition (9.2)</option>
           <option value="fifty_move_rule">Fifty-move rule (9.3)</option>
+          <option value="flag">Flag fallen (6.8)</option>
           <option value="other">Other</option>
         </select>
         <label for="claim-side">Claimant</label>
@@ -539,7 +540,22 @@ async function acknowledge(id, button) {
   }
 }
 
+// The arbiter confirms a suspicion (two hands): the core counts and penalises it, and the
+// suspicion is acknowledged with it.
+async function confirmOffence(id, button) {
+  if (button) button.disabled = true;
+  try {
+    await api("POST", `/api/alerts/${id}/confirm`);
+    await acknowledge(id, null);
+  } catch (e) {
+    if (button) button.disabled = false;
+    toast(`Confirm failed: ${e.message}`, true);
+  }
+}
+
 document.addEventListener("click", (ev) => {
+  const confirmBtn = ev.target.closest("[data-confirm]");
+  if (confirmBtn) { ev.stopPropagation(); confirmOffence(Number(confirmBtn.dataset.confirm), confirmBtn); return; }
   const ack = ev.target.closest("[data-ack]");
   if (ack) { ev.stopPropagation(); acknowledge(Number(ack.dataset.ack), ack); return; }
   const open = ev.target.closest("[data-open]");

@@ -12,7 +12,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use dgt_core::input::{ClaimOp, SetupOp};
-use dgt_core::{Input, InputKind, Operation};
+use dgt_core::{AlertKind, Input, InputKind, Operation};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -39,6 +39,7 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/api/games/{*path}", get(game))
         .route("/api/alerts", get(alerts))
         .route("/api/alerts/{id}/ack", post(ack))
+        .route("/api/alerts/{id}/confirm", post(confirm))
         .route("/api/public/games", get(public_games))
         .with_state(app)
 }
@@ -299,6 +300,33 @@ async fn ack(
     };
     forward(&app, &board, Operation::Ack(id)).await?;
     app.feed.record_ack(id);
+    Ok(ok(json!({ "ok": true, "id": id, "board": board })))
+}
+
+/// `POST /api/alerts/{id}/confirm`: the arbiter confirms a suspicion (a move made with two
+/// hands) as an offence; the core counts and penalises it.
+async fn confirm(
+    State(app): State<Arc<App>>,
+    Path(id): Path<u64>,
+    Query(q): Query<ReadQuery>,
+    headers: HeaderMap,
+) -> ApiResult {
+    may_act(&app, &headers, &q)?;
+    let alert = app
+        .feed
+        .desk()
+        .hall
+        .alert(id)
+        .map(|a| (a.board.clone(), a.alert.kind));
+    let Some((board, kind)) = alert else {
+        return Err(ApiError::NotFound(format!("no alert {id}")));
+    };
+    if kind != AlertKind::TwoHandedMove {
+        return Err(ApiError::BadRequest(format!(
+            "alert {id} is not a two_handed_move alert: only those can be confirmed"
+        )));
+    }
+    forward(&app, &board, Operation::Confirm(id)).await?;
     Ok(ok(json!({ "ok": true, "id": id, "board": board })))
 }
 

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use cdp::{Cdp, chromium_or_skip, launch};
 use common::*;
-use dgt_core::{Alert, AlertKind, Event, EventBody, Severity, Side};
+use dgt_core::{Alert, AlertKind, Event, EventBody, InputKind, Operation, Severity, Side};
 use serde_json::json;
 
 /// An illegal move by Black in the final position of the real game: the king steps into
@@ -51,7 +51,7 @@ async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
         return;
     };
     let events = hall_events(6);
-    let server = start(test_config()).await;
+    let mut server = start(test_config()).await;
     // Everything but board-2's last move, which arrives while the page watches.
     let last_move_2 = events
         .iter()
@@ -139,6 +139,40 @@ async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
     let got = read_until(&mut other, |v| v["type"] == "alert_ack").await;
     assert_eq!(got.last().unwrap()["id"], last_seq);
     cdp.wait_for(&format!("{button} === null")).await;
+
+    // A two-handed-move suspicion: the arbiter confirms it as an offence with its button;
+    // the core gets the confirm op, and the suspicion is acknowledged with it.
+    last_seq += 1;
+    let mut two = Alert::new(
+        AlertKind::TwoHandedMove,
+        Severity::Review,
+        "fide-2023",
+        "The pieces on e1 and h1 left the board 40 ms apart: possibly a move made with two hands."
+            .into(),
+    );
+    two.id = last_seq;
+    two.side = Some(Side::White);
+    server.send(&[Event {
+        seq: last_seq,
+        board: "board-2".into(),
+        t_ms: 1_000_500,
+        body: EventBody::Alert(two),
+    }]);
+    let confirm = format!("document.querySelector('#alerts [data-confirm=\"{last_seq}\"]')");
+    cdp.wait_for(&format!("{confirm} !== null")).await;
+    cdp.eval(&format!("{confirm}.click(), true")).await;
+    let confirmed = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let op = server.ops.recv().await.expect("ops channel open");
+            if op.kind == InputKind::Op(Operation::Confirm(last_seq)) {
+                break op;
+            }
+        }
+    })
+    .await
+    .expect("the confirm op reached the core");
+    assert_eq!(confirmed.board, "board-2");
+    cdp.wait_for(&format!("{confirm} === null")).await;
 
     // The board page: move list, clock history, alert history, forms.
     cdp.eval("location.hash = '#/board/board-1', true").await;

@@ -352,3 +352,45 @@ async fn health_and_metrics_describe_the_hall() {
         );
     }
 }
+
+/// `POST /api/alerts/{id}/confirm` forwards a two-handed-move suspicion to the core as a
+/// `confirm` op; any other alert is refused (400), an unknown id is 404.
+#[tokio::test]
+async fn only_a_two_handed_move_can_be_confirmed() {
+    use dgt_core::{Alert, AlertKind, Severity};
+    let events = capture_events();
+    let mut server = start(test_config()).await;
+    server.send(&events);
+    let mut seq = events.last().unwrap().seq;
+    let mut raise = |kind| {
+        seq += 1;
+        let mut a = Alert::new(kind, Severity::Review, "fide-2023", "suspicion".into());
+        a.id = seq;
+        Event {
+            seq,
+            board: "board-1".into(),
+            t_ms: 400_000,
+            body: EventBody::Alert(a),
+        }
+    };
+    let two_hands = raise(AlertKind::TwoHandedMove);
+    let touch = raise(AlertKind::TouchMove);
+    let (two_id, touch_id) = (two_hands.seq, touch.seq);
+    server.send(&[two_hands, touch]);
+    server.wait_seq(touch_id).await;
+    let addr = server.addr;
+
+    let path = |id: u64| format!("/api/alerts/{id}/confirm");
+    assert_eq!(http(addr, "POST", &path(touch_id), &[], "").await.0, 400);
+    assert_eq!(http(addr, "POST", &path(999_999), &[], "").await.0, 404);
+    assert!(
+        server.ops.try_recv().is_err(),
+        "nothing refused reached the core"
+    );
+    let (status, body) = http(addr, "POST", &path(two_id), &[], "").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        server.ops.recv().await.unwrap().kind,
+        InputKind::Op(Operation::Confirm(two_id))
+    );
+}

@@ -2499,9 +2499,7 @@ impl Session {
             self.count_offence(mover, Offence::TwoHands);
             p
         } else {
-            format!(
-                "The move stands. This edition sets no penalty for it (4.1); the arbiter may penalise under 13.4."
-            )
+            "The move stands. This edition sets no penalty for it (4.1); the arbiter may penalise under 13.4.".to_string()
         };
         let message = if counted {
             let class = self.offence_class(Offence::TwoHands);

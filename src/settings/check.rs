@@ -163,6 +163,9 @@ fn summary(loaded: &Loaded) -> String {
             "flags count when called (6.8): acknowledge a flag alert to end the game on time\n",
         );
     }
+    if s.core.guideline_iii {
+        out.push_str("Guideline III announced: both flags with the order unknown per III.3.1\n");
+    }
     if let Some(reading) = s.core.fivefold {
         out.push_str(&format!(
             "fivefold repetition (9.6.1) read as {} in every edition that has it\n",

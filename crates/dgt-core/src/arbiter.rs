@@ -56,6 +56,9 @@ pub struct Edition {
     /// not the last period, drawn in the last period (2005 6.12a / 6.12b). 2017+: only in
     /// Guideline III (III.3.1), which the daemon does not model: `None`.
     pub both_flags_continue_draw: Option<(&'static str, &'static str)>,
+    /// The same under Guideline III when the event announced it (2017+ III.3.1.1 /
+    /// III.3.1.2); `None` in 2005, where 6.12 applies always.
+    pub guideline_iii_both_flags: Option<(&'static str, &'static str)>,
     pub illegal_move: &'static str,
     /// Capturing the opponent's king is not allowed (2005 1.2; 2017+ 1.4.1): it is an illegal
     /// move (2017 fn 104), raised as one and named.
@@ -129,6 +132,7 @@ pub const EDITIONS: &[Edition] = &[
         reduced_flag_severity: Severity::Intervene,
         reduced_both_flags_draw: None,
         both_flags_continue_draw: None,
+        guideline_iii_both_flags: Some(("III.3.1.1", "III.3.1.2")),
         illegal_move: "7.5.1",
         king_capture: "1.4.1",
         illegal_move_penalty: "7.5.5",
@@ -179,6 +183,7 @@ pub const EDITIONS: &[Edition] = &[
         reduced_flag_severity: Severity::Intervene,
         reduced_both_flags_draw: None,
         both_flags_continue_draw: None,
+        guideline_iii_both_flags: Some(("III.3.1.1", "III.3.1.2")),
         illegal_move: "7.5.1",
         king_capture: "1.4.1",
         illegal_move_penalty: "7.5.5",
@@ -227,6 +232,7 @@ pub const EDITIONS: &[Edition] = &[
         reduced_flag_severity: Severity::Review,
         reduced_both_flags_draw: None,
         both_flags_continue_draw: None,
+        guideline_iii_both_flags: Some(("III.3.1.1", "III.3.1.2")),
         illegal_move: "7.5.1",
         king_capture: "1.4.1",
         illegal_move_penalty: "7.5.3",
@@ -275,6 +281,7 @@ pub const EDITIONS: &[Edition] = &[
         reduced_flag_severity: Severity::Claim,
         reduced_both_flags_draw: Some("B9"),
         both_flags_continue_draw: Some(("6.12a", "6.12b")),
+        guideline_iii_both_flags: None,
         illegal_move: "7.4a",
         king_capture: "1.2",
         illegal_move_penalty: "7.4b",

@@ -41,6 +41,10 @@ pub struct CoreConfig {
     /// when the arbiter observes it (acknowledges the alert) or a player claims it; a mate
     /// made before that stands (L17 T18). See D37.
     pub flag_counts: FlagCounts,
+    /// Whether the event announced Guideline III (2017+: quickplay finish without
+    /// increment, III.2.1). Then both flags down with the order unknown continue the game
+    /// before the last period (III.3.1.1) and draw it in the last (III.3.1.2).
+    pub guideline_iii: bool,
     /// Per-board overrides by board label.
     pub boards: BTreeMap<String, BoardSettings>,
 }
@@ -89,6 +93,7 @@ impl Default for CoreConfig {
             rapid_max_minutes: 60,
             fivefold: None,
             flag_counts: FlagCounts::AtFall,
+            guideline_iii: false,
             boards: BTreeMap::new(),
         }
     }

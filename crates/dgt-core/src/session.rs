@@ -142,6 +142,7 @@ pub struct Session {
     /// for the arbiter to call), and whose it was.
     flag_pending: Option<Color>,
     flag_counts: crate::config::FlagCounts,
+    guideline_iii: bool,
     /// A flag that has fallen on the display but counts only once called (`when_called`,
     /// 6.8): who flagged, when, and the id of the alert that reported it.
     uncalled_flag: Option<UncalledFlag>,
@@ -212,6 +213,7 @@ impl Session {
             periods_reached: [0, 0],
             flag_pending: None,
             flag_counts: config.flag_counts,
+            guideline_iii: config.guideline_iii,
             uncalled_flag: None,
             suspicions: Vec::new(),
             stood: None,
@@ -2354,7 +2356,18 @@ impl Session {
             return true;
         }
         if unknown {
-            let Some((go_on, drawn)) = self.edition.both_flags_continue_draw else {
+            // Guideline III applies only when announced, and only to a quickplay finish
+            // without increment (III.1, III.2.1).
+            let no_increment = self.time_control.as_ref().is_some_and(|tc| {
+                tc.periods
+                    .iter()
+                    .all(|p| p.bonus == crate::time_control::Bonus::None)
+            });
+            let guideline = self
+                .edition
+                .guideline_iii_both_flags
+                .filter(|_| self.guideline_iii && no_increment);
+            let Some((go_on, drawn)) = self.edition.both_flags_continue_draw.or(guideline) else {
                 return false;
             };
             let later_period = self.time_control.as_ref().is_some_and(|tc| {

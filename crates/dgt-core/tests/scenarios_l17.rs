@@ -1603,3 +1603,64 @@ fn l17_s23_draw_before_both_players_moved() {
         }
     }
 }
+
+/// Both displays show a flag in one reading: which fell first is unknown.
+fn both_flags_unknown(b: &mut Board, final_flags: bool) {
+    let bit = if final_flags { 0x10 } else { 0x40 };
+    b.flags = (bit, bit);
+    b.clock = Some((0, 0, if final_flags { None } else { Some(false) }));
+    b.reading();
+    b.wait(300);
+}
+
+/// L17-S46 (T46): quickplay finish without increment, both flags down with the order unknown,
+/// under Guideline III announced (`guideline_iii = true`, 2017+): before the last period the
+/// game goes on (III.3.1.1, review); in the last period it is drawn (III.3.1.2). With an
+/// increment Guideline III does not apply; without the setting the known behaviour stays.
+#[test]
+fn l17_s46_both_flags_under_guideline_iii() {
+    let with_iii = dgt_core::CoreConfig {
+        guideline_iii: true,
+        ..Default::default()
+    };
+    for edition in ["fide-2017", "fide-2018", "fide-2023"] {
+        let mut b = game(edition, "40/5400:1800", 5400);
+        b.play(&[("e2", "e4", 'P'), ("e7", "e5", 'p')]);
+        both_flags_unknown(&mut b, false);
+        let ev = b.run_with(with_iii.clone());
+        let a = one(&ev, AlertKind::BothFlagsFallen);
+        assert_eq!(
+            (severity(&a).as_str(), article(&a)),
+            ("review", "III.3.1.1"),
+            "{edition}"
+        );
+        assert!(ends(&ev).is_empty(), "{edition}");
+
+        let mut b = game(edition, "5400", 5400);
+        b.play(&[("e2", "e4", 'P'), ("e7", "e5", 'p')]);
+        both_flags_unknown(&mut b, true);
+        let ev = b.run_with(with_iii.clone());
+        let a = one(&ev, AlertKind::BothFlagsFallen);
+        assert_eq!(
+            (severity(&a).as_str(), article(&a)),
+            ("intervene", "III.3.1.2"),
+            "{edition}"
+        );
+        assert_eq!(
+            ends(&ev),
+            [("1/2-1/2".to_string(), "both_flags_fallen".to_string())]
+        );
+
+        // With an increment there is no quickplay finish: Guideline III does not apply.
+        let mut b = game(edition, "5400+30", 5400);
+        b.play(&[("e2", "e4", 'P'), ("e7", "e5", 'p')]);
+        both_flags_unknown(&mut b, true);
+        let ev = b.run_with(with_iii.clone());
+        assert!(
+            alert_of(&ev, AlertKind::BothFlagsFallen)
+                .iter()
+                .all(|a| !article(a).starts_with("III")),
+            "{edition}"
+        );
+    }
+}

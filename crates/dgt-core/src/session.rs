@@ -148,6 +148,10 @@ pub struct Session {
     uncalled_flag: Option<UncalledFlag>,
     /// Recent two-handed-move alerts the arbiter may confirm: (alert id, mover, ply).
     suspicions: Vec<(u64, Color, u32)>,
+    /// Pieces gone from the board since an `illegal_position` that only showed pieces
+    /// missing (knocked off, L17 T43): play is followed as if they stood on their squares
+    /// until they are back or the position is reinstated.
+    ghosts: Vec<(shakmaty::Square, shakmaty::Piece)>,
     /// Lifts and placements, for touch-move, rook-first castling and two-hands signals.
     handling: HandlingLog,
     /// When the board first showed the current position (the next move's handling began
@@ -216,6 +220,7 @@ impl Session {
             guideline_iii: config.guideline_iii,
             uncalled_flag: None,
             suspicions: Vec::new(),
+            ghosts: Vec::new(),
             stood: None,
             illegal_standing: None,
             owes_press: None,
@@ -720,8 +725,7 @@ impl Session {
         self.illegal_at = None;
         self.last_change = t;
         if let Some(g) = self.game.as_ref().filter(|g| !g.is_over()) {
-            let placement = self.board.placement(self.orientation);
-            let off = board::diff(g.current().board(), &placement.board).count();
+            let off = board::diff(g.current().board(), &self.seen_board()).count();
             self.displaced = self.displaced.max(off);
         }
         let ahead = match self.interpret(DEPTH_ON_CHANGE) {
@@ -735,8 +739,7 @@ impl Session {
             if self.seen.len() == SEEN_KEPT {
                 self.seen.pop_front();
             }
-            self.seen
-                .push_back(self.board.placement(self.orientation).board);
+            self.seen.push_back(self.seen_board());
             self.last_ahead = Some((t, path));
         }
     }
@@ -754,7 +757,7 @@ impl Session {
         for m in prev {
             pos.play_unchecked(*m);
         }
-        let target = self.board.placement(self.orientation).board;
+        let target = self.seen_board();
         let mut budget = 50_000;
         let more = reconstruct::find_path(&pos, &target, DEPTH_ON_CHANGE, &mut budget)?;
         let path: Vec<Move> = prev.iter().chain(&more).copied().collect();
@@ -782,7 +785,7 @@ impl Session {
             return interp;
         }
         let Some(g) = &self.game else { return interp };
-        let target = self.board.placement(self.orientation).board;
+        let target = self.seen_board();
         let mut best: Option<(usize, Move, Move)> = None;
         for m in reconstruct::legal_moves(g.current()) {
             let Some(when) = self.when_shown(&m) else {
@@ -879,8 +882,7 @@ impl Session {
 
     fn interpret(&self, depth: usize) -> Option<Interpretation> {
         let g = self.game.as_ref()?;
-        let placement = self.board.placement(self.orientation);
-        Some(reconstruct::interpret(g, &placement.board, depth))
+        Some(reconstruct::interpret(g, &self.seen_board(), depth))
     }
 
     /// Whether the player to move still has their clock running, so that the press (not the
@@ -1070,6 +1072,7 @@ impl Session {
             self.flag_pending = None;
             self.uncalled_flag = None;
             self.suspicions.clear();
+            self.ghosts.clear();
             self.stood = None;
             self.illegal_standing = None;
             self.owes_press = None;
@@ -1250,6 +1253,15 @@ impl Session {
     fn back_to_legal(&mut self, t: u64, out: &mut Emitted) {
         self.illegal_at = None;
         self.stood = None;
+        if !self.ghosts.is_empty() {
+            // Moves are followed with the knocked-off pieces thought in place; the board is
+            // legal again only once they are back (or the position was reinstated).
+            let raw = self.board.placement(self.orientation).board;
+            if raw != self.seen_board() {
+                return;
+            }
+            self.ghosts.clear();
+        }
         if self.illegal_alerted {
             self.illegal_alerted = false;
             let Some(g) = &self.game else { return };
@@ -1273,6 +1285,20 @@ impl Session {
         }
         let placement = self.board.placement(self.orientation);
         let d = board::diff(g.current().board(), &placement.board);
+        // Only pieces missing (knocked off the board): play can be followed as if they stood
+        // there, while the arbiter decides (L17 T43).
+        let missing: Vec<(shakmaty::Square, shakmaty::Piece)> = d
+            .into_iter()
+            .filter_map(|sq| {
+                let piece = g.current().board().piece_at(sq)?;
+                placement
+                    .board
+                    .piece_at(sq)
+                    .is_none()
+                    .then_some((sq, piece))
+            })
+            .collect();
+        let only_missing = !missing.is_empty() && missing.len() == d.count();
         let mut a = Alert::new(
             AlertKind::IllegalPosition,
             Severity::Review,
@@ -1288,8 +1314,51 @@ impl Session {
         a.fen_before = Some(fen(g.current()));
         a.game = Some(g.id.clone());
         a.squares = board::square_names(d);
+        if only_missing {
+            let names: Vec<String> = missing
+                .iter()
+                .map(|(sq, p)| {
+                    format!(
+                        "{} {} on {sq}",
+                        arbiter::side_name(p.color),
+                        role_name(p.role)
+                    )
+                })
+                .collect();
+            a.prescription = Some(format!(
+                "Missing from the board: {}. Moves are followed as if it stood there. If it was displaced, reinstate the position of ply {} with the clock times logged there (7.1) and put it back.",
+                names.join(", "),
+                g.plies()
+            ));
+            self.ghosts = missing;
+        }
         self.illegal_alerted = true;
         out.push((t, EventBody::Alert(a)));
+    }
+
+    /// The board as the game reads it: the placement, with pieces knocked off the board
+    /// (`ghosts`) put back on their squares while those are empty and the game still has
+    /// them there.
+    ///
+    /// A board the game explains as it is wins: a knocked-off piece that was put back and
+    /// moved on leaves its square empty legally.
+    fn seen_board(&self) -> shakmaty::Board {
+        let raw = self.board.placement(self.orientation).board;
+        let Some(g) = self.game.as_ref().filter(|_| !self.ghosts.is_empty()) else {
+            return raw;
+        };
+        let mut b = raw.clone();
+        for &(sq, piece) in &self.ghosts {
+            if b.piece_at(sq).is_none() && g.current().board().piece_at(sq) == Some(piece) {
+                b.set_piece_at(sq, piece);
+            }
+        }
+        if b != raw
+            && reconstruct::interpret(g, &raw, self.decision_depth()) != Interpretation::Unexplained
+        {
+            return raw;
+        }
+        b
     }
 
     fn end_by_gesture(&mut self, t: u64, result: &str, how: String, out: &mut Emitted) {
@@ -1451,7 +1520,8 @@ impl Session {
             return;
         }
         let mover = g.current().turn();
-        let placement = self.board.placement(self.orientation);
+        let mut placement = self.board.placement(self.orientation);
+        placement.board = self.seen_board();
         let interp = reconstruct::interpret(g, &placement.board, self.decision_depth());
         let interp = self.prefer_shown(interp);
         // At ply 0 with nothing moved, a press only starts White's clock. (Judged here, not
@@ -1749,7 +1819,8 @@ impl Session {
             return false;
         };
         let Some(g) = &self.game else { return false };
-        let placement = self.board.placement(self.orientation);
+        let mut placement = self.board.placement(self.orientation);
+        placement.board = self.seen_board();
         if placement.board == shown {
             return false;
         }
@@ -2237,11 +2308,14 @@ impl Session {
             } else {
                 self.edition.reduced_flag_severity
             };
+            // The verified count of completed moves (6.12.2; 2017 6.13.2): the record, not a
+            // public display, decides whether a period was completed.
             let who = arbiter::side_name(flagged);
+            let fell = format!("{who}'s flag has fallen with {done} move(s) completed");
             let (message, prescription) = match severity {
                 Severity::Claim => (
                     format!(
-                        "{who}'s flag has fallen: it counts only when {} claims it (B7); the arbiter must not point it out.",
+                        "{fell}: it counts only when {} claims it (B7); the arbiter must not point it out.",
                         arbiter::side_name(opp)
                     ),
                     format!(
@@ -2255,16 +2329,14 @@ impl Session {
                 ),
                 Severity::Review => (
                     // Only fide-2017 has `review` here: A4.5 (the A4 rules also for blitz, B4).
-                    format!(
-                        "{who}'s flag has fallen: {consequence}. The arbiter may call it (A4.5)."
-                    ),
+                    format!("{fell}: {consequence}. The arbiter may call it (A4.5)."),
                     match result {
                         Some(r) => format!("When the flag is called or claimed: result {r}."),
                         None => "Examine the position (6.9) before declaring the result.".into(),
                     },
                 ),
                 _ => (
-                    format!("{who}'s flag has fallen: {consequence}."),
+                    format!("{fell}: {consequence}."),
                     match result {
                         Some(r) => format!("Result {r}."),
                         None => "Examine the position (6.9) before declaring the result.".into(),
@@ -2663,6 +2735,17 @@ fn both_kings_in_check(b: &shakmaty::Board) -> bool {
         b.king_of(c)
             .is_some_and(|k| b.attacks_to(k, !c, b.occupied()).any())
     })
+}
+
+fn role_name(r: shakmaty::Role) -> &'static str {
+    match r {
+        shakmaty::Role::Pawn => "pawn",
+        shakmaty::Role::Knight => "knight",
+        shakmaty::Role::Bishop => "bishop",
+        shakmaty::Role::Rook => "rook",
+        shakmaty::Role::Queen => "queen",
+        shakmaty::Role::King => "king",
+    }
 }
 
 /// A duration in seconds, one decimal ("37.0 s").

@@ -1664,3 +1664,76 @@ fn l17_s46_both_flags_under_guideline_iii() {
         );
     }
 }
+
+/// L17-S43 (T43): the f8 bishop is knocked off the board after 2…Nc6 and left off; 3.d3 d6
+/// 4.Be2 are played; the arbiter then restores the position of move 2 with the bishop.
+#[test]
+fn l17_s43_piece_knocked_off_and_play_goes_on() {
+    let mut b = game("fide-2023", "5400", 5400);
+    b.play(&[
+        ("e2", "e4", 'P'),
+        ("e7", "e5", 'p'),
+        ("g1", "f3", 'N'),
+        ("b8", "c6", 'n'),
+    ]);
+    b.lift("f8").wait(4000);
+    b.play(&[("d2", "d3", 'P'), ("d7", "d6", 'p'), ("f1", "e2", 'B')]);
+    b.wait(3000);
+    // The arbiter puts the position of move 2 back.
+    b.mv("e2", "f1", 'B')
+        .mv("d6", "d7", 'p')
+        .mv("d3", "d2", 'P');
+    b.put("f8", 'b').wait(4000);
+    let ev = b.run();
+    // Knocked off: for review, with the piece named; play is followed as if it stood there.
+    let p = one(&ev, AlertKind::IllegalPosition);
+    assert_eq!((severity(&p).as_str(), p.ply), ("review", Some(4)));
+    assert!(prescription(&p).contains("Black bishop on f8"), "{p:?}");
+    assert!(
+        alert_of(&ev, AlertKind::IllegalMove).is_empty(),
+        "a missing piece is not an illegal move by whoever presses next: {:?}",
+        alerts(&ev)
+    );
+    assert_eq!(
+        moves(&ev),
+        ["e2e4", "e7e5", "g1f3", "b8c6", "d2d3", "d7d6", "f1e2"]
+    );
+    // The arbiter's reinstatement: back to ply 4, the clocks logged there proposed.
+    let r = one(&ev, AlertKind::PositionRestored);
+    assert_eq!(r.ply, Some(4));
+    assert!(prescription(&r).contains("ply 4"), "{r:?}");
+    assert!(ends(&ev).is_empty());
+
+    // Put back without reinstating: the board is legal again (info), play goes on.
+    let mut b = game("fide-2023", "5400", 5400);
+    b.play(&[("e2", "e4", 'P'), ("e7", "e5", 'p')]);
+    b.lift("f8").wait(4000);
+    b.play(&[("g1", "f3", 'N'), ("b8", "c6", 'n')]);
+    b.put("f8", 'b').wait(1000);
+    b.play(&[("f1", "c4", 'B'), ("f8", "c5", 'b')]);
+    let ev = b.run();
+    assert_eq!(moves(&ev).len(), 6);
+    assert!(alert_of(&ev, AlertKind::IllegalMove).is_empty());
+    let back = one(&ev, AlertKind::PositionRestored);
+    assert_eq!(severity(&back), "info");
+}
+
+/// L17-S20 (T20): at the flag the alert gives the verified count of the flagged player's
+/// completed moves (6.12.2; 2017 6.13.2), whatever a public display shows.
+#[test]
+fn l17_s20_flag_alert_gives_the_verified_move_count() {
+    for edition in EDITIONS {
+        let mut b = game(edition, "5400", 5400);
+        b.play(SCHOLAR);
+        b.mv("d2", "d3", 'P').wait(900); // made, not completed: no press before the flag
+        b.flag(true, true).wait(300);
+        let ev = b.run();
+        let f = one(&ev, AlertKind::FlagFall);
+        assert!(
+            f.message
+                .contains("White's flag has fallen with 3 move(s) completed"),
+            "{edition}: {}",
+            f.message
+        );
+    }
+}

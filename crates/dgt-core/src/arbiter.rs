@@ -36,6 +36,8 @@ pub struct Edition {
     /// When a flag counts as fallen: when the arbiter observes it or a player claims it
     /// validly (2017+ 6.8, 2005 6.9).
     pub flag_considered_fallen: &'static str,
+    /// A clock found set wrongly is corrected by the arbiter (2017+ 6.10.2; 2005 6.11).
+    pub clock_setting: &'static str,
     /// A draw may be agreed only once both players have made at least one move (2017+
     /// 5.2.3); 2005 5.2c has no such minimum.
     pub draw_agreement_after_moves: Option<&'static str>,
@@ -126,6 +128,7 @@ pub const EDITIONS: &[Edition] = &[
         wrong_claim_cuts_own_time: false,
         flag_fall: "6.9",
         flag_considered_fallen: "6.8",
+        clock_setting: "6.10.2",
         draw_agreement_after_moves: Some("5.2.3"),
         clocks_after_irregularity: "7.1",
         time_control_check: "6.4",
@@ -177,6 +180,7 @@ pub const EDITIONS: &[Edition] = &[
         wrong_claim_cuts_own_time: false,
         flag_fall: "6.9",
         flag_considered_fallen: "6.8",
+        clock_setting: "6.10.2",
         draw_agreement_after_moves: Some("5.2.3"),
         clocks_after_irregularity: "7.1",
         time_control_check: "6.4",
@@ -226,6 +230,7 @@ pub const EDITIONS: &[Edition] = &[
         wrong_claim_cuts_own_time: false,
         flag_fall: "6.9",
         flag_considered_fallen: "6.8",
+        clock_setting: "6.10.2",
         draw_agreement_after_moves: Some("5.2.3"),
         clocks_after_irregularity: "7.1",
         time_control_check: "6.4",
@@ -275,6 +280,7 @@ pub const EDITIONS: &[Edition] = &[
         wrong_claim_cuts_own_time: true,
         flag_fall: "6.10",
         flag_considered_fallen: "6.9",
+        clock_setting: "6.11",
         draw_agreement_after_moves: None,
         clocks_after_irregularity: "6.14",
         time_control_check: "6.3",

@@ -156,6 +156,9 @@ pub enum AlertKind {
     /// A result the arbiter entered that the Laws or the board contradict: a draw agreed
     /// before both players moved (5.2.3), or a result other than the game's end by rule.
     ResultConflict,
+    /// The clock does not run the time control in force: other starting times, or no
+    /// increment where one is due (6.10.2; 2005 6.11).
+    ClockSettingMismatch,
 }
 
 /// An alert for the arbiter, with its evidence.

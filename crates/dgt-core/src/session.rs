@@ -152,6 +152,12 @@ pub struct Session {
     /// missing (knocked off, L17 T43): play is followed as if they stood on their squares
     /// until they are back or the position is reinstated.
     ghosts: Vec<(shakmaty::Square, shakmaty::Piece)>,
+    /// Presses in a row per player ([white, black]) that added less than half the increment
+    /// due, and whether the clock setting was already reported for this game.
+    short_increments: [u32; 2],
+    clock_setting_reported: bool,
+    /// A press was seen in this game: the starting times are no longer on the clock.
+    pressed_in_game: bool,
     /// Lifts and placements, for touch-move, rook-first castling and two-hands signals.
     handling: HandlingLog,
     /// When the board first showed the current position (the next move's handling began
@@ -221,6 +227,9 @@ impl Session {
             uncalled_flag: None,
             suspicions: Vec::new(),
             ghosts: Vec::new(),
+            short_increments: [0, 0],
+            clock_setting_reported: false,
+            pressed_in_game: false,
             stood: None,
             illegal_standing: None,
             owes_press: None,
@@ -1073,6 +1082,9 @@ impl Session {
             self.uncalled_flag = None;
             self.suspicions.clear();
             self.ghosts.clear();
+            self.short_increments = [0, 0];
+            self.clock_setting_reported = false;
+            self.pressed_in_game = false;
             self.stood = None;
             self.illegal_standing = None;
             self.owes_press = None;
@@ -1390,6 +1402,7 @@ impl Session {
     // ---- the clock -------------------------------------------------------------------------
 
     fn on_clock(&mut self, t: u64, times: ClockTimes, out: &mut Emitted) {
+        let before = self.clock.last().copied();
         let obs: ClockObservation = self.clock.observe(times);
         if obs.disconnected {
             let a = self.alert(
@@ -1421,7 +1434,14 @@ impl Session {
         {
             self.clock.infer_white_side(d);
         }
+        if obs.press.is_none() && !self.pressed_in_game {
+            self.check_start_times(t, &times, out);
+        }
         if let Some(display) = obs.press {
+            self.pressed_in_game = true;
+            if let Some(before) = before {
+                self.check_increment(t, display, &before, &times, out);
+            }
             self.on_press(t, display, out);
         }
         if obs.stopped
@@ -2607,6 +2627,136 @@ impl Session {
         out.push((t, EventBody::Alert(a)));
     }
 
+    /// 6.10.2 (2005 6.11): at the start of a game, a display that does not run must show the
+    /// first period's time (or it plus the first increment), and the running one no more.
+    fn check_start_times(&mut self, t: u64, times: &ClockTimes, out: &mut Emitted) {
+        const TOLERANCE_MS: u64 = 2_000;
+        if self.clock_setting_reported {
+            return;
+        }
+        let (Some(g), Some(tc)) = (&self.game, &self.time_control) else {
+            return;
+        };
+        if g.plies() > 0 || g.is_over() || self.clock.white_side().is_none() {
+            return;
+        }
+        let Some(first) = tc.periods.first() else {
+            return;
+        };
+        let base = first.base_ms;
+        // DGT clocks in Fischer mode add the first increment before the start.
+        let top = match first.bonus {
+            crate::time_control::Bonus::Increment(inc) => base + inc,
+            _ => base,
+        };
+        let running = crate::clock::running_display(times);
+        let wrong = [ClockSide::Left, ClockSide::Right].into_iter().any(|d| {
+            let ms = match d {
+                ClockSide::Left => times.left.ms,
+                ClockSide::Right => times.right.ms,
+            };
+            if running == Some(d) {
+                ms > top + TOLERANCE_MS
+            } else {
+                ms.abs_diff(base) > TOLERANCE_MS && ms.abs_diff(top) > TOLERANCE_MS
+            }
+        });
+        if !wrong {
+            return;
+        }
+        self.clock_setting_reported = true;
+        let (w, b) = self.clock.white_black_of(times);
+        let show = |ms: Option<u64>| ms.map(hmmss).unwrap_or_else(|| "?".into());
+        let mut a = self.alert(
+            AlertKind::ClockSettingMismatch,
+            Severity::Review,
+            None,
+            format!(
+                "The clock shows {} for White and {} for Black before the first move, but the time control {} starts at {}.",
+                show(w),
+                show(b),
+                tc.text,
+                hmmss(base)
+            ),
+        );
+        a.article = Some(self.edition.clock_setting.into());
+        (a.white_ms, a.black_ms) = (w, b);
+        a.prescription = Some(format!(
+            "Set the clock to {} for each player before the game starts ({}).",
+            hmmss(base),
+            self.edition.clock_setting
+        ));
+        out.push((t, EventBody::Alert(a)));
+    }
+
+    /// 6.10.2 (2005 6.11): a press must add the increment of the time control in force.
+    /// Readings come about once a second, so a press adds the increment less up to a second
+    /// of thinking (1.5 s allowed): three presses in a row by one player that added less
+    /// say the clock is set without it (L17 T56, KNSB-16).
+    fn check_increment(
+        &mut self,
+        t: u64,
+        display: ClockSide,
+        before: &ClockTimes,
+        now: &ClockTimes,
+        out: &mut Emitted,
+    ) {
+        const PRESSES: u32 = 3;
+        if self.clock_setting_reported {
+            return;
+        }
+        let (Some(white), Some(tc)) = (self.clock.white_side(), &self.time_control) else {
+            return;
+        };
+        let side = usize::from(display != white);
+        let period = self.periods_reached[side].min(tc.periods.len().saturating_sub(1));
+        let Some(crate::time_control::Bonus::Increment(inc)) =
+            tc.periods.get(period).map(|p| p.bonus)
+        else {
+            return;
+        };
+        if inc < 2_000 {
+            return;
+        }
+        let ms = |t: &ClockTimes| match display {
+            ClockSide::Left => t.left.ms,
+            ClockSide::Right => t.right.ms,
+        };
+        let gained = ms(now) as i64 - ms(before) as i64;
+        if gained + 1_500 >= inc as i64 {
+            self.short_increments[side] = 0;
+            return;
+        }
+        self.short_increments[side] += 1;
+        if self.short_increments[side] < PRESSES {
+            return;
+        }
+        self.clock_setting_reported = true;
+        let who = if side == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let mut a = self.alert(
+            AlertKind::ClockSettingMismatch,
+            Severity::Review,
+            Some(who),
+            format!(
+                "{PRESSES} presses in a row by {} added no increment, but the time control {} adds {} s per move.",
+                arbiter::side_name(who),
+                tc.text,
+                inc / 1000
+            ),
+        );
+        a.article = Some(self.edition.clock_setting.into());
+        (a.white_ms, a.black_ms) = self.clock.white_black_ms();
+        a.prescription = Some(format!(
+            "Stop the clock, install the correct setting and adjust the times and the move counter ({}).",
+            self.edition.clock_setting
+        ));
+        out.push((t, EventBody::Alert(a)));
+    }
+
     /// A player claims a flag (6.8; 2005 6.9, B7): valid when a flag is down that has not
     /// ended the game yet.
     fn flag_claimed(&mut self, t: u64, out: &mut Emitted) {
@@ -2751,6 +2901,12 @@ fn role_name(r: shakmaty::Role) -> &'static str {
 /// A duration in seconds, one decimal ("37.0 s").
 fn seconds(ms: u64) -> String {
     format!("{}.{} s", ms / 1000, (ms % 1000) / 100)
+}
+
+/// A clock time as h:mm:ss.
+fn hmmss(ms: u64) -> String {
+    let s = ms / 1000;
+    format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
 }
 
 /// A time as m:ss.

@@ -1737,3 +1737,65 @@ fn l17_s20_flag_alert_gives_the_verified_move_count() {
         );
     }
 }
+
+/// L17-S56 (T56), KNSB-16: 90'+30" configured. (a) The presses add nothing: after White's
+/// third press without increment, `clock_setting_mismatch` / review (6.10.2; 2005 6.11).
+/// (b) Presses that add the 30 s (the DGT clock also adds the first one before the start):
+/// nothing. (c) Clocks set to 1:30 for a 60-minute game: reported before the first move.
+#[test]
+fn l17_s56_clock_set_without_increment_or_to_other_times() {
+    let script = [
+        ("e2", "e4", 'P'),
+        ("e7", "e5", 'p'),
+        ("g1", "f3", 'N'),
+        ("b8", "c6", 'n'),
+        ("f1", "c4", 'B'),
+        ("g8", "f6", 'n'),
+        ("d2", "d3", 'P'),
+    ];
+    let play_with_increment = |b: &mut Board, inc: u64| {
+        for (f, t, p) in script {
+            b.mv(f, t, p).wait(250);
+            if let Some((l, r, Some(right_runs))) = &mut b.clock {
+                if *right_runs {
+                    *r += inc;
+                } else {
+                    *l += inc;
+                }
+            }
+            b.press().wait(300);
+        }
+    };
+    for edition in EDITIONS {
+        let article_ = by_edition(edition, "6.11", "6.10.2", "6.10.2");
+        let mut b = game(edition, "5400+30", 5430);
+        play_with_increment(&mut b, 0);
+        let ev = b.run();
+        let a = one(&ev, AlertKind::ClockSettingMismatch);
+        assert_eq!(severity(&a), "review", "{edition}");
+        assert_eq!(article(&a), article_);
+        assert_eq!(a.side, Some(dgt_core::Side::White));
+        assert!(a.message.contains("30 s per move"), "{}", a.message);
+
+        let mut b = game(edition, "5400+30", 5430);
+        play_with_increment(&mut b, 30);
+        let ev = b.run();
+        assert!(
+            alert_of(&ev, AlertKind::ClockSettingMismatch).is_empty(),
+            "{edition}: {:?}",
+            alert_of(&ev, AlertKind::ClockSettingMismatch)
+        );
+        assert_eq!(moves(&ev).len(), script.len());
+
+        let mut b = game(edition, "3600+30", 5400);
+        b.play(&script[..1]);
+        let ev = b.run();
+        let a = one(&ev, AlertKind::ClockSettingMismatch);
+        assert!(
+            a.message.contains("1:30:00") && a.message.contains("1:00:00"),
+            "{}",
+            a.message
+        );
+        assert_eq!(a.ply, Some(0));
+    }
+}

@@ -79,6 +79,8 @@ pub struct Edition {
     /// move, castling, promotion choice, two hands) only when a player claims.
     pub art4_on_claim_in_rapid_blitz: bool,
     pub castling_rook_first: &'static str,
+    /// The promotion piece is chosen once it has touched the square (2017+ 4.4.4; 2005 4.4d).
+    pub promotion_choice: &'static str,
     pub two_hands: &'static str,
     /// Whether a confirmed two-handed move is penalised and counted (2017 7.7, 2018+ 7.5.4);
     /// 2005 4.1 sets no penalty.
@@ -147,6 +149,7 @@ pub const EDITIONS: &[Edition] = &[
         touch_move: "4.3.1",
         art4_on_claim_in_rapid_blitz: false,
         castling_rook_first: "4.4.2",
+        promotion_choice: "4.4.4",
         two_hands: "7.5.4",
         two_hands_counted: true,
         reduced_window: "A.5.2",
@@ -199,6 +202,7 @@ pub const EDITIONS: &[Edition] = &[
         touch_move: "4.3.1",
         art4_on_claim_in_rapid_blitz: false,
         castling_rook_first: "4.4.2",
+        promotion_choice: "4.4.4",
         two_hands: "7.5.4",
         two_hands_counted: true,
         reduced_window: "A.4.2",
@@ -249,6 +253,7 @@ pub const EDITIONS: &[Edition] = &[
         touch_move: "4.3.1",
         art4_on_claim_in_rapid_blitz: false,
         castling_rook_first: "4.4.2",
+        promotion_choice: "4.4.4",
         two_hands: "7.7.1",
         two_hands_counted: true,
         reduced_window: "A4.2",
@@ -300,6 +305,7 @@ pub const EDITIONS: &[Edition] = &[
         touch_move: "4.3a",
         art4_on_claim_in_rapid_blitz: true,
         castling_rook_first: "4.4b",
+        promotion_choice: "4.4d",
         two_hands: "4.1",
         two_hands_counted: false,
         reduced_window: "B6",

@@ -159,6 +159,8 @@ pub enum AlertKind {
     /// The clock does not run the time control in force: other starting times, or no
     /// increment where one is due (6.10.2; 2005 6.11).
     ClockSettingMismatch,
+    /// One promotion piece put on the square, then replaced by another (4.4.4; 2005 4.4d).
+    PromotionChoiceChanged,
 }
 
 /// An alert for the arbiter, with its evidence.

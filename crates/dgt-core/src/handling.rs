@@ -6,7 +6,7 @@
 
 use std::collections::VecDeque;
 
-use shakmaty::{Color, Move, Piece, Square};
+use shakmaty::{Color, Move, Piece, Role, Square};
 
 /// One change of one square, as the board reported it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +44,13 @@ pub enum Signal {
     TouchMove { square: Square, off_ms: u64 },
     /// Castling begun by lifting the rook.
     CastlingRookFirst { rook: Square },
+    /// A promotion piece was put on the promotion square and replaced by another: the
+    /// choice was final when the first touched the square (4.4.4; 2005 4.4d).
+    PromotionChanged {
+        square: Square,
+        first: Role,
+        last: Role,
+    },
     /// Two pieces off the board at once, lifted within the window.
     TwoHands {
         first: Square,
@@ -138,6 +145,23 @@ impl HandlingLog {
                     break;
                 }
             }
+        }
+
+        // 4.4.4: another piece than the one promoted to stood on the promotion square first.
+        if let Some(last) = m.promotion()
+            && let Some(first) = changes
+                .iter()
+                .filter(|h| h.square == m.to())
+                .filter_map(|h| h.after.filter(|p| p.color == mover))
+                .map(|p| p.role)
+                .find(|&r| r != Role::Pawn)
+            && first != last
+        {
+            out.push(Signal::PromotionChanged {
+                square: m.to(),
+                first,
+                last,
+            });
         }
 
         // 4.1 / 7.5.4: two pieces of the move off the board at once, lifted within the window.

@@ -856,6 +856,20 @@ impl Session {
                         arbiter::side_name(mover)
                     ),
                 ),
+                Signal::PromotionChanged {
+                    square,
+                    first,
+                    last,
+                } => (
+                    AlertKind::PromotionChoiceChanged,
+                    self.edition.promotion_choice,
+                    format!(
+                        "{} put a {} on {square} and replaced it by a {}: the choice of the new piece was final when the first touched the square.",
+                        arbiter::side_name(mover),
+                        role_name(first),
+                        role_name(last)
+                    ),
+                ),
                 Signal::TwoHands {
                     first,
                     second,

@@ -1024,3 +1024,60 @@ fn l05_s22_both_flags_in_standard_play() {
     assert_eq!(ends(&ev), [("0-1".to_string(), "flag_fall".to_string())]);
     assert!(!alerts(&ev).contains(&AlertKind::BothFlagsFallen));
 }
+
+/// L05-S27 (T27), L17-S06: `8/4P1k1/8/8/8/8/8/4K3 w`: `-Pe7 +Qe8 -Qe8 +Ne8 press`: the move
+/// is e8=N, with `promotion_choice_changed` for review — the choice was final when the queen
+/// touched e8 (4.4.4; 2005 4.4d); in 2005 rapid and blitz only on a claim (B5).
+#[test]
+fn l05_s27_promotion_piece_swapped_before_the_press() {
+    for edition in EDITIONS {
+        for (tc, sev) in [
+            ("5400", "review"),
+            (
+                "900+10",
+                if edition == "fide-2005" {
+                    "claim"
+                } else {
+                    "review"
+                },
+            ),
+        ] {
+            let mut b = game_from("8/4P1k1/8/8/8/8/8/4K3 w - - 0 1", edition, tc, "full", 900);
+            b.lift("e7").wait(300).put("e8", 'Q').wait(600);
+            b.lift("e8")
+                .wait(300)
+                .put("e8", 'N')
+                .wait(250)
+                .press()
+                .wait(900);
+            let ev = b.run();
+            assert_eq!(moves(&ev), ["e7e8n"], "{edition} {tc}");
+            let a = one(&ev, AlertKind::PromotionChoiceChanged);
+            assert_eq!(severity(&a), sev, "{edition} {tc}");
+            assert_eq!(article(&a), by_edition(edition, "4.4d", "4.4.4", "4.4.4"));
+            assert!(
+                a.message.contains("queen") && a.message.contains("knight"),
+                "{}",
+                a.message
+            );
+            assert_eq!(a.ply, Some(1));
+        }
+        // A queen straight away: nothing to say.
+        let mut b = game_from(
+            "8/4P1k1/8/8/8/8/8/4K3 w - - 0 1",
+            edition,
+            "5400",
+            "full",
+            900,
+        );
+        b.lift("e7")
+            .wait(300)
+            .put("e8", 'Q')
+            .wait(250)
+            .press()
+            .wait(900);
+        let ev = b.run();
+        assert_eq!(moves(&ev), ["e7e8q"]);
+        assert!(alert_of(&ev, AlertKind::PromotionChoiceChanged).is_empty());
+    }
+}

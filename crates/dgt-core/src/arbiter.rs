@@ -38,6 +38,13 @@ pub struct Edition {
     pub flag_considered_fallen: &'static str,
     /// A clock found set wrongly is corrected by the arbiter (2017+ 6.10.2; 2005 6.11).
     pub clock_setting: &'static str,
+    /// A wrong initial position: the game is cancelled and a new one played (2017+ 7.2.1;
+    /// 2005 7.1a).
+    pub setup_invalid: &'static str,
+    /// Rapid and blitz under reduced supervision: the wrong set-up may be claimed only until
+    /// each player has made this many moves (2005 B4: 3; 2017 A4.1.2, 2018 A.4.1, 2023
+    /// A.5.1.2: 10); after that the game goes on.
+    pub setup_claim_window: (&'static str, u32),
     /// A draw may be agreed only once both players have made at least one move (2017+
     /// 5.2.3); 2005 5.2c has no such minimum.
     pub draw_agreement_after_moves: Option<&'static str>,
@@ -131,6 +138,8 @@ pub const EDITIONS: &[Edition] = &[
         flag_fall: "6.9",
         flag_considered_fallen: "6.8",
         clock_setting: "6.10.2",
+        setup_invalid: "7.2.1",
+        setup_claim_window: ("A.5.1.2", 10),
         draw_agreement_after_moves: Some("5.2.3"),
         clocks_after_irregularity: "7.1",
         time_control_check: "6.4",
@@ -184,6 +193,8 @@ pub const EDITIONS: &[Edition] = &[
         flag_fall: "6.9",
         flag_considered_fallen: "6.8",
         clock_setting: "6.10.2",
+        setup_invalid: "7.2.1",
+        setup_claim_window: ("A.4.1", 10),
         draw_agreement_after_moves: Some("5.2.3"),
         clocks_after_irregularity: "7.1",
         time_control_check: "6.4",
@@ -235,6 +246,8 @@ pub const EDITIONS: &[Edition] = &[
         flag_fall: "6.9",
         flag_considered_fallen: "6.8",
         clock_setting: "6.10.2",
+        setup_invalid: "7.2.1",
+        setup_claim_window: ("A4.1.2", 10),
         draw_agreement_after_moves: Some("5.2.3"),
         clocks_after_irregularity: "7.1",
         time_control_check: "6.4",
@@ -286,6 +299,8 @@ pub const EDITIONS: &[Edition] = &[
         flag_fall: "6.10",
         flag_considered_fallen: "6.9",
         clock_setting: "6.11",
+        setup_invalid: "7.1a",
+        setup_claim_window: ("B4", 3),
         draw_agreement_after_moves: None,
         clocks_after_irregularity: "6.14",
         time_control_check: "6.3",

@@ -161,6 +161,9 @@ pub enum AlertKind {
     ClockSettingMismatch,
     /// One promotion piece put on the square, then replaced by another (4.4.4; 2005 4.4d).
     PromotionChoiceChanged,
+    /// The pieces were not in the initial position when the game began (7.2.1; 2005 7.1a;
+    /// Chess960 II.2).
+    SetupInvalid,
 }
 
 /// An alert for the arbiter, with its evidence.

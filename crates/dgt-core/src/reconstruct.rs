@@ -335,6 +335,142 @@ pub fn start_position(board: &Board) -> Option<(Chess, CastlingMode)> {
     None
 }
 
+/// A board that looks like a game's start — 32 pieces, each side's pawns on its second rank
+/// and its eight pieces on its first — but is neither the initial position nor a Chess960
+/// start (7.2.1; 2005 7.1a; II.2). Returns what is wrong, and the position to follow the
+/// game from if it is played anyway: White to move, castling only for a king and rook on
+/// their standard squares.
+pub fn wrong_setup(board: &Board) -> Option<(Chess, String)> {
+    use shakmaty::{File, Rank};
+    let first = |c: Color| {
+        if c.is_white() {
+            Rank::First
+        } else {
+            Rank::Eighth
+        }
+    };
+    let second = |c: Color| {
+        if c.is_white() {
+            Rank::Second
+        } else {
+            Rank::Seventh
+        }
+    };
+    if board.occupied().count() != 32 || start_position(board).is_some() {
+        return None;
+    }
+    for c in Color::ALL {
+        let home = Bitboard::from_rank(first(c));
+        if (board.pawns() & board.by_color(c)) != Bitboard::from_rank(second(c))
+            || (board.by_color(c) & !board.pawns()) != home
+            || (board.kings() & board.by_color(c)).count() != 1
+            || (board.queens() & board.by_color(c)).count() != 1
+            || (board.rooks() & board.by_color(c)).count() != 2
+            || (board.bishops() & board.by_color(c)).count() != 2
+        {
+            return None;
+        }
+    }
+    let standard = Board::default();
+    let mut faults = Vec::new();
+    for c in Color::ALL {
+        let wrong: Vec<String> = File::ALL
+            .iter()
+            .map(|&f| Square::from_coords(f, first(c)))
+            .filter(|&sq| board.piece_at(sq) != standard.piece_at(sq))
+            .filter_map(|sq| {
+                board
+                    .piece_at(sq)
+                    .map(|p| format!("{} on {sq}", role_word(p.role)))
+            })
+            .collect();
+        if !wrong.is_empty() {
+            let side = if c.is_white() { "White" } else { "Black" };
+            faults.push(format!("{side} has {}", wrong.join(", ")));
+        }
+    }
+    // A Chess960 start must have the bishops on squares of both colours and the king between
+    // the rooks, the same for both sides (II.2).
+    let mirrored = File::ALL.iter().all(|&f| {
+        board.role_at(Square::from_coords(f, Rank::First))
+            == board.role_at(Square::from_coords(f, Rank::Eighth))
+    });
+    let mut why960 = Vec::new();
+    if mirrored {
+        let bishops = board.bishops() & board.white();
+        if bishops
+            .into_iter()
+            .map(|sq| sq.is_light())
+            .collect::<Vec<_>>()
+            .windows(2)
+            .all(|w| w[0] == w[1])
+        {
+            why960.push("both bishops stand on squares of one colour");
+        }
+        let king = (board.kings() & board.white()).first().map(|sq| sq.file());
+        let rooks: Vec<File> = (board.rooks() & board.white())
+            .into_iter()
+            .map(|sq| sq.file())
+            .collect();
+        if let (Some(k), [a, b]) = (king, rooks.as_slice())
+            && !(a.min(b) < &k && &k < a.max(b))
+        {
+            why960.push("the king does not stand between the rooks");
+        }
+    }
+    let mut what = format!("not the initial position: {}", faults.join("; "));
+    if !why960.is_empty() {
+        what.push_str(&format!(
+            "; not a Chess960 start either: {}",
+            why960.join(" and ")
+        ));
+    }
+    let right = |c: Color, rook_file: File, letter: char| {
+        let king = Square::from_coords(File::E, first(c));
+        let rook = Square::from_coords(rook_file, first(c));
+        (board.role_at(king) == Some(Role::King) && board.role_at(rook) == Some(Role::Rook))
+            .then_some(if c.is_white() {
+                letter.to_ascii_uppercase()
+            } else {
+                letter
+            })
+    };
+    let rights: String = [
+        right(Color::White, File::H, 'k'),
+        right(Color::White, File::A, 'q'),
+        right(Color::Black, File::H, 'k'),
+        right(Color::Black, File::A, 'q'),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let rights = if rights.is_empty() {
+        "-".to_string()
+    } else {
+        rights
+    };
+    // Two bishops on one colour with eight pawns read as "too much material" (a promotion
+    // that cannot have happened): here it is only a set-up error.
+    let pos = format!("{board} w {rights} - 0 1")
+        .parse::<Fen>()
+        .ok()?
+        .into_position::<Chess>(CastlingMode::Standard)
+        .or_else(shakmaty::PositionError::ignore_too_much_material)
+        .ok()?;
+    Some((pos, what))
+}
+
+fn role_word(r: Role) -> &'static str {
+    match r {
+        Role::Pawn => "a pawn",
+        Role::Knight => "a knight",
+        Role::Bishop => "a bishop",
+        Role::Rook => "a rook",
+        Role::Queen => "the queen",
+        Role::King => "the king",
+    }
+}
+
 /// Builds a position from a FEN given by an operator; the castling mode follows the FEN.
 pub fn position_from_fen(text: &str) -> Result<(Chess, CastlingMode), String> {
     let f: Fen = text.trim().parse().map_err(|e| format!("not a FEN: {e}"))?;

@@ -158,6 +158,9 @@ pub struct Session {
     clock_setting_reported: bool,
     /// A press was seen in this game: the starting times are no longer on the clock.
     pressed_in_game: bool,
+    /// A board set up wrongly (`reconstruct::wrong_setup`) seen settled, with its
+    /// orientation: a game starts from it only when a move is made there.
+    wrong_setup: Option<(shakmaty::Board, Orientation, u64)>,
     /// Lifts and placements, for touch-move, rook-first castling and two-hands signals.
     handling: HandlingLog,
     /// When the board first showed the current position (the next move's handling began
@@ -230,6 +233,7 @@ impl Session {
             short_increments: [0, 0],
             clock_setting_reported: false,
             pressed_in_game: false,
+            wrong_setup: None,
             stood: None,
             illegal_standing: None,
             owes_press: None,
@@ -954,7 +958,11 @@ impl Session {
                     ))
         });
         if new_game_possible && self.try_start_game(t, out) {
+            self.wrong_setup = None;
             return;
+        }
+        if new_game_possible || self.game.as_ref().is_some_and(|g| g.plies() == 0) {
+            self.watch_wrong_setup(t, out);
         }
         let Some(game) = &self.game else { return };
         if game.is_over() {
@@ -1053,6 +1061,66 @@ impl Session {
         }
     }
 
+    /// 7.2.1 (2005 7.1a): a board set up wrongly is remembered; when a move is made from it,
+    /// the game is followed from there and the arbiter told at once (before the first move
+    /// is completed, when the game can still be set up again).
+    fn watch_wrong_setup(&mut self, t: u64, out: &mut Emitted) {
+        for orientation in [Orientation::Normal, Orientation::Rotated] {
+            let placement = self.board.placement(orientation).board;
+            if reconstruct::wrong_setup(&placement).is_some() {
+                self.wrong_setup = Some((placement, orientation, t));
+                return;
+            }
+        }
+        let Some((setup, orientation, seen_at)) = self.wrong_setup.clone() else {
+            return;
+        };
+        let Some((pos, what)) = reconstruct::wrong_setup(&setup) else {
+            return;
+        };
+        let placement = self.board.placement(orientation).board;
+        if reconstruct::one_move_to(&pos, &placement).is_none() {
+            return;
+        }
+        self.wrong_setup = None;
+        // Started as if the board showed the set-up; the move is then read as usual.
+        self.begin_game(t, pos, CastlingMode::Standard, orientation, out);
+        // White's press may have come before the board settled: then Black's clock runs.
+        if self.press_seen_at > seen_at
+            && let Some(d) = self.clock.running()
+        {
+            self.clock.reset_inference();
+            self.clock.infer_white_side(d.other());
+        }
+        let (window, moves) = self.edition.setup_claim_window;
+        let remedy = if self.reduced() {
+            format!(
+                "A claim is possible only until each player has made {moves} moves ({window}); after that the game goes on, and a misplaced king or rook may not castle."
+            )
+        } else {
+            format!(
+                "Before the first move is completed, set the pieces up correctly; once the game has begun, it is cancelled and a new game played ({}).",
+                self.edition.setup_invalid
+            )
+        };
+        let mut a = self.alert(
+            AlertKind::SetupInvalid,
+            Severity::Intervene,
+            None,
+            format!("The game began from a wrong set-up: {what}."),
+        );
+        a.article = Some(
+            if self.reduced() {
+                window
+            } else {
+                self.edition.setup_invalid
+            }
+            .into(),
+        );
+        a.prescription = Some(remedy);
+        out.push((t, EventBody::Alert(a)));
+    }
+
     fn try_start_game(&mut self, t: u64, out: &mut Emitted) -> bool {
         for orientation in [Orientation::Normal, Orientation::Rotated] {
             let placement = self.board.placement(orientation);
@@ -1068,46 +1136,57 @@ impl Session {
             {
                 return false;
             }
-            self.next_start = None;
-            self.orientation = orientation;
-            self.games_started += 1;
-            let id = format!("{}/{}", self.label, self.games_started);
-            let game = Game::new(id.clone(), pos, mode);
-            out.push((
-                t,
-                EventBody::GameStart {
-                    game: id,
-                    start_fen: game.start_fen.clone(),
-                },
-            ));
-            self.game = Some(game);
-            self.clock.reset_inference();
-            // White's clock runs at the start (it is White's move).
-            if let Some(d) = self.clock.running() {
-                self.clock.infer_white_side(d);
-            }
-            self.last_ahead = None;
-            self.handling.clear();
-            self.same_since = t;
-            self.illegal_alerted = false;
-            self.offences = [[0; 2]; 3];
-            self.periods_reached = [0, 0];
-            self.flag_pending = None;
-            self.uncalled_flag = None;
-            self.suspicions.clear();
-            self.ghosts.clear();
-            self.short_increments = [0, 0];
-            self.clock_setting_reported = false;
-            self.pressed_in_game = false;
-            self.stood = None;
-            self.illegal_standing = None;
-            self.owes_press = None;
-            self.press_wait_at = None;
-            self.illegal_at = None;
-            self.emit_status(t, out);
+            self.begin_game(t, pos, mode, orientation, out);
             return true;
         }
         false
+    }
+
+    fn begin_game(
+        &mut self,
+        t: u64,
+        pos: Chess,
+        mode: CastlingMode,
+        orientation: Orientation,
+        out: &mut Emitted,
+    ) {
+        self.next_start = None;
+        self.orientation = orientation;
+        self.games_started += 1;
+        let id = format!("{}/{}", self.label, self.games_started);
+        let game = Game::new(id.clone(), pos, mode);
+        out.push((
+            t,
+            EventBody::GameStart {
+                game: id,
+                start_fen: game.start_fen.clone(),
+            },
+        ));
+        self.game = Some(game);
+        self.clock.reset_inference();
+        // White's clock runs at the start (it is White's move).
+        if let Some(d) = self.clock.running() {
+            self.clock.infer_white_side(d);
+        }
+        self.last_ahead = None;
+        self.handling.clear();
+        self.same_since = t;
+        self.illegal_alerted = false;
+        self.offences = [[0; 2]; 3];
+        self.periods_reached = [0, 0];
+        self.flag_pending = None;
+        self.uncalled_flag = None;
+        self.suspicions.clear();
+        self.ghosts.clear();
+        self.short_increments = [0, 0];
+        self.clock_setting_reported = false;
+        self.pressed_in_game = false;
+        self.stood = None;
+        self.illegal_standing = None;
+        self.owes_press = None;
+        self.press_wait_at = None;
+        self.illegal_at = None;
+        self.emit_status(t, out);
     }
 
     /// Plays moves into the game and emits them; `pressed` marks them final. `shown_at` is

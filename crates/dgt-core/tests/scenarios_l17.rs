@@ -1799,3 +1799,93 @@ fn l17_s56_clock_set_without_increment_or_to_other_times() {
         assert_eq!(a.ply, Some(0));
     }
 }
+
+/// A board dumped with `fen`'s placement, the clock started for White; no `setup` op.
+fn set_up(fen: &str, edition: &str, tc: &str, supervision: &str) -> Board {
+    let mut b = Board::new();
+    b.op(&format!(
+        r#"{{"setup": {{"edition": "{edition}", "time_control": "{tc}", "supervision": "{supervision}"}}}}"#
+    ));
+    b.dump_fen(fen);
+    b.wait(500);
+    b.start_clock(5400).wait(300);
+    b
+}
+
+/// L17-S40 (T40), L05-S24: White's king and queen swapped in the set-up (Qe1, Kd1). Nothing
+/// is said while the pieces are being placed; when White's first move is made from it, the
+/// game is followed from the wrong set-up and `setup_invalid` / intervene says what is wrong:
+/// standard play — cancelled and replayed (7.2.1; 2005 7.1a); reduced rapid — a claim only
+/// within the first 10 moves each (A4.1.2 / A.4.1 / A.5.1.2; 2005 B4: 3), and the misplaced
+/// king may not castle.
+#[test]
+fn l17_s40_king_and_queen_swapped_in_the_set_up() {
+    const SWAPPED: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w - - 0 1";
+    for edition in EDITIONS {
+        let mut b = set_up(SWAPPED, edition, "5400", "full");
+        b.wait(5000);
+        let quiet = b.run();
+        assert!(
+            alert_of(&quiet, AlertKind::SetupInvalid).is_empty(),
+            "{edition}: nothing before a move"
+        );
+        b.play(&[("e2", "e4", 'P'), ("e7", "e5", 'p')]);
+        let ev = b.run();
+        assert_eq!(moves(&ev), ["e2e4", "e7e5"], "{edition}");
+        let a = one(&ev, AlertKind::SetupInvalid);
+        assert_eq!(severity(&a), "intervene");
+        assert_eq!(article(&a), by_edition(edition, "7.1a", "7.2.1", "7.2.1"));
+        assert!(
+            a.message
+                .contains("White has the king on d1, the queen on e1"),
+            "{}",
+            a.message
+        );
+        assert!(prescription(&a).contains("new game"), "{a:?}");
+
+        let (window, n) = match edition {
+            "fide-2005" => ("B4", 3),
+            "fide-2017" => ("A4.1.2", 10),
+            "fide-2018" => ("A.4.1", 10),
+            _ => ("A.5.1.2", 10),
+        };
+        let mut b = set_up(SWAPPED, edition, "900+10", "reduced");
+        b.play(&[("e2", "e4", 'P')]);
+        let a = one(&b.run(), AlertKind::SetupInvalid);
+        assert_eq!(article(&a), window, "{edition}");
+        assert!(
+            prescription(&a).contains(&format!("{n} moves")),
+            "{edition}: {a:?}"
+        );
+    }
+    // The misplaced king has no castling: Black's king (on e8) keeps it.
+    let mut b = set_up(SWAPPED, "fide-2023", "5400", "full");
+    b.play(&[("g2", "g3", 'P')]);
+    let ev = b.run();
+    let start = ev
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::GameStart { start_fen, .. } => Some(start_fen.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(start.ends_with(" w kq - 0 1"), "{start}");
+}
+
+/// L17-S51 (T51): a Chess960 start `RBKBNQNR` — both bishops on light squares — is no legal
+/// start (II.2): `setup_invalid` when play begins from it.
+#[test]
+fn l17_s51_chess960_start_with_bishops_on_one_colour() {
+    let fen = "rbkbnqnr/pppppppp/8/8/8/8/PPPPPPPP/RBKBNQNR w - - 0 1";
+    let mut b = set_up(fen, "fide-2023", "5400", "full");
+    b.play(&[("e2", "e4", 'P')]);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4"]);
+    let a = one(&ev, AlertKind::SetupInvalid);
+    assert!(
+        a.message
+            .contains("not a Chess960 start either: both bishops stand on squares of one colour"),
+        "{}",
+        a.message
+    );
+}

@@ -41,6 +41,10 @@ pub struct Edition {
     /// A wrong initial position: the game is cancelled and a new one played (2017+ 7.2.1;
     /// 2005 7.1a).
     pub setup_invalid: &'static str,
+    /// The draw claim of a player on move with less than two minutes in a quickplay finish
+    /// without increment (2005 10.2, always; 2017+ III.5, only under an announced Guideline
+    /// III), and whether it needs the announcement.
+    pub quickplay_claim: (&'static str, bool),
     /// Rapid and blitz under reduced supervision: the wrong set-up may be claimed only until
     /// each player has made this many moves (2005 B4: 3; 2017 A4.1.2, 2018 A.4.1, 2023
     /// A.5.1.2: 10); after that the game goes on.
@@ -139,6 +143,7 @@ pub const EDITIONS: &[Edition] = &[
         flag_considered_fallen: "6.8",
         clock_setting: "6.10.2",
         setup_invalid: "7.2.1",
+        quickplay_claim: ("III.5", true),
         setup_claim_window: ("A.5.1.2", 10),
         draw_agreement_after_moves: Some("5.2.3"),
         clocks_after_irregularity: "7.1",
@@ -194,6 +199,7 @@ pub const EDITIONS: &[Edition] = &[
         flag_considered_fallen: "6.8",
         clock_setting: "6.10.2",
         setup_invalid: "7.2.1",
+        quickplay_claim: ("III.5", true),
         setup_claim_window: ("A.4.1", 10),
         draw_agreement_after_moves: Some("5.2.3"),
         clocks_after_irregularity: "7.1",
@@ -247,6 +253,7 @@ pub const EDITIONS: &[Edition] = &[
         flag_considered_fallen: "6.8",
         clock_setting: "6.10.2",
         setup_invalid: "7.2.1",
+        quickplay_claim: ("III.5", true),
         setup_claim_window: ("A4.1.2", 10),
         draw_agreement_after_moves: Some("5.2.3"),
         clocks_after_irregularity: "7.1",
@@ -300,6 +307,7 @@ pub const EDITIONS: &[Edition] = &[
         flag_considered_fallen: "6.9",
         clock_setting: "6.11",
         setup_invalid: "7.1a",
+        quickplay_claim: ("10.2", false),
         setup_claim_window: ("B4", 3),
         draw_agreement_after_moves: None,
         clocks_after_irregularity: "6.14",

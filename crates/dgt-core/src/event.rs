@@ -164,6 +164,9 @@ pub enum AlertKind {
     /// The pieces were not in the initial position when the game began (7.2.1; 2005 7.1a;
     /// Chess960 II.2).
     SetupInvalid,
+    /// The player on move has less than two minutes in a quickplay finish without
+    /// increment: a draw claim is possible (2005 10.2; 2017+ III.5 when announced).
+    QuickplayClaimPossible,
 }
 
 /// An alert for the arbiter, with its evidence.

@@ -158,6 +158,8 @@ pub struct Session {
     clock_setting_reported: bool,
     /// A press was seen in this game: the starting times are no longer on the clock.
     pressed_in_game: bool,
+    /// Players already told of a quickplay-finish claim in this game ([white, black]).
+    quickplay_told: [bool; 2],
     /// A board set up wrongly (`reconstruct::wrong_setup`) seen settled, with its
     /// orientation: a game starts from it only when a move is made there.
     wrong_setup: Option<(shakmaty::Board, Orientation, u64)>,
@@ -233,6 +235,7 @@ impl Session {
             short_increments: [0, 0],
             clock_setting_reported: false,
             pressed_in_game: false,
+            quickplay_told: [false; 2],
             wrong_setup: None,
             stood: None,
             illegal_standing: None,
@@ -1181,6 +1184,7 @@ impl Session {
         self.short_increments = [0, 0];
         self.clock_setting_reported = false;
         self.pressed_in_game = false;
+        self.quickplay_told = [false; 2];
         self.stood = None;
         self.illegal_standing = None;
         self.owes_press = None;
@@ -1527,6 +1531,7 @@ impl Session {
         {
             self.clock.infer_white_side(d);
         }
+        self.check_quickplay_claim(t, out);
         if obs.press.is_none() && !self.pressed_in_game {
             self.check_start_times(t, &times, out);
         }
@@ -2717,6 +2722,56 @@ impl Session {
         a.article = Some(self.edition.two_hands.into());
         a.ply = Some(ply);
         a.prescription = Some(prescription);
+        out.push((t, EventBody::Alert(a)));
+    }
+
+    /// 2005 10.2 / 2017+ III.5: the player on move, with less than two minutes in the final
+    /// period of a game without increment (not blitz: 2005 C2, III.2.2), may claim a draw.
+    /// For the arbiter only, once per player and game.
+    fn check_quickplay_claim(&mut self, t: u64, out: &mut Emitted) {
+        use crate::time_control::{Bonus, Category};
+        let (article, needs_guideline) = self.edition.quickplay_claim;
+        if needs_guideline && !self.guideline_iii {
+            return;
+        }
+        let (Some(g), Some(tc)) = (&self.game, &self.time_control) else {
+            return;
+        };
+        if g.is_over() || tc.category(self.blitz_max, self.rapid_max) == Category::Blitz {
+            return;
+        }
+        let on_move = g.current().turn();
+        let side = usize::from(!on_move.is_white());
+        let period = self.periods_reached[side];
+        let last_period = tc.moves_required_by(period).is_none();
+        let no_increment = tc.periods.iter().all(|p| p.bonus == Bonus::None);
+        if self.quickplay_told[side] || !last_period || !no_increment {
+            return;
+        }
+        let (w, b) = self.clock.white_black_ms();
+        let Some(ms) = (if on_move.is_white() { w } else { b }) else {
+            return;
+        };
+        if ms == 0 || ms >= 120_000 {
+            return;
+        }
+        self.quickplay_told[side] = true;
+        let name = arbiter::side_name(on_move);
+        let opp = arbiter::side_name(!on_move);
+        let mut a = self.alert(
+            AlertKind::QuickplayClaimPossible,
+            Severity::Claim,
+            Some(on_move),
+            format!(
+                "{name} is on move with {} left in the final period, without increment: {name} may claim a draw ({article}).",
+                mmss(ms)
+            ),
+        );
+        a.article = Some(article.into());
+        (a.white_ms, a.black_ms) = (w, b);
+        a.prescription = Some(format!(
+            "Only on {name}'s claim: if {opp} cannot win by normal means or makes no effort to, the game is drawn; the decision may be postponed ({opp} may get two extra minutes); a rejected claim gives {opp} two extra minutes."
+        ));
         out.push((t, EventBody::Alert(a)));
     }
 

@@ -1081,3 +1081,49 @@ fn l05_s27_promotion_piece_swapped_before_the_press() {
         assert!(alert_of(&ev, AlertKind::PromotionChoiceChanged).is_empty());
     }
 }
+
+/// L05-S29 (T29), L17-S47/S48: the final period without increment; White on move with 1:45
+/// left may claim a draw — 2005 10.2 always; 2017+ III.5 only under an announced Guideline
+/// III. Not in blitz, not with an increment. For the arbiter only (claim severity).
+#[test]
+fn l05_s29_quickplay_finish_claim_possible() {
+    let with_iii = dgt_core::CoreConfig {
+        guideline_iii: true,
+        ..Default::default()
+    };
+    let run = |edition: &str, tc: &str, config: &dgt_core::CoreConfig| {
+        let mut b = game(edition, tc, 1800);
+        b.play(&[("e2", "e4", 'P'), ("e7", "e5", 'p')]);
+        if let Some(c) = &mut b.clock {
+            c.0 = 105; // White, on move, at 1:45
+        }
+        b.reading();
+        b.wait(500);
+        b.run_with(config.clone())
+    };
+    for edition in EDITIONS {
+        let ev = run(edition, "1800", &dgt_core::CoreConfig::default());
+        let told = alert_of(&ev, AlertKind::QuickplayClaimPossible);
+        if edition == "fide-2005" {
+            assert_eq!(told.len(), 1, "{edition}");
+            assert_eq!(
+                (severity(&told[0]).as_str(), article(&told[0])),
+                ("claim", "10.2")
+            );
+            assert_eq!(told[0].side, Some(Side::White));
+            assert!(told[0].message.contains("1:45"), "{}", told[0].message);
+        } else {
+            assert!(told.is_empty(), "{edition}: Guideline III not announced");
+            let ev = run(edition, "1800", &with_iii);
+            let a = one(&ev, AlertKind::QuickplayClaimPossible);
+            assert_eq!((severity(&a).as_str(), article(&a)), ("claim", "III.5"));
+        }
+        for tc in ["300", "1800+10"] {
+            let ev = run(edition, tc, &with_iii);
+            assert!(
+                alert_of(&ev, AlertKind::QuickplayClaimPossible).is_empty(),
+                "{edition} {tc}"
+            );
+        }
+    }
+}

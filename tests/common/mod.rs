@@ -113,7 +113,7 @@ pub fn is_disconnected(i: &Input) -> bool {
 
 pub fn disconnect_reason(i: &Input) -> Option<&str> {
     match &i.kind {
-        InputKind::Link(Link::Disconnected { reason }) => reason.as_deref(),
+        InputKind::Link(Link::Disconnected { reason, .. }) => reason.as_deref(),
         _ => None,
     }
 }

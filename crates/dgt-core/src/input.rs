@@ -41,6 +41,9 @@ pub enum Link {
     Disconnected {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
+        /// The daemon itself is stopping (a planned stop): nothing is wrong with the board.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        stopping: bool,
     },
 }
 

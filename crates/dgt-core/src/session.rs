@@ -578,20 +578,29 @@ impl Session {
                     out.push((t, EventBody::Alert(a)));
                 }
             }
-            Link::Disconnected { reason } => {
+            Link::Disconnected { reason, stopping } => {
                 self.link = LinkState::Disconnected;
                 self.was_disconnected = true;
                 self.emit_status(t, out);
                 let in_game = self.game.as_ref().is_some_and(|g| !g.is_over());
-                let mut a = self.alert(
-                    AlertKind::BoardDisconnected,
-                    if in_game { Severity::Review } else { Severity::Info },
-                    None,
+                // A planned stop of the daemon is no trouble with the board: info only.
+                let severity = if in_game && !stopping {
+                    Severity::Review
+                } else {
+                    Severity::Info
+                };
+                let message = if *stopping {
+                    "The daemon is stopping: this board is not watched until it starts again; moves made meanwhile are recovered then.".to_string()
+                } else {
                     format!(
                         "The link to the board is down{}; moves made meanwhile are recovered when it is back.",
-                        reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default()
-                    ),
-                );
+                        reason
+                            .as_deref()
+                            .map(|r| format!(" ({r})"))
+                            .unwrap_or_default()
+                    )
+                };
+                let mut a = self.alert(AlertKind::BoardDisconnected, severity, None, message);
                 a.fen = self.game.as_ref().map(|g| fen(g.current()));
                 out.push((t, EventBody::Alert(a)));
             }

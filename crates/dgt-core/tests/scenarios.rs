@@ -666,3 +666,29 @@ fn moves_made_while_unplugged_are_recovered_from_the_dump_on_reconnect() {
         "{a:?}"
     );
 }
+
+/// A planned stop of the daemon ends every board's link with `stopping`: an info, not a
+/// review — nothing is wrong with the board. A link lost mid-game is for review.
+#[test]
+fn a_daemon_stop_is_no_board_trouble() {
+    for (link, severity) in [
+        (
+            r#"{"state": "disconnected", "reason": "daemon stopped", "stopping": true}"#,
+            "info",
+        ),
+        (
+            r#"{"state": "disconnected", "reason": "end of file"}"#,
+            "review",
+        ),
+    ] {
+        let mut b = started();
+        b.start_clock(300).wait(300);
+        b.mv("e2", "e4", 'P').wait(200).press().wait(500);
+        let line = format!(r#"{{"t_ms": {}, "board": "b", "link": {link}}}"#, b.t);
+        b.inputs.extend(parse_capture(&line).unwrap());
+        let ev = b.run();
+        let a = one(&ev, AlertKind::BoardDisconnected);
+        assert_eq!(common::severity(&a), severity, "{link}");
+        assert_eq!(a.message.contains("daemon is stopping"), severity == "info");
+    }
+}

@@ -59,6 +59,7 @@ fn inputs_and_events_round_trip_and_survive_reopening() {
             400,
             InputKind::Link(Link::Disconnected {
                 reason: Some("unplugged".into()),
+                stopping: false,
             }),
         )),
     ];

@@ -104,7 +104,7 @@ pub async fn run(port: PortCandidate, context: SerialContext, cancel: Cancellati
                         end = work => end,
                     }
                 };
-                let heard = session.finish(&reason).await;
+                let heard = session.finish(&reason, cancel.is_cancelled()).await;
                 tracing::info!(port = %port.path.display(), reason, "bus line ended");
                 if heard {
                     backoff.reset();
@@ -473,6 +473,7 @@ impl<'a> Session<'a> {
                 address,
                 InputKind::Link(Link::Disconnected {
                     reason: Some(reason),
+                    stopping: false,
                 }),
             )
             .await;
@@ -671,13 +672,14 @@ impl<'a> Session<'a> {
     }
 
     /// Ends every board's link; returns whether anything was heard in this session.
-    async fn finish(&mut self, reason: &str) -> bool {
+    async fn finish(&mut self, reason: &str, stopping: bool) -> bool {
         let connected: Vec<u16> = self.connected().collect();
         for address in connected {
             self.emit(
                 address,
                 InputKind::Link(Link::Disconnected {
                     reason: Some(reason.to_string()),
+                    stopping,
                 }),
             )
             .await;

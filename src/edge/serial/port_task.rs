@@ -144,7 +144,8 @@ impl<'a> Session<'a> {
                 break reason;
             }
         };
-        self.finish(reason).await
+        let stopping = cancel.is_cancelled();
+        self.finish(reason, stopping).await
     }
 
     /// The next instant a timer of this session is due.
@@ -314,7 +315,7 @@ impl<'a> Session<'a> {
         let _ = self.context.inputs.send(Input { t_ms, board, kind }).await;
     }
 
-    async fn finish(mut self, reason: String) -> SessionEnd {
+    async fn finish(mut self, reason: String, stopping: bool) -> SessionEnd {
         if self.label.is_none() && self.identifier.heard_dgt() {
             self.label = Some(self.fallback_label());
         }
@@ -325,6 +326,7 @@ impl<'a> Session<'a> {
                 t,
                 InputKind::Link(Link::Disconnected {
                     reason: Some(reason.clone()),
+                    stopping,
                 }),
             )
             .await;

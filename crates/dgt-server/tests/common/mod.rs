@@ -41,6 +41,7 @@ pub fn capture_inputs() -> Vec<Input> {
         board: "board-1".into(),
         kind: InputKind::Link(Link::Disconnected {
             reason: Some("test".into()),
+            stopping: false,
         }),
     });
     inputs

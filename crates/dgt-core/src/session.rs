@@ -774,11 +774,16 @@ impl Session {
         let (before_last, _) = path.split_at(path.len().saturating_sub(1));
         before_last.iter().enumerate().all(|(k, m)| {
             pos.play_unchecked(*m);
-            let ply = g.plies() + k + 1;
-            self.seen
-                .iter()
-                .any(|s| s.ply == ply && &s.board == pos.board())
+            self.shown_as(g.plies() + k + 1, pos.board()).is_some()
         })
+    }
+
+    /// How recently (a larger number is more recent) the board showed `board` as the
+    /// position after `ply` plies.
+    fn shown_as(&self, ply: usize, board: &shakmaty::Board) -> Option<usize> {
+        self.seen
+            .iter()
+            .rposition(|s| s.ply == ply && &s.board == board)
     }
 
     /// Whether the board is the current position after a move it showed, with one piece of
@@ -835,10 +840,7 @@ impl Session {
         let g = self.game.as_ref()?;
         let mut after = g.current().clone();
         after.play_unchecked(*m);
-        let ply = g.plies() + 1;
-        self.seen
-            .iter()
-            .rposition(|s| s.ply == ply && &s.board == after.board())
+        self.shown_as(g.plies() + 1, after.board())
     }
 
     /// Alerts for how the pieces of a move were handled (4.3, 4.4.2, 4.1/7.5.4).

@@ -240,6 +240,53 @@ pub fn one_move_with_reply_in_hand(
     best.map(|(_, m)| m)
 }
 
+/// Whether `m` stops on a square `longer` passes over with the same piece: a slide reports
+/// every square on its way (protocol §4.1), so the board showing `m` is no evidence against
+/// `longer`.
+pub fn slide_prefix(m: &Move, longer: &Move) -> bool {
+    match (m.from(), longer.from()) {
+        (Some(a), Some(b)) if a == b && !m.is_castle() && !longer.is_castle() => {
+            shakmaty::attacks::between(b, longer.to()).contains(m.to())
+        }
+        _ => false,
+    }
+}
+
+/// Whether `shown` is the position after `m` changed by the opponent's hands alone: his
+/// pieces lifted, moved or put down, and the piece `m` moved taken off (or replaced by his).
+/// The mover's other pieces stand where `m` left them.
+pub fn only_opponent_changed(pos: &Chess, m: &Move, shown: &Board) -> bool {
+    if m.is_castle() {
+        return false;
+    }
+    let mover = pos.turn();
+    let mut after = pos.clone();
+    after.play_unchecked(*m);
+    let d = diff(after.board(), shown);
+    !d.is_empty()
+        && d.into_iter().all(|sq| {
+            let mover_now = shown.color_at(sq) == Some(mover);
+            let mover_was = after.board().color_at(sq) == Some(mover);
+            !mover_now && (!mover_was || sq == m.to())
+        })
+}
+
+/// A capture by the player on move whose capturer is still in the hand: the board shows the
+/// position after it but for the capturer, with the captured piece already off its square
+/// (lifted first, or in the same scan as the capturer, protocol §4.1).
+pub fn capture_in_hand(pos: &Chess, target: &Board) -> Option<Move> {
+    let d = diff(pos.board(), target);
+    legal_moves(pos).into_iter().find(|m| {
+        if !m.is_capture() || m.is_en_passant() || !starts_in(m, d) || !d.contains(m.to()) {
+            return false;
+        }
+        let mut after = pos.board().clone();
+        after.discard_piece_at(m.from().expect("a capture starts on a square"));
+        after.discard_piece_at(m.to());
+        &after == target
+    })
+}
+
 /// A shortest sequence of legal moves from `pos` to a position showing `target`, searching
 /// at most `max_plies` deep and visiting at most `budget` nodes. Only moves that start on a
 /// square where the boards still differ are tried: exact up to two plies (each side's piece

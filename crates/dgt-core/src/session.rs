@@ -33,6 +33,15 @@ struct UncalledFlag {
     alert: Option<u64>,
 }
 
+/// A placement legal moves explained, as the position after `ply` plies of the game.
+/// Positions repeat (a knight out and back, a king shuffling): the same placement shown at
+/// another ply is no sign of a move played now.
+#[derive(Debug, Clone)]
+struct Shown {
+    ply: usize,
+    board: shakmaty::Board,
+}
+
 /// Offences that count towards the loss (7.5.5; 2017: 7.5.3 / 7.8.2 separately).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Offence {
@@ -105,7 +114,7 @@ pub struct Session {
     last_ahead: Option<(u64, Vec<Move>)>,
     /// Recent placements that legal moves explained: the first of two moves seen together is
     /// believed only if the board once showed it by itself.
-    seen: std::collections::VecDeque<shakmaty::Board>,
+    seen: std::collections::VecDeque<Shown>,
     /// When the moves completed by the last press become final.
     confirm_at: Option<u64>,
     settle_at: Option<u64>,
@@ -764,7 +773,11 @@ impl Session {
             if self.seen.len() == SEEN_KEPT {
                 self.seen.pop_front();
             }
-            self.seen.push_back(self.seen_board());
+            let ply = self.game.as_ref().map_or(0, |g| g.plies()) + path.len();
+            self.seen.push_back(Shown {
+                ply,
+                board: self.seen_board(),
+            });
             self.last_ahead = Some((t, path));
         }
     }
@@ -787,6 +800,27 @@ impl Session {
         let more = reconstruct::find_path(&pos, &target, DEPTH_ON_CHANGE, &mut budget)?;
         let path: Vec<Move> = prev.iter().chain(&more).copied().collect();
         (path.len() <= DEPTH_AFTER_GAP).then_some(path)
+    }
+
+    /// Whether the board showed the position after each move of `path` but the last, as
+    /// that ply of the game: the moves were followed one by one, none inferred from a
+    /// placement the board never showed.
+    fn shown_move_by_move(&self, path: &[Move]) -> bool {
+        let Some(g) = &self.game else { return false };
+        let mut pos = g.current().clone();
+        let (before_last, _) = path.split_at(path.len().saturating_sub(1));
+        before_last.iter().enumerate().all(|(k, m)| {
+            pos.play_unchecked(*m);
+            self.shown_as(g.plies() + k + 1, pos.board()).is_some()
+        })
+    }
+
+    /// How recently (a larger number is more recent) the board showed `board` as the
+    /// position after `ply` plies.
+    fn shown_as(&self, ply: usize, board: &shakmaty::Board) -> Option<usize> {
+        self.seen
+            .iter()
+            .rposition(|s| s.ply == ply && &s.board == board)
     }
 
     /// Whether the board is the current position after a move it showed, with one piece of
@@ -836,12 +870,14 @@ impl Session {
         self.when_shown(m).is_some()
     }
 
-    /// How recently (a larger number is more recent) the board showed `m` played.
+    /// How recently (a larger number is more recent) the board showed `m` played: the
+    /// placement after it, shown as the next ply of this game (the same placement shown
+    /// plies ago, before the position repeated, tells nothing about the move made now).
     fn when_shown(&self, m: &Move) -> Option<usize> {
         let g = self.game.as_ref()?;
         let mut after = g.current().clone();
         after.play_unchecked(*m);
-        self.seen.iter().rposition(|b| b == after.board())
+        self.shown_as(g.plies() + 1, after.board())
     }
 
     /// Alerts for how the pieces of a move were handled (4.3, 4.4.2, 4.1/7.5.4).
@@ -995,7 +1031,18 @@ impl Session {
             self.end_by_gesture(t, result, how, out);
             return;
         }
-        let interp = reconstruct::interpret(game, &placement.board, depth);
+        let interp = match reconstruct::interpret(game, &placement.board, depth) {
+            // Moves in quick succession (time trouble): each placement was shown for less
+            // than a settle, so none was decided, but the board showed each of them in turn
+            // while watched (`chained`, `shown_move_by_move`). They are decided now as if
+            // shown together: earlier ones stand, the last waits for its press if its
+            // player's clock runs (without a clock, the board alone completes moves).
+            Interpretation::Unexplained => self
+                .chained()
+                .filter(|path| self.shown_move_by_move(path))
+                .map_or(Interpretation::Unexplained, Interpretation::Ahead),
+            other => other,
+        };
         if !matches!(interp, Interpretation::Unexplained) {
             self.after_gap = false;
         }
@@ -1176,9 +1223,10 @@ impl Session {
         ));
         self.game = Some(game);
         self.clock.reset_inference();
-        // White's clock runs at the start (it is White's move).
+        // The clock of the player to move runs at the start (White's, unless a set-up
+        // position has Black to move).
         if let Some(d) = self.clock.running() {
-            self.clock.infer_white_side(d);
+            self.infer_running_side_to_move(d);
         }
         self.last_ahead = None;
         self.handling.clear();
@@ -1538,7 +1586,7 @@ impl Session {
             && self.game.as_ref().is_some_and(|g| g.plies() == 0)
             && let Some(d) = self.clock.running()
         {
-            self.clock.infer_white_side(d);
+            self.infer_running_side_to_move(d);
         }
         self.check_quickplay_claim(t, out);
         if obs.press.is_none() && !self.pressed_in_game {
@@ -1654,10 +1702,43 @@ impl Session {
         // At ply 0 with nothing moved, a press only starts White's clock. (Judged here, not
         // when the press is seen: White's first move may be on the board, not yet reported.)
         if g.plies() == 0 && self.last_ahead.is_none() && interp == Interpretation::Same {
-            self.clock.infer_white_side(display.other());
+            self.infer_running_side_to_move(display.other());
+            return;
+        }
+        let presser = self.presser(display);
+        // 6.2.1: a press completes the presser's own move. The player not on move pressed:
+        // the board showed his move settled before the clock's report of the press came in
+        // (the clock is relayed by the board, protocol §3.4), and it is in the game already.
+        // What the board shows now is the opponent's doing (a move in progress, a knocked
+        // piece): this press completes none of it. A move the board shows complete is still
+        // read below (`completed_by_press` leaves it to its own press).
+        if presser == Some(!mover)
+            && !matches!(
+                interp,
+                Interpretation::Ahead(_) | Interpretation::Sibling(_)
+            )
+        {
+            if let Some(g) = &mut self.game {
+                g.confirm_all();
+            }
             return;
         }
         match interp {
+            // Two moves at once whose first the board never showed by itself, while it did
+            // show another move of the presser that only the opponent's hands changed since:
+            // the press completed the move shown, and the rest is the reply in progress (the
+            // moved piece taken off, the capturer sliding past a square that happens to make
+            // two legal moves, protocol §4.1).
+            Interpretation::Ahead(path)
+                if presser != Some(!mover)
+                    && !self.believable(&path)
+                    && let Some(m) = self.shown_then_answered(&path[0], &placement.board) =>
+            {
+                self.infer_from_press(display, mover);
+                self.back_to_legal(t, out);
+                self.commit_shown(t, &[m], true, self.last_change, out);
+                self.settle_at = Some(t.max(self.last_change + self.settle_ms));
+            }
             Interpretation::Ahead(path)
                 if self.believable(&path) || !self.reply_in_hand(&placement.board) =>
             {
@@ -1698,6 +1779,17 @@ impl Session {
             }
             Interpretation::Unexplained if !final_look => {
                 // Look again once the board has settled (it may report the last square late).
+                self.press_verdict_at = Some((t + self.settle_ms, display, true));
+            }
+            Interpretation::Unexplained
+                if t < self.press_seen_at + PRESS_MAX_WAIT_MS
+                    && reconstruct::capture_in_hand(g.current(), &placement.board).is_some() =>
+            {
+                // The presser's capturer is off the board and the piece it takes is gone: the
+                // capture was made before the press, but the board has not reported the
+                // capturer's square yet — a board reports a change up to ~400 ms late, and
+                // not while the piece flickers (protocol §4.1). Its slide's last square, shown
+                // earlier, is no move: look again, within the bound.
                 self.press_verdict_at = Some((t + self.settle_ms, display, true));
             }
             _ if self
@@ -1780,6 +1872,40 @@ impl Session {
         }
     }
 
+    /// The player who pressed, once the clock's sides are known.
+    fn presser(&self, display: ClockSide) -> Option<Color> {
+        let white = self.clock.white_side()?;
+        Some(if display == white {
+            Color::White
+        } else {
+            Color::Black
+        })
+    }
+
+    /// A move of the player on move, other than `first` and not a square on `first`'s slide,
+    /// that the board showed complete and that only the opponent's hands changed since (his
+    /// pieces lifted or on their way, the moved piece taken off): the latest shown.
+    fn shown_then_answered(&self, first: &Move, shown: &shakmaty::Board) -> Option<Move> {
+        let g = self.game.as_ref()?;
+        let pos = g.current();
+        let mut best: Option<(usize, Move)> = None;
+        for m in reconstruct::legal_moves(pos) {
+            if m == *first || reconstruct::slide_prefix(&m, first) {
+                continue;
+            }
+            let Some(when) = self.when_shown(&m) else {
+                continue;
+            };
+            if best.is_some_and(|(w, _)| w >= when) {
+                continue;
+            }
+            if reconstruct::only_opponent_changed(pos, &m, shown) {
+                best = Some((when, m));
+            }
+        }
+        best.map(|(_, m)| m)
+    }
+
     /// Two moves at once are believed only if the first was seen on the board by itself:
     /// "Qxg3, queen lifted by the recapturing hand" also reads as "Qxf4 gxf4".
     fn believable(&self, path: &[Move]) -> bool {
@@ -1802,18 +1928,23 @@ impl Session {
     /// How many moves of `path` (which starts with `mover`'s move) the press completed: up
     /// to the presser's own last move. A reply after it waits for its own press.
     fn completed_by_press(&self, display: ClockSide, mover: Color, path: &[Move]) -> usize {
-        let presser = match self.clock.white_side() {
-            Some(w) => {
-                if display == w {
-                    Color::White
-                } else {
-                    Color::Black
-                }
-            }
-            None => mover,
-        };
+        let presser = self.presser(display).unwrap_or(mover);
         let mut presser_moves = (0..path.len()).filter(|i| (i % 2 == 0) == (presser == mover));
         presser_moves.next_back().map_or(0, |i| i + 1)
+    }
+
+    /// The display `running` is the clock of the player to move (6.x: a player's clock runs
+    /// while it is his move), as at the start of a game.
+    fn infer_running_side_to_move(&mut self, running: ClockSide) {
+        let white_to_move = self
+            .game
+            .as_ref()
+            .is_none_or(|g| g.current().turn().is_white());
+        self.clock.infer_white_side(if white_to_move {
+            running
+        } else {
+            running.other()
+        });
     }
 
     fn infer_from_press(&mut self, display: ClockSide, mover: Color) {
@@ -3020,8 +3151,6 @@ impl Session {
     }
 }
 
-/// Whether both kings stand in check on a placement (an illegal position, 2005 B6).
-/// Whether the board shows `m` played but for the moved side's own piece off the board.
 /// Whether `mover`'s move from `before` to `shown` took the opponent's king (1.4.1).
 fn captures_king(before: &shakmaty::Board, shown: &shakmaty::Board, mover: Color) -> bool {
     before
@@ -3029,6 +3158,7 @@ fn captures_king(before: &shakmaty::Board, shown: &shakmaty::Board, mover: Color
         .is_some_and(|sq| shown.king_of(!mover) != Some(sq) && shown.color_at(sq) == Some(mover))
 }
 
+/// Whether the board shows `m` played but for the moved side's own piece off the board.
 fn own_piece_gone(pos: &Chess, m: &Move, shown: &shakmaty::Board) -> bool {
     let mut after = pos.clone();
     after.play_unchecked(*m);
@@ -3037,6 +3167,7 @@ fn own_piece_gone(pos: &Chess, m: &Move, shown: &shakmaty::Board) -> bool {
         .any(|sq| shown.piece_at(sq).is_none() && after.board().color_at(sq) == Some(pos.turn()))
 }
 
+/// Whether both kings stand in check on a placement (an illegal position, 2005 B6).
 fn both_kings_in_check(b: &shakmaty::Board) -> bool {
     [Color::White, Color::Black].into_iter().all(|c| {
         b.king_of(c)

@@ -1,0 +1,131 @@
+//! Board sequences behind the failures found on corpus seeds never used for tuning (4001–6000):
+//! a press relayed after the board already settled, a capture whose capturer is reported late,
+//! a capture answered while the capturer slides past a square that makes two legal moves,
+//! moves in quick succession without a clock, and a placement shown plies ago.
+
+mod common;
+
+use common::*;
+use dgt_core::AlertKind;
+
+/// Seed 5623: Black's move settled on the board before the clock's report of Black's press
+/// came in, so it was taken from the board; then a White piece was knocked over. The press
+/// is Black's: it completes Black's move, not a White "move" made of the knocked piece.
+#[test]
+fn a_press_relayed_after_the_move_settled_completes_no_move_of_the_opponent() {
+    let mut b = game("fide-2023", "300", 300);
+    b.play(&[("e2", "e4", 'P')]);
+    // Black moves and presses; the board has shown e5 for a settle (250 ms) when White's
+    // clock is seen running, so e5 is taken from the board before the press is judged.
+    b.lift("e7").put("e5", 'p').wait(100).press();
+    // A White knight knocked off its square before the press is judged, put back later.
+    b.wait(50).lift("g1").wait(1200).put("g1", 'N').wait(600);
+    b.play(&[("g1", "f3", 'N')]);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4", "e7e5", "g1f3"]);
+    assert!(
+        !alerts(&ev).contains(&AlertKind::IllegalMove),
+        "{:?}",
+        alerts(&ev)
+    );
+}
+
+/// Seed 5898: the queen slides d1-e2-f3-g4 to take on h5; the pawn's removal and the queen
+/// leaving g4 are reported in one scan, the press follows, and the board reports the queen
+/// on h5 only ~700 ms later (it flickered). The slide's last square is no move.
+#[test]
+fn a_capture_whose_capturer_is_reported_late_is_not_its_slide_square() {
+    let mut b = game_from(
+        "1k6/r7/8/7p/8/8/8/3QK3 w - - 0 1",
+        "fide-2023",
+        "300",
+        "full",
+        300,
+    );
+    b.put("e2", 'Q').lift("d1").wait(100);
+    b.put("f3", 'Q').lift("e2").wait(100);
+    b.put("g4", 'Q').lift("f3").wait(100);
+    b.lift("h5").lift("g4").wait(50).press();
+    b.wait(600).put("h5", 'Q');
+    b.wait(150)
+        .lift("a7")
+        .wait(100)
+        .put("a6", 'r')
+        .wait(100)
+        .press()
+        .wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["d1h5", "a7a6"]);
+}
+
+/// Seed 4863: Black's queen goes d6-e7 and is shown only after Black's press (it flickered);
+/// White takes it off first and slides the rook a7-b7-c7-d7-e7. With the rook on d7 the
+/// board reads "Qd7 Rxd7", a pair whose first move was never shown: the press completed the
+/// move shown, Qe7, and the rook is on its way.
+#[test]
+fn a_shown_move_taken_off_first_is_not_replaced_by_a_pair_never_shown() {
+    let mut b = game_from(
+        "8/6k1/R2q4/8/8/8/8/7K w - - 0 1",
+        "fide-2023",
+        "300",
+        "full",
+        300,
+    );
+    b.play(&[("a6", "a7", 'R')]).wait(500);
+    b.lift("d6").wait(200).press().wait(100).put("e7", 'q');
+    b.wait(160).lift("e7");
+    b.wait(160).put("b7", 'R').lift("a7");
+    b.wait(100).put("c7", 'R').lift("b7");
+    b.wait(100).put("d7", 'R').lift("c7");
+    b.wait(100)
+        .press()
+        .wait(100)
+        .put("e7", 'R')
+        .lift("d7")
+        .wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["a6a7", "d6e7", "a7e7"]);
+    assert!(
+        !alerts(&ev).contains(&AlertKind::IllegalMove),
+        "{:?}",
+        alerts(&ev)
+    );
+}
+
+/// Seed 5456: no clock, time trouble. Each placement is shown for less than a settle before
+/// the next move begins, so none was decided alone; the board showed every one of them in
+/// turn, and the moves stand as shown.
+#[test]
+fn moves_in_quick_succession_without_a_clock_are_followed_one_by_one() {
+    let mut b = started();
+    b.mv("e2", "e4", 'P').wait(400);
+    b.mv("e7", "e5", 'p').wait(150);
+    b.mv("g1", "f3", 'N').wait(150);
+    b.mv("b8", "c6", 'n').wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4", "e7e5", "g1f3", "b8c6"]);
+    assert!(
+        !alerts(&ev).contains(&AlertKind::IllegalPosition),
+        "{:?}",
+        alerts(&ev)
+    );
+}
+
+/// The placement after 2.Nf3 was shown at ply 3; after 2...Nf6 3.Ng1 Ng8 the position
+/// repeats, and White lifts the knight and presses with it in the hand. The old placement
+/// is no sign the knight went to f3 now (and its being gone no capture of it).
+#[test]
+fn a_placement_shown_plies_ago_is_no_sign_of_a_move_now() {
+    let mut b = game("fide-2023", "300", 300);
+    b.play(&[
+        ("e2", "e4", 'P'),
+        ("e7", "e5", 'p'),
+        ("g1", "f3", 'N'),
+        ("g8", "f6", 'n'),
+        ("f3", "g1", 'N'),
+        ("f6", "g8", 'n'),
+    ]);
+    b.lift("g1").wait(200).press().wait(2000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4", "e7e5", "g1f3", "g8f6", "f3g1", "f6g8"]);
+}

@@ -36,6 +36,10 @@ pub struct Edition {
     /// When a flag counts as fallen: when the arbiter observes it or a player claims it
     /// validly (2017+ 6.8, 2005 6.9).
     pub flag_considered_fallen: &'static str,
+    /// Reduced supervision: the flag claim — the player stops the clock and claims while his
+    /// own flag is up (2005 B8, 2017 A4.3, 2018 A.4.3, 2023 A.5.3), and whether stopping the
+    /// clock is required (2017 "must"; 2018+ "may").
+    pub reduced_flag_claim: (&'static str, bool),
     /// A clock found set wrongly is corrected by the arbiter (2017+ 6.10.2; 2005 6.11).
     pub clock_setting: &'static str,
     /// A wrong initial position: the game is cancelled and a new one played (2017+ 7.2.1;
@@ -141,6 +145,7 @@ pub const EDITIONS: &[Edition] = &[
         wrong_claim_cuts_own_time: false,
         flag_fall: "6.9",
         flag_considered_fallen: "6.8",
+        reduced_flag_claim: ("A.5.3", false),
         clock_setting: "6.10.2",
         setup_invalid: "7.2.1",
         quickplay_claim: ("III.5", true),
@@ -197,6 +202,7 @@ pub const EDITIONS: &[Edition] = &[
         wrong_claim_cuts_own_time: false,
         flag_fall: "6.9",
         flag_considered_fallen: "6.8",
+        reduced_flag_claim: ("A.4.3", false),
         clock_setting: "6.10.2",
         setup_invalid: "7.2.1",
         quickplay_claim: ("III.5", true),
@@ -251,6 +257,7 @@ pub const EDITIONS: &[Edition] = &[
         wrong_claim_cuts_own_time: false,
         flag_fall: "6.9",
         flag_considered_fallen: "6.8",
+        reduced_flag_claim: ("A4.3", true),
         clock_setting: "6.10.2",
         setup_invalid: "7.2.1",
         quickplay_claim: ("III.5", true),
@@ -305,6 +312,7 @@ pub const EDITIONS: &[Edition] = &[
         wrong_claim_cuts_own_time: true,
         flag_fall: "6.10",
         flag_considered_fallen: "6.9",
+        reduced_flag_claim: ("B8", false),
         clock_setting: "6.11",
         setup_invalid: "7.1a",
         quickplay_claim: ("10.2", false),

@@ -167,6 +167,9 @@ pub enum AlertKind {
     /// The player on move has less than two minutes in a quickplay finish without
     /// increment: a draw claim is possible (2005 10.2; 2017+ III.5 when announced).
     QuickplayClaimPossible,
+    /// The players made a move after the game had ended by rule (fivefold, 75 moves, dead
+    /// position, stalemate): the result stands.
+    MoveAfterGameEnd,
 }
 
 /// An alert for the arbiter, with its evidence.

@@ -169,6 +169,8 @@ pub struct Session {
     pressed_in_game: bool,
     /// Players already told of a quickplay-finish claim in this game ([white, black]).
     quickplay_told: [bool; 2],
+    /// The arbiter was told that play went on after the game's end by rule.
+    told_play_after_end: bool,
     /// A board set up wrongly (`reconstruct::wrong_setup`) seen settled, with its
     /// orientation: a game starts from it only when a move is made there.
     wrong_setup: Option<(shakmaty::Board, Orientation, u64)>,
@@ -245,6 +247,7 @@ impl Session {
             clock_setting_reported: false,
             pressed_in_game: false,
             quickplay_told: [false; 2],
+            told_play_after_end: false,
             wrong_setup: None,
             stood: None,
             illegal_standing: None,
@@ -1014,6 +1017,7 @@ impl Session {
         }
         let Some(game) = &self.game else { return };
         if game.is_over() {
+            self.watch_play_after_end(t, out);
             return;
         }
         let placement = self.board.placement(self.orientation);
@@ -1118,6 +1122,53 @@ impl Session {
                 }
             }
         }
+    }
+
+    /// A game that ended by rule at the move made — players often do not notice a fivefold
+    /// repetition, the 75-move rule or a dead position — and the board then shows a move
+    /// from the final position: the arbiter is told once; the result stands (events after
+    /// the end never change it; L05 T15).
+    fn watch_play_after_end(&mut self, t: u64, out: &mut Emitted) {
+        if self.told_play_after_end {
+            return;
+        }
+        let Some(g) = &self.game else { return };
+        let Some((result, reason)) = g.result.clone() else {
+            return;
+        };
+        if !matches!(
+            reason,
+            EndReason::FivefoldRepetition
+                | EndReason::SeventyFiveMoveRule
+                | EndReason::DeadPosition
+                | EndReason::Stalemate
+        ) {
+            return;
+        }
+        let placement = self.board.placement(self.orientation).board;
+        let Some(m) = reconstruct::one_move_to(g.current(), &placement) else {
+            return;
+        };
+        let san = shakmaty::san::SanPlus::from_move(g.current().clone(), m).to_string();
+        let why = serde_json::to_value(reason)
+            .ok()
+            .and_then(|v| v.as_str().map(|s| s.replace('_', " ")))
+            .unwrap_or_default();
+        let ply = g.plies();
+        self.told_play_after_end = true;
+        let mut a = self.alert(
+            AlertKind::MoveAfterGameEnd,
+            Severity::Review,
+            Some(g.current().turn()),
+            format!(
+                "The game ended at ply {ply} by {why} ({result}), but play went on with {san}."
+            ),
+        );
+        a.uci = Some(m.to_uci(g.castling_mode).to_string());
+        a.prescription = Some(format!(
+            "The result {result} stands: stop the clock and tell the players the game is over."
+        ));
+        out.push((t, EventBody::Alert(a)));
     }
 
     /// 7.2.1 (2005 7.1a): a board set up wrongly is remembered; when a move is made from it,
@@ -1242,6 +1293,7 @@ impl Session {
         self.clock_setting_reported = false;
         self.pressed_in_game = false;
         self.quickplay_told = [false; 2];
+        self.told_play_after_end = false;
         self.stood = None;
         self.illegal_standing = None;
         self.owes_press = None;
@@ -1598,6 +1650,25 @@ impl Session {
                 self.check_increment(t, display, &before, &times, out);
             }
             self.on_press(t, display, out);
+        }
+        // A pause while a flag is down but not yet counted (the clock ran on past it, or
+        // the flag waits to be called) is the opponent's claim (6.8; A.4.3 / B8). A clock
+        // that stops by itself at a final flag does so in the flag's own reading.
+        if obs.stopped
+            && obs.new_flags.is_empty()
+            && (self.uncalled_flag.is_some() || self.flag_pending.is_some())
+            && self.game.as_ref().is_some_and(|g| !g.is_over())
+        {
+            let article = if self.reduced() {
+                self.edition.reduced_flag_claim.0
+            } else {
+                self.edition.flag_considered_fallen
+            };
+            self.flag_called(
+                t,
+                &format!("the clock was stopped to claim it, {article}"),
+                out,
+            );
         }
         if obs.stopped
             && self
@@ -3052,7 +3123,15 @@ impl Session {
             return;
         }
         if self.uncalled_flag.is_some() || self.flag_pending.is_some() {
-            self.flag_called(t, "a player claimed the flag", out);
+            let (article, must_stop) = self.edition.reduced_flag_claim;
+            let how = if self.reduced() && must_stop && self.clock.running().is_some() {
+                format!(
+                    "a player claimed the flag without stopping the clock, a procedural defect under {article}"
+                )
+            } else {
+                "a player claimed the flag".to_string()
+            };
+            self.flag_called(t, &how, out);
             return;
         }
         let mut a = self.alert(

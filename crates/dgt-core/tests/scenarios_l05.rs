@@ -559,8 +559,9 @@ fn l05_s14_fivefold_by_edition() {
 }
 
 /// L05-S15 (T15): as T14, play goes on after the fivefold, Black is mated later and 1-0 is
-/// entered: the fivefold draw stands (events after the end never change the result) and the
-/// entered result is reported as conflicting with it (`result_conflict` / review).
+/// entered: the fivefold draw stands (events after the end never change the result), the
+/// arbiter is told once that play went on (`move_after_game_end` / review), and the entered
+/// result is reported as conflicting with it (`result_conflict` / review).
 #[test]
 fn l05_s15_result_entered_after_the_fivefold() {
     for edition in ["fide-2017", "fide-2018", "fide-2023"] {
@@ -582,6 +583,14 @@ fn l05_s15_result_entered_after_the_fivefold() {
             a.message.contains("1-0") && a.message.contains("fivefold repetition at ply 16"),
             "{edition}: {}",
             a.message
+        );
+        // Play went on after the fivefold: told once, with the first move made.
+        let after = one(&ev, AlertKind::MoveAfterGameEnd);
+        assert_eq!(severity(&after), "review");
+        assert!(
+            after.message.contains("ply 16") && after.message.contains("with e4"),
+            "{}",
+            after.message
         );
     }
     // The same result as the rule end: nothing to report.

@@ -1889,3 +1889,70 @@ fn l17_s51_chess960_start_with_bishops_on_one_colour() {
         a.message
     );
 }
+
+/// L17-S37 (T37): rapid, reduced supervision; White's display shows 0:00 while the clock runs
+/// on (the flag needs a claim: 2005 claim / B7, 2017 review / A4.5); Black stops the clock:
+/// that is the claim (2005 B8, 2017 A4.3). (a) Black can mate: 0-1. (b) Black has a bare king:
+/// drawn. (d) The claim made without stopping the clock: valid, but 2017's A4.3 says the clock
+/// "must" be stopped — reported as a procedural defect.
+#[test]
+fn l17_s37_reduced_flag_claimed_by_stopping_the_clock() {
+    for (edition, article_) in [("fide-2005", "B8"), ("fide-2017", "A4.3")] {
+        let flagged = |fen: Option<&str>| {
+            let mut b = match fen {
+                Some(fen) => game_from(fen, edition, "900+10", "reduced", 900),
+                None => {
+                    let mut b = game(edition, "900+10", 900);
+                    b.op(r#"{"setup": {"supervision": "reduced"}}"#);
+                    b.play(&[("e2", "e4", 'P'), ("e7", "e5", 'p')]);
+                    b
+                }
+            };
+            b.flag(true, false).wait(2000);
+            b
+        };
+        // (a)
+        let mut b = flagged(None);
+        b.set_running(None).wait(500);
+        let ev = b.run();
+        assert_eq!(
+            ends(&ev),
+            [("0-1".to_string(), "flag_fall".to_string())],
+            "{edition}"
+        );
+        let called = alert_of(&ev, AlertKind::FlagFall);
+        assert!(
+            called
+                .last()
+                .unwrap()
+                .message
+                .contains(&format!("stopped to claim it, {article_}")),
+            "{edition}: {:?}",
+            called.last()
+        );
+        // Before the pause the flag had not ended the game.
+        let ev = flagged(None).run();
+        assert!(ends(&ev).is_empty(), "{edition}");
+        // (b)
+        let mut b = flagged(Some("4k3/8/8/8/8/8/8/R3K3 w - - 0 1"));
+        b.set_running(None).wait(500);
+        assert_eq!(
+            ends(&b.run()),
+            [("1/2-1/2".to_string(), "flag_fall".to_string())],
+            "{edition}"
+        );
+        // (d)
+        let mut b = flagged(None);
+        b.op(r#"{"claim": {"kind": "flag", "side": "black"}}"#);
+        b.wait(300);
+        let ev = b.run();
+        assert_eq!(ends(&ev), [("0-1".to_string(), "flag_fall".to_string())]);
+        let last = alert_of(&ev, AlertKind::FlagFall).pop().unwrap();
+        assert_eq!(
+            last.message.contains("procedural defect under A4.3"),
+            edition == "fide-2017",
+            "{edition}: {}",
+            last.message
+        );
+    }
+}

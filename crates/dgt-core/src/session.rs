@@ -2999,6 +2999,12 @@ impl Session {
         if g.plies() > 0 || g.is_over() || self.clock.white_side().is_none() {
             return;
         }
+        // A game resumed from a set-up position (an adjourned game) has its own times.
+        if reconstruct::start_position(g.positions[0].board()).is_none()
+            && reconstruct::wrong_setup(g.positions[0].board()).is_none()
+        {
+            return;
+        }
         let Some(first) = tc.periods.first() else {
             return;
         };

@@ -1956,3 +1956,20 @@ fn l17_s37_reduced_flag_claimed_by_stopping_the_clock() {
         );
     }
 }
+
+/// A game resumed from a set-up position (an adjourned game) starts with the clock times of
+/// the adjournment: no `clock_setting_mismatch` for them.
+#[test]
+fn resumed_game_times_are_not_a_clock_setting_error() {
+    let mut b = game_from(
+        "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+        "fide-2023",
+        "5400+30",
+        "full",
+        3125,
+    );
+    b.play(&[("f1", "c4", 'B')]);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["f1c4"]);
+    assert!(alert_of(&ev, AlertKind::ClockSettingMismatch).is_empty());
+}

@@ -2829,6 +2829,7 @@ impl Session {
             }
         }
         if a.kind == AlertKind::FlagFall
+            && a.severity == Severity::Intervene
             && let Some(f) = &mut self.uncalled_flag
             && f.alert.is_none()
         {

@@ -174,6 +174,8 @@ pub struct Session {
     /// A board set up wrongly (`reconstruct::wrong_setup`) seen settled, with its
     /// orientation: a game starts from it only when a move is made there.
     wrong_setup: Option<(shakmaty::Board, Orientation, u64)>,
+    /// When the clock last showed a press, game or no game.
+    any_press_at: u64,
     /// Lifts and placements, for touch-move, rook-first castling and two-hands signals.
     handling: HandlingLog,
     /// When the board first showed the current position (the next move's handling began
@@ -249,6 +251,7 @@ impl Session {
             quickplay_told: [false; 2],
             told_play_after_end: false,
             wrong_setup: None,
+            any_press_at: 0,
             stood: None,
             illegal_standing: None,
             owes_press: None,
@@ -1196,7 +1199,7 @@ impl Session {
         // Started as if the board showed the set-up; the move is then read as usual.
         self.begin_game(t, pos, CastlingMode::Standard, orientation, out);
         // White's press may have come before the board settled: then Black's clock runs.
-        if self.press_seen_at > seen_at
+        if self.any_press_at > seen_at
             && let Some(d) = self.clock.running()
         {
             self.clock.reset_inference();
@@ -1645,6 +1648,7 @@ impl Session {
             self.check_start_times(t, &times, out);
         }
         if let Some(display) = obs.press {
+            self.any_press_at = t;
             self.pressed_in_game = true;
             if let Some(before) = before {
                 self.check_increment(t, display, &before, &times, out);

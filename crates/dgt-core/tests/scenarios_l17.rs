@@ -1973,3 +1973,35 @@ fn resumed_game_times_are_not_a_clock_setting_error() {
     assert_eq!(moves(&ev), ["f1c4"]);
     assert!(alert_of(&ev, AlertKind::ClockSettingMismatch).is_empty());
 }
+
+/// The wrong set-up of L17-S40 with White's press relayed before the board settled on his
+/// first move: Black's clock already runs when the game is begun, and White's side is still
+/// read right — Black's reply is completed by Black's press.
+#[test]
+fn wrong_set_up_with_the_first_press_before_the_board_settled() {
+    let mut b = set_up(
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w - - 0 1",
+        "fide-2023",
+        "5400",
+        "full",
+    );
+    // White's display (left) at 1:30:00, Black's at 1:20:00: the sides must not be swapped.
+    b.clock = Some((5400, 4800, Some(false)));
+    b.reading();
+    b.wait(300);
+    b.mv("e2", "e4", 'P').press().wait(900);
+    b.play(&[("e7", "e5", 'p'), ("g1", "f3", 'N')]);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4", "e7e5", "g1f3"]);
+    let first = ev
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::Move(m) => Some((m.white_ms, m.black_ms)),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(first, (Some(5_400_000), Some(4_800_000)));
+    assert!(alert_of(&ev, AlertKind::ClockPressedWithoutMove).is_empty());
+    assert!(alert_of(&ev, AlertKind::IllegalMove).is_empty());
+    one(&ev, AlertKind::SetupInvalid);
+}

@@ -176,6 +176,8 @@ pub struct Session {
     wrong_setup: Option<(shakmaty::Board, Orientation, u64)>,
     /// When the clock last showed a press, game or no game.
     any_press_at: u64,
+    /// The flag that ended the game (who, when), until the other flag is reported too.
+    game_ending_flag: Option<(Color, u64)>,
     /// Lifts and placements, for touch-move, rook-first castling and two-hands signals.
     handling: HandlingLog,
     /// When the board first showed the current position (the next move's handling began
@@ -252,6 +254,7 @@ impl Session {
             told_play_after_end: false,
             wrong_setup: None,
             any_press_at: 0,
+            game_ending_flag: None,
             stood: None,
             illegal_standing: None,
             owes_press: None,
@@ -1297,6 +1300,7 @@ impl Session {
         self.pressed_in_game = false;
         self.quickplay_told = [false; 2];
         self.told_play_after_end = false;
+        self.game_ending_flag = None;
         self.stood = None;
         self.illegal_standing = None;
         self.owes_press = None;
@@ -2544,6 +2548,7 @@ impl Session {
     fn on_flags(&mut self, t: u64, displays: &[ClockSide], out: &mut Emitted) {
         let Some(g) = &self.game else { return };
         if g.is_over() {
+            self.second_flag_after_end(t, out);
             return;
         }
         let Some(white) = self.clock.white_side() else {
@@ -2714,11 +2719,42 @@ impl Session {
                         reason,
                     },
                 ));
+                if !both {
+                    self.game_ending_flag = Some((flagged, t));
+                }
             }
             if both {
                 break;
             }
         }
+    }
+
+    /// The other flag falls after a flag ended the game: the order is known and reported
+    /// for the record (L17 T46 (c), L05 T22 (c)); the result does not change.
+    fn second_flag_after_end(&mut self, t: u64, out: &mut Emitted) {
+        let Some((first, at)) = self.game_ending_flag else {
+            return;
+        };
+        let both = self
+            .clock
+            .last()
+            .is_some_and(|l| l.left.flagged() && l.right.flagged());
+        if !both {
+            return;
+        }
+        self.game_ending_flag = None;
+        let mut a = self.alert(
+            AlertKind::BothFlagsFallen,
+            Severity::Info,
+            Some(first),
+            format!(
+                "Both flags are down; {}'s fell first, {} before the other: the result stands.",
+                arbiter::side_name(first),
+                seconds(t.saturating_sub(at))
+            ),
+        );
+        a.article = Some(self.edition.flag_fall.into());
+        out.push((t, EventBody::Alert(a)));
     }
 
     /// Both flags are down: with the order unknown (`unknown`), or after a first flag that

@@ -998,7 +998,7 @@ fn both_flags_at_once(b: &mut Board, final_flags: bool) {
 
 /// L05-S22 (T22): 2005 standard, both flags down: (a) order unknown before the last period:
 /// the game goes on (6.12a); (b) order unknown in the last period: drawn (6.12b); (c) White's
-/// flag seen first: White's flag decides (6.10).
+/// flag seen first: White's flag decides (6.10); Black's, 0.3 s later, is reported as info.
 #[test]
 fn l05_s22_both_flags_in_standard_play() {
     let mut b = game("fide-2005", "40/5400:1800", 5400);
@@ -1031,7 +1031,15 @@ fn l05_s22_both_flags_in_standard_play() {
     let f = one(&ev, AlertKind::FlagFall);
     assert_eq!((f.side, article(&f)), (Some(Side::White), "6.10"));
     assert_eq!(ends(&ev), [("0-1".to_string(), "flag_fall".to_string())]);
-    assert!(!alerts(&ev).contains(&AlertKind::BothFlagsFallen));
+    // Black's flag after the end: the order is reported for the record, the result stands.
+    let both = one(&ev, AlertKind::BothFlagsFallen);
+    assert_eq!(severity(&both), "info");
+    assert_eq!(both.side, Some(Side::White));
+    assert!(
+        both.message.contains("White's fell first, 0.3 s before"),
+        "{}",
+        both.message
+    );
 }
 
 /// L05-S27 (T27), L17-S06: `8/4P1k1/8/8/8/8/8/4K3 w`: `-Pe7 +Qe8 -Qe8 +Ne8 press`: the move

@@ -765,7 +765,14 @@ impl Session {
             let off = board::diff(g.current().board(), &self.seen_board()).count();
             self.displaced = self.displaced.max(off);
         }
-        let ahead = match self.interpret(DEPTH_ON_CHANGE) {
+        // The board reports only which piece stands on each square (protocol §3.2, §3.3), so
+        // two pairs of moves can leave the same placement (g4 fxg3 e.p. and g3 fxg3): the
+        // pair remembered is the one whose first move the board showed by itself, as when
+        // the board settles or a press is judged (`prefer_shown`).
+        let ahead = match self
+            .interpret(DEPTH_ON_CHANGE)
+            .map(|i| self.prefer_shown(i))
+        {
             Some(Interpretation::Ahead(path)) => Some(path),
             Some(Interpretation::Unexplained) => self.chained(),
             _ => None,

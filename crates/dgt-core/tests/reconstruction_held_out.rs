@@ -2,7 +2,8 @@
 //! a press relayed after the board already settled, a capture whose capturer is reported late,
 //! a capture answered while the capturer slides past a square that makes two legal moves,
 //! moves in quick succession without a clock, and a placement shown plies ago; and from
-//! seeds 6001–16000, a king pushing a piece off its centre square for the result gesture.
+//! seeds 6001–16000, a king pushing a piece off its centre square for the result gesture and
+//! an en passant reply read by another route while the press was judged.
 
 mod common;
 
@@ -177,4 +178,37 @@ fn a_king_capturing_on_a_centre_square_with_the_clock_running_is_a_move() {
     let ev = b.run();
     assert_eq!(moves(&ev), ["h6h7", "c1a1", "f5e4", "a1a2"]);
     assert!(ends(&ev).is_empty(), "{:?}", ends(&ev));
+}
+
+/// Seed 14004: White plays g2-g4 (shown, then pressed); the press is judged once the board
+/// is quiet, but Black already takes en passant: f4 lifted, the pawn put on g3, then the g4
+/// pawn taken off — and the g3 pawn flickers off 5 ms later. For a moment the board reads
+/// "g4 fxg3 e.p.", which is the same placement as "g3 fxg3" (the board tells only which piece
+/// stands where). The pair remembered must be the one whose first move was shown (g4): when
+/// the flicker leaves the board unexplained at the press's last look, the press completed
+/// the move shown, not an illegal move.
+#[test]
+fn a_pair_reaching_a_placement_by_another_route_keeps_the_move_shown() {
+    let mut b = game_from(
+        "rnbqkbnr/ppp2ppp/3p4/8/2P2p1P/8/PP1PP1P1/RNBQKBNR w KQkq - 0 4",
+        "fide-2023",
+        "300",
+        "full",
+        300,
+    );
+    b.lift("g2").wait(370).put("g4", 'P').wait(515).press();
+    b.wait(70).lift("f4").wait(125).put("g3", 'p').wait(380);
+    // The g4 pawn taken off and the g3 pawn flickering off in the same scan.
+    let g4 = b.phys("g4");
+    b.rx(vec![0x8E, 0, 5, g4, 0]);
+    b.wait(5).lift("g3").wait(210).press();
+    b.wait(75).put("g3", 'p').wait(600);
+    b.play(&[("d2", "d3", 'P')]).wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["g2g4", "f4g3", "d2d3"]);
+    assert!(
+        !alerts(&ev).contains(&AlertKind::IllegalMove),
+        "{:?}",
+        alerts(&ev)
+    );
 }

@@ -673,13 +673,17 @@ pub fn result_gesture(p: &Placement) -> Option<(&'static str, String)> {
 }
 
 /// True if the move puts a king on a centre square: it may be the first half of a result
-/// gesture, so it waits longer before it counts (LiveChess records such "moves"). A king
-/// that captures is no gesture: nobody takes a piece off the board to signal a result.
-pub fn king_to_centre(pos: &Chess, m: &Move) -> bool {
+/// gesture, so it waits longer before it counts (LiveChess records such "moves"). While the
+/// clock runs, a king that captures is no gesture: nobody takes a piece off the board to
+/// signal a result in the middle of play. With the clock stopped (`clock_stopped`: the
+/// players stop it when the game is over, and the gesture follows, protocol §4.5), whatever
+/// stands on the centre square is pushed off to make room for the king, which reads as a
+/// king capture.
+pub fn king_to_centre(pos: &Chess, m: &Move, clock_stopped: bool) -> bool {
     let centre = Bitboard::from(Square::D4) | Square::D5 | Square::E4 | Square::E5;
     m.role() == Role::King
         && !m.is_castle()
-        && !m.is_capture()
+        && (!m.is_capture() || clock_stopped)
         && centre.contains(m.to())
         && pos.board().king_of(pos.turn()).is_some()
 }

@@ -771,7 +771,14 @@ impl Session {
             let off = board::diff(g.current().board(), &self.seen_board()).count();
             self.displaced = self.displaced.max(off);
         }
-        let ahead = match self.interpret(DEPTH_ON_CHANGE) {
+        // The board reports only which piece stands on each square (protocol §3.2, §3.3), so
+        // two pairs of moves can leave the same placement (g4 fxg3 e.p. and g3 fxg3): the
+        // pair remembered is the one whose first move the board showed by itself, as when
+        // the board settles or a press is judged (`prefer_shown`).
+        let ahead = match self
+            .interpret(DEPTH_ON_CHANGE)
+            .map(|i| self.prefer_shown(i))
+        {
             Some(Interpretation::Ahead(path)) => Some(path),
             Some(Interpretation::Unexplained) => self.chained(),
             _ => None,
@@ -971,6 +978,12 @@ impl Session {
 
     /// Whether the player to move still has their clock running, so that the press (not the
     /// board alone) completes the move.
+    /// The clock is connected and reads stopped (status byte D0 = 0, protocol §3.4):
+    /// no player's time runs, as when the players stopped it at the end of the game.
+    fn clock_stopped(&self) -> bool {
+        self.clock.is_connected() && self.clock.last().is_some() && self.clock.running().is_none()
+    }
+
     fn waits_for_press(&self) -> bool {
         let Some(running) = self.clock.running() else {
             return false;
@@ -1034,7 +1047,7 @@ impl Session {
                 && let Some(g) = &self.game
                 && !path
                     .iter()
-                    .any(|m| reconstruct::king_to_centre(g.current(), m))
+                    .any(|m| reconstruct::king_to_centre(g.current(), m, self.clock_stopped()))
             {
                 self.commit_shown(t, &path, false, shown_at, out);
             }
@@ -1089,9 +1102,9 @@ impl Session {
                     self.commit(t, first, false, out);
                 }
                 let pos = self.game.as_ref().map(|g| g.current().clone());
-                let centre = pos
-                    .as_ref()
-                    .is_some_and(|p| reconstruct::king_to_centre(p, &last[0]));
+                let centre = pos.as_ref().is_some_and(|p| {
+                    reconstruct::king_to_centre(p, &last[0], self.clock_stopped())
+                });
                 // 6.2.1.1: a move that ends the game (checkmate, stalemate, dead position,
                 // 9.6) is complete when made; the press, or a flag after it, changes nothing.
                 let ends_game = !centre

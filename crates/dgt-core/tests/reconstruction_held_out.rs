@@ -1,7 +1,9 @@
 //! Board sequences behind the failures found on corpus seeds never used for tuning (4001–6000):
 //! a press relayed after the board already settled, a capture whose capturer is reported late,
 //! a capture answered while the capturer slides past a square that makes two legal moves,
-//! moves in quick succession without a clock, and a placement shown plies ago.
+//! moves in quick succession without a clock, and a placement shown plies ago; and from
+//! seeds 6001–16000, a king pushing a piece off its centre square for the result gesture and
+//! an en passant reply read by another route while the press was judged.
 
 mod common;
 
@@ -128,4 +130,85 @@ fn a_placement_shown_plies_ago_is_no_sign_of_a_move_now() {
     b.lift("g1").wait(200).press().wait(2000);
     let ev = b.run();
     assert_eq!(moves(&ev), ["e2e4", "e7e5", "g1f3", "g8f6", "f3g1", "f6g8"]);
+}
+
+/// Seeds 6177, 7317, 9567, 11813, 12229: the game is over and the players stop the clock,
+/// then signal the result with the kings in the centre (protocol §4.5). A piece stands on
+/// White's centre square, so it is pushed off the board and the king put there: on the board
+/// that is a legal king capture. With the clock stopped it is the first half of the gesture,
+/// not a move; the other king on e5 completes the gesture (e4 light, e5 dark: a draw).
+#[test]
+fn a_king_pushing_a_piece_off_a_centre_square_with_the_clock_stopped_is_a_result_gesture() {
+    let mut b = game_from(
+        "4k3/8/7P/5K2/4r3/8/8/2q5 w - - 0 1",
+        "fide-2023",
+        "300",
+        "full",
+        300,
+    );
+    b.play(&[("h6", "h7", 'P'), ("c1", "a1", 'q')]).wait(2000);
+    // The players stop the clock, then White's king goes to e4 (the rook pushed off) and
+    // Black's to e5.
+    b.set_running(None).wait(2500);
+    b.lift("f5").wait(600).lift("e4").wait(250).put("e4", 'K');
+    b.wait(800).lift("e8").wait(500).put("e5", 'k').wait(3000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["h6h7", "c1a1"]);
+    assert_eq!(
+        ends(&ev),
+        [("1/2-1/2".to_string(), "result_gesture".to_string())]
+    );
+}
+
+/// While the clock runs the same king capture is a move: nobody pushes a piece off the board
+/// to signal a result in the middle of play.
+#[test]
+fn a_king_capturing_on_a_centre_square_with_the_clock_running_is_a_move() {
+    let mut b = game_from(
+        "4k3/8/7P/5K2/4r3/8/8/2q5 w - - 0 1",
+        "fide-2023",
+        "300",
+        "full",
+        300,
+    );
+    b.play(&[("h6", "h7", 'P'), ("c1", "a1", 'q')]).wait(2000);
+    b.lift("f5").wait(600).lift("e4").wait(250).put("e4", 'K');
+    b.wait(300).press().wait(1000);
+    b.play(&[("a1", "a2", 'q')]).wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["h6h7", "c1a1", "f5e4", "a1a2"]);
+    assert!(ends(&ev).is_empty(), "{:?}", ends(&ev));
+}
+
+/// Seed 14004: White plays g2-g4 (shown, then pressed); the press is judged once the board
+/// is quiet, but Black already takes en passant: f4 lifted, the pawn put on g3, then the g4
+/// pawn taken off — and the g3 pawn flickers off 5 ms later. For a moment the board reads
+/// "g4 fxg3 e.p.", which is the same placement as "g3 fxg3" (the board tells only which piece
+/// stands where). The pair remembered must be the one whose first move was shown (g4): when
+/// the flicker leaves the board unexplained at the press's last look, the press completed
+/// the move shown, not an illegal move.
+#[test]
+fn a_pair_reaching_a_placement_by_another_route_keeps_the_move_shown() {
+    let mut b = game_from(
+        "rnbqkbnr/ppp2ppp/3p4/8/2P2p1P/8/PP1PP1P1/RNBQKBNR w KQkq - 0 4",
+        "fide-2023",
+        "300",
+        "full",
+        300,
+    );
+    b.lift("g2").wait(370).put("g4", 'P').wait(515).press();
+    b.wait(70).lift("f4").wait(125).put("g3", 'p').wait(380);
+    // The g4 pawn taken off and the g3 pawn flickering off in the same scan.
+    let g4 = b.phys("g4");
+    b.rx(vec![0x8E, 0, 5, g4, 0]);
+    b.wait(5).lift("g3").wait(210).press();
+    b.wait(75).put("g3", 'p').wait(600);
+    b.play(&[("d2", "d3", 'P')]).wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["g2g4", "f4g3", "d2d3"]);
+    assert!(
+        !alerts(&ev).contains(&AlertKind::IllegalMove),
+        "{:?}",
+        alerts(&ev)
+    );
 }

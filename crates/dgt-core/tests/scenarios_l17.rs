@@ -1615,7 +1615,8 @@ fn both_flags_unknown(b: &mut Board, final_flags: bool) {
 
 /// L17-S46 (T46): quickplay finish without increment, both flags down with the order unknown,
 /// under Guideline III announced (`guideline_iii = true`, 2017+): before the last period the
-/// game goes on (III.3.1.1, review); in the last period it is drawn (III.3.1.2). With an
+/// game goes on (III.3.1.1, review); in the last period it is drawn (III.3.1.2); (c) with the
+/// order known, the first flag decides and the second is reported as info. With an
 /// increment Guideline III does not apply; without the setting the known behaviour stays.
 #[test]
 fn l17_s46_both_flags_under_guideline_iii() {
@@ -1650,6 +1651,24 @@ fn l17_s46_both_flags_under_guideline_iii() {
             ends(&ev),
             [("1/2-1/2".to_string(), "both_flags_fallen".to_string())]
         );
+
+        // (c) White's flag falls first, Black's 3.2 s later: White's flag decides; the order
+        // is reported for the record.
+        let mut b = game(edition, "5400", 5400);
+        b.play(&[("e2", "e4", 'P'), ("e7", "e5", 'p')]);
+        b.flag(true, true).wait(3200);
+        b.flags.1 = 0x10;
+        b.reading();
+        b.wait(300);
+        let ev = b.run_with(with_iii.clone());
+        assert_eq!(
+            ends(&ev),
+            [("0-1".to_string(), "flag_fall".to_string())],
+            "{edition}"
+        );
+        let both = one(&ev, AlertKind::BothFlagsFallen);
+        assert_eq!(severity(&both), "info");
+        assert!(both.message.contains("3.2 s before"), "{}", both.message);
 
         // With an increment there is no quickplay finish: Guideline III does not apply.
         let mut b = game(edition, "5400+30", 5400);

@@ -170,6 +170,9 @@ pub enum AlertKind {
     /// The players made a move after the game had ended by rule (fivefold, 75 moves, dead
     /// position, stalemate): the result stands.
     MoveAfterGameEnd,
+    /// A player in standard play has less than five minutes left in a period without an
+    /// increment of 30 s or more: no longer obliged to record the moves (8.4).
+    RecordingNotRequired,
 }
 
 /// An alert for the arbiter, with its evidence.

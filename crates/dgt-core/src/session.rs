@@ -169,6 +169,8 @@ pub struct Session {
     pressed_in_game: bool,
     /// Players already told of a quickplay-finish claim in this game ([white, black]).
     quickplay_told: [bool; 2],
+    /// The period ([white, black]) for which 8.4 was last reported, plus one (0 = never).
+    recording_told: [usize; 2],
     /// The arbiter was told that play went on after the game's end by rule.
     told_play_after_end: bool,
     /// A board set up wrongly (`reconstruct::wrong_setup`) seen settled, with its
@@ -251,6 +253,7 @@ impl Session {
             clock_setting_reported: false,
             pressed_in_game: false,
             quickplay_told: [false; 2],
+            recording_told: [0; 2],
             told_play_after_end: false,
             wrong_setup: None,
             any_press_at: 0,
@@ -1312,6 +1315,7 @@ impl Session {
         self.clock_setting_reported = false;
         self.pressed_in_game = false;
         self.quickplay_told = [false; 2];
+        self.recording_told = [0; 2];
         self.told_play_after_end = false;
         self.game_ending_flag = None;
         self.stood = None;
@@ -1661,6 +1665,7 @@ impl Session {
             self.infer_running_side_to_move(d);
         }
         self.check_quickplay_claim(t, out);
+        self.check_recording(t, out);
         if obs.press.is_none() && !self.pressed_in_game {
             self.check_start_times(t, &times, out);
         }
@@ -2988,6 +2993,53 @@ impl Session {
         a.ply = Some(ply);
         a.prescription = Some(prescription);
         out.push((t, EventBody::Alert(a)));
+    }
+
+    /// 8.4: in standard play, a player with less than five minutes left in a period without
+    /// an increment of 30 s or more need not record the moves for the rest of that period.
+    /// (Rapid and blitz need no recording at all.) Info for the arbiter, once per period.
+    fn check_recording(&mut self, t: u64, out: &mut Emitted) {
+        use crate::time_control::{Bonus, Category};
+        let (Some(g), Some(tc)) = (&self.game, &self.time_control) else {
+            return;
+        };
+        if g.is_over() || tc.category(self.blitz_max, self.rapid_max) != Category::Standard {
+            return;
+        }
+        let (w, b) = self.clock.white_black_ms();
+        for (side, ms) in [(0usize, w), (1, b)] {
+            let Some(ms) = ms else { continue };
+            let period = self.periods_reached[side].min(tc.periods.len().saturating_sub(1));
+            let big_increment = matches!(
+                tc.periods.get(period).map(|p| p.bonus),
+                Some(Bonus::Increment(inc)) if inc >= 30_000
+            );
+            if ms == 0 || ms >= 300_000 || big_increment || self.recording_told[side] > period {
+                continue;
+            }
+            self.recording_told[side] = period + 1;
+            let who = if side == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let name = arbiter::side_name(who);
+            let mut a = self.alert(
+                AlertKind::RecordingNotRequired,
+                Severity::Info,
+                Some(who),
+                format!(
+                    "{name} has {} left in this period without an increment of 30 s: no longer obliged to record the moves (8.4).",
+                    mmss(ms)
+                ),
+            );
+            a.article = Some("8.4".into());
+            (a.white_ms, a.black_ms) = (w, b);
+            a.prescription = Some(format!(
+                "{name} may stop keeping score for the rest of the period (8.4). Once neither player has to, the arbiter or an assistant should be present and keep score (8.5)."
+            ));
+            out.push((t, EventBody::Alert(a)));
+        }
     }
 
     /// 2005 10.2 / 2017+ III.5: the player on move, with less than two minutes in the final

@@ -2024,3 +2024,33 @@ fn wrong_set_up_with_the_first_press_before_the_board_settled() {
     assert!(alert_of(&ev, AlertKind::IllegalMove).is_empty());
     one(&ev, AlertKind::SetupInvalid);
 }
+
+/// L17-S55 (T55): 4:59 left in standard play — with a +30 s increment the player must still
+/// record; without, `recording_not_required` / info (8.4), once per period. Rapid needs no
+/// recording at all: nothing.
+#[test]
+fn l17_s55_recording_below_five_minutes() {
+    let run = |tc: &str| {
+        let mut b = game("fide-2023", tc, 5400);
+        b.play(&[("e2", "e4", 'P'), ("e7", "e5", 'p')]);
+        if let Some(c) = &mut b.clock {
+            c.0 = 299;
+        }
+        b.reading();
+        b.wait(500);
+        b.reading();
+        b.wait(500);
+        b.run()
+    };
+    let ev = run("5400");
+    let a = one(&ev, AlertKind::RecordingNotRequired);
+    assert_eq!((severity(&a).as_str(), article(&a)), ("info", "8.4"));
+    assert_eq!(a.side, Some(dgt_core::Side::White));
+    assert!(a.message.contains("4:59"), "{}", a.message);
+    for tc in ["5400+30", "1500+10"] {
+        assert!(
+            alert_of(&run(tc), AlertKind::RecordingNotRequired).is_empty(),
+            "{tc}"
+        );
+    }
+}

@@ -45,6 +45,10 @@ pub struct Edition {
     /// A wrong initial position: the game is cancelled and a new one played (2017+ 7.2.1;
     /// 2005 7.1a).
     pub setup_invalid: &'static str,
+    /// Below five minutes in a period without a 30 s increment a player need not record
+    /// (2005 8.4a, 2017+ 8.4); when neither must, the arbiter should keep score (2005 8.5a,
+    /// 2017+ 8.5.1).
+    pub recording_exempt: (&'static str, &'static str),
     /// The draw claim of a player on move with less than two minutes in a quickplay finish
     /// without increment (2005 10.2, always; 2017+ III.5, only under an announced Guideline
     /// III), and whether it needs the announcement.
@@ -148,6 +152,7 @@ pub const EDITIONS: &[Edition] = &[
         reduced_flag_claim: ("A.5.3", false),
         clock_setting: "6.10.2",
         setup_invalid: "7.2.1",
+        recording_exempt: ("8.4", "8.5.1"),
         quickplay_claim: ("III.5", true),
         setup_claim_window: ("A.5.1.2", 10),
         draw_agreement_after_moves: Some("5.2.3"),
@@ -205,6 +210,7 @@ pub const EDITIONS: &[Edition] = &[
         reduced_flag_claim: ("A.4.3", false),
         clock_setting: "6.10.2",
         setup_invalid: "7.2.1",
+        recording_exempt: ("8.4", "8.5.1"),
         quickplay_claim: ("III.5", true),
         setup_claim_window: ("A.4.1", 10),
         draw_agreement_after_moves: Some("5.2.3"),
@@ -260,6 +266,7 @@ pub const EDITIONS: &[Edition] = &[
         reduced_flag_claim: ("A4.3", true),
         clock_setting: "6.10.2",
         setup_invalid: "7.2.1",
+        recording_exempt: ("8.4", "8.5.1"),
         quickplay_claim: ("III.5", true),
         setup_claim_window: ("A4.1.2", 10),
         draw_agreement_after_moves: Some("5.2.3"),
@@ -315,6 +322,7 @@ pub const EDITIONS: &[Edition] = &[
         reduced_flag_claim: ("B8", false),
         clock_setting: "6.11",
         setup_invalid: "7.1a",
+        recording_exempt: ("8.4a", "8.5a"),
         quickplay_claim: ("10.2", false),
         setup_claim_window: ("B4", 3),
         draw_agreement_after_moves: None,

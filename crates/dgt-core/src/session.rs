@@ -3018,6 +3018,7 @@ impl Session {
                 continue;
             }
             self.recording_told[side] = period + 1;
+            let (exempt, keep) = self.edition.recording_exempt;
             let who = if side == 0 {
                 Color::White
             } else {
@@ -3029,14 +3030,14 @@ impl Session {
                 Severity::Info,
                 Some(who),
                 format!(
-                    "{name} has {} left in this period without an increment of 30 s: no longer obliged to record the moves (8.4).",
+                    "{name} has {} left in this period without an increment of 30 s: no longer obliged to record the moves ({exempt}).",
                     mmss(ms)
                 ),
             );
-            a.article = Some("8.4".into());
+            a.article = Some(exempt.into());
             (a.white_ms, a.black_ms) = (w, b);
             a.prescription = Some(format!(
-                "{name} may stop keeping score for the rest of the period (8.4). Once neither player has to, the arbiter or an assistant should be present and keep score (8.5)."
+                "{name} may stop keeping score for the rest of the period ({exempt}). Once neither player has to, the arbiter or an assistant should be present and keep score ({keep})."
             ));
             out.push((t, EventBody::Alert(a)));
         }

@@ -2045,6 +2045,7 @@ fn l17_s55_recording_below_five_minutes() {
     let ev = run("5400");
     let a = one(&ev, AlertKind::RecordingNotRequired);
     assert_eq!((severity(&a).as_str(), article(&a)), ("info", "8.4"));
+    assert!(prescription(&a).contains("(8.5.1)"), "{a:?}");
     assert_eq!(a.side, Some(dgt_core::Side::White));
     assert!(a.message.contains("4:59"), "{}", a.message);
     for tc in ["5400+30", "1500+10"] {

@@ -1670,10 +1670,13 @@ impl Session {
             self.check_start_times(t, &times, out);
         }
         if let Some(display) = obs.press {
+            // The presser's clock ran since the previous press (his thinking time).
+            let thought = (self.pressed_in_game && self.any_press_at > 0)
+                .then(|| t.saturating_sub(self.any_press_at));
             self.any_press_at = t;
             self.pressed_in_game = true;
             if let Some(before) = before {
-                self.check_increment(t, display, &before, &times, out);
+                self.check_increment(t, display, thought, &before, &times, out);
             }
             self.on_press(t, display, out);
         }
@@ -3169,10 +3172,12 @@ impl Session {
         &mut self,
         t: u64,
         display: ClockSide,
+        thought: Option<u64>,
         before: &ClockTimes,
         now: &ClockTimes,
         out: &mut Emitted,
     ) {
+        use crate::time_control::Bonus;
         const PRESSES: u32 = 3;
         if self.clock_setting_reported {
             return;
@@ -3182,10 +3187,15 @@ impl Session {
         };
         let side = usize::from(display != white);
         let period = self.periods_reached[side].min(tc.periods.len().saturating_sub(1));
-        let Some(crate::time_control::Bonus::Increment(inc)) =
-            tc.periods.get(period).map(|p| p.bonus)
-        else {
-            return;
+        // What the press must give back: a Fischer increment always; a Bronstein delay the
+        // time used, up to the delay (KNSB-15: 30 s, delay 10 s, a move in 12 s → 28 s).
+        let (inc, what) = match tc.periods.get(period).map(|p| p.bonus) {
+            Some(Bonus::Increment(inc)) => (inc, "an increment of"),
+            Some(Bonus::Bronstein(delay)) => match thought {
+                Some(used) => (used.min(delay), "a Bronstein delay of"),
+                None => return,
+            },
+            _ => return,
         };
         if inc < 2_000 {
             return;
@@ -3214,10 +3224,13 @@ impl Session {
             Severity::Review,
             Some(who),
             format!(
-                "{PRESSES} presses in a row by {} added no increment, but the time control {} adds {} s per move.",
+                "{PRESSES} presses in a row by {} gave no time back, but the time control {} has {what} {} s per move.",
                 arbiter::side_name(who),
                 tc.text,
-                inc / 1000
+                match tc.periods.get(period).map(|p| p.bonus) {
+                    Some(Bonus::Bronstein(d)) => d / 1000,
+                    _ => inc / 1000,
+                }
             ),
         );
         a.article = Some(self.edition.clock_setting.into());

@@ -391,3 +391,52 @@ fn knsb_18_the_time_control_is_checked_at_the_flag() {
     assert_eq!((severity(&a).as_str(), article(&a)), ("info", "6.4"));
     assert!(ends(&ev).is_empty());
 }
+
+/// KNSB-15: Bronstein arithmetic — 5 min with a 10 s delay: a move made in 12 s costs 2 s
+/// (the clock gives back the 10 s of delay), one made in 8 s costs nothing. A clock that
+/// gives the time back matches the model: no alert. One that gives nothing back is set
+/// wrongly: `clock_setting_mismatch` / review after three such presses by one player.
+#[test]
+fn knsb_15_bronstein_delay_given_back_or_not() {
+    let script = [
+        ("e2", "e4", 'P'),
+        ("e7", "e5", 'p'),
+        ("g1", "f3", 'N'),
+        ("b8", "c6", 'n'),
+        ("f1", "c4", 'B'),
+        ("g8", "f6", 'n'),
+        ("d2", "d3", 'P'),
+    ];
+    let play = |gives_back: bool| {
+        let mut b = game("fide-2023", "300d10", 300);
+        for (i, (f, t, p)) in script.into_iter().enumerate() {
+            let used = if i % 4 < 2 { 12 } else { 8 };
+            b.wait(used * 1000 - 600);
+            if let Some((l, r, Some(right_runs))) = &mut b.clock {
+                let clock = if *right_runs { r } else { l };
+                *clock -= used;
+                b.reading();
+            }
+            b.mv(f, t, p).wait(250);
+            if let Some((l, r, Some(right_runs))) = &mut b.clock
+                && gives_back
+            {
+                let clock = if *right_runs { r } else { l };
+                *clock += used.min(10);
+            }
+            b.press().wait(300);
+        }
+        b.run()
+    };
+    let ev = play(true);
+    assert_eq!(moves(&ev).len(), script.len());
+    assert!(alert_of(&ev, AlertKind::ClockSettingMismatch).is_empty());
+    let ev = play(false);
+    let a = one(&ev, AlertKind::ClockSettingMismatch);
+    assert_eq!(severity(&a), "review");
+    assert!(
+        a.message.contains("Bronstein delay of 10 s"),
+        "{}",
+        a.message
+    );
+}

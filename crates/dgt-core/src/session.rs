@@ -76,6 +76,9 @@ const DISPLACED_SQUARES: usize = 3;
 const SIBLING_MAX_MS: u64 = 3000;
 /// How many recent explained placements are remembered.
 const SEEN_KEPT: usize = 32;
+/// How late a board may report a change in rapid play (protocol §4.1: about 400 ms): a
+/// sliding piece may still be reported on the squares after the one it seems to stop on.
+const REPORT_LAG_MS: u64 = 400;
 
 pub struct Session {
     label: String,
@@ -1113,6 +1116,14 @@ impl Session {
                         after.push(last[0], t, (None, None));
                         arbiter::end_by_rule(&after, &self.edition).is_some()
                     });
+                // A move that ends the game cannot be corrected once taken, so with the
+                // mover's clock still running (no press yet) it waits until the board has
+                // had time to report the rest of a slide (§4.1: sliding reports every
+                // square passed, up to ~400 ms late): Qd5 mate shown on the way g5-c5.
+                if ends_game && self.waits_for_press() && t < self.last_change + REPORT_LAG_MS {
+                    self.settle_at = Some(self.last_change + REPORT_LAG_MS);
+                    return;
+                }
                 if (self.waits_for_press() || centre) && !ends_game {
                     let wait = if centre {
                         CENTRE_KING_WAIT_MS.max(self.press_wait_ms)
@@ -1389,7 +1400,13 @@ impl Session {
             // behind, protocol §4.1): the move stays correctable for a moment.
             self.confirm_at = Some(t + PRESS_CORRECTION_MS);
         }
-        self.last_ahead = None;
+        // The board showed the placement after `last_ahead` (protocol §3.3: it tells only
+        // which piece stands where): when the moves committed are its first ones, the rest
+        // (the reply already on the board) is still what the board showed last, for the
+        // reply's own press to complete even if the board is mid-slide by then (§4.1).
+        self.last_ahead = self.last_ahead.take().and_then(|(at, p)| {
+            (p.len() > path.len() && p.starts_with(path)).then(|| (at, p[path.len()..].to_vec()))
+        });
         self.press_wait_at = None;
         self.displaced = 0;
     }

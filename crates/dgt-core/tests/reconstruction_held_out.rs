@@ -212,3 +212,61 @@ fn a_pair_reaching_a_placement_by_another_route_keeps_the_move_shown() {
         alerts(&ev)
     );
 }
+
+/// Seed 18721: Black replies e7-e6 before White's press for e4-e5 is judged, so that press
+/// completes e5 with e6 already on the board. Black presses; White then slides c2-c3-c4,
+/// and the board reports c3 before c2 empties (protocol §4.1: new occurrence first), so
+/// when Black's press is judged the board reads as no move. The reply shown with e5 is what
+/// the board showed last: Black's press completes it (and the slide is not lost with it).
+#[test]
+fn a_reply_shown_with_the_move_its_press_completed_is_completed_by_its_own_press() {
+    let mut b = game("fide-2023", "300", 300);
+    b.play(&[("e2", "e4", 'P'), ("a7", "a5", 'p')]);
+    b.put("e5", 'P').lift("e4").wait(300).press();
+    // Black's reply, on the board before White's press is judged.
+    b.lift("e7").put("e6", 'p').wait(300).press();
+    // White's pawn slides on: c3 reported while c2 is still occupied, past Black's verdict.
+    b.wait(50).put("c3", 'P').wait(600);
+    b.put("c4", 'P')
+        .lift("c2")
+        .lift("c3")
+        .wait(100)
+        .press()
+        .wait(500);
+    b.play(&[("g8", "f6", 'n')]).wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4", "a7a5", "e4e5", "e7e6", "c2c4", "g8f6"]);
+    assert!(
+        !alerts(&ev).contains(&AlertKind::IllegalMove),
+        "{:?}",
+        alerts(&ev)
+    );
+}
+
+/// Seed 19942: the queen slides g5-f5-e5-d5-c5 with White's clock running; the board
+/// reports d5 — which would be mate — and c5 only a scan later (a board reports a change up
+/// to ~400 ms late, and a slide reports the squares passed, protocol §4.1). A move that ends
+/// the game cannot be taken back, so it is not read before the board had time to report the
+/// rest of the slide: the move is Qc5, and the game goes on.
+#[test]
+fn a_mate_on_a_square_a_sliding_piece_only_passed_is_not_read_before_the_slide_is_reported() {
+    let mut b = game_from(
+        "8/8/8/6Q1/2Pk4/3P1p2/3K4/5R2 w - - 12 57",
+        "fide-2023",
+        "600",
+        "full",
+        600,
+    );
+    b.lift("g5").wait(120).put("d5", 'Q');
+    // c5 reported 300 ms after d5, past a settle (250 ms), within the board's report lag.
+    b.wait(220)
+        .put("c5", 'Q')
+        .lift("d5")
+        .wait(300)
+        .press()
+        .wait(1000);
+    b.play(&[("d4", "c5", 'k')]).wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["g5c5", "d4c5"]);
+    assert!(ends(&ev).is_empty(), "{:?}", ends(&ev));
+}

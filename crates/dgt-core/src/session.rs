@@ -1099,6 +1099,15 @@ impl Session {
                         return;
                     }
                 }
+                // A press is waiting to be judged: the clock's report can arrive before the
+                // board has reported the last squares of a slide (a scan takes 200-250 ms, a
+                // change can be reported ~400 ms late, protocol §1.1/§4.1), and the press
+                // completes the move the board shows once caught up (6.2.1). The settled
+                // placement is read after that verdict, not before it.
+                if let Some((at, _, _)) = self.press_verdict_at {
+                    self.settle_at = Some(at.max(t));
+                    return;
+                }
                 let (first, last) = path.split_at(path.len() - 1);
                 if !first.is_empty() {
                     // A reply on the board completes the earlier move (6.2.1).

@@ -270,3 +270,37 @@ fn a_mate_on_a_square_a_sliding_piece_only_passed_is_not_read_before_the_slide_i
     assert_eq!(moves(&ev), ["g5c5", "d4c5"]);
     assert!(ends(&ev).is_empty(), "{:?}", ends(&ev));
 }
+
+/// Seeds 21662, 20718: Black's queen slides h6-g6-f6-e6-d6-c6-b6 and Black presses. The
+/// clock's report of the press arrives while the board still shows d6, a settle after d6 was
+/// reported, and b6 is reported just after (a scan takes 200–250 ms and a change can be
+/// reported ~400 ms late, protocol §1.1/§4.1). The board settling on d6 does not decide the
+/// move while the press waits to be judged: the press completes the move the board shows
+/// once caught up, Qb6 — not Qd6 with the queen "moving on" after White's king is lifted.
+#[test]
+fn a_board_settling_on_a_passed_square_waits_for_the_pending_press_verdict() {
+    let mut b = game_from(
+        "6k1/5ppp/7q/8/8/8/8/5K2 w - - 0 1",
+        "fide-2023",
+        "300",
+        "full",
+        300,
+    );
+    b.play(&[("f1", "f2", 'K')]);
+    // d6 reported, h6 emptied; the press is relayed 175 ms later, just before a settle.
+    b.put("d6", 'q').lift("h6").wait(95).press().wait(35);
+    b.put("b6", 'q')
+        .lift("d6")
+        .lift("f2")
+        .wait(120)
+        .put("e2", 'K');
+    b.wait(300).press().wait(1000);
+    b.play(&[("g8", "h8", 'k')]).wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["f1f2", "h6b6", "f2e2", "g8h8"]);
+    assert!(
+        !alerts(&ev).contains(&AlertKind::ClockPressedWithoutMove),
+        "{:?}",
+        alerts(&ev)
+    );
+}

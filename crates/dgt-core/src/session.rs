@@ -115,6 +115,9 @@ pub struct Session {
 
     /// The latest placement since the last commit that legal moves explain, and when.
     last_ahead: Option<(u64, Vec<Move>)>,
+    /// Both displays gained time between two readings with the lever where it was: two
+    /// presses (a move and its reply) came between the clock's reports.
+    two_presses_unseen: bool,
     /// Recent placements that legal moves explained: the first of two moves seen together is
     /// believed only if the board once showed it by itself.
     seen: std::collections::VecDeque<Shown>,
@@ -233,6 +236,7 @@ impl Session {
             link: LinkState::Connected,
             was_disconnected: false,
             last_ahead: None,
+            two_presses_unseen: false,
             seen: std::collections::VecDeque::new(),
             confirm_at: None,
             settle_at: None,
@@ -1085,6 +1089,12 @@ impl Session {
             }
             Interpretation::Ahead(path) => {
                 self.back_to_legal(t, out);
+                // Two presses seen on the clock and two moves on the board: both are
+                // complete (6.2.1), though the board showed them together.
+                if path.len() == 2 && self.two_presses_unseen {
+                    self.commit(t, &path, true, out);
+                    return;
+                }
                 if path.len() >= 2 && depth == DEPTH_WATCHED && !self.was_shown(&path[0]) {
                     // Two moves at once is rare (a reply before the press), and a move in
                     // progress can look like two (Nxc5 bxc5 = knight in hand, pawn b4
@@ -1418,6 +1428,7 @@ impl Session {
         });
         self.press_wait_at = None;
         self.displaced = 0;
+        self.two_presses_unseen = false;
     }
 
     fn correct_last(&mut self, t: u64, m: Move, out: &mut Emitted) {
@@ -1690,7 +1701,15 @@ impl Session {
         if obs.press.is_none() && !self.pressed_in_game {
             self.check_start_times(t, &times, out);
         }
+        // With an increment each press adds time to the presser's display (the clock
+        // frame's increment indicator, protocol §3.4). Both displays up while the clock
+        // ran and the lever is where it was: two presses fell between the clock's reports
+        // (time trouble, moves ~100-200 ms apart), a move and its reply both completed.
+        if obs.two_presses {
+            self.two_presses_unseen = true;
+        }
         if let Some(display) = obs.press {
+            self.two_presses_unseen = false;
             self.any_press_at = t;
             self.pressed_in_game = true;
             if let Some(before) = before {

@@ -304,3 +304,28 @@ fn a_board_settling_on_a_passed_square_waits_for_the_pending_press_verdict() {
         alerts(&ev)
     );
 }
+
+/// Seed 19602: time trouble with an increment. White plays Nf3 and presses, Black answers
+/// Nc6 and presses, ~100-200 ms apart: the clock reports neither press (its next reading
+/// has the same display running, both displays up by the increment), and the board reports
+/// both moves in one go. Both displays gaining time is two presses (each press adds the
+/// increment to its presser's display, protocol §3.4): both moves are complete.
+#[test]
+fn two_presses_between_clock_reports_complete_a_move_and_its_reply() {
+    let mut b = game("fide-2023", "60+1", 60);
+    b.play(&[("e2", "e4", 'P'), ("e7", "e5", 'p')]);
+    b.lift("g1").lift("b8");
+    // The next reading: White's display runs again, each display 1 s up (the increment).
+    let (l, r, run) = b.clock.unwrap();
+    b.clock = Some((l + 1, r + 1, run));
+    b.reading();
+    b.wait(100).put("f3", 'N').put("c6", 'n').wait(1200);
+    b.play(&[("f1", "c4", 'B')]).wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4"]);
+    assert!(
+        !alerts(&ev).contains(&AlertKind::IllegalMove),
+        "{:?}",
+        alerts(&ev)
+    );
+}

@@ -786,7 +786,7 @@ impl Session {
             .interpret(DEPTH_ON_CHANGE)
             .map(|i| self.prefer_shown(i))
         {
-            Some(Interpretation::Ahead(path)) => Some(path),
+            Some(Interpretation::Ahead(path)) => Some(self.followed_further(path)),
             Some(Interpretation::Unexplained) => self.chained(),
             _ => None,
         };
@@ -823,6 +823,18 @@ impl Session {
         let more = reconstruct::find_path(&pos, &target, DEPTH_ON_CHANGE, &mut budget)?;
         let path: Vec<Move> = prev.iter().chain(&more).copied().collect();
         (path.len() <= DEPTH_AFTER_GAP).then_some(path)
+    }
+
+    /// Moves in quick succession can reach a placement that fewer moves also reach (Kg4
+    /// Kg2 Kf4 and Kf4 Kg2: the board tells only which piece stands where, protocol §3.3).
+    /// The longer line is the one played when the board showed each of its placements in
+    /// turn (`chained`, `shown_move_by_move`): the king did stand on g4 while the other
+    /// moved.
+    fn followed_further(&self, path: Vec<Move>) -> Vec<Move> {
+        match self.chained() {
+            Some(c) if c.len() > path.len() && self.shown_move_by_move(&c) => c,
+            _ => path,
+        }
     }
 
     /// Whether the board showed the position after each move of `path` but the last, as
@@ -1071,6 +1083,7 @@ impl Session {
                 .chained()
                 .filter(|path| self.shown_move_by_move(path))
                 .map_or(Interpretation::Unexplained, Interpretation::Ahead),
+            Interpretation::Ahead(path) => Interpretation::Ahead(self.followed_further(path)),
             other => other,
         };
         if !matches!(interp, Interpretation::Unexplained) {

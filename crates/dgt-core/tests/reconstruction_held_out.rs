@@ -329,3 +329,20 @@ fn two_presses_between_clock_reports_complete_a_move_and_its_reply() {
         alerts(&ev)
     );
 }
+
+/// Seed 19912: no clock, time trouble: Kg4, Kg2, Kf4, each placement shown for less than a
+/// settle. The last placement is also two moves from the game (Kf4 Kg2), but the board
+/// showed the king on g4 while the other king moved (protocol §3.3: it tells only which
+/// piece stands where, so the placements shown in turn tell the line): three moves.
+#[test]
+fn a_line_followed_placement_by_placement_is_not_cut_short_by_a_shorter_one() {
+    let mut b = started();
+    b.mv("e2", "e4", 'P').wait(400);
+    b.mv("e7", "e5", 'p').wait(400);
+    b.mv("f1", "e2", 'B').wait(80);
+    b.mv("b8", "c6", 'n').wait(50);
+    b.mv("e2", "c4", 'B').wait(1000);
+    b.mv("g8", "f6", 'n').wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4", "e7e5", "f1e2", "b8c6", "e2c4", "g8f6"]);
+}

@@ -31,6 +31,8 @@ pub struct ClockObservation {
     pub reconnected: bool,
     /// The battery-low indicator appeared.
     pub battery_low: bool,
+    /// Two presses fell between this reading and the last (`observe`).
+    pub two_presses: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -167,16 +169,28 @@ impl ClockTracker {
         };
         let was = running_display(&prev);
         let now = running_display(&t);
-        // A display that ran before and still runs can only lose time.
+        let other = |d: ClockSide| match d {
+            ClockSide::Left => ClockSide::Right,
+            ClockSide::Right => ClockSide::Left,
+        };
+        // Both displays up with the same one running: two presses between two reports, each
+        // adding the increment to its presser's display (protocol §3.4, 0x20 increment
+        // indicator), the lever back where it was.
+        let two_presses = matches!((was, now), (Some(a), Some(b)) if a == b
+            && display_ms(&t, a) > display_ms(&prev, a)
+            && display_ms(&t, other(a)) > display_ms(&prev, other(a)));
+        // A display that ran before and still runs can only lose time (but for two presses).
         if let (Some(a), Some(b)) = (was, now)
             && a == b
             && display_ms(&t, a) > display_ms(&prev, a)
+            && !two_presses
         {
             self.rejected += 1;
             obs.rejected = true;
             return obs;
         }
         obs.accepted = true;
+        obs.two_presses = two_presses;
         match (was, now) {
             (Some(a), Some(b)) if a != b => obs.press = Some(a),
             (None, Some(_)) => obs.started = true,

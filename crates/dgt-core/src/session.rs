@@ -76,6 +76,9 @@ const DISPLACED_SQUARES: usize = 3;
 const SIBLING_MAX_MS: u64 = 3000;
 /// How many recent explained placements are remembered.
 const SEEN_KEPT: usize = 32;
+/// How late a board may report a change in rapid play (protocol §4.1: about 400 ms): a
+/// sliding piece may still be reported on the squares after the one it seems to stop on.
+const REPORT_LAG_MS: u64 = 400;
 
 pub struct Session {
     label: String,
@@ -112,6 +115,9 @@ pub struct Session {
 
     /// The latest placement since the last commit that legal moves explain, and when.
     last_ahead: Option<(u64, Vec<Move>)>,
+    /// Both displays gained time between two readings with the lever where it was: two
+    /// presses (a move and its reply) came between the clock's reports.
+    two_presses_unseen: bool,
     /// Recent placements that legal moves explained: the first of two moves seen together is
     /// believed only if the board once showed it by itself.
     seen: std::collections::VecDeque<Shown>,
@@ -232,6 +238,7 @@ impl Session {
             link: LinkState::Connected,
             was_disconnected: false,
             last_ahead: None,
+            two_presses_unseen: false,
             seen: std::collections::VecDeque::new(),
             confirm_at: None,
             settle_at: None,
@@ -782,7 +789,7 @@ impl Session {
             .interpret(DEPTH_ON_CHANGE)
             .map(|i| self.prefer_shown(i))
         {
-            Some(Interpretation::Ahead(path)) => Some(path),
+            Some(Interpretation::Ahead(path)) => Some(self.followed_further(path)),
             Some(Interpretation::Unexplained) => self.chained(),
             _ => None,
         };
@@ -819,6 +826,18 @@ impl Session {
         let more = reconstruct::find_path(&pos, &target, DEPTH_ON_CHANGE, &mut budget)?;
         let path: Vec<Move> = prev.iter().chain(&more).copied().collect();
         (path.len() <= DEPTH_AFTER_GAP).then_some(path)
+    }
+
+    /// Moves in quick succession can reach a placement that fewer moves also reach (Kg4
+    /// Kg2 Kf4 and Kf4 Kg2: the board tells only which piece stands where, protocol §3.3).
+    /// The longer line is the one played when the board showed each of its placements in
+    /// turn (`chained`, `shown_move_by_move`): the king did stand on g4 while the other
+    /// moved.
+    fn followed_further(&self, path: Vec<Move>) -> Vec<Move> {
+        match self.chained() {
+            Some(c) if c.len() > path.len() && self.shown_move_by_move(&c) => c,
+            _ => path,
+        }
     }
 
     /// Whether the board showed the position after each move of `path` but the last, as
@@ -1067,6 +1086,7 @@ impl Session {
                 .chained()
                 .filter(|path| self.shown_move_by_move(path))
                 .map_or(Interpretation::Unexplained, Interpretation::Ahead),
+            Interpretation::Ahead(path) => Interpretation::Ahead(self.followed_further(path)),
             other => other,
         };
         if !matches!(interp, Interpretation::Unexplained) {
@@ -1085,6 +1105,12 @@ impl Session {
             }
             Interpretation::Ahead(path) => {
                 self.back_to_legal(t, out);
+                // Two presses seen on the clock and two moves on the board: both are
+                // complete (6.2.1), though the board showed them together.
+                if path.len() == 2 && self.two_presses_unseen {
+                    self.commit(t, &path, true, out);
+                    return;
+                }
                 if path.len() >= 2 && depth == DEPTH_WATCHED && !self.was_shown(&path[0]) {
                     // Two moves at once is rare (a reply before the press), and a move in
                     // progress can look like two (Nxc5 bxc5 = knight in hand, pawn b4
@@ -1098,6 +1124,15 @@ impl Session {
                         self.settle_at = Some(self.last_change + wait);
                         return;
                     }
+                }
+                // A press is waiting to be judged: the clock's report can arrive before the
+                // board has reported the last squares of a slide (a scan takes 200-250 ms, a
+                // change can be reported ~400 ms late, protocol §1.1/§4.1), and the press
+                // completes the move the board shows once caught up (6.2.1). The settled
+                // placement is read after that verdict, not before it.
+                if let Some((at, _, _)) = self.press_verdict_at {
+                    self.settle_at = Some(at.max(t));
+                    return;
                 }
                 let (first, last) = path.split_at(path.len() - 1);
                 if !first.is_empty() {
@@ -1116,6 +1151,14 @@ impl Session {
                         after.push(last[0], t, (None, None));
                         arbiter::end_by_rule(&after, &self.edition).is_some()
                     });
+                // A move that ends the game cannot be corrected once taken, so with the
+                // mover's clock still running (no press yet) it waits until the board has
+                // had time to report the rest of a slide (§4.1: sliding reports every
+                // square passed, up to ~400 ms late): Qd5 mate shown on the way g5-c5.
+                if ends_game && self.waits_for_press() && t < self.last_change + REPORT_LAG_MS {
+                    self.settle_at = Some(self.last_change + REPORT_LAG_MS);
+                    return;
+                }
                 if (self.waits_for_press() || centre) && !ends_game {
                     let wait = if centre {
                         CENTRE_KING_WAIT_MS.max(self.press_wait_ms)
@@ -1393,9 +1436,16 @@ impl Session {
             // behind, protocol §4.1): the move stays correctable for a moment.
             self.confirm_at = Some(t + PRESS_CORRECTION_MS);
         }
-        self.last_ahead = None;
+        // The board showed the placement after `last_ahead` (protocol §3.3: it tells only
+        // which piece stands where): when the moves committed are its first ones, the rest
+        // (the reply already on the board) is still what the board showed last, for the
+        // reply's own press to complete even if the board is mid-slide by then (§4.1).
+        self.last_ahead = self.last_ahead.take().and_then(|(at, p)| {
+            (p.len() > path.len() && p.starts_with(path)).then(|| (at, p[path.len()..].to_vec()))
+        });
         self.press_wait_at = None;
         self.displaced = 0;
+        self.two_presses_unseen = false;
     }
 
     fn correct_last(&mut self, t: u64, m: Move, out: &mut Emitted) {
@@ -1669,7 +1719,15 @@ impl Session {
         if obs.press.is_none() && !self.pressed_in_game {
             self.check_start_times(t, &times, out);
         }
+        // With an increment each press adds time to the presser's display (the clock
+        // frame's increment indicator, protocol §3.4). Both displays up while the clock
+        // ran and the lever is where it was: two presses fell between the clock's reports
+        // (time trouble, moves ~100-200 ms apart), a move and its reply both completed.
+        if obs.two_presses {
+            self.two_presses_unseen = true;
+        }
         if let Some(display) = obs.press {
+            self.two_presses_unseen = false;
             // The presser's clock ran since the previous press (his thinking time).
             let thought = (self.pressed_in_game && self.any_press_at > 0)
                 .then(|| t.saturating_sub(self.any_press_at));

@@ -212,3 +212,137 @@ fn a_pair_reaching_a_placement_by_another_route_keeps_the_move_shown() {
         alerts(&ev)
     );
 }
+
+/// Seed 18721: Black replies e7-e6 before White's press for e4-e5 is judged, so that press
+/// completes e5 with e6 already on the board. Black presses; White then slides c2-c3-c4,
+/// and the board reports c3 before c2 empties (protocol §4.1: new occurrence first), so
+/// when Black's press is judged the board reads as no move. The reply shown with e5 is what
+/// the board showed last: Black's press completes it (and the slide is not lost with it).
+#[test]
+fn a_reply_shown_with_the_move_its_press_completed_is_completed_by_its_own_press() {
+    let mut b = game("fide-2023", "300", 300);
+    b.play(&[("e2", "e4", 'P'), ("a7", "a5", 'p')]);
+    b.put("e5", 'P').lift("e4").wait(300).press();
+    // Black's reply, on the board before White's press is judged.
+    b.lift("e7").put("e6", 'p').wait(300).press();
+    // White's pawn slides on: c3 reported while c2 is still occupied, past Black's verdict.
+    b.wait(50).put("c3", 'P').wait(600);
+    b.put("c4", 'P')
+        .lift("c2")
+        .lift("c3")
+        .wait(100)
+        .press()
+        .wait(500);
+    b.play(&[("g8", "f6", 'n')]).wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4", "a7a5", "e4e5", "e7e6", "c2c4", "g8f6"]);
+    assert!(
+        !alerts(&ev).contains(&AlertKind::IllegalMove),
+        "{:?}",
+        alerts(&ev)
+    );
+}
+
+/// Seed 19942: the queen slides g5-f5-e5-d5-c5 with White's clock running; the board
+/// reports d5 — which would be mate — and c5 only a scan later (a board reports a change up
+/// to ~400 ms late, and a slide reports the squares passed, protocol §4.1). A move that ends
+/// the game cannot be taken back, so it is not read before the board had time to report the
+/// rest of the slide: the move is Qc5, and the game goes on.
+#[test]
+fn a_mate_on_a_square_a_sliding_piece_only_passed_is_not_read_before_the_slide_is_reported() {
+    let mut b = game_from(
+        "8/8/8/6Q1/2Pk4/3P1p2/3K4/5R2 w - - 12 57",
+        "fide-2023",
+        "600",
+        "full",
+        600,
+    );
+    b.lift("g5").wait(120).put("d5", 'Q');
+    // c5 reported 300 ms after d5, past a settle (250 ms), within the board's report lag.
+    b.wait(220)
+        .put("c5", 'Q')
+        .lift("d5")
+        .wait(300)
+        .press()
+        .wait(1000);
+    b.play(&[("d4", "c5", 'k')]).wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["g5c5", "d4c5"]);
+    assert!(ends(&ev).is_empty(), "{:?}", ends(&ev));
+}
+
+/// Seeds 21662, 20718: Black's queen slides h6-g6-f6-e6-d6-c6-b6 and Black presses. The
+/// clock's report of the press arrives while the board still shows d6, a settle after d6 was
+/// reported, and b6 is reported just after (a scan takes 200–250 ms and a change can be
+/// reported ~400 ms late, protocol §1.1/§4.1). The board settling on d6 does not decide the
+/// move while the press waits to be judged: the press completes the move the board shows
+/// once caught up, Qb6 — not Qd6 with the queen "moving on" after White's king is lifted.
+#[test]
+fn a_board_settling_on_a_passed_square_waits_for_the_pending_press_verdict() {
+    let mut b = game_from(
+        "6k1/5ppp/7q/8/8/8/8/5K2 w - - 0 1",
+        "fide-2023",
+        "300",
+        "full",
+        300,
+    );
+    b.play(&[("f1", "f2", 'K')]);
+    // d6 reported, h6 emptied; the press is relayed 175 ms later, just before a settle.
+    b.put("d6", 'q').lift("h6").wait(95).press().wait(35);
+    b.put("b6", 'q')
+        .lift("d6")
+        .lift("f2")
+        .wait(120)
+        .put("e2", 'K');
+    b.wait(300).press().wait(1000);
+    b.play(&[("g8", "h8", 'k')]).wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["f1f2", "h6b6", "f2e2", "g8h8"]);
+    assert!(
+        !alerts(&ev).contains(&AlertKind::ClockPressedWithoutMove),
+        "{:?}",
+        alerts(&ev)
+    );
+}
+
+/// Seed 19602: time trouble with an increment. White plays Nf3 and presses, Black answers
+/// Nc6 and presses, ~100-200 ms apart: the clock reports neither press (its next reading
+/// has the same display running, both displays up by the increment), and the board reports
+/// both moves in one go. Both displays gaining time is two presses (each press adds the
+/// increment to its presser's display, protocol §3.4): both moves are complete.
+#[test]
+fn two_presses_between_clock_reports_complete_a_move_and_its_reply() {
+    let mut b = game("fide-2023", "60+1", 60);
+    b.play(&[("e2", "e4", 'P'), ("e7", "e5", 'p')]);
+    b.lift("g1").lift("b8");
+    // The next reading: White's display runs again, each display 1 s up (the increment).
+    let (l, r, run) = b.clock.unwrap();
+    b.clock = Some((l + 1, r + 1, run));
+    b.reading();
+    b.wait(100).put("f3", 'N').put("c6", 'n').wait(1200);
+    b.play(&[("f1", "c4", 'B')]).wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4"]);
+    assert!(
+        !alerts(&ev).contains(&AlertKind::IllegalMove),
+        "{:?}",
+        alerts(&ev)
+    );
+}
+
+/// Seed 19912: no clock, time trouble: Kg4, Kg2, Kf4, each placement shown for less than a
+/// settle. The last placement is also two moves from the game (Kf4 Kg2), but the board
+/// showed the king on g4 while the other king moved (protocol §3.3: it tells only which
+/// piece stands where, so the placements shown in turn tell the line): three moves.
+#[test]
+fn a_line_followed_placement_by_placement_is_not_cut_short_by_a_shorter_one() {
+    let mut b = started();
+    b.mv("e2", "e4", 'P').wait(400);
+    b.mv("e7", "e5", 'p').wait(400);
+    b.mv("f1", "e2", 'B').wait(80);
+    b.mv("b8", "c6", 'n').wait(50);
+    b.mv("e2", "c4", 'B').wait(1000);
+    b.mv("g8", "f6", 'n').wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4", "e7e5", "f1e2", "b8c6", "e2c4", "g8f6"]);
+}

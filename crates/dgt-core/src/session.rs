@@ -3080,11 +3080,7 @@ impl Session {
             }
             self.recording_told[side] = period + 1;
             let (exempt, keep) = self.edition.recording_exempt;
-            let who = if side == 0 {
-                Color::White
-            } else {
-                Color::Black
-            };
+            let who = Color::from_white(side == 0);
             let name = arbiter::side_name(who);
             let mut a = self.alert(
                 AlertKind::RecordingNotRequired,
@@ -3272,11 +3268,7 @@ impl Session {
             return;
         }
         self.clock_setting_reported = true;
-        let who = if side == 0 {
-            Color::White
-        } else {
-            Color::Black
-        };
+        let who = Color::from_white(side == 0);
         let mut a = self.alert(
             AlertKind::ClockSettingMismatch,
             Severity::Review,

@@ -294,10 +294,7 @@ async fn ack(
     headers: HeaderMap,
 ) -> ApiResult {
     may_act(&app, &headers, &q)?;
-    let board = app.feed.desk().hall.alert(id).map(|a| a.board.clone());
-    let Some(board) = board else {
-        return Err(ApiError::NotFound(format!("no alert {id}")));
-    };
+    let (board, _) = alert_board(&app, id)?;
     forward(&app, &board, Operation::Ack(id)).await?;
     app.feed.record_ack(id);
     Ok(ok(json!({ "ok": true, "id": id, "board": board })))
@@ -312,15 +309,7 @@ async fn confirm(
     headers: HeaderMap,
 ) -> ApiResult {
     may_act(&app, &headers, &q)?;
-    let alert = app
-        .feed
-        .desk()
-        .hall
-        .alert(id)
-        .map(|a| (a.board.clone(), a.alert.kind));
-    let Some((board, kind)) = alert else {
-        return Err(ApiError::NotFound(format!("no alert {id}")));
-    };
+    let (board, kind) = alert_board(&app, id)?;
     if kind != AlertKind::TwoHandedMove {
         return Err(ApiError::BadRequest(format!(
             "alert {id} is not a two_handed_move alert: only those can be confirmed"
@@ -328,6 +317,16 @@ async fn confirm(
     }
     forward(&app, &board, Operation::Confirm(id)).await?;
     Ok(ok(json!({ "ok": true, "id": id, "board": board })))
+}
+
+/// The board an alert belongs to, and its kind; 404 for an unknown id.
+fn alert_board(app: &App, id: u64) -> Result<(String, AlertKind), ApiError> {
+    app.feed
+        .desk()
+        .hall
+        .alert(id)
+        .map(|a| (a.board.clone(), a.alert.kind))
+        .ok_or_else(|| ApiError::NotFound(format!("no alert {id}")))
 }
 
 fn parse_body<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {

@@ -98,6 +98,9 @@ pub struct Edition {
     /// move, castling, promotion choice, two hands) only when a player claims.
     pub art4_on_claim_in_rapid_blitz: bool,
     pub castling_rook_first: &'static str,
+    /// The king touched (moved) for a castling that is illegal: another king move is due,
+    /// castling on the other side included (2005 4.4c / 4.6b; 2017+ 4.4.3 / 4.7.2).
+    pub castling_illegal: &'static str,
     /// The promotion piece is chosen once it has touched the square (2017+ 4.4.4; 2005 4.4d).
     pub promotion_choice: &'static str,
     pub two_hands: &'static str,
@@ -173,6 +176,7 @@ pub const EDITIONS: &[Edition] = &[
         touch_move: "4.3.1",
         art4_on_claim_in_rapid_blitz: false,
         castling_rook_first: "4.4.2",
+        castling_illegal: "4.4.3 / 4.7.2",
         promotion_choice: "4.4.4",
         two_hands: "7.5.4",
         two_hands_counted: true,
@@ -231,6 +235,7 @@ pub const EDITIONS: &[Edition] = &[
         touch_move: "4.3.1",
         art4_on_claim_in_rapid_blitz: false,
         castling_rook_first: "4.4.2",
+        castling_illegal: "4.4.3 / 4.7.2",
         promotion_choice: "4.4.4",
         two_hands: "7.5.4",
         two_hands_counted: true,
@@ -287,6 +292,7 @@ pub const EDITIONS: &[Edition] = &[
         touch_move: "4.3.1",
         art4_on_claim_in_rapid_blitz: false,
         castling_rook_first: "4.4.2",
+        castling_illegal: "4.4.3 / 4.7.2",
         promotion_choice: "4.4.4",
         two_hands: "7.7.1",
         two_hands_counted: true,
@@ -344,6 +350,7 @@ pub const EDITIONS: &[Edition] = &[
         touch_move: "4.3a",
         art4_on_claim_in_rapid_blitz: true,
         castling_rook_first: "4.4b",
+        castling_illegal: "4.4c / 4.6b",
         promotion_choice: "4.4d",
         two_hands: "4.1",
         two_hands_counted: false,

@@ -177,6 +177,8 @@ pub struct Session {
     quickplay_told: [bool; 2],
     /// The period ([white, black]) for which 8.4 was last reported, plus one (0 = never).
     recording_told: [usize; 2],
+    /// The ply at which the "castling illegal" hint was given (once per position).
+    castling_hint_at: Option<usize>,
     /// The arbiter was told that play went on after the game's end by rule.
     told_play_after_end: bool,
     /// A board set up wrongly (`reconstruct::wrong_setup`) seen settled, with its
@@ -261,6 +263,7 @@ impl Session {
             pressed_in_game: false,
             quickplay_told: [false; 2],
             recording_told: [0; 2],
+            castling_hint_at: None,
             told_play_after_end: false,
             wrong_setup: None,
             any_press_at: 0,
@@ -1181,12 +1184,82 @@ impl Session {
                 if self.adopt_illegal(t, out) {
                     return;
                 }
+                self.hint_illegal_castling(t, out);
                 if !self.illegal_alerted {
                     let wait = self.illegal_position_ms.saturating_sub(self.settle_ms);
                     self.illegal_at = Some(t + wait);
                 }
             }
         }
+    }
+
+    /// L17 T10: the king put two squares towards a rook, the rook not moved, and castling on
+    /// that side is illegal. Before any press the arbiter is told (as a hint, since a release
+    /// cannot be told from a resting hand) that the touched king must make another move if it
+    /// has one, castling on the other side included (4.4.3 / 4.7.2; 2005 4.4c / 4.6b).
+    fn hint_illegal_castling(&mut self, t: u64, out: &mut Emitted) {
+        use shakmaty::{File, Square};
+        let Some(g) = self.game.as_ref().filter(|g| !g.is_over()) else {
+            return;
+        };
+        if g.castling_mode != CastlingMode::Standard || self.castling_hint_at == Some(g.plies()) {
+            return;
+        }
+        let pos = g.current();
+        let mover = pos.turn();
+        let placement = self.board.placement(self.orientation).board;
+        let d = board::diff(pos.board(), &placement);
+        let Some(from) = pos.board().king_of(mover) else {
+            return;
+        };
+        if from.file() != File::E || d.count() != 2 || !d.contains(from) {
+            return;
+        }
+        let Some(to) = d.into_iter().find(|&sq| sq != from) else {
+            return;
+        };
+        let short = to == Square::from_coords(File::G, from.rank());
+        let long = to == Square::from_coords(File::C, from.rank());
+        if !(short || long) || placement.king_of(mover) != Some(to) {
+            return;
+        }
+        let side = if short {
+            shakmaty::CastlingSide::KingSide
+        } else {
+            shakmaty::CastlingSide::QueenSide
+        };
+        let legal = reconstruct::legal_moves(pos);
+        if legal.iter().any(|m| m.castling_side() == Some(side)) {
+            return;
+        }
+        let king_moves: Vec<String> = legal
+            .iter()
+            .filter(|m| m.role() == shakmaty::Role::King)
+            .map(|m| shakmaty::san::San::from_move(pos, *m).to_string())
+            .collect();
+        self.castling_hint_at = Some(g.plies());
+        let name = arbiter::side_name(mover);
+        let article = self.edition.castling_illegal;
+        let mut a = self.alert(
+            AlertKind::TouchMove,
+            Severity::Info,
+            Some(mover),
+            format!(
+                "{name}'s king stands on {to} as if castling {}, which is illegal here.",
+                if short { "short" } else { "long" }
+            ),
+        );
+        a.article = Some(article.into());
+        a.squares = vec![from.to_string(), to.to_string()];
+        a.prescription = Some(if king_moves.is_empty() {
+            "The king has no legal move: any legal move may be made (4.5).".to_string()
+        } else {
+            format!(
+                "If the king was touched to castle, another king move must be made ({article}): {}.",
+                king_moves.join(", ")
+            )
+        });
+        out.push((t, EventBody::Alert(a)));
     }
 
     /// A game that ended by rule at the move made — players often do not notice a fivefold
@@ -1359,6 +1432,7 @@ impl Session {
         self.pressed_in_game = false;
         self.quickplay_told = [false; 2];
         self.recording_told = [0; 2];
+        self.castling_hint_at = None;
         self.told_play_after_end = false;
         self.game_ending_flag = None;
         self.stood = None;

@@ -2055,3 +2055,47 @@ fn l17_s55_recording_below_five_minutes() {
         );
     }
 }
+
+/// L17-S10 (T10): `1r2k3/8/b7/8/8/8/8/R3K2R w KQ`, the king released on g1 (O-O, illegal: f1
+/// is attacked), the rook still on h1: before any press an info hint that another king move is
+/// due, listing them with O-O-O (4.4.3 / 4.7.2; 2005 4.4c / 4.6b); pressed, `illegal_move`.
+#[test]
+fn l17_s10_king_released_for_an_illegal_castling() {
+    for edition in EDITIONS {
+        let mut b = game_from(
+            "1r2k3/8/b7/8/8/8/8/R3K2R w KQ - 0 1",
+            edition,
+            "5400",
+            "full",
+            5400,
+        );
+        b.mv("e1", "g1", 'K').wait(1500);
+        let ev = b.run();
+        let hint = one(&ev, AlertKind::TouchMove);
+        assert_eq!(severity(&hint), "info", "{edition}");
+        assert_eq!(
+            article(&hint),
+            by_edition(edition, "4.4c / 4.6b", "4.4.3 / 4.7.2", "4.4.3 / 4.7.2")
+        );
+        let p = prescription(&hint);
+        assert!(p.contains("O-O-O") && p.contains("Kd1"), "{p}");
+        let listed: Vec<&str> = p
+            .rsplit(": ")
+            .next()
+            .unwrap()
+            .trim_end_matches('.')
+            .split(", ")
+            .collect();
+        assert_eq!(listed, ["Kd1", "Kd2", "Kf2", "O-O-O"], "{edition}");
+        assert!(alert_of(&ev, AlertKind::IllegalMove).is_empty());
+
+        b.press().wait(900);
+        let ev = b.run();
+        one(&ev, AlertKind::IllegalMove);
+        assert_eq!(
+            alert_of(&ev, AlertKind::TouchMove).len(),
+            1,
+            "{edition}: once"
+        );
+    }
+}

@@ -1240,9 +1240,15 @@ impl Session {
         self.castling_hint_at = Some(g.plies());
         let name = arbiter::side_name(mover);
         let article = self.edition.castling_illegal;
+        // 2005 rapid and blitz: Article 4 only on a claim (B5, C2).
+        let severity = if self.edition.art4_on_claim_in_rapid_blitz && self.rapid_or_blitz() {
+            Severity::Claim
+        } else {
+            Severity::Info
+        };
         let mut a = self.alert(
             AlertKind::TouchMove,
-            Severity::Info,
+            severity,
             Some(mover),
             format!(
                 "{name}'s king stands on {to} as if castling {}, which is illegal here.",

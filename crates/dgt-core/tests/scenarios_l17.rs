@@ -2098,4 +2098,14 @@ fn l17_s10_king_released_for_an_illegal_castling() {
             "{edition}: once"
         );
     }
+    // 2005 rapid: Article 4 only on a claim (B5).
+    let mut b = game_from(
+        "1r2k3/8/b7/8/8/8/8/R3K2R w KQ - 0 1",
+        "fide-2005",
+        "900+10",
+        "full",
+        900,
+    );
+    b.mv("e1", "g1", 'K').wait(1500);
+    assert_eq!(severity(&one(&b.run(), AlertKind::TouchMove)), "claim");
 }

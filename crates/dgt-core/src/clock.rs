@@ -56,7 +56,8 @@ pub fn running_display(t: &ClockTimes) -> Option<ClockSide> {
     }
 }
 
-fn display_ms(t: &ClockTimes, side: ClockSide) -> u64 {
+/// The time a display shows.
+pub fn display_ms(t: &ClockTimes, side: ClockSide) -> u64 {
     match side {
         ClockSide::Left => t.left.ms,
         ClockSide::Right => t.right.ms,

@@ -245,6 +245,25 @@ pub enum EndReason {
     Arbiter,
 }
 
+impl EndReason {
+    /// The reason in plain words, as the arbiter reads it in a message ("fivefold
+    /// repetition").
+    pub fn words(self) -> &'static str {
+        match self {
+            EndReason::Checkmate => "checkmate",
+            EndReason::Stalemate => "stalemate",
+            EndReason::DeadPosition => "dead position",
+            EndReason::FivefoldRepetition => "fivefold repetition",
+            EndReason::SeventyFiveMoveRule => "seventy five move rule",
+            EndReason::FlagFall => "flag fall",
+            EndReason::BothFlagsFallen => "both flags fallen",
+            EndReason::IllegalMove => "illegal move",
+            EndReason::ResultGesture => "result gesture",
+            EndReason::Arbiter => "arbiter",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventBody {

@@ -507,15 +507,26 @@ pub fn wrong_setup(board: &Board) -> Option<(Chess, String)> {
     Some((pos, what))
 }
 
-fn role_word(r: Role) -> &'static str {
+/// A piece's name ("knight").
+pub fn role_name(r: Role) -> &'static str {
     match r {
-        Role::Pawn => "a pawn",
-        Role::Knight => "a knight",
-        Role::Bishop => "a bishop",
-        Role::Rook => "a rook",
-        Role::Queen => "the queen",
-        Role::King => "the king",
+        Role::Pawn => "pawn",
+        Role::Knight => "knight",
+        Role::Bishop => "bishop",
+        Role::Rook => "rook",
+        Role::Queen => "queen",
+        Role::King => "king",
     }
+}
+
+/// A piece's name with its article: "the" for the one king and queen of a set-up.
+fn role_word(r: Role) -> String {
+    let article = if matches!(r, Role::King | Role::Queen) {
+        "the"
+    } else {
+        "a"
+    };
+    format!("{article} {}", role_name(r))
 }
 
 /// Builds a position from a FEN given by an operator; the castling mode follows the FEN.

@@ -959,8 +959,8 @@ impl Session {
                     format!(
                         "{} put a {} on {square} and replaced it by a {}: the choice of the new piece was final when the first touched the square.",
                         arbiter::side_name(mover),
-                        role_name(first),
-                        role_name(last)
+                        reconstruct::role_name(first),
+                        reconstruct::role_name(last)
                     ),
                 ),
                 Signal::TwoHands {
@@ -1294,10 +1294,7 @@ impl Session {
             return;
         };
         let san = shakmaty::san::SanPlus::from_move(g.current().clone(), m).to_string();
-        let why = serde_json::to_value(reason)
-            .ok()
-            .and_then(|v| v.as_str().map(|s| s.replace('_', " ")))
-            .unwrap_or_default();
+        let why = reason.words();
         let ply = g.plies();
         self.told_play_after_end = true;
         let mut a = self.alert(
@@ -1693,7 +1690,7 @@ impl Session {
                     format!(
                         "{} {} on {sq}",
                         arbiter::side_name(p.color),
-                        role_name(p.role)
+                        reconstruct::role_name(p.role)
                     )
                 })
                 .collect();
@@ -2776,26 +2773,13 @@ impl Session {
             } else {
                 (AlertKind::FlagFall, EndReason::FlagFall)
             };
-            let result = match (both, ability) {
-                (true, _) | (false, MateAbility::CannotMate) => Some("1/2-1/2"),
-                (false, MateAbility::CanMate) => {
-                    Some(if flagged.is_white() { "0-1" } else { "1-0" })
-                }
-                (false, MateAbility::Undetermined) => None,
-            };
-            let consequence = match (both, ability) {
-                (true, _) => "both flags have fallen: the game is drawn".to_string(),
-                (false, MateAbility::CanMate) => {
-                    format!("{} loses on time", arbiter::side_name(flagged))
-                }
-                (false, MateAbility::CannotMate) => format!(
-                    "{} cannot checkmate by any series of legal moves: the game is drawn",
-                    arbiter::side_name(opp)
-                ),
-                (false, MateAbility::Undetermined) => format!(
-                    "whether {} can still checkmate could not be decided: the arbiter must judge loss or draw",
-                    arbiter::side_name(opp)
-                ),
+            let (result, consequence) = if both {
+                (
+                    Some("1/2-1/2"),
+                    "both flags have fallen: the game is drawn".to_string(),
+                )
+            } else {
+                flag_verdict(flagged, ability)
             };
             // Reduced supervision in rapid and blitz: 2005 only on a claim (B7), 2017 the
             // arbiter may call it (A4.5, D3), 2018 / 2023 he shall (A.4.5 / A.5.5). A flag
@@ -3043,10 +3027,7 @@ impl Session {
         let Some(g) = &self.game else { return };
         let (message, article, prescription) = match &g.result {
             Some((ended, reason)) if ended != result && *reason != EndReason::Arbiter => {
-                let why = serde_json::to_value(reason)
-                    .ok()
-                    .and_then(|v| v.as_str().map(|s| s.replace('_', " ")))
-                    .unwrap_or_default();
+                let why = reason.words();
                 (
                     format!(
                         "The result entered ({result}) conflicts with the game's end by {why} at ply {} ({ended}).",
@@ -3260,10 +3241,7 @@ impl Session {
         };
         let running = crate::clock::running_display(times);
         let wrong = [ClockSide::Left, ClockSide::Right].into_iter().any(|d| {
-            let ms = match d {
-                ClockSide::Left => times.left.ms,
-                ClockSide::Right => times.right.ms,
-            };
+            let ms = crate::clock::display_ms(times, d);
             if running == Some(d) {
                 ms > top + TOLERANCE_MS
             } else {
@@ -3334,10 +3312,7 @@ impl Session {
         if inc < 2_000 {
             return;
         }
-        let ms = |t: &ClockTimes| match display {
-            ClockSide::Left => t.left.ms,
-            ClockSide::Right => t.right.ms,
-        };
+        let ms = |t: &ClockTimes| crate::clock::display_ms(t, display);
         let gained = ms(now) as i64 - ms(before) as i64;
         if gained + 1_500 >= inc as i64 {
             self.short_increments[side] = 0;
@@ -3419,26 +3394,10 @@ impl Session {
             return;
         }
         let opp = !flagged;
-        let (result, consequence) = match crate::dead::full(g.current(), g.castling_mode, opp) {
-            MateAbility::CanMate => (
-                Some(if flagged.is_white() { "0-1" } else { "1-0" }),
-                format!("{} loses on time", arbiter::side_name(flagged)),
-            ),
-            MateAbility::CannotMate => (
-                Some("1/2-1/2"),
-                format!(
-                    "{} cannot checkmate by any series of legal moves: the game is drawn",
-                    arbiter::side_name(opp)
-                ),
-            ),
-            MateAbility::Undetermined => (
-                None,
-                format!(
-                    "whether {} can still checkmate could not be decided: the arbiter must judge loss or draw",
-                    arbiter::side_name(opp)
-                ),
-            ),
-        };
+        let (result, consequence) = flag_verdict(
+            flagged,
+            crate::dead::full(g.current(), g.castling_mode, opp),
+        );
         let mut a = self.alert(
             AlertKind::FlagFall,
             Severity::Intervene,
@@ -3510,14 +3469,25 @@ fn both_kings_in_check(b: &shakmaty::Board) -> bool {
     })
 }
 
-fn role_name(r: shakmaty::Role) -> &'static str {
-    match r {
-        shakmaty::Role::Pawn => "pawn",
-        shakmaty::Role::Knight => "knight",
-        shakmaty::Role::Bishop => "bishop",
-        shakmaty::Role::Rook => "rook",
-        shakmaty::Role::Queen => "queen",
-        shakmaty::Role::King => "king",
+/// 6.9 (2005 6.10): a flag loses unless the opponent cannot checkmate by any series of
+/// legal moves — never a draw without a proof. The result, if decided, and the words for it.
+fn flag_verdict(flagged: Color, ability: MateAbility) -> (Option<&'static str>, String) {
+    let opp = arbiter::side_name(!flagged);
+    match ability {
+        MateAbility::CanMate => (
+            Some(if flagged.is_white() { "0-1" } else { "1-0" }),
+            format!("{} loses on time", arbiter::side_name(flagged)),
+        ),
+        MateAbility::CannotMate => (
+            Some("1/2-1/2"),
+            format!("{opp} cannot checkmate by any series of legal moves: the game is drawn"),
+        ),
+        MateAbility::Undetermined => (
+            None,
+            format!(
+                "whether {opp} can still checkmate could not be decided: the arbiter must judge loss or draw"
+            ),
+        ),
     }
 }
 

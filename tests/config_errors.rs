@@ -615,3 +615,36 @@ fn check_does_not_depend_on_the_file_it_came_from() {
         "without server.arbiter_token",
     );
 }
+
+#[test]
+fn bughouse_matches_need_two_known_boards_each() {
+    let p = problems(
+        "[core]\nbughouse = [{ boards = [\"7\", \"7\"] }, { boards = [\"7\", \"8\"] }, { boards = [\"8\", \"12\"], rules = \"flemish\" }]\n[[tables]]\nboard = 7\n[[tables]]\nboard = 8\n",
+    );
+    expect(&p, "core.bughouse[0].boards", "two different boards");
+    expect(&p, "core.bughouse[2].boards", "already in core.bughouse[1]");
+    expect(&p, "core.bughouse[2].boards", "no board is labelled \"12\"");
+    expect_none_at(&p, "core.bughouse[1].boards");
+
+    let err = Venue::new()
+        .load_err("[core]\nbughouse = [{ boards = [\"1\", \"2\"], rules = \"fide\" }]\n");
+    assert!(
+        err.to_string().contains("djc-stein, knsb-2000, flemish"),
+        "{err}"
+    );
+
+    // A good match loads and the summary names it.
+    let v = Venue::new();
+    let file = v.write(
+        "venue.toml",
+        "[core]\nbughouse = [{ boards = [\"7\", \"8\"], drop_ranks = \"absolute\" }]\n[[tables]]\nboard = 7\n[[tables]]\nboard = 8\n",
+    );
+    let loaded = load_sources(Some(&v.base()), Some(&file), Vec::new()).unwrap();
+    let summary = check_loaded(&loaded).unwrap();
+    assert!(
+        summary.contains(
+            "bughouse match 7 + 8 under bughouse-djc-stein (team A White on 7), drop ranks absolute"
+        ),
+        "{summary}"
+    );
+}

@@ -175,6 +175,19 @@ fn summary(loaded: &Loaded) -> String {
             }
         ));
     }
+    for m in &s.core.bughouse {
+        out.push_str(&format!(
+            "bughouse match {} + {} under {} (team A White on {}), drop ranks {}\n",
+            m.boards[0],
+            m.boards[1],
+            m.rules.name(),
+            m.boards[0],
+            match m.drop_ranks {
+                dgt_core::bughouse::RankReading::Relative => "relative",
+                dgt_core::bughouse::RankReading::Absolute => "absolute",
+            }
+        ));
+    }
     if s.journal.disabled {
         out.push_str("journal: disabled (nothing survives a restart)\n");
     } else {
@@ -569,6 +582,45 @@ impl Checker {
             let tc = own.or_else(|| global.clone());
             if let (Some(Supervision::Reduced), Some(tc)) = (b.supervision, &tc) {
                 self.reduced_on_standard(&format!("{base}.supervision"), tc, s);
+            }
+        }
+        self.bughouse(s, &known);
+    }
+
+    /// Bughouse matches: two different boards each, a board in one match at most.
+    fn bughouse(&mut self, s: &Settings, known: &BTreeSet<String>) {
+        let mut seen = BTreeMap::new();
+        for (i, m) in s.core.bughouse.iter().enumerate() {
+            let key = format!("core.bughouse[{i}].boards");
+            let value = format!("[{:?}, {:?}]", m.boards[0], m.boards[1]);
+            if m.boards[0] == m.boards[1] || m.boards.iter().any(|b| b.is_empty()) {
+                self.add(
+                    &key,
+                    value.clone(),
+                    "a match needs two different boards",
+                    "name the two boards of the match, e.g. [\"1\", \"2\"]: team A has White on \
+                     the first and Black on the second",
+                );
+                continue;
+            }
+            for b in &m.boards {
+                if let Some(other) = seen.insert(b.clone(), i) {
+                    self.add(
+                        &key,
+                        value.clone(),
+                        format!("board {b:?} is already in core.bughouse[{other}]"),
+                        "a board plays in one match only",
+                    );
+                }
+                if !known.contains(b) && !b.starts_with("board-") {
+                    self.add(
+                        &key,
+                        value.clone(),
+                        format!("no board is labelled {b:?}"),
+                        "use a label of the table map (the board number, e.g. \"7\"), of \
+                         serial.labels or serial.ports, or board-<serial>",
+                    );
+                }
             }
         }
     }

@@ -430,8 +430,10 @@ fn serde_message(key: Option<String>, message: &str) -> (Option<String>, String)
 /// The choices of the settings that are enums, by their last key segment (config's enum
 /// errors do not list them).
 const CHOICES: &[(&str, &str)] = &[
+    ("drop_ranks", "relative, absolute"),
     ("fivefold", "consecutive, any_five"),
     ("flag_counts", "at_fall, when_called"),
+    ("rules", "djc-stein, knsb-2000, flemish"),
     ("scan", "usb, dgt, off"),
     ("supervision", "full, reduced"),
     ("white_clock_side", "left, right"),

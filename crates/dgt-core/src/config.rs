@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::bughouse::BughouseMatch;
 use crate::input::{ClockSide, Supervision};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -47,6 +48,8 @@ pub struct CoreConfig {
     pub guideline_iii: bool,
     /// Per-board overrides by board label.
     pub boards: BTreeMap<String, BoardSettings>,
+    /// Bughouse matches: pairs of boards played under a bughouse regulation.
+    pub bughouse: Vec<BughouseMatch>,
 }
 
 /// The moment a fallen flag counts (6.8; 2005 6.9).
@@ -95,6 +98,7 @@ impl Default for CoreConfig {
             flag_counts: FlagCounts::AtFall,
             guideline_iii: false,
             boards: BTreeMap::new(),
+            bughouse: Vec::new(),
         }
     }
 }

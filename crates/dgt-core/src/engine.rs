@@ -3,8 +3,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::bughouse::{self, PartnerView};
 use crate::config::CoreConfig;
-use crate::event::{Event, EventBody};
+use crate::event::{Alert, AlertKind, Event, EventBody, Severity};
 use crate::input::Input;
 use crate::session::Session;
 
@@ -15,6 +16,8 @@ pub struct Core {
     config: CoreConfig,
     sessions: BTreeMap<String, Session>,
     next_seq: u64,
+    /// Bughouse matches whose score was told, by their two game ids.
+    scored: std::collections::BTreeSet<(String, String)>,
 }
 
 impl Core {
@@ -28,6 +31,7 @@ impl Core {
             config,
             sessions: BTreeMap::new(),
             next_seq: seq.max(1),
+            scored: Default::default(),
         }
     }
 
@@ -52,6 +56,7 @@ impl Core {
         let mut emitted = Emitted::new();
         session.handle(input.t_ms, &input.kind, &mut emitted);
         self.number(&input.board, emitted, &mut out);
+        self.bughouse(&input.board, input.t_ms, &mut out);
         out
     }
 
@@ -71,8 +76,118 @@ impl Core {
                 s.on_timer(d, &mut emitted);
             }
             self.number(&board, emitted, &mut out);
+            self.bughouse(&board, d, &mut out);
         }
         out
+    }
+
+    /// Bughouse: what changed on `board` reaches its partner board (captures fill reserves,
+    /// promotions take pieces, an end makes a waiting mate final), and the partner's
+    /// reaction comes back; then the match score once it is decided.
+    fn bughouse(&mut self, board: &str, t_ms: u64, out: &mut Vec<Event>) {
+        let Some(partner) = self
+            .sessions
+            .get(board)
+            .and_then(|s| s.bughouse_partner())
+            .map(str::to_string)
+        else {
+            return;
+        };
+        if !self.sessions.contains_key(&partner) {
+            let config = &self.config;
+            self.sessions
+                .insert(partner.clone(), Session::new(&partner, config));
+        }
+        // Each side's view of the other, until neither changes (an end on one board can end
+        // a waiting mate on the other, which the first must hear of).
+        let pair = [board.to_string(), partner];
+        for _ in 0..3 {
+            let mut changed = false;
+            for (from, to) in [(0, 1), (1, 0)] {
+                let view = PartnerView::of(self.sessions.get(&pair[from]).and_then(|s| s.game()));
+                let Some(other) = self.sessions.get_mut(&pair[to]) else {
+                    continue;
+                };
+                if other.partner_view() == Some(&view) {
+                    continue;
+                }
+                changed = true;
+                let mut emitted = Emitted::new();
+                other.partner_update(t_ms, view, &mut emitted);
+                self.number(&pair[to], emitted, out);
+            }
+            if !changed {
+                break;
+            }
+        }
+        self.match_score(board, t_ms, out);
+    }
+
+    /// 8.2 (DJC, KNSB): the match score is the sum of the two results, told when both games
+    /// have ended; Flemish 5.d: a team wins the match as soon as it wins on either board.
+    fn match_score(&mut self, board: &str, t_ms: u64, out: &mut Vec<Event>) {
+        for m in self.config.bughouse.clone() {
+            let game = |b: &str| self.sessions.get(b).and_then(|s| s.game());
+            let (Some(g1), Some(g2)) = (game(&m.boards[0]), game(&m.boards[1])) else {
+                continue;
+            };
+            let key = (g1.id.clone(), g2.id.clone());
+            if self.scored.contains(&key) {
+                continue;
+            }
+            let r1 = g1.result.as_ref().map(|(r, _)| r.as_str());
+            let r2 = g2.result.as_ref().map(|(r, _)| r.as_str());
+            // Team A has White on the first board and Black on the second (1.4).
+            let a_wins = r1 == Some("1-0") || r2 == Some("0-1");
+            let b_wins = r1 == Some("0-1") || r2 == Some("1-0");
+            let (message, article) = match (r1, r2) {
+                (Some(x), Some(y))
+                    if m.rules != bughouse::Regulation::Flemish || !(a_wins || b_wins) =>
+                {
+                    let Some((a, b)) = bughouse::score(x, y) else {
+                        continue;
+                    };
+                    (
+                        format!(
+                            "Both games have ended ({} {x}, {} {y}): team A {} – team B {}.",
+                            m.boards[0],
+                            m.boards[1],
+                            bughouse::points(a),
+                            bughouse::points(b)
+                        ),
+                        if m.rules == bughouse::Regulation::Flemish {
+                            "5.d"
+                        } else {
+                            "5.1, 8.2"
+                        },
+                    )
+                }
+                _ if m.rules == bughouse::Regulation::Flemish && (a_wins || b_wins) => {
+                    let team = if a_wins { 'A' } else { 'B' };
+                    let won_on = if r1.is_some_and(|r| r != "1/2-1/2") {
+                        &m.boards[0]
+                    } else {
+                        &m.boards[1]
+                    };
+                    (
+                        format!(
+                            "Team {team} has won on board {won_on}: it wins the match, whatever happens on the other board (5.d)."
+                        ),
+                        "5.d",
+                    )
+                }
+                _ => continue,
+            };
+            self.scored.insert(key);
+            let mut a = Alert::new(
+                AlertKind::MatchResult,
+                Severity::Info,
+                m.rules.name(),
+                message,
+            );
+            a.article = Some(article.into());
+            self.number(board, vec![(t_ms, EventBody::Alert(a))], out);
+        }
     }
 
     /// The earliest pending timer over all boards.

@@ -173,6 +173,13 @@ pub enum AlertKind {
     /// A player in standard play has less than five minutes left in a period without an
     /// increment of 30 s or more: no longer obliged to record the moves (8.4).
     RecordingNotRequired,
+    /// Bughouse: a drop the regulation forbids (a piece the player cannot hold, a forbidden
+    /// rank, a check given, an occupied square), or the opponent's demand to take it back.
+    IllegalDrop,
+    /// Bughouse: a piece taken off this board for a promotion on the partner board (3.1).
+    PieceTakenForPromotion,
+    /// Bughouse: the match score once it is decided (8.2; Flemish 5.d).
+    MatchResult,
 }
 
 /// An alert for the arbiter, with its evidence.

@@ -15,6 +15,7 @@
 
 pub mod arbiter;
 pub mod board;
+pub mod bughouse;
 pub mod bus;
 pub mod capture;
 pub mod clock;

@@ -43,6 +43,9 @@ pub struct Game {
     /// Only a later, unconfirmed move may be corrected.
     pub confirmed: usize,
     pub result: Option<(String, EndReason)>,
+    /// Pieces may be put on the board from the hand (bughouse drops, `Move::Put`): placements
+    /// with a piece more are read as drops, whatever the regulation says of them.
+    pub drops: bool,
 }
 
 impl Game {
@@ -56,6 +59,7 @@ impl Game {
             moves: Vec::new(),
             confirmed: 0,
             result: None,
+            drops: false,
         }
     }
 
@@ -78,7 +82,15 @@ impl Game {
         let pos = self.current().clone();
         let uci = mv.to_uci(self.castling_mode).to_string();
         let san = SanPlus::from_move(pos.clone(), mv).to_string();
-        let next = pos.play(mv).expect("only legal moves are pushed");
+        let next = match mv {
+            // A drop is judged by the bughouse regulation, not by shakmaty's standard chess.
+            Move::Put { .. } => {
+                let mut p = pos;
+                p.play_unchecked(mv);
+                p
+            }
+            _ => pos.play(mv).expect("only legal moves are pushed"),
+        };
         self.positions.push(next);
         self.moves.push(PlayedMove {
             mv,
@@ -153,7 +165,7 @@ pub fn interpret(game: &Game, target: &Board, max_plies: usize) -> Interpretatio
         return Interpretation::Same;
     }
     let mut budget = 200_000usize;
-    if let Some(path) = find_path(current, target, max_plies.max(1), &mut budget) {
+    if let Some(path) = find_path_with(current, target, max_plies.max(1), &mut budget, game.drops) {
         return Interpretation::Ahead(path);
     }
     if game.plies() > game.confirmed
@@ -297,9 +309,20 @@ pub fn find_path(
     max_plies: usize,
     budget: &mut usize,
 ) -> Option<Vec<Move>> {
+    find_path_with(pos, target, max_plies, budget, false)
+}
+
+/// [`find_path`], with drops (`Move::Put`) among the moves when `drops` is set.
+pub fn find_path_with(
+    pos: &Chess,
+    target: &Board,
+    max_plies: usize,
+    budget: &mut usize,
+    drops: bool,
+) -> Option<Vec<Move>> {
     for depth in 1..=max_plies {
         let mut path = Vec::new();
-        if search(pos, target, depth, budget, &mut path) {
+        if search(pos, target, depth, budget, &mut path, drops) {
             return Some(path);
         }
         if *budget == 0 {
@@ -315,6 +338,7 @@ fn search(
     depth: usize,
     budget: &mut usize,
     path: &mut Vec<Move>,
+    drops: bool,
 ) -> bool {
     let d = diff(pos.board(), target);
     if d.is_empty() {
@@ -324,7 +348,11 @@ fn search(
     if depth == 0 || d.count() > 4 * depth || *budget == 0 {
         return false;
     }
-    for m in legal_moves(pos) {
+    let mut moves = legal_moves(pos);
+    if drops {
+        moves.extend(drops_into(pos, target, d));
+    }
+    for m in moves {
         if !starts_in(&m, d) {
             continue;
         }
@@ -335,7 +363,7 @@ fn search(
         let mut next = pos.clone();
         next.play_unchecked(m);
         path.push(m);
-        if search(&next, target, depth - 1, budget, path) {
+        if search(&next, target, depth - 1, budget, path, drops) {
             return true;
         }
         path.pop();
@@ -343,11 +371,27 @@ fn search(
     false
 }
 
+/// Drops the board could be showing: a piece of the player on move (not a king) standing on
+/// a square that is empty in `pos`. Whether the regulation allows it is judged later.
+fn drops_into(pos: &Chess, target: &Board, d: Bitboard) -> Vec<Move> {
+    let me = pos.turn();
+    (d & !pos.board().occupied())
+        .into_iter()
+        .filter_map(|sq| {
+            let p = target.piece_at(sq)?;
+            (p.color == me && p.role != Role::King).then_some(Move::Put {
+                role: p.role,
+                to: sq,
+            })
+        })
+        .collect()
+}
+
 /// Whether a move starts on a square where the boards differ. A Chess960 castling may leave
 /// the king on its square (II.3.2.4: the rook alone moves) or the rook on its square: it is
 /// always tried.
 fn starts_in(m: &Move, d: Bitboard) -> bool {
-    m.is_castle() || m.from().is_some_and(|f| d.contains(f))
+    m.is_castle() || m.from().map_or(d.contains(m.to()), |f| d.contains(f))
 }
 
 fn chess960_boards() -> &'static Vec<Board> {
@@ -638,6 +682,8 @@ pub fn position_after_illegal(before: &Chess, shown: &Board, mode: CastlingMode)
         setup.fullmoves = setup.fullmoves.saturating_add(1);
     }
     match Chess::from_setup(setup, mode)
+        // Bughouse boards hold more than one set's pieces (drops).
+        .or_else(shakmaty::PositionError::ignore_too_much_material)
         .or_else(shakmaty::PositionError::ignore_invalid_castling_rights)
         .or_else(shakmaty::PositionError::ignore_impossible_check)
     {

@@ -24,6 +24,8 @@ use crate::input::{ClockSide, InputKind, Link, Operation, SetupOp, Supervision};
 use crate::reconstruct::{self, Game, Interpretation, fen};
 use crate::time_control::TimeControl;
 
+mod seat;
+
 /// A flag down on the display that has not been called yet (`flag_counts = when_called`).
 #[derive(Debug, Clone)]
 struct UncalledFlag {
@@ -199,6 +201,9 @@ pub struct Session {
     /// last move or the last return to it.
     displaced: usize,
 
+    /// The board's seat in a bughouse match, if it plays in one.
+    bughouse: Option<seat::Seat>,
+
     /// Counters for the metrics.
     pub garbage_bytes: u64,
     pub clock_rejected: u64,
@@ -278,6 +283,11 @@ impl Session {
             same_since: 0,
             last_change: 0,
             displaced: 0,
+            bughouse: config
+                .bughouse
+                .iter()
+                .find(|m| m.boards.iter().any(|b| b == label))
+                .map(|m| seat::Seat::new(m, label)),
             garbage_bytes: 0,
             clock_rejected: 0,
         }
@@ -1181,6 +1191,12 @@ impl Session {
             }
             Interpretation::Earlier(k) => self.restore(t, k, out),
             Interpretation::Sibling(_) | Interpretation::Unexplained => {
+                if self.take_for_partner_promotion(t, out) {
+                    // A piece taken for the partner board's promotion (bughouse 3.1): the
+                    // board is read again against the edited position.
+                    self.on_settled(t, out);
+                    return;
+                }
                 if self.adopt_illegal(t, out) {
                     return;
                 }
@@ -1405,7 +1421,12 @@ impl Session {
         self.orientation = orientation;
         self.games_started += 1;
         let id = format!("{}/{}", self.label, self.games_started);
-        let game = Game::new(id.clone(), pos, mode);
+        let mut game = Game::new(id.clone(), pos, mode);
+        game.drops = self.bughouse.is_some();
+        if let Some(seat) = &mut self.bughouse {
+            seat.pending = None;
+            seat.illegal_drop_at = None;
+        }
         out.push((
             t,
             EventBody::GameStart {
@@ -1535,6 +1556,10 @@ impl Session {
 
     fn after_move(&mut self, t: u64, out: &mut Emitted) {
         self.track_illegal_position(t, out);
+        if self.bughouse.is_some() {
+            self.bughouse_after_move(t, out);
+            return;
+        }
         let Some(g) = &mut self.game else { return };
         if let Some(end) = arbiter::end_by_rule(g, &self.edition) {
             let ply = g.plies() as u32;
@@ -2044,7 +2069,9 @@ impl Session {
                 if late {
                     self.owes_press = None;
                 }
-                if pressed_by_mover && !late {
+                if pressed_by_mover && !late && self.take_back_demanded(t, mover, out) {
+                    // 7.6 (bughouse): the press back is the demand, not an irregularity.
+                } else if pressed_by_mover && !late {
                     let counted = self.edition.press_without_move_is_offence;
                     let mut a = self.alert(
                         AlertKind::ClockPressedWithoutMove,
@@ -2504,6 +2531,19 @@ impl Session {
         remedy: &str,
         arbiter_acts: bool,
     ) -> (Severity, String) {
+        if let Some(seat) = &self.bughouse
+            && !seat.regulation.fide_underneath()
+        {
+            // Bughouse (DJC 7.4-7.6, 10.1, 10.3): the opponent accepts or demands a take-back;
+            // no time is added and no count loses by itself.
+            return (
+                Severity::Claim,
+                format!(
+                    "{remedy} — only if {} demands it (7.4; a press back without a move is the demand, 7.6); moving on accepts it (7.5). No time is added; for repeated illegal moves the arbiter may add time or declare the game lost (10.3).",
+                    arbiter::side_name(!mover)
+                ),
+            );
+        }
         let full = self.offence_prescription(mover, Offence::IllegalMove, remedy);
         if !self.reduced() {
             return (Severity::Intervene, full);
@@ -2705,6 +2745,9 @@ impl Session {
         let Some(g) = &self.game else { return };
         if g.is_over() {
             self.second_flag_after_end(t, out);
+            return;
+        }
+        if self.bughouse_flags(t, displays, out) {
             return;
         }
         let Some(white) = self.clock.white_side() else {

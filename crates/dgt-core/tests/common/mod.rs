@@ -14,6 +14,8 @@ pub struct Board {
     pub clock: Option<(u64, u64, Option<bool>)>,
     /// Flag bits of the hours bytes (left, right): 0x10 final flag, 0x40 flag shown.
     pub flags: (u8, u8),
+    /// The board's label in the inputs ("b" unless a test plays several boards).
+    pub label: String,
 }
 
 pub const START: &str = "rnbqkbnrpppppppp................................PPPPPPPPRNBQKBNR";
@@ -47,17 +49,21 @@ impl Board {
             rotated: false,
             clock: None,
             flags: (0, 0),
+            label: "b".into(),
         }
     }
     pub fn rx(&mut self, bytes: Vec<u8>) {
         self.inputs.push(Input {
             t_ms: self.t,
-            board: "b".into(),
+            board: self.label.clone(),
             kind: InputKind::Rx(bytes),
         });
     }
     pub fn op(&mut self, json: &str) {
-        let line = format!(r#"{{"t_ms": {}, "board": "b", "op": {json}}}"#, self.t);
+        let line = format!(
+            r#"{{"t_ms": {}, "board": "{}", "op": {json}}}"#,
+            self.t, self.label
+        );
         self.inputs.extend(parse_capture(&line).unwrap());
     }
     pub fn phys(&self, sq: &str) -> u8 {

@@ -1,0 +1,504 @@
+//! A board's seat in a bughouse match: drops judged against the partner board's captures,
+//! mates and stalemates that wait for the other game, the regulation's flag rules, and pieces
+//! the partner board's promotions take from this one. The rules themselves are in
+//! [`crate::bughouse`]; the engine carries each board's [`PartnerView`] to the other.
+
+use shakmaty::{Color, EnPassantMode, FromSetup, Move, Piece, Position, Role};
+
+use super::Session;
+use crate::arbiter;
+use crate::bughouse::{self, PartnerView, Pieces, RankReading, Regulation, Standing};
+use crate::engine::Emitted;
+use crate::event::{Alert, AlertKind, EndReason, EventBody, Severity};
+use crate::input::ClockSide;
+use crate::reconstruct::fen;
+
+/// The bughouse state of one board.
+#[derive(Debug, Clone)]
+pub struct Seat {
+    pub regulation: Regulation,
+    pub reading: RankReading,
+    pub partner_label: String,
+    /// What the partner board last told.
+    pub partner: PartnerView,
+    /// Pieces already taken off this board for the partner board's promotions (3.1).
+    pub taken_applied: Pieces,
+    /// A mate or stalemate on the board waiting for the other game (5.4 / 5.5): its ply.
+    pub pending: Option<(usize, Standing)>,
+    /// The ply of the last drop judged illegal, while it is the last move: a press back
+    /// without a move is the opponent's demand to take it back (7.6).
+    pub illegal_drop_at: Option<usize>,
+}
+
+impl Seat {
+    pub fn new(m: &bughouse::BughouseMatch, label: &str) -> Seat {
+        let first = m.boards[0] == label;
+        Seat {
+            regulation: m.rules,
+            reading: m.drop_ranks,
+            partner_label: m.boards[if first { 1 } else { 0 }].clone(),
+            partner: PartnerView::default(),
+            taken_applied: [[0; 6]; 2],
+            pending: None,
+            illegal_drop_at: None,
+        }
+    }
+}
+
+impl Session {
+    /// The board this one is paired with in a bughouse match.
+    pub fn bughouse_partner(&self) -> Option<&str> {
+        self.bughouse.as_ref().map(|s| s.partner_label.as_str())
+    }
+
+    /// What the partner board last told this one.
+    pub fn partner_view(&self) -> Option<&PartnerView> {
+        self.bughouse.as_ref().map(|s| &s.partner)
+    }
+
+    /// The partner board changed: its captures fill this board's reserves, its promotions
+    /// take pieces from here, and its end makes a waiting mate or stalemate final (5.4, 5.5).
+    pub fn partner_update(&mut self, t: u64, view: PartnerView, out: &mut Emitted) {
+        let Some(seat) = &mut self.bughouse else {
+            return;
+        };
+        let ended_now = seat.partner.ended.is_none() && view.ended.is_some();
+        for (applied, taken) in seat.taken_applied.iter_mut().zip(view.taken) {
+            for (a, n) in applied.iter_mut().zip(taken) {
+                *a = (*a).min(n);
+            }
+        }
+        seat.partner = view;
+        if self.take_for_partner_promotion(t, out) {
+            self.settle_at = Some(t);
+        }
+        let Some(g) = &self.game else { return };
+        if g.is_over() {
+            return;
+        }
+        let plies = g.plies();
+        let Some(seat) = &mut self.bughouse else {
+            return;
+        };
+        if let Some((ply, standing)) = seat.pending
+            && ply == plies
+        {
+            if ended_now {
+                seat.pending = None;
+                self.end_standing(t, standing, "the other game has ended", out);
+            } else {
+                // New pieces to drop may lift it.
+                self.judge_standing(t, false, out);
+            }
+        }
+    }
+
+    /// After a move on a bughouse board: the drop judged, then mate and stalemate as the
+    /// regulation reads them. Repetition, the 50/75-move rules and dead positions are not
+    /// imported (DJC 1.5 takes FIDE articles 1–6 only; D41).
+    pub(super) fn bughouse_after_move(&mut self, t: u64, out: &mut Emitted) {
+        self.judge_drop(t, out);
+        self.judge_standing(t, true, out);
+    }
+
+    fn judge_drop(&mut self, t: u64, out: &mut Emitted) {
+        let (Some(seat), Some(g)) = (&mut self.bughouse, &self.game) else {
+            return;
+        };
+        seat.illegal_drop_at = None;
+        let ply = g.plies();
+        let Some(Move::Put { role, to }) = g.moves.last().map(|m| m.mv) else {
+            return;
+        };
+        let before = &g.positions[ply - 1];
+        let mover = before.turn();
+        let available = bughouse::reserve(&seat.partner, g, ply - 1, mover);
+        let faults =
+            bughouse::judge_drop(before, role, to, seat.regulation, seat.reading, &available);
+        if faults.is_empty() {
+            return;
+        }
+        let reg = seat.regulation;
+        seat.illegal_drop_at = Some(ply);
+        let before_fen = fen(before);
+        let san = g.moves.last().map(|m| m.san.clone()).unwrap_or_default();
+        let count = self.count_offence(mover, super::Offence::IllegalMove);
+        let name = arbiter::side_name(mover);
+        let why: Vec<String> = faults.iter().map(|f| f.words()).collect();
+        let articles: Vec<&str> = faults.iter().map(|f| reg.article(*f)).collect();
+        let mut a = self.alert(
+            AlertKind::IllegalDrop,
+            Severity::Claim,
+            Some(mover),
+            format!(
+                "{name} dropped {san}, which is illegal: {} ({name} held at most {}); illegal move number {count} of {name}.",
+                why.join("; "),
+                bughouse::reserve_words(&available),
+            ),
+        );
+        a.edition = reg.name().into();
+        a.article = Some(articles.join(", "));
+        a.fen_before = Some(before_fen);
+        a.squares = vec![to.to_string()];
+        a.prescription = Some(if reg.fide_underneath() {
+            format!(
+                "On the opponent's claim the FIDE blitz rules for an illegal move apply (regulation 3; {}).",
+                self.edition.illegal_move
+            )
+        } else {
+            "The opponent may accept it by moving on, or demand it be taken back and replaced by a legal move (7.4); pressing the clock back without a move is that demand (7.6). No time is added; for repeated illegal moves the arbiter may add time or declare the game lost (10.3). The arbiter acts only on request (10.1).".into()
+        });
+        out.push((t, EventBody::Alert(a)));
+    }
+
+    /// Mate and stalemate for the player on move. `fresh`: judged right after a move (a
+    /// pending verdict is otherwise only re-checked, silently).
+    fn judge_standing(&mut self, t: u64, fresh: bool, out: &mut Emitted) {
+        let (Some(seat), Some(g)) = (&mut self.bughouse, &self.game) else {
+            return;
+        };
+        let pos = g.current();
+        let on_move = pos.turn();
+        let available = bughouse::reserve(&seat.partner, g, g.plies(), on_move);
+        let standing = bughouse::standing(pos, seat.regulation, seat.reading, &available);
+        if standing == Standing::Play {
+            seat.pending = None;
+            return;
+        }
+        if !fresh {
+            return;
+        }
+        let reg = seat.regulation;
+        let ply = g.plies();
+        let partner_playing = seat.partner.ended.is_none();
+        let name = arbiter::side_name(on_move);
+        if reg == Regulation::Flemish {
+            // 6.f: the game ends only on the direct opponent's claim; 5.d: a stalemate draws
+            // only when both players of a team are stalemated without reserve pieces.
+            let (kind, severity, message, prescription) = if standing == Standing::Mated {
+                (
+                    AlertKind::Checkmate,
+                    Severity::Claim,
+                    format!("{name} is checkmated (no move, no square to block the check, 6.d)."),
+                    "The game ends when the direct opponent claims the mate (6.f); his team then wins the match (5.d).",
+                )
+            } else {
+                (
+                    AlertKind::Stalemate,
+                    Severity::Info,
+                    format!("{name} has no move and nothing to drop."),
+                    "A draw only if both players of one team are stalemated without reserve pieces (5.d).",
+                )
+            };
+            let mut a = self.alert(kind, severity, Some(on_move), message);
+            a.edition = reg.name().into();
+            a.article = Some(
+                if standing == Standing::Mated {
+                    "6.d, 6.f"
+                } else {
+                    "5.d"
+                }
+                .into(),
+            );
+            a.prescription = Some(prescription.into());
+            out.push((t, EventBody::Alert(a)));
+            return;
+        }
+        if !partner_playing {
+            self.end_standing(t, standing, "the other game has ended", out);
+            return;
+        }
+        if let Some(seat) = &mut self.bughouse {
+            seat.pending = Some((ply, standing));
+        }
+        let (kind, what, article) = if standing == Standing::Mated {
+            (AlertKind::Checkmate, "checkmated", "5.4")
+        } else {
+            (AlertKind::Stalemate, "stalemated", "5.5")
+        };
+        let mut a = self.alert(
+            kind,
+            Severity::Info,
+            Some(on_move),
+            format!(
+                "{name} is {what} with nothing to drop, provisionally: the game ends only when the other game has ended or {name}'s time runs out ({article}); {name}'s clock keeps running."
+            ),
+        );
+        a.edition = reg.name().into();
+        a.article = Some(article.into());
+        a.prescription = Some(
+            "Let the clock run. A piece passed by the partner, or taken off this board by his promotion, can still lift it (5.4)."
+                .into(),
+        );
+        out.push((t, EventBody::Alert(a)));
+    }
+
+    /// A mate or stalemate becomes the result.
+    fn end_standing(&mut self, t: u64, standing: Standing, why: &str, out: &mut Emitted) {
+        let Some(seat) = &self.bughouse else { return };
+        let reg = seat.regulation;
+        let Some(g) = &self.game else { return };
+        let on_move = g.current().turn();
+        let name = arbiter::side_name(on_move);
+        let (kind, reason, result, article, what) = if standing == Standing::Mated {
+            let result = if on_move.is_white() { "0-1" } else { "1-0" };
+            (
+                AlertKind::Checkmate,
+                EndReason::Checkmate,
+                result,
+                "5.4",
+                "checkmated",
+            )
+        } else {
+            (
+                AlertKind::Stalemate,
+                EndReason::Stalemate,
+                "1/2-1/2",
+                "5.5",
+                "stalemated",
+            )
+        };
+        let mut a = self.alert(
+            kind,
+            Severity::Info,
+            Some(on_move),
+            format!("{name} is {what} and {why}: the game is over, {result}."),
+        );
+        a.edition = reg.name().into();
+        a.article = Some(article.into());
+        a.prescription = Some(format!(
+            "The result is {result}; the final position stays on the board until the other game ends (5.2)."
+        ));
+        self.finish(t, a, result, reason, out);
+    }
+
+    /// Ends the game with `result`, after its alert.
+    fn finish(&mut self, t: u64, a: Alert, result: &str, reason: EndReason, out: &mut Emitted) {
+        let Some(g) = &mut self.game else { return };
+        if g.is_over() {
+            return;
+        }
+        g.result = Some((result.to_string(), reason));
+        let id = g.id.clone();
+        if let Some(seat) = &mut self.bughouse {
+            seat.pending = None;
+        }
+        out.push((t, EventBody::Alert(a)));
+        out.push((
+            t,
+            EventBody::GameEnd {
+                game: id,
+                result: result.into(),
+                reason,
+            },
+        ));
+    }
+
+    /// Flags under the DJC / KNSB regulation: both down is a draw the arbiter must declare
+    /// at once (5.8, 10.2); one flag loses unless the opponent cannot win even with pieces
+    /// he holds or may still receive (5.6) — while the other game runs he always may.
+    /// Returns false where the FIDE rules decide (the Flemish regulation).
+    pub(super) fn bughouse_flags(
+        &mut self,
+        t: u64,
+        displays: &[ClockSide],
+        out: &mut Emitted,
+    ) -> bool {
+        let Some(seat) = &self.bughouse else {
+            return false;
+        };
+        if seat.regulation.fide_underneath() {
+            return false;
+        }
+        let reg = seat.regulation;
+        let partner_playing = seat.partner.ended.is_none();
+        let pending = seat.pending;
+        let (Some(white), Some(g)) = (self.clock.white_side(), &self.game) else {
+            return true;
+        };
+        let last = self.clock.last().copied();
+        let both = last.is_some_and(|l| l.left.flagged() && l.right.flagged());
+        if both {
+            let mut a = self.alert(
+                AlertKind::BothFlagsFallen,
+                Severity::Intervene,
+                None,
+                "Both flags have fallen: the game is drawn, and the arbiter must declare it now."
+                    .into(),
+            );
+            a.edition = reg.name().into();
+            a.article = Some("5.8, 10.2".into());
+            a.prescription = Some(
+                "Declare the game drawn (10.2: the one case the arbiter acts without a request)."
+                    .into(),
+            );
+            self.finish(t, a, "1/2-1/2", EndReason::BothFlagsFallen, out);
+            return true;
+        }
+        let Some(&d) = displays.first() else {
+            return true;
+        };
+        let flagged = if d == white {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let opp = !flagged;
+        let fname = arbiter::side_name(flagged);
+        let oname = arbiter::side_name(opp);
+        let win = if opp.is_white() { "1-0" } else { "0-1" };
+        let on_move = g.current().turn();
+        let (severity, result, message, article) = match pending {
+            Some((_, Standing::Mated)) if on_move == flagged => (
+                Severity::Info,
+                Some(win),
+                format!("{fname}'s flag fell while checkmated: the game is over, {win}."),
+                "5.4",
+            ),
+            Some((_, Standing::Stalemated)) if on_move == flagged => (
+                Severity::Review,
+                None,
+                format!(
+                    "{fname}'s flag fell while stalemated: the regulation ends the game (5.4) but gives no result; the arbiter decides (10.5)."
+                ),
+                "5.4, 10.5",
+            ),
+            _ if partner_playing => (
+                Severity::Info,
+                Some(win),
+                format!(
+                    "{fname}'s flag has fallen: {oname} wins, {win} — the other game is still running, so {oname} can still receive pieces to win with (5.6)."
+                ),
+                "5.6",
+            ),
+            _ => {
+                let available = bughouse::reserve(&seat.partner, g, g.plies(), opp);
+                let ability = crate::dead::full(g.current(), g.castling_mode, opp);
+                let can = available.iter().any(|n| *n > 0)
+                    || ability != crate::dead::MateAbility::CannotMate;
+                let verdict = if can {
+                    format!("{oname} wins, {win}")
+                } else {
+                    format!("a draw: {oname} cannot win by any series of legal moves")
+                };
+                (
+                    Severity::Review,
+                    Some(if can { win } else { "1/2-1/2" }),
+                    format!(
+                        "{fname}'s flag has fallen after the other game ended: {verdict} (5.6, with {oname}'s reserve: {}); whether pieces may still be passed is for the arbiter (10.5).",
+                        bughouse::reserve_words(&available),
+                    ),
+                    "5.6, 10.5",
+                )
+            }
+        };
+        let mut a = self.alert(AlertKind::FlagFall, severity, Some(flagged), message);
+        a.edition = reg.name().into();
+        a.article = Some(article.into());
+        match result {
+            Some(r) => {
+                let reason = if article == "5.4" {
+                    EndReason::Checkmate
+                } else {
+                    EndReason::FlagFall
+                };
+                a.prescription = Some(format!("The result is {r}."));
+                self.finish(t, a, r, reason, out);
+            }
+            None => {
+                a.prescription = Some("Decide the result and enter it (10.5).".into());
+                out.push((t, EventBody::Alert(a)));
+            }
+        }
+        true
+    }
+
+    /// A press back without a move right after an illegal drop: the opponent demands it be
+    /// taken back (7.6) — no irregularity of his. Returns whether it was that.
+    pub(super) fn take_back_demanded(&mut self, t: u64, presser: Color, out: &mut Emitted) -> bool {
+        let (Some(seat), Some(g)) = (&self.bughouse, &self.game) else {
+            return false;
+        };
+        if seat.regulation.fide_underneath()
+            || seat.illegal_drop_at != Some(g.plies())
+            || g.current().turn() != presser
+        {
+            return false;
+        }
+        let reg = seat.regulation;
+        let name = arbiter::side_name(presser);
+        let offender = arbiter::side_name(!presser);
+        let mut a = self.alert(
+            AlertKind::IllegalDrop,
+            Severity::Info,
+            Some(presser),
+            format!("{name} pressed the clock back without moving: he demands that {offender}'s illegal drop be taken back (7.6)."),
+        );
+        a.edition = reg.name().into();
+        a.article = Some("7.4, 7.6".into());
+        a.prescription = Some(format!(
+            "{offender} takes the drop back and makes a legal move; a piece that touched the board must be dropped if it can be (4.1)."
+        ));
+        out.push((t, EventBody::Alert(a)));
+        true
+    }
+
+    /// Pieces the partner board's promotions took from here (3.1) that the board shows gone:
+    /// taken out of the position, not moves. Returns whether any was.
+    pub(super) fn take_for_partner_promotion(&mut self, t: u64, out: &mut Emitted) -> bool {
+        let shown = self.board.placement(self.orientation).board;
+        let (Some(seat), Some(g)) = (&mut self.bughouse, &mut self.game) else {
+            return false;
+        };
+        let mut any = false;
+        for color in Color::ALL {
+            for role in Role::ALL {
+                let (c, r) = (usize::from(color.is_black()), role as usize - 1);
+                while seat.taken_applied[c][r] < seat.partner.taken[c][r] {
+                    let piece = Piece { color, role };
+                    let pos = g.current();
+                    let Some(sq) = (pos.board().by_piece(piece) & !shown.occupied())
+                        .into_iter()
+                        .next()
+                    else {
+                        break;
+                    };
+                    let mut setup = pos.to_setup(EnPassantMode::Legal);
+                    setup.board.discard_piece_at(sq);
+                    setup.castling_rights.discard(sq);
+                    let Ok(edited) = shakmaty::Chess::from_setup(setup, g.castling_mode)
+                        .or_else(shakmaty::PositionError::ignore_too_much_material)
+                        .or_else(shakmaty::PositionError::ignore_impossible_check)
+                        .or_else(shakmaty::PositionError::ignore_invalid_castling_rights)
+                        .or_else(shakmaty::PositionError::ignore_invalid_ep_square)
+                    else {
+                        break;
+                    };
+                    seat.taken_applied[c][r] += 1;
+                    if let Some(last) = g.positions.last_mut() {
+                        *last = edited;
+                    }
+                    any = true;
+                    let mut a = Alert::new(
+                        AlertKind::PieceTakenForPromotion,
+                        Severity::Info,
+                        seat.regulation.name(),
+                        format!(
+                            "The {} {} on {sq} was taken for a promotion on board {} (3.1): not a move.",
+                            if color.is_white() { "white" } else { "black" },
+                            crate::reconstruct::role_name(role),
+                            seat.partner_label
+                        ),
+                    );
+                    a.article = Some("3.1".into());
+                    a.game = Some(g.id.clone());
+                    a.ply = Some(g.plies() as u32);
+                    a.fen = Some(fen(g.current()));
+                    a.squares = vec![sq.to_string()];
+                    out.push((t, EventBody::Alert(a)));
+                }
+            }
+        }
+        any
+    }
+}

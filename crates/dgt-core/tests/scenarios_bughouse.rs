@@ -1,0 +1,417 @@
+//! Bughouse: the DJC Stein scenarios of the 2005 digest (§4.2, B01–B24, listed as
+//! L05-BUG01…24 in `docs/scenarios.md`) and the Flemish ones of the 2017 digest (T52, T53),
+//! played as the bytes two DGT boards and their clocks send.
+//!
+//! Team A has White on board "1" and Black on board "2" (1.4): a black piece A1 captures on
+//! board 1 is A2's to drop on board 2.
+
+mod common;
+
+use common::*;
+use dgt_core::bughouse::{BughouseMatch, Regulation};
+use dgt_core::{AlertKind, Core, CoreConfig, Event, EventBody, Input, Side};
+
+/// After 1.e4 e5 2.Nc3, Black (A2) to move: the digest's `P2`.
+const P2: &str = "rnbqkbnr/pppp1ppp/8/4p3/4P3/2N5/PPPP1PPP/R1BQKBNR b KQkq - 1 2";
+/// Board 1 where White (A1) can take a black knight on d5 with the pawn on e4.
+const KNIGHT_TO_TAKE: &str = "4k3/8/8/3n4/4P3/8/8/4K3 w - - 0 1";
+
+fn config(rules: Regulation) -> CoreConfig {
+    CoreConfig {
+        bughouse: vec![BughouseMatch {
+            boards: ["1".into(), "2".into()],
+            rules,
+            ..Default::default()
+        }],
+        ..CoreConfig::default()
+    }
+}
+
+/// A board of the match set up from a FEN, its clock started for the side to move at `t`.
+fn seat(label: &str, fen: &str, t: u64) -> Board {
+    let mut b = Board::new();
+    b.label = label.into();
+    b.t = t;
+    b.op(&format!(
+        r#"{{"setup": {{"fen": "{fen}", "time_control": "300"}}}}"#
+    ));
+    b.dump_fen(fen);
+    b.wait(400);
+    b.start_clock(300).wait(300);
+    b
+}
+
+/// Both boards' inputs in time order, through one core.
+fn run_match(boards: &[&Board], rules: Regulation) -> Vec<Event> {
+    let mut inputs: Vec<Input> = boards.iter().flat_map(|b| b.inputs.clone()).collect();
+    inputs.sort_by_key(|i| i.t_ms);
+    let mut core = Core::new(config(rules));
+    let mut out = Vec::new();
+    for i in &inputs {
+        out.extend(core.handle(i));
+    }
+    while let Some(d) = core.next_deadline() {
+        out.extend(core.advance(d));
+    }
+    out
+}
+
+fn on(ev: &[Event], board: &str) -> Vec<Event> {
+    ev.iter().filter(|e| e.board == board).cloned().collect()
+}
+
+/// A piece put on an empty square and the clock pressed.
+fn drop_piece(b: &mut Board, sq: &str, piece: char) {
+    b.put(sq, piece).wait(300).press().wait(600);
+}
+
+/// Board 1: A1 takes the black knight (exd5) and presses; returns the time after it.
+fn a1_takes_knight(b1: &mut Board) -> u64 {
+    b1.lift("d5")
+        .lift("e4")
+        .put("d5", 'P')
+        .wait(300)
+        .press()
+        .wait(600);
+    b1.t
+}
+
+/// L05-BUG01 (B01): the black knight A1 took on board 1 is dropped by A2 on h3: a legal drop,
+/// recorded as N@h3. The same drop with no knight taken is illegal (B02's rule, 2.2).
+#[test]
+fn bug01_bug02_a_drop_needs_a_piece_from_the_partner_board() {
+    let mut b1 = seat("1", KNIGHT_TO_TAKE, 0);
+    let t = a1_takes_knight(&mut b1);
+    let mut b2 = seat("2", P2, t);
+    drop_piece(&mut b2, "h3", 'n');
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    assert_eq!(moves(&on(&ev, "1")), ["e4d5"]);
+    assert_eq!(moves(&on(&ev, "2")), ["N@h3"]);
+    assert!(
+        alert_of(&ev, AlertKind::IllegalDrop).is_empty(),
+        "{:?}",
+        alerts(&ev)
+    );
+
+    // B02: nothing was taken on board 1.
+    let b1 = seat("1", KNIGHT_TO_TAKE, 0);
+    let mut b2 = seat("2", P2, 1000);
+    drop_piece(&mut b2, "h3", 'n');
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    assert_eq!(
+        moves(&on(&ev, "2")),
+        ["N@h3"],
+        "the drop is followed as made"
+    );
+    let a = one(&ev, AlertKind::IllegalDrop);
+    assert_eq!(
+        severity(&a),
+        "claim",
+        "the arbiter acts only on request (10.1)"
+    );
+    assert_eq!((a.side, a.ply), (Some(Side::Black), Some(1)));
+    assert_eq!(article(&a), "2.2");
+    assert_eq!(a.edition, "bughouse-djc-stein");
+    assert!(a.message.contains("held at most nothing"), "{}", a.message);
+    let p = prescription(&a);
+    assert!(p.contains("(7.4)") && p.contains("No time is added"), "{p}");
+}
+
+/// L05-BUG03 (B03), BUG04 (B04 a) and L17-S52 (a), (c): a drop giving check (DJC 2.4), a
+/// pawn on the dropper's 7th rank (2.5), under the Flemish regulation a pawn on the last
+/// rank (5.c) and a check that is allowed.
+#[test]
+fn bug03_bug04_s52_drop_ranks_and_checks() {
+    let cases: [(Regulation, &str, char, Option<&str>); 4] = [
+        (Regulation::DjcStein, "f3", 'n', Some("2.4")),
+        (Regulation::DjcStein, "e2", 'p', Some("2.5")),
+        (Regulation::Flemish, "f3", 'n', None),
+        (Regulation::Flemish, "b1", 'p', Some("5.c")),
+    ];
+    for (rules, sq, piece, art) in cases {
+        // Board 1: A1 takes a black knight and a black pawn.
+        let mut b1 = seat("1", "4k3/8/8/2pn4/1P2P3/8/8/4K3 w - - 0 1", 0);
+        b1.lift("d5")
+            .lift("e4")
+            .put("d5", 'P')
+            .wait(300)
+            .press()
+            .wait(600);
+        b1.play(&[("e8", "e7", 'k')]);
+        b1.lift("c5")
+            .lift("b4")
+            .put("c5", 'P')
+            .wait(300)
+            .press()
+            .wait(600);
+        let mut b2 = seat("2", P2, b1.t);
+        drop_piece(&mut b2, sq, piece);
+        let ev = run_match(&[&b1, &b2], rules);
+        assert_eq!(moves(&on(&ev, "1")).len(), 3, "{rules:?} {sq}");
+        let drops = alert_of(&ev, AlertKind::IllegalDrop);
+        match art {
+            Some(art) => {
+                assert_eq!(drops.len(), 1, "{rules:?} {sq}: {:?}", alerts(&ev));
+                assert_eq!(article(&drops[0]), art, "{rules:?} {sq}");
+            }
+            None => assert!(drops.is_empty(), "{rules:?} {sq}: {drops:?}"),
+        }
+    }
+}
+
+/// L05-BUG13 (B13) and BUG14 (B14): an illegal drop stands when the opponent moves on (7.5),
+/// with no penalty; pressed back without a move it is the demand to take it back (7.6), not
+/// a clock pressed without a move.
+#[test]
+fn bug13_bug14_illegal_drop_accepted_or_take_back_demanded() {
+    let b1 = seat("1", KNIGHT_TO_TAKE, 0);
+    let mut b2 = seat("2", P2, 1000);
+    drop_piece(&mut b2, "h3", 'n');
+    b2.play(&[("g1", "h3", 'N')]);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    assert_eq!(moves(&on(&ev, "2")), ["N@h3", "g1h3"]);
+    assert_eq!(alert_of(&ev, AlertKind::IllegalDrop).len(), 1);
+    assert!(ends(&ev).is_empty());
+
+    let b1 = seat("1", KNIGHT_TO_TAKE, 0);
+    let mut b2 = seat("2", P2, 1000);
+    drop_piece(&mut b2, "h3", 'n');
+    b2.press().wait(900);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    let kinds = alerts(&ev);
+    assert!(
+        !kinds.contains(&AlertKind::ClockPressedWithoutMove),
+        "{kinds:?}"
+    );
+    let demand = alert_of(&ev, AlertKind::IllegalDrop);
+    assert_eq!(demand.len(), 2, "{kinds:?}");
+    assert_eq!(severity(&demand[1]), "info");
+    assert_eq!(demand[1].side, Some(Side::White));
+    assert!(demand[1].message.contains("(7.6)"), "{}", demand[1].message);
+}
+
+/// Board 2 where White (B2) mates with Re8 (B09's position after the move).
+const MATE_IN_ONE: &str = "7k/6pp/8/8/8/8/8/4R1K1 w - - 0 1";
+
+/// L05-BUG09 (B09) (c) and BUG20 (B20): a mate on board 2 waits while board 1 runs (5.4);
+/// when board 1 ends it becomes final, and the match score is the sum (8.2).
+#[test]
+fn bug09c_bug20_provisional_mate_final_when_the_other_game_ends() {
+    let mut b2 = seat("2", MATE_IN_ONE, 0);
+    b2.play(&[("e1", "e8", 'R')]);
+    let mut b1 = seat("1", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1", b2.t + 2000);
+    b1.play(&[("d1", "d2", 'Q')]);
+    // Black (B1) on board 1 runs out of time.
+    b1.wait(1000).flag(false, true).wait(1000);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    let mates = alert_of(&ev, AlertKind::Checkmate);
+    assert_eq!(mates.len(), 2, "{:?}", alerts(&ev));
+    assert_eq!(severity(&mates[0]), "info");
+    assert!(
+        mates[0].message.contains("provisionally"),
+        "{}",
+        mates[0].message
+    );
+    assert_eq!(article(&mates[0]), "5.4");
+    // The mate became the result only when board 1 ended (on the flag).
+    let flag = one(&ev, AlertKind::FlagFall);
+    assert!(flag.message.contains("(5.6)"), "{}", flag.message);
+    let end2: Vec<&Event> = ev
+        .iter()
+        .filter(|e| e.board == "2" && matches!(e.body, EventBody::GameEnd { .. }))
+        .collect();
+    assert_eq!(end2.len(), 1);
+    let flag_at = ev
+        .iter()
+        .find(|e| matches!(&e.body, EventBody::Alert(a) if a.kind == AlertKind::FlagFall))
+        .map(|e| e.t_ms);
+    assert_eq!(
+        Some(end2[0].t_ms),
+        flag_at,
+        "board 2 ended with board 1's flag"
+    );
+    assert_eq!(
+        ends(&ev),
+        [
+            ("1-0".to_string(), "flag_fall".to_string()),
+            ("1-0".to_string(), "checkmate".to_string())
+        ]
+    );
+    // Board 1 1-0 (White = team A), board 2 1-0 (White = team B): 1 – 1.
+    let score = one(&ev, AlertKind::MatchResult);
+    assert!(
+        score.message.contains("team A 1 – team B 1"),
+        "{}",
+        score.message
+    );
+}
+
+/// L05-BUG09 (a) and L05-BUG07 (B07): A1 promotes on board 1 with the white rook taken off
+/// board 2, which lifts the mate there; the rook leaving board 2 is no move.
+#[test]
+fn bug07_bug09a_promotion_takes_the_mating_rook() {
+    let mut b2 = seat("2", MATE_IN_ONE, 0);
+    b2.play(&[("e1", "e8", 'R')]);
+    let mut b1 = seat("1", "k7/4P3/8/8/8/8/8/4K3 w - - 0 1", b2.t + 500);
+    b1.lift("e7").wait(200);
+    b2.t = b1.t;
+    b2.lift("e8").wait(200);
+    b1.t = b2.t;
+    b1.put("e8", 'R').wait(300).press().wait(1500);
+    b2.t = b1.t;
+    b2.play(&[("h8", "g8", 'k')]);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    assert_eq!(moves(&on(&ev, "1")), ["e7e8r"]);
+    assert_eq!(
+        moves(&on(&ev, "2")),
+        ["e1e8", "h8g8"],
+        "the rook taken is no move"
+    );
+    let taken = one(&ev, AlertKind::PieceTakenForPromotion);
+    assert_eq!(taken.squares, ["e8"]);
+    assert!(ends(&ev).is_empty(), "the mate was lifted: {:?}", ends(&ev));
+    assert!(!alerts(&ev).contains(&AlertKind::IllegalPosition));
+}
+
+/// L05-BUG09 (b) and (d): the mate is lifted by a knight A2 receives and drops on f8 (a
+/// piece on his own back rank is allowed); without it, A2's flag ends the game 1-0.
+#[test]
+fn bug09b_bug09d_mate_lifted_by_a_drop_or_ended_by_the_flag() {
+    let mut b2 = seat("2", MATE_IN_ONE, 0);
+    b2.play(&[("e1", "e8", 'R')]);
+    let mut b1 = seat("1", KNIGHT_TO_TAKE, b2.t + 500);
+    let t = a1_takes_knight(&mut b1);
+    b2.t = t;
+    drop_piece(&mut b2, "f8", 'n');
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    assert_eq!(moves(&on(&ev, "2")), ["e1e8", "N@f8"]);
+    assert!(alert_of(&ev, AlertKind::IllegalDrop).is_empty());
+    assert!(ends(&ev).is_empty());
+
+    // (d): nothing arrives; Black's flag falls on board 2 (his clock kept running).
+    let mut b2 = seat("2", MATE_IN_ONE, 0);
+    b2.play(&[("e1", "e8", 'R')]);
+    b2.wait(2000).flag(false, true).wait(500);
+    let b1 = seat("1", KNIGHT_TO_TAKE, 100);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    assert_eq!(ends(&ev), [("1-0".to_string(), "checkmate".to_string())]);
+    let flag = one(&ev, AlertKind::FlagFall);
+    assert_eq!(article(&flag), "5.4");
+}
+
+/// L05-BUG10 (B10): a stalemate waits too (5.5) and becomes a draw when board 1 ends.
+#[test]
+fn bug10_provisional_stalemate() {
+    let mut b2 = seat("2", "7k/8/6K1/8/8/8/8/5Q2 w - - 0 1", 0);
+    b2.play(&[("f1", "f7", 'Q')]);
+    let mut b1 = seat("1", "4k3/8/8/8/8/8/8/4K3 w - - 0 1", b2.t + 1000);
+    b1.wait(1000).flag(true, true).wait(1000);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    let st = alert_of(&ev, AlertKind::Stalemate);
+    assert_eq!(st.len(), 2, "{:?}", alerts(&ev));
+    assert!(st[0].message.contains("provisionally"));
+    assert!(ends(&ev).contains(&("1/2-1/2".to_string(), "stalemate".to_string())));
+}
+
+/// L05-BUG11 (B11) and BUG12 (B12): a flag against a bare king loses while the other game
+/// runs (5.6, unlike FIDE 6.9); both flags are a draw the arbiter declares at once (5.8, 10.2).
+#[test]
+fn bug11_bug12_flags() {
+    let mut b1 = seat("1", "4k3/8/8/8/8/8/8/4K3 b - - 0 1", 0);
+    b1.wait(1000).flag(true, true).wait(500);
+    let b2 = seat("2", P2, 0);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    let f = one(&ev, AlertKind::FlagFall);
+    assert_eq!((severity(&f).as_str(), f.side), ("info", Some(Side::Black)));
+    assert_eq!(ends(&ev), [("1-0".to_string(), "flag_fall".to_string())]);
+
+    let mut b1 = seat("1", "4k3/8/8/8/8/8/8/4K3 w - - 0 1", 0);
+    b1.flags = (0x10, 0x10);
+    b1.clock = Some((0, 0, None));
+    b1.wait(500).reading();
+    b1.wait(500);
+    let b2 = seat("2", P2, 0);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    let both = one(&ev, AlertKind::BothFlagsFallen);
+    assert_eq!(severity(&both), "intervene");
+    assert_eq!(article(&both), "5.8, 10.2");
+    assert_eq!(
+        ends(&ev),
+        [("1/2-1/2".to_string(), "both_flags_fallen".to_string())]
+    );
+}
+
+/// L05-BUG24 (B24): the same position five times on a bughouse board is no draw (FIDE
+/// Article 9 is not imported, 1.5); the same moves on a FIDE board end the game.
+#[test]
+fn bug24_no_fivefold_in_bughouse() {
+    let shuffle = [
+        ("g1", "f3", 'N'),
+        ("g8", "f6", 'n'),
+        ("f3", "g1", 'N'),
+        ("f6", "g8", 'n'),
+    ];
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let mut b2 = seat("2", start, 0);
+    for _ in 0..4 {
+        b2.play(&shuffle);
+    }
+    let b1 = seat("1", start, 0);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    assert_eq!(moves(&on(&ev, "2")).len(), 16);
+    assert!(ends(&ev).is_empty(), "{:?}", ends(&ev));
+    // Without the match, board 2 is a FIDE 2023 board: fivefold.
+    let fide = b2.run_with(CoreConfig::default());
+    assert!(alerts(&fide).contains(&AlertKind::FivefoldRepetition));
+}
+
+/// L17-S53 (Flemish 6.d, 6.f, 5.d): (a) a rook check with an empty square between is no mate
+/// even without reserve pieces; (b) a knight mate waits for the opponent's claim; (c) on the
+/// claim (the arbiter's result) the team wins the match whatever board 1 does.
+#[test]
+fn s53_flemish_mates() {
+    let mut b2 = seat("2", MATE_IN_ONE, 0);
+    b2.play(&[("e1", "e8", 'R')]);
+    let b1 = seat("1", KNIGHT_TO_TAKE, 0);
+    let ev = run_match(&[&b1, &b2], Regulation::Flemish);
+    assert!(
+        alert_of(&ev, AlertKind::Checkmate).is_empty(),
+        "6.d: f8 and g8 are empty"
+    );
+
+    // A smothered mate: Nf7 takes nothing and the check cannot be blocked.
+    let mut b2 = seat("2", "6rk/6pp/8/6N1/8/8/8/6K1 w - - 0 1", 0);
+    b2.play(&[("g5", "f7", 'N')]);
+    b2.wait(1000).op(r#"{"result": "1-0"}"#);
+    b2.wait(500);
+    let b1 = seat("1", KNIGHT_TO_TAKE, 0);
+    let ev = run_match(&[&b1, &b2], Regulation::Flemish);
+    let m = one(&ev, AlertKind::Checkmate);
+    assert_eq!((severity(&m).as_str(), article(&m)), ("claim", "6.d, 6.f"));
+    assert_eq!(
+        ends(&ev).len(),
+        1,
+        "only the claim ended it: {:?}",
+        ends(&ev)
+    );
+    let score = one(&ev, AlertKind::MatchResult);
+    assert!(
+        score.message.contains("Team B has won on board 2"),
+        "{}",
+        score.message
+    );
+    assert_eq!(article(&score), "5.d");
+}
+
+/// L05-BUG23 (B23): a white bishop vanishing from board 2 with no capture and no promotion
+/// on board 1 is an illegal position (the piece is unaccounted for).
+#[test]
+fn bug23_unaccounted_removal() {
+    let mut b2 = seat("2", P2, 0);
+    b2.lift("f1").wait(5000);
+    let b1 = seat("1", KNIGHT_TO_TAKE, 0);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    let a = one(&ev, AlertKind::IllegalPosition);
+    assert!(a.message.contains("f1"), "{}", a.message);
+    assert!(alert_of(&ev, AlertKind::PieceTakenForPromotion).is_empty());
+}

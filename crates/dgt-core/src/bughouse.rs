@@ -18,7 +18,7 @@ use shakmaty::{Bitboard, Chess, Color, Move, Piece, Position, Role, Square, atta
 use crate::reconstruct::Game;
 
 /// One bughouse match: two boards and the regulation they play under.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BughouseMatch {
     /// The two board labels. Team A has White on the first and Black on the second (1.4).
@@ -27,6 +27,19 @@ pub struct BughouseMatch {
     /// Whose rank numbering the drop-rank articles use (L05 §2.3 #1): the dropping player's
     /// own (`relative`, default) or the board's (`absolute`, FIDE's numbering).
     pub drop_ranks: RankReading,
+    /// How far apart the two clocks may be started before it is reported (6.4), ms.
+    pub clock_start_tolerance_ms: u64,
+}
+
+impl Default for BughouseMatch {
+    fn default() -> Self {
+        BughouseMatch {
+            boards: Default::default(),
+            rules: Regulation::default(),
+            drop_ranks: RankReading::default(),
+            clock_start_tolerance_ms: 1000,
+        }
+    }
 }
 
 /// The bughouse regulations the daemon knows.
@@ -66,6 +79,23 @@ impl Regulation {
             Regulation::DjcStein => "bughouse-djc-stein",
             Regulation::Knsb2000 => "bughouse-knsb-2000",
             Regulation::Flemish => "bughouse-flemish",
+        }
+    }
+
+    /// The playing time when the organiser sets none: 7 minutes (DJC 6.3), 5 (Flemish 3).
+    /// The KNSB 2000 text on time is not known; DJC's is used.
+    pub fn default_time_control(self) -> &'static str {
+        match self {
+            Regulation::Flemish => "300",
+            _ => "420",
+        }
+    }
+
+    /// The article on the playing time.
+    pub fn time_article(self) -> &'static str {
+        match self {
+            Regulation::Flemish => "3",
+            _ => "6.3",
         }
     }
 
@@ -167,6 +197,8 @@ pub struct PartnerView {
     /// The game there has ended (its result). Until then — also before it began — pieces
     /// may still come from there.
     pub ended: Option<String>,
+    /// When its clock was first seen running for a game from the initial position (6.4).
+    pub clock_started: Option<u64>,
 }
 
 impl PartnerView {

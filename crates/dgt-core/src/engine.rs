@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::bughouse::{self, PartnerView};
+use crate::bughouse;
 use crate::config::CoreConfig;
 use crate::event::{Alert, AlertKind, Event, EventBody, Severity};
 use crate::input::Input;
@@ -104,7 +104,10 @@ impl Core {
         for _ in 0..3 {
             let mut changed = false;
             for (from, to) in [(0, 1), (1, 0)] {
-                let view = PartnerView::of(self.sessions.get(&pair[from]).and_then(|s| s.game()));
+                let Some(view) = self.sessions.get(&pair[from]).map(|s| s.view_for_partner())
+                else {
+                    continue;
+                };
                 let Some(other) = self.sessions.get_mut(&pair[to]) else {
                     continue;
                 };

@@ -212,9 +212,15 @@ pub struct Session {
 impl Session {
     pub fn new(label: &str, config: &CoreConfig) -> Self {
         let s = config.for_board(label);
+        let bughouse = config
+            .bughouse
+            .iter()
+            .find(|m| m.boards.iter().any(|b| b == label));
         let tc = s
             .time_control
             .as_deref()
+            // Bughouse: the regulation's playing time unless the organiser set one (DJC 6.3).
+            .or(bughouse.map(|m| m.rules.default_time_control()))
             .and_then(|t| TimeControl::parse(t).ok());
         Session {
             label: label.to_string(),
@@ -283,11 +289,7 @@ impl Session {
             same_since: 0,
             last_change: 0,
             displaced: 0,
-            bughouse: config
-                .bughouse
-                .iter()
-                .find(|m| m.boards.iter().any(|b| b == label))
-                .map(|m| seat::Seat::new(m, label)),
+            bughouse: bughouse.map(|m| seat::Seat::new(m, label)),
             garbage_bytes: 0,
             clock_rejected: 0,
         }
@@ -1071,7 +1073,11 @@ impl Session {
         }
         let Some(game) = &self.game else { return };
         if game.is_over() {
-            self.watch_play_after_end(t, out);
+            if self.bughouse.is_some() {
+                self.watch_frozen_board(t, out);
+            } else {
+                self.watch_play_after_end(t, out);
+            }
             return;
         }
         let placement = self.board.placement(self.orientation);
@@ -1424,8 +1430,7 @@ impl Session {
         let mut game = Game::new(id.clone(), pos, mode);
         game.drops = self.bughouse.is_some();
         if let Some(seat) = &mut self.bughouse {
-            seat.pending = None;
-            seat.illegal_drop_at = None;
+            seat.reset();
         }
         out.push((
             t,
@@ -1816,6 +1821,7 @@ impl Session {
         {
             self.infer_running_side_to_move(d);
         }
+        self.note_clock_start(t, out);
         self.check_quickplay_claim(t, out);
         self.check_recording(t, out);
         if obs.press.is_none() && !self.pressed_in_game {
@@ -2232,7 +2238,23 @@ impl Session {
         let ply = g.plies() as u32 + 1;
         let game_id = g.id.clone();
         let both_checks = both_kings_in_check(shown);
-        let (kind, article, what) = if let Some(sq) = reconstruct::unpromoted_pawn(shown) {
+        let onto_piece = self.drop_onto_piece(mover, shown);
+        let (kind, article, what) = if let Some((sq, role, reg)) = onto_piece {
+            (
+                AlertKind::IllegalDrop,
+                reg.article(crate::bughouse::DropFault::Occupied),
+                format!(
+                    "{} dropped a {} on {sq}, onto the {} there: {}",
+                    arbiter::side_name(mover),
+                    reconstruct::role_name(role),
+                    g.current()
+                        .board()
+                        .role_at(sq)
+                        .map_or("piece", reconstruct::role_name),
+                    crate::bughouse::DropFault::Occupied.words()
+                ),
+            )
+        } else if let Some(sq) = reconstruct::unpromoted_pawn(shown) {
             (
                 AlertKind::PromotionIncomplete,
                 self.edition.promotion_incomplete,
@@ -2315,6 +2337,9 @@ impl Session {
             ),
         );
         a.article = Some(article.into());
+        if let Some((_, _, reg)) = onto_piece {
+            a.edition = reg.name().into();
+        }
         a.ply = Some(ply);
         a.fen = Some(format!("{} (on the board)", shown));
         a.fen_before = Some(before);
@@ -3309,12 +3334,18 @@ impl Session {
                 hmmss(base)
             ),
         );
-        a.article = Some(self.edition.clock_setting.into());
+        let article = match &self.bughouse {
+            Some(seat) => {
+                a.edition = seat.regulation.name().into();
+                seat.regulation.time_article()
+            }
+            None => self.edition.clock_setting,
+        };
+        a.article = Some(article.into());
         (a.white_ms, a.black_ms) = (w, b);
         a.prescription = Some(format!(
-            "Set the clock to {} for each player before the game starts ({}).",
+            "Set the clock to {} for each player before the game starts ({article}).",
             hmmss(base),
-            self.edition.clock_setting
         ));
         out.push((t, EventBody::Alert(a)));
     }

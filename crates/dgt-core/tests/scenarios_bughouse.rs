@@ -68,6 +68,7 @@ fn drop_piece(b: &mut Board, sq: &str, piece: char) {
 /// Board 1: A1 takes the black knight (exd5) and presses; returns the time after it.
 fn a1_takes_knight(b1: &mut Board) -> u64 {
     b1.lift("d5")
+        .wait(1000)
         .lift("e4")
         .put("d5", 'P')
         .wait(300)
@@ -132,6 +133,7 @@ fn bug03_bug04_s52_drop_ranks_and_checks() {
         // Board 1: A1 takes a black knight and a black pawn.
         let mut b1 = seat("1", "4k3/8/8/2pn4/1P2P3/8/8/4K3 w - - 0 1", 0);
         b1.lift("d5")
+            .wait(1000)
             .lift("e4")
             .put("d5", 'P')
             .wait(300)
@@ -139,6 +141,7 @@ fn bug03_bug04_s52_drop_ranks_and_checks() {
             .wait(600);
         b1.play(&[("e8", "e7", 'k')]);
         b1.lift("c5")
+            .wait(1000)
             .lift("b4")
             .put("c5", 'P')
             .wait(300)
@@ -414,4 +417,120 @@ fn bug23_unaccounted_removal() {
     let a = one(&ev, AlertKind::IllegalPosition);
     assert!(a.message.contains("f1"), "{}", a.message);
     assert!(alert_of(&ev, AlertKind::PieceTakenForPromotion).is_empty());
+}
+
+/// L17-S52 (b): a knight "dropped" onto the pawn on e4 (the pawn taken off, the knight put in
+/// its place): illegal, a drop must go to an empty square (DJC 2.3; Flemish 5.c).
+#[test]
+fn s52b_a_drop_cannot_capture() {
+    for (rules, art) in [(Regulation::DjcStein, "2.3"), (Regulation::Flemish, "5.c")] {
+        let mut b1 = seat("1", KNIGHT_TO_TAKE, 0);
+        let t = a1_takes_knight(&mut b1);
+        let mut b2 = seat("2", P2, t);
+        b2.lift("e4").put("e4", 'n').wait(300).press().wait(900);
+        let ev = run_match(&[&b1, &b2], rules);
+        let a = one(&ev, AlertKind::IllegalDrop);
+        assert_eq!(article(&a), art, "{rules:?}");
+        assert_eq!(a.edition, rules.name());
+        assert!(a.message.contains("onto the pawn"), "{}", a.message);
+        assert!(!alerts(&ev).contains(&AlertKind::IllegalMove));
+    }
+}
+
+/// L05-BUG22 (B22): (a) a reserve knight put on d4 and taken back to the hand, then another
+/// move: it must be dropped there (4.1); (b) dropped on d4 and moved on to f4 before the
+/// press (FIDE 4.6 by analogy). Both at claim severity: the arbiter acts on request (10.1).
+#[test]
+fn bug22_reserve_piece_touched_or_moved_on() {
+    let mut b1 = seat("1", KNIGHT_TO_TAKE, 0);
+    let t = a1_takes_knight(&mut b1);
+    let mut b2 = seat("2", P2, t);
+    b2.put("d4", 'n').wait(700).lift("d4").wait(700);
+    b2.play(&[("g8", "f6", 'n')]);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    assert_eq!(moves(&on(&ev, "2")), ["g8f6"]);
+    let a = one(&ev, AlertKind::TouchMove);
+    assert_eq!((severity(&a).as_str(), article(&a)), ("claim", "4.1"));
+    assert_eq!(a.squares, ["d4"]);
+
+    let mut b1 = seat("1", KNIGHT_TO_TAKE, 0);
+    let t = a1_takes_knight(&mut b1);
+    let mut b2 = seat("2", P2, t);
+    b2.put("d4", 'n')
+        .wait(700)
+        .lift("d4")
+        .put("f4", 'n')
+        .wait(300)
+        .press()
+        .wait(900);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    assert_eq!(moves(&on(&ev, "2")), ["N@f4"]);
+    let a = one(&ev, AlertKind::TouchMove);
+    assert_eq!(article(&a), "4.1; FIDE 4.6 by analogy");
+    assert!(a.message.contains("moved it to f4"), "{}", a.message);
+}
+
+/// L05-BUG16 (B16): board 1 has ended while board 2 plays. The white queen taken off it for
+/// White's promotion on board 2 is allowed (3.1); the king lifted afterwards is reported as
+/// the final position altered (5.2).
+#[test]
+fn bug16_a_finished_board_is_frozen() {
+    let mut b1 = seat("1", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1", 0);
+    b1.wait(1000).flag(true, true).wait(500);
+    let mut b2 = seat("2", "k7/4P3/8/8/8/8/8/4K3 w - - 0 1", b1.t);
+    b1.t = b2.t;
+    b1.lift("d1").wait(300);
+    b2.t = b1.t;
+    b2.lift("e7").put("e8", 'Q').wait(300).press().wait(1500);
+    b1.t = b2.t;
+    b1.lift("e1").wait(4000);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    assert_eq!(ends(&ev), [("0-1".to_string(), "flag_fall".to_string())]);
+    assert_eq!(moves(&on(&ev, "2")), ["e7e8q"]);
+    let taken = one(&ev, AlertKind::PieceTakenForPromotion);
+    assert_eq!(taken.squares, ["d1"]);
+    let a = one(&ev, AlertKind::IllegalPosition);
+    assert_eq!(article(&a), "5.2");
+    assert_eq!(
+        a.squares,
+        ["e1"],
+        "only the king: the queen left for the promotion"
+    );
+}
+
+/// L05-BUG18 (B18): board 2's clock set to 5:00 where the regulation plays 7:00 (6.3), and
+/// started 2.4 s after board 1's (6.4).
+#[test]
+fn bug18_clock_setting_and_start_together() {
+    let start_board = |label: &str, t: u64, secs: u64| {
+        let mut b = Board::new();
+        b.label = label.into();
+        b.t = t;
+        b.dump(START);
+        b.wait(500);
+        b.start_clock(secs).wait(300);
+        b.play(&[("e2", "e4", 'P')]);
+        b
+    };
+    let b1 = start_board("1", 0, 420);
+    let b2 = start_board("2", 2400, 300);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    let mismatch = alert_of(&ev, AlertKind::ClockSettingMismatch);
+    let articles: Vec<&str> = mismatch.iter().map(article).collect();
+    assert_eq!(articles, ["6.4", "6.3"], "{mismatch:?}");
+    assert!(
+        mismatch[0].message.contains("2.4 s after"),
+        "{}",
+        mismatch[0].message
+    );
+    assert!(
+        mismatch[1].message.contains("0:07:00"),
+        "{}",
+        mismatch[1].message
+    );
+    assert!(
+        ev.iter()
+            .filter(|e| matches!(&e.body, EventBody::Alert(a) if a.kind == AlertKind::ClockSettingMismatch))
+            .all(|e| e.board == "2")
+    );
 }

@@ -28,6 +28,17 @@ pub struct Seat {
     /// The ply of the last drop judged illegal, while it is the last move: a press back
     /// without a move is the opponent's demand to take it back (7.6).
     pub illegal_drop_at: Option<usize>,
+    /// When this board's clock was first seen running for a game from the initial position
+    /// (6.4: both clocks are started together).
+    pub clock_started: Option<u64>,
+    /// How far apart the two clocks may start (ms).
+    pub start_tolerance_ms: u64,
+    /// The clocks' start was compared for this game.
+    pub start_told: bool,
+    /// The arbiter was told the final position changed (5.2).
+    pub frozen_told: bool,
+    /// Since when the finished board has differed from its final position.
+    pub frozen_changed_at: Option<u64>,
 }
 
 impl Seat {
@@ -41,7 +52,22 @@ impl Seat {
             taken_applied: [[0; 6]; 2],
             pending: None,
             illegal_drop_at: None,
+            clock_started: None,
+            start_tolerance_ms: m.clock_start_tolerance_ms,
+            start_told: false,
+            frozen_told: false,
+            frozen_changed_at: None,
         }
+    }
+
+    /// A new game on the board.
+    pub fn reset(&mut self) {
+        self.pending = None;
+        self.illegal_drop_at = None;
+        self.clock_started = None;
+        self.start_told = false;
+        self.frozen_told = false;
+        self.frozen_changed_at = None;
     }
 }
 
@@ -54,6 +80,13 @@ impl Session {
     /// What the partner board last told this one.
     pub fn partner_view(&self) -> Option<&PartnerView> {
         self.bughouse.as_ref().map(|s| &s.partner)
+    }
+
+    /// What this board tells its partner board.
+    pub fn view_for_partner(&self) -> PartnerView {
+        let mut v = PartnerView::of(self.game.as_ref());
+        v.clock_started = self.bughouse.as_ref().and_then(|s| s.clock_started);
+        v
     }
 
     /// The partner board changed: its captures fill this board's reserves, its promotions
@@ -72,6 +105,7 @@ impl Session {
         if self.take_for_partner_promotion(t, out) {
             self.settle_at = Some(t);
         }
+        self.check_clocks_together(t, out);
         let Some(g) = &self.game else { return };
         if g.is_over() {
             return;
@@ -98,7 +132,190 @@ impl Session {
     /// imported (DJC 1.5 takes FIDE articles 1–6 only; D41).
     pub(super) fn bughouse_after_move(&mut self, t: u64, out: &mut Emitted) {
         self.judge_drop(t, out);
+        self.reserve_piece_handling(t, out);
         self.judge_standing(t, true, out);
+    }
+
+    /// DJC 4.1: a reserve piece that touched the board must be dropped (unless it cannot be);
+    /// a drop released on one square and moved to another before the press (FIDE 4.6 by
+    /// analogy, L05 B22). Seen as a placement with one piece more shown for this ply.
+    fn reserve_piece_handling(&mut self, t: u64, out: &mut Emitted) {
+        let (Some(seat), Some(g)) = (&self.bughouse, &self.game) else {
+            return;
+        };
+        if seat.regulation.fide_underneath() {
+            return;
+        }
+        let reg = seat.regulation;
+        let ply = g.plies();
+        let before = g.positions[ply - 1].board();
+        let mover = g.positions[ply - 1].turn();
+        let Some(made) = g.moves.last().map(|m| m.mv) else {
+            return;
+        };
+        let made_drop = matches!(made, Move::Put { .. }).then(|| made.to());
+        let shown_drop = self.seen.iter().rev().find_map(|s| {
+            if s.ply != ply {
+                return None;
+            }
+            let d = crate::board::diff(before, &s.board);
+            let sq = d.single_square()?;
+            let p = s.board.piece_at(sq)?;
+            (before.piece_at(sq).is_none()
+                && p.color == mover
+                && p.role != Role::King
+                && Some(sq) != made_drop)
+                .then_some((sq, p.role))
+        });
+        let Some((sq, role)) = shown_drop else { return };
+        let name = arbiter::side_name(mover);
+        let piece = crate::reconstruct::role_name(role);
+        let (message, article, prescription) = match made {
+            Move::Put { role: r, to } if r == role => (
+                format!(
+                    "{name} dropped the {piece} on {sq}, then moved it to {to} before pressing the clock."
+                ),
+                "4.1; FIDE 4.6 by analogy",
+                format!(
+                    "On the opponent's request the {piece} goes back to {sq}, where it was released (10.5)."
+                ),
+            ),
+            _ => (
+                format!(
+                    "{name} put a {piece} from the reserve on {sq}, took it back and made another move."
+                ),
+                "4.1",
+                format!(
+                    "On the opponent's request the {piece} must be dropped on {sq}, unless that drop is illegal (4.1)."
+                ),
+            ),
+        };
+        let mut a = self.alert(AlertKind::TouchMove, Severity::Claim, Some(mover), message);
+        a.edition = reg.name().into();
+        a.article = Some(article.into());
+        a.squares = vec![sq.to_string()];
+        a.prescription = Some(prescription);
+        out.push((t, EventBody::Alert(a)));
+    }
+
+    /// 6.4 (DJC): both clocks are started at the same time by the two Black players. Told
+    /// by the board whose clock started later, once per game.
+    fn check_clocks_together(&mut self, t: u64, out: &mut Emitted) {
+        let Some(seat) = &mut self.bughouse else {
+            return;
+        };
+        let (Some(mine), Some(theirs)) = (seat.clock_started, seat.partner.clock_started) else {
+            return;
+        };
+        if seat.start_told || seat.regulation.fide_underneath() || mine < theirs {
+            return;
+        }
+        seat.start_told = true;
+        let gap = mine - theirs;
+        if gap <= seat.start_tolerance_ms {
+            return;
+        }
+        let reg = seat.regulation;
+        let partner = seat.partner_label.clone();
+        let mut a = self.alert(
+            AlertKind::ClockSettingMismatch,
+            Severity::Review,
+            None,
+            format!(
+                "This board's clock started {:.1} s after the clock of board {partner}: both clocks are to be started together by the two Black players (6.4).",
+                gap as f64 / 1000.0
+            ),
+        );
+        a.edition = reg.name().into();
+        a.article = Some("6.4".into());
+        a.prescription = Some(
+            "Advisory: the time lost is not restored by the regulation; the arbiter decides on request (10.5)."
+                .into(),
+        );
+        out.push((t, EventBody::Alert(a)));
+    }
+
+    /// Notes the clock's start for 6.4 (a game from the initial position, before any move).
+    pub(super) fn note_clock_start(&mut self, t: u64, out: &mut Emitted) {
+        let running = self.clock.running().is_some();
+        let (Some(seat), Some(g)) = (&mut self.bughouse, &self.game) else {
+            return;
+        };
+        if seat.clock_started.is_some()
+            || !running
+            || g.plies() > 0
+            || g.positions[0].board() != &shakmaty::Board::default()
+        {
+            return;
+        }
+        seat.clock_started = Some(t);
+        self.check_clocks_together(t, out);
+    }
+
+    /// The board of a game that has ended while the other game runs keeps its final
+    /// position (5.2), but for pieces taken for a promotion on the other board (3.1): a
+    /// change is reported once it has lasted `illegal_position_ms` (the promotion it serves
+    /// may be completed on the other board a moment later).
+    pub(super) fn watch_frozen_board(&mut self, t: u64, out: &mut Emitted) {
+        self.take_for_partner_promotion(t, out);
+        let shown = self.board.placement(self.orientation).board;
+        let wait = self.illegal_position_ms;
+        let (Some(seat), Some(g)) = (&mut self.bughouse, &self.game) else {
+            return;
+        };
+        if seat.frozen_told || seat.partner.ended.is_some() || seat.regulation.fide_underneath() {
+            return;
+        }
+        if &shown == g.current().board() {
+            seat.frozen_changed_at = None;
+            return;
+        }
+        let since = *seat.frozen_changed_at.get_or_insert(t);
+        if t < since + wait {
+            self.settle_at = Some(since + wait);
+            return;
+        }
+        seat.frozen_told = true;
+        let reg = seat.regulation;
+        let partner = seat.partner_label.clone();
+        let d = crate::board::diff(g.current().board(), &shown);
+        let mut a = self.alert(
+            AlertKind::IllegalPosition,
+            Severity::Review,
+            None,
+            format!(
+                "The game here is over, but the final position changed (squares {}) while board {partner} still plays: it must stay until the other game has ended (5.2).",
+                crate::board::square_names(d).join(" ")
+            ),
+        );
+        a.edition = reg.name().into();
+        a.article = Some("5.2".into());
+        a.squares = crate::board::square_names(d);
+        a.fen = Some(format!("{shown} (on the board)"));
+        a.fen_before = Some(fen(g.current()));
+        a.prescription = Some(format!(
+            "Put the final position back; only a piece taken for a promotion on board {partner} may leave it (3.1)."
+        ));
+        out.push((t, EventBody::Alert(a)));
+    }
+
+    /// A drop onto an occupied square shows as one square changed: the opponent's piece
+    /// replaced by one of the mover's (2.3; Flemish 5.c). The square and the piece dropped.
+    pub(super) fn drop_onto_piece(
+        &self,
+        mover: Color,
+        shown: &shakmaty::Board,
+    ) -> Option<(shakmaty::Square, Role, Regulation)> {
+        let seat = self.bughouse.as_ref()?;
+        let before = self.game.as_ref()?.current().board();
+        let sq = crate::board::diff(before, shown).single_square()?;
+        let was = before.piece_at(sq)?;
+        let now = shown.piece_at(sq)?;
+        (was.color != mover
+            && was.role != Role::King
+            && now.color == mover
+            && now.role != Role::King)
+            .then_some((sq, now.role, seat.regulation))
     }
 
     fn judge_drop(&mut self, t: u64, out: &mut Emitted) {

@@ -51,6 +51,76 @@ fn the_real_recording_replays_identically_every_time() {
     assert_eq!(moves, expected);
 }
 
+/// A bughouse match on two boards (capture written from the DJC scenarios): board 2's mate
+/// waits (5.4), a knight taken on board 1 is dropped to lift it, the dropped knight is taken
+/// with mate again, board 1 ends on Black's flag (5.6), board 2's mate becomes final, and
+/// the match score is told (8.2).
+#[test]
+fn a_bughouse_match_replays_with_its_configuration() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/captures");
+    let out = Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
+        .arg("replay")
+        .arg(dir.join("bughouse-match.jsonl"))
+        .arg("--config")
+        .arg(dir.join("bughouse.toml"))
+        .output()
+        .expect("the binary runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let of = |ty: &str, board: &str| -> Vec<&serde_json::Value> {
+        events
+            .iter()
+            .filter(|e| e["type"] == ty && e["board"] == board)
+            .collect()
+    };
+    let sans: Vec<&str> = of("move", "2")
+        .iter()
+        .map(|e| e["san"].as_str().unwrap())
+        .collect();
+    assert_eq!(sans, ["Re8#", "N@f8", "Rxf8#"]);
+    let kinds: Vec<(&str, &str)> = events
+        .iter()
+        .filter(|e| e["type"] == "alert" && e["kind"] != "clock_stopped")
+        .map(|e| (e["kind"].as_str().unwrap(), e["severity"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("checkmate", "info"),
+            ("checkmate", "info"),
+            ("flag_fall", "info"),
+            ("checkmate", "info"),
+            ("match_result", "info"),
+        ]
+    );
+    let ends: Vec<(&str, &str)> = events
+        .iter()
+        .filter(|e| e["type"] == "game_end")
+        .map(|e| (e["board"].as_str().unwrap(), e["result"].as_str().unwrap()))
+        .collect();
+    assert_eq!(ends, [("1", "1-0"), ("2", "1-0")]);
+    let score = events.iter().find(|e| e["kind"] == "match_result").unwrap();
+    assert!(
+        score["message"]
+            .as_str()
+            .unwrap()
+            .contains("team A 1 – team B 1"),
+        "{score}"
+    );
+    // Without the match the same bytes are two FIDE games: Re8# ends board 2 at once.
+    let plain = replay(&dir.join("bughouse-match.jsonl"));
+    let text = String::from_utf8(plain.stdout).unwrap();
+    assert!(!text.contains("match_result") && !text.contains("N@f8"));
+}
+
 #[test]
 fn malformed_captures_get_a_one_line_error_and_a_failing_exit() {
     let dir = tempfile::tempdir().unwrap();

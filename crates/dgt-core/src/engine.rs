@@ -152,7 +152,7 @@ impl Core {
                     };
                     (
                         format!(
-                            "Both games have ended ({} {x}, {} {y}): team A {} – team B {}.",
+                            "Both games have ended (board {} {x}, board {} {y}): team A {} – team B {}.",
                             m.boards[0],
                             m.boards[1],
                             bughouse::points(a),

@@ -1195,11 +1195,20 @@ impl Session {
                 self.back_to_legal(t, out);
                 self.correct_last(t, m, out);
             }
+            // Bughouse: the piece just dropped lifted again is most often the opponent
+            // capturing it; only if it stays off is the drop taken back (7.6).
+            Interpretation::Earlier(k) if self.drop_lifted_waits(t, k) => {}
             Interpretation::Earlier(k) => self.restore(t, k, out),
             Interpretation::Sibling(_) | Interpretation::Unexplained => {
                 if self.take_for_partner_promotion(t, out) {
                     // A piece taken for the partner board's promotion (bughouse 3.1): the
                     // board is read again against the edited position.
+                    self.on_settled(t, out);
+                    return;
+                }
+                if let Some(k) = self.drop_replaced() {
+                    // Bughouse 7.4 / 7.6: the drop taken back and another move made.
+                    self.restore(t, k, out);
                     self.on_settled(t, out);
                     return;
                 }

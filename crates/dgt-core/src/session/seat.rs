@@ -39,6 +39,9 @@ pub struct Seat {
     pub frozen_told: bool,
     /// Since when the finished board has differed from its final position.
     pub frozen_changed_at: Option<u64>,
+    /// Since when the board has shown the position before the last move, a drop: the
+    /// dropped piece lifted (by the opponent about to capture it, or taken back).
+    pub drop_lifted_at: Option<u64>,
 }
 
 impl Seat {
@@ -57,6 +60,7 @@ impl Seat {
             start_told: false,
             frozen_told: false,
             frozen_changed_at: None,
+            drop_lifted_at: None,
         }
     }
 
@@ -68,6 +72,7 @@ impl Seat {
         self.start_told = false;
         self.frozen_told = false;
         self.frozen_changed_at = None;
+        self.drop_lifted_at = None;
     }
 }
 
@@ -297,6 +302,46 @@ impl Session {
             "Put the final position back; only a piece taken for a promotion on board {partner} may leave it (3.1)."
         ));
         out.push((t, EventBody::Alert(a)));
+    }
+
+    /// The board shows the position before the last move, a drop: the piece dropped was
+    /// lifted. The opponent capturing it lifts it first as often as not, so the position is
+    /// taken as restored (the drop taken back, 7.6) only once it has stood for
+    /// `illegal_position_ms`. Returns whether to wait.
+    pub(super) fn drop_lifted_waits(&mut self, t: u64, k: usize) -> bool {
+        let wait = self.illegal_position_ms;
+        let (Some(seat), Some(g)) = (&mut self.bughouse, &self.game) else {
+            return false;
+        };
+        let last_is_drop = matches!(g.moves.last().map(|m| m.mv), Some(Move::Put { .. }));
+        if !last_is_drop || k + 1 != g.plies() {
+            seat.drop_lifted_at = None;
+            return false;
+        }
+        let since = *seat.drop_lifted_at.get_or_insert(t);
+        if t >= since + wait {
+            seat.drop_lifted_at = None;
+            return false;
+        }
+        self.settle_at = Some(since + wait);
+        true
+    }
+
+    /// The last move, a drop, taken back and another move made in its place (7.4): the ply
+    /// to go back to, when a move from there explains the board.
+    pub(super) fn drop_replaced(&self) -> Option<usize> {
+        self.bughouse.as_ref()?;
+        let g = self.game.as_ref()?;
+        let last = g.moves.last()?;
+        if !matches!(last.mv, Move::Put { .. }) {
+            return None;
+        }
+        let k = g.plies() - 1;
+        let shown = self.seen_board();
+        let mut budget = 20_000;
+        let path =
+            crate::reconstruct::find_path_with(&g.positions[k], &shown, 1, &mut budget, true)?;
+        (path != [last.mv]).then_some(k)
     }
 
     /// A drop onto an occupied square shows as one square changed: the opponent's piece

@@ -194,6 +194,10 @@ pub struct PartnerView {
     pub released: Pieces,
     /// Pieces the board's promotions took from the partner board (3.1), by colour.
     pub taken: Pieces,
+    /// Pieces captured by a move the board shows but whose clock press has not come yet:
+    /// the captured piece may already be in the partner's hand (DJC 2.1 has no condition;
+    /// Flemish 5.b / 6.b: only after the press).
+    pub released_unpressed: Pieces,
     /// The game there has ended (its result). Until then — also before it began — pieces
     /// may still come from there.
     pub ended: Option<String>,
@@ -219,6 +223,31 @@ impl PartnerView {
         }
         v
     }
+
+    /// Adds the captures of moves shown on the board but not completed yet.
+    pub fn with_unpressed(mut self, from: &Chess, shown: &[Move]) -> PartnerView {
+        let mut pos = from.clone();
+        for m in shown {
+            let mover = pos.turn();
+            if let Some(role) = m.capture() {
+                self.released_unpressed[ci(!mover)][ri(role)] += 1;
+            }
+            pos.play_unchecked(*m);
+        }
+        self
+    }
+
+    /// What may come from this board to the player of `color` on the partner board: the
+    /// completed moves' pieces and, with `unpressed`, those of a capture not yet pressed.
+    pub fn released_to(&self, color: Color, unpressed: bool) -> [u8; 6] {
+        let mut r = self.released[ci(color)];
+        if unpressed {
+            for (n, extra) in r.iter_mut().zip(self.released_unpressed[ci(color)]) {
+                *n += extra;
+            }
+        }
+        r
+    }
 }
 
 /// The pieces of `color` dropped in `game` (its first `plies` plies).
@@ -234,10 +263,17 @@ fn dropped(game: &Game, plies: usize, color: Color) -> [u8; 6] {
     n
 }
 
-/// What `color` may still drop on this board after `plies` plies: the upper bound of 2.2.
-pub fn reserve(partner: &PartnerView, game: &Game, plies: usize, color: Color) -> [u8; 6] {
+/// What `color` may still drop on this board after `plies` plies: the upper bound of 2.2,
+/// with or without the pieces of a capture on the partner board not yet pressed.
+pub fn reserve(
+    partner: &PartnerView,
+    game: &Game,
+    plies: usize,
+    color: Color,
+    unpressed: bool,
+) -> [u8; 6] {
     let used = dropped(game, plies, color);
-    let mut r = partner.released[ci(color)];
+    let mut r = partner.released_to(color, unpressed);
     for (have, gone) in r.iter_mut().zip(used) {
         *have = have.saturating_sub(gone);
     }

@@ -1400,6 +1400,19 @@ impl Session {
             .into(),
         );
         a.prescription = Some(remedy);
+        if let Some(seat) = &self.bughouse
+            && !seat.regulation.fide_underneath()
+        {
+            // DJC 7.1: restarted if found before Black completed his third move; 10.1:
+            // the arbiter acts on request.
+            a.severity = Severity::Claim;
+            a.edition = seat.regulation.name().into();
+            a.article = Some("7.1".into());
+            a.prescription = Some(
+                "If it is noticed before Black has completed his third move, this game is restarted; after that it continues (7.1). Only colours reversed on one board restart both games (7.2)."
+                    .into(),
+            );
+        }
         out.push((t, EventBody::Alert(a)));
     }
 

@@ -534,3 +534,52 @@ fn bug18_clock_setting_and_start_together() {
             .all(|e| e.board == "2")
     );
 }
+
+/// L17-S52 (d): the knight A1 takes on board 1 is dropped on board 2 before A1 presses his
+/// clock. DJC passes no condition (2.1): a legal drop. The Flemish regulation passes pieces
+/// only after the press (5.b, 6.b): a review hint, since the hand-over cannot be seen.
+#[test]
+fn s52d_a_piece_passed_before_the_press() {
+    for (rules, hint) in [(Regulation::DjcStein, false), (Regulation::Flemish, true)] {
+        let mut b1 = seat("1", KNIGHT_TO_TAKE, 0);
+        b1.lift("d5").wait(1000).lift("e4").put("d5", 'P').wait(800);
+        let mut b2 = seat("2", P2, b1.t - 1500);
+        b2.t = b1.t;
+        drop_piece(&mut b2, "h3", 'n');
+        b1.t = b2.t;
+        b1.press().wait(600);
+        let ev = run_match(&[&b1, &b2], rules);
+        assert_eq!(moves(&on(&ev, "1")), ["e4d5"], "{rules:?}");
+        assert_eq!(moves(&on(&ev, "2")), ["N@h3"], "{rules:?}");
+        let drops = alert_of(&ev, AlertKind::IllegalDrop);
+        if hint {
+            assert_eq!(drops.len(), 1, "{drops:?}");
+            assert_eq!(
+                (severity(&drops[0]).as_str(), article(&drops[0])),
+                ("review", "5.b, 6.b")
+            );
+        } else {
+            assert!(drops.is_empty(), "{rules:?}: {drops:?}");
+        }
+    }
+}
+
+/// L05-BUG19 (a): board 2 set up with bishop and knight swapped on b1 / c1. When play begins
+/// from it the arbiter is told the regulation's window: restarted if noticed before Black
+/// completed his third move, else it continues (7.1); a claim, since the arbiter acts only on
+/// request (10.1).
+#[test]
+fn bug19_wrong_set_up_on_one_board() {
+    let mut b2 = Board::new();
+    b2.label = "2".into();
+    b2.dump("rnbqkbnrpppppppp................................PPPPPPPPRBNQKBNR");
+    b2.wait(500);
+    b2.start_clock(420).wait(300);
+    b2.play(&[("e2", "e4", 'P')]);
+    let b1 = seat("1", KNIGHT_TO_TAKE, 0);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    assert_eq!(moves(&on(&ev, "2")), ["e2e4"]);
+    let a = one(&ev, AlertKind::SetupInvalid);
+    assert_eq!((severity(&a).as_str(), article(&a)), ("claim", "7.1"));
+    assert!(prescription(&a).contains("third move"), "{a:?}");
+}

@@ -90,6 +90,11 @@ impl Session {
     /// What this board tells its partner board.
     pub fn view_for_partner(&self) -> PartnerView {
         let mut v = PartnerView::of(self.game.as_ref());
+        if let (Some(g), Some((_, shown))) = (&self.game, &self.last_ahead)
+            && !g.is_over()
+        {
+            v = v.with_unpressed(g.current(), shown);
+        }
         v.clock_started = self.bughouse.as_ref().and_then(|s| s.clock_started);
         v
     }
@@ -374,10 +379,15 @@ impl Session {
         };
         let before = &g.positions[ply - 1];
         let mover = before.turn();
-        let available = bughouse::reserve(&seat.partner, g, ply - 1, mover);
+        let available = bughouse::reserve(&seat.partner, g, ply - 1, mover, true);
+        let pressed = bughouse::reserve(&seat.partner, g, ply - 1, mover, false);
+        let early = pressed[role as usize - 1] == 0 && available[role as usize - 1] > 0;
         let faults =
             bughouse::judge_drop(before, role, to, seat.regulation, seat.reading, &available);
         if faults.is_empty() {
+            if early && seat.regulation == Regulation::Flemish {
+                self.passed_before_press(t, role, to, out);
+            }
             return;
         }
         let reg = seat.regulation;
@@ -413,6 +423,36 @@ impl Session {
         out.push((t, EventBody::Alert(a)));
     }
 
+    /// Flemish 5.b / 6.b: a captured piece may be passed only after the capturer pressed his
+    /// clock. A drop of a piece whose capture on the partner board was not yet completed by
+    /// the press hints at a piece passed too early (the hand-over itself cannot be seen).
+    fn passed_before_press(&mut self, t: u64, role: Role, to: shakmaty::Square, out: &mut Emitted) {
+        let Some(seat) = &self.bughouse else { return };
+        let partner = seat.partner_label.clone();
+        let mover = !self
+            .game
+            .as_ref()
+            .map_or(Color::White, |g| g.current().turn());
+        let piece = crate::reconstruct::role_name(role);
+        let mut a = self.alert(
+            AlertKind::IllegalDrop,
+            Severity::Review,
+            Some(mover),
+            format!(
+                "{} dropped a {piece} on {to} while the capture of the only such piece on board {partner} was not yet completed by its clock press: possibly passed before the press (5.b, 6.b).",
+                arbiter::side_name(mover)
+            ),
+        );
+        a.edition = Regulation::Flemish.name().into();
+        a.article = Some("5.b, 6.b".into());
+        a.squares = vec![to.to_string()];
+        a.prescription = Some(
+            "A hint only: the hand-over cannot be seen. Ask the players if the opponent claims it."
+                .into(),
+        );
+        out.push((t, EventBody::Alert(a)));
+    }
+
     /// Mate and stalemate for the player on move. `fresh`: judged right after a move (a
     /// pending verdict is otherwise only re-checked, silently).
     fn judge_standing(&mut self, t: u64, fresh: bool, out: &mut Emitted) {
@@ -421,7 +461,7 @@ impl Session {
         };
         let pos = g.current();
         let on_move = pos.turn();
-        let available = bughouse::reserve(&seat.partner, g, g.plies(), on_move);
+        let available = bughouse::reserve(&seat.partner, g, g.plies(), on_move, true);
         let standing = bughouse::standing(pos, seat.regulation, seat.reading, &available);
         if standing == Standing::Play {
             seat.pending = None;
@@ -634,7 +674,7 @@ impl Session {
                 "5.6",
             ),
             _ => {
-                let available = bughouse::reserve(&seat.partner, g, g.plies(), opp);
+                let available = bughouse::reserve(&seat.partner, g, g.plies(), opp, true);
                 let ability = crate::dead::full(g.current(), g.castling_mode, opp);
                 let can = available.iter().any(|n| *n > 0)
                     || ability != crate::dead::MateAbility::CannotMate;

@@ -668,6 +668,7 @@ impl Session {
                             reason: EndReason::Arbiter,
                         },
                     ));
+                    self.resigned_out_of_turn(r);
                 }
             }
             Operation::Claim(c) if c.kind.as_deref().is_some_and(|k| k.contains("flag")) => {

@@ -583,3 +583,33 @@ fn bug19_wrong_set_up_on_one_board() {
     assert_eq!((severity(&a).as_str(), article(&a)), ("claim", "7.1"));
     assert!(prescription(&a).contains("third move"), "{a:?}");
 }
+
+/// L05-BUG17 (B17): Black resigns on board 1 while White is on move (the arbiter enters
+/// 1-0). The resignation stands, White may play one last move (5.3) — here taking the
+/// knight, which A2 then drops on board 2 — and after it the board is frozen (5.2).
+#[test]
+fn bug17_resignation_out_of_turn_allows_one_last_move() {
+    let mut b1 = seat("1", KNIGHT_TO_TAKE, 0);
+    b1.op(r#"{"result": "1-0"}"#);
+    b1.wait(300);
+    let t = a1_takes_knight(&mut b1);
+    let mut b2 = seat("2", P2, t);
+    drop_piece(&mut b2, "h3", 'n');
+    b1.t = b2.t;
+    b1.lift("e8").wait(4000);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    assert_eq!(ends(&ev), [("1-0".to_string(), "arbiter".to_string())]);
+    assert_eq!(moves(&on(&ev, "1")), ["e4d5"]);
+    let last = one(&ev, AlertKind::MoveAfterGameEnd);
+    assert_eq!((severity(&last).as_str(), article(&last)), ("info", "5.3"));
+    assert_eq!(moves(&on(&ev, "2")), ["N@h3"]);
+    assert!(
+        alert_of(&ev, AlertKind::IllegalDrop).is_empty(),
+        "the knight was White's to pass"
+    );
+    let frozen = one(&ev, AlertKind::IllegalPosition);
+    assert_eq!(
+        (article(&frozen), frozen.squares.clone()),
+        ("5.2", vec!["e8".to_string()])
+    );
+}

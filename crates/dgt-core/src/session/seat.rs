@@ -39,6 +39,8 @@ pub struct Seat {
     pub frozen_told: bool,
     /// Since when the finished board has differed from its final position.
     pub frozen_changed_at: Option<u64>,
+    /// A resignation out of turn (5.3): the winner, on move, may still play one last move.
+    pub last_move_for: Option<Color>,
     /// Since when the board has shown the position before the last move, a drop: the
     /// dropped piece lifted (by the opponent about to capture it, or taken back).
     pub drop_lifted_at: Option<u64>,
@@ -61,6 +63,7 @@ impl Seat {
             frozen_told: false,
             frozen_changed_at: None,
             drop_lifted_at: None,
+            last_move_for: None,
         }
     }
 
@@ -73,6 +76,7 @@ impl Seat {
         self.frozen_told = false;
         self.frozen_changed_at = None;
         self.drop_lifted_at = None;
+        self.last_move_for = None;
     }
 }
 
@@ -262,12 +266,86 @@ impl Session {
         self.check_clocks_together(t, out);
     }
 
+    /// DJC 5.3: a player resigns only when on move; a resignation out of turn stands, but
+    /// the opponent may play one last move (which may feed his partner). Called when the
+    /// arbiter enters a decisive result while the winner is on move.
+    pub(super) fn resigned_out_of_turn(&mut self, result: &str) {
+        let (Some(seat), Some(g)) = (&mut self.bughouse, &self.game) else {
+            return;
+        };
+        let winner = match result {
+            "1-0" => Color::White,
+            "0-1" => Color::Black,
+            _ => return,
+        };
+        if !seat.regulation.fide_underneath() && g.current().turn() == winner {
+            seat.last_move_for = Some(winner);
+        }
+    }
+
+    /// The one last move after a resignation out of turn, when the board shows it: recorded
+    /// (its capture feeds the partner), then the board is frozen.
+    fn last_move_after_resignation(&mut self, t: u64, out: &mut Emitted) -> bool {
+        let shown = self.seen_board();
+        let (Some(seat), Some(g)) = (&mut self.bughouse, &mut self.game) else {
+            return false;
+        };
+        if seat.last_move_for != Some(g.current().turn()) {
+            return false;
+        }
+        let mut budget = 20_000;
+        let Some(path) =
+            crate::reconstruct::find_path_with(g.current(), &shown, 1, &mut budget, true)
+        else {
+            return false;
+        };
+        seat.last_move_for = None;
+        seat.frozen_changed_at = None;
+        let reg = seat.regulation;
+        let clocks = self.clock.white_black_ms();
+        let mover = g.current().turn();
+        let ply = g.push(path[0], t, clocks);
+        let Some(played) = g.moves.last().cloned() else {
+            return false;
+        };
+        out.push((
+            t,
+            EventBody::Move(crate::event::MoveEvent {
+                game: g.id.clone(),
+                ply,
+                side: mover.into(),
+                uci: played.uci,
+                san: played.san.clone(),
+                fen: fen(g.current()),
+                white_ms: clocks.0,
+                black_ms: clocks.1,
+            }),
+        ));
+        let mut a = self.alert(
+            AlertKind::MoveAfterGameEnd,
+            Severity::Info,
+            Some(mover),
+            format!(
+                "{} played {} after the opponent resigned out of turn: the one last move allowed (5.3); the result stands.",
+                arbiter::side_name(mover),
+                played.san
+            ),
+        );
+        a.edition = reg.name().into();
+        a.article = Some("5.3".into());
+        out.push((t, EventBody::Alert(a)));
+        true
+    }
+
     /// The board of a game that has ended while the other game runs keeps its final
     /// position (5.2), but for pieces taken for a promotion on the other board (3.1): a
     /// change is reported once it has lasted `illegal_position_ms` (the promotion it serves
     /// may be completed on the other board a moment later).
     pub(super) fn watch_frozen_board(&mut self, t: u64, out: &mut Emitted) {
         self.take_for_partner_promotion(t, out);
+        if self.last_move_after_resignation(t, out) {
+            return;
+        }
         let shown = self.board.placement(self.orientation).board;
         let wait = self.illegal_position_ms;
         let (Some(seat), Some(g)) = (&mut self.bughouse, &self.game) else {

@@ -578,6 +578,47 @@ mod tests {
     }
 
     #[test]
+    fn drops_are_read_and_a_dropped_pawn_may_step_two_squares() {
+        use crate::reconstruct::{Interpretation, interpret};
+        let mut g = Game::new(
+            "g".into(),
+            pos("4k3/8/8/8/8/8/8/4K3 w - - 0 1"),
+            CastlingMode::Standard,
+        );
+        let mut shown = g.current().board().clone();
+        shown.set_piece_at(Square::D2, Color::White.pawn());
+        // Without drops nothing explains a piece more; with them it is P@d2.
+        assert_eq!(interpret(&g, &shown, 2), Interpretation::Unexplained);
+        g.drops = true;
+        let put = Move::Put {
+            role: Role::Pawn,
+            to: Square::D2,
+        };
+        assert_eq!(interpret(&g, &shown, 2), Interpretation::Ahead(vec![put]));
+        g.push(put, 0, (None, None));
+        assert_eq!(g.moves[0].san, "P@d2");
+        g.push(
+            Move::Normal {
+                role: Role::King,
+                from: Square::E8,
+                capture: None,
+                to: Square::E7,
+                promotion: None,
+            },
+            0,
+            (None, None),
+        );
+        // D45: FIDE 3.7 for any pawn on its second rank.
+        let mut after = g.current().board().clone();
+        after.discard_piece_at(Square::D2);
+        after.set_piece_at(Square::D4, Color::White.pawn());
+        match interpret(&g, &after, 2) {
+            Interpretation::Ahead(path) => assert_eq!(path[0].to_string(), "d2-d4"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn the_score_adds_both_games() {
         // B20: board 1 1-0, board 2 drawn: team A 1½ – ½.
         assert_eq!(score("1-0", "1/2-1/2"), Some((1.5, 0.5)));

@@ -81,7 +81,11 @@ impl Game {
     pub fn push(&mut self, mv: Move, t_ms: u64, clocks: (Option<u64>, Option<u64>)) -> u32 {
         let pos = self.current().clone();
         let uci = mv.to_uci(self.castling_mode).to_string();
-        let san = SanPlus::from_move(pos.clone(), mv).to_string();
+        let mut san = SanPlus::from_move(pos.clone(), mv).to_string();
+        if san.starts_with('@') {
+            // shakmaty writes a pawn drop "@d2"; arbiters (and UCI) write "P@d2".
+            san.insert(0, 'P');
+        }
         let next = match mv {
             // A drop is judged by the bughouse regulation, not by shakmaty's standard chess.
             Move::Put { .. } => {

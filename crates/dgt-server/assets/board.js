@@ -57,7 +57,10 @@ const Diagram = (() => {
       const [c, row] = at(p[0], p[1]);
       parts.push(`<rect x="${c * 10}" y="${row * 10}" width="10" height="10" class="${cls}"/>`);
     };
-    if (opts.lastMove && opts.lastMove.length >= 4) {
+    if (opts.lastMove && opts.lastMove.includes("@")) {
+      // A bughouse drop ("N@h3"): only the square the piece was put on.
+      highlight(opts.lastMove.split("@")[1].slice(0, 2), "sq-last");
+    } else if (opts.lastMove && opts.lastMove.length >= 4) {
       highlight(opts.lastMove.slice(0, 2), "sq-last");
       highlight(opts.lastMove.slice(2, 4), "sq-last");
     }

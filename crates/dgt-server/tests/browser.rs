@@ -87,6 +87,14 @@ async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
             .await,
         json!(true)
     );
+    // A bughouse drop marks the one square the piece was put on.
+    assert_eq!(
+        cdp.eval(
+            "(Diagram.svg('8/8/8/8/8/7n/8/8 w - - 0 1', { lastMove: 'N@h3' }).match(/sq-last/g) || []).length"
+        )
+        .await,
+        json!(1)
+    );
 
     // A move arrives.
     let EventBody::Move(m) = &held.body else {

@@ -66,8 +66,29 @@ fn chess_board(pos: &Chess, mode: CastlingMode) -> Option<chess::Board> {
     if crate::reconstruct::unpromoted_pawn(pos.board()).is_some() {
         return None;
     }
+    // The `chess` crate under chasolver keeps fixed-size piece lists: more material than one
+    // set can hold (a bughouse board after drops, an extra piece put on the board) must never
+    // reach it — its unchecked writes corrupt memory.
+    if !one_set(pos.board()) {
+        return None;
+    }
     let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
     chess::Board::from_str(&fen).ok()
+}
+
+/// Whether each side's material fits one set: at most 8 pawns, and no more queens, rooks,
+/// bishops and knights beyond the set's than pawns that could have promoted.
+fn one_set(b: &shakmaty::Board) -> bool {
+    use shakmaty::Role;
+    Color::ALL.iter().all(|&c| {
+        let n = |r: Role| (b.by_color(c) & b.by_role(r)).count();
+        let pawns = n(Role::Pawn);
+        let extra = n(Role::Queen).saturating_sub(1)
+            + n(Role::Rook).saturating_sub(2)
+            + n(Role::Bishop).saturating_sub(2)
+            + n(Role::Knight).saturating_sub(2);
+        n(Role::King) == 1 && pawns <= 8 && pawns + extra <= 8
+    })
 }
 
 fn color(c: Color) -> chess::Color {
@@ -123,6 +144,30 @@ mod tests {
             .unwrap()
             .into_position(CastlingMode::Standard)
             .unwrap()
+    }
+
+    #[test]
+    fn more_than_one_set_is_never_analysed() {
+        // Bughouse: White holds nine pawns and three knights after drops.
+        let setup = "4k3/8/8/8/P7/NNN5/PPPPPPPP/4K3 w - - 0 1"
+            .parse::<Fen>()
+            .unwrap()
+            .into_setup();
+        let p = <Chess as shakmaty::FromSetup>::from_setup(setup, CastlingMode::Standard)
+            .or_else(shakmaty::PositionError::ignore_too_much_material)
+            .unwrap();
+        assert_eq!(
+            fast(&p, CastlingMode::Standard, Color::White),
+            MateAbility::Undetermined
+        );
+        assert_eq!(
+            full(&p, CastlingMode::Standard, Color::Black),
+            MateAbility::Undetermined
+        );
+        assert_eq!(
+            is_dead(&p, CastlingMode::Standard),
+            MateAbility::Undetermined
+        );
     }
 
     #[test]

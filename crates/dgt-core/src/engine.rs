@@ -93,11 +93,7 @@ impl Core {
         else {
             return;
         };
-        if !self.sessions.contains_key(&partner) {
-            let config = &self.config;
-            self.sessions
-                .insert(partner.clone(), Session::new(&partner, config));
-        }
+        // A partner board not heard from yet has nothing to tell; it is told when it is.
         // Each side's view of the other, until neither changes (an end on one board can end
         // a waiting mate on the other, which the first must hear of).
         let pair = [board.to_string(), partner];

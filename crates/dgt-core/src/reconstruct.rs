@@ -172,8 +172,11 @@ pub fn interpret(game: &Game, target: &Board, max_plies: usize) -> Interpretatio
     if let Some(path) = find_path_with(current, target, max_plies.max(1), &mut budget, game.drops) {
         return Interpretation::Ahead(path);
     }
+    // A drop is never a slide's intermediate square: nothing replaces it. (The piece the
+    // drop joined lifted for a capture would otherwise read as that piece moving there.)
     if game.plies() > game.confirmed
         && let Some(last) = game.moves.last()
+        && !matches!(last.mv, Move::Put { .. })
     {
         let parent = &game.positions[game.plies() - 1];
         if let Some(m) = one_move_to(parent, target)

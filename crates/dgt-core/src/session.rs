@@ -1165,7 +1165,9 @@ impl Session {
                 });
                 // 6.2.1.1: a move that ends the game (checkmate, stalemate, dead position,
                 // 9.6) is complete when made; the press, or a flag after it, changes nothing.
+                // (Bughouse mates wait for the other game, 5.4: nothing ends at the move.)
                 let ends_game = !centre
+                    && self.bughouse.is_none()
                     && self.game.as_ref().is_some_and(|g| {
                         let mut after = g.clone();
                         after.push(last[0], t, (None, None));
@@ -1196,9 +1198,9 @@ impl Session {
                 self.back_to_legal(t, out);
                 self.correct_last(t, m, out);
             }
-            // Bughouse: the piece just dropped lifted again is most often the opponent
-            // capturing it; only if it stays off is the drop taken back (7.6).
-            Interpretation::Earlier(k) if self.drop_lifted_waits(t, k) => {}
+            // Bughouse: a piece lifted that leaves an earlier position (material grows with
+            // drops) is most often the opponent capturing it, not a take-back.
+            Interpretation::Earlier(_) if self.drop_lifted_waits(t) => {}
             Interpretation::Earlier(k) => self.restore(t, k, out),
             Interpretation::Sibling(_) | Interpretation::Unexplained => {
                 if self.take_for_partner_promotion(t, out) {

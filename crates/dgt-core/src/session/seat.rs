@@ -43,7 +43,7 @@ pub struct Seat {
     pub last_move_for: Option<Color>,
     /// Since when the board has shown the position before the last move, a drop: the
     /// dropped piece lifted (by the opponent about to capture it, or taken back).
-    pub drop_lifted_at: Option<u64>,
+    pub drop_lifted_at: Option<(u64, shakmaty::Board)>,
 }
 
 impl Seat {
@@ -387,21 +387,41 @@ impl Session {
         out.push((t, EventBody::Alert(a)));
     }
 
-    /// The board shows the position before the last move, a drop: the piece dropped was
-    /// lifted. The opponent capturing it lifts it first as often as not, so the position is
-    /// taken as restored (the drop taken back, 7.6) only once it has stood for
-    /// `illegal_position_ms`. Returns whether to wait.
-    pub(super) fn drop_lifted_waits(&mut self, t: u64, k: usize) -> bool {
+    /// The board shows an earlier position with one piece of the player who moved last
+    /// lifted. In bughouse material grows (drops), so this is most often the opponent about
+    /// to capture that piece (a piece dropped, or moved since it was dropped), not a
+    /// restored position: it counts as restored only once it has stood for
+    /// `illegal_position_ms`, or at once when the opponent pressed the clock back (7.6).
+    /// Returns whether to wait.
+    pub(super) fn drop_lifted_waits(&mut self, t: u64) -> bool {
         let wait = self.illegal_position_ms;
+        let shown = self.seen_board();
         let (Some(seat), Some(g)) = (&mut self.bughouse, &self.game) else {
             return false;
         };
-        let last_is_drop = matches!(g.moves.last().map(|m| m.mv), Some(Move::Put { .. }));
-        if !last_is_drop || k + 1 != g.plies() {
+        let last_mover = !g.current().turn();
+        let current = g.current().board();
+        let lifted = crate::board::diff(current, &shown)
+            .single_square()
+            .is_some_and(|sq| {
+                shown.piece_at(sq).is_none()
+                    && current.piece_at(sq).is_some_and(|p| p.color == last_mover)
+            });
+        let running = self.clock.running();
+        let pressed_back =
+            running.is_some() && running == self.clock.display_of(last_mover.is_white());
+        if !lifted || pressed_back {
             seat.drop_lifted_at = None;
             return false;
         }
-        let since = *seat.drop_lifted_at.get_or_insert(t);
+        // Timed from when the board first showed this placement.
+        let since = match &seat.drop_lifted_at {
+            Some((since, board)) if *board == shown => *since,
+            _ => {
+                seat.drop_lifted_at = Some((t, shown));
+                t
+            }
+        };
         if t >= since + wait {
             seat.drop_lifted_at = None;
             return false;
@@ -411,12 +431,19 @@ impl Session {
     }
 
     /// The last move, a drop, taken back and another move made in its place (7.4): the ply
-    /// to go back to, when a move from there explains the board.
+    /// to go back to, when a move from there explains the board. Only once the opponent has
+    /// pressed the clock back (7.6): while his own clock runs, a change is his — the piece
+    /// the drop joined lifted for a capture reads just like it moving to the drop's square.
     pub(super) fn drop_replaced(&self) -> Option<usize> {
         self.bughouse.as_ref()?;
         let g = self.game.as_ref()?;
         let last = g.moves.last()?;
         if !matches!(last.mv, Move::Put { .. }) {
+            return None;
+        }
+        let dropper = !g.current().turn();
+        let running = self.clock.running();
+        if running.is_none() || running != self.clock.display_of(dropper.is_white()) {
             return None;
         }
         let k = g.plies() - 1;

@@ -613,3 +613,36 @@ fn bug17_resignation_out_of_turn_allows_one_last_move() {
         ("5.2", vec!["e8".to_string()])
     );
 }
+
+/// L05-BUG07, the rook taken off board 2 four seconds before the promotion is completed on
+/// board 1: board 2 reports the piece missing first, then accounts for it (3.1) and shows
+/// the position as legal again; play goes on there.
+#[test]
+fn bug07_the_piece_taken_long_before_the_promotion() {
+    let mut b2 = seat("2", MATE_IN_ONE, 0);
+    b2.play(&[("e1", "e8", 'R')]);
+    b2.lift("e8").wait(4000);
+    let mut b1 = seat("1", "k7/4P3/8/8/8/8/8/4K3 w - - 0 1", b2.t - 2000);
+    b1.t = b2.t;
+    b1.lift("e7")
+        .wait(200)
+        .put("e8", 'R')
+        .wait(300)
+        .press()
+        .wait(1500);
+    b2.t = b1.t;
+    b2.play(&[("h8", "g8", 'k')]);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    assert_eq!(moves(&on(&ev, "2")), ["e1e8", "h8g8"]);
+    let kinds = alerts(&on(&ev, "2"));
+    let at = |k: AlertKind| kinds.iter().position(|x| *x == k);
+    let (missing, taken, back) = (
+        at(AlertKind::IllegalPosition),
+        at(AlertKind::PieceTakenForPromotion),
+        at(AlertKind::PositionRestored),
+    );
+    assert!(
+        missing < taken && taken < back && missing.is_some(),
+        "{kinds:?}"
+    );
+}

@@ -41,8 +41,8 @@ pub struct Seat {
     pub frozen_changed_at: Option<u64>,
     /// A resignation out of turn (5.3): the winner, on move, may still play one last move.
     pub last_move_for: Option<Color>,
-    /// Since when the board has shown the position before the last move, a drop: the
-    /// dropped piece lifted (by the opponent about to capture it, or taken back).
+    /// Since when the board has shown an earlier position with one piece of the last mover
+    /// lifted (most often the opponent about to capture it), and that placement.
     pub drop_lifted_at: Option<(u64, shakmaty::Board)>,
 }
 
@@ -857,7 +857,7 @@ impl Session {
         let (Some(seat), Some(g)) = (&mut self.bughouse, &mut self.game) else {
             return false;
         };
-        let mut any = false;
+        let mut taken = Vec::new();
         for color in Color::ALL {
             for role in Role::ALL {
                 let (c, r) = (usize::from(color.is_black()), role as usize - 1);
@@ -885,7 +885,7 @@ impl Session {
                     if let Some(last) = g.positions.last_mut() {
                         *last = edited;
                     }
-                    any = true;
+                    taken.push(sq);
                     let mut a = Alert::new(
                         AlertKind::PieceTakenForPromotion,
                         Severity::Info,
@@ -906,6 +906,6 @@ impl Session {
                 }
             }
         }
-        any
+        !taken.is_empty()
     }
 }

@@ -94,6 +94,9 @@ pub struct Edition {
     /// 2017+: the pawn left on the last rank becomes a queen (7.5.2); 2005: restore (7.4a).
     pub promotion_queen_stays: bool,
     pub touch_move: &'static str,
+    /// An opponent's piece touched (must be captured if it can be: 2017+ 4.3.2, 2005 4.3b),
+    /// or a piece adjusted by the player not on move (4.2.1; 2005 4.2).
+    pub touch_opponent_piece: &'static str,
     /// 2005 B5 (and C2 for blitz): in rapid and blitz the arbiter rules on Article 4 (touch
     /// move, castling, promotion choice, two hands) only when a player claims.
     pub art4_on_claim_in_rapid_blitz: bool,
@@ -174,6 +177,7 @@ pub const EDITIONS: &[Edition] = &[
         promotion_incomplete: "7.5.2",
         promotion_queen_stays: true,
         touch_move: "4.3.1",
+        touch_opponent_piece: "4.3.2 / 4.2.1",
         art4_on_claim_in_rapid_blitz: false,
         castling_rook_first: "4.4.2",
         castling_illegal: "4.4.3 / 4.7.2",
@@ -233,6 +237,7 @@ pub const EDITIONS: &[Edition] = &[
         promotion_incomplete: "7.5.2",
         promotion_queen_stays: true,
         touch_move: "4.3.1",
+        touch_opponent_piece: "4.3.2 / 4.2.1",
         art4_on_claim_in_rapid_blitz: false,
         castling_rook_first: "4.4.2",
         castling_illegal: "4.4.3 / 4.7.2",
@@ -290,6 +295,7 @@ pub const EDITIONS: &[Edition] = &[
         promotion_incomplete: "7.5.2",
         promotion_queen_stays: true,
         touch_move: "4.3.1",
+        touch_opponent_piece: "4.3.2 / 4.2.1",
         art4_on_claim_in_rapid_blitz: false,
         castling_rook_first: "4.4.2",
         castling_illegal: "4.4.3 / 4.7.2",
@@ -348,6 +354,7 @@ pub const EDITIONS: &[Edition] = &[
         promotion_incomplete: "7.4a",
         promotion_queen_stays: false,
         touch_move: "4.3a",
+        touch_opponent_piece: "4.3b / 4.2",
         art4_on_claim_in_rapid_blitz: true,
         castling_rook_first: "4.4b",
         castling_illegal: "4.4c / 4.6b",

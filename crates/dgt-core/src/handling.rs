@@ -51,6 +51,14 @@ pub enum Signal {
         first: Role,
         last: Role,
     },
+    /// A piece of the opponent, not taken by the move, lifted and put back while the mover
+    /// was on move: the mover touched it (and must capture it if he can), or its owner
+    /// handled it while not on move — the board cannot tell whose hand (L17 T12).
+    OpponentPieceHandled {
+        square: Square,
+        lifted_at: u64,
+        off_ms: u64,
+    },
     /// Two pieces off the board at once, lifted within the window.
     TwoHands {
         first: Square,
@@ -147,6 +155,27 @@ impl HandlingLog {
             }
         }
 
+        // 4.3.2 / 4.2.1: a piece of the opponent lifted and put back on its square.
+        let theirs = |p: Option<Piece>| p.is_some_and(|p| p.color != mover);
+        for (i, lift) in changes.iter().enumerate() {
+            if !(theirs(lift.before) && lift.after.is_none()) || involved.contains(&lift.square) {
+                continue;
+            }
+            if let Some(back) = changes[i + 1..]
+                .iter()
+                .find(|h| h.square == lift.square)
+                .filter(|h| h.after == lift.before)
+                && back.t_ms - lift.t_ms >= th.touch_min_ms
+            {
+                out.push(Signal::OpponentPieceHandled {
+                    square: lift.square,
+                    lifted_at: lift.t_ms,
+                    off_ms: back.t_ms - lift.t_ms,
+                });
+                break;
+            }
+        }
+
         // 4.4.4: another piece than the one promoted to stood on the promotion square first.
         if let Some(last) = m.promotion()
             && let Some(first) = changes
@@ -203,6 +232,41 @@ mod tests {
 
     fn piece(color: Color, role: Role) -> Option<Piece> {
         Some(Piece { color, role })
+    }
+
+    #[test]
+    fn an_opponent_piece_lifted_and_put_back() {
+        // L17 T12: on White's time the black bishop c8 is lifted and put back, then 1.e4.
+        let bb = piece(Color::Black, Role::Bishop);
+        let wp = piece(Color::White, Role::Pawn);
+        let m = Chess::default()
+            .legal_moves()
+            .into_iter()
+            .find(|m| m.to() == Square::E4)
+            .unwrap();
+        let mut log = HandlingLog::default();
+        for (t_ms, square, before, after) in [
+            (100, Square::C8, bb, None),
+            (900, Square::C8, None, bb),
+            (1500, Square::E2, wp, None),
+            (1700, Square::E4, None, wp),
+        ] {
+            log.record(Handling {
+                t_ms,
+                square,
+                before,
+                after,
+            });
+        }
+        let s = log.signals(Color::White, &m, 0, 2000, HandlingThresholds::default());
+        assert_eq!(
+            s,
+            vec![Signal::OpponentPieceHandled {
+                square: Square::C8,
+                lifted_at: 100,
+                off_ms: 800
+            }]
+        );
     }
 
     #[test]

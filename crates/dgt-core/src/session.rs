@@ -954,6 +954,49 @@ impl Session {
                         off_ms as f64 / 1000.0
                     ),
                 ),
+                Signal::OpponentPieceHandled {
+                    square,
+                    lifted_at,
+                    off_ms,
+                } => {
+                    // Lifted before the mover's turn began (the opponent's press): it was the
+                    // opponent's own piece on his own time (knocked over, KNSB §4.1 #7).
+                    let turn_began = self
+                        .game
+                        .as_ref()
+                        .and_then(|g| g.moves.last())
+                        .map_or(0, |m| m.t_ms);
+                    if lifted_at < turn_began {
+                        continue;
+                    }
+                    let owner = !mover;
+                    let piece = self
+                        .game
+                        .as_ref()
+                        .and_then(|g| g.current().board().role_at(square))
+                        .map_or("piece", reconstruct::role_name);
+                    let mut a = self.alert(
+                        AlertKind::TouchMove,
+                        Severity::Info,
+                        Some(mover),
+                        format!(
+                            "The {} {piece} on {square} was lifted for {:.1} s and put back while {} was on move: either {} touched it (then he must capture it if he can) or {} handled a piece while not on move.",
+                            if owner.is_white() { "white" } else { "black" },
+                            off_ms as f64 / 1000.0,
+                            arbiter::side_name(mover),
+                            arbiter::side_name(mover),
+                            arbiter::side_name(owner),
+                        ),
+                    );
+                    a.article = Some(self.edition.touch_opponent_piece.into());
+                    a.squares = vec![square.to_string()];
+                    a.ply = a.ply.map(|p| p + 1);
+                    a.prescription = Some(
+                        "A hint only: the board cannot tell whose hand it was. On a claim, ask the players (4.3.2 for the mover, 4.2.1 for the other).".into(),
+                    );
+                    out.push((t, EventBody::Alert(a)));
+                    continue;
+                }
                 Signal::CastlingRookFirst { rook } => (
                     AlertKind::CastlingRookFirst,
                     self.edition.castling_rook_first,
@@ -1071,6 +1114,9 @@ impl Session {
         }
         if new_game_possible || self.game.as_ref().is_some_and(|g| g.plies() == 0) {
             self.watch_wrong_setup(t, out);
+        }
+        if self.bughouse.is_some() {
+            self.expire_partner_takes(t, out);
         }
         let Some(game) = &self.game else { return };
         if game.is_over() {

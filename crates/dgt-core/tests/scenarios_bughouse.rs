@@ -646,3 +646,33 @@ fn bug07_the_piece_taken_long_before_the_promotion() {
         "{kinds:?}"
     );
 }
+
+/// L05-BUG07, the spare box: A1 promotes on board 1 but no white queen leaves board 2. After
+/// ten seconds board 2 says the new piece came from elsewhere (review, 3.1), and B2's queen
+/// moved later is read as a move, not as the piece taken.
+#[test]
+fn bug07_a_promotion_piece_from_the_spare_box() {
+    let mut b1 = seat("1", "k7/4P3/8/8/8/8/8/4K3 w - - 0 1", 0);
+    b1.lift("e7")
+        .wait(200)
+        .put("e8", 'Q')
+        .wait(300)
+        .press()
+        .wait(600);
+    let mut b2 = seat("2", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1", b1.t);
+    b2.wait(12_000);
+    // The queen held in the hand for a second.
+    b2.lift("d1")
+        .wait(1000)
+        .put("d4", 'Q')
+        .wait(300)
+        .press()
+        .wait(600);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    assert_eq!(moves(&on(&ev, "1")), ["e7e8q"]);
+    assert_eq!(moves(&on(&ev, "2")), ["d1d4"]);
+    let a = one(&ev, AlertKind::PieceTakenForPromotion);
+    assert_eq!((severity(&a).as_str(), article(&a)), ("review", "3.1"));
+    assert!(a.message.contains("No white queen left"), "{}", a.message);
+    assert!(!alerts(&ev).contains(&AlertKind::IllegalPosition));
+}

@@ -925,6 +925,29 @@ fn l17_s11_piece_lifted_and_put_back_then_another_moved() {
     }
 }
 
+/// L17-S12 (T12): on White's time the black bishop on c8 is lifted and put back, then White
+/// plays 1.e4. The board cannot tell whose hand: an info hint naming both readings — White
+/// touched it (4.3.2: capture it if possible) or Black handled it off move (4.2.1).
+#[test]
+fn l17_s12_opponent_piece_handled_on_the_movers_time() {
+    for edition in EDITIONS {
+        let mut b = started();
+        setup(&mut b, edition, "5400", "full");
+        b.lift("c8").wait(900).put("c8", 'b').wait(300);
+        b.mv("e2", "e4", 'P').wait(600);
+        let ev = b.run();
+        assert_eq!(moves(&ev), ["e2e4"]);
+        let a = one(&ev, AlertKind::TouchMove);
+        assert_eq!(severity(&a), "info");
+        assert_eq!(
+            article(&a),
+            by_edition(edition, "4.3b / 4.2", "4.3.2 / 4.2.1", "4.3.2 / 4.2.1")
+        );
+        assert_eq!(a.squares, ["c8"]);
+        assert!(a.message.contains("black bishop on c8"), "{a:?}");
+    }
+}
+
 /// The answer to a claim op: the checker's alert.
 fn verdict(ev: &[Event]) -> dgt_core::Alert {
     ev.iter()

@@ -13,6 +13,10 @@ use crate::event::{Alert, AlertKind, EndReason, EventBody, Severity};
 use crate::input::ClockSide;
 use crate::reconstruct::fen;
 
+/// How long after a promotion on the partner board the piece it took may leave this board
+/// (3.1). A removal later than that is not matched to it: the new piece came from elsewhere.
+const TAKE_WINDOW_MS: u64 = 10_000;
+
 /// The bughouse state of one board.
 #[derive(Debug, Clone)]
 pub struct Seat {
@@ -23,6 +27,8 @@ pub struct Seat {
     pub partner: PartnerView,
     /// Pieces already taken off this board for the partner board's promotions (3.1).
     pub taken_applied: Pieces,
+    /// Since when a piece is due to leave this board for the partner's promotion.
+    pub taken_due_since: Option<u64>,
     /// A mate or stalemate on the board waiting for the other game (5.4 / 5.5): its ply.
     pub pending: Option<(usize, Standing)>,
     /// The ply of the last drop judged illegal, while it is the last move: a press back
@@ -55,6 +61,7 @@ impl Seat {
             partner_label: m.boards[if first { 1 } else { 0 }].clone(),
             partner: PartnerView::default(),
             taken_applied: [[0; 6]; 2],
+            taken_due_since: None,
             pending: None,
             illegal_drop_at: None,
             clock_started: None,
@@ -116,6 +123,12 @@ impl Session {
             }
         }
         seat.partner = view;
+        if seat.taken_applied != seat.partner.taken && seat.taken_due_since.is_none() {
+            seat.taken_due_since = Some(t);
+            // Looked at again when the wait is over (`expire_partner_takes`).
+            let at = t + TAKE_WINDOW_MS;
+            self.settle_at = Some(self.settle_at.map_or(at, |s| s.min(at)));
+        }
         if self.take_for_partner_promotion(t, out) {
             self.settle_at = Some(t);
         }
@@ -853,6 +866,7 @@ impl Session {
     /// Pieces the partner board's promotions took from here (3.1) that the board shows gone:
     /// taken out of the position, not moves. Returns whether any was.
     pub(super) fn take_for_partner_promotion(&mut self, t: u64, out: &mut Emitted) -> bool {
+        self.expire_partner_takes(t, out);
         let shown = self.board.placement(self.orientation).board;
         let (Some(seat), Some(g)) = (&mut self.bughouse, &mut self.game) else {
             return false;
@@ -906,6 +920,77 @@ impl Session {
                 }
             }
         }
+        if let Some(seat) = &mut self.bughouse
+            && seat.taken_applied == seat.partner.taken
+        {
+            seat.taken_due_since = None;
+        }
         !taken.is_empty()
+    }
+
+    /// The partner's promotion took no piece from this board within `TAKE_WINDOW_MS`: the
+    /// new piece came from somewhere else (DJC 3.1 says from this board: review; the Flemish
+    /// 6.a also allows the player's own reserve: info). Nothing is owed any more, so a later
+    /// lift of such a piece is read as usual.
+    pub(super) fn expire_partner_takes(&mut self, t: u64, out: &mut Emitted) {
+        let Some(seat) = &mut self.bughouse else {
+            return;
+        };
+        let Some(since) = seat.taken_due_since else {
+            return;
+        };
+        if t < since + TAKE_WINDOW_MS {
+            return;
+        }
+        let mut owed = Vec::new();
+        for color in Color::ALL {
+            for role in Role::ALL {
+                let (c, r) = (usize::from(color.is_black()), role as usize - 1);
+                for _ in seat.taken_applied[c][r]..seat.partner.taken[c][r] {
+                    owed.push(format!(
+                        "{} {}",
+                        if color.is_white() { "white" } else { "black" },
+                        crate::reconstruct::role_name(role)
+                    ));
+                }
+            }
+        }
+        seat.taken_applied = seat.partner.taken;
+        seat.taken_due_since = None;
+        if owed.is_empty() {
+            return;
+        }
+        let reg = seat.regulation;
+        let partner = seat.partner_label.clone();
+        let (severity, article, rule) = if reg == Regulation::Flemish {
+            (
+                Severity::Info,
+                "6.a",
+                "allowed if it was the player's own reserve piece or his opponent's (6.a)",
+            )
+        } else {
+            (
+                Severity::Review,
+                "3.1",
+                "the regulation takes it from this board, from the opponent's partner (3.1)",
+            )
+        };
+        let mut a = self.alert(
+            AlertKind::PieceTakenForPromotion,
+            severity,
+            None,
+            format!(
+                "No {} left this board within {} s of the promotion on board {partner}: the new piece came from elsewhere (a spare set?) — {rule}.",
+                owed.join(", "),
+                TAKE_WINDOW_MS / 1000
+            ),
+        );
+        a.edition = reg.name().into();
+        a.article = Some(article.into());
+        a.prescription = Some(
+            "Check where the promoted piece came from; the arbiter decides on request (10.5)."
+                .into(),
+        );
+        out.push((t, EventBody::Alert(a)));
     }
 }

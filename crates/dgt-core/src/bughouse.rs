@@ -203,6 +203,8 @@ pub struct PartnerView {
     pub ended: Option<String>,
     /// When its clock was first seen running for a game from the initial position (6.4).
     pub clock_started: Option<u64>,
+    /// The pieces standing there now, by colour (what a promotion here could take, 3.1).
+    pub pieces: Pieces,
 }
 
 impl PartnerView {
@@ -219,6 +221,17 @@ impl PartnerView {
             if let Some(role) = played.mv.promotion() {
                 v.taken[ci(mover)][ri(role)] += 1;
                 v.released[ci(mover)][ri(Role::Pawn)] += 1;
+            } else if forfeited_promotion(&played.mv) {
+                // 3.1: no piece to take, the pawn is lost; whether it still goes to the
+                // opponent (3.2) is not said — counted, as the reserve is an upper bound.
+                v.released[ci(mover)][ri(Role::Pawn)] += 1;
+            }
+        }
+        let board = g.current().board();
+        for color in Color::ALL {
+            for role in Role::ALL {
+                v.pieces[ci(color)][ri(role)] =
+                    (board.by_color(color) & board.by_role(role)).count() as u8;
             }
         }
         v
@@ -248,6 +261,20 @@ impl PartnerView {
         }
         r
     }
+}
+
+/// A pawn move to the last rank without a new piece: a promotion forfeited because the other
+/// board had no piece to take (DJC 3.1), as the game records it.
+pub fn forfeited_promotion(m: &Move) -> bool {
+    matches!(m, Move::Normal { role: Role::Pawn, to, promotion: None, .. } if Bitboard::BACKRANKS.contains(*to))
+}
+
+/// Whether a board with these pieces has a queen, rook, bishop or knight of `color` for a
+/// promotion on the other board to take (3.1).
+pub fn has_piece_to_take(pieces: &Pieces, color: Color) -> bool {
+    [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
+        .iter()
+        .any(|r| pieces[ci(color)][ri(*r)] > 0)
 }
 
 /// The pieces of `color` dropped in `game` (its first `plies` plies).

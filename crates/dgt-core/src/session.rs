@@ -2303,6 +2303,9 @@ impl Session {
         shown: &shakmaty::Board,
         out: &mut Emitted,
     ) {
+        if self.promotion_forfeited(t, mover, shown, out) {
+            return;
+        }
         let Some(g) = &self.game else { return };
         let before = fen(g.current());
         let d = board::diff(g.current().board(), shown);

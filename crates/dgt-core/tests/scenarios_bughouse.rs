@@ -676,3 +676,31 @@ fn bug07_a_promotion_piece_from_the_spare_box() {
     assert!(a.message.contains("No white queen left"), "{}", a.message);
     assert!(!alerts(&ev).contains(&AlertKind::IllegalPosition));
 }
+
+/// L05-BUG08 (B08): board 2 has no white queen, rook, bishop or knight, so A1's pawn reaching
+/// e8 cannot promote: it leaves the board and the clock is pressed. The game records e7e8
+/// with no piece, goes on (Black replies), and the pawn is counted for the opponent's
+/// partner (3.2, an upper bound): B2 may drop a white pawn on board 2.
+#[test]
+fn bug08_promotion_forfeited_without_a_piece_to_take() {
+    let mut b1 = seat("1", "k7/4P3/8/8/8/8/8/4K3 w - - 0 1", 0);
+    let mut b2 = seat("2", "4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1", 0);
+    b1.t = b2.t + 500;
+    b1.lift("e7").wait(600).press().wait(800);
+    b1.play(&[("a8", "b7", 'k')]);
+    b2.t = b1.t;
+    drop_piece(&mut b2, "d4", 'P');
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    assert_eq!(moves(&on(&ev, "1")), ["e7e8", "a8b7"]);
+    let a = one(&ev, AlertKind::PieceTakenForPromotion);
+    assert_eq!((severity(&a).as_str(), article(&a)), ("info", "3.1, 3.2"));
+    assert!(a.message.contains("forfeited"), "{}", a.message);
+    assert_eq!(moves(&on(&ev, "2")), ["P@d4"]);
+    let kinds = alerts(&ev);
+    assert!(
+        !kinds.contains(&AlertKind::IllegalMove)
+            && !kinds.contains(&AlertKind::IllegalDrop)
+            && !kinds.contains(&AlertKind::PromotionIncomplete),
+        "{kinds:?}"
+    );
+}

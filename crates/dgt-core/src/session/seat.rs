@@ -467,6 +467,116 @@ impl Session {
         (path != [last.mv]).then_some(k)
     }
 
+    /// DJC 3.1: with no queen, rook, bishop or knight of his colour on the other board, a
+    /// player whose pawn reaches the last rank loses the right to promote, and the pawn. Seen
+    /// as his pawn gone from the seventh rank, nothing put down, and the clock pressed: the
+    /// game records it as the pawn's move to the last rank with no piece (`e7e8`).
+    pub(super) fn promotion_forfeited(
+        &mut self,
+        t: u64,
+        mover: Color,
+        shown: &shakmaty::Board,
+        out: &mut Emitted,
+    ) -> bool {
+        let (Some(seat), Some(g)) = (&self.bughouse, &self.game) else {
+            return false;
+        };
+        let pos = g.current();
+        if seat.regulation.fide_underneath()
+            || pos.turn() != mover
+            || bughouse::has_piece_to_take(&seat.partner.pieces, mover)
+        {
+            return false;
+        }
+        let Some(from) = crate::board::diff(pos.board(), shown).single_square() else {
+            return false;
+        };
+        // The promotion straight ahead, which the pawn could legally make.
+        let Some(to) = crate::reconstruct::legal_moves(pos)
+            .iter()
+            .find(|m| m.from() == Some(from) && m.is_promotion() && !m.is_capture())
+            .map(|m| m.to())
+        else {
+            return false;
+        };
+        if shown.piece_at(from).is_some() {
+            return false;
+        }
+        let mut setup = pos.to_setup(EnPassantMode::Legal);
+        setup.board.discard_piece_at(from);
+        setup.turn = !mover;
+        setup.ep_square = None;
+        setup.halfmoves = 0;
+        if mover.is_black() {
+            setup.fullmoves = setup.fullmoves.saturating_add(1);
+        }
+        let Ok(after) = shakmaty::Chess::from_setup(setup, g.castling_mode)
+            .or_else(shakmaty::PositionError::ignore_too_much_material)
+            .or_else(shakmaty::PositionError::ignore_impossible_check)
+        else {
+            return false;
+        };
+        let reg = seat.regulation;
+        let partner = seat.partner_label.clone();
+        let step = crate::reconstruct::IllegalStep {
+            mv: Move::Normal {
+                role: Role::Pawn,
+                from,
+                capture: None,
+                to,
+                promotion: None,
+            },
+            uci: format!("{from}{to}"),
+            san: format!("{to}"),
+        };
+        let clocks = match self.press_reading.take() {
+            Some(reading) => self.clock.white_black_of(&reading),
+            None => self.clock.white_black_ms(),
+        };
+        let Some(g) = &mut self.game else {
+            return false;
+        };
+        let ply = g.push_illegal(step, after, t, clocks);
+        let Some(played) = g.moves.last().cloned() else {
+            return false;
+        };
+        out.push((
+            t,
+            EventBody::Move(crate::event::MoveEvent {
+                game: g.id.clone(),
+                ply,
+                side: mover.into(),
+                uci: played.uci,
+                san: played.san,
+                fen: fen(g.current()),
+                white_ms: clocks.0,
+                black_ms: clocks.1,
+            }),
+        ));
+        let name = arbiter::side_name(mover);
+        let mut a = self.alert(
+            AlertKind::PieceTakenForPromotion,
+            Severity::Info,
+            Some(mover),
+            format!(
+                "{name}'s pawn reached {to} with no queen, rook, bishop or knight of his colour on board {partner}: the promotion is forfeited and the pawn lost (3.1)."
+            ),
+        );
+        a.edition = reg.name().into();
+        a.article = Some("3.1, 3.2".into());
+        a.squares = vec![from.to_string(), to.to_string()];
+        a.prescription = Some(
+            "Nothing to do: the game goes on. Whether the pawn still passes to the opponent (3.2) the regulation does not say; the reserve count includes it.".into(),
+        );
+        out.push((t, EventBody::Alert(a)));
+        self.last_ahead = None;
+        self.press_wait_at = None;
+        self.displaced = 0;
+        self.same_since = t;
+        self.after_move(t, out);
+        true
+    }
+
     /// A drop onto an occupied square shows as one square changed: the opponent's piece
     /// replaced by one of the mover's (2.3; Flemish 5.c). The square and the piece dropped.
     pub(super) fn drop_onto_piece(

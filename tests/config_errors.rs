@@ -411,7 +411,14 @@ fn blitz_must_end_before_rapid() {
     expect(
         &p,
         "core.blitz_max_minutes",
-        "not below core.rapid_max_minutes",
+        "not below the rapid bound (60 minutes)",
+    );
+    // Alone, blitz is compared with FIDE's 60 minutes.
+    let p = problems("[core]\nblitz_max_minutes = 75\n");
+    expect(
+        &p,
+        "core.blitz_max_minutes",
+        "not below the rapid bound (60 minutes)",
     );
     let p = problems("[core]\nblitz_max_minutes = 0\n");
     expect(&p, "core.blitz_max_minutes", "no game would be blitz");

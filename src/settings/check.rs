@@ -534,23 +534,26 @@ impl Checker {
             "3000 (the default) ignores a piece knocked over and put back at once",
         );
         self.edition("core.edition", &c.edition);
-        if c.blitz_max_minutes == 0 {
+        if c.blitz_max_minutes == Some(0) {
             self.add(
                 "core.blitz_max_minutes",
                 "0",
                 "no game would be blitz",
-                "FIDE: 10 (base + 60 × increment, in minutes)",
+                "FIDE: 10 (base + 60 × increment, in minutes), or leave it unset for each \
+                 edition's own definition",
             );
         }
-        if c.blitz_max_minutes >= c.rapid_max_minutes {
+        if let Some(blitz) = c.blitz_max_minutes
+            && blitz >= c.rapid_max_minutes.unwrap_or(60)
+        {
             self.add(
                 "core.blitz_max_minutes",
-                c.blitz_max_minutes.to_string(),
+                blitz.to_string(),
                 format!(
-                    "not below core.rapid_max_minutes ({}): blitz must end before rapid does",
-                    c.rapid_max_minutes
+                    "not below the rapid bound ({} minutes): blitz must end before rapid does",
+                    c.rapid_max_minutes.unwrap_or(60)
                 ),
-                "FIDE: blitz_max_minutes = 10, rapid_max_minutes = 60",
+                "FIDE: blitz_max_minutes = 10, rapid_max_minutes = 60, or leave both unset",
             );
         }
         let global = c
@@ -558,7 +561,7 @@ impl Checker {
             .as_deref()
             .and_then(|t| self.time_control("core.time_control", t));
         if let (Supervision::Reduced, Some(tc)) = (c.supervision, &global) {
-            self.reduced_on_standard("core.supervision", tc, s);
+            self.reduced_on_standard("core.supervision", tc, s, &c.edition);
         }
         let known = known_labels(s);
         for (label, b) in &c.boards {
@@ -581,7 +584,8 @@ impl Checker {
                 .and_then(|t| self.time_control(&format!("{base}.time_control"), t));
             let tc = own.or_else(|| global.clone());
             if let (Some(Supervision::Reduced), Some(tc)) = (b.supervision, &tc) {
-                self.reduced_on_standard(&format!("{base}.supervision"), tc, s);
+                let edition = b.edition.as_deref().unwrap_or(&c.edition);
+                self.reduced_on_standard(&format!("{base}.supervision"), tc, s, edition);
             }
         }
         self.bughouse(s, &known);
@@ -694,8 +698,8 @@ impl Checker {
         Some(tc)
     }
 
-    fn reduced_on_standard(&mut self, key: &str, tc: &TimeControl, s: &Settings) {
-        let category = tc.category(s.core.blitz_max_minutes, s.core.rapid_max_minutes);
+    fn reduced_on_standard(&mut self, key: &str, tc: &TimeControl, s: &Settings, edition: &str) {
+        let category = s.core.category(tc, dgt_core::arbiter::edition(edition));
         if category == Category::Standard {
             self.add(
                 key,

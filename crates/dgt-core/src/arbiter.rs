@@ -94,6 +94,10 @@ pub struct Edition {
     /// 2017+: the pawn left on the last rank becomes a queen (7.5.2); 2005: restore (7.4a).
     pub promotion_queen_stays: bool,
     pub touch_move: &'static str,
+    /// The category boundaries, strict, on base + 60 × increment in ms (§2 of
+    /// docs/laws-by-edition.md): blitz below the first, rapid below the second.
+    pub blitz_below_ms: u64,
+    pub rapid_below_ms: u64,
     /// An opponent's piece touched (must be captured if it can be: 2017+ 4.3.2, 2005 4.3b),
     /// or a piece adjusted by the player not on move (4.2.1; 2005 4.2).
     pub touch_opponent_piece: &'static str,
@@ -176,6 +180,9 @@ pub const EDITIONS: &[Edition] = &[
         press_without_move_is_offence: true,
         promotion_incomplete: "7.5.2",
         promotion_queen_stays: true,
+        // A.1 / B.1: blitz 10 minutes or less, rapid more than 10 and less than 60.
+        blitz_below_ms: 600_001,
+        rapid_below_ms: 3_600_000,
         touch_move: "4.3.1",
         touch_opponent_piece: "4.3.2 / 4.2.1",
         art4_on_claim_in_rapid_blitz: false,
@@ -236,6 +243,9 @@ pub const EDITIONS: &[Edition] = &[
         press_without_move_is_offence: true,
         promotion_incomplete: "7.5.2",
         promotion_queen_stays: true,
+        // A.1 / B.1, as 2023.
+        blitz_below_ms: 600_001,
+        rapid_below_ms: 3_600_000,
         touch_move: "4.3.1",
         touch_opponent_piece: "4.3.2 / 4.2.1",
         art4_on_claim_in_rapid_blitz: false,
@@ -294,6 +304,9 @@ pub const EDITIONS: &[Edition] = &[
         press_without_move_is_offence: true,
         promotion_incomplete: "7.5.2",
         promotion_queen_stays: true,
+        // S000 A1 / B1 (D5): blitz less than 10 minutes, rapid 10 to 60 inclusive.
+        blitz_below_ms: 600_000,
+        rapid_below_ms: 3_600_001,
         touch_move: "4.3.1",
         touch_opponent_piece: "4.3.2 / 4.2.1",
         art4_on_claim_in_rapid_blitz: false,
@@ -353,6 +366,9 @@ pub const EDITIONS: &[Edition] = &[
         press_without_move_is_offence: false,
         promotion_incomplete: "7.4a",
         promotion_queen_stays: false,
+        // B1 / C1: blitz under 15 minutes, rapid 15 to under 60.
+        blitz_below_ms: 900_000,
+        rapid_below_ms: 3_600_000,
         touch_move: "4.3a",
         touch_opponent_piece: "4.3b / 4.2",
         art4_on_claim_in_rapid_blitz: true,

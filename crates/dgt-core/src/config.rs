@@ -5,8 +5,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::arbiter::Edition;
 use crate::bughouse::BughouseMatch;
 use crate::input::{ClockSide, Supervision};
+use crate::time_control::{Category, TimeControl};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -28,10 +30,13 @@ pub struct CoreConfig {
     pub time_control: Option<String>,
     /// Which clock display is White's, when it should not be inferred.
     pub white_clock_side: Option<ClockSide>,
-    /// Upper bound of blitz in minutes (base + 60 × increment); FIDE: 10.
-    pub blitz_max_minutes: u64,
-    /// Upper bound of rapid in minutes; FIDE: 60.
-    pub rapid_max_minutes: u64,
+    /// Blitz up to this many minutes (base + 60 × increment, inclusive), for every edition.
+    /// Unset: each edition's own definition (2005: under 15; 2017 article text: under 10;
+    /// 2018 / 2023: 10 or less; docs/laws-by-edition.md §2).
+    pub blitz_max_minutes: Option<u64>,
+    /// Rapid below this many minutes, for every edition. Unset: the edition's (2017: 60
+    /// inclusive; the others: under 60).
+    pub rapid_max_minutes: Option<u64>,
     /// How 9.6.1's fivefold repetition is read, in the editions that have it. Unset: the
     /// edition's own wording — 2017 "five consecutive alternate moves by each player"
     /// (`consecutive`), 2018 / 2023 "at least five times" (`any_five`). See D2.
@@ -92,8 +97,8 @@ impl Default for CoreConfig {
             supervision: Supervision::Full,
             time_control: None,
             white_clock_side: None,
-            blitz_max_minutes: 10,
-            rapid_max_minutes: 60,
+            blitz_max_minutes: None,
+            rapid_max_minutes: None,
             fivefold: None,
             flag_counts: FlagCounts::AtFall,
             guideline_iii: false,
@@ -104,6 +109,12 @@ impl Default for CoreConfig {
 }
 
 impl CoreConfig {
+    /// The category of a time control under an edition: the configured boundaries where
+    /// set, else the edition's own.
+    pub fn category(&self, tc: &TimeControl, edition: &Edition) -> Category {
+        category(tc, edition, self.blitz_max_minutes, self.rapid_max_minutes)
+    }
+
     /// The settings in force for one board: its overrides over the defaults.
     pub fn for_board(&self, board: &str) -> BoardSettings {
         let o = self.boards.get(board).cloned().unwrap_or_default();
@@ -114,4 +125,17 @@ impl CoreConfig {
             supervision: o.supervision.or(Some(self.supervision)),
         }
     }
+}
+
+/// The category of a time control: blitz up to `blitz_max` minutes and rapid below
+/// `rapid_max` where configured, else by the edition's own boundaries.
+pub fn category(
+    tc: &TimeControl,
+    edition: &Edition,
+    blitz_max: Option<u64>,
+    rapid_max: Option<u64>,
+) -> Category {
+    let blitz = blitz_max.map_or(edition.blitz_below_ms, |m| m * 60_000 + 1);
+    let rapid = rapid_max.map_or(edition.rapid_below_ms, |m| m * 60_000);
+    tc.category(blitz, rapid)
 }

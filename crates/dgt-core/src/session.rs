@@ -92,9 +92,10 @@ pub struct Session {
     fivefold: Option<crate::config::FivefoldReading>,
     supervision: Supervision,
     time_control: Option<TimeControl>,
-    /// Category boundaries in minutes (configurable: the 2017 text contradicts itself).
-    blitz_max: u64,
-    rapid_max: u64,
+    /// Category boundaries in minutes when configured (else the edition's own; the 2017
+    /// text contradicts itself).
+    blitz_max: Option<u64>,
+    rapid_max: Option<u64>,
 
     decoder: Decoder,
     /// The bus side of a board on a bus line (`Link::BusConnected`), else `None`.
@@ -2610,7 +2611,7 @@ impl Session {
         let blitz = self
             .time_control
             .as_ref()
-            .is_some_and(|tc| tc.category(self.blitz_max, self.rapid_max) == Category::Blitz);
+            .is_some_and(|tc| self.category_of(tc) == Category::Blitz);
         if blitz {
             self.edition.reduced_window_blitz
         } else {
@@ -2726,20 +2727,23 @@ impl Session {
     }
 
     /// Whether the game is rapid or blitz (its time control, within the configured bounds).
+    /// The category of a time control under the edition in force (or the configured
+    /// boundaries).
+    fn category_of(&self, tc: &TimeControl) -> crate::time_control::Category {
+        crate::config::category(tc, &self.edition, self.blitz_max, self.rapid_max)
+    }
+
     fn rapid_or_blitz(&self) -> bool {
         use crate::time_control::Category;
         self.time_control
             .as_ref()
-            .is_some_and(|tc| tc.category(self.blitz_max, self.rapid_max) != Category::Standard)
+            .is_some_and(|tc| self.category_of(tc) != Category::Standard)
     }
 
     /// Time added to the opponent for an offence, by category and supervision.
     fn penalty_ms(&self) -> u64 {
         use crate::time_control::Category;
-        let category = self
-            .time_control
-            .as_ref()
-            .map(|tc| tc.category(self.blitz_max, self.rapid_max));
+        let category = self.time_control.as_ref().map(|tc| self.category_of(tc));
         match (category, self.supervision) {
             (Some(Category::Rapid), _) => self.edition.penalty_ms_rapid,
             (Some(Category::Blitz), Supervision::Full) => self.edition.penalty_ms_blitz_full,
@@ -3267,7 +3271,7 @@ impl Session {
         let (Some(g), Some(tc)) = (&self.game, &self.time_control) else {
             return;
         };
-        if g.is_over() || tc.category(self.blitz_max, self.rapid_max) != Category::Standard {
+        if g.is_over() || self.category_of(tc) != Category::Standard {
             return;
         }
         let (w, b) = self.clock.white_black_ms();
@@ -3315,7 +3319,7 @@ impl Session {
         let (Some(g), Some(tc)) = (&self.game, &self.time_control) else {
             return;
         };
-        if g.is_over() || tc.category(self.blitz_max, self.rapid_max) == Category::Blitz {
+        if g.is_over() || self.category_of(tc) == Category::Blitz {
             return;
         }
         let on_move = g.current().turn();

@@ -89,14 +89,28 @@ impl TimeControl {
         (first.base_ms + 60 * inc) / 60_000
     }
 
-    /// The category, with the edition's (configurable) boundaries: blitz ≤ `blitz_max`,
-    /// rapid ≤ `rapid_max` minutes (2017/2018: blitz 10 minutes or less, rapid under 60 —
-    /// the 2017 text contradicts itself at the boundaries, see the digest §1.2 Q1).
-    pub fn category(&self, blitz_max: u64, rapid_max: u64) -> Category {
-        let m = self.minutes_for_60_moves();
-        if m <= blitz_max {
+    /// Base + 60 × increment of the first period, in ms: what the categories are defined
+    /// on (2017+ A.1 / B.1; 2005 B1 / C1).
+    pub fn ms_for_60_moves(&self) -> u64 {
+        let Some(first) = self.periods.first() else {
+            return 0;
+        };
+        let inc = match first.bonus {
+            Bonus::Increment(i) | Bonus::Bronstein(i) | Bonus::SimpleDelay(i) => i,
+            Bonus::None => 0,
+        };
+        first.base_ms + 60 * inc
+    }
+
+    /// The category under boundaries that are strict bounds in ms: blitz below
+    /// `blitz_below_ms`, rapid below `rapid_below_ms`, standard from there. The editions
+    /// differ at the edges (docs/laws-by-edition.md §2; the 2017 text contradicts itself,
+    /// digest §1.2 Q1).
+    pub fn category(&self, blitz_below_ms: u64, rapid_below_ms: u64) -> Category {
+        let ms = self.ms_for_60_moves();
+        if ms < blitz_below_ms {
             Category::Blitz
-        } else if m < rapid_max {
+        } else if ms < rapid_below_ms {
             Category::Rapid
         } else {
             Category::Standard
@@ -139,13 +153,44 @@ mod tests {
         assert!(TimeControl::parse("40/x").is_err());
     }
 
+    /// L17 T54: 10+0, 3+2, 15+10, 30+30, 60+0, 45+30, 90/40+30 under each edition's
+    /// definitions (the edition tables' `blitz_below_ms` / `rapid_below_ms`).
     #[test]
-    fn categories_by_fide_boundaries() {
-        let c = |s: &str| TimeControl::parse(s).unwrap().category(10, 60);
-        assert_eq!(c("180+2"), Category::Blitz); // 3 + 2 = 5 minutes
-        assert_eq!(c("600"), Category::Blitz); // exactly 10: blitz
-        assert_eq!(c("900+10"), Category::Rapid); // 15 + 10 = 25
-        assert_eq!(c("3600"), Category::Standard); // 60: standard
-        assert_eq!(c("40/5400+30:1800+30"), Category::Standard);
+    fn categories_by_edition() {
+        use Category::{Blitz as B, Rapid as R, Standard as S};
+        let controls = [
+            "600",
+            "180+2",
+            "900+10",
+            "1800+30",
+            "3600",
+            "2700+30",
+            "40/5400+30:1800+30",
+        ];
+        let expected = [
+            // 2017 article text (A1 / B1, D5): 10 and 60 minutes are rapid, 30+30 too.
+            ("fide-2017", [R, B, R, R, R, S, S]),
+            // English 2018 / 2023: 10 is blitz, 60 (and 30+30) standard.
+            ("fide-2018", [B, B, R, S, S, S, S]),
+            ("fide-2023", [B, B, R, S, S, S, S]),
+            // 2005: blitz under 15 minutes.
+            ("fide-2005", [B, B, R, S, S, S, S]),
+        ];
+        for (name, cats) in expected {
+            let ed = crate::arbiter::edition(name);
+            for (tc, want) in controls.iter().zip(cats) {
+                let got = TimeControl::parse(tc)
+                    .unwrap()
+                    .category(ed.blitz_below_ms, ed.rapid_below_ms);
+                assert_eq!(got, want, "{name} {tc}");
+            }
+        }
+        // 2005's own edge: 12 minutes is blitz there, rapid in the later editions.
+        let twelve = TimeControl::parse("720").unwrap();
+        let cat = |n: &str| {
+            let e = crate::arbiter::edition(n);
+            twelve.category(e.blitz_below_ms, e.rapid_below_ms)
+        };
+        assert_eq!((cat("fide-2005"), cat("fide-2023")), (B, R));
     }
 }

@@ -108,6 +108,40 @@ fn l05_s03_king_left_in_check() {
     }
 }
 
+/// L17-S54 (T54) through the penalty: a 10+0 game is rapid under the 2017 article text (A1:
+/// at least 10 minutes; D5) — 2 minutes to the opponent — and blitz under 2018 (10 minutes
+/// or less) — 1 minute (B.2). (2023 blitz under full supervision keeps 2 minutes, D6.)
+#[test]
+fn l17_s54_ten_minutes_is_rapid_in_2017_and_blitz_later() {
+    for (edition, penalty) in [
+        ("fide-2017", "add 2 minute(s) to White's clock (7.5.3)"),
+        ("fide-2018", "add 1 minute(s) to White's clock (7.5.5)"),
+    ] {
+        let mut b = t03(edition, "600", "full");
+        take_back(&mut b, "g8", "f6", 'n');
+        let a = one(&b.run(), AlertKind::IllegalMove);
+        assert!(
+            prescription(&a).contains(penalty),
+            "{edition}: {}",
+            prescription(&a)
+        );
+    }
+    // The English reading for 2017 by configuration: 10 minutes is blitz again.
+    let mut b = t03("fide-2017", "600", "full");
+    take_back(&mut b, "g8", "f6", 'n');
+    let config = dgt_core::CoreConfig {
+        blitz_max_minutes: Some(10),
+        rapid_max_minutes: Some(60),
+        ..dgt_core::CoreConfig::default()
+    };
+    let a = one(&b.run_with(config), AlertKind::IllegalMove);
+    assert!(
+        prescription(&a).contains("add 1 minute(s) to White's clock (7.5.3)"),
+        "{}",
+        prescription(&a)
+    );
+}
+
 /// L05-S04 (T04): further illegal moves by the same player. 2005: the first two +2:00
 /// each, the third loses, even against a bare king (7.4b has no draw clause, D8). 2017+:
 /// the second loses, drawn when the opponent cannot checkmate.

@@ -1931,11 +1931,19 @@ impl Session {
             } else {
                 self.edition.flag_considered_fallen
             };
-            self.flag_called(
-                t,
-                &format!("the clock was stopped to claim it, {article}"),
-                out,
-            );
+            let both_down = self
+                .clock
+                .last()
+                .is_some_and(|l| l.left.flagged() && l.right.flagged());
+            if self.reduced() && both_down {
+                self.claim_with_own_flag_down(t, article, out);
+            } else {
+                self.flag_called(
+                    t,
+                    &format!("the clock was stopped to claim it, {article}"),
+                    out,
+                );
+            }
         }
         if obs.stopped
             && self
@@ -3532,6 +3540,40 @@ impl Session {
     /// The flag counts now (6.8): the game is lost by the flagged player unless the opponent
     /// cannot checkmate by any series of legal moves (6.9), judged in the position on the
     /// board now — a flag noticed late is treated as if it had just fallen.
+    /// L17 T37 (c): the clock stopped to claim a flag while the claimant's own flag is down
+    /// too — the claim is invalid (A4.3 / A.4.3 / A.5.3). FIDE's 2017 interpretation (#6)
+    /// lets the flag that fell first decide, which the arbiter rules on: no result here.
+    fn claim_with_own_flag_down(&mut self, t: u64, article: &str, out: &mut Emitted) {
+        let Some(flagged) = self
+            .uncalled_flag
+            .take()
+            .map(|f| f.flagged)
+            .or(self.flag_pending.take())
+        else {
+            return;
+        };
+        let claimant = !flagged;
+        let mut a = self.alert(
+            AlertKind::BothFlagsFallen,
+            Severity::Review,
+            Some(claimant),
+            format!(
+                "{} stopped the clock to claim {}'s flag, but his own flag is down too: the claim is invalid ({article}). {}'s flag fell first.",
+                arbiter::side_name(claimant),
+                arbiter::side_name(flagged),
+                arbiter::side_name(flagged),
+            ),
+        );
+        a.article = Some(article.into());
+        (a.white_ms, a.black_ms) = self.clock.white_black_ms();
+        a.prescription = Some(format!(
+            "The arbiter rules: by FIDE's interpretation of 2017 the flag that fell first decides ({} loses, unless {} cannot checkmate, 6.9); enter the result.",
+            arbiter::side_name(flagged),
+            arbiter::side_name(claimant)
+        ));
+        out.push((t, EventBody::Alert(a)));
+    }
+
     fn flag_called(&mut self, t: u64, how: &str, out: &mut Emitted) {
         let Some(flagged) = self
             .uncalled_flag

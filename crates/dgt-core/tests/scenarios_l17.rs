@@ -1983,6 +1983,29 @@ fn l17_s37_reduced_flag_claimed_by_stopping_the_clock() {
             [("1/2-1/2".to_string(), "flag_fall".to_string())],
             "{edition}"
         );
+        // (c) Black's own flag is down too when he stops the clock: 2005 draws (B9); in 2017
+        // the claim is invalid (A4.3) and the arbiter rules, no result by itself.
+        let mut b = flagged(None);
+        b.flag(false, false).wait(300);
+        b.set_running(None).wait(500);
+        let ev = b.run();
+        if edition == "fide-2005" {
+            assert_eq!(
+                ends(&ev),
+                [("1/2-1/2".to_string(), "both_flags_fallen".to_string())]
+            );
+        } else {
+            assert!(ends(&ev).is_empty(), "{:?}", ends(&ev));
+            let invalid = alert_of(&ev, AlertKind::BothFlagsFallen).pop().unwrap();
+            assert_eq!(
+                (severity(&invalid).as_str(), article(&invalid)),
+                ("review", "A4.3")
+            );
+            assert!(
+                invalid.message.contains("the claim is invalid"),
+                "{invalid:?}"
+            );
+        }
         // (d)
         let mut b = flagged(None);
         b.op(r#"{"claim": {"kind": "flag", "side": "black"}}"#);

@@ -27,6 +27,9 @@ pub struct Edition {
     /// Fifty-move claim now (2005 9.3b; 2017+ 9.3.2), and with a written move (9.3a; 9.3.1).
     pub fifty_claim: &'static str,
     pub fifty_claim_with_move: &'static str,
+    /// 2017+ 9.4: a player who touches a piece (4.3) loses the right to claim on that move.
+    /// 2005 9.4 loses it only by making a move: `None`.
+    pub claim_lost_by_touch: Option<&'static str>,
     /// The penalty for an incorrect claim (2005 9.5b; 2017+ 9.5.3).
     pub wrong_claim_penalty: &'static str,
     /// 2005 9.5b: three minutes to the opponent and a cut in the claimant's own time,
@@ -155,6 +158,7 @@ pub const EDITIONS: &[Edition] = &[
         threefold_claim_with_move: "9.2.1",
         fifty_claim: "9.3.2",
         fifty_claim_with_move: "9.3.1",
+        claim_lost_by_touch: Some("9.4"),
         wrong_claim_penalty: "9.5.3",
         wrong_claim_cuts_own_time: false,
         flag_fall: "6.9",
@@ -218,6 +222,7 @@ pub const EDITIONS: &[Edition] = &[
         threefold_claim_with_move: "9.2.1.1",
         fifty_claim: "9.3.2",
         fifty_claim_with_move: "9.3.1",
+        claim_lost_by_touch: Some("9.4"),
         wrong_claim_penalty: "9.5.3",
         wrong_claim_cuts_own_time: false,
         flag_fall: "6.9",
@@ -279,6 +284,7 @@ pub const EDITIONS: &[Edition] = &[
         threefold_claim_with_move: "9.2.1.1",
         fifty_claim: "9.3.2",
         fifty_claim_with_move: "9.3.1",
+        claim_lost_by_touch: Some("9.4"),
         wrong_claim_penalty: "9.5.3",
         wrong_claim_cuts_own_time: false,
         flag_fall: "6.9",
@@ -340,6 +346,7 @@ pub const EDITIONS: &[Edition] = &[
         threefold_claim_with_move: "9.2a",
         fifty_claim: "9.3b",
         fifty_claim_with_move: "9.3a",
+        claim_lost_by_touch: None,
         wrong_claim_penalty: "9.5b",
         wrong_claim_cuts_own_time: true,
         flag_fall: "6.10",

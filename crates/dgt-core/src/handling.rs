@@ -94,6 +94,14 @@ impl HandlingLog {
             .filter(move |h| h.t_ms > since && h.t_ms <= until)
     }
 
+    /// The first piece lifted after `since` (its square), if any.
+    pub fn first_lift_since(&self, since: u64) -> Option<Square> {
+        self.entries
+            .iter()
+            .find(|h| h.t_ms > since && h.before.is_some() && h.after.is_none())
+            .map(|h| h.square)
+    }
+
     /// Reads the handling of `m`, made by `mover`, from the changes after `since` until
     /// `until` (when the board showed the move's result).
     pub fn signals(

@@ -710,7 +710,23 @@ impl Session {
                 );
                 a.side = Some(claimant.into());
                 a.uci = c.intended_move.clone();
-                a.prescription = Some(if claimant != on_move {
+                // 2017+ 9.4: a piece touched (lifted) since the position arose forfeits
+                // the claim on this move.
+                let touched = self
+                    .edition
+                    .claim_lost_by_touch
+                    .filter(|_| claimant == on_move && !written)
+                    .and_then(|art| {
+                        self.handling
+                            .first_lift_since(self.same_since)
+                            .map(|sq| (art, sq))
+                    });
+                a.prescription = Some(if let Some((art, sq)) = touched {
+                    format!(
+                        "The claim is lost: {} lifted the piece on {sq} before claiming ({art}); the game goes on, and the touched piece must be moved if it can be (4.3).",
+                        arbiter::side_name(claimant)
+                    )
+                } else if claimant != on_move {
                     format!(
                         "{} is not on move: a claim under 9.2 / 9.3 is no longer possible for this position (the right passes to {}).",
                         arbiter::side_name(claimant),

@@ -998,6 +998,30 @@ fn l17_s25_threefold_claim_after_the_knight_dance() {
             "{v:?}"
         );
         assert_eq!(ends(&ev), [("1/2-1/2".to_string(), "arbiter".to_string())]);
+
+        // The variant: White lifts the knight on g1 and puts it back, then claims. 2017+:
+        // the right to claim is lost by touching (9.4); 2005 loses it only by moving.
+        let mut b = started();
+        b.op(&format!(r#"{{"setup": {{"edition": "{edition}"}}}}"#));
+        for m in ["g1f3N", "g8f6n", "f3g1N", "f6g8n"].repeat(2) {
+            b.mv(&m[..2], &m[2..4], m.chars().nth(4).unwrap()).wait(400);
+        }
+        b.lift("g1").wait(700).put("g1", 'N').wait(400);
+        b.op(r#"{"claim": {"kind": "threefold"}}"#);
+        let v = verdict(&b.run());
+        if edition == "fide-2005" {
+            assert!(
+                prescription(&v).contains("correct: the game is drawn"),
+                "{v:?}"
+            );
+        } else {
+            assert!(
+                prescription(&v).contains(
+                    "The claim is lost: White lifted the piece on g1 before claiming (9.4)"
+                ),
+                "{v:?}"
+            );
+        }
     }
 }
 

@@ -1178,3 +1178,70 @@ fn l05_s29_quickplay_finish_claim_possible() {
         }
     }
 }
+
+/// L17-S03 (T03), the whole sequence in one game: White castles with two hands (the arbiter
+/// confirms it later), makes an illegal move, then presses the clock twice without a move.
+/// 2017 counts per article (D1): three time penalties, and only the second 7.8 offence
+/// loses (7.8.2). 2018 pools them: the confirmation is already the second offence (7.5.5).
+#[test]
+fn l17_s03_offences_of_three_articles_in_one_game() {
+    const FEN: &str = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1";
+    for edition in ["fide-2017", "fide-2018"] {
+        let opening = || {
+            let mut b = game_from(FEN, edition, "5400", "full", 5400);
+            b.lift("e1");
+            b.t -= 40;
+            b.lift("h1")
+                .wait(300)
+                .put("g1", 'K')
+                .put("f1", 'R')
+                .wait(250)
+                .press()
+                .wait(900);
+            b.play(&[("a7", "a6", 'p')]);
+            b.mv("b2", "b5", 'P').wait(250).press().wait(900);
+            take_back(&mut b, "b2", "b5", 'P');
+            b.play(&[("b2", "b3", 'P'), ("a6", "a5", 'p')]);
+            b
+        };
+        let id = one(&opening().run(), AlertKind::TwoHandedMove).id;
+        let mut b = opening();
+        b.op(&format!(r#"{{"confirm": {id}}}"#));
+        b.wait(300);
+        // White, on move, presses without moving; the arbiter restarts his clock; again.
+        b.press().wait(600);
+        b.set_running(Some(false)).wait(600);
+        b.press().wait(600);
+        let ev = b.run();
+        assert_eq!(moves(&ev), ["e1g1", "a7a6", "b2b3", "a6a5"], "{edition}");
+        let illegal = prescription(&one(&ev, AlertKind::IllegalMove));
+        let confirmed = prescription(&alert_of(&ev, AlertKind::TwoHandedMove)[1]);
+        let presses: Vec<String> = alert_of(&ev, AlertKind::ClockPressedWithoutMove)
+            .iter()
+            .map(prescription)
+            .collect();
+        assert_eq!(presses.len(), 2, "{edition}: {presses:?}");
+        assert!(
+            illegal.contains("add 2 minute(s) to Black's clock"),
+            "{illegal}"
+        );
+        if edition == "fide-2017" {
+            assert!(
+                confirmed.contains("add 2 minute(s) to Black's clock (7.7.1)"),
+                "{confirmed}"
+            );
+            assert!(
+                presses[0].contains("offence number 1") && !presses[0].contains("loses the game"),
+                "{}",
+                presses[0]
+            );
+            assert!(
+                presses[1].contains("White loses the game") && presses[1].contains("7.8.2"),
+                "{}",
+                presses[1]
+            );
+        } else {
+            assert!(confirmed.contains("White loses the game"), "{confirmed}");
+        }
+    }
+}

@@ -24,6 +24,9 @@ use crate::input::{ClockSide, InputKind, Link, Operation, SetupOp, Supervision};
 use crate::reconstruct::{self, Game, Interpretation, fen};
 use crate::time_control::TimeControl;
 
+mod clock_checks;
+mod flags;
+mod offences;
 mod seat;
 
 /// A flag down on the display that has not been called yet (`flag_counts = when_called`).
@@ -82,6 +85,54 @@ const SEEN_KEPT: usize = 32;
 /// sliding piece may still be reported on the squares after the one it seems to stop on.
 const REPORT_LAG_MS: u64 = 400;
 
+/// The state kept for one game's watch — offences, flags, hints already given — reset as a
+/// whole when a new game begins (so no part of it can be forgotten).
+#[derive(Debug, Default)]
+struct GameWatch {
+    illegal_alerted: bool,
+    /// Offences per counter and player ([class][white, black]); see [`Offence`].
+    offences: [[u32; 2]; 3],
+    /// Periods of a multi-period control each player has completed (flags seen in time).
+    periods_reached: [usize; 2],
+    /// A flag that fell without ending the game (reduced supervision: only on a claim, or
+    /// for the arbiter to call), and whose it was.
+    flag_pending: Option<Color>,
+    /// A flag that has fallen on the display but counts only once called (`when_called`,
+    /// 6.8): who flagged, when, and the id of the alert that reported it.
+    uncalled_flag: Option<UncalledFlag>,
+    /// Recent two-handed-move alerts the arbiter may confirm: (alert id, mover, ply).
+    suspicions: Vec<(u64, Color, u32)>,
+    /// Pieces gone from the board since an `illegal_position` that only showed pieces
+    /// missing (knocked off, L17 T43): play is followed as if they stood on their squares
+    /// until they are back or the position is reinstated.
+    ghosts: Vec<(shakmaty::Square, shakmaty::Piece)>,
+    /// Presses in a row per player ([white, black]) that added less than half the increment
+    /// due, and whether the clock setting was already reported for this game.
+    short_increments: [u32; 2],
+    clock_setting_reported: bool,
+    /// A press was seen in this game: the starting times are no longer on the clock.
+    pressed_in_game: bool,
+    /// Players already told of a quickplay-finish claim in this game ([white, black]).
+    quickplay_told: [bool; 2],
+    /// The period ([white, black]) for which 8.4 was last reported, plus one (0 = never).
+    recording_told: [usize; 2],
+    /// The ply at which the "castling illegal" hint was given (once per position).
+    castling_hint_at: Option<usize>,
+    /// The arbiter was told that play went on after the game's end by rule.
+    told_play_after_end: bool,
+    /// The flag that ended the game (who, when), until the other flag is reported too.
+    game_ending_flag: Option<(Color, u64)>,
+    /// A formally illegal move completed by a press and not (yet) corrected: the placement it
+    /// left and who made it. If the opponent moves from there, tracking continues from it.
+    stood: Option<(shakmaty::Board, Color)>,
+    /// Reduced supervision (A.4.4 / A.5.4): the ply at which an illegal position (both kings
+    /// in check, a pawn on its last rank) was seen standing, and whether the draw was raised.
+    illegal_standing: Option<(u32, bool)>,
+    /// A player who made a move with their own clock still running and has not pressed
+    /// since: their press, even after the opponent's reply, completes it (6.2.2).
+    owes_press: Option<Color>,
+}
+
 pub struct Session {
     label: String,
     settle_ms: u64,
@@ -135,18 +186,6 @@ pub struct Session {
     press_reading: Option<ClockTimes>,
     /// When the last press was seen.
     press_seen_at: u64,
-    illegal_alerted: bool,
-    /// Offences per counter and player ([class][white, black]); see [`Offence`].
-    offences: [[u32; 2]; 3],
-    /// A formally illegal move completed by a press and not (yet) corrected: the placement it
-    /// left and who made it. If the opponent moves from there, tracking continues from it.
-    stood: Option<(shakmaty::Board, Color)>,
-    /// Reduced supervision (A.4.4 / A.5.4): the ply at which an illegal position (both kings
-    /// in check, a pawn on its last rank) was seen standing, and whether the draw was raised.
-    illegal_standing: Option<(u32, bool)>,
-    /// A player who made a move with their own clock still running and has not pressed
-    /// since: their press, even after the opponent's reply, completes it (6.2.2).
-    owes_press: Option<Color>,
     /// The board was not watched for a while (a dump changed it, or the link came back):
     /// the next decision may find several moves.
     after_gap: bool,
@@ -154,43 +193,13 @@ pub struct Session {
     ee_mark: Option<eeprom::Mark>,
     /// After a reconnection, decisions wait until then for the log the edge asked for.
     ee_wait_until: Option<u64>,
-    /// Periods of a multi-period control each player has completed (flags seen in time).
-    periods_reached: [usize; 2],
-    /// A flag that fell without ending the game (reduced supervision: only on a claim, or
-    /// for the arbiter to call), and whose it was.
-    flag_pending: Option<Color>,
     flag_counts: crate::config::FlagCounts,
     guideline_iii: bool,
-    /// A flag that has fallen on the display but counts only once called (`when_called`,
-    /// 6.8): who flagged, when, and the id of the alert that reported it.
-    uncalled_flag: Option<UncalledFlag>,
-    /// Recent two-handed-move alerts the arbiter may confirm: (alert id, mover, ply).
-    suspicions: Vec<(u64, Color, u32)>,
-    /// Pieces gone from the board since an `illegal_position` that only showed pieces
-    /// missing (knocked off, L17 T43): play is followed as if they stood on their squares
-    /// until they are back or the position is reinstated.
-    ghosts: Vec<(shakmaty::Square, shakmaty::Piece)>,
-    /// Presses in a row per player ([white, black]) that added less than half the increment
-    /// due, and whether the clock setting was already reported for this game.
-    short_increments: [u32; 2],
-    clock_setting_reported: bool,
-    /// A press was seen in this game: the starting times are no longer on the clock.
-    pressed_in_game: bool,
-    /// Players already told of a quickplay-finish claim in this game ([white, black]).
-    quickplay_told: [bool; 2],
-    /// The period ([white, black]) for which 8.4 was last reported, plus one (0 = never).
-    recording_told: [usize; 2],
-    /// The ply at which the "castling illegal" hint was given (once per position).
-    castling_hint_at: Option<usize>,
-    /// The arbiter was told that play went on after the game's end by rule.
-    told_play_after_end: bool,
     /// A board set up wrongly (`reconstruct::wrong_setup`) seen settled, with its
     /// orientation: a game starts from it only when a move is made there.
     wrong_setup: Option<(shakmaty::Board, Orientation, u64)>,
     /// When the clock last showed a press, game or no game.
     any_press_at: u64,
-    /// The flag that ended the game (who, when), until the other flag is reported too.
-    game_ending_flag: Option<(Color, u64)>,
     /// Lifts and placements, for touch-move, rook-first castling and two-hands signals.
     handling: HandlingLog,
     /// When the board first showed the current position (the next move's handling began
@@ -202,6 +211,8 @@ pub struct Session {
     /// last move or the last return to it.
     displaced: usize,
 
+    /// What is watched over one game, reset as a whole when a game begins.
+    watch: GameWatch,
     /// The board's seat in a bughouse match, if it plays in one.
     bughouse: Option<seat::Seat>,
 
@@ -261,28 +272,10 @@ impl Session {
             press_verdict_at: None,
             press_reading: None,
             press_seen_at: 0,
-            illegal_alerted: false,
-            offences: [[0; 2]; 3],
-            periods_reached: [0, 0],
-            flag_pending: None,
             flag_counts: config.flag_counts,
             guideline_iii: config.guideline_iii,
-            uncalled_flag: None,
-            suspicions: Vec::new(),
-            ghosts: Vec::new(),
-            short_increments: [0, 0],
-            clock_setting_reported: false,
-            pressed_in_game: false,
-            quickplay_told: [false; 2],
-            recording_told: [0; 2],
-            castling_hint_at: None,
-            told_play_after_end: false,
             wrong_setup: None,
             any_press_at: 0,
-            game_ending_flag: None,
-            stood: None,
-            illegal_standing: None,
-            owes_press: None,
             after_gap: false,
             ee_mark: None,
             ee_wait_until: None,
@@ -290,6 +283,7 @@ impl Session {
             same_since: 0,
             last_change: 0,
             displaced: 0,
+            watch: GameWatch::default(),
             bughouse: bughouse.map(|m| seat::Seat::new(m, label)),
             garbage_bytes: 0,
             clock_rejected: 0,
@@ -749,6 +743,7 @@ impl Session {
             Operation::Confirm(id) => self.confirm(t, *id, out),
             Operation::Ack(id) => {
                 if self
+                    .watch
                     .uncalled_flag
                     .as_ref()
                     .is_some_and(|f| f.alert == Some(*id))
@@ -1282,7 +1277,7 @@ impl Session {
                     return;
                 }
                 self.hint_illegal_castling(t, out);
-                if !self.illegal_alerted {
+                if !self.watch.illegal_alerted {
                     let wait = self.illegal_position_ms.saturating_sub(self.settle_ms);
                     self.illegal_at = Some(t + wait);
                 }
@@ -1299,7 +1294,9 @@ impl Session {
         let Some(g) = self.game.as_ref().filter(|g| !g.is_over()) else {
             return;
         };
-        if g.castling_mode != CastlingMode::Standard || self.castling_hint_at == Some(g.plies()) {
+        if g.castling_mode != CastlingMode::Standard
+            || self.watch.castling_hint_at == Some(g.plies())
+        {
             return;
         }
         let pos = g.current();
@@ -1334,7 +1331,7 @@ impl Session {
             .filter(|m| m.role() == shakmaty::Role::King)
             .map(|m| shakmaty::san::San::from_move(pos, *m).to_string())
             .collect();
-        self.castling_hint_at = Some(g.plies());
+        self.watch.castling_hint_at = Some(g.plies());
         let name = arbiter::side_name(mover);
         let article = self.edition.castling_illegal;
         // 2005 rapid and blitz: Article 4 only on a claim (B5, C2).
@@ -1370,7 +1367,7 @@ impl Session {
     /// from the final position: the arbiter is told once; the result stands (events after
     /// the end never change it; L05 T15).
     fn watch_play_after_end(&mut self, t: u64, out: &mut Emitted) {
-        if self.told_play_after_end {
+        if self.watch.told_play_after_end {
             return;
         }
         let Some(g) = &self.game else { return };
@@ -1393,7 +1390,7 @@ impl Session {
         let san = shakmaty::san::SanPlus::from_move(g.current().clone(), m).to_string();
         let why = reason.words();
         let ply = g.plies();
-        self.told_play_after_end = true;
+        self.watch.told_play_after_end = true;
         let mut a = self.alert(
             AlertKind::MoveAfterGameEnd,
             Severity::Review,
@@ -1537,24 +1534,7 @@ impl Session {
         self.last_ahead = None;
         self.handling.clear();
         self.same_since = t;
-        self.illegal_alerted = false;
-        self.offences = [[0; 2]; 3];
-        self.periods_reached = [0, 0];
-        self.flag_pending = None;
-        self.uncalled_flag = None;
-        self.suspicions.clear();
-        self.ghosts.clear();
-        self.short_increments = [0, 0];
-        self.clock_setting_reported = false;
-        self.pressed_in_game = false;
-        self.quickplay_told = [false; 2];
-        self.recording_told = [0; 2];
-        self.castling_hint_at = None;
-        self.told_play_after_end = false;
-        self.game_ending_flag = None;
-        self.stood = None;
-        self.illegal_standing = None;
-        self.owes_press = None;
+        self.watch = GameWatch::default();
         self.press_wait_at = None;
         self.illegal_at = None;
         self.emit_status(t, out);
@@ -1585,7 +1565,7 @@ impl Session {
             _ => self.clock.white_black_ms(),
         };
         if pressed {
-            self.owes_press = None;
+            self.watch.owes_press = None;
         }
         for m in path {
             let Some(g) = &mut self.game else { return };
@@ -1597,7 +1577,7 @@ impl Session {
                 && self.clock.running().is_some()
                 && self.clock.display_of(mover.is_white()) == self.clock.running()
             {
-                self.owes_press = Some(mover);
+                self.watch.owes_press = Some(mover);
             }
             let Some(g) = &mut self.game else { return };
             // A move that follows an unconfirmed one confirms it (the opponent has replied).
@@ -1668,7 +1648,7 @@ impl Session {
             a.fen = Some(fen(g.current()));
             a.game = Some(g.id.clone());
             a.prescription = Some(format!("Stop the clock; the result is {}.", end.result));
-            if let Some(f) = &self.uncalled_flag {
+            if let Some(f) = &self.watch.uncalled_flag {
                 // L17 T18: the flag had not been called, so it had not fallen (6.8).
                 a.message.push_str(&format!(
                     " {}'s flag was down on the clock {} earlier but had not been called: it does not count ({}).",
@@ -1730,8 +1710,8 @@ impl Session {
             ));
         }
         out.push((t, EventBody::Alert(a)));
-        self.illegal_alerted = false;
-        self.stood = None;
+        self.watch.illegal_alerted = false;
+        self.watch.stood = None;
         self.last_ahead = None;
         self.press_wait_at = None;
     }
@@ -1739,18 +1719,18 @@ impl Session {
     /// The board shows a legal state again after an irregularity was raised.
     fn back_to_legal(&mut self, t: u64, out: &mut Emitted) {
         self.illegal_at = None;
-        self.stood = None;
-        if !self.ghosts.is_empty() {
+        self.watch.stood = None;
+        if !self.watch.ghosts.is_empty() {
             // Moves are followed with the knocked-off pieces thought in place; the board is
             // legal again only once they are back (or the position was reinstated).
             let raw = self.board.placement(self.orientation).board;
             if raw != self.seen_board() {
                 return;
             }
-            self.ghosts.clear();
+            self.watch.ghosts.clear();
         }
-        if self.illegal_alerted {
-            self.illegal_alerted = false;
+        if self.watch.illegal_alerted {
+            self.watch.illegal_alerted = false;
             let Some(g) = &self.game else { return };
             let mut a = Alert::new(
                 AlertKind::PositionRestored,
@@ -1767,7 +1747,7 @@ impl Session {
 
     fn raise_illegal_position(&mut self, t: u64, out: &mut Emitted) {
         let Some(g) = &self.game else { return };
-        if g.is_over() || self.illegal_alerted {
+        if g.is_over() || self.watch.illegal_alerted {
             return;
         }
         let placement = self.board.placement(self.orientation);
@@ -1817,9 +1797,9 @@ impl Session {
                 names.join(", "),
                 g.plies()
             ));
-            self.ghosts = missing;
+            self.watch.ghosts = missing;
         }
-        self.illegal_alerted = true;
+        self.watch.illegal_alerted = true;
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -1831,11 +1811,11 @@ impl Session {
     /// moved on leaves its square empty legally.
     fn seen_board(&self) -> shakmaty::Board {
         let raw = self.board.placement(self.orientation).board;
-        let Some(g) = self.game.as_ref().filter(|_| !self.ghosts.is_empty()) else {
+        let Some(g) = self.game.as_ref().filter(|_| !self.watch.ghosts.is_empty()) else {
             return raw;
         };
         let mut b = raw.clone();
-        for &(sq, piece) in &self.ghosts {
+        for &(sq, piece) in &self.watch.ghosts {
             if b.piece_at(sq).is_none() && g.current().board().piece_at(sq) == Some(piece) {
                 b.set_piece_at(sq, piece);
             }
@@ -1912,7 +1892,7 @@ impl Session {
         self.note_clock_start(t, out);
         self.check_quickplay_claim(t, out);
         self.check_recording(t, out);
-        if obs.press.is_none() && !self.pressed_in_game {
+        if obs.press.is_none() && !self.watch.pressed_in_game {
             self.check_start_times(t, &times, out);
         }
         // With an increment each press adds time to the presser's display (the clock
@@ -1925,10 +1905,10 @@ impl Session {
         if let Some(display) = obs.press {
             self.two_presses_unseen = false;
             // The presser's clock ran since the previous press (his thinking time).
-            let thought = (self.pressed_in_game && self.any_press_at > 0)
+            let thought = (self.watch.pressed_in_game && self.any_press_at > 0)
                 .then(|| t.saturating_sub(self.any_press_at));
             self.any_press_at = t;
-            self.pressed_in_game = true;
+            self.watch.pressed_in_game = true;
             if let Some(before) = before {
                 self.check_increment(t, display, thought, &before, &times, out);
             }
@@ -1939,7 +1919,7 @@ impl Session {
         // that stops by itself at a final flag does so in the flag's own reading.
         if obs.stopped
             && obs.new_flags.is_empty()
-            && (self.uncalled_flag.is_some() || self.flag_pending.is_some())
+            && (self.watch.uncalled_flag.is_some() || self.watch.flag_pending.is_some())
             && self.game.as_ref().is_some_and(|g| !g.is_over())
         {
             let article = if self.reduced() {
@@ -2167,9 +2147,9 @@ impl Session {
                 let pressed_by_mover = self.clock.display_of(mover.is_white()) == Some(display);
                 // 6.2.2: the player's press completes his own earlier move, made with his
                 // clock running, even after the opponent replied.
-                let late = pressed_by_mover && self.owes_press == Some(mover);
+                let late = pressed_by_mover && self.watch.owes_press == Some(mover);
                 if late {
-                    self.owes_press = None;
+                    self.watch.owes_press = None;
                 }
                 if pressed_by_mover && !late && self.take_back_demanded(t, mover, out) {
                     // 7.6 (bughouse): the press back is the demand, not an irregularity.
@@ -2321,849 +2301,6 @@ impl Session {
         }
     }
 
-    fn illegal_at_press(
-        &mut self,
-        t: u64,
-        mover: Color,
-        shown: &shakmaty::Board,
-        out: &mut Emitted,
-    ) {
-        if self.promotion_forfeited(t, mover, shown, out) {
-            return;
-        }
-        let Some(g) = &self.game else { return };
-        let before = fen(g.current());
-        let d = board::diff(g.current().board(), shown);
-        let ply = g.plies() as u32 + 1;
-        let game_id = g.id.clone();
-        let both_checks = both_kings_in_check(shown);
-        let onto_piece = self.drop_onto_piece(mover, shown);
-        let (kind, article, what) = if let Some((sq, role, reg)) = onto_piece {
-            (
-                AlertKind::IllegalDrop,
-                reg.article(crate::bughouse::DropFault::Occupied),
-                format!(
-                    "{} dropped a {} on {sq}, onto the {} there: {}",
-                    arbiter::side_name(mover),
-                    reconstruct::role_name(role),
-                    g.current()
-                        .board()
-                        .role_at(sq)
-                        .map_or("piece", reconstruct::role_name),
-                    crate::bughouse::DropFault::Occupied.words()
-                ),
-            )
-        } else if let Some(sq) = reconstruct::unpromoted_pawn(shown) {
-            (
-                AlertKind::PromotionIncomplete,
-                self.edition.promotion_incomplete,
-                format!(
-                    "{} pressed the clock with a pawn still on {sq} (promotion not completed)",
-                    arbiter::side_name(mover)
-                ),
-            )
-        } else {
-            (
-                AlertKind::IllegalMove,
-                self.edition.illegal_move,
-                format!(
-                    "{} completed an illegal move (squares {}){}{}",
-                    arbiter::side_name(mover),
-                    board::square_names(d).join(" "),
-                    if both_checks {
-                        ", leaving both kings in check"
-                    } else {
-                        ""
-                    },
-                    if captures_king(g.current().board(), shown, mover) {
-                        format!(
-                            ", capturing the king, which is not allowed ({})",
-                            self.edition.king_capture
-                        )
-                    } else {
-                        String::new()
-                    }
-                ),
-            )
-        };
-        let remedy = if kind == AlertKind::PromotionIncomplete && self.edition.promotion_queen_stays
-        {
-            format!(
-                "Replace the pawn by a queen of the same colour ({})",
-                self.edition.promotion_incomplete
-            )
-        } else {
-            // 4.3 / 4.5: the replacement move is made with the piece moved, if it can move.
-            let pos = g.current();
-            let moved = (d & pos.board().by_color(mover))
-                .into_iter()
-                .find(|sq| shown.piece_at(*sq) != pos.board().piece_at(*sq));
-            let replacement = match moved {
-                Some(sq)
-                    if reconstruct::legal_moves(pos)
-                        .iter()
-                        .any(|m| m.from() == Some(sq)) =>
-                {
-                    format!(
-                        "the replacement move must be made with the piece on {sq} ({})",
-                        self.edition.touch_move
-                    )
-                }
-                Some(sq) => format!(
-                    "the piece on {sq} has no legal move, so any legal move may be made (4.5)"
-                ),
-                None => format!(
-                    "the move must be made with the piece touched if legal ({})",
-                    self.edition.touch_move
-                ),
-            };
-            format!(
-                "Restore the position before the irregularity ({}), with the clock times logged at the last completed move; {replacement}",
-                self.edition.illegal_move
-            )
-        };
-        let logged = g.moves.last().map(|m| (m.white_ms, m.black_ms));
-        let arbiter_acts = kind == AlertKind::PromotionIncomplete || both_checks;
-        let (severity, prescription) = self.illegal_prescription(mover, &remedy, arbiter_acts);
-        let count = self.count_offence(mover, Offence::IllegalMove);
-        let mut a = self.alert(
-            kind,
-            severity,
-            Some(mover),
-            format!(
-                "{what}; offence number {count} for {}.",
-                arbiter::side_name(mover)
-            ),
-        );
-        a.article = Some(article.into());
-        if let Some((_, _, reg)) = onto_piece {
-            a.edition = reg.name().into();
-        }
-        a.ply = Some(ply);
-        a.fen = Some(format!("{} (on the board)", shown));
-        a.fen_before = Some(before);
-        a.game = Some(game_id);
-        a.squares = board::square_names(d);
-        a.prescription = Some(prescription);
-        if let Some((w, b)) = logged {
-            (a.white_ms, a.black_ms) = (w, b);
-        }
-        self.illegal_alerted = true;
-        // Play may go on from it (reduced supervision, or nobody intervening).
-        self.stood = Some((shown.clone(), mover));
-        out.push((t, EventBody::Alert(a)));
-    }
-
-    /// The opponent moved from the position an illegal move left: the illegal move is taken
-    /// into the game as it stood (tracking goes on from a formally illegal position), then
-    /// the reply. Under full supervision the arbiter must still reinstate the position
-    /// (7.5.1); under reduced supervision the illegal move now stands (A.4.2 / B.4).
-    fn adopt_illegal(&mut self, t: u64, out: &mut Emitted) -> bool {
-        let Some((shown, mover)) = self.stood.clone() else {
-            return false;
-        };
-        let Some(g) = &self.game else { return false };
-        let mut placement = self.board.placement(self.orientation);
-        placement.board = self.seen_board();
-        if placement.board == shown {
-            return false;
-        }
-        let before = g.current().clone();
-        let Some(after) = reconstruct::position_after_illegal(&before, &shown, g.castling_mode)
-        else {
-            return false;
-        };
-        let mut budget = 50_000;
-        let path = reconstruct::find_path(&after, &placement.board, 2, &mut budget);
-        // The opponent answered with an illegal move of his own (e.g. taking the king left in
-        // check, 1.4.1): both are reported; the first is taken into the game as made.
-        let answered_illegally = path.is_none()
-            && reconstruct::illegal_step(after.board(), &placement.board, !mover)
-                .is_some_and(|s| reconstruct::step_explains(after.board(), &s, &placement.board));
-        if path.is_none() && !answered_illegally {
-            return false;
-        }
-        let Some(step) = reconstruct::illegal_step(before.board(), &shown, mover) else {
-            return false;
-        };
-        let clocks = self.clock.white_black_ms();
-        let Some(g) = &mut self.game else {
-            return false;
-        };
-        let san = step.san.clone();
-        let ply = g.push_illegal(step.clone(), after, t, clocks);
-        out.push((
-            t,
-            EventBody::Move(MoveEvent {
-                game: g.id.clone(),
-                ply,
-                side: mover.into(),
-                uci: step.uci,
-                san: san.clone(),
-                fen: fen(g.current()),
-                white_ms: clocks.0,
-                black_ms: clocks.1,
-            }),
-        ));
-        let reduced = self.reduced();
-        let (severity, message) = if answered_illegally {
-            (
-                Severity::Intervene,
-                format!(
-                    "{}'s illegal move {san} was answered by an illegal move, not by a claim: whether it can still be corrected is for the arbiter to decide.",
-                    arbiter::side_name(mover)
-                ),
-            )
-        } else if reduced {
-            (
-                Severity::Info,
-                format!(
-                    "{}'s illegal move {san} stands: {} moved on without a claim.",
-                    arbiter::side_name(mover),
-                    arbiter::side_name(!mover)
-                ),
-            )
-        } else {
-            (
-                Severity::Intervene,
-                match reconstruct::unpromoted_pawn(&shown) {
-                    Some(sq) if self.edition.promotion_queen_stays => format!(
-                        "The game went on after {}'s pawn was left on {sq}: it must be replaced by a queen ({}).",
-                        arbiter::side_name(mover),
-                        self.edition.promotion_incomplete
-                    ),
-                    _ => format!(
-                        "The game went on after {}'s illegal move {san}: the position before it must be reinstated.",
-                        arbiter::side_name(mover)
-                    ),
-                },
-            )
-        };
-        let mut a = self.alert(AlertKind::IllegalMove, severity, Some(mover), message);
-        if answered_illegally {
-            a.prescription = Some(format!(
-                "If {}'s answer is not counted as his next move ({}), restore the position before {san} ({}); otherwise {san} stands and only the answer is corrected.",
-                arbiter::side_name(!mover),
-                if reduced {
-                    self.window_article()
-                } else {
-                    self.edition.illegal_move
-                },
-                self.edition.illegal_move
-            ));
-        }
-        a.article = Some(if reduced {
-            self.window_article().into()
-        } else {
-            self.edition.illegal_move.into()
-        });
-        a.ply = Some(ply);
-        out.push((t, EventBody::Alert(a)));
-        self.stood = None;
-        self.illegal_alerted = false;
-        match path {
-            Some(path) => {
-                self.commit(t, &path, false, out);
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// A.4.4 / A.5.4 (2017 A4.4): under reduced supervision an illegal position — both kings
-    /// in check, or a pawn on its last rank — that stood is watched: if it is still on the
-    /// board after the next completed move, the arbiter declares the game drawn.
-    fn track_illegal_position(&mut self, t: u64, out: &mut Emitted) {
-        let Some(article) = self
-            .edition
-            .illegal_position_draw
-            .filter(|_| self.reduced())
-        else {
-            return;
-        };
-        let Some(g) = &self.game else { return };
-        let ply = g.plies() as u32;
-        let board = g.current().board();
-        let what = if both_kings_in_check(board) {
-            "both kings are in check".to_string()
-        } else if let Some(sq) = reconstruct::unpromoted_pawn(board) {
-            format!("a pawn stands on {sq}, its last rank")
-        } else {
-            self.illegal_standing = None;
-            return;
-        };
-        let (severity, message, prescription) = match self.illegal_standing {
-            None => {
-                self.illegal_standing = Some((ply, false));
-                (
-                    Severity::Review,
-                    format!("An illegal position stands after ply {ply}: {what}."),
-                    format!(
-                        "Wait until the next move is completed; if the illegal position is still on the board then, the game is drawn ({article})."
-                    ),
-                )
-            }
-            Some((seen, false)) if ply > seen => {
-                self.illegal_standing = Some((seen, true));
-                (
-                    Severity::Intervene,
-                    format!(
-                        "The illegal position seen after ply {seen} is still on the board after the next completed move: {what}."
-                    ),
-                    format!("Declare the game drawn ({article})."),
-                )
-            }
-            _ => return,
-        };
-        let mut a = self.alert(AlertKind::IllegalPosition, severity, None, message);
-        a.article = Some(article.into());
-        a.ply = Some(ply);
-        a.prescription = Some(prescription);
-        out.push((t, EventBody::Alert(a)));
-    }
-
-    /// Whether the rapid / blitz rules with reduced supervision apply (2005: always in rapid
-    /// and blitz; 2017+: when the event says so).
-    fn reduced(&self) -> bool {
-        self.rapid_or_blitz()
-            && (self.supervision == Supervision::Reduced || self.edition.rapid_blitz_claim_only)
-    }
-
-    /// The article of the reduced-supervision window for the game's category.
-    fn window_article(&self) -> &'static str {
-        use crate::time_control::Category;
-        let blitz = self
-            .time_control
-            .as_ref()
-            .is_some_and(|tc| self.category_of(tc) == Category::Blitz);
-        if blitz {
-            self.edition.reduced_window_blitz
-        } else {
-            self.edition.reduced_window
-        }
-    }
-
-    /// The severity and prescription of an illegal move (or unfinished promotion) completed
-    /// by `mover`: full supervision 7.5 (2005 7.4); reduced supervision the window rules
-    /// (2017 A4.2 loss; 2018 A.4.2 / 2023 A.5.2 as 7.5.5; 2005 only on a claim, B6 / C3).
-    ///
-    /// `arbiter_acts`: a pawn left on its last rank, or both kings in check — the cases in
-    /// which the 2005 rapid arbiter intervenes without a claim (B6; not in blitz, C2).
-    fn illegal_prescription(
-        &self,
-        mover: Color,
-        remedy: &str,
-        arbiter_acts: bool,
-    ) -> (Severity, String) {
-        if let Some(seat) = &self.bughouse
-            && !seat.regulation.fide_underneath()
-        {
-            // Bughouse (DJC 7.4-7.6, 10.1, 10.3): the opponent accepts or demands a take-back;
-            // no time is added and no count loses by itself.
-            return (
-                Severity::Claim,
-                format!(
-                    "{remedy} — only if {} demands it (7.4; a press back without a move is the demand, 7.6); moving on accepts it (7.5). No time is added; for repeated illegal moves the arbiter may add time or declare the game lost (10.3).",
-                    arbiter::side_name(!mover)
-                ),
-            );
-        }
-        let full = self.offence_prescription(mover, Offence::IllegalMove, remedy);
-        if !self.reduced() {
-            return (Severity::Intervene, full);
-        }
-        let name = arbiter::side_name(mover);
-        let opp = arbiter::side_name(!mover);
-        let window = self.window_article();
-        let until =
-            format!("only until {opp} has made his next move; after it the move stands ({window})");
-        let blitz_2005 =
-            window == self.edition.reduced_window_blitz && window != self.edition.reduced_window;
-        if self.edition.rapid_blitz_claim_only && arbiter_acts && !blitz_2005 {
-            return (
-                Severity::Intervene,
-                format!("The arbiter intervenes without a claim ({window}): {full}"),
-            );
-        }
-        if self.edition.rapid_blitz_claim_only {
-            let p = if blitz_2005 {
-                let draw = self.game.as_ref().map(|g| {
-                    crate::dead::full(g.current(), g.castling_mode, !mover)
-                        == MateAbility::CannotMate
-                });
-                let verdict = if draw == Some(true) {
-                    format!("the game is drawn, as {opp} cannot checkmate")
-                } else {
-                    format!(
-                        "{opp} wins, or the game is drawn if {opp} cannot checkmate by any series of legal moves"
-                    )
-                };
-                format!(
-                    "If {opp} claims before making his own move: {verdict} ({window}). The arbiter does not act without a claim; {until}."
-                )
-            } else {
-                format!(
-                    "Only if {opp} claims before making his own move ({window}): {full} The arbiter does not act without a claim; {until}."
-                )
-            };
-            return (Severity::Claim, p);
-        }
-        if self.edition.reduced_first_illegal_loses {
-            let ability = self
-                .game
-                .as_ref()
-                .map(|g| crate::dead::full(g.current(), g.castling_mode, !mover));
-            let verdict = match ability {
-                Some(MateAbility::CannotMate) => format!(
-                    "the game is drawn: {opp} cannot checkmate by any series of legal moves"
-                ),
-                Some(MateAbility::CanMate) => format!("{name} loses the game"),
-                _ => format!(
-                    "{name} loses, unless {opp} cannot checkmate by any series of legal moves (examine the position)"
-                ),
-            };
-            return (
-                Severity::Intervene,
-                format!("Seen or claimed in time: {verdict} ({window}); {until}."),
-            );
-        }
-        (
-            Severity::Intervene,
-            format!("{full} The arbiter acts {until}."),
-        )
-    }
-
-    /// The counter an offence adds to: one for everything (2018+: 7.5.5), or per article
-    /// (2017 as printed: 7.5 and 7.8 separately).
-    fn offence_class(&self, offence: Offence) -> usize {
-        match offence {
-            Offence::PressWithoutMove if self.edition.separate_counters => 1,
-            Offence::TwoHands if self.edition.separate_counters => 2,
-            _ => 0,
-        }
-    }
-
-    fn count_offence(&mut self, side: Color, offence: Offence) -> u32 {
-        let class = self.offence_class(offence);
-        let i = if side.is_white() { 0 } else { 1 };
-        self.offences[class][i] += 1;
-        self.offences[class][i]
-    }
-
-    /// Whether the game is rapid or blitz (its time control, within the configured bounds).
-    /// The category of a time control under the edition in force (or the configured
-    /// boundaries).
-    fn category_of(&self, tc: &TimeControl) -> crate::time_control::Category {
-        crate::config::category(tc, &self.edition, self.blitz_max, self.rapid_max)
-    }
-
-    fn rapid_or_blitz(&self) -> bool {
-        use crate::time_control::Category;
-        self.time_control
-            .as_ref()
-            .is_some_and(|tc| self.category_of(tc) != Category::Standard)
-    }
-
-    /// Time added to the opponent for an offence, by category and supervision.
-    fn penalty_ms(&self) -> u64 {
-        use crate::time_control::Category;
-        let category = self.time_control.as_ref().map(|tc| self.category_of(tc));
-        match (category, self.supervision) {
-            (Some(Category::Rapid), _) => self.edition.penalty_ms_rapid,
-            (Some(Category::Blitz), Supervision::Full) => self.edition.penalty_ms_blitz_full,
-            (Some(Category::Blitz), Supervision::Reduced) => self.edition.penalty_ms_blitz_reduced,
-            _ => self.edition.penalty_ms_standard,
-        }
-    }
-
-    /// The penalty for an incorrect draw claim by `claimant` (9.5.3: time to the opponent,
-    /// by category as for an offence; 2005 9.5b: three minutes to the opponent and a cut in
-    /// the claimant's own time).
-    fn wrong_claim_penalty(&self, claimant: Color) -> String {
-        let opp = arbiter::side_name(!claimant);
-        let article = self.edition.wrong_claim_penalty;
-        if self.edition.wrong_claim_cuts_own_time {
-            // fide-2005: +3 minutes; above 2:00 the claimant loses half his time (at most
-            // 3:00), between 1:00 and 2:00 he keeps 1:00, below 1:00 nothing changes.
-            let (w, b) = self.clock.white_black_ms();
-            let own = if claimant.is_white() { w } else { b };
-            let cut = match own {
-                Some(ms) if ms == 120_000 || ms == 60_000 => {
-                    " The claimant's own time is exactly 1:00 or 2:00, a case 9.5b does not cover: the arbiter decides.".to_string()
-                }
-                Some(ms) if ms > 120_000 => {
-                    let left = ms - (ms / 2).min(180_000);
-                    format!(
-                        " {}'s own time is cut from {} to {}.",
-                        arbiter::side_name(claimant),
-                        mmss(ms),
-                        mmss(left)
-                    )
-                }
-                Some(ms) if ms > 60_000 => format!(
-                    " {}'s own time is set from {} to 1:00.",
-                    arbiter::side_name(claimant),
-                    mmss(ms)
-                ),
-                Some(_) => format!(
-                    " {}'s own time (under 1:00) stays.",
-                    arbiter::side_name(claimant)
-                ),
-                None => " The claimant's own time is cut as 9.5b says.".to_string(),
-            };
-            return format!("add 3 minute(s) to {opp}'s clock ({article}).{cut}");
-        }
-        let ms = self.penalty_ms();
-        format!(
-            "add {} minute(s) to {opp}'s clock ({article}).",
-            ms / 60_000
-        )
-    }
-
-    /// What the Laws prescribe for the next offence of `side`: the remedy and the time
-    /// penalty, or the loss (or draw) at the offence that decides the game.
-    fn offence_prescription(&self, side: Color, offence: Offence, remedy: &str) -> String {
-        let class = self.offence_class(offence);
-        let i = if side.is_white() { 0 } else { 1 };
-        let n = self.offences[class][i] + 1;
-        let penalty_article = match offence {
-            Offence::PressWithoutMove => self
-                .edition
-                .press_without_move_penalty
-                .unwrap_or(self.edition.illegal_move_penalty),
-            Offence::IllegalMove => self.edition.illegal_move_penalty,
-            // 2017 7.7 carries its own penalty; later editions penalise it as an illegal
-            // move (7.5.4 → 7.5.5).
-            Offence::TwoHands if self.edition.separate_counters => self.edition.two_hands,
-            Offence::TwoHands => self.edition.illegal_move_penalty,
-        };
-        let name = arbiter::side_name(side);
-        let opp = arbiter::side_name(!side);
-        if n >= self.edition.illegal_moves_to_lose {
-            let ability = self
-                .game
-                .as_ref()
-                .map(|g| crate::dead::full(g.current(), g.castling_mode, !side));
-            let verdict = match (self.edition.illegal_loss_draw_if_no_mate, ability) {
-                (false, _) | (true, Some(MateAbility::CanMate)) => format!("{name} loses the game"),
-                (true, Some(MateAbility::CannotMate)) => format!(
-                    "the game is drawn: {opp} cannot checkmate by any series of legal moves"
-                ),
-                _ => format!(
-                    "{name} loses, unless {opp} cannot checkmate by any series of legal moves (undetermined: examine the position)"
-                ),
-            };
-            format!("{name}'s offence number {n}: {verdict} ({penalty_article}).")
-        } else {
-            let ms = self.penalty_ms();
-            let time = if ms == 0 {
-                "no time is added in this category".to_string()
-            } else {
-                format!("add {} minute(s) to {opp}'s clock", ms / 60_000)
-            };
-            format!(
-                "{remedy}; {time} ({penalty_article}). This is {name}'s offence number {n}; number {} loses.",
-                self.edition.illegal_moves_to_lose
-            )
-        }
-    }
-
-    fn on_flags(&mut self, t: u64, displays: &[ClockSide], out: &mut Emitted) {
-        let Some(g) = &self.game else { return };
-        if g.is_over() {
-            self.second_flag_after_end(t, out);
-            return;
-        }
-        if self.bughouse_flags(t, displays, out) {
-            return;
-        }
-        let Some(white) = self.clock.white_side() else {
-            return;
-        };
-        let last = self.clock.last().copied();
-        let both = last.is_some_and(|l| l.left.flagged() && l.right.flagged());
-        // Both flags in one reading: which fell first is unknown (after a gap in the
-        // readings). One flag while the other was already down and the game went on: known.
-        let new_both = both && displays.len() == 2;
-        if both && (new_both || self.flag_pending.is_some()) && self.on_both_flags(t, new_both, out)
-        {
-            return;
-        }
-        for &d in displays {
-            let Some(g) = &self.game else { return };
-            if g.is_over() {
-                return;
-            }
-            let flagged = if d == white {
-                Color::White
-            } else {
-                Color::Black
-            };
-            let final_flag = last.is_some_and(|l| match d {
-                ClockSide::Left => l.left.final_flag,
-                ClockSide::Right => l.right.final_flag,
-            });
-            // Moves the flagged player completed.
-            let done = g
-                .moves
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| {
-                    let start_white = g.positions[0].turn().is_white();
-                    (i % 2 == 0) == (start_white == flagged.is_white())
-                })
-                .count() as u32;
-            // 6.4 (2005 6.3): at the flag of period k, the moves of periods 0..=k must be
-            // completed.
-            let side = if flagged.is_white() { 0 } else { 1 };
-            let period = self.periods_reached[side];
-            let required = self
-                .time_control
-                .as_ref()
-                .and_then(|tc| tc.moves_required_by(period));
-            if !final_flag && required.is_some_and(|r| done >= r) {
-                self.periods_reached[side] += 1;
-                let mut a = self.alert(
-                    AlertKind::FlagFall,
-                    Severity::Info,
-                    Some(flagged),
-                    format!("{}'s flag fell at the end of a period after {done} moves: period reached, play goes on.", arbiter::side_name(flagged)),
-                );
-                a.article = Some(self.edition.time_control_check.into());
-                out.push((t, EventBody::Alert(a)));
-                continue;
-            }
-            let opp = !flagged;
-            let mode = g.castling_mode;
-            // 6.9: the flag loses unless the opponent cannot checkmate by any series of legal
-            // moves; never a draw without a proof.
-            let ability = crate::dead::full(g.current(), mode, opp);
-            let (kind, reason) = if both {
-                (AlertKind::BothFlagsFallen, EndReason::BothFlagsFallen)
-            } else {
-                (AlertKind::FlagFall, EndReason::FlagFall)
-            };
-            let (result, consequence) = if both {
-                (
-                    Some("1/2-1/2"),
-                    "both flags have fallen: the game is drawn".to_string(),
-                )
-            } else {
-                flag_verdict(flagged, ability)
-            };
-            // Reduced supervision in rapid and blitz: 2005 only on a claim (B7), 2017 the
-            // arbiter may call it (A4.5, D3), 2018 / 2023 he shall (A.4.5 / A.5.5). A flag
-            // nobody has to call ends the game only when the arbiter enters the result.
-            let severity = if both || !self.reduced() {
-                Severity::Intervene
-            } else {
-                self.edition.reduced_flag_severity
-            };
-            // The verified count of completed moves (6.12.2; 2017 6.13.2): the record, not a
-            // public display, decides whether a period was completed.
-            let who = arbiter::side_name(flagged);
-            let fell = format!("{who}'s flag has fallen with {done} move(s) completed");
-            let (message, prescription) = match severity {
-                Severity::Claim => (
-                    format!(
-                        "{fell}: it counts only when {} claims it (B7); the arbiter must not point it out.",
-                        arbiter::side_name(opp)
-                    ),
-                    format!(
-                        "If {} stops the clocks and claims while his own flag is up (B8): {}. Otherwise play goes on; if both flags fall, the game is drawn (B9).",
-                        arbiter::side_name(opp),
-                        match result {
-                            Some(r) => format!("{consequence}, result {r}"),
-                            None => format!("{consequence} (6.10)"),
-                        }
-                    ),
-                ),
-                Severity::Review => (
-                    // Only fide-2017 has `review` here: A4.5 (the A4 rules also for blitz, B4).
-                    format!("{fell}: {consequence}. The arbiter may call it (A4.5)."),
-                    match result {
-                        Some(r) => format!("When the flag is called or claimed: result {r}."),
-                        None => "Examine the position (6.9) before declaring the result.".into(),
-                    },
-                ),
-                _ => (
-                    format!("{fell}: {consequence}."),
-                    match result {
-                        Some(r) => format!("Result {r}."),
-                        None => "Examine the position (6.9) before declaring the result.".into(),
-                    },
-                ),
-            };
-            let called_later = severity == Severity::Intervene
-                && !both
-                && self.flag_counts == crate::config::FlagCounts::WhenCalled;
-            let prescription = if called_later {
-                format!(
-                    "Call the flag: it counts as fallen when the arbiter observes it or a player claims it ({}); acknowledging this alert records it. {prescription}",
-                    self.edition.flag_considered_fallen
-                )
-            } else {
-                prescription
-            };
-            let mut a = self.alert(kind, severity, Some(flagged), message);
-            a.article = Some(self.edition.flag_fall.into());
-            (a.white_ms, a.black_ms) = self.clock.white_black_ms();
-            a.prescription = Some(prescription);
-            out.push((t, EventBody::Alert(a)));
-            if called_later {
-                self.uncalled_flag = Some(UncalledFlag {
-                    flagged,
-                    t_ms: t,
-                    alert: None,
-                });
-                continue;
-            }
-            if severity != Severity::Intervene {
-                self.flag_pending = Some(flagged);
-                continue;
-            }
-            if let (Some(g), Some(result)) = (&mut self.game, result) {
-                g.result = Some((result.into(), reason));
-                out.push((
-                    t,
-                    EventBody::GameEnd {
-                        game: g.id.clone(),
-                        result: result.into(),
-                        reason,
-                    },
-                ));
-                if !both {
-                    self.game_ending_flag = Some((flagged, t));
-                }
-            }
-            if both {
-                break;
-            }
-        }
-    }
-
-    /// The other flag falls after a flag ended the game: the order is known and reported
-    /// for the record (L17 T46 (c), L05 T22 (c)); the result does not change.
-    fn second_flag_after_end(&mut self, t: u64, out: &mut Emitted) {
-        let Some((first, at)) = self.game_ending_flag else {
-            return;
-        };
-        let both = self
-            .clock
-            .last()
-            .is_some_and(|l| l.left.flagged() && l.right.flagged());
-        if !both {
-            return;
-        }
-        self.game_ending_flag = None;
-        let mut a = self.alert(
-            AlertKind::BothFlagsFallen,
-            Severity::Info,
-            Some(first),
-            format!(
-                "Both flags are down; {}'s fell first, {} before the other: the result stands.",
-                arbiter::side_name(first),
-                seconds(t.saturating_sub(at))
-            ),
-        );
-        a.article = Some(self.edition.flag_fall.into());
-        out.push((t, EventBody::Alert(a)));
-    }
-
-    /// Both flags are down: with the order unknown (`unknown`), or after a first flag that
-    /// did not end the game. 2005 rapid and blitz: drawn (B9). 2005 standard, order unknown:
-    /// the game goes on unless it is the last period, then drawn (6.12a / 6.12b). A known
-    /// order is reported. Returns whether the flags were dealt with here.
-    fn on_both_flags(&mut self, t: u64, unknown: bool, out: &mut Emitted) -> bool {
-        let draw = |s: &mut Self, art: &str, message: String, out: &mut Emitted| {
-            let mut a = s.alert(
-                AlertKind::BothFlagsFallen,
-                Severity::Intervene,
-                None,
-                message,
-            );
-            a.article = Some(art.into());
-            (a.white_ms, a.black_ms) = s.clock.white_black_ms();
-            a.prescription = Some("Result 1/2-1/2.".into());
-            out.push((t, EventBody::Alert(a)));
-            if let Some(g) = &mut s.game {
-                g.result = Some(("1/2-1/2".into(), EndReason::BothFlagsFallen));
-                out.push((
-                    t,
-                    EventBody::GameEnd {
-                        game: g.id.clone(),
-                        result: "1/2-1/2".into(),
-                        reason: EndReason::BothFlagsFallen,
-                    },
-                ));
-            }
-        };
-        if self.reduced()
-            && let Some(art) = self.edition.reduced_both_flags_draw
-        {
-            draw(
-                self,
-                art,
-                "Both flags have fallen: the game is drawn.".into(),
-                out,
-            );
-            return true;
-        }
-        if unknown {
-            // Guideline III applies only when announced, and only to a quickplay finish
-            // without increment (III.1, III.2.1).
-            let no_increment = self.time_control.as_ref().is_some_and(|tc| {
-                tc.periods
-                    .iter()
-                    .all(|p| p.bonus == crate::time_control::Bonus::None)
-            });
-            let guideline = self
-                .edition
-                .guideline_iii_both_flags
-                .filter(|_| self.guideline_iii && no_increment);
-            let Some((go_on, drawn)) = self.edition.both_flags_continue_draw.or(guideline) else {
-                return false;
-            };
-            let later_period = self.time_control.as_ref().is_some_and(|tc| {
-                tc.moves_required_by(self.periods_reached[0].min(self.periods_reached[1]))
-                    .is_some()
-            });
-            if later_period {
-                let mut a = self.alert(
-                    AlertKind::BothFlagsFallen,
-                    Severity::Review,
-                    None,
-                    "Both flags have fallen and which fell first is unknown, before the last period: the game goes on.".into(),
-                );
-                a.article = Some(go_on.into());
-                out.push((t, EventBody::Alert(a)));
-            } else {
-                draw(
-                    self,
-                    drawn,
-                    "Both flags have fallen in the last period and which fell first is unknown: the game is drawn.".into(),
-                    out,
-                );
-            }
-            return true;
-        }
-        let Some(first) = self.flag_pending else {
-            return false;
-        };
-        let mut a = self.alert(
-            AlertKind::BothFlagsFallen,
-            Severity::Info,
-            Some(first),
-            format!(
-                "Both flags are down; {}'s fell first.",
-                arbiter::side_name(first)
-            ),
-        );
-        a.article = Some(self.edition.flag_fall.into());
-        out.push((t, EventBody::Alert(a)));
-        true
-    }
-
     /// The engine numbered an alert this session raised: remember the id of a flag alert
     /// that waits to be called.
     pub fn alert_numbered(&mut self, a: &Alert) {
@@ -3176,14 +2313,16 @@ impl Session {
             } else {
                 Color::Black
             };
-            self.suspicions.push((a.id, mover, a.ply.unwrap_or(0)));
-            if self.suspicions.len() > 32 {
-                self.suspicions.remove(0);
+            self.watch
+                .suspicions
+                .push((a.id, mover, a.ply.unwrap_or(0)));
+            if self.watch.suspicions.len() > 32 {
+                self.watch.suspicions.remove(0);
             }
         }
         if a.kind == AlertKind::FlagFall
             && a.severity == Severity::Intervene
-            && let Some(f) = &mut self.uncalled_flag
+            && let Some(f) = &mut self.watch.uncalled_flag
             && f.alert.is_none()
         {
             f.alert = Some(a.id);
@@ -3246,397 +2385,6 @@ impl Session {
         out.push((t, EventBody::Alert(a)));
     }
 
-    /// The arbiter confirmed a two-handed-move alert (4.1): 2018+ it is penalised as an
-    /// illegal move (7.5.4, counting towards 7.5.5); 2017 it has its own count (7.7.1 /
-    /// 7.7.2); 2005 sets no penalty (4.1; 13.4 at the arbiter's discretion). The move stands.
-    fn confirm(&mut self, t: u64, id: u64, out: &mut Emitted) {
-        let Some(&(_, mover, ply)) = self.suspicions.iter().find(|s| s.0 == id) else {
-            return;
-        };
-        self.suspicions.retain(|s| s.0 != id);
-        if self.game.as_ref().is_none_or(|g| g.is_over()) {
-            return;
-        }
-        let name = arbiter::side_name(mover);
-        let counted = self.edition.two_hands_counted;
-        let prescription = if counted {
-            let p = self.offence_prescription(mover, Offence::TwoHands, "The move stands");
-            self.count_offence(mover, Offence::TwoHands);
-            p
-        } else {
-            "The move stands. This edition sets no penalty for it (4.1); the arbiter may penalise under 13.4.".to_string()
-        };
-        let message = if counted {
-            let class = self.offence_class(Offence::TwoHands);
-            let n = self.offences[class][usize::from(!mover.is_white())];
-            format!(
-                "The arbiter confirmed that {name} made the move at ply {ply} with two hands; offence number {n} for {name}."
-            )
-        } else {
-            format!("The arbiter confirmed that {name} made the move at ply {ply} with two hands.")
-        };
-        let mut a = self.alert(
-            AlertKind::TwoHandedMove,
-            Severity::Intervene,
-            Some(mover),
-            message,
-        );
-        a.article = Some(self.edition.two_hands.into());
-        a.ply = Some(ply);
-        a.prescription = Some(prescription);
-        out.push((t, EventBody::Alert(a)));
-    }
-
-    /// 8.4: in standard play, a player with less than five minutes left in a period without
-    /// an increment of 30 s or more need not record the moves for the rest of that period.
-    /// (Rapid and blitz need no recording at all.) Info for the arbiter, once per period.
-    fn check_recording(&mut self, t: u64, out: &mut Emitted) {
-        use crate::time_control::{Bonus, Category};
-        let (Some(g), Some(tc)) = (&self.game, &self.time_control) else {
-            return;
-        };
-        if g.is_over() || self.category_of(tc) != Category::Standard {
-            return;
-        }
-        let (w, b) = self.clock.white_black_ms();
-        for (side, ms) in [(0usize, w), (1, b)] {
-            let Some(ms) = ms else { continue };
-            let period = self.periods_reached[side].min(tc.periods.len().saturating_sub(1));
-            let big_increment = matches!(
-                tc.periods.get(period).map(|p| p.bonus),
-                Some(Bonus::Increment(inc)) if inc >= 30_000
-            );
-            if ms == 0 || ms >= 300_000 || big_increment || self.recording_told[side] > period {
-                continue;
-            }
-            self.recording_told[side] = period + 1;
-            let (exempt, keep) = self.edition.recording_exempt;
-            let who = Color::from_white(side == 0);
-            let name = arbiter::side_name(who);
-            let mut a = self.alert(
-                AlertKind::RecordingNotRequired,
-                Severity::Info,
-                Some(who),
-                format!(
-                    "{name} has {} left in this period without an increment of 30 s: no longer obliged to record the moves ({exempt}).",
-                    mmss(ms)
-                ),
-            );
-            a.article = Some(exempt.into());
-            (a.white_ms, a.black_ms) = (w, b);
-            a.prescription = Some(format!(
-                "{name} may stop keeping score for the rest of the period ({exempt}). Once neither player has to, the arbiter or an assistant should be present and keep score ({keep})."
-            ));
-            out.push((t, EventBody::Alert(a)));
-        }
-    }
-
-    /// 2005 10.2 / 2017+ III.5: the player on move, with less than two minutes in the final
-    /// period of a game without increment (not blitz: 2005 C2, III.2.2), may claim a draw.
-    /// For the arbiter only, once per player and game.
-    fn check_quickplay_claim(&mut self, t: u64, out: &mut Emitted) {
-        use crate::time_control::{Bonus, Category};
-        let (article, needs_guideline) = self.edition.quickplay_claim;
-        if needs_guideline && !self.guideline_iii {
-            return;
-        }
-        let (Some(g), Some(tc)) = (&self.game, &self.time_control) else {
-            return;
-        };
-        if g.is_over() || self.category_of(tc) == Category::Blitz {
-            return;
-        }
-        let on_move = g.current().turn();
-        let side = usize::from(!on_move.is_white());
-        let period = self.periods_reached[side];
-        let last_period = tc.moves_required_by(period).is_none();
-        let no_increment = tc.periods.iter().all(|p| p.bonus == Bonus::None);
-        if self.quickplay_told[side] || !last_period || !no_increment {
-            return;
-        }
-        let (w, b) = self.clock.white_black_ms();
-        let Some(ms) = (if on_move.is_white() { w } else { b }) else {
-            return;
-        };
-        if ms == 0 || ms >= 120_000 {
-            return;
-        }
-        self.quickplay_told[side] = true;
-        let name = arbiter::side_name(on_move);
-        let opp = arbiter::side_name(!on_move);
-        let mut a = self.alert(
-            AlertKind::QuickplayClaimPossible,
-            Severity::Claim,
-            Some(on_move),
-            format!(
-                "{name} is on move with {} left in the final period, without increment: {name} may claim a draw ({article}).",
-                mmss(ms)
-            ),
-        );
-        a.article = Some(article.into());
-        (a.white_ms, a.black_ms) = (w, b);
-        a.prescription = Some(format!(
-            "Only on {name}'s claim: if {opp} cannot win by normal means or makes no effort to, the game is drawn; the decision may be postponed ({opp} may get two extra minutes); a rejected claim gives {opp} two extra minutes."
-        ));
-        out.push((t, EventBody::Alert(a)));
-    }
-
-    /// 6.10.2 (2005 6.11): at the start of a game, a display that does not run must show the
-    /// first period's time (or it plus the first increment), and the running one no more.
-    fn check_start_times(&mut self, t: u64, times: &ClockTimes, out: &mut Emitted) {
-        const TOLERANCE_MS: u64 = 2_000;
-        if self.clock_setting_reported {
-            return;
-        }
-        let (Some(g), Some(tc)) = (&self.game, &self.time_control) else {
-            return;
-        };
-        if g.plies() > 0 || g.is_over() || self.clock.white_side().is_none() {
-            return;
-        }
-        // A game resumed from a set-up position (an adjourned game) has its own times.
-        if reconstruct::start_position(g.positions[0].board()).is_none()
-            && reconstruct::wrong_setup(g.positions[0].board()).is_none()
-        {
-            return;
-        }
-        let Some(first) = tc.periods.first() else {
-            return;
-        };
-        let base = first.base_ms;
-        // DGT clocks in Fischer mode add the first increment before the start.
-        let top = match first.bonus {
-            crate::time_control::Bonus::Increment(inc) => base + inc,
-            _ => base,
-        };
-        let running = crate::clock::running_display(times);
-        let wrong = [ClockSide::Left, ClockSide::Right].into_iter().any(|d| {
-            let ms = crate::clock::display_ms(times, d);
-            if running == Some(d) {
-                ms > top + TOLERANCE_MS
-            } else {
-                ms.abs_diff(base) > TOLERANCE_MS && ms.abs_diff(top) > TOLERANCE_MS
-            }
-        });
-        if !wrong {
-            return;
-        }
-        self.clock_setting_reported = true;
-        let (w, b) = self.clock.white_black_of(times);
-        let show = |ms: Option<u64>| ms.map(hmmss).unwrap_or_else(|| "?".into());
-        let mut a = self.alert(
-            AlertKind::ClockSettingMismatch,
-            Severity::Review,
-            None,
-            format!(
-                "The clock shows {} for White and {} for Black before the first move, but the time control {} starts at {}.",
-                show(w),
-                show(b),
-                tc.text,
-                hmmss(base)
-            ),
-        );
-        let article = match &self.bughouse {
-            Some(seat) => {
-                a.edition = seat.regulation.name().into();
-                seat.regulation.time_article()
-            }
-            None => self.edition.clock_setting,
-        };
-        a.article = Some(article.into());
-        (a.white_ms, a.black_ms) = (w, b);
-        a.prescription = Some(format!(
-            "Set the clock to {} for each player before the game starts ({article}).",
-            hmmss(base),
-        ));
-        out.push((t, EventBody::Alert(a)));
-    }
-
-    /// 6.10.2 (2005 6.11): a press must add the increment of the time control in force.
-    /// Readings come about once a second, so a press adds the increment less up to a second
-    /// of thinking (1.5 s allowed): three presses in a row by one player that added less
-    /// say the clock is set without it (L17 T56, KNSB-16).
-    fn check_increment(
-        &mut self,
-        t: u64,
-        display: ClockSide,
-        thought: Option<u64>,
-        before: &ClockTimes,
-        now: &ClockTimes,
-        out: &mut Emitted,
-    ) {
-        use crate::time_control::Bonus;
-        const PRESSES: u32 = 3;
-        if self.clock_setting_reported {
-            return;
-        }
-        let (Some(white), Some(tc)) = (self.clock.white_side(), &self.time_control) else {
-            return;
-        };
-        let side = usize::from(display != white);
-        let period = self.periods_reached[side].min(tc.periods.len().saturating_sub(1));
-        // What the press must give back: a Fischer increment always; a Bronstein delay the
-        // time used, up to the delay (KNSB-15: 30 s, delay 10 s, a move in 12 s → 28 s).
-        let (inc, what) = match tc.periods.get(period).map(|p| p.bonus) {
-            Some(Bonus::Increment(inc)) => (inc, "an increment of"),
-            Some(Bonus::Bronstein(delay)) => match thought {
-                Some(used) => (used.min(delay), "a Bronstein delay of"),
-                None => return,
-            },
-            _ => return,
-        };
-        if inc < 2_000 {
-            return;
-        }
-        let ms = |t: &ClockTimes| crate::clock::display_ms(t, display);
-        let gained = ms(now) as i64 - ms(before) as i64;
-        if gained + 1_500 >= inc as i64 {
-            self.short_increments[side] = 0;
-            return;
-        }
-        self.short_increments[side] += 1;
-        if self.short_increments[side] < PRESSES {
-            return;
-        }
-        self.clock_setting_reported = true;
-        let who = Color::from_white(side == 0);
-        let mut a = self.alert(
-            AlertKind::ClockSettingMismatch,
-            Severity::Review,
-            Some(who),
-            format!(
-                "{PRESSES} presses in a row by {} gave no time back, but the time control {} has {what} {} s per move.",
-                arbiter::side_name(who),
-                tc.text,
-                match tc.periods.get(period).map(|p| p.bonus) {
-                    Some(Bonus::Bronstein(d)) => d / 1000,
-                    _ => inc / 1000,
-                }
-            ),
-        );
-        a.article = Some(self.edition.clock_setting.into());
-        (a.white_ms, a.black_ms) = self.clock.white_black_ms();
-        a.prescription = Some(format!(
-            "Stop the clock, install the correct setting and adjust the times and the move counter ({}).",
-            self.edition.clock_setting
-        ));
-        out.push((t, EventBody::Alert(a)));
-    }
-
-    /// A player claims a flag (6.8; 2005 6.9, B7): valid when a flag is down that has not
-    /// ended the game yet.
-    fn flag_claimed(&mut self, t: u64, out: &mut Emitted) {
-        if self.game.as_ref().is_none_or(|g| g.is_over()) {
-            return;
-        }
-        if self.uncalled_flag.is_some() || self.flag_pending.is_some() {
-            let (article, must_stop) = self.edition.reduced_flag_claim;
-            let how = if self.reduced() && must_stop && self.clock.running().is_some() {
-                format!(
-                    "a player claimed the flag without stopping the clock, a procedural defect under {article}"
-                )
-            } else {
-                "a player claimed the flag".to_string()
-            };
-            self.flag_called(t, &how, out);
-            return;
-        }
-        let mut a = self.alert(
-            AlertKind::FlagFall,
-            Severity::Review,
-            None,
-            "Flag claim recorded, but no flag is down on the clock.".into(),
-        );
-        a.article = Some(self.edition.flag_considered_fallen.into());
-        (a.white_ms, a.black_ms) = self.clock.white_black_ms();
-        a.prescription = Some("Check the clock: if no flag has fallen, the game goes on.".into());
-        out.push((t, EventBody::Alert(a)));
-    }
-
-    /// The flag counts now (6.8): the game is lost by the flagged player unless the opponent
-    /// cannot checkmate by any series of legal moves (6.9), judged in the position on the
-    /// board now — a flag noticed late is treated as if it had just fallen.
-    /// L17 T37 (c): the clock stopped to claim a flag while the claimant's own flag is down
-    /// too — the claim is invalid (A4.3 / A.4.3 / A.5.3). FIDE's 2017 interpretation (#6)
-    /// lets the flag that fell first decide, which the arbiter rules on: no result here.
-    fn claim_with_own_flag_down(&mut self, t: u64, article: &str, out: &mut Emitted) {
-        let Some(flagged) = self
-            .uncalled_flag
-            .take()
-            .map(|f| f.flagged)
-            .or(self.flag_pending.take())
-        else {
-            return;
-        };
-        let claimant = !flagged;
-        let mut a = self.alert(
-            AlertKind::BothFlagsFallen,
-            Severity::Review,
-            Some(claimant),
-            format!(
-                "{} stopped the clock to claim {}'s flag, but his own flag is down too: the claim is invalid ({article}). {}'s flag fell first.",
-                arbiter::side_name(claimant),
-                arbiter::side_name(flagged),
-                arbiter::side_name(flagged),
-            ),
-        );
-        a.article = Some(article.into());
-        (a.white_ms, a.black_ms) = self.clock.white_black_ms();
-        a.prescription = Some(format!(
-            "The arbiter rules: by FIDE's interpretation of 2017 the flag that fell first decides ({} loses, unless {} cannot checkmate, 6.9); enter the result.",
-            arbiter::side_name(flagged),
-            arbiter::side_name(claimant)
-        ));
-        out.push((t, EventBody::Alert(a)));
-    }
-
-    fn flag_called(&mut self, t: u64, how: &str, out: &mut Emitted) {
-        let Some(flagged) = self
-            .uncalled_flag
-            .take()
-            .map(|f| f.flagged)
-            .or(self.flag_pending.take())
-        else {
-            return;
-        };
-        let Some(g) = &self.game else { return };
-        if g.is_over() {
-            return;
-        }
-        let opp = !flagged;
-        let (result, consequence) = flag_verdict(
-            flagged,
-            crate::dead::full(g.current(), g.castling_mode, opp),
-        );
-        let mut a = self.alert(
-            AlertKind::FlagFall,
-            Severity::Intervene,
-            Some(flagged),
-            format!(
-                "{}'s flag counts as fallen now ({how}): {consequence}.",
-                arbiter::side_name(flagged)
-            ),
-        );
-        a.article = Some(self.edition.flag_considered_fallen.into());
-        (a.white_ms, a.black_ms) = self.clock.white_black_ms();
-        a.prescription = Some(match result {
-            Some(r) => format!("Result {r} ({}).", self.edition.flag_fall),
-            None => "Examine the position (6.9) before declaring the result.".into(),
-        });
-        out.push((t, EventBody::Alert(a)));
-        if let (Some(g), Some(result)) = (&mut self.game, result) {
-            g.result = Some((result.into(), EndReason::FlagFall));
-            out.push((
-                t,
-                EventBody::GameEnd {
-                    game: g.id.clone(),
-                    result: result.into(),
-                    reason: EndReason::FlagFall,
-                },
-            ));
-        }
-    }
-
     fn alert(
         &self,
         kind: AlertKind,
@@ -3677,28 +2425,6 @@ fn both_kings_in_check(b: &shakmaty::Board) -> bool {
         b.king_of(c)
             .is_some_and(|k| b.attacks_to(k, !c, b.occupied()).any())
     })
-}
-
-/// 6.9 (2005 6.10): a flag loses unless the opponent cannot checkmate by any series of
-/// legal moves — never a draw without a proof. The result, if decided, and the words for it.
-fn flag_verdict(flagged: Color, ability: MateAbility) -> (Option<&'static str>, String) {
-    let opp = arbiter::side_name(!flagged);
-    match ability {
-        MateAbility::CanMate => (
-            Some(if flagged.is_white() { "0-1" } else { "1-0" }),
-            format!("{} loses on time", arbiter::side_name(flagged)),
-        ),
-        MateAbility::CannotMate => (
-            Some("1/2-1/2"),
-            format!("{opp} cannot checkmate by any series of legal moves: the game is drawn"),
-        ),
-        MateAbility::Undetermined => (
-            None,
-            format!(
-                "whether {opp} can still checkmate could not be decided: the arbiter must judge loss or draw"
-            ),
-        ),
-    }
 }
 
 /// A duration in seconds, one decimal ("37.0 s").

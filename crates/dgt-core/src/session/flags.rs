@@ -1,0 +1,445 @@
+//! Flags: a fallen flag and what it means (6.9; 2005 6.10), periods reached, both flags
+//! (III.3.1; 2005 6.12 / B9), a flag that counts only when called or claimed (6.8;
+//! reduced supervision A.4.3 / A.5.3 / B8).
+
+use super::*;
+
+impl Session {
+    pub(super) fn on_flags(&mut self, t: u64, displays: &[ClockSide], out: &mut Emitted) {
+        let Some(g) = &self.game else { return };
+        if g.is_over() {
+            self.second_flag_after_end(t, out);
+            return;
+        }
+        if self.bughouse_flags(t, displays, out) {
+            return;
+        }
+        let Some(white) = self.clock.white_side() else {
+            return;
+        };
+        let last = self.clock.last().copied();
+        let both = last.is_some_and(|l| l.left.flagged() && l.right.flagged());
+        // Both flags in one reading: which fell first is unknown (after a gap in the
+        // readings). One flag while the other was already down and the game went on: known.
+        let new_both = both && displays.len() == 2;
+        if both
+            && (new_both || self.watch.flag_pending.is_some())
+            && self.on_both_flags(t, new_both, out)
+        {
+            return;
+        }
+        for &d in displays {
+            let Some(g) = &self.game else { return };
+            if g.is_over() {
+                return;
+            }
+            let flagged = if d == white {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let final_flag = last.is_some_and(|l| match d {
+                ClockSide::Left => l.left.final_flag,
+                ClockSide::Right => l.right.final_flag,
+            });
+            // Moves the flagged player completed.
+            let done = g
+                .moves
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| {
+                    let start_white = g.positions[0].turn().is_white();
+                    (i % 2 == 0) == (start_white == flagged.is_white())
+                })
+                .count() as u32;
+            // 6.4 (2005 6.3): at the flag of period k, the moves of periods 0..=k must be
+            // completed.
+            let side = if flagged.is_white() { 0 } else { 1 };
+            let period = self.watch.periods_reached[side];
+            let required = self
+                .time_control
+                .as_ref()
+                .and_then(|tc| tc.moves_required_by(period));
+            if !final_flag && required.is_some_and(|r| done >= r) {
+                self.watch.periods_reached[side] += 1;
+                let mut a = self.alert(
+                    AlertKind::FlagFall,
+                    Severity::Info,
+                    Some(flagged),
+                    format!("{}'s flag fell at the end of a period after {done} moves: period reached, play goes on.", arbiter::side_name(flagged)),
+                );
+                a.article = Some(self.edition.time_control_check.into());
+                out.push((t, EventBody::Alert(a)));
+                continue;
+            }
+            let opp = !flagged;
+            let mode = g.castling_mode;
+            // 6.9: the flag loses unless the opponent cannot checkmate by any series of legal
+            // moves; never a draw without a proof.
+            let ability = crate::dead::full(g.current(), mode, opp);
+            let (kind, reason) = if both {
+                (AlertKind::BothFlagsFallen, EndReason::BothFlagsFallen)
+            } else {
+                (AlertKind::FlagFall, EndReason::FlagFall)
+            };
+            let (result, consequence) = if both {
+                (
+                    Some("1/2-1/2"),
+                    "both flags have fallen: the game is drawn".to_string(),
+                )
+            } else {
+                flag_verdict(flagged, ability)
+            };
+            // Reduced supervision in rapid and blitz: 2005 only on a claim (B7), 2017 the
+            // arbiter may call it (A4.5, D3), 2018 / 2023 he shall (A.4.5 / A.5.5). A flag
+            // nobody has to call ends the game only when the arbiter enters the result.
+            let severity = if both || !self.reduced() {
+                Severity::Intervene
+            } else {
+                self.edition.reduced_flag_severity
+            };
+            // The verified count of completed moves (6.12.2; 2017 6.13.2): the record, not a
+            // public display, decides whether a period was completed.
+            let who = arbiter::side_name(flagged);
+            let fell = format!("{who}'s flag has fallen with {done} move(s) completed");
+            let (message, prescription) = match severity {
+                Severity::Claim => (
+                    format!(
+                        "{fell}: it counts only when {} claims it (B7); the arbiter must not point it out.",
+                        arbiter::side_name(opp)
+                    ),
+                    format!(
+                        "If {} stops the clocks and claims while his own flag is up (B8): {}. Otherwise play goes on; if both flags fall, the game is drawn (B9).",
+                        arbiter::side_name(opp),
+                        match result {
+                            Some(r) => format!("{consequence}, result {r}"),
+                            None => format!("{consequence} (6.10)"),
+                        }
+                    ),
+                ),
+                Severity::Review => (
+                    // Only fide-2017 has `review` here: A4.5 (the A4 rules also for blitz, B4).
+                    format!("{fell}: {consequence}. The arbiter may call it (A4.5)."),
+                    match result {
+                        Some(r) => format!("When the flag is called or claimed: result {r}."),
+                        None => "Examine the position (6.9) before declaring the result.".into(),
+                    },
+                ),
+                _ => (
+                    format!("{fell}: {consequence}."),
+                    match result {
+                        Some(r) => format!("Result {r}."),
+                        None => "Examine the position (6.9) before declaring the result.".into(),
+                    },
+                ),
+            };
+            let called_later = severity == Severity::Intervene
+                && !both
+                && self.flag_counts == crate::config::FlagCounts::WhenCalled;
+            let prescription = if called_later {
+                format!(
+                    "Call the flag: it counts as fallen when the arbiter observes it or a player claims it ({}); acknowledging this alert records it. {prescription}",
+                    self.edition.flag_considered_fallen
+                )
+            } else {
+                prescription
+            };
+            let mut a = self.alert(kind, severity, Some(flagged), message);
+            a.article = Some(self.edition.flag_fall.into());
+            (a.white_ms, a.black_ms) = self.clock.white_black_ms();
+            a.prescription = Some(prescription);
+            out.push((t, EventBody::Alert(a)));
+            if called_later {
+                self.watch.uncalled_flag = Some(UncalledFlag {
+                    flagged,
+                    t_ms: t,
+                    alert: None,
+                });
+                continue;
+            }
+            if severity != Severity::Intervene {
+                self.watch.flag_pending = Some(flagged);
+                continue;
+            }
+            if let (Some(g), Some(result)) = (&mut self.game, result) {
+                g.result = Some((result.into(), reason));
+                out.push((
+                    t,
+                    EventBody::GameEnd {
+                        game: g.id.clone(),
+                        result: result.into(),
+                        reason,
+                    },
+                ));
+                if !both {
+                    self.watch.game_ending_flag = Some((flagged, t));
+                }
+            }
+            if both {
+                break;
+            }
+        }
+    }
+
+    /// The other flag falls after a flag ended the game: the order is known and reported
+    /// for the record (L17 T46 (c), L05 T22 (c)); the result does not change.
+    pub(super) fn second_flag_after_end(&mut self, t: u64, out: &mut Emitted) {
+        let Some((first, at)) = self.watch.game_ending_flag else {
+            return;
+        };
+        let both = self
+            .clock
+            .last()
+            .is_some_and(|l| l.left.flagged() && l.right.flagged());
+        if !both {
+            return;
+        }
+        self.watch.game_ending_flag = None;
+        let mut a = self.alert(
+            AlertKind::BothFlagsFallen,
+            Severity::Info,
+            Some(first),
+            format!(
+                "Both flags are down; {}'s fell first, {} before the other: the result stands.",
+                arbiter::side_name(first),
+                seconds(t.saturating_sub(at))
+            ),
+        );
+        a.article = Some(self.edition.flag_fall.into());
+        out.push((t, EventBody::Alert(a)));
+    }
+
+    /// Both flags are down: with the order unknown (`unknown`), or after a first flag that
+    /// did not end the game. 2005 rapid and blitz: drawn (B9). 2005 standard, order unknown:
+    /// the game goes on unless it is the last period, then drawn (6.12a / 6.12b). A known
+    /// order is reported. Returns whether the flags were dealt with here.
+    pub(super) fn on_both_flags(&mut self, t: u64, unknown: bool, out: &mut Emitted) -> bool {
+        let draw = |s: &mut Self, art: &str, message: String, out: &mut Emitted| {
+            let mut a = s.alert(
+                AlertKind::BothFlagsFallen,
+                Severity::Intervene,
+                None,
+                message,
+            );
+            a.article = Some(art.into());
+            (a.white_ms, a.black_ms) = s.clock.white_black_ms();
+            a.prescription = Some("Result 1/2-1/2.".into());
+            out.push((t, EventBody::Alert(a)));
+            if let Some(g) = &mut s.game {
+                g.result = Some(("1/2-1/2".into(), EndReason::BothFlagsFallen));
+                out.push((
+                    t,
+                    EventBody::GameEnd {
+                        game: g.id.clone(),
+                        result: "1/2-1/2".into(),
+                        reason: EndReason::BothFlagsFallen,
+                    },
+                ));
+            }
+        };
+        if self.reduced()
+            && let Some(art) = self.edition.reduced_both_flags_draw
+        {
+            draw(
+                self,
+                art,
+                "Both flags have fallen: the game is drawn.".into(),
+                out,
+            );
+            return true;
+        }
+        if unknown {
+            // Guideline III applies only when announced, and only to a quickplay finish
+            // without increment (III.1, III.2.1).
+            let no_increment = self.time_control.as_ref().is_some_and(|tc| {
+                tc.periods
+                    .iter()
+                    .all(|p| p.bonus == crate::time_control::Bonus::None)
+            });
+            let guideline = self
+                .edition
+                .guideline_iii_both_flags
+                .filter(|_| self.guideline_iii && no_increment);
+            let Some((go_on, drawn)) = self.edition.both_flags_continue_draw.or(guideline) else {
+                return false;
+            };
+            let later_period = self.time_control.as_ref().is_some_and(|tc| {
+                tc.moves_required_by(
+                    self.watch.periods_reached[0].min(self.watch.periods_reached[1]),
+                )
+                .is_some()
+            });
+            if later_period {
+                let mut a = self.alert(
+                    AlertKind::BothFlagsFallen,
+                    Severity::Review,
+                    None,
+                    "Both flags have fallen and which fell first is unknown, before the last period: the game goes on.".into(),
+                );
+                a.article = Some(go_on.into());
+                out.push((t, EventBody::Alert(a)));
+            } else {
+                draw(
+                    self,
+                    drawn,
+                    "Both flags have fallen in the last period and which fell first is unknown: the game is drawn.".into(),
+                    out,
+                );
+            }
+            return true;
+        }
+        let Some(first) = self.watch.flag_pending else {
+            return false;
+        };
+        let mut a = self.alert(
+            AlertKind::BothFlagsFallen,
+            Severity::Info,
+            Some(first),
+            format!(
+                "Both flags are down; {}'s fell first.",
+                arbiter::side_name(first)
+            ),
+        );
+        a.article = Some(self.edition.flag_fall.into());
+        out.push((t, EventBody::Alert(a)));
+        true
+    }
+
+    /// A player claims a flag (6.8; 2005 6.9, B7): valid when a flag is down that has not
+    /// ended the game yet.
+    pub(super) fn flag_claimed(&mut self, t: u64, out: &mut Emitted) {
+        if self.game.as_ref().is_none_or(|g| g.is_over()) {
+            return;
+        }
+        if self.watch.uncalled_flag.is_some() || self.watch.flag_pending.is_some() {
+            let (article, must_stop) = self.edition.reduced_flag_claim;
+            let how = if self.reduced() && must_stop && self.clock.running().is_some() {
+                format!(
+                    "a player claimed the flag without stopping the clock, a procedural defect under {article}"
+                )
+            } else {
+                "a player claimed the flag".to_string()
+            };
+            self.flag_called(t, &how, out);
+            return;
+        }
+        let mut a = self.alert(
+            AlertKind::FlagFall,
+            Severity::Review,
+            None,
+            "Flag claim recorded, but no flag is down on the clock.".into(),
+        );
+        a.article = Some(self.edition.flag_considered_fallen.into());
+        (a.white_ms, a.black_ms) = self.clock.white_black_ms();
+        a.prescription = Some("Check the clock: if no flag has fallen, the game goes on.".into());
+        out.push((t, EventBody::Alert(a)));
+    }
+
+    /// The flag counts now (6.8): the game is lost by the flagged player unless the opponent
+    /// cannot checkmate by any series of legal moves (6.9), judged in the position on the
+    /// board now — a flag noticed late is treated as if it had just fallen.
+    /// L17 T37 (c): the clock stopped to claim a flag while the claimant's own flag is down
+    /// too — the claim is invalid (A4.3 / A.4.3 / A.5.3). FIDE's 2017 interpretation (#6)
+    /// lets the flag that fell first decide, which the arbiter rules on: no result here.
+    pub(super) fn claim_with_own_flag_down(&mut self, t: u64, article: &str, out: &mut Emitted) {
+        let Some(flagged) = self
+            .watch
+            .uncalled_flag
+            .take()
+            .map(|f| f.flagged)
+            .or(self.watch.flag_pending.take())
+        else {
+            return;
+        };
+        let claimant = !flagged;
+        let mut a = self.alert(
+            AlertKind::BothFlagsFallen,
+            Severity::Review,
+            Some(claimant),
+            format!(
+                "{} stopped the clock to claim {}'s flag, but his own flag is down too: the claim is invalid ({article}). {}'s flag fell first.",
+                arbiter::side_name(claimant),
+                arbiter::side_name(flagged),
+                arbiter::side_name(flagged),
+            ),
+        );
+        a.article = Some(article.into());
+        (a.white_ms, a.black_ms) = self.clock.white_black_ms();
+        a.prescription = Some(format!(
+            "The arbiter rules: by FIDE's interpretation of 2017 the flag that fell first decides ({} loses, unless {} cannot checkmate, 6.9); enter the result.",
+            arbiter::side_name(flagged),
+            arbiter::side_name(claimant)
+        ));
+        out.push((t, EventBody::Alert(a)));
+    }
+
+    pub(super) fn flag_called(&mut self, t: u64, how: &str, out: &mut Emitted) {
+        let Some(flagged) = self
+            .watch
+            .uncalled_flag
+            .take()
+            .map(|f| f.flagged)
+            .or(self.watch.flag_pending.take())
+        else {
+            return;
+        };
+        let Some(g) = &self.game else { return };
+        if g.is_over() {
+            return;
+        }
+        let opp = !flagged;
+        let (result, consequence) = flag_verdict(
+            flagged,
+            crate::dead::full(g.current(), g.castling_mode, opp),
+        );
+        let mut a = self.alert(
+            AlertKind::FlagFall,
+            Severity::Intervene,
+            Some(flagged),
+            format!(
+                "{}'s flag counts as fallen now ({how}): {consequence}.",
+                arbiter::side_name(flagged)
+            ),
+        );
+        a.article = Some(self.edition.flag_considered_fallen.into());
+        (a.white_ms, a.black_ms) = self.clock.white_black_ms();
+        a.prescription = Some(match result {
+            Some(r) => format!("Result {r} ({}).", self.edition.flag_fall),
+            None => "Examine the position (6.9) before declaring the result.".into(),
+        });
+        out.push((t, EventBody::Alert(a)));
+        if let (Some(g), Some(result)) = (&mut self.game, result) {
+            g.result = Some((result.into(), EndReason::FlagFall));
+            out.push((
+                t,
+                EventBody::GameEnd {
+                    game: g.id.clone(),
+                    result: result.into(),
+                    reason: EndReason::FlagFall,
+                },
+            ));
+        }
+    }
+}
+
+/// 6.9 (2005 6.10): a flag loses unless the opponent cannot checkmate by any series of
+/// legal moves — never a draw without a proof. The result, if decided, and the words for it.
+pub(super) fn flag_verdict(flagged: Color, ability: MateAbility) -> (Option<&'static str>, String) {
+    let opp = arbiter::side_name(!flagged);
+    match ability {
+        MateAbility::CanMate => (
+            Some(if flagged.is_white() { "0-1" } else { "1-0" }),
+            format!("{} loses on time", arbiter::side_name(flagged)),
+        ),
+        MateAbility::CannotMate => (
+            Some("1/2-1/2"),
+            format!("{opp} cannot checkmate by any series of legal moves: the game is drawn"),
+        ),
+        MateAbility::Undetermined => (
+            None,
+            format!(
+                "whether {opp} can still checkmate could not be decided: the arbiter must judge loss or draw"
+            ),
+        ),
+    }
+}

@@ -1,0 +1,601 @@
+//! Offences and their counting: illegal moves completed by a press (7.5; 2005 7.4), play
+//! going on from a formally illegal position, the reduced-supervision windows (A.4.2 / B.4),
+//! the penalties by edition and category, a wrong claim's penalty, and the arbiter's
+//! confirmation of a two-handed move (7.5.4; 2017 7.7).
+
+use super::*;
+
+impl Session {
+    pub(super) fn illegal_at_press(
+        &mut self,
+        t: u64,
+        mover: Color,
+        shown: &shakmaty::Board,
+        out: &mut Emitted,
+    ) {
+        if self.promotion_forfeited(t, mover, shown, out) {
+            return;
+        }
+        let Some(g) = &self.game else { return };
+        let before = fen(g.current());
+        let d = board::diff(g.current().board(), shown);
+        let ply = g.plies() as u32 + 1;
+        let game_id = g.id.clone();
+        let both_checks = both_kings_in_check(shown);
+        let onto_piece = self.drop_onto_piece(mover, shown);
+        let (kind, article, what) = if let Some((sq, role, reg)) = onto_piece {
+            (
+                AlertKind::IllegalDrop,
+                reg.article(crate::bughouse::DropFault::Occupied),
+                format!(
+                    "{} dropped a {} on {sq}, onto the {} there: {}",
+                    arbiter::side_name(mover),
+                    reconstruct::role_name(role),
+                    g.current()
+                        .board()
+                        .role_at(sq)
+                        .map_or("piece", reconstruct::role_name),
+                    crate::bughouse::DropFault::Occupied.words()
+                ),
+            )
+        } else if let Some(sq) = reconstruct::unpromoted_pawn(shown) {
+            (
+                AlertKind::PromotionIncomplete,
+                self.edition.promotion_incomplete,
+                format!(
+                    "{} pressed the clock with a pawn still on {sq} (promotion not completed)",
+                    arbiter::side_name(mover)
+                ),
+            )
+        } else {
+            (
+                AlertKind::IllegalMove,
+                self.edition.illegal_move,
+                format!(
+                    "{} completed an illegal move (squares {}){}{}",
+                    arbiter::side_name(mover),
+                    board::square_names(d).join(" "),
+                    if both_checks {
+                        ", leaving both kings in check"
+                    } else {
+                        ""
+                    },
+                    if captures_king(g.current().board(), shown, mover) {
+                        format!(
+                            ", capturing the king, which is not allowed ({})",
+                            self.edition.king_capture
+                        )
+                    } else {
+                        String::new()
+                    }
+                ),
+            )
+        };
+        let remedy = if kind == AlertKind::PromotionIncomplete && self.edition.promotion_queen_stays
+        {
+            format!(
+                "Replace the pawn by a queen of the same colour ({})",
+                self.edition.promotion_incomplete
+            )
+        } else {
+            // 4.3 / 4.5: the replacement move is made with the piece moved, if it can move.
+            let pos = g.current();
+            let moved = (d & pos.board().by_color(mover))
+                .into_iter()
+                .find(|sq| shown.piece_at(*sq) != pos.board().piece_at(*sq));
+            let replacement = match moved {
+                Some(sq)
+                    if reconstruct::legal_moves(pos)
+                        .iter()
+                        .any(|m| m.from() == Some(sq)) =>
+                {
+                    format!(
+                        "the replacement move must be made with the piece on {sq} ({})",
+                        self.edition.touch_move
+                    )
+                }
+                Some(sq) => format!(
+                    "the piece on {sq} has no legal move, so any legal move may be made (4.5)"
+                ),
+                None => format!(
+                    "the move must be made with the piece touched if legal ({})",
+                    self.edition.touch_move
+                ),
+            };
+            format!(
+                "Restore the position before the irregularity ({}), with the clock times logged at the last completed move; {replacement}",
+                self.edition.illegal_move
+            )
+        };
+        let logged = g.moves.last().map(|m| (m.white_ms, m.black_ms));
+        let arbiter_acts = kind == AlertKind::PromotionIncomplete || both_checks;
+        let (severity, prescription) = self.illegal_prescription(mover, &remedy, arbiter_acts);
+        let count = self.count_offence(mover, Offence::IllegalMove);
+        let mut a = self.alert(
+            kind,
+            severity,
+            Some(mover),
+            format!(
+                "{what}; offence number {count} for {}.",
+                arbiter::side_name(mover)
+            ),
+        );
+        a.article = Some(article.into());
+        if let Some((_, _, reg)) = onto_piece {
+            a.edition = reg.name().into();
+        }
+        a.ply = Some(ply);
+        a.fen = Some(format!("{} (on the board)", shown));
+        a.fen_before = Some(before);
+        a.game = Some(game_id);
+        a.squares = board::square_names(d);
+        a.prescription = Some(prescription);
+        if let Some((w, b)) = logged {
+            (a.white_ms, a.black_ms) = (w, b);
+        }
+        self.watch.illegal_alerted = true;
+        // Play may go on from it (reduced supervision, or nobody intervening).
+        self.watch.stood = Some((shown.clone(), mover));
+        out.push((t, EventBody::Alert(a)));
+    }
+
+    /// The opponent moved from the position an illegal move left: the illegal move is taken
+    /// into the game as it stood (tracking goes on from a formally illegal position), then
+    /// the reply. Under full supervision the arbiter must still reinstate the position
+    /// (7.5.1); under reduced supervision the illegal move now stands (A.4.2 / B.4).
+    pub(super) fn adopt_illegal(&mut self, t: u64, out: &mut Emitted) -> bool {
+        let Some((shown, mover)) = self.watch.stood.clone() else {
+            return false;
+        };
+        let Some(g) = &self.game else { return false };
+        let mut placement = self.board.placement(self.orientation);
+        placement.board = self.seen_board();
+        if placement.board == shown {
+            return false;
+        }
+        let before = g.current().clone();
+        let Some(after) = reconstruct::position_after_illegal(&before, &shown, g.castling_mode)
+        else {
+            return false;
+        };
+        let mut budget = 50_000;
+        let path = reconstruct::find_path(&after, &placement.board, 2, &mut budget);
+        // The opponent answered with an illegal move of his own (e.g. taking the king left in
+        // check, 1.4.1): both are reported; the first is taken into the game as made.
+        let answered_illegally = path.is_none()
+            && reconstruct::illegal_step(after.board(), &placement.board, !mover)
+                .is_some_and(|s| reconstruct::step_explains(after.board(), &s, &placement.board));
+        if path.is_none() && !answered_illegally {
+            return false;
+        }
+        let Some(step) = reconstruct::illegal_step(before.board(), &shown, mover) else {
+            return false;
+        };
+        let clocks = self.clock.white_black_ms();
+        let Some(g) = &mut self.game else {
+            return false;
+        };
+        let san = step.san.clone();
+        let ply = g.push_illegal(step.clone(), after, t, clocks);
+        out.push((
+            t,
+            EventBody::Move(MoveEvent {
+                game: g.id.clone(),
+                ply,
+                side: mover.into(),
+                uci: step.uci,
+                san: san.clone(),
+                fen: fen(g.current()),
+                white_ms: clocks.0,
+                black_ms: clocks.1,
+            }),
+        ));
+        let reduced = self.reduced();
+        let (severity, message) = if answered_illegally {
+            (
+                Severity::Intervene,
+                format!(
+                    "{}'s illegal move {san} was answered by an illegal move, not by a claim: whether it can still be corrected is for the arbiter to decide.",
+                    arbiter::side_name(mover)
+                ),
+            )
+        } else if reduced {
+            (
+                Severity::Info,
+                format!(
+                    "{}'s illegal move {san} stands: {} moved on without a claim.",
+                    arbiter::side_name(mover),
+                    arbiter::side_name(!mover)
+                ),
+            )
+        } else {
+            (
+                Severity::Intervene,
+                match reconstruct::unpromoted_pawn(&shown) {
+                    Some(sq) if self.edition.promotion_queen_stays => format!(
+                        "The game went on after {}'s pawn was left on {sq}: it must be replaced by a queen ({}).",
+                        arbiter::side_name(mover),
+                        self.edition.promotion_incomplete
+                    ),
+                    _ => format!(
+                        "The game went on after {}'s illegal move {san}: the position before it must be reinstated.",
+                        arbiter::side_name(mover)
+                    ),
+                },
+            )
+        };
+        let mut a = self.alert(AlertKind::IllegalMove, severity, Some(mover), message);
+        if answered_illegally {
+            a.prescription = Some(format!(
+                "If {}'s answer is not counted as his next move ({}), restore the position before {san} ({}); otherwise {san} stands and only the answer is corrected.",
+                arbiter::side_name(!mover),
+                if reduced {
+                    self.window_article()
+                } else {
+                    self.edition.illegal_move
+                },
+                self.edition.illegal_move
+            ));
+        }
+        a.article = Some(if reduced {
+            self.window_article().into()
+        } else {
+            self.edition.illegal_move.into()
+        });
+        a.ply = Some(ply);
+        out.push((t, EventBody::Alert(a)));
+        self.watch.stood = None;
+        self.watch.illegal_alerted = false;
+        match path {
+            Some(path) => {
+                self.commit(t, &path, false, out);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A.4.4 / A.5.4 (2017 A4.4): under reduced supervision an illegal position — both kings
+    /// in check, or a pawn on its last rank — that stood is watched: if it is still on the
+    /// board after the next completed move, the arbiter declares the game drawn.
+    pub(super) fn track_illegal_position(&mut self, t: u64, out: &mut Emitted) {
+        let Some(article) = self
+            .edition
+            .illegal_position_draw
+            .filter(|_| self.reduced())
+        else {
+            return;
+        };
+        let Some(g) = &self.game else { return };
+        let ply = g.plies() as u32;
+        let board = g.current().board();
+        let what = if both_kings_in_check(board) {
+            "both kings are in check".to_string()
+        } else if let Some(sq) = reconstruct::unpromoted_pawn(board) {
+            format!("a pawn stands on {sq}, its last rank")
+        } else {
+            self.watch.illegal_standing = None;
+            return;
+        };
+        let (severity, message, prescription) = match self.watch.illegal_standing {
+            None => {
+                self.watch.illegal_standing = Some((ply, false));
+                (
+                    Severity::Review,
+                    format!("An illegal position stands after ply {ply}: {what}."),
+                    format!(
+                        "Wait until the next move is completed; if the illegal position is still on the board then, the game is drawn ({article})."
+                    ),
+                )
+            }
+            Some((seen, false)) if ply > seen => {
+                self.watch.illegal_standing = Some((seen, true));
+                (
+                    Severity::Intervene,
+                    format!(
+                        "The illegal position seen after ply {seen} is still on the board after the next completed move: {what}."
+                    ),
+                    format!("Declare the game drawn ({article})."),
+                )
+            }
+            _ => return,
+        };
+        let mut a = self.alert(AlertKind::IllegalPosition, severity, None, message);
+        a.article = Some(article.into());
+        a.ply = Some(ply);
+        a.prescription = Some(prescription);
+        out.push((t, EventBody::Alert(a)));
+    }
+
+    /// Whether the rapid / blitz rules with reduced supervision apply (2005: always in rapid
+    /// and blitz; 2017+: when the event says so).
+    pub(super) fn reduced(&self) -> bool {
+        self.rapid_or_blitz()
+            && (self.supervision == Supervision::Reduced || self.edition.rapid_blitz_claim_only)
+    }
+
+    /// The article of the reduced-supervision window for the game's category.
+    pub(super) fn window_article(&self) -> &'static str {
+        use crate::time_control::Category;
+        let blitz = self
+            .time_control
+            .as_ref()
+            .is_some_and(|tc| self.category_of(tc) == Category::Blitz);
+        if blitz {
+            self.edition.reduced_window_blitz
+        } else {
+            self.edition.reduced_window
+        }
+    }
+
+    /// The severity and prescription of an illegal move (or unfinished promotion) completed
+    /// by `mover`: full supervision 7.5 (2005 7.4); reduced supervision the window rules
+    /// (2017 A4.2 loss; 2018 A.4.2 / 2023 A.5.2 as 7.5.5; 2005 only on a claim, B6 / C3).
+    ///
+    /// `arbiter_acts`: a pawn left on its last rank, or both kings in check — the cases in
+    /// which the 2005 rapid arbiter intervenes without a claim (B6; not in blitz, C2).
+    pub(super) fn illegal_prescription(
+        &self,
+        mover: Color,
+        remedy: &str,
+        arbiter_acts: bool,
+    ) -> (Severity, String) {
+        if let Some(seat) = &self.bughouse
+            && !seat.regulation.fide_underneath()
+        {
+            // Bughouse (DJC 7.4-7.6, 10.1, 10.3): the opponent accepts or demands a take-back;
+            // no time is added and no count loses by itself.
+            return (
+                Severity::Claim,
+                format!(
+                    "{remedy} — only if {} demands it (7.4; a press back without a move is the demand, 7.6); moving on accepts it (7.5). No time is added; for repeated illegal moves the arbiter may add time or declare the game lost (10.3).",
+                    arbiter::side_name(!mover)
+                ),
+            );
+        }
+        let full = self.offence_prescription(mover, Offence::IllegalMove, remedy);
+        if !self.reduced() {
+            return (Severity::Intervene, full);
+        }
+        let name = arbiter::side_name(mover);
+        let opp = arbiter::side_name(!mover);
+        let window = self.window_article();
+        let until =
+            format!("only until {opp} has made his next move; after it the move stands ({window})");
+        let blitz_2005 =
+            window == self.edition.reduced_window_blitz && window != self.edition.reduced_window;
+        if self.edition.rapid_blitz_claim_only && arbiter_acts && !blitz_2005 {
+            return (
+                Severity::Intervene,
+                format!("The arbiter intervenes without a claim ({window}): {full}"),
+            );
+        }
+        if self.edition.rapid_blitz_claim_only {
+            let p = if blitz_2005 {
+                let draw = self.game.as_ref().map(|g| {
+                    crate::dead::full(g.current(), g.castling_mode, !mover)
+                        == MateAbility::CannotMate
+                });
+                let verdict = if draw == Some(true) {
+                    format!("the game is drawn, as {opp} cannot checkmate")
+                } else {
+                    format!(
+                        "{opp} wins, or the game is drawn if {opp} cannot checkmate by any series of legal moves"
+                    )
+                };
+                format!(
+                    "If {opp} claims before making his own move: {verdict} ({window}). The arbiter does not act without a claim; {until}."
+                )
+            } else {
+                format!(
+                    "Only if {opp} claims before making his own move ({window}): {full} The arbiter does not act without a claim; {until}."
+                )
+            };
+            return (Severity::Claim, p);
+        }
+        if self.edition.reduced_first_illegal_loses {
+            let ability = self
+                .game
+                .as_ref()
+                .map(|g| crate::dead::full(g.current(), g.castling_mode, !mover));
+            let verdict = match ability {
+                Some(MateAbility::CannotMate) => format!(
+                    "the game is drawn: {opp} cannot checkmate by any series of legal moves"
+                ),
+                Some(MateAbility::CanMate) => format!("{name} loses the game"),
+                _ => format!(
+                    "{name} loses, unless {opp} cannot checkmate by any series of legal moves (examine the position)"
+                ),
+            };
+            return (
+                Severity::Intervene,
+                format!("Seen or claimed in time: {verdict} ({window}); {until}."),
+            );
+        }
+        (
+            Severity::Intervene,
+            format!("{full} The arbiter acts {until}."),
+        )
+    }
+
+    /// The counter an offence adds to: one for everything (2018+: 7.5.5), or per article
+    /// (2017 as printed: 7.5 and 7.8 separately).
+    pub(super) fn offence_class(&self, offence: Offence) -> usize {
+        match offence {
+            Offence::PressWithoutMove if self.edition.separate_counters => 1,
+            Offence::TwoHands if self.edition.separate_counters => 2,
+            _ => 0,
+        }
+    }
+
+    pub(super) fn count_offence(&mut self, side: Color, offence: Offence) -> u32 {
+        let class = self.offence_class(offence);
+        let i = if side.is_white() { 0 } else { 1 };
+        self.watch.offences[class][i] += 1;
+        self.watch.offences[class][i]
+    }
+
+    /// Whether the game is rapid or blitz (its time control, within the configured bounds).
+    /// The category of a time control under the edition in force (or the configured
+    /// boundaries).
+    pub(super) fn category_of(&self, tc: &TimeControl) -> crate::time_control::Category {
+        crate::config::category(tc, &self.edition, self.blitz_max, self.rapid_max)
+    }
+
+    pub(super) fn rapid_or_blitz(&self) -> bool {
+        use crate::time_control::Category;
+        self.time_control
+            .as_ref()
+            .is_some_and(|tc| self.category_of(tc) != Category::Standard)
+    }
+
+    /// Time added to the opponent for an offence, by category and supervision.
+    pub(super) fn penalty_ms(&self) -> u64 {
+        use crate::time_control::Category;
+        let category = self.time_control.as_ref().map(|tc| self.category_of(tc));
+        match (category, self.supervision) {
+            (Some(Category::Rapid), _) => self.edition.penalty_ms_rapid,
+            (Some(Category::Blitz), Supervision::Full) => self.edition.penalty_ms_blitz_full,
+            (Some(Category::Blitz), Supervision::Reduced) => self.edition.penalty_ms_blitz_reduced,
+            _ => self.edition.penalty_ms_standard,
+        }
+    }
+
+    /// The penalty for an incorrect draw claim by `claimant` (9.5.3: time to the opponent,
+    /// by category as for an offence; 2005 9.5b: three minutes to the opponent and a cut in
+    /// the claimant's own time).
+    pub(super) fn wrong_claim_penalty(&self, claimant: Color) -> String {
+        let opp = arbiter::side_name(!claimant);
+        let article = self.edition.wrong_claim_penalty;
+        if self.edition.wrong_claim_cuts_own_time {
+            // fide-2005: +3 minutes; above 2:00 the claimant loses half his time (at most
+            // 3:00), between 1:00 and 2:00 he keeps 1:00, below 1:00 nothing changes.
+            let (w, b) = self.clock.white_black_ms();
+            let own = if claimant.is_white() { w } else { b };
+            let cut = match own {
+                Some(ms) if ms == 120_000 || ms == 60_000 => {
+                    " The claimant's own time is exactly 1:00 or 2:00, a case 9.5b does not cover: the arbiter decides.".to_string()
+                }
+                Some(ms) if ms > 120_000 => {
+                    let left = ms - (ms / 2).min(180_000);
+                    format!(
+                        " {}'s own time is cut from {} to {}.",
+                        arbiter::side_name(claimant),
+                        mmss(ms),
+                        mmss(left)
+                    )
+                }
+                Some(ms) if ms > 60_000 => format!(
+                    " {}'s own time is set from {} to 1:00.",
+                    arbiter::side_name(claimant),
+                    mmss(ms)
+                ),
+                Some(_) => format!(
+                    " {}'s own time (under 1:00) stays.",
+                    arbiter::side_name(claimant)
+                ),
+                None => " The claimant's own time is cut as 9.5b says.".to_string(),
+            };
+            return format!("add 3 minute(s) to {opp}'s clock ({article}).{cut}");
+        }
+        let ms = self.penalty_ms();
+        format!(
+            "add {} minute(s) to {opp}'s clock ({article}).",
+            ms / 60_000
+        )
+    }
+
+    /// What the Laws prescribe for the next offence of `side`: the remedy and the time
+    /// penalty, or the loss (or draw) at the offence that decides the game.
+    pub(super) fn offence_prescription(
+        &self,
+        side: Color,
+        offence: Offence,
+        remedy: &str,
+    ) -> String {
+        let class = self.offence_class(offence);
+        let i = if side.is_white() { 0 } else { 1 };
+        let n = self.watch.offences[class][i] + 1;
+        let penalty_article = match offence {
+            Offence::PressWithoutMove => self
+                .edition
+                .press_without_move_penalty
+                .unwrap_or(self.edition.illegal_move_penalty),
+            Offence::IllegalMove => self.edition.illegal_move_penalty,
+            // 2017 7.7 carries its own penalty; later editions penalise it as an illegal
+            // move (7.5.4 → 7.5.5).
+            Offence::TwoHands if self.edition.separate_counters => self.edition.two_hands,
+            Offence::TwoHands => self.edition.illegal_move_penalty,
+        };
+        let name = arbiter::side_name(side);
+        let opp = arbiter::side_name(!side);
+        if n >= self.edition.illegal_moves_to_lose {
+            let ability = self
+                .game
+                .as_ref()
+                .map(|g| crate::dead::full(g.current(), g.castling_mode, !side));
+            let verdict = match (self.edition.illegal_loss_draw_if_no_mate, ability) {
+                (false, _) | (true, Some(MateAbility::CanMate)) => format!("{name} loses the game"),
+                (true, Some(MateAbility::CannotMate)) => format!(
+                    "the game is drawn: {opp} cannot checkmate by any series of legal moves"
+                ),
+                _ => format!(
+                    "{name} loses, unless {opp} cannot checkmate by any series of legal moves (undetermined: examine the position)"
+                ),
+            };
+            format!("{name}'s offence number {n}: {verdict} ({penalty_article}).")
+        } else {
+            let ms = self.penalty_ms();
+            let time = if ms == 0 {
+                "no time is added in this category".to_string()
+            } else {
+                format!("add {} minute(s) to {opp}'s clock", ms / 60_000)
+            };
+            format!(
+                "{remedy}; {time} ({penalty_article}). This is {name}'s offence number {n}; number {} loses.",
+                self.edition.illegal_moves_to_lose
+            )
+        }
+    }
+
+    /// The arbiter confirmed a two-handed-move alert (4.1): 2018+ it is penalised as an
+    /// illegal move (7.5.4, counting towards 7.5.5); 2017 it has its own count (7.7.1 /
+    /// 7.7.2); 2005 sets no penalty (4.1; 13.4 at the arbiter's discretion). The move stands.
+    pub(super) fn confirm(&mut self, t: u64, id: u64, out: &mut Emitted) {
+        let Some(&(_, mover, ply)) = self.watch.suspicions.iter().find(|s| s.0 == id) else {
+            return;
+        };
+        self.watch.suspicions.retain(|s| s.0 != id);
+        if self.game.as_ref().is_none_or(|g| g.is_over()) {
+            return;
+        }
+        let name = arbiter::side_name(mover);
+        let counted = self.edition.two_hands_counted;
+        let prescription = if counted {
+            let p = self.offence_prescription(mover, Offence::TwoHands, "The move stands");
+            self.count_offence(mover, Offence::TwoHands);
+            p
+        } else {
+            "The move stands. This edition sets no penalty for it (4.1); the arbiter may penalise under 13.4.".to_string()
+        };
+        let message = if counted {
+            let class = self.offence_class(Offence::TwoHands);
+            let n = self.watch.offences[class][usize::from(!mover.is_white())];
+            format!(
+                "The arbiter confirmed that {name} made the move at ply {ply} with two hands; offence number {n} for {name}."
+            )
+        } else {
+            format!("The arbiter confirmed that {name} made the move at ply {ply} with two hands.")
+        };
+        let mut a = self.alert(
+            AlertKind::TwoHandedMove,
+            Severity::Intervene,
+            Some(mover),
+            message,
+        );
+        a.article = Some(self.edition.two_hands.into());
+        a.ply = Some(ply);
+        a.prescription = Some(prescription);
+        out.push((t, EventBody::Alert(a)));
+    }
+}

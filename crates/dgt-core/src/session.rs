@@ -133,6 +133,16 @@ struct GameWatch {
     owes_press: Option<Color>,
 }
 
+impl GameWatch {
+    /// The flag down but not yet counted (uncalled, or pending a claim), taken off the watch.
+    fn take_waiting_flag(&mut self) -> Option<Color> {
+        self.uncalled_flag
+            .take()
+            .map(|f| f.flagged)
+            .or(self.flag_pending.take())
+    }
+}
+
 pub struct Session {
     label: String,
     settle_ms: u64,
@@ -1582,23 +1592,9 @@ impl Session {
             let Some(g) = &mut self.game else { return };
             // A move that follows an unconfirmed one confirms it (the opponent has replied).
             g.confirm_all();
-            let ply = g.push(*m, t, clocks);
-            let played = g.moves.last().cloned();
-            let side: Side = (!g.current().turn()).into();
-            if let Some(p) = played {
-                out.push((
-                    t,
-                    EventBody::Move(MoveEvent {
-                        game: g.id.clone(),
-                        ply,
-                        side,
-                        uci: p.uci,
-                        san: p.san,
-                        fen: fen(g.current()),
-                        white_ms: clocks.0,
-                        black_ms: clocks.1,
-                    }),
-                ));
+            g.push(*m, t, clocks);
+            if let Some(e) = last_move_event(g, clocks) {
+                out.push((t, e));
             }
             self.after_move(t, out);
         }
@@ -2401,6 +2397,21 @@ impl Session {
         }
         a
     }
+}
+
+/// The `move` event of the game's last move, with the clock readings it was completed with.
+fn last_move_event(g: &Game, clocks: (Option<u64>, Option<u64>)) -> Option<EventBody> {
+    let played = g.moves.last()?;
+    Some(EventBody::Move(MoveEvent {
+        game: g.id.clone(),
+        ply: g.plies() as u32,
+        side: (!g.current().turn()).into(),
+        uci: played.uci.clone(),
+        san: played.san.clone(),
+        fen: fen(g.current()),
+        white_ms: clocks.0,
+        black_ms: clocks.1,
+    }))
 }
 
 /// Whether `mover`'s move from `before` to `shown` took the opponent's king (1.4.1).

@@ -342,13 +342,7 @@ impl Session {
     /// too — the claim is invalid (A4.3 / A.4.3 / A.5.3). FIDE's 2017 interpretation (#6)
     /// lets the flag that fell first decide, which the arbiter rules on: no result here.
     pub(super) fn claim_with_own_flag_down(&mut self, t: u64, article: &str, out: &mut Emitted) {
-        let Some(flagged) = self
-            .watch
-            .uncalled_flag
-            .take()
-            .map(|f| f.flagged)
-            .or(self.watch.flag_pending.take())
-        else {
+        let Some(flagged) = self.watch.take_waiting_flag() else {
             return;
         };
         let claimant = !flagged;
@@ -374,13 +368,7 @@ impl Session {
     }
 
     pub(super) fn flag_called(&mut self, t: u64, how: &str, out: &mut Emitted) {
-        let Some(flagged) = self
-            .watch
-            .uncalled_flag
-            .take()
-            .map(|f| f.flagged)
-            .or(self.watch.flag_pending.take())
-        else {
+        let Some(flagged) = self.watch.take_waiting_flag() else {
             return;
         };
         let Some(g) = &self.game else { return };

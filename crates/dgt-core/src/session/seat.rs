@@ -317,23 +317,13 @@ impl Session {
         let reg = seat.regulation;
         let clocks = self.clock.white_black_ms();
         let mover = g.current().turn();
-        let ply = g.push(path[0], t, clocks);
+        g.push(path[0], t, clocks);
         let Some(played) = g.moves.last().cloned() else {
             return false;
         };
-        out.push((
-            t,
-            EventBody::Move(crate::event::MoveEvent {
-                game: g.id.clone(),
-                ply,
-                side: mover.into(),
-                uci: played.uci,
-                san: played.san.clone(),
-                fen: fen(g.current()),
-                white_ms: clocks.0,
-                black_ms: clocks.1,
-            }),
-        ));
+        if let Some(e) = super::last_move_event(g, clocks) {
+            out.push((t, e));
+        }
         let mut a = self.alert(
             AlertKind::MoveAfterGameEnd,
             Severity::Info,
@@ -536,23 +526,10 @@ impl Session {
         let Some(g) = &mut self.game else {
             return false;
         };
-        let ply = g.push_illegal(step, after, t, clocks);
-        let Some(played) = g.moves.last().cloned() else {
-            return false;
-        };
-        out.push((
-            t,
-            EventBody::Move(crate::event::MoveEvent {
-                game: g.id.clone(),
-                ply,
-                side: mover.into(),
-                uci: played.uci,
-                san: played.san,
-                fen: fen(g.current()),
-                white_ms: clocks.0,
-                black_ms: clocks.1,
-            }),
-        ));
+        g.push_illegal(step, after, t, clocks);
+        if let Some(e) = super::last_move_event(g, clocks) {
+            out.push((t, e));
+        }
         let name = arbiter::side_name(mover);
         let mut a = self.alert(
             AlertKind::PieceTakenForPromotion,

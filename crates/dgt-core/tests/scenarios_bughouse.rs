@@ -65,15 +65,21 @@ fn drop_piece(b: &mut Board, sq: &str, piece: char) {
     b.put(sq, piece).wait(300).press().wait(600);
 }
 
-/// Board 1: A1 takes the black knight (exd5) and presses; returns the time after it.
-fn a1_takes_knight(b1: &mut Board) -> u64 {
-    b1.lift("d5")
+/// A capture made with one hand: the captured piece lifted first, then the capturer moved,
+/// and the clock pressed.
+fn capture(b: &mut Board, from: &str, to: &str, piece: char) {
+    b.lift(to)
         .wait(1000)
-        .lift("e4")
-        .put("d5", 'P')
+        .lift(from)
+        .put(to, piece)
         .wait(300)
         .press()
         .wait(600);
+}
+
+/// Board 1: A1 takes the black knight (exd5) and presses; returns the time after it.
+fn a1_takes_knight(b1: &mut Board) -> u64 {
+    capture(b1, "e4", "d5", 'P');
     b1.t
 }
 
@@ -132,21 +138,9 @@ fn bug03_bug04_s52_drop_ranks_and_checks() {
     for (rules, sq, piece, art) in cases {
         // Board 1: A1 takes a black knight and a black pawn.
         let mut b1 = seat("1", "4k3/8/8/2pn4/1P2P3/8/8/4K3 w - - 0 1", 0);
-        b1.lift("d5")
-            .wait(1000)
-            .lift("e4")
-            .put("d5", 'P')
-            .wait(300)
-            .press()
-            .wait(600);
+        capture(&mut b1, "e4", "d5", 'P');
         b1.play(&[("e8", "e7", 'k')]);
-        b1.lift("c5")
-            .wait(1000)
-            .lift("b4")
-            .put("c5", 'P')
-            .wait(300)
-            .press()
-            .wait(600);
+        capture(&mut b1, "b4", "c5", 'P');
         let mut b2 = seat("2", P2, b1.t);
         drop_piece(&mut b2, sq, piece);
         let ev = run_match(&[&b1, &b2], rules);

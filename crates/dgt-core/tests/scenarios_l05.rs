@@ -937,15 +937,7 @@ fn two_handed_move_confirmed_by_the_arbiter_counts() {
     for edition in EDITIONS {
         let castle_with_two_hands = |confirm: Option<u64>| {
             let mut b = game_from(FEN, edition, "5400", "full", 5400);
-            b.lift("e1");
-            b.t -= 40;
-            b.lift("h1")
-                .wait(300)
-                .put("g1", 'K')
-                .put("f1", 'R')
-                .wait(250)
-                .press()
-                .wait(900);
+            castle_with_two_hands(&mut b);
             if let Some(id) = confirm {
                 b.op(&format!(r#"{{"confirm": {id}}}"#));
                 b.wait(300);
@@ -1189,15 +1181,7 @@ fn l17_s03_offences_of_three_articles_in_one_game() {
     for edition in ["fide-2017", "fide-2018"] {
         let opening = || {
             let mut b = game_from(FEN, edition, "5400", "full", 5400);
-            b.lift("e1");
-            b.t -= 40;
-            b.lift("h1")
-                .wait(300)
-                .put("g1", 'K')
-                .put("f1", 'R')
-                .wait(250)
-                .press()
-                .wait(900);
+            castle_with_two_hands(&mut b);
             b.play(&[("a7", "a6", 'p')]);
             b.mv("b2", "b5", 'P').wait(250).press().wait(900);
             take_back(&mut b, "b2", "b5", 'P');
@@ -1244,4 +1228,17 @@ fn l17_s03_offences_of_three_articles_in_one_game() {
             assert!(confirmed.contains("White loses the game"), "{confirmed}");
         }
     }
+}
+
+/// White castles short with king and rook lifted 40 ms apart (two hands), and presses.
+fn castle_with_two_hands(b: &mut Board) {
+    b.lift("e1");
+    b.t -= 40;
+    b.lift("h1")
+        .wait(300)
+        .put("g1", 'K')
+        .put("f1", 'R')
+        .wait(250)
+        .press()
+        .wait(900);
 }

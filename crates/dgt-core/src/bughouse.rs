@@ -307,6 +307,20 @@ pub fn reserve(
     r
 }
 
+/// The reserve as FEN letters, queens first ("QNNP"; lower case for Black).
+pub fn reserve_letters(r: &[u8; 6], color: Color) -> String {
+    [
+        Role::Queen,
+        Role::Rook,
+        Role::Bishop,
+        Role::Knight,
+        Role::Pawn,
+    ]
+    .iter()
+    .flat_map(|role| std::iter::repeat_n(role.of(color).char(), usize::from(r[ri(*role)])))
+    .collect()
+}
+
 /// The reserve in words ("2 knights, 1 pawn"), for the evidence.
 pub fn reserve_words(r: &[u8; 6]) -> String {
     let parts: Vec<String> = Role::ALL
@@ -643,6 +657,12 @@ mod tests {
             Interpretation::Ahead(path) => assert_eq!(path[0].to_string(), "d2-d4"),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn reserves_as_letters() {
+        assert_eq!(reserve_letters(&[1, 2, 0, 0, 1, 0], Color::White), "QNNP");
+        assert_eq!(reserve_letters(&[0, 0, 1, 0, 0, 0], Color::Black), "b");
     }
 
     #[test]

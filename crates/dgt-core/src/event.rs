@@ -287,6 +287,14 @@ pub enum EventBody {
         result: String,
         reason: EndReason,
     },
+    /// Bughouse: what each player of the board may drop — an upper bound, since hand-overs
+    /// cannot be seen (what left the partner board, less his drops). Pieces as FEN letters,
+    /// White's in upper case ("NNP"), Black's in lower case; sent when it changes.
+    Reserves {
+        game: String,
+        white: String,
+        black: String,
+    },
 }
 
 impl EventBody {
@@ -298,6 +306,7 @@ impl EventBody {
             EventBody::Clock(_) => "clock",
             EventBody::Alert(_) => "alert",
             EventBody::GameEnd { .. } => "game_end",
+            EventBody::Reserves { .. } => "reserves",
         }
     }
 }

@@ -1545,6 +1545,8 @@ impl Session {
         self.handling.clear();
         self.same_since = t;
         self.watch = GameWatch::default();
+        // Bughouse: the reserves the partner board has given so far.
+        self.tell_reserves(t, out);
         self.press_wait_at = None;
         self.illegal_at = None;
         self.emit_status(t, out);

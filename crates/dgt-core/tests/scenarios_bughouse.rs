@@ -99,6 +99,21 @@ fn bug01_bug02_a_drop_needs_a_piece_from_the_partner_board() {
         "{:?}",
         alerts(&ev)
     );
+    // Board 2's reserves: the knight appears with the capture, goes with the drop (2.7).
+    let reserves: Vec<(String, String)> = on(&ev, "2")
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Reserves { white, black, .. } => Some((white.clone(), black.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        reserves,
+        [
+            (String::new(), "n".to_string()),
+            (String::new(), String::new())
+        ]
+    );
 
     // B02: nothing was taken on board 1.
     let b1 = seat("1", KNIGHT_TO_TAKE, 0);

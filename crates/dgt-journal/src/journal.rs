@@ -538,7 +538,9 @@ fn insert_event(
     let t = event.t_ms as i64;
     let game = match &event.body {
         EventBody::Move(m) => Some(m.game.as_str()),
-        EventBody::GameStart { game, .. } | EventBody::GameEnd { game, .. } => Some(game.as_str()),
+        EventBody::GameStart { game, .. }
+        | EventBody::GameEnd { game, .. }
+        | EventBody::Reserves { game, .. } => Some(game.as_str()),
         EventBody::Alert(a) => a.game.as_deref(),
         EventBody::BoardStatus(_) | EventBody::Clock(_) => None,
     };

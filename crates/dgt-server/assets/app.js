@@ -144,7 +144,7 @@ function applyEvent(e) {
       b.status = { state: e.state, serial: e.serial, version: e.version, orientation: e.orientation, port: e.port, clock_version: e.clock_version };
       break;
     case "game_start":
-      Object.assign(b, { game: e.game, fen: e.start_fen, start_fen: e.start_fen, moves: [], last_move: null, result: null, reason: null, irregular_placement: null });
+      Object.assign(b, { game: e.game, fen: e.start_fen, start_fen: e.start_fen, moves: [], last_move: null, result: null, reason: null, irregular_placement: null, reserves: null });
       break;
     case "move": {
       if (b.game !== e.game) Object.assign(b, { game: e.game, moves: [], result: null, reason: null });
@@ -175,6 +175,9 @@ function applyEvent(e) {
       break;
     case "game_end":
       if (b.game === e.game) { b.result = e.result; b.reason = e.reason; }
+      break;
+    case "reserves":
+      b.reserves = [e.white, e.black];
       break;
   }
   scheduleRender();
@@ -287,6 +290,16 @@ function moveText(m) {
   return m.side === "white" ? `${n}. ${m.san}` : `${n}… ${m.san}`;
 }
 
+// Bughouse: what each player may drop, as glyphs (an upper bound: hand-overs cannot be seen).
+const RESERVE_GLYPH = { q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E", p: "\u265F" };
+function reservesHtml(b) {
+  if (!b.reserves) return "";
+  const glyphs = (s) => (s ? [...s].map((c) => RESERVE_GLYPH[c.toLowerCase()] || "").join("") : "—");
+  return `<div class="reserves" title="What each player may drop: an upper bound, hand-overs cannot be seen">
+    <span class="res res-white">White ${glyphs(b.reserves[0])}</span>
+    <span class="res res-black">Black ${glyphs(b.reserves[1])}</span></div>`;
+}
+
 function boardCard(b) {
   const sev = worstSeverity(b.board);
   const fen = b.irregular_placement || b.fen;
@@ -297,6 +310,7 @@ function boardCard(b) {
     ${clockHtml(b, "white")}
     <div class="card-foot"><span class="last">${esc(moveText(b.last_move))}</span>
       ${b.result ? `<span class="result">${esc(b.result)}</span>` : `<span>${b.moves.length} plies</span>`}</div>
+    ${reservesHtml(b)}
   </article>`;
 }
 

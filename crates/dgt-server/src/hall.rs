@@ -38,6 +38,9 @@ pub struct BoardView {
     pub clock: Option<ClockView>,
     pub battery_low: bool,
     pub clock_connected: bool,
+    /// Bughouse: what each player may drop (the last `reserves` event), White then Black.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reserves: Option<(String, String)>,
 }
 
 /// The last clock reading of a board.
@@ -135,6 +138,7 @@ impl BoardView {
             clock: None,
             battery_low: false,
             clock_connected: false,
+            reserves: None,
         }
     }
 
@@ -247,6 +251,7 @@ impl Hall {
         match &event.body {
             EventBody::BoardStatus(status) => board.status = Some(status.clone()),
             EventBody::GameStart { game, start_fen } => {
+                board.reserves = None;
                 board.game = Some(game.clone());
                 board.fen = Some(start_fen.clone());
                 board.irregular_placement = None;
@@ -266,6 +271,9 @@ impl Hall {
                 game.record(move_record(m, event));
                 // After a correction the board shows the last move that still stands.
                 board.fen = game.moves.last().map(|m| m.fen.clone());
+            }
+            EventBody::Reserves { white, black, .. } => {
+                board.reserves = Some((white.clone(), black.clone()));
             }
             EventBody::Clock(c) => {
                 board.clock_connected = true;

@@ -96,6 +96,27 @@ async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
         json!(1)
     );
 
+    // A bughouse board's reserves arrive: shown as glyphs under its card.
+    last_seq += 1;
+    let game = match &held.body {
+        EventBody::Move(m) => m.game.clone(),
+        _ => unreachable!(),
+    };
+    server.send(&[Event {
+        seq: last_seq,
+        board: "board-3".into(),
+        t_ms: held.t_ms,
+        body: EventBody::Reserves {
+            game,
+            white: "NP".into(),
+            black: String::new(),
+        },
+    }]);
+    cdp.wait_for(
+        "[...document.querySelectorAll('#hall .card')].some(c => c.dataset.open === 'board-3' && (c.querySelector('.res-white') || {}).textContent === 'White \\u265E\\u265F' && c.querySelector('.res-black').textContent === 'Black \\u2014')",
+    )
+    .await;
+
     // A move arrives.
     let EventBody::Move(m) = &held.body else {
         unreachable!()

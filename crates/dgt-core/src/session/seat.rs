@@ -45,6 +45,8 @@ pub struct Seat {
     pub frozen_told: bool,
     /// Since when the finished board has differed from its final position.
     pub frozen_changed_at: Option<u64>,
+    /// The reserves last sent (white, black), to send them only when they change.
+    pub reserves_told: Option<(String, String)>,
     /// A resignation out of turn (5.3): the winner, on move, may still play one last move.
     pub last_move_for: Option<Color>,
     /// Since when the board has shown an earlier position with one piece of the last mover
@@ -71,6 +73,7 @@ impl Seat {
             frozen_changed_at: None,
             drop_lifted_at: None,
             last_move_for: None,
+            reserves_told: None,
         }
     }
 
@@ -84,6 +87,7 @@ impl Seat {
         self.frozen_changed_at = None;
         self.drop_lifted_at = None;
         self.last_move_for = None;
+        self.reserves_told = None;
     }
 }
 
@@ -133,6 +137,7 @@ impl Session {
             self.settle_at = Some(t);
         }
         self.check_clocks_together(t, out);
+        self.tell_reserves(t, out);
         let Some(g) = &self.game else { return };
         if g.is_over() {
             return;
@@ -158,9 +163,38 @@ impl Session {
     /// regulation reads them. Repetition, the 50/75-move rules and dead positions are not
     /// imported (DJC 1.5 takes FIDE articles 1–6 only; D41).
     pub(super) fn bughouse_after_move(&mut self, t: u64, out: &mut Emitted) {
+        self.tell_reserves(t, out);
         self.judge_drop(t, out);
         self.reserve_piece_handling(t, out);
         self.judge_standing(t, true, out);
+    }
+
+    /// The `reserves` event when what each player may drop has changed (2.7: the reserve
+    /// stands visible beside the board; this is its upper bound).
+    pub(super) fn tell_reserves(&mut self, t: u64, out: &mut Emitted) {
+        let (Some(seat), Some(g)) = (&mut self.bughouse, &self.game) else {
+            return;
+        };
+        let letters = |c: Color| {
+            bughouse::reserve_letters(&bughouse::reserve(&seat.partner, g, g.plies(), c, true), c)
+        };
+        let now = (letters(Color::White), letters(Color::Black));
+        let unchanged = match &seat.reserves_told {
+            Some(told) => *told == now,
+            None => now.0.is_empty() && now.1.is_empty(),
+        };
+        if unchanged {
+            return;
+        }
+        seat.reserves_told = Some(now.clone());
+        out.push((
+            t,
+            EventBody::Reserves {
+                game: g.id.clone(),
+                white: now.0,
+                black: now.1,
+            },
+        ));
     }
 
     /// DJC 4.1: a reserve piece that touched the board must be dropped (unless it cannot be);

@@ -713,3 +713,33 @@ fn bug08_promotion_forfeited_without_a_piece_to_take() {
         "{kinds:?}"
     );
 }
+
+/// L05-BUG09 with a capture taken back: board 2's mate waits; on board 1 A1 shows the capture
+/// of a black knight (not pressed), which would let A2 block — then puts it back. When board 1
+/// ends, board 2's mate is final all the same (5.4).
+#[test]
+fn bug09_a_capture_shown_and_taken_back_leaves_the_mate_waiting() {
+    let mut b2 = seat("2", MATE_IN_ONE, 0);
+    b2.play(&[("e1", "e8", 'R')]);
+    let mut b1 = seat("1", KNIGHT_TO_TAKE, b2.t + 500);
+    b1.lift("d5")
+        .wait(1000)
+        .lift("e4")
+        .put("d5", 'P')
+        .wait(1500);
+    b1.lift("d5").put("e4", 'P').put("d5", 'n').wait(1500);
+    b1.flag(true, true).wait(1000);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    assert!(
+        moves(&on(&ev, "1")).is_empty(),
+        "{:?}",
+        moves(&on(&ev, "1"))
+    );
+    assert_eq!(
+        ends(&ev),
+        [
+            ("0-1".to_string(), "flag_fall".to_string()),
+            ("1-0".to_string(), "checkmate".to_string())
+        ]
+    );
+}

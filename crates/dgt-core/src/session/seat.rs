@@ -105,10 +105,18 @@ impl Session {
     /// What this board tells its partner board.
     pub fn view_for_partner(&self) -> PartnerView {
         let mut v = PartnerView::of(self.game.as_ref());
-        if let (Some(g), Some((_, shown))) = (&self.game, &self.last_ahead)
+        // Moves the board shows now but whose press has not come: only while the board
+        // still shows them (a capture put back releases nothing).
+        if let (Some(g), Some((_, path))) = (&self.game, &self.last_ahead)
             && !g.is_over()
         {
-            v = v.with_unpressed(g.current(), shown);
+            let mut after = g.current().clone();
+            for m in path {
+                after.play_unchecked(*m);
+            }
+            if *after.board() == self.seen_board() {
+                v = v.with_unpressed(g.current(), path);
+            }
         }
         v.clock_started = self.bughouse.as_ref().and_then(|s| s.clock_started);
         v
@@ -143,19 +151,16 @@ impl Session {
             return;
         }
         let plies = g.plies();
-        let Some(seat) = &mut self.bughouse else {
-            return;
-        };
-        if let Some((ply, standing)) = seat.pending
+        if !ended_now {
+            // New pieces to drop may lift a mate or stalemate (or a capture taken back there
+            // restore it).
+            self.judge_standing(t, false, out);
+        } else if let Some(seat) = &mut self.bughouse
+            && let Some((ply, standing)) = seat.pending
             && ply == plies
         {
-            if ended_now {
-                seat.pending = None;
-                self.end_standing(t, standing, "the other game has ended", out);
-            } else {
-                // New pieces to drop may lift it.
-                self.judge_standing(t, false, out);
-            }
+            seat.pending = None;
+            self.end_standing(t, standing, "the other game has ended", out);
         }
     }
 
@@ -702,15 +707,20 @@ impl Session {
         let on_move = pos.turn();
         let available = bughouse::reserve(&seat.partner, g, g.plies(), on_move, true);
         let standing = bughouse::standing(pos, seat.regulation, seat.reading, &available);
+        let ply = g.plies();
         if standing == Standing::Play {
             seat.pending = None;
             return;
         }
         if !fresh {
+            // Re-checked on a partner board's change: a mate lifted by a piece shown there
+            // (a capture not yet pressed) stands again if that capture was taken back.
+            if seat.regulation != Regulation::Flemish && seat.pending.is_none() {
+                seat.pending = Some((ply, standing));
+            }
             return;
         }
         let reg = seat.regulation;
-        let ply = g.plies();
         let partner_playing = seat.partner.ended.is_none();
         let name = arbiter::side_name(on_move);
         if reg == Regulation::Flemish {

@@ -2252,17 +2252,40 @@ impl Session {
         path.len() == 1 || self.after_gap || self.was_shown(&path[0])
     }
 
-    /// The press by `mover` completed what the board showed last (`last_ahead`): its
-    /// presser's moves are committed, a reply already on the board waits for the board to
-    /// settle (or its own press).
+    /// The press by `mover` completed what the board showed last (`last_ahead`), as far as
+    /// the board showed it move by move (`shown_prefix`): its presser's moves are committed,
+    /// a reply already on the board waits for the board to settle (or its own press).
     fn commit_last_shown(&mut self, t: u64, display: ClockSide, mover: Color, out: &mut Emitted) {
-        let (shown_at, path) = self.last_ahead.take().unwrap_or_default();
+        let (shown_at, mut path) = self.last_ahead.take().unwrap_or_default();
+        path.truncate(self.shown_prefix(&path));
         self.infer_from_press(display, mover);
         let done = self.completed_by_press(display, mover, &path);
         self.commit_shown(t, &path[..done], true, shown_at, out);
         if done < path.len() {
             self.settle_at = Some(t.max(self.last_change + self.settle_ms));
         }
+    }
+
+    /// How many moves of `path`, from its start, the board showed one by one: the placement
+    /// after each of them shown as that ply of the game. Moves followed in quick succession
+    /// (`chained`) may be read two at a time from a placement in between, and a move in
+    /// progress can read as two (the pawn on d4 taken off and the queen on c3 lifted for
+    /// Qxd4 is the placement of Qxe3 dxe3 after ...e3: the board tells only which piece
+    /// stands where, protocol §3.3): such a pair is no move the board showed. After a gap
+    /// nothing was shown in between, and the whole path stands.
+    fn shown_prefix(&self, path: &[Move]) -> usize {
+        let Some(g) = &self.game else { return 0 };
+        if self.after_gap {
+            return path.len();
+        }
+        let mut pos = g.current().clone();
+        path.iter()
+            .enumerate()
+            .take_while(|(k, m)| {
+                pos.play_unchecked(**m);
+                self.shown_as(g.plies() + k + 1, pos.board()).is_some()
+            })
+            .count()
     }
 
     /// How many moves of `path` (which starts with `mover`'s move) the press completed: up

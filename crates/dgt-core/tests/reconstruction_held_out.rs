@@ -3,7 +3,8 @@
 //! a capture answered while the capturer slides past a square that makes two legal moves,
 //! moves in quick succession without a clock, and a placement shown plies ago; and from
 //! seeds 6001–16000, a king pushing a piece off its centre square for the result gesture and
-//! an en passant reply read by another route while the press was judged.
+//! an en passant reply read by another route while the press was judged; and from seeds
+//! 24001–28000, a capture in progress read as a pair when an earlier press was judged.
 
 mod common;
 
@@ -345,4 +346,35 @@ fn a_line_followed_placement_by_placement_is_not_cut_short_by_a_shorter_one() {
     b.mv("g8", "f6", 'n').wait(1000);
     let ev = b.run();
     assert_eq!(moves(&ev), ["e2e4", "e7e5", "f1e2", "b8c6", "e2c4", "g8f6"]);
+}
+
+/// Black plays e4-e3 and presses; White takes on d4 with the queen from c3, removing the
+/// pawn first, and presses before the board reports the queen on d4. Black's press is still
+/// waiting for its verdict (the board moved on meanwhile), and the placement it is judged on
+/// — d4 and c3 empty, the pawn on e3 — is also "Qxe3 dxe3" after e3 (the board tells only
+/// which piece stands where, protocol §3.3). The board never showed Qxe3: Black's press
+/// completes e3, the move it showed, and no pair read from a capture in progress
+/// (corpus seed 24179).
+#[test]
+fn a_press_completes_only_moves_shown_not_a_pair_read_from_a_capture_in_progress() {
+    let mut b = game_from(
+        "6k1/8/8/8/3pp3/2Q5/8/6K1 w - - 0 1",
+        "fide-2023",
+        "300",
+        "full",
+        300,
+    );
+    b.play(&[("g1", "h1", 'K')]);
+    b.put("e3", 'p').lift("e4").wait(50).press();
+    // White: the d4 pawn taken off, the queen lifted, the press, then the queen on d4.
+    b.wait(170).lift("d4").wait(375).lift("c3").press();
+    b.wait(90).put("d4", 'Q').wait(1000);
+    b.play(&[("g8", "f8", 'k')]).wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["g1h1", "e4e3", "c3d4", "g8f8"]);
+    assert!(
+        !alerts(&ev).contains(&AlertKind::IllegalMove),
+        "{:?}",
+        alerts(&ev)
+    );
 }

@@ -1974,6 +1974,10 @@ impl Session {
         }
         self.emit_clock(t, out);
         if !obs.new_flags.is_empty() {
+            // A press still waiting for its verdict came before the flag (the clock reported
+            // it first): the move it completed (6.2.1) is in the game before the flag is
+            // judged — 6.9 judges the position then on the board, and the moves completed.
+            self.overtake_pending_press(t, out);
             self.on_flags(t, &obs.new_flags, out);
         }
     }
@@ -2010,19 +2014,26 @@ impl Session {
         if g.is_over() {
             return;
         }
+        // An earlier press still waiting for its verdict is overtaken by this one.
+        self.overtake_pending_press(t, out);
         // The board reports a square up to one scan (200–250 ms) after the piece lands, and
         // the press may be relayed before that: look at the board once it has caught up.
+        self.press_reading = self.clock.last().copied();
+        self.press_seen_at = t;
+        self.press_verdict_at = Some((t + self.settle_ms, display, false));
+    }
+
+    /// A press still waiting for its verdict when the clock reports something later (the
+    /// next press, a flag): it is judged now, on the board as it is. If it wanted another
+    /// look, the later event supersedes it: the press completed the move the board showed
+    /// last, if any.
+    fn overtake_pending_press(&mut self, t: u64, out: &mut Emitted) {
         if let Some((_, pending, final_look)) = self.press_verdict_at.take() {
             self.decide_press(t, pending, final_look, out);
-            // It wanted another look, but this press supersedes it: the earlier press
-            // completed the move the board showed last, if any.
             if self.press_verdict_at.take().is_some() {
                 self.complete_last_shown(t, pending, out);
             }
         }
-        self.press_reading = self.clock.last().copied();
-        self.press_seen_at = t;
-        self.press_verdict_at = Some((t + self.settle_ms, display, false));
     }
 
     /// A press completes the move on the board (6.2.1). `final_look` is the deferred second
@@ -2108,8 +2119,12 @@ impl Session {
                     self.when_shown(m)
                 })
                 // The moved piece gone from its square is taken in reply only if it stays
-                // gone: first look again (it may be flickering, or still on its way).
-                .filter(|m| final_look || !own_piece_gone(g.current(), m, &placement.board)) =>
+                // gone: first look again (it may be flickering, or still on its way), until
+                // the press's bound.
+                .filter(|m| {
+                    (final_look && t >= self.press_seen_at + PRESS_MAX_WAIT_MS)
+                        || !own_piece_gone(g.current(), m, &placement.board)
+                }) =>
             {
                 // The opponent already holds a piece for the reply.
                 self.infer_from_press(display, mover);
@@ -2117,6 +2132,23 @@ impl Session {
             }
             Interpretation::Unexplained if !final_look => {
                 // Look again once the board has settled (it may report the last square late).
+                self.press_verdict_at = Some((t + self.settle_ms, display, true));
+            }
+            Interpretation::Unexplained
+                if t < self.press_seen_at + PRESS_MAX_WAIT_MS
+                    && reconstruct::one_move_with_reply_in_hand(
+                        g.current(),
+                        &placement.board,
+                        |m| self.when_shown(m),
+                    )
+                    .is_some() =>
+            {
+                // The presser's moved piece is gone again from the square the board showed it
+                // on: taken in reply, or still sliding — a slide reports every square it
+                // passes (protocol §4.1), and the square it stops on can be reported ~400 ms
+                // late, longer while the piece flickers (b7-b6 shown, the pawn off b6, b5
+                // reported after the press). The board tells which once it reports where the
+                // piece went: look again, within the bound; past it the piece counts as taken.
                 self.press_verdict_at = Some((t + self.settle_ms, display, true));
             }
             Interpretation::Unexplained

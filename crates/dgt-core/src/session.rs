@@ -1976,6 +1976,10 @@ impl Session {
         }
         self.emit_clock(t, out);
         if !obs.new_flags.is_empty() {
+            // A press still waiting for its verdict came before the flag (the clock reported
+            // it first): the move it completed (6.2.1) is in the game before the flag is
+            // judged — 6.9 judges the position then on the board, and the moves completed.
+            self.overtake_pending_press(t, out);
             self.on_flags(t, &obs.new_flags, out);
         }
     }
@@ -2012,19 +2016,26 @@ impl Session {
         if g.is_over() {
             return;
         }
+        // An earlier press still waiting for its verdict is overtaken by this one.
+        self.overtake_pending_press(t, out);
         // The board reports a square up to one scan (200–250 ms) after the piece lands, and
         // the press may be relayed before that: look at the board once it has caught up.
+        self.press_reading = self.clock.last().copied();
+        self.press_seen_at = t;
+        self.press_verdict_at = Some((t + self.settle_ms, display, false));
+    }
+
+    /// A press still waiting for its verdict when the clock reports something later (the
+    /// next press, a flag): it is judged now, on the board as it is. If it wanted another
+    /// look, the later event supersedes it: the press completed the move the board showed
+    /// last, if any.
+    fn overtake_pending_press(&mut self, t: u64, out: &mut Emitted) {
         if let Some((_, pending, final_look)) = self.press_verdict_at.take() {
             self.decide_press(t, pending, final_look, out);
-            // It wanted another look, but this press supersedes it: the earlier press
-            // completed the move the board showed last, if any.
             if self.press_verdict_at.take().is_some() {
                 self.complete_last_shown(t, pending, out);
             }
         }
-        self.press_reading = self.clock.last().copied();
-        self.press_seen_at = t;
-        self.press_verdict_at = Some((t + self.settle_ms, display, false));
     }
 
     /// A press completes the move on the board (6.2.1). `final_look` is the deferred second
@@ -2110,8 +2121,12 @@ impl Session {
                     self.when_shown(m)
                 })
                 // The moved piece gone from its square is taken in reply only if it stays
-                // gone: first look again (it may be flickering, or still on its way).
-                .filter(|m| final_look || !own_piece_gone(g.current(), m, &placement.board)) =>
+                // gone: first look again (it may be flickering, or still on its way), until
+                // the press's bound.
+                .filter(|m| {
+                    (final_look && t >= self.press_seen_at + PRESS_MAX_WAIT_MS)
+                        || !own_piece_gone(g.current(), m, &placement.board)
+                }) =>
             {
                 // The opponent already holds a piece for the reply.
                 self.infer_from_press(display, mover);
@@ -2119,6 +2134,23 @@ impl Session {
             }
             Interpretation::Unexplained if !final_look => {
                 // Look again once the board has settled (it may report the last square late).
+                self.press_verdict_at = Some((t + self.settle_ms, display, true));
+            }
+            Interpretation::Unexplained
+                if t < self.press_seen_at + PRESS_MAX_WAIT_MS
+                    && reconstruct::one_move_with_reply_in_hand(
+                        g.current(),
+                        &placement.board,
+                        |m| self.when_shown(m),
+                    )
+                    .is_some() =>
+            {
+                // The presser's moved piece is gone again from the square the board showed it
+                // on: taken in reply, or still sliding — a slide reports every square it
+                // passes (protocol §4.1), and the square it stops on can be reported ~400 ms
+                // late, longer while the piece flickers (b7-b6 shown, the pawn off b6, b5
+                // reported after the press). The board tells which once it reports where the
+                // piece went: look again, within the bound; past it the piece counts as taken.
                 self.press_verdict_at = Some((t + self.settle_ms, display, true));
             }
             Interpretation::Unexplained
@@ -2254,17 +2286,40 @@ impl Session {
         path.len() == 1 || self.after_gap || self.was_shown(&path[0])
     }
 
-    /// The press by `mover` completed what the board showed last (`last_ahead`): its
-    /// presser's moves are committed, a reply already on the board waits for the board to
-    /// settle (or its own press).
+    /// The press by `mover` completed what the board showed last (`last_ahead`), as far as
+    /// the board showed it move by move (`shown_prefix`): its presser's moves are committed,
+    /// a reply already on the board waits for the board to settle (or its own press).
     fn commit_last_shown(&mut self, t: u64, display: ClockSide, mover: Color, out: &mut Emitted) {
-        let (shown_at, path) = self.last_ahead.take().unwrap_or_default();
+        let (shown_at, mut path) = self.last_ahead.take().unwrap_or_default();
+        path.truncate(self.shown_prefix(&path));
         self.infer_from_press(display, mover);
         let done = self.completed_by_press(display, mover, &path);
         self.commit_shown(t, &path[..done], true, shown_at, out);
         if done < path.len() {
             self.settle_at = Some(t.max(self.last_change + self.settle_ms));
         }
+    }
+
+    /// How many moves of `path`, from its start, the board showed one by one: the placement
+    /// after each of them shown as that ply of the game. Moves followed in quick succession
+    /// (`chained`) may be read two at a time from a placement in between, and a move in
+    /// progress can read as two (the pawn on d4 taken off and the queen on c3 lifted for
+    /// Qxd4 is the placement of Qxe3 dxe3 after ...e3: the board tells only which piece
+    /// stands where, protocol §3.3): such a pair is no move the board showed. After a gap
+    /// nothing was shown in between, and the whole path stands.
+    fn shown_prefix(&self, path: &[Move]) -> usize {
+        let Some(g) = &self.game else { return 0 };
+        if self.after_gap {
+            return path.len();
+        }
+        let mut pos = g.current().clone();
+        path.iter()
+            .enumerate()
+            .take_while(|(k, m)| {
+                pos.play_unchecked(**m);
+                self.shown_as(g.plies() + k + 1, pos.board()).is_some()
+            })
+            .count()
     }
 
     /// How many moves of `path` (which starts with `mover`'s move) the press completed: up

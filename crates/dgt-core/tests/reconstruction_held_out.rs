@@ -3,7 +3,9 @@
 //! a capture answered while the capturer slides past a square that makes two legal moves,
 //! moves in quick succession without a clock, and a placement shown plies ago; and from
 //! seeds 6001–16000, a king pushing a piece off its centre square for the result gesture and
-//! an en passant reply read by another route while the press was judged.
+//! an en passant reply read by another route while the press was judged; and from seeds
+//! 24001–28000, a capture in progress read as a pair when an earlier press was judged, and a
+//! slide's last square reported well after the press.
 
 mod common;
 
@@ -345,4 +347,97 @@ fn a_line_followed_placement_by_placement_is_not_cut_short_by_a_shorter_one() {
     b.mv("g8", "f6", 'n').wait(1000);
     let ev = b.run();
     assert_eq!(moves(&ev), ["e2e4", "e7e5", "f1e2", "b8c6", "e2c4", "g8f6"]);
+}
+
+/// Black plays e4-e3 and presses; White takes on d4 with the queen from c3, removing the
+/// pawn first, and presses before the board reports the queen on d4. Black's press is still
+/// waiting for its verdict (the board moved on meanwhile), and the placement it is judged on
+/// — d4 and c3 empty, the pawn on e3 — is also "Qxe3 dxe3" after e3 (the board tells only
+/// which piece stands where, protocol §3.3). The board never showed Qxe3: Black's press
+/// completes e3, the move it showed, and no pair read from a capture in progress
+/// (corpus seed 24179).
+#[test]
+fn a_press_completes_only_moves_shown_not_a_pair_read_from_a_capture_in_progress() {
+    let mut b = game_from(
+        "6k1/8/8/8/3pp3/2Q5/8/6K1 w - - 0 1",
+        "fide-2023",
+        "300",
+        "full",
+        300,
+    );
+    b.play(&[("g1", "h1", 'K')]);
+    b.put("e3", 'p').lift("e4").wait(50).press();
+    // White: the d4 pawn taken off, the queen lifted, the press, then the queen on d4.
+    b.wait(170).lift("d4").wait(375).lift("c3").press();
+    b.wait(90).put("d4", 'Q').wait(1000);
+    b.play(&[("g8", "f8", 'k')]).wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["g1h1", "e4e3", "c3d4", "g8f8"]);
+    assert!(
+        !alerts(&ev).contains(&AlertKind::IllegalMove),
+        "{:?}",
+        alerts(&ev)
+    );
+}
+
+/// Black's pawn slides b7-b6-b5: the board reports b6, then the pawn leaving it, then
+/// Black's press, and b5 only ~500 ms after the press (a slide reports every square it
+/// passes, and a change can be reported late, longer while the piece flickers, protocol
+/// §4.1). The moved piece gone from the square it was shown on may be taken in reply or
+/// still on its way: the press looks again until the board says which, within its bound,
+/// and completes b5, not b6 (corpus seed 24488).
+#[test]
+fn a_moved_piece_gone_from_a_slide_square_is_looked_for_before_the_press_is_judged() {
+    let mut b = game_from(
+        "6k1/1p6/8/8/8/2N5/8/6K1 w - - 0 1",
+        "fide-2023",
+        "300",
+        "full",
+        300,
+    );
+    b.play(&[("g1", "h1", 'K')]);
+    b.put("b6", 'p')
+        .lift("b7")
+        .wait(75)
+        .lift("b6")
+        .wait(60)
+        .press();
+    // b5 reported ~510 ms after the press; White answers at once.
+    b.wait(460)
+        .put("b5", 'p')
+        .lift("c3")
+        .wait(115)
+        .put("d5", 'N');
+    b.wait(250).press().wait(1000);
+    b.play(&[("g8", "h8", 'k')]).wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["g1h1", "b7b5", "c3d5", "g8h8"]);
+    assert!(
+        !alerts(&ev).contains(&AlertKind::IllegalMove),
+        "{:?}",
+        alerts(&ev)
+    );
+}
+
+/// Black takes on g5 and presses; the rook is reported on g5 and flickers off again, so the
+/// press looks again for it (see above) — and White's flag falls before the press is
+/// judged. The clock reported the press first: the move it completed is in the game before
+/// the flag is judged (corpus seed 27192, with the rule above).
+#[test]
+fn a_press_still_awaiting_its_verdict_when_a_flag_falls_completes_its_move_first() {
+    let mut b = game_from(
+        "6k1/8/8/2r5/6P1/8/8/6K1 w - - 0 1",
+        "fide-2023",
+        "300",
+        "full",
+        300,
+    );
+    b.play(&[("g4", "g5", 'P')]);
+    b.lift("c5").wait(140).lift("g5").press();
+    // The rook reported on g5 ~200 ms after the press, off again ~200 ms later.
+    b.wait(145).put("g5", 'r').wait(120).lift("g5");
+    b.wait(1008).flag(true, true).wait(2000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["g4g5", "c5g5"]);
+    assert_eq!(ends(&ev), [("0-1".to_string(), "flag_fall".to_string())]);
 }

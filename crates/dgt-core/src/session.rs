@@ -1152,12 +1152,16 @@ impl Session {
         let placement = self.board.placement(self.orientation);
         if let Some((result, how)) = reconstruct::result_gesture(&placement) {
             // A move shown before the gesture began was played (unless it is the first king
-            // put in the centre, which belongs to the gesture).
+            // put in the centre, which belongs to the gesture). Only the kings' gesture puts
+            // a king there; a magic piece is a gesture of its own (protocol §4.5), and a king
+            // moved to the centre before it was a move.
+            let kings_gesture = placement.magic.is_empty();
             if let Some((shown_at, path)) = self.last_ahead.take()
                 && let Some(g) = &self.game
-                && !path
-                    .iter()
-                    .any(|m| reconstruct::king_to_centre(g.current(), m, self.clock_stopped()))
+                && !(kings_gesture
+                    && path
+                        .iter()
+                        .any(|m| reconstruct::king_to_centre(g.current(), m, self.clock_stopped())))
             {
                 self.commit_shown(t, &path, false, shown_at, out);
             }

@@ -441,3 +441,19 @@ fn a_press_still_awaiting_its_verdict_when_a_flag_falls_completes_its_move_first
     assert_eq!(moves(&ev), ["g4g5", "c5g5"]);
     assert_eq!(ends(&ev), [("0-1".to_string(), "flag_fall".to_string())]);
 }
+
+/// No clock: the king's last move goes to a centre square (Kd4), and a few seconds later a
+/// magic piece signals the result. Only the kings-in-the-centre gesture puts a king there as
+/// part of the gesture; with a magic piece, the king's move was played. [seed 31678]
+#[test]
+fn a_king_moved_to_the_centre_before_a_magic_piece_gesture_is_a_move() {
+    let mut b = Board::from_fen("8/8/8/2K5/8/7R/r7/k7 w - - 0 1", "");
+    b.mv("c5", "d4", 'K').wait(4500);
+    b.put("f5", '1').wait(3000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["c5d4"]);
+    assert_eq!(
+        ends(&ev),
+        [("1/2-1/2".to_string(), "result_gesture".to_string())]
+    );
+}

@@ -2168,6 +2168,18 @@ impl Session {
                 // earlier, is no move: look again, within the bound.
                 self.press_verdict_at = Some((t + self.settle_ms, display, true));
             }
+            Interpretation::Unexplained
+                if t < self.press_seen_at + PRESS_MAX_WAIT_MS
+                    && reconstruct::castling_in_hand(g.current(), &placement.board).is_some() =>
+            {
+                // The king stands on its castling square and the rook is off the board: the
+                // castling is under way (3.8.2: the king two squares over, then the rook to
+                // the square the king crossed), and the rook's square is reported late — a
+                // change up to ~400 ms after the piece lands, later while it flickers
+                // (protocol §4.1). The king's slide square shown on the way (Kd8 for O-O-O)
+                // is no move: look again, within the bound.
+                self.press_verdict_at = Some((t + self.settle_ms, display, true));
+            }
             _ if self
                 .last_ahead
                 .as_ref()

@@ -457,3 +457,37 @@ fn a_king_moved_to_the_centre_before_a_magic_piece_gesture_is_a_move() {
         [("1/2-1/2".to_string(), "result_gesture".to_string())]
     );
 }
+
+/// Black castles long king first: the king is shown on d8 on its way, then on c8, and the
+/// rook is lifted from a8; the press comes with the rook still in the hand (it flickered on
+/// d8), and the board reports it on d8 ~550 ms after the press. The king's slide square is
+/// no move: the press waits, within its bound, for the rook of the castling. [seed 30375]
+#[test]
+fn castling_whose_rook_is_reported_after_the_press_is_not_the_kings_slide_square() {
+    let mut b = game_from(
+        "r3k2r/ppp2ppp/8/8/8/8/PPP2PPP/R3K2R w KQkq - 0 1",
+        "fide-2023",
+        "300",
+        "full",
+        300,
+    );
+    b.play(&[("h2", "h3", 'P')]).wait(500);
+    b.put("d8", 'k').lift("e8").wait(50);
+    b.put("c8", 'k').lift("d8").wait(50);
+    b.lift("a8").wait(300).press().wait(470).put("d8", 'r');
+    // White's reply begins in the scan after the rook's report: the castled placement is
+    // never shown settled.
+    b.lift("a2")
+        .wait(100)
+        .put("a3", 'P')
+        .wait(100)
+        .press()
+        .wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["h2h3", "e8c8", "a2a3"]);
+    assert!(
+        !alerts(&ev).contains(&AlertKind::IllegalMove),
+        "{:?}",
+        alerts(&ev)
+    );
+}

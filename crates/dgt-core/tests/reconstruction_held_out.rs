@@ -5,7 +5,9 @@
 //! seeds 6001–16000, a king pushing a piece off its centre square for the result gesture and
 //! an en passant reply read by another route while the press was judged; and from seeds
 //! 24001–28000, a capture in progress read as a pair when an earlier press was judged, and a
-//! slide's last square reported well after the press.
+//! slide's last square reported well after the press; and from seeds 30001–32000, a king
+//! moved to the centre before a magic-piece gesture, castling whose rook is reported after
+//! the press, and a move the opponent began to answer read as a square of a longer slide.
 
 mod common;
 
@@ -490,4 +492,29 @@ fn castling_whose_rook_is_reported_after_the_press_is_not_the_kings_slide_square
         "{:?}",
         alerts(&ev)
     );
+}
+
+/// Time trouble, the presses between the clock's reports: Black's bishop goes a1-b2 with
+/// check and stands there alone for a moment; White lifts the king, and in one scan the king
+/// lands on c2 while the bishop leaves b2 for c3 on its way to f6. The placement after Kc2
+/// is never shown, and the board reads "Bc3 Kc2", then "Bf6 Kc2". The reply began while the
+/// bishop stood on b2: Bb2 was complete, and Bf6 is the next move. [seed 30869]
+#[test]
+fn a_move_the_opponent_began_to_answer_is_no_square_of_a_longer_slide() {
+    let mut b = game_from(
+        "4k3/8/8/8/8/8/7P/b1K5 w - - 0 1",
+        "fide-2023",
+        "60+1",
+        "full",
+        60,
+    );
+    b.play(&[("h2", "h3", 'P')]).wait(500);
+    b.lift("a1").wait(50).put("b2", 'b').wait(145);
+    b.lift("c1").wait(140);
+    // One scan: the bishop on c3, the king on c2, b2 empty.
+    b.put("c3", 'b').put("c2", 'K').lift("b2").wait(150);
+    b.lift("c3").wait(130).put("f6", 'b').wait(1000);
+    b.press().wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["h2h3", "a1b2", "c1c2", "b2f6"]);
 }

@@ -306,6 +306,24 @@ pub fn capture_in_hand(pos: &Chess, target: &Board) -> Option<Move> {
     })
 }
 
+/// A castling by the player on move whose rook is still in the hand: the board shows the
+/// position after it but for the rook, off the board (the king put on its square first, the
+/// rook lifted; a piece is reported where it lands up to ~400 ms late, later while it
+/// flickers, protocol §4.1).
+pub fn castling_in_hand(pos: &Chess, target: &Board) -> Option<Move> {
+    legal_moves(pos).into_iter().find(|m| {
+        if !m.is_castle() {
+            return false;
+        }
+        let mut after = pos.clone();
+        after.play_unchecked(*m);
+        let d = diff(after.board(), target);
+        d.first().filter(|_| d.count() == 1).is_some_and(|sq| {
+            target.piece_at(sq).is_none() && after.board().piece_at(sq) == Some(pos.turn().rook())
+        })
+    })
+}
+
 /// A shortest sequence of legal moves from `pos` to a position showing `target`, searching
 /// at most `max_plies` deep and visiting at most `budget` nodes. Only moves that start on a
 /// square where the boards still differ are tried: exact up to two plies (each side's piece

@@ -179,6 +179,10 @@ pub struct Session {
 
     /// The latest placement since the last commit that legal moves explain, and when.
     last_ahead: Option<(u64, Vec<Move>)>,
+    /// A placement moves explained (`last_ahead`) that the opponent then began to answer,
+    /// the mover's pieces still where those moves left them: its last move is complete.
+    /// Kept with the game's ply count it starts from.
+    answered: Option<(usize, Vec<Move>)>,
     /// Both displays gained time between two readings with the lever where it was: two
     /// presses (a move and its reply) came between the clock's reports.
     two_presses_unseen: bool,
@@ -273,6 +277,7 @@ impl Session {
             link: LinkState::Connected,
             was_disconnected: false,
             last_ahead: None,
+            answered: None,
             two_presses_unseen: false,
             seen: std::collections::VecDeque::new(),
             confirm_at: None,
@@ -828,7 +833,10 @@ impl Session {
             .map(|i| self.prefer_shown(i))
         {
             Some(Interpretation::Ahead(path)) => Some(self.followed_further(path)),
-            Some(Interpretation::Unexplained) => self.chained(),
+            Some(Interpretation::Unexplained) => {
+                self.note_answered();
+                self.chained()
+            }
             _ => None,
         };
         if self.game.as_ref().is_some_and(|g| !g.is_over())
@@ -866,15 +874,68 @@ impl Session {
         (path.len() <= DEPTH_AFTER_GAP).then_some(path)
     }
 
+    /// The board shows the placement after `last_ahead` with the opponent's hands at work
+    /// (his pieces lifted or moved, the mover's all where those moves left them): the reply
+    /// has begun, so the last move was complete where it stood (4.7: a piece released on a
+    /// square stays there; a slide does not wait for the opponent's hand).
+    fn note_answered(&mut self) {
+        let Some(g) = self.game.as_ref() else { return };
+        let Some((_, path)) = self.last_ahead.as_ref() else {
+            return;
+        };
+        let mut pos = g.current().clone();
+        for m in path {
+            pos.play_unchecked(*m);
+        }
+        let answerer = pos.turn();
+        let shown = self.seen_board();
+        let d = board::diff(pos.board(), &shown);
+        let only_answerer = !d.is_empty()
+            && d.into_iter().all(|sq| {
+                pos.board().color_at(sq) != Some(!answerer) && shown.color_at(sq) != Some(!answerer)
+            });
+        if only_answerer {
+            self.answered = Some((g.plies(), path.clone()));
+        }
+    }
+
+    /// Moves that continue an answered placement (`note_answered`) to `target`: the answered
+    /// moves, then the reply and what followed it.
+    fn continued_after_answer(&self) -> Option<Vec<Move>> {
+        let g = self.game.as_ref()?;
+        let (plies, prev) = self.answered.as_ref()?;
+        if *plies != g.plies() || self.after_gap || prev.len() + 1 > DEPTH_AFTER_GAP {
+            return None;
+        }
+        let mut pos = g.current().clone();
+        for m in prev {
+            pos.play_unchecked(*m);
+        }
+        let target = self.seen_board();
+        let mut budget = 50_000;
+        let more = reconstruct::find_path(&pos, &target, DEPTH_ON_CHANGE, &mut budget)?;
+        let path: Vec<Move> = prev.iter().chain(&more).copied().collect();
+        (path.len() <= DEPTH_AFTER_GAP).then_some(path)
+    }
+
     /// Moves in quick succession can reach a placement that fewer moves also reach (Kg4
     /// Kg2 Kf4 and Kf4 Kg2: the board tells only which piece stands where, protocol §3.3).
     /// The longer line is the one played when the board showed each of its placements in
     /// turn (`chained`, `shown_move_by_move`): the king did stand on g4 while the other
     /// moved.
+    ///
+    /// A move the opponent began to answer was complete (`note_answered`): when the reply
+    /// and the mover's next lift fall in one scan (protocol §4.1: a scan reports every
+    /// square that changed), the placement after the reply is never shown, and the piece
+    /// moving on reads as one longer move (Bb2 Kc2 Bc3 read as Bc3 Kc2: the bishop
+    /// left b2 in the scan that showed the king on c2). The answered line stands.
     fn followed_further(&self, path: Vec<Move>) -> Vec<Move> {
         match self.chained() {
             Some(c) if c.len() > path.len() && self.shown_move_by_move(&c) => c,
-            _ => path,
+            _ => match self.continued_after_answer() {
+                Some(c) if c.len() > path.len() => c,
+                _ => path,
+            },
         }
     }
 
@@ -1152,12 +1213,16 @@ impl Session {
         let placement = self.board.placement(self.orientation);
         if let Some((result, how)) = reconstruct::result_gesture(&placement) {
             // A move shown before the gesture began was played (unless it is the first king
-            // put in the centre, which belongs to the gesture).
+            // put in the centre, which belongs to the gesture). Only the kings' gesture puts
+            // a king there; a magic piece is a gesture of its own (protocol §4.5), and a king
+            // moved to the centre before it was a move.
+            let kings_gesture = placement.magic.is_empty();
             if let Some((shown_at, path)) = self.last_ahead.take()
                 && let Some(g) = &self.game
-                && !path
-                    .iter()
-                    .any(|m| reconstruct::king_to_centre(g.current(), m, self.clock_stopped()))
+                && !(kings_gesture
+                    && path
+                        .iter()
+                        .any(|m| reconstruct::king_to_centre(g.current(), m, self.clock_stopped())))
             {
                 self.commit_shown(t, &path, false, shown_at, out);
             }
@@ -1542,6 +1607,7 @@ impl Session {
             self.infer_running_side_to_move(d);
         }
         self.last_ahead = None;
+        self.answered = None;
         self.handling.clear();
         self.same_since = t;
         self.watch = GameWatch::default();
@@ -1612,6 +1678,8 @@ impl Session {
         self.last_ahead = self.last_ahead.take().and_then(|(at, p)| {
             (p.len() > path.len() && p.starts_with(path)).then(|| (at, p[path.len()..].to_vec()))
         });
+        // The game moved on: an answered placement read from the old position is gone.
+        self.answered = None;
         self.press_wait_at = None;
         self.displaced = 0;
         self.two_presses_unseen = false;
@@ -1711,6 +1779,7 @@ impl Session {
         self.watch.illegal_alerted = false;
         self.watch.stood = None;
         self.last_ahead = None;
+        self.answered = None;
         self.press_wait_at = None;
     }
 
@@ -2162,6 +2231,18 @@ impl Session {
                 // capturer's square yet — a board reports a change up to ~400 ms late, and
                 // not while the piece flickers (protocol §4.1). Its slide's last square, shown
                 // earlier, is no move: look again, within the bound.
+                self.press_verdict_at = Some((t + self.settle_ms, display, true));
+            }
+            Interpretation::Unexplained
+                if t < self.press_seen_at + PRESS_MAX_WAIT_MS
+                    && reconstruct::castling_in_hand(g.current(), &placement.board).is_some() =>
+            {
+                // The king stands on its castling square and the rook is off the board: the
+                // castling is under way (3.8.2: the king two squares over, then the rook to
+                // the square the king crossed), and the rook's square is reported late — a
+                // change up to ~400 ms after the piece lands, later while it flickers
+                // (protocol §4.1). The king's slide square shown on the way (Kd8 for O-O-O)
+                // is no move: look again, within the bound.
                 self.press_verdict_at = Some((t + self.settle_ms, display, true));
             }
             _ if self

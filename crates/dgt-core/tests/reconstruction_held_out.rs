@@ -5,7 +5,9 @@
 //! seeds 6001–16000, a king pushing a piece off its centre square for the result gesture and
 //! an en passant reply read by another route while the press was judged; and from seeds
 //! 24001–28000, a capture in progress read as a pair when an earlier press was judged, and a
-//! slide's last square reported well after the press.
+//! slide's last square reported well after the press; and from seeds 30001–32000, a king
+//! moved to the centre before a magic-piece gesture, castling whose rook is reported after
+//! the press, and a move the opponent began to answer read as a square of a longer slide.
 
 mod common;
 
@@ -440,4 +442,79 @@ fn a_press_still_awaiting_its_verdict_when_a_flag_falls_completes_its_move_first
     let ev = b.run();
     assert_eq!(moves(&ev), ["g4g5", "c5g5"]);
     assert_eq!(ends(&ev), [("0-1".to_string(), "flag_fall".to_string())]);
+}
+
+/// No clock: the king's last move goes to a centre square (Kd4), and a few seconds later a
+/// magic piece signals the result. Only the kings-in-the-centre gesture puts a king there as
+/// part of the gesture; with a magic piece, the king's move was played. [seed 31678]
+#[test]
+fn a_king_moved_to_the_centre_before_a_magic_piece_gesture_is_a_move() {
+    let mut b = Board::from_fen("8/8/8/2K5/8/7R/r7/k7 w - - 0 1", "");
+    b.mv("c5", "d4", 'K').wait(4500);
+    b.put("f5", '1').wait(3000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["c5d4"]);
+    assert_eq!(
+        ends(&ev),
+        [("1/2-1/2".to_string(), "result_gesture".to_string())]
+    );
+}
+
+/// Black castles long king first: the king is shown on d8 on its way, then on c8, and the
+/// rook is lifted from a8; the press comes with the rook still in the hand (it flickered on
+/// d8), and the board reports it on d8 ~550 ms after the press. The king's slide square is
+/// no move: the press waits, within its bound, for the rook of the castling. [seed 30375]
+#[test]
+fn castling_whose_rook_is_reported_after_the_press_is_not_the_kings_slide_square() {
+    let mut b = game_from(
+        "r3k2r/ppp2ppp/8/8/8/8/PPP2PPP/R3K2R w KQkq - 0 1",
+        "fide-2023",
+        "300",
+        "full",
+        300,
+    );
+    b.play(&[("h2", "h3", 'P')]).wait(500);
+    b.put("d8", 'k').lift("e8").wait(50);
+    b.put("c8", 'k').lift("d8").wait(50);
+    b.lift("a8").wait(300).press().wait(470).put("d8", 'r');
+    // White's reply begins in the scan after the rook's report: the castled placement is
+    // never shown settled.
+    b.lift("a2")
+        .wait(100)
+        .put("a3", 'P')
+        .wait(100)
+        .press()
+        .wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["h2h3", "e8c8", "a2a3"]);
+    assert!(
+        !alerts(&ev).contains(&AlertKind::IllegalMove),
+        "{:?}",
+        alerts(&ev)
+    );
+}
+
+/// Time trouble, the presses between the clock's reports: Black's bishop goes a1-b2 with
+/// check and stands there alone for a moment; White lifts the king, and in one scan the king
+/// lands on c2 while the bishop leaves b2 for c3 on its way to f6. The placement after Kc2
+/// is never shown, and the board reads "Bc3 Kc2", then "Bf6 Kc2". The reply began while the
+/// bishop stood on b2: Bb2 was complete, and Bf6 is the next move. [seed 30869]
+#[test]
+fn a_move_the_opponent_began_to_answer_is_no_square_of_a_longer_slide() {
+    let mut b = game_from(
+        "4k3/8/8/8/8/8/7P/b1K5 w - - 0 1",
+        "fide-2023",
+        "60+1",
+        "full",
+        60,
+    );
+    b.play(&[("h2", "h3", 'P')]).wait(500);
+    b.lift("a1").wait(50).put("b2", 'b').wait(145);
+    b.lift("c1").wait(140);
+    // One scan: the bishop on c3, the king on c2, b2 empty.
+    b.put("c3", 'b').put("c2", 'K').lift("b2").wait(150);
+    b.lift("c3").wait(130).put("f6", 'b').wait(1000);
+    b.press().wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["h2h3", "a1b2", "c1c2", "b2f6"]);
 }

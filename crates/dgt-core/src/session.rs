@@ -860,6 +860,12 @@ impl Session {
     fn chained(&self) -> Option<Vec<Move>> {
         let g = self.game.as_ref()?;
         let (_, prev) = self.last_ahead.as_ref()?;
+        self.extended_to_board(g, prev)
+    }
+
+    /// `prev` (moves from the current position) followed by the moves that lead on from
+    /// there to what the board shows, within the depth allowed while it is watched.
+    fn extended_to_board(&self, g: &Game, prev: &[Move]) -> Option<Vec<Move>> {
         if self.after_gap || prev.len() + 1 > DEPTH_AFTER_GAP {
             return None;
         }
@@ -869,7 +875,8 @@ impl Session {
         }
         let target = self.seen_board();
         let mut budget = 50_000;
-        let more = reconstruct::find_path(&pos, &target, DEPTH_ON_CHANGE, &mut budget)?;
+        let more =
+            reconstruct::find_path_with(&pos, &target, DEPTH_ON_CHANGE, &mut budget, g.drops)?;
         let path: Vec<Move> = prev.iter().chain(&more).copied().collect();
         (path.len() <= DEPTH_AFTER_GAP).then_some(path)
     }
@@ -904,18 +911,10 @@ impl Session {
     fn continued_after_answer(&self) -> Option<Vec<Move>> {
         let g = self.game.as_ref()?;
         let (plies, prev) = self.answered.as_ref()?;
-        if *plies != g.plies() || self.after_gap || prev.len() + 1 > DEPTH_AFTER_GAP {
+        if *plies != g.plies() {
             return None;
         }
-        let mut pos = g.current().clone();
-        for m in prev {
-            pos.play_unchecked(*m);
-        }
-        let target = self.seen_board();
-        let mut budget = 50_000;
-        let more = reconstruct::find_path(&pos, &target, DEPTH_ON_CHANGE, &mut budget)?;
-        let path: Vec<Move> = prev.iter().chain(&more).copied().collect();
-        (path.len() <= DEPTH_AFTER_GAP).then_some(path)
+        self.extended_to_board(g, prev)
     }
 
     /// Moves in quick succession can reach a placement that fewer moves also reach (Kg4

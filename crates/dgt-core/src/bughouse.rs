@@ -177,11 +177,13 @@ impl DropFault {
 /// Counts per colour and role ([white, black][pawn … king]).
 pub type Pieces = [[u8; 6]; 2];
 
-fn ci(c: Color) -> usize {
+/// The index of a colour in [`Pieces`].
+pub fn ci(c: Color) -> usize {
     if c.is_white() { 0 } else { 1 }
 }
 
-fn ri(r: Role) -> usize {
+/// The index of a role in [`Pieces`] (pawn 0 … king 5).
+pub fn ri(r: Role) -> usize {
     r as usize - 1
 }
 
@@ -497,13 +499,9 @@ pub fn points(p: f32) -> String {
 mod tests {
     use super::*;
     use shakmaty::CastlingMode;
-    use shakmaty::fen::Fen;
 
     fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap()
+        crate::reconstruct::position_from_fen(fen).unwrap().0
     }
 
     const P2: &str = "rnbqkbnr/pppp1ppp/8/4p3/4P3/2N5/PPPP1PPP/R1BQKBNR b KQkq - 1 2";

@@ -69,7 +69,7 @@ fn chess_board(pos: &Chess, mode: CastlingMode) -> Option<chess::Board> {
     // The `chess` crate under chasolver keeps fixed-size piece lists: more pieces than one
     // set has (a bughouse board after drops, extra pieces put on the board) must never reach
     // it — its unchecked writes corrupt memory.
-    if !one_set(pos.board()) {
+    if !fits_the_move_list(pos.board()) {
         return None;
     }
     let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
@@ -78,7 +78,7 @@ fn chess_board(pos: &Chess, mode: CastlingMode) -> Option<chess::Board> {
 
 /// Whether each side has one king and at most 16 pieces: the `chess` crate's move generator
 /// keeps one entry per piece of the side to move in an array of 18, written unchecked.
-fn one_set(b: &shakmaty::Board) -> bool {
+fn fits_the_move_list(b: &shakmaty::Board) -> bool {
     Color::ALL.iter().all(|&c| {
         let mine = b.by_color(c);
         (mine & b.kings()).count() == 1 && mine.count() <= 16

@@ -125,68 +125,78 @@ impl Core {
     /// 8.2 (DJC, KNSB): the match score is the sum of the two results, told when both games
     /// have ended; Flemish 5.d: a team wins the match as soon as it wins on either board.
     fn match_score(&mut self, board: &str, t_ms: u64, out: &mut Vec<Event>) {
-        for m in self.config.bughouse.clone() {
-            let game = |b: &str| self.sessions.get(b).and_then(|s| s.game());
-            let (Some(g1), Some(g2)) = (game(&m.boards[0]), game(&m.boards[1])) else {
-                continue;
-            };
-            let key = (g1.id.clone(), g2.id.clone());
-            if self.scored.contains(&key) {
-                continue;
-            }
-            let r1 = g1.result.as_ref().map(|(r, _)| r.as_str());
-            let r2 = g2.result.as_ref().map(|(r, _)| r.as_str());
-            // Team A has White on the first board and Black on the second (1.4).
-            let a_wins = r1 == Some("1-0") || r2 == Some("0-1");
-            let b_wins = r1 == Some("0-1") || r2 == Some("1-0");
-            let (message, article) = match (r1, r2) {
-                (Some(x), Some(y))
-                    if m.rules != bughouse::Regulation::Flemish || !(a_wins || b_wins) =>
-                {
-                    let Some((a, b)) = bughouse::score(x, y) else {
-                        continue;
-                    };
-                    (
-                        format!(
-                            "Both games have ended (board {} {x}, board {} {y}): team A {} – team B {}.",
-                            m.boards[0],
-                            m.boards[1],
-                            bughouse::points(a),
-                            bughouse::points(b)
-                        ),
-                        if m.rules == bughouse::Regulation::Flemish {
-                            "5.d"
-                        } else {
-                            "5.1, 8.2"
-                        },
-                    )
-                }
-                _ if m.rules == bughouse::Regulation::Flemish && (a_wins || b_wins) => {
-                    let team = if a_wins { 'A' } else { 'B' };
-                    let won_on = if r1.is_some_and(|r| r != "1/2-1/2") {
-                        &m.boards[0]
-                    } else {
-                        &m.boards[1]
-                    };
-                    (
-                        format!(
-                            "Team {team} has won on board {won_on}: it wins the match, whatever happens on the other board (5.d)."
-                        ),
-                        "5.d",
-                    )
-                }
-                _ => continue,
-            };
-            self.scored.insert(key);
-            let mut a = Alert::new(
-                AlertKind::MatchResult,
-                Severity::Info,
-                m.rules.name(),
-                message,
-            );
-            a.article = Some(article.into());
-            self.number(board, vec![(t_ms, EventBody::Alert(a))], out);
+        // Only the match of the board that changed: this runs after each of its inputs.
+        let Some(m) = self
+            .config
+            .bughouse
+            .iter()
+            .find(|m| m.boards.iter().any(|b| b == board))
+        else {
+            return;
+        };
+        let game = |b: &str| self.sessions.get(b).and_then(|s| s.game());
+        let (Some(g1), Some(g2)) = (game(&m.boards[0]), game(&m.boards[1])) else {
+            return;
+        };
+        if g1.result.is_none() && g2.result.is_none() {
+            return;
         }
+        let key = (g1.id.clone(), g2.id.clone());
+        if self.scored.contains(&key) {
+            return;
+        }
+        let r1 = g1.result.as_ref().map(|(r, _)| r.as_str());
+        let r2 = g2.result.as_ref().map(|(r, _)| r.as_str());
+        // Team A has White on the first board and Black on the second (1.4).
+        let a_wins = r1 == Some("1-0") || r2 == Some("0-1");
+        let b_wins = r1 == Some("0-1") || r2 == Some("1-0");
+        let (message, article) = match (r1, r2) {
+            (Some(x), Some(y))
+                if m.rules != bughouse::Regulation::Flemish || !(a_wins || b_wins) =>
+            {
+                let Some((a, b)) = bughouse::score(x, y) else {
+                    return;
+                };
+                (
+                    format!(
+                        "Both games have ended (board {} {x}, board {} {y}): team A {} – team B {}.",
+                        m.boards[0],
+                        m.boards[1],
+                        bughouse::points(a),
+                        bughouse::points(b)
+                    ),
+                    if m.rules == bughouse::Regulation::Flemish {
+                        "5.d"
+                    } else {
+                        "5.1, 8.2"
+                    },
+                )
+            }
+            _ if m.rules == bughouse::Regulation::Flemish && (a_wins || b_wins) => {
+                let team = if a_wins { 'A' } else { 'B' };
+                let won_on = if r1.is_some_and(|r| r != "1/2-1/2") {
+                    &m.boards[0]
+                } else {
+                    &m.boards[1]
+                };
+                (
+                    format!(
+                        "Team {team} has won on board {won_on}: it wins the match, whatever happens on the other board (5.d)."
+                    ),
+                    "5.d",
+                )
+            }
+            _ => return,
+        };
+        let mut a = Alert::new(
+            AlertKind::MatchResult,
+            Severity::Info,
+            m.rules.name(),
+            message,
+        );
+        a.article = Some(article.into());
+        self.scored.insert(key);
+        self.number(board, vec![(t_ms, EventBody::Alert(a))], out);
     }
 
     /// The earliest pending timer over all boards.

@@ -13,7 +13,7 @@ use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::{
     Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, MoveList, Piece,
-    Position, PositionErrorKinds, Role, Square,
+    Position, PositionErrorKinds, Role, Setup, Square,
 };
 
 use crate::board::{Placement, diff};
@@ -609,6 +609,22 @@ pub fn position_from_fen(text: &str) -> Result<(Chess, CastlingMode), String> {
             .map(|p| (p, CastlingMode::Chess960))
             .map_err(|e| format!("not a legal position: {e}")),
     }
+}
+
+/// The position `pos` changed by hand (`edit` on its setup), not by a move: a piece taken
+/// off for a promotion on the other bughouse board, a pawn lost with its promotion. More
+/// material than one set, a check no move explains, castling rights or an en-passant square
+/// the change made void are accepted; `None` for what cannot stand at all (the side not to
+/// move in check, a king missing).
+pub fn edited(pos: &Chess, mode: CastlingMode, edit: impl FnOnce(&mut Setup)) -> Option<Chess> {
+    let mut setup = pos.to_setup(EnPassantMode::Legal);
+    edit(&mut setup);
+    Chess::from_setup(setup, mode)
+        .or_else(shakmaty::PositionError::ignore_too_much_material)
+        .or_else(shakmaty::PositionError::ignore_impossible_check)
+        .or_else(shakmaty::PositionError::ignore_invalid_castling_rights)
+        .or_else(shakmaty::PositionError::ignore_invalid_ep_square)
+        .ok()
 }
 
 /// A formally illegal move, described by the piece that left one square for another.

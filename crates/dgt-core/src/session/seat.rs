@@ -3,7 +3,7 @@
 //! the partner board's promotions take from this one. The rules themselves are in
 //! [`crate::bughouse`]; the engine carries each board's [`PartnerView`] to the other.
 
-use shakmaty::{Color, EnPassantMode, FromSetup, Move, Piece, Position, Role};
+use shakmaty::{Color, Move, Piece, Position, Role};
 
 use super::Session;
 use crate::arbiter;
@@ -531,18 +531,15 @@ impl Session {
         if shown.piece_at(from).is_some() {
             return false;
         }
-        let mut setup = pos.to_setup(EnPassantMode::Legal);
-        setup.board.discard_piece_at(from);
-        setup.turn = !mover;
-        setup.ep_square = None;
-        setup.halfmoves = 0;
-        if mover.is_black() {
-            setup.fullmoves = setup.fullmoves.saturating_add(1);
-        }
-        let Ok(after) = shakmaty::Chess::from_setup(setup, g.castling_mode)
-            .or_else(shakmaty::PositionError::ignore_too_much_material)
-            .or_else(shakmaty::PositionError::ignore_impossible_check)
-        else {
+        let Some(after) = crate::reconstruct::edited(pos, g.castling_mode, |setup| {
+            setup.board.discard_piece_at(from);
+            setup.turn = !mover;
+            setup.ep_square = None;
+            setup.halfmoves = 0;
+            if mover.is_black() {
+                setup.fullmoves = setup.fullmoves.saturating_add(1);
+            }
+        }) else {
             return false;
         };
         let reg = seat.regulation;
@@ -625,7 +622,8 @@ impl Session {
         let mover = before.turn();
         let available = bughouse::reserve(&seat.partner, g, ply - 1, mover, true);
         let pressed = bughouse::reserve(&seat.partner, g, ply - 1, mover, false);
-        let early = pressed[role as usize - 1] == 0 && available[role as usize - 1] > 0;
+        let r = bughouse::ri(role);
+        let early = pressed[r] == 0 && available[r] > 0;
         let faults =
             bughouse::judge_drop(before, role, to, seat.regulation, seat.reading, &available);
         if faults.is_empty() {
@@ -1005,7 +1003,7 @@ impl Session {
         let mut taken = Vec::new();
         for color in Color::ALL {
             for role in Role::ALL {
-                let (c, r) = (usize::from(color.is_black()), role as usize - 1);
+                let (c, r) = (bughouse::ci(color), bughouse::ri(role));
                 while seat.taken_applied[c][r] < seat.partner.taken[c][r] {
                     let piece = Piece { color, role };
                     let pos = g.current();
@@ -1015,15 +1013,10 @@ impl Session {
                     else {
                         break;
                     };
-                    let mut setup = pos.to_setup(EnPassantMode::Legal);
-                    setup.board.discard_piece_at(sq);
-                    setup.castling_rights.discard(sq);
-                    let Ok(edited) = shakmaty::Chess::from_setup(setup, g.castling_mode)
-                        .or_else(shakmaty::PositionError::ignore_too_much_material)
-                        .or_else(shakmaty::PositionError::ignore_impossible_check)
-                        .or_else(shakmaty::PositionError::ignore_invalid_castling_rights)
-                        .or_else(shakmaty::PositionError::ignore_invalid_ep_square)
-                    else {
+                    let Some(edited) = crate::reconstruct::edited(pos, g.castling_mode, |setup| {
+                        setup.board.discard_piece_at(sq);
+                        setup.castling_rights.discard(sq);
+                    }) else {
                         break;
                     };
                     seat.taken_applied[c][r] += 1;
@@ -1076,7 +1069,7 @@ impl Session {
         let mut owed = Vec::new();
         for color in Color::ALL {
             for role in Role::ALL {
-                let (c, r) = (usize::from(color.is_black()), role as usize - 1);
+                let (c, r) = (bughouse::ci(color), bughouse::ri(role));
                 for _ in seat.taken_applied[c][r]..seat.partner.taken[c][r] {
                     owed.push(format!(
                         "{} {}",

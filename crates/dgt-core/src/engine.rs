@@ -225,12 +225,7 @@ impl Core {
                     s.alert_numbered(a);
                 }
             }
-            out.push(Event {
-                seq,
-                body,
-                board: board.to_string(),
-                t_ms,
-            });
+            out.push(Event::new(seq, board, t_ms, body));
         }
     }
 }

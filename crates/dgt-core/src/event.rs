@@ -1,11 +1,11 @@
 //! What the core emits (contract §3): the same JSON on the WebSocket feed and from `replay`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::input::ClockSide;
 
 /// White or Black, as the event JSON spells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Side {
     White,
@@ -47,23 +47,42 @@ impl Side {
 
 /// One event. `seq` is strictly increasing within one journal; `t_ms` is the time of the
 /// input (or of the timer) that caused it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Event {
     pub seq: u64,
     #[serde(flatten)]
     pub body: EventBody,
     pub board: String,
     pub t_ms: u64,
+    /// On a hub (contract §5): the venue PC whose journal the event comes from. Never set
+    /// by a daemon for its own events, so a daemon's JSON is unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    /// On a hub: the event's `seq` in its node's journal (`seq` is then the hub's own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_seq: Option<u64>,
 }
 
 impl Event {
+    /// A daemon's own event (no `node`).
+    pub fn new(seq: u64, board: impl Into<String>, t_ms: u64, body: EventBody) -> Self {
+        Event {
+            seq,
+            body,
+            board: board.into(),
+            t_ms,
+            node: None,
+            node_seq: None,
+        }
+    }
+
     /// The event as one line of JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LinkState {
     Connected,
@@ -71,14 +90,14 @@ pub enum LinkState {
     Identified,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Orientation {
     Normal,
     Rotated,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BoardStatus {
     pub state: LinkState,
     pub serial: Option<String>,
@@ -90,7 +109,7 @@ pub struct BoardStatus {
     pub clock_version: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MoveEvent {
     pub game: String,
     pub ply: u32,
@@ -102,7 +121,7 @@ pub struct MoveEvent {
     pub black_ms: Option<u64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClockEvent {
     pub white_ms: Option<u64>,
     pub black_ms: Option<u64>,
@@ -113,7 +132,7 @@ pub struct ClockEvent {
     pub white_side: Option<ClockSide>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// The Laws make the arbiter act now.
@@ -126,7 +145,7 @@ pub enum Severity {
 }
 
 /// Alert kinds (contract §3; stable names).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AlertKind {
     IllegalMove,
@@ -180,10 +199,14 @@ pub enum AlertKind {
     PieceTakenForPromotion,
     /// Bughouse: the match score once it is decided (8.2; Flemish 5.d).
     MatchResult,
+    /// On a hub: a venue PC stopped sending heartbeats (contract §5).
+    NodeOffline,
+    /// On a hub: a venue PC is sending heartbeats again (contract §5).
+    NodeOnline,
 }
 
 /// An alert for the arbiter, with its evidence.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Alert {
     pub id: u64,
     pub kind: AlertKind,
@@ -203,7 +226,7 @@ pub struct Alert {
     /// What the Laws prescribe.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prescription: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub squares: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub white_ms: Option<u64>,
@@ -237,7 +260,7 @@ impl Alert {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EndReason {
     Checkmate,
@@ -271,7 +294,7 @@ impl EndReason {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventBody {
     BoardStatus(BoardStatus),
@@ -317,11 +340,11 @@ mod tests {
 
     #[test]
     fn move_json_has_the_contract_fields() {
-        let e = Event {
-            seq: 3,
-            board: "board-1".into(),
-            t_ms: 1340,
-            body: EventBody::Move(MoveEvent {
+        let e = Event::new(
+            3,
+            "board-1",
+            1340,
+            EventBody::Move(MoveEvent {
                 game: "board-1/1".into(),
                 ply: 1,
                 side: Side::White,
@@ -331,9 +354,13 @@ mod tests {
                 white_ms: Some(181000),
                 black_ms: None,
             }),
-        };
+        );
         let v: serde_json::Value = serde_json::from_str(&e.to_json()).unwrap();
         assert_eq!(v["type"], "move");
+        assert!(
+            v.get("node").is_none(),
+            "a daemon's own event names no node"
+        );
         assert_eq!(v["seq"], 3);
         assert_eq!(v["board"], "board-1");
         assert_eq!(v["side"], "white");
@@ -355,5 +382,51 @@ mod tests {
         assert_eq!(v["side"], serde_json::Value::Null);
         let v = serde_json::to_value(AlertKind::ThreefoldRepetitionAvailable).unwrap();
         assert_eq!(v, "threefold_repetition_available");
+    }
+
+    #[test]
+    fn events_read_back_as_written() {
+        // A hub reads the events its nodes journaled: every type must round-trip.
+        let mut alert = Alert::new(
+            AlertKind::IllegalMove,
+            Severity::Review,
+            "fide-2023",
+            "m".into(),
+        );
+        alert.id = 9;
+        alert.squares = vec!["e4".into()];
+        alert.game = Some("b/1".into());
+        let mut events = vec![
+            Event::new(9, "b", 10, EventBody::Alert(alert)),
+            Event::new(
+                10,
+                "b",
+                11,
+                EventBody::GameEnd {
+                    game: "b/1".into(),
+                    result: "1-0".into(),
+                    reason: EndReason::Checkmate,
+                },
+            ),
+            Event::new(
+                11,
+                "b",
+                12,
+                EventBody::Clock(ClockEvent {
+                    white_ms: Some(1),
+                    black_ms: None,
+                    running: Some(Side::Black),
+                    left_ms: 1,
+                    right_ms: 2,
+                    white_side: Some(ClockSide::Left),
+                }),
+            ),
+        ];
+        events[2].node = Some("hall-a".into());
+        events[2].node_seq = Some(4);
+        for e in events {
+            let back: Event = serde_json::from_str(&e.to_json()).unwrap();
+            assert_eq!(back, e);
+        }
     }
 }

@@ -30,6 +30,8 @@ fn clock_event(seq: u64, t_ms: u64) -> Event {
             right_ms: 2,
             white_side: None,
         }),
+        node: None,
+        node_seq: None,
     }
 }
 

@@ -138,6 +138,8 @@ fn child_batch(k: u64) -> Batch {
                     right_ms: 0,
                     white_side: None,
                 }),
+                node: None,
+                node_seq: None,
             }]
         } else {
             vec![]

@@ -167,6 +167,8 @@ fn a_batch_the_journal_refuses_is_set_aside_and_the_rest_is_written() {
             right_ms: 0,
             white_side: None,
         }),
+        node: None,
+        node_seq: None,
     };
     let with_event = |t, seq| {
         let mut b = rx_batch(t, 4);

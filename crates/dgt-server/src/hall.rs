@@ -416,6 +416,8 @@ mod tests {
                 white_ms: Some(1000),
                 black_ms: Some(1000),
             }),
+            node: None,
+            node_seq: None,
         }
     }
 

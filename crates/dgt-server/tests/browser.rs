@@ -42,6 +42,8 @@ fn illegal_move_alert(seq: u64, before: &str) -> Event {
         board: "board-2".into(),
         t_ms: 1_000_000,
         body: EventBody::Alert(a),
+        node: None,
+        node_seq: None,
     }
 }
 
@@ -111,6 +113,8 @@ async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
             white: "NP".into(),
             black: String::new(),
         },
+        node: None,
+        node_seq: None,
     }]);
     cdp.wait_for(
         "[...document.querySelectorAll('#hall .card')].some(c => c.dataset.open === 'board-3' && (c.querySelector('.res-white') || {}).textContent === 'White \\u265E\\u265F' && c.querySelector('.res-black').textContent === 'Black \\u2014')",
@@ -186,6 +190,8 @@ async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
         board: "board-2".into(),
         t_ms: 1_000_500,
         body: EventBody::Alert(two),
+        node: None,
+        node_seq: None,
     }]);
     let confirm = format!("document.querySelector('#alerts [data-confirm=\"{last_seq}\"]')");
     cdp.wait_for(&format!("{confirm} !== null")).await;

@@ -106,6 +106,8 @@ fn clock_event(seq: u64) -> Event {
             right_ms: 180_000,
             white_side: None,
         }),
+        node: None,
+        node_seq: None,
     }
 }
 

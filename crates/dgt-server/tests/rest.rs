@@ -305,6 +305,8 @@ async fn a_move_for_a_ply_already_sent_replaces_it_and_every_later_ply() {
             side: Side::Black,
             ..ply20
         }),
+        node: None,
+        node_seq: None,
     };
     server.send(&[correction]);
     server.wait_seq(seq).await;
@@ -371,6 +373,8 @@ async fn only_a_two_handed_move_can_be_confirmed() {
             board: "board-1".into(),
             t_ms: 400_000,
             body: EventBody::Alert(a),
+            node: None,
+            node_seq: None,
         }
     };
     let two_hands = raise(AlertKind::TwoHandedMove);

@@ -28,7 +28,7 @@ pub struct GameEntry {
 }
 
 pub struct Journal {
-    conn: Connection,
+    pub(crate) conn: Connection,
     path: PathBuf,
 }
 
@@ -145,7 +145,7 @@ impl Journal {
         &self.path
     }
 
-    fn err(&self, e: rusqlite::Error) -> JournalError {
+    pub(crate) fn err(&self, e: rusqlite::Error) -> JournalError {
         JournalError::from_sqlite(&self.path, e)
     }
 

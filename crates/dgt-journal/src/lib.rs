@@ -16,6 +16,8 @@
 //! * [`pgn`] — games rebuilt from events (corrections applied) and written as PGN with
 //!   `[%clk]`;
 //! * [`broadcast`] — a LiveChess-style folder for relay tools, and its delayed public copy;
+//! * [`tail`] — what was committed after a given step (events and acknowledgements, in
+//!   journal order): what a node of a cluster publishes onward, and resumes from;
 //! * [`eeprom_recovery`] — moves made while a board was disconnected, read back from the
 //!   board's own memory (protocol §3.6).
 
@@ -27,10 +29,12 @@ pub mod journal;
 pub mod pgn;
 pub mod recovery;
 mod schema;
+pub mod tail;
 pub mod writer;
 
 pub use batch::{Batch, Cause, Step};
 pub use error::JournalError;
 pub use journal::{GameEntry, Journal};
 pub use recovery::{Recovered, RecoveryReport, recover, recover_collecting};
+pub use tail::{Tail, TailRecord};
 pub use writer::{JournalHealth, JournalWriter, Submitted, WriterSettings};

@@ -64,6 +64,17 @@ pub fn check(settings: &Settings) -> Vec<Problem> {
     c.server(settings);
     c.journal(settings);
     c.event(settings);
+    if let Some(cluster) = &settings.cluster {
+        c.problems.extend(super::cluster::check(cluster, false));
+        if settings.journal.disabled {
+            c.add(
+                "journal.disabled",
+                "true",
+                "a cluster node publishes its journal: it cannot run without one",
+                "remove journal.disabled, or the [cluster] table",
+            );
+        }
+    }
     c.problems
 }
 

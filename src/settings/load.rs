@@ -18,7 +18,7 @@ pub const SYSTEM_FILE: &str = "/etc/dgt-arbiter/config.toml";
 pub const ENV_PREFIX: &str = "DGT_ARBITER_";
 
 /// Keys the environment gives as comma-separated lists.
-const ENV_LIST_KEYS: &[&str] = &["server.allowed_origins"];
+const ENV_LIST_KEYS: &[&str] = &["server.allowed_origins", "cluster.nats"];
 
 /// Keys holding lists of tables, which only a file can give.
 const FILE_ONLY_KEYS: &[&str] = &["tables", "serial.ports"];

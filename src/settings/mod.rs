@@ -29,6 +29,7 @@
 //! ```
 
 mod check;
+pub mod cluster;
 mod load;
 mod tables;
 
@@ -40,6 +41,7 @@ use serde::Deserialize;
 use crate::edge::serial::{ExplicitPort, ScanMode};
 
 pub use check::{Problem, check, check_loaded, check_report, load_checked};
+pub use cluster::ClusterSettings;
 pub use load::{Layer, Loaded, SYSTEM_FILE, SettingsError, load, load_layered, load_sources};
 pub use tables::Table;
 
@@ -60,6 +62,8 @@ pub struct Settings {
     pub server: ServerSettings,
     pub journal: JournalSettings,
     pub event: EventSettings,
+    /// One event across several PCs (contract §5); `None` stands alone.
+    pub cluster: Option<ClusterSettings>,
 }
 
 impl Default for Settings {
@@ -73,6 +77,7 @@ impl Default for Settings {
             server: ServerSettings::default(),
             journal: JournalSettings::default(),
             event: EventSettings::default(),
+            cluster: None,
         }
     }
 }

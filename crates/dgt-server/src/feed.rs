@@ -158,8 +158,15 @@ impl Feed {
 
     /// Records an acknowledgement and tells every client (the core emits no event for it).
     /// Returns the alert's board, or `None` when no such alert was raised.
+    /// Acknowledging an alert twice (a hub hears of its own ack again from the stream)
+    /// changes nothing and tells nobody.
     pub fn record_ack(&self, id: u64) -> Option<String> {
         let mut desk = self.desk();
+        if let Some(a) = desk.hall.alert(id)
+            && a.acked
+        {
+            return Some(a.board.clone());
+        }
         let board = desk.hall.ack(id)?.board.clone();
         desk.counts.acks += 1;
         let text = json!({ "type": "alert_ack", "id": id, "board": board, "after_seq": desk.hall.last_seq() });

@@ -26,6 +26,9 @@ pub struct Hall {
 #[derive(Debug, Clone, Serialize)]
 pub struct BoardView {
     pub board: String,
+    /// On a hub: the venue PC the board is read by (contract §5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
     /// The last `board_status` (link state, serial, orientation).
     pub status: Option<BoardStatus>,
     /// The game being played (or the last one played) on this board.
@@ -131,6 +134,7 @@ impl BoardView {
     fn new(board: &str) -> Self {
         BoardView {
             board: board.to_string(),
+            node: None,
             status: None,
             game: None,
             fen: None,
@@ -244,10 +248,29 @@ impl Hall {
         }
         self.last_seq = event.seq;
         self.last_t_ms = self.last_t_ms.max(event.t_ms);
+        if let EventBody::Alert(a) = &event.body
+            && matches!(a.kind, AlertKind::NodeOffline | AlertKind::NodeOnline)
+        {
+            // About a whole venue PC (on a hub), not a board: no board card for it.
+            self.alerts.insert(
+                a.id,
+                AlertRecord {
+                    alert: a.clone(),
+                    board: event.board.clone(),
+                    t_ms: event.t_ms,
+                    seq: event.seq,
+                    acked: false,
+                },
+            );
+            return;
+        }
         let board = self
             .boards
             .entry(event.board.clone())
             .or_insert_with(|| BoardView::new(&event.board));
+        if board.node.is_none() {
+            board.node.clone_from(&event.node);
+        }
         match &event.body {
             EventBody::BoardStatus(status) => board.status = Some(status.clone()),
             EventBody::GameStart { game, start_fen } => {

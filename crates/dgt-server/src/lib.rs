@@ -131,6 +131,53 @@ pub trait StatusSource: Send + Sync {
     fn health(&self) -> serde_json::Value;
     /// Prometheus text (with `# HELP`/`# TYPE` lines).
     fn metrics(&self) -> String;
+    /// On a hub: every node of the event (`GET /api/nodes`, contract §5); `None` elsewhere.
+    fn nodes(&self) -> Option<serde_json::Value> {
+        None
+    }
+}
+
+/// Why an action sent elsewhere was not carried out.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ActionError {
+    /// The owner refused it (an unknown board or alert, a bad set-up): the arbiter's fault.
+    #[error("{0}")]
+    Refused(String),
+    /// The owner could not be reached or did not confirm in time: try again.
+    #[error("{0}")]
+    Unavailable(String),
+}
+
+/// Where arbiter actions go when the boards are not this process's own: the hub sends each
+/// to the node that reads the board, and answers only once that node has journaled it.
+pub trait ActionSink: Send + Sync {
+    fn act(
+        &self,
+        board: String,
+        op: dgt_core::Operation,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Result<(), ActionError>> + Send + 'static>>;
+}
+
+/// The alerts as this server knows them, for code outside it that takes arbiter actions
+/// (a cluster node answering the hub): look an alert up, record its acknowledgement so every
+/// dashboard client sees it.
+#[derive(Clone)]
+pub struct AlertBook(Arc<feed::Feed>);
+
+impl AlertBook {
+    /// The alert's board and kind, if it was raised.
+    pub fn alert(&self, id: u64) -> Option<(String, dgt_core::AlertKind)> {
+        self.0
+            .desk()
+            .hall
+            .alert(id)
+            .map(|a| (a.board.clone(), a.alert.kind))
+    }
+
+    /// Records an acknowledgement; `None` for an unknown alert.
+    pub fn record_ack(&self, id: u64) -> Option<String> {
+        self.0.record_ack(id)
+    }
 }
 
 /// Shared by every handler.
@@ -140,6 +187,8 @@ pub(crate) struct App {
     pub feed: Arc<feed::Feed>,
     pub public: Arc<public::PublicFeed>,
     pub ops: mpsc::Sender<Input>,
+    /// Set on a hub: actions go there instead of `ops`.
+    pub actions: Option<Arc<dyn ActionSink>>,
     pub gauges: metrics::Gauges,
     pub started: Instant,
     pub shutdown: watch::Receiver<bool>,
@@ -161,6 +210,8 @@ pub struct Server {
     history: Vec<Event>,
     acks: Vec<u64>,
     status: Option<Arc<dyn StatusSource>>,
+    actions: Option<Arc<dyn ActionSink>>,
+    feed: Arc<feed::Feed>,
 }
 
 impl Server {
@@ -190,6 +241,7 @@ impl Server {
             ),
             None => None,
         };
+        let feed = Arc::new(feed::Feed::new(config.ring_capacity, config.client_queue));
         Ok(Server {
             config,
             listener,
@@ -197,6 +249,8 @@ impl Server {
             history: Vec::new(),
             acks: Vec::new(),
             status: None,
+            actions: None,
+            feed,
         })
     }
 
@@ -229,6 +283,17 @@ impl Server {
         self
     }
 
+    /// Sends arbiter actions to `sink` instead of the local core (a hub).
+    pub fn with_action_sink(mut self, sink: Arc<dyn ActionSink>) -> Self {
+        self.actions = Some(sink);
+        self
+    }
+
+    /// The server's alerts, for actions taken outside its REST API.
+    pub fn alert_book(&self) -> AlertBook {
+        AlertBook(self.feed.clone())
+    }
+
     /// Serves until `shutdown` completes. Subscribes to `events` before returning the
     /// future, so no event sent after this call is missed.
     pub fn run<S>(
@@ -248,10 +313,11 @@ impl Server {
             history,
             acks,
             status,
+            actions,
+            feed,
         } = self;
         async move {
             let (stop_tx, stop_rx) = watch::channel(false);
-            let feed = Arc::new(feed::Feed::new(config.ring_capacity, config.client_queue));
             let public = Arc::new(public::PublicFeed::new(config.client_queue));
             let (public_tx, public_rx) = mpsc::unbounded_channel();
             for event in &history {
@@ -269,6 +335,7 @@ impl Server {
                 feed: feed.clone(),
                 public: public.clone(),
                 ops,
+                actions,
                 gauges: metrics::Gauges::default(),
                 started: Instant::now(),
                 shutdown: stop_rx.clone(),

@@ -41,6 +41,7 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/api/alerts/{id}/ack", post(ack))
         .route("/api/alerts/{id}/confirm", post(confirm))
         .route("/api/public/games", get(public_games))
+        .route("/api/nodes", get(nodes))
         .with_state(app)
 }
 
@@ -59,6 +60,8 @@ pub enum ApiError {
     NotFound(String),
     /// The core did not take the action in time.
     Unavailable,
+    /// On a hub: the node owning the board did not confirm the action.
+    NodeUnavailable(String),
 }
 
 impl From<auth::Refusal> for ApiError {
@@ -77,6 +80,7 @@ impl IntoResponse for ApiError {
                 StatusCode::SERVICE_UNAVAILABLE,
                 "the daemon's core is not taking actions right now; try again",
             ),
+            ApiError::NodeUnavailable(m) => error(StatusCode::SERVICE_UNAVAILABLE, m),
         }
     }
 }
@@ -274,7 +278,14 @@ async fn alerts(
 }
 
 /// Forwards an action to the core; 503 when the core does not take it within two seconds.
+/// On a hub, to the node that reads the board, answered once that node journaled it.
 async fn forward(app: &App, board: &str, op: Operation) -> Result<(), ApiError> {
+    if let Some(sink) = &app.actions {
+        return sink.act(board.to_string(), op).await.map_err(|e| match e {
+            crate::ActionError::Refused(m) => ApiError::BadRequest(m),
+            crate::ActionError::Unavailable(m) => ApiError::NodeUnavailable(m),
+        });
+    }
     let input = Input {
         t_ms: app.now_ms(),
         board: board.to_string(),
@@ -283,6 +294,21 @@ async fn forward(app: &App, board: &str, op: Operation) -> Result<(), ApiError> 
     match tokio::time::timeout(Duration::from_secs(2), app.ops.send(input)).await {
         Ok(Ok(())) => Ok(()),
         _ => Err(ApiError::Unavailable),
+    }
+}
+
+/// `GET /api/nodes` (a hub): every node of the event with its state; 404 elsewhere.
+async fn nodes(
+    State(app): State<Arc<App>>,
+    Query(q): Query<ReadQuery>,
+    headers: HeaderMap,
+) -> ApiResult {
+    may_read(&app, &headers, &q)?;
+    match app.status.as_ref().and_then(|s| s.nodes()) {
+        Some(nodes) => Ok(ok(nodes)),
+        None => Err(ApiError::NotFound(
+            "this daemon is not a hub: it has no nodes".into(),
+        )),
     }
 }
 

@@ -4,10 +4,12 @@
 //! * [`replay`] feeds a capture file through the core on virtual time;
 //! * [`edge`] holds the I/O: serial ports, the emulated boards on pseudo-terminals, the
 //!   daemon's event loop;
+//! * [`cluster`] joins daemons into one event on NATS JetStream (nodes and the hub);
 //! * [`services`] assembles the daemon: journal recovery, core, ports, HTTP server;
 //! * [`output`] writes games out: PGN tags, `export`, the broadcast folders;
 //! * [`settings`] reads the daemon's configuration file and environment.
 
+pub mod cluster;
 pub mod edge;
 pub mod logging;
 pub mod output;

@@ -42,6 +42,13 @@ enum Command {
         #[arg(long)]
         journal: Option<PathBuf>,
     },
+    /// The event's hub: no boards of its own; reads every node's events from the event's
+    /// NATS JetStream stream and serves the dashboard, REST and feeds for all of them.
+    Hub {
+        /// Settings with a [cluster] table (nats, event, credentials), listen, tokens.
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
     /// The daemon with N emulated boards on pseudo-terminals (the production serial path).
     Demo {
         #[arg(long, default_value_t = 4)]
@@ -173,6 +180,16 @@ fn main() -> ExitCode {
                 }
             };
             with_runtime(run(settings, capture, print_events, journal))
+        }
+        Command::Hub { config } => {
+            let settings = match settings::load_checked_hub(config.as_deref()) {
+                Ok(s) => s,
+                Err(problems) => {
+                    eprintln!("dgt-arbiter hub: invalid configuration, not starting:\n{problems}");
+                    return ExitCode::from(EXIT_CONFIG);
+                }
+            };
+            with_runtime(hub(settings))
         }
         Command::Demo {
             boards,
@@ -428,6 +445,18 @@ async fn run(
     .await?;
     eprintln!("dgt-arbiter: dashboard at http://{}/", services.addr());
     serve(services).await
+}
+
+/// The hub until SIGINT/SIGTERM.
+async fn hub(settings: Settings) -> Result<(), String> {
+    let hub = dgt_arbiter::cluster::hub::Hub::start(&settings).await?;
+    eprintln!("dgt-arbiter hub: dashboard at http://{}/", hub.addr());
+    systemd::notify_status(&format!("hub dashboard at http://{}/", hub.addr()));
+    systemd::notify_ready();
+    dgt_arbiter::edge::daemon::shutdown_signal().await;
+    systemd::notify_stopping();
+    hub.shutdown().await;
+    Ok(())
 }
 
 struct DemoOptions {

@@ -46,6 +46,8 @@ pub struct Services {
     broadcast_task: Option<JoinHandle<()>>,
     addr: SocketAddr,
     livechess: Option<SocketAddr>,
+    /// The node's link to the event (`[cluster]`).
+    cluster: Option<crate::cluster::node::NodeLink>,
 }
 
 /// The server's settings from the daemon's.
@@ -258,6 +260,7 @@ impl Services {
         }));
         let addr = server.local_addr();
         let livechess = server.livechess_addr();
+        let alert_book = server.alert_book();
         let server_stop = CancellationToken::new();
         let stop = server_stop.clone();
         let (daemon, (server_future, broadcast_events)) = Daemon::start_with(
@@ -289,6 +292,28 @@ impl Services {
                 server_stop.clone(),
             ))
         });
+        let cluster = match (&settings.cluster, &writer, &options.journal) {
+            (Some(c), Some(w), Some(path)) => Some(
+                crate::cluster::node::NodeLink::start(
+                    c,
+                    crate::cluster::node::NodeParts {
+                        journal_path: path.clone(),
+                        writer: w.clone(),
+                        daemon: daemon.handle().clone(),
+                        alerts: alert_book,
+                        clock,
+                    },
+                )
+                .await
+                .map_err(|e| e.to_string())?,
+            ),
+            (Some(_), _, _) => {
+                return Err(
+                    "[cluster] needs the journal: a node publishes what it journaled".into(),
+                );
+            }
+            _ => None,
+        };
         tracing::info!(%addr, "dashboard listening");
         Ok(Services {
             daemon,
@@ -298,6 +323,7 @@ impl Services {
             broadcast_task,
             addr,
             livechess,
+            cluster,
         })
     }
 
@@ -317,7 +343,17 @@ impl Services {
     /// Stops everything in order; nothing handled is lost.
     pub async fn shutdown(self) -> CoreSummary {
         let summary = self.daemon.shutdown().await;
-        if let Some(writer) = self.journal {
+        let journal = self.journal;
+        if let Some(writer) = &journal
+            && !writer.flush(Duration::from_secs(10))
+        {
+            tracing::error!("the journal could not commit everything before the stop");
+        }
+        // What the journal committed goes to the event's stream before the stop.
+        if let Some(link) = self.cluster {
+            link.shutdown().await;
+        }
+        if let Some(writer) = journal {
             match Arc::try_unwrap(writer) {
                 Ok(w) => {
                     if !w.flush(Duration::from_secs(10)) {

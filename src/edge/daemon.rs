@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use dgt_core::{Core, CoreConfig, Event, Input, InputKind, Operation};
 use dgt_journal::{Batch, JournalWriter, Submitted};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -148,6 +148,9 @@ impl Default for CoreOptions {
 pub struct DaemonHandle {
     clock: DaemonClock,
     inputs: mpsc::Sender<Input>,
+    /// Actions whose sender waits until the core has taken them (and handed what they did
+    /// to the journal writer): a cluster node answers the hub only then.
+    handled: mpsc::Sender<(Input, oneshot::Sender<()>)>,
     events: broadcast::Sender<Event>,
 }
 
@@ -180,6 +183,22 @@ impl DaemonHandle {
             kind: InputKind::Op(op),
         };
         self.inputs.send(input).await.map_err(|_| CoreStopped)
+    }
+
+    /// [`DaemonHandle::send_op`], returning once the core has handled the action and
+    /// submitted its step to the journal writer (flush the writer to know it is on disk).
+    pub async fn send_op_handled(&self, board: &str, op: Operation) -> Result<(), CoreStopped> {
+        let input = Input {
+            t_ms: self.clock.now_ms(),
+            board: board.to_string(),
+            kind: InputKind::Op(op),
+        };
+        let (done, handled) = oneshot::channel();
+        self.handled
+            .send((input, done))
+            .await
+            .map_err(|_| CoreStopped)?;
+        handled.await.map_err(|_| CoreStopped)
     }
 }
 
@@ -217,13 +236,15 @@ fn prepare_core(
     stop: CancellationToken,
 ) -> (DaemonHandle, impl FnOnce() -> JoinHandle<CoreSummary>) {
     let (inputs, rx) = mpsc::channel(options.input_capacity.max(1));
+    let (handled, handled_rx) = mpsc::channel(64);
     let (events, _) = broadcast::channel(options.event_capacity.max(1));
     let handle = DaemonHandle {
         clock,
         inputs,
+        handled,
         events: events.clone(),
     };
-    let start = move || tokio::spawn(core_loop(options, clock, rx, events, stop));
+    let start = move || tokio::spawn(core_loop(options, clock, rx, handled_rx, events, stop));
     (handle, start)
 }
 
@@ -231,6 +252,7 @@ async fn core_loop(
     options: CoreOptions,
     clock: DaemonClock,
     mut rx: mpsc::Receiver<Input>,
+    mut handled: mpsc::Receiver<(Input, oneshot::Sender<()>)>,
     events: broadcast::Sender<Event>,
     stop: CancellationToken,
 ) -> CoreSummary {
@@ -261,6 +283,10 @@ async fn core_loop(
                 Some(input) => handle_input(&mut core, &mut out, &metrics, clock, &mut now_ms, input),
                 None => break,
             },
+            Some((input, done)) = handled.recv() => {
+                handle_input(&mut core, &mut out, &metrics, clock, &mut now_ms, input);
+                let _ = done.send(());
+            }
             _ = sleep_until_core_time(clock, deadline) => {
                 if let Some(d) = deadline {
                     // Fire at the deadline itself, as replay does: a timer's events carry
@@ -279,6 +305,11 @@ async fn core_loop(
     rx.close();
     while let Some(input) = rx.recv().await {
         handle_input(&mut core, &mut out, &metrics, clock, &mut now_ms, input);
+    }
+    handled.close();
+    while let Some((input, done)) = handled.recv().await {
+        handle_input(&mut core, &mut out, &metrics, clock, &mut now_ms, input);
+        let _ = done.send(());
     }
     // Then the pending timers fire, as at the end of a replay: a move waiting for the board
     // to stay quiet is judged now rather than lost, and the journal of a stopped daemon

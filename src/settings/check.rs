@@ -87,6 +87,33 @@ pub fn check_report(file: Option<&Path>) -> Result<String, String> {
     check_loaded(&loaded)
 }
 
+/// What `dgt-arbiter hub` starts with: [`load_checked`]'s rules, but the `[cluster]` table
+/// is required and names no node (the hub has no boards of its own).
+pub fn load_checked_hub(file: Option<&Path>) -> Result<Settings, String> {
+    let loaded = load_sources(Some(Path::new(SYSTEM_FILE)), file, process_env())
+        .map_err(|e| e.to_string())?;
+    let mut problems: Vec<Problem> = check(&loaded.settings)
+        .into_iter()
+        .filter(|p| !p.key.starts_with("cluster.") && !p.key.starts_with("journal."))
+        .collect();
+    match &loaded.settings.cluster {
+        Some(c) => problems.extend(super::cluster::check(c, true)),
+        None => problems.push(Problem {
+            key: "cluster".into(),
+            value: "(missing)".into(),
+            problem: "the hub reads the event from NATS and needs the [cluster] table".into(),
+            fix: "add [cluster] with nats = \"nats://HOST:4222\" and event = \"…\" (the \
+                  same event as the nodes')"
+                .into(),
+        }),
+    }
+    if problems.is_empty() {
+        Ok(loaded.settings)
+    } else {
+        Err(lines(&problems))
+    }
+}
+
 /// [`check_report`] for settings already loaded (tests load them with their own layers).
 pub fn check_loaded(loaded: &Loaded) -> Result<String, String> {
     let problems = check(&loaded.settings);

@@ -40,7 +40,7 @@ use serde::Deserialize;
 
 use crate::edge::serial::{ExplicitPort, ScanMode};
 
-pub use check::{Problem, check, check_loaded, check_report, load_checked};
+pub use check::{Problem, check, check_loaded, check_report, load_checked, load_checked_hub};
 pub use cluster::ClusterSettings;
 pub use load::{Layer, Loaded, SYSTEM_FILE, SettingsError, load, load_layered, load_sources};
 pub use tables::Table;

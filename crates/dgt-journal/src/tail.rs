@@ -54,7 +54,7 @@ impl Journal {
             .conn
             .query_row(
                 "SELECT step FROM events WHERE step > ?1 ORDER BY seq LIMIT 1 OFFSET ?2",
-                params![after, max_events.saturating_sub(1).max(0) as i64],
+                params![after, max_events.saturating_sub(1) as i64],
                 |r| r.get(0),
             )
             .map(Some)

@@ -234,6 +234,11 @@ impl Hall {
     }
 
     /// Marks an alert acknowledged; `None` when no such alert was raised.
+    /// Every board's label, in order.
+    pub fn board_labels(&self) -> Vec<String> {
+        self.boards.keys().cloned().collect()
+    }
+
     pub fn ack(&mut self, id: u64) -> Option<&AlertRecord> {
         let record = self.alerts.get_mut(&id)?;
         record.acked = true;

@@ -178,6 +178,11 @@ impl AlertBook {
     pub fn record_ack(&self, id: u64) -> Option<String> {
         self.0.record_ack(id)
     }
+
+    /// Every board the events named, by label.
+    pub fn boards(&self) -> Vec<String> {
+        self.0.desk().hall.board_labels()
+    }
 }
 
 /// Shared by every handler.

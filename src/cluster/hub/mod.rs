@@ -1,0 +1,611 @@
+//! `dgt-arbiter hub`: no boards of its own; it reads the event's stream from its start and
+//! serves the dashboard, `/ws` (with resume), REST, `/health`, `/metrics`, the delayed public
+//! feed and the broadcast folders for every node of the event (contract §5).
+//!
+//! The hub's view comes from the stream alone ([`view`]): a restarted hub, or a second one,
+//! rebuilds the same view with the same numbers. What the hub itself decides — that a node
+//! went silent or came back, that the arbiter acknowledged one of those alerts — it also
+//! writes into the stream before acting on it, so that every hub agrees.
+//!
+//! Arbiter actions on a node's boards go to that node by request/reply and are answered
+//! only once the node has journaled them ([`HubActions`]).
+
+pub mod reader;
+pub mod view;
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use async_nats::jetstream;
+use async_nats::{Client, HeaderMap};
+use dgt_core::{Event, Operation};
+use dgt_server::{ActionError, ActionSink, AlertBook, Server, StatusSource};
+use futures_util::StreamExt;
+use serde_json::json;
+use tokio::sync::{broadcast, mpsc};
+use tokio_util::sync::CancellationToken;
+
+use self::reader::StreamReader;
+use self::view::{Applied, HubView};
+use super::wire::{ActionReply, ActionRequest, Heartbeat, HubRecord, NodeBatch, unix_ms};
+use super::{HUB_TOKEN, Names};
+use crate::settings::{ClusterSettings, Settings};
+
+/// What the hub knows of a node besides the stream: its last heartbeat.
+#[derive(Debug, Clone)]
+struct Liveness {
+    heard: Instant,
+    beat: Heartbeat,
+}
+
+/// Shared between the stream reader, the heartbeat listener, the action sink and `/health`.
+struct HubState {
+    view: HubView,
+    live: BTreeMap<String, Liveness>,
+    /// The state last written to the stream for a node and when (not written again before
+    /// the stream shows it, or a few seconds passed).
+    asked: BTreeMap<String, (bool, Instant)>,
+    /// Acks read from the stream before the server had the alert (it learns events through
+    /// a channel): tried again until it has.
+    pending_acks: Vec<u64>,
+    /// The last stream sequence applied, and how often the reader had to start again.
+    stream_position: u64,
+    reader_restarts: u64,
+    connected: bool,
+    started: Instant,
+}
+
+type Shared = Arc<Mutex<HubState>>;
+
+fn lock(s: &Shared) -> MutexGuard<'_, HubState> {
+    s.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A running hub.
+pub struct Hub {
+    addr: SocketAddr,
+    stop: CancellationToken,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+    server: tokio::task::JoinHandle<Result<(), dgt_server::ServeError>>,
+}
+
+impl Hub {
+    /// Connects, reads the stream up to its current end, then serves and follows it.
+    pub async fn start(settings: &Settings) -> Result<Hub, String> {
+        let cluster = settings
+            .cluster
+            .clone()
+            .ok_or("the hub needs a [cluster] table: nats, event and credentials")?;
+        let names = Names::new(&cluster.event);
+        let client = super::connect::connect(&cluster, hub_name(&cluster))
+            .await
+            .map_err(|e| e.to_string())?;
+        let js = jetstream::new(client.clone());
+        js.get_or_create_stream(super::node::stream_config(&names))
+            .await
+            .map_err(|e| format!("the event's stream {}: {e}", names.stream()))?;
+        let mut reader = StreamReader::new(js.clone(), names.stream(), names.stream_subjects());
+        let end = reader.last_sequence().await?;
+        let shared: Shared = Arc::new(Mutex::new(HubState {
+            view: HubView::default(),
+            live: BTreeMap::new(),
+            asked: BTreeMap::new(),
+            pending_acks: Vec::new(),
+            stream_position: 0,
+            reader_restarts: 0,
+            connected: true,
+            started: Instant::now(),
+        }));
+        // The stream up to its end now is the history the server starts from.
+        let mut history = Vec::new();
+        let mut acks = Vec::new();
+        let read_started = Instant::now();
+        while reader.position() < end {
+            let msg = reader.next().await;
+            let applied = apply_message(&names, &shared, &msg.subject, &msg.payload);
+            history.extend(applied.events);
+            acks.extend(applied.acks);
+        }
+        tracing::info!(
+            messages = end,
+            events = history.len(),
+            ms = read_started.elapsed().as_millis() as u64,
+            "hub: the event's stream read"
+        );
+        let config = crate::services::server_config(settings)?;
+        let clock = crate::edge::daemon::DaemonClock::start_at(unix_ms());
+        let broadcast_writer = crate::output::BroadcastWriter::new(settings)?;
+        let server = Server::bind(config)
+            .await
+            .map_err(|e| e.to_string())?
+            .with_history(history.clone())
+            .with_acks(acks)
+            .with_status(Arc::new(HubStatus {
+                shared: shared.clone(),
+                offline_after: Duration::from_millis(cluster.offline_after_ms),
+            }))
+            .with_action_sink(Arc::new(HubActions {
+                client: client.clone(),
+                js: js.clone(),
+                names: names.clone(),
+                shared: shared.clone(),
+                timeout: Duration::from_millis(cluster.request_timeout_ms),
+            }));
+        let addr = server.local_addr();
+        let book = server.alert_book();
+        let stop = CancellationToken::new();
+        let (events, _) = broadcast::channel(65_536);
+        // The hub takes no input of its own: actions go to the sink.
+        let (ops, _ops_rx) = mpsc::channel(1);
+        let server_stop = stop.clone();
+        let server_task =
+            tokio::spawn(server.run(&events, ops, async move { server_stop.cancelled().await }));
+        let mut tasks = Vec::new();
+        if let Some(writer) = broadcast_writer {
+            tasks.push(tokio::spawn(writer.run(
+                history,
+                events.subscribe(),
+                clock,
+                Duration::from_secs(1),
+                stop.clone(),
+            )));
+        }
+        tasks.push(tokio::spawn(follow(
+            names.clone(),
+            shared.clone(),
+            reader,
+            events,
+            book,
+            stop.clone(),
+        )));
+        tasks.push(tokio::spawn(watch_nodes(
+            client,
+            js,
+            names,
+            shared,
+            cluster,
+            stop.clone(),
+        )));
+        tracing::info!(%addr, "hub dashboard listening");
+        Ok(Hub {
+            addr,
+            stop,
+            tasks,
+            server: server_task,
+        })
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub async fn shutdown(self) {
+        self.stop.cancel();
+        for t in self.tasks {
+            let _ = t.await;
+        }
+        match self.server.await {
+            Ok(Err(e)) => tracing::error!("hub server: {e}"),
+            Err(e) => tracing::error!("hub server task: {e}"),
+            Ok(Ok(())) => {}
+        }
+    }
+}
+
+fn hub_name(cluster: &ClusterSettings) -> &str {
+    if cluster.node.is_empty() {
+        "hub"
+    } else {
+        &cluster.node
+    }
+}
+
+/// One stream message into the view.
+fn apply_message(names: &Names, shared: &Shared, subject: &str, payload: &[u8]) -> Applied {
+    let Some(node) = names.node_of(subject) else {
+        return Applied::default();
+    };
+    let mut state = lock(shared);
+    if node == HUB_TOKEN {
+        match serde_json::from_slice::<HubRecord>(payload) {
+            Ok(r) => state.view.apply_hub(r),
+            Err(e) => {
+                tracing::error!(subject, "hub: an unreadable hub record: {e}");
+                Applied::default()
+            }
+        }
+    } else {
+        match serde_json::from_slice::<NodeBatch>(payload) {
+            Ok(b) if b.node == node => state.view.apply_batch(b),
+            Ok(b) => {
+                tracing::error!(subject, claimed = %b.node, "hub: a message names another node than its subject; ignored");
+                Applied::default()
+            }
+            Err(e) => {
+                tracing::error!(subject, "hub: an unreadable node message: {e}");
+                Applied::default()
+            }
+        }
+    }
+}
+
+/// Follows the stream after the history: events to the server, acks to its alerts.
+async fn follow(
+    names: Names,
+    shared: Shared,
+    mut reader: StreamReader,
+    events: broadcast::Sender<Event>,
+    book: AlertBook,
+    stop: CancellationToken,
+) {
+    // The reader waits as long as it must (its own time-outs find a lost consumer): it runs
+    // on its own, so that the ack retries below never cut one of its waits short.
+    let (tx, mut rx) = mpsc::channel(1024);
+    let read_stop = stop.clone();
+    let read = tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                _ = read_stop.cancelled() => return,
+                msg = reader.next() => {
+                    if tx.send((msg, reader.restarts)).await.is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    let mut retry = tokio::time::interval(Duration::from_millis(50));
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => break,
+            _ = retry.tick() => {}
+            msg = rx.recv() => {
+                let Some((msg, restarts)) = msg else { break };
+                let applied = apply_message(&names, &shared, &msg.subject, &msg.payload);
+                for e in applied.events {
+                    let _ = events.send(e);
+                }
+                let mut state = lock(&shared);
+                state.pending_acks.extend(applied.acks);
+                state.stream_position = msg.sequence;
+                state.reader_restarts = restarts;
+            }
+        }
+        let pending = std::mem::take(&mut lock(&shared).pending_acks);
+        let mut left = Vec::new();
+        for id in pending {
+            if book.record_ack(id).is_none() {
+                left.push(id);
+            }
+        }
+        // An ack the server still does not know after its alert went out is for an alert it
+        // will never have (kept a little while, then dropped).
+        if left.len() > 10_000 {
+            left.drain(..left.len() - 10_000);
+        }
+        lock(&shared).pending_acks = left;
+    }
+    let _ = read.await;
+}
+
+/// Listens to heartbeats and writes node state changes into the stream.
+async fn watch_nodes(
+    client: Client,
+    js: jetstream::Context,
+    names: Names,
+    shared: Shared,
+    cluster: ClusterSettings,
+    stop: CancellationToken,
+) {
+    let offline_after = Duration::from_millis(cluster.offline_after_ms);
+    let mut beats = loop {
+        match client.subscribe(names.all_heartbeats()).await {
+            Ok(s) => break s,
+            Err(e) => {
+                tracing::warn!("hub: cannot hear heartbeats yet: {e}");
+                tokio::select! {
+                    _ = stop.cancelled() => return,
+                    _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+                }
+            }
+        }
+    };
+    let mut tick = tokio::time::interval(Duration::from_millis(250));
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            beat = beats.next() => match beat {
+                Some(msg) => {
+                    let from = names.node_of(&msg.subject).map(str::to_string);
+                    if let (Some(node), Ok(beat)) = (from, serde_json::from_slice::<Heartbeat>(&msg.payload))
+                        && beat.node == node
+                    {
+                        lock(&shared).live.insert(node, Liveness { heard: Instant::now(), beat });
+                    }
+                }
+                None => return,
+            },
+            _ = tick.tick() => {}
+        }
+        let changes = {
+            let mut state = lock(&shared);
+            state.connected = client.connection_state() == async_nats::connection::State::Connected;
+            let warm = state.started.elapsed() >= offline_after;
+            let mut nodes: Vec<String> = state.view.nodes().keys().cloned().collect();
+            nodes.extend(state.live.keys().cloned());
+            nodes.sort();
+            nodes.dedup();
+            let mut changes = Vec::new();
+            for node in nodes {
+                let heard = state
+                    .live
+                    .get(&node)
+                    .is_some_and(|l| l.heard.elapsed() < offline_after);
+                // Until the hub has listened for a whole offline period, silence proves
+                // nothing (it just started).
+                if !heard && !warm {
+                    continue;
+                }
+                let recorded = state.view.nodes().get(&node).and_then(|t| t.online);
+                if recorded == Some(heard) {
+                    state.asked.remove(&node);
+                    continue;
+                }
+                if recorded.is_none() && !heard {
+                    continue;
+                }
+                if let Some((asked, when)) = state.asked.get(&node)
+                    && *asked == heard
+                    && when.elapsed() < Duration::from_secs(5)
+                {
+                    continue;
+                }
+                state.asked.insert(node.clone(), (heard, Instant::now()));
+                let step = state.view.nodes().get(&node).map_or(0, |t| t.to_step);
+                changes.push((node, heard, step));
+            }
+            changes
+        };
+        for (node, online, step) in changes {
+            let record = HubRecord::NodeState {
+                node: node.clone(),
+                online,
+                unix_ms: unix_ms(),
+            };
+            // Two hubs seeing the same change write it once (the same message id).
+            let id = format!("state:{node}:{online}:{step}");
+            if let Err(e) = publish_hub_record(&js, &names, &record, &id).await {
+                tracing::warn!(%node, online, "hub: cannot record a node's state: {e}");
+            } else if online {
+                tracing::info!(%node, "hub: node online");
+            } else {
+                tracing::warn!(%node, "hub: node offline");
+            }
+        }
+    }
+}
+
+async fn publish_hub_record(
+    js: &jetstream::Context,
+    names: &Names,
+    record: &HubRecord,
+    msg_id: &str,
+) -> Result<(), String> {
+    let payload = serde_json::to_vec(record).map_err(|e| e.to_string())?;
+    let mut headers = HeaderMap::new();
+    headers.insert("Nats-Msg-Id", msg_id);
+    let ack = js
+        .publish_with_headers(names.events(HUB_TOKEN), headers, payload.into())
+        .await
+        .map_err(|e| e.to_string())?;
+    tokio::time::timeout(Duration::from_secs(5), ack)
+        .await
+        .map_err(|_| "the broker did not acknowledge in time".to_string())?
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// Arbiter actions made on the hub, sent to the node that reads the board.
+struct HubActions {
+    client: Client,
+    js: jetstream::Context,
+    names: Names,
+    shared: Shared,
+    timeout: Duration,
+}
+
+impl HubActions {
+    async fn act_now(&self, board: String, op: Operation) -> Result<(), ActionError> {
+        // An alert id on the hub is the hub's seq: the node knows it by its own.
+        let owner = match &op {
+            Operation::Ack(id) | Operation::Confirm(id) => Some(
+                lock(&self.shared)
+                    .view
+                    .owner_of(*id)
+                    .ok_or_else(|| ActionError::Refused(format!("no alert {id}")))?,
+            ),
+            _ => None,
+        };
+        if let Some(None) = owner {
+            // One of the hub's own alerts (a node's state).
+            let Operation::Ack(id) = op else {
+                return Err(ActionError::Refused(
+                    "only two_handed_move alerts can be confirmed".into(),
+                ));
+            };
+            let record = HubRecord::Ack {
+                alert: id,
+                unix_ms: unix_ms(),
+            };
+            return publish_hub_record(&self.js, &self.names, &record, &format!("ack:{id}"))
+                .await
+                .map_err(|e| ActionError::Unavailable(format!("the broker: {e}")));
+        }
+        let (node, local) = board.split_once('/').ok_or_else(|| {
+            ActionError::Refused(format!("no board {board}: hub boards are <node>/<board>"))
+        })?;
+        let op = match (op, owner) {
+            (Operation::Ack(_), Some(Some((owner, id)))) => {
+                check_owner(&owner, node)?;
+                Operation::Ack(id)
+            }
+            (Operation::Confirm(_), Some(Some((owner, id)))) => {
+                check_owner(&owner, node)?;
+                Operation::Confirm(id)
+            }
+            (op, _) => op,
+        };
+        let request = ActionRequest {
+            board: local.to_string(),
+            op,
+        };
+        let payload =
+            serde_json::to_vec(&request).map_err(|e| ActionError::Refused(e.to_string()))?;
+        let answer = tokio::time::timeout(
+            self.timeout,
+            self.client
+                .request(self.names.actions(node), payload.into()),
+        )
+        .await
+        .map_err(|_| {
+            ActionError::Unavailable(format!(
+                "the venue PC {node} did not confirm within {} s; the action may not have \
+                 been taken — look at the board before trying again",
+                self.timeout.as_secs()
+            ))
+        })?
+        .map_err(|e| {
+            ActionError::Unavailable(format!("the venue PC {node} is not reachable: {e}"))
+        })?;
+        let reply: ActionReply = serde_json::from_slice(&answer.payload).map_err(|e| {
+            ActionError::Unavailable(format!("the venue PC {node} answered oddly: {e}"))
+        })?;
+        match reply {
+            ActionReply { ok: true, .. } => Ok(()),
+            ActionReply {
+                refused: true,
+                error,
+                ..
+            } => Err(ActionError::Refused(error.unwrap_or_default())),
+            ActionReply { error, .. } => Err(ActionError::Unavailable(format!(
+                "the venue PC {node}: {}",
+                error.unwrap_or_default()
+            ))),
+        }
+    }
+}
+
+fn check_owner(owner: &str, node: &str) -> Result<(), ActionError> {
+    if owner == node {
+        Ok(())
+    } else {
+        Err(ActionError::Refused(format!(
+            "the alert belongs to {owner}, not {node}"
+        )))
+    }
+}
+
+impl ActionSink for HubActions {
+    fn act(
+        &self,
+        board: String,
+        op: Operation,
+    ) -> Pin<Box<dyn Future<Output = Result<(), ActionError>> + Send + 'static>> {
+        let this = HubActions {
+            client: self.client.clone(),
+            js: self.js.clone(),
+            names: self.names.clone(),
+            shared: self.shared.clone(),
+            timeout: self.timeout,
+        };
+        Box::pin(async move { this.act_now(board, op).await })
+    }
+}
+
+/// `/health`, `/metrics` and `/api/nodes` of the hub.
+struct HubStatus {
+    shared: Shared,
+    offline_after: Duration,
+}
+
+impl HubStatus {
+    fn node_list(&self) -> Vec<serde_json::Value> {
+        let state = lock(&self.shared);
+        let mut names: Vec<&String> = state.view.nodes().keys().collect();
+        names.extend(state.live.keys());
+        names.sort();
+        names.dedup();
+        names
+            .into_iter()
+            .filter(|n| n.as_str() != HUB_TOKEN)
+            .map(|n| {
+                let track = state.view.nodes().get(n).cloned().unwrap_or_default();
+                let live = state.live.get(n);
+                let heard = live.is_some_and(|l| l.heard.elapsed() < self.offline_after);
+                let online = track.online.unwrap_or(heard);
+                json!({
+                    "node": n,
+                    "state": if online { "online" } else { "offline" },
+                    "last_seq": track.last_seq,
+                    "boards": live.map_or(0, |l| l.beat.boards.len()),
+                    "board_labels": live.map(|l| l.beat.boards.clone()).unwrap_or_default(),
+                    "journal_seq": live.map(|l| l.beat.last_seq),
+                    "healthy": live.map(|l| l.beat.healthy),
+                    "heard_ms_ago": live.map(|l| l.heard.elapsed().as_millis() as u64),
+                    "published_step": track.to_step,
+                    "gaps": track.gaps,
+                })
+            })
+            .collect()
+    }
+}
+
+impl StatusSource for HubStatus {
+    fn health(&self) -> serde_json::Value {
+        let nodes = self.node_list();
+        let connected = lock(&self.shared).connected;
+        let offline = nodes.iter().filter(|n| n["state"] == "offline").count();
+        json!({
+            "ok": connected && offline == 0,
+            "hub": {
+                "broker_connected": connected,
+                "nodes": nodes.len(),
+                "nodes_offline": offline,
+                "stream_position": lock(&self.shared).stream_position,
+                "reader_restarts": lock(&self.shared).reader_restarts,
+            },
+        })
+    }
+
+    fn metrics(&self) -> String {
+        let nodes = self.node_list();
+        let state = lock(&self.shared);
+        let mut out = String::new();
+        out.push_str("# HELP dgt_hub_seq The hub's last event seq.\n# TYPE dgt_hub_seq gauge\n");
+        out.push_str(&format!("dgt_hub_seq {}\n", state.view.last_seq()));
+        out.push_str("# HELP dgt_hub_node_online 1 while a node is online.\n# TYPE dgt_hub_node_online gauge\n");
+        for n in &nodes {
+            out.push_str(&format!(
+                "dgt_hub_node_online{{node=\"{}\"}} {}\n",
+                n["node"].as_str().unwrap_or(""),
+                u8::from(n["state"] == "online")
+            ));
+        }
+        out.push_str("# HELP dgt_hub_node_gaps_total Node messages that did not continue the last one.\n# TYPE dgt_hub_node_gaps_total counter\n");
+        for n in &nodes {
+            out.push_str(&format!(
+                "dgt_hub_node_gaps_total{{node=\"{}\"}} {}\n",
+                n["node"].as_str().unwrap_or(""),
+                n["gaps"]
+            ));
+        }
+        out
+    }
+
+    fn nodes(&self) -> Option<serde_json::Value> {
+        Some(serde_json::Value::Array(self.node_list()))
+    }
+}

@@ -1,0 +1,319 @@
+//! The hub's view of the stream, pure and deterministic: messages in stream order in, the
+//! hub's events out. Every hub that reads the same stream from its start numbers the same
+//! events the same way, so a restarted hub, or a second one for the broadcast room, serves
+//! the same `seq`s and alert ids.
+//!
+//! On the hub (contract §5) every event carries `node` and `node_seq` (the node's own seq);
+//! `seq` is the hub's; board and game ids are `<node>/<id>`; an alert's id is its hub seq;
+//! `t_ms` is Unix milliseconds, so that boards of different PCs share one clock.
+
+use std::collections::{BTreeMap, HashMap};
+
+use dgt_core::{Alert, AlertKind, Event, EventBody, Severity};
+
+use crate::cluster::wire::{HubRecord, NodeBatch, Record};
+
+/// What one stream message gave: events for the hall, acknowledgements by hub alert id.
+#[derive(Debug, Default, PartialEq)]
+pub struct Applied {
+    pub events: Vec<Event>,
+    pub acks: Vec<u64>,
+}
+
+/// One node as the stream describes it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NodeTrack {
+    /// The last journal step applied (a message at or below it is a duplicate).
+    pub to_step: u64,
+    /// The node's last event seq seen.
+    pub last_seq: u64,
+    /// The last state the hub recorded in the stream (`None`: never recorded).
+    pub online: Option<bool>,
+    /// Messages that did not start where the previous one ended (should stay 0).
+    pub gaps: u64,
+    /// Messages skipped as already applied.
+    pub duplicates: u64,
+}
+
+#[derive(Debug, Default)]
+pub struct HubView {
+    seq: u64,
+    nodes: BTreeMap<String, NodeTrack>,
+    /// (node, the node's alert id) → hub alert id.
+    alert_ids: HashMap<(String, u64), u64>,
+    /// hub alert id → (node, the node's alert id); `None` for the hub's own alerts.
+    owners: HashMap<u64, Option<(String, u64)>>,
+}
+
+impl HubView {
+    pub fn nodes(&self) -> &BTreeMap<String, NodeTrack> {
+        &self.nodes
+    }
+
+    /// The hub's last seq.
+    pub fn last_seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// Who raised a hub alert: `Some(Some((node, id)))` for a node's alert, `Some(None)` for
+    /// the hub's own (a node's state), `None` for no such alert.
+    pub fn owner_of(&self, hub_alert: u64) -> Option<Option<(String, u64)>> {
+        self.owners.get(&hub_alert).cloned()
+    }
+
+    /// A node's journal records.
+    pub fn apply_batch(&mut self, batch: NodeBatch) -> Applied {
+        let track = self.nodes.entry(batch.node.clone()).or_default();
+        if batch.to_step <= track.to_step {
+            track.duplicates += 1;
+            return Applied::default();
+        }
+        if batch.from_step != track.to_step {
+            // The node never sends past a message the broker has not stored; a gap means the
+            // stream lost messages (limits) or the node's journal was replaced.
+            track.gaps += 1;
+            tracing::warn!(
+                node = %batch.node,
+                expected = track.to_step,
+                got = batch.from_step,
+                "hub: a node's stream does not continue where it stopped"
+            );
+        }
+        track.to_step = batch.to_step;
+        let node = batch.node;
+        let mut out = Applied::default();
+        for record in batch.records {
+            match record {
+                Record::Event(e) => {
+                    let mut e = *e;
+                    let track = self.nodes.get_mut(&node).expect("inserted above");
+                    if e.seq <= track.last_seq {
+                        continue;
+                    }
+                    track.last_seq = e.seq;
+                    self.seq += 1;
+                    let hub_seq = self.seq;
+                    e.node_seq = Some(e.seq);
+                    e.seq = hub_seq;
+                    e.node = Some(node.clone());
+                    e.board = format!("{node}/{}", e.board);
+                    e.t_ms = batch.clock_unix_ms.saturating_add(e.t_ms);
+                    prefix_game(&mut e.body, &node);
+                    if let EventBody::Alert(a) = &mut e.body {
+                        self.alert_ids.insert((node.clone(), a.id), hub_seq);
+                        self.owners.insert(hub_seq, Some((node.clone(), a.id)));
+                        a.id = hub_seq;
+                    }
+                    out.events.push(e);
+                }
+                Record::Ack { alert, .. } => {
+                    if let Some(id) = self.alert_ids.get(&(node.clone(), alert)) {
+                        out.acks.push(*id);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// One of the hub's own records.
+    pub fn apply_hub(&mut self, record: HubRecord) -> Applied {
+        match record {
+            HubRecord::Ack { alert, .. } => Applied {
+                events: Vec::new(),
+                acks: vec![alert],
+            },
+            HubRecord::NodeState {
+                node,
+                online,
+                unix_ms,
+            } => {
+                let track = self.nodes.entry(node.clone()).or_default();
+                if track.online == Some(online) {
+                    return Applied::default();
+                }
+                track.online = Some(online);
+                self.seq += 1;
+                let hub_seq = self.seq;
+                self.owners.insert(hub_seq, None);
+                let (kind, severity, message) = if online {
+                    (
+                        AlertKind::NodeOnline,
+                        Severity::Info,
+                        format!("The venue PC {node} is connected to the event."),
+                    )
+                } else {
+                    (
+                        AlertKind::NodeOffline,
+                        Severity::Review,
+                        format!(
+                            "The venue PC {node} stopped sending heartbeats: its boards are not \
+                             seen from here until it is back (its own journal keeps everything, \
+                             and it catches up when it returns). Check the PC and its network."
+                        ),
+                    )
+                };
+                let mut alert = Alert::new(kind, severity, "cluster", message);
+                alert.id = hub_seq;
+                let mut e = Event::new(hub_seq, node.clone(), unix_ms, EventBody::Alert(alert));
+                e.node = Some(node);
+                Applied {
+                    events: vec![e],
+                    acks: Vec::new(),
+                }
+            }
+        }
+    }
+}
+
+fn prefix_game(body: &mut EventBody, node: &str) {
+    let prefix = |g: &mut String| *g = format!("{node}/{g}");
+    match body {
+        EventBody::GameStart { game, .. }
+        | EventBody::GameEnd { game, .. }
+        | EventBody::Reserves { game, .. } => prefix(game),
+        EventBody::Move(m) => prefix(&mut m.game),
+        EventBody::Alert(a) => {
+            if let Some(g) = &mut a.game {
+                prefix(g);
+            }
+        }
+        EventBody::BoardStatus(_) | EventBody::Clock(_) => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dgt_core::Side;
+    use dgt_core::event::MoveEvent;
+
+    fn start(seq: u64, board: &str) -> Record {
+        Record::Event(Box::new(Event::new(
+            seq,
+            board,
+            seq * 100,
+            EventBody::GameStart {
+                game: format!("{board}/1"),
+                start_fen: "x".into(),
+            },
+        )))
+    }
+
+    fn alert(seq: u64, board: &str) -> Record {
+        let mut a = Alert::new(
+            AlertKind::IllegalMove,
+            Severity::Review,
+            "fide-2023",
+            "m".into(),
+        );
+        a.id = seq;
+        a.game = Some(format!("{board}/1"));
+        Record::Event(Box::new(Event::new(
+            seq,
+            board,
+            seq * 100,
+            EventBody::Alert(a),
+        )))
+    }
+
+    fn mv(seq: u64, board: &str) -> Record {
+        Record::Event(Box::new(Event::new(
+            seq,
+            board,
+            seq * 100,
+            EventBody::Move(MoveEvent {
+                game: format!("{board}/1"),
+                ply: 1,
+                side: Side::White,
+                uci: "e2e4".into(),
+                san: "e4".into(),
+                fen: "f".into(),
+                white_ms: None,
+                black_ms: None,
+            }),
+        )))
+    }
+
+    fn batch(node: &str, from: u64, to: u64, records: Vec<Record>) -> NodeBatch {
+        NodeBatch {
+            node: node.into(),
+            from_step: from,
+            to_step: to,
+            clock_unix_ms: 1_000_000,
+            records,
+        }
+    }
+
+    #[test]
+    fn node_events_get_the_hubs_seq_and_prefixed_ids() {
+        let mut v = HubView::default();
+        let a = v.apply_batch(batch("hall-a", 0, 4, vec![start(1, "7"), mv(2, "7")]));
+        let b = v.apply_batch(batch("hall-b", 0, 2, vec![start(1, "7"), alert(2, "7")]));
+        let all: Vec<_> = a.events.iter().chain(&b.events).collect();
+        assert_eq!(all.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3, 4]);
+        assert_eq!(all[1].board, "hall-a/7");
+        assert_eq!(all[1].node.as_deref(), Some("hall-a"));
+        assert_eq!(all[1].node_seq, Some(2));
+        assert_eq!(all[1].t_ms, 1_000_200);
+        let EventBody::Move(m) = &all[1].body else {
+            panic!("a move")
+        };
+        assert_eq!(m.game, "hall-a/7/1");
+        let EventBody::Alert(x) = &all[3].body else {
+            panic!("an alert")
+        };
+        assert_eq!((x.id, x.game.as_deref()), (4, Some("hall-b/7/1")));
+        assert_eq!(v.owner_of(4), Some(Some(("hall-b".into(), 2))));
+    }
+
+    #[test]
+    fn a_message_seen_again_changes_nothing_and_acks_find_their_alert() {
+        let mut v = HubView::default();
+        v.apply_batch(batch("n", 0, 3, vec![alert(1, "7")]));
+        let again = v.apply_batch(batch("n", 0, 3, vec![alert(1, "7")]));
+        assert_eq!(again, Applied::default());
+        assert_eq!(v.nodes()["n"].duplicates, 1);
+        let ack = v.apply_batch(batch(
+            "n",
+            3,
+            4,
+            vec![Record::Ack {
+                alert: 1,
+                board: "7".into(),
+                t_ms: 5,
+            }],
+        ));
+        assert_eq!(ack.acks, [1]);
+        assert_eq!(v.nodes()["n"].gaps, 0);
+        // A message that does not continue where the last one ended is counted.
+        v.apply_batch(batch("n", 9, 10, vec![mv(2, "7")]));
+        assert_eq!(v.nodes()["n"].gaps, 1);
+    }
+
+    #[test]
+    fn node_states_raise_alerts_once_per_change() {
+        let mut v = HubView::default();
+        let state = |online| HubRecord::NodeState {
+            node: "hall-a".into(),
+            online,
+            unix_ms: 5,
+        };
+        let off = v.apply_hub(state(false));
+        let EventBody::Alert(a) = &off.events[0].body else {
+            panic!("an alert")
+        };
+        assert_eq!(
+            (a.kind, a.severity),
+            (AlertKind::NodeOffline, Severity::Review)
+        );
+        assert_eq!(off.events[0].board, "hall-a");
+        assert!(v.apply_hub(state(false)).events.is_empty());
+        let on = v.apply_hub(state(true));
+        let EventBody::Alert(a) = &on.events[0].body else {
+            panic!("an alert")
+        };
+        assert_eq!(a.kind, AlertKind::NodeOnline);
+        assert_eq!(v.owner_of(1), Some(None));
+    }
+}

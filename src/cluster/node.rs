@@ -1,0 +1,481 @@
+//! A node: its journal published onward to the event's stream, its heartbeat, and the
+//! arbiter actions the hub sends it.
+//!
+//! The journal stays the source of truth. The publisher reads what the journal committed
+//! after the last step the broker holds and sends it in order, one message at a time, each
+//! only after the broker acknowledged the previous one; a failed or unanswered publish is
+//! followed by asking the broker again which step it holds. So after a broker outage or a
+//! partition the node sends what it missed with no gap and no duplicate, while its boards,
+//! journal and local dashboard go on as if nothing happened.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use async_nats::jetstream::{self, stream};
+use async_nats::{Client, HeaderMap};
+use dgt_core::{AlertKind, Operation};
+use dgt_journal::{Journal, JournalWriter, TailRecord};
+use dgt_server::AlertBook;
+use futures_util::StreamExt;
+use tokio::sync::broadcast;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::Names;
+use super::wire::{ActionReply, ActionRequest, Heartbeat, NodeBatch, Record, unix_ms};
+use crate::edge::daemon::{DaemonClock, DaemonHandle};
+use crate::settings::ClusterSettings;
+
+/// The header naming the last journal step a message covers (read back on resume).
+pub const TO_STEP_HEADER: &str = "Dgt-To-Step";
+/// How long a publish waits for the broker's acknowledgement.
+const PUBLISH_ACK_TIMEOUT: Duration = Duration::from_secs(5);
+/// How often the journal is looked at when no event woke the publisher (acknowledgements
+/// produce no event).
+const IDLE_POLL: Duration = Duration::from_millis(25);
+
+/// The stream every node and the hub use, created by whoever comes first.
+pub fn stream_config(names: &Names) -> stream::Config {
+    stream::Config {
+        name: names.stream(),
+        subjects: vec![names.stream_subjects()],
+        storage: stream::StorageType::File,
+        retention: stream::RetentionPolicy::Limits,
+        // A retried publish within this window is stored once (message id).
+        duplicate_window: Duration::from_secs(120),
+        allow_direct: true,
+        ..Default::default()
+    }
+}
+
+/// What a running node shares with its tasks.
+struct Shared {
+    /// The last journal step the broker acknowledged.
+    published_step: AtomicU64,
+}
+
+/// The node's link to the event: started by `run`/`demo` when `[cluster]` is set.
+pub struct NodeLink {
+    stop: CancellationToken,
+    publisher: JoinHandle<()>,
+    heartbeat: JoinHandle<()>,
+    responder: JoinHandle<()>,
+    shared: Arc<Shared>,
+}
+
+/// Everything a node needs from the daemon around it.
+pub struct NodeParts {
+    pub journal_path: PathBuf,
+    pub writer: Arc<JournalWriter>,
+    pub daemon: DaemonHandle,
+    pub alerts: AlertBook,
+    pub clock: DaemonClock,
+}
+
+impl NodeLink {
+    /// Connects (retrying in the background) and starts publishing, heartbeating and
+    /// answering. Fails only on a configuration the broker can never accept (a bad URL or
+    /// unreadable credentials).
+    pub async fn start(
+        settings: &ClusterSettings,
+        parts: NodeParts,
+    ) -> Result<NodeLink, super::connect::ConnectError> {
+        let client = super::connect::connect(settings, &settings.node).await?;
+        let names = Names::new(&settings.event);
+        let stop = CancellationToken::new();
+        let shared = Arc::new(Shared {
+            published_step: AtomicU64::new(0),
+        });
+        let publisher = tokio::spawn(publish_loop(
+            Publisher {
+                client: client.clone(),
+                names: names.clone(),
+                node: settings.node.clone(),
+                batch_events: settings.batch_events.max(1),
+                journal_path: parts.journal_path.clone(),
+                clock: parts.clock,
+                shared: shared.clone(),
+            },
+            parts.daemon.subscribe(),
+            stop.clone(),
+        ));
+        let heartbeat = tokio::spawn(heartbeat_loop(
+            client.clone(),
+            names.clone(),
+            settings.node.clone(),
+            Duration::from_millis(settings.heartbeat_ms.max(1)),
+            parts.writer.clone(),
+            parts.alerts.clone(),
+            shared.clone(),
+            stop.clone(),
+        ));
+        let responder = tokio::spawn(answer_actions(
+            client,
+            names.actions(&settings.node),
+            parts,
+            stop.clone(),
+        ));
+        tracing::info!(
+            node = %settings.node,
+            event = %settings.event,
+            brokers = %settings.nats.join(", "),
+            "publishing the journal to the event's stream"
+        );
+        Ok(NodeLink {
+            stop,
+            publisher,
+            heartbeat,
+            responder,
+            shared,
+        })
+    }
+
+    /// The last journal step the broker holds from this node.
+    pub fn published_step(&self) -> u64 {
+        self.shared.published_step.load(Ordering::Acquire)
+    }
+
+    /// Stops: the publisher first sends what the journal committed (a few seconds at most,
+    /// the broker permitting; what is left goes out at the next start).
+    pub async fn shutdown(self) {
+        self.stop.cancel();
+        let _ = self.responder.await;
+        let _ = self.heartbeat.await;
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.publisher).await;
+    }
+}
+
+struct Publisher {
+    client: Client,
+    names: Names,
+    node: String,
+    batch_events: usize,
+    journal_path: PathBuf,
+    clock: DaemonClock,
+    shared: Arc<Shared>,
+}
+
+impl Publisher {
+    /// The last step the stream holds from this node (0 for none), creating the stream
+    /// when it is not there yet.
+    async fn held_step(&self, js: &jetstream::Context) -> Result<u64, String> {
+        let stream = match js.get_or_create_stream(stream_config(&self.names)).await {
+            Ok(s) => s,
+            // A node's credentials may not allow creating it: then the hub does.
+            Err(create) => js
+                .get_stream(self.names.stream())
+                .await
+                .map_err(|e| format!("the stream {}: {create}; {e}", self.names.stream()))?,
+        };
+        match stream
+            .direct_get_last_for_subject(self.names.events(&self.node))
+            .await
+        {
+            Ok(msg) => msg
+                .headers
+                .get(TO_STEP_HEADER)
+                .and_then(|v| v.as_str().parse::<u64>().ok())
+                .ok_or_else(|| "the stream's last message has no step header".to_string()),
+            Err(e) if e.kind() == stream::DirectGetErrorKind::NotFound => Ok(0),
+            Err(e) => Err(format!("asking the stream for the last step: {e}")),
+        }
+    }
+
+    /// Publishes one message and waits for the broker to store it.
+    async fn publish(&self, js: &jetstream::Context, batch: &NodeBatch) -> Result<(), String> {
+        let payload = serde_json::to_vec(batch).map_err(|e| e.to_string())?;
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "Nats-Msg-Id",
+            format!("{}:{}", self.node, batch.to_step).as_str(),
+        );
+        headers.insert(TO_STEP_HEADER, batch.to_step.to_string().as_str());
+        let ack = js
+            .publish_with_headers(self.names.events(&self.node), headers, payload.into())
+            .await
+            .map_err(|e| e.to_string())?;
+        match tokio::time::timeout(PUBLISH_ACK_TIMEOUT, ack).await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err("the broker did not acknowledge in time".into()),
+        }
+    }
+}
+
+/// Reads the journal from the last published step and publishes, in order, forever.
+async fn publish_loop(
+    p: Publisher,
+    mut wake: broadcast::Receiver<dgt_core::Event>,
+    stop: CancellationToken,
+) {
+    let js = jetstream::new(p.client.clone());
+    let mut journal = None;
+    let mut held: Option<u64> = None;
+    let mut failures: u32 = 0;
+    loop {
+        if journal.is_none() {
+            match Journal::open_read_only(&p.journal_path) {
+                Ok(j) => journal = Some(j),
+                Err(e) => {
+                    tracing::error!("cluster: cannot read the journal: {e}");
+                    if pause(&stop, Duration::from_secs(1)).await {
+                        return;
+                    }
+                    continue;
+                }
+            }
+        }
+        let from = match held {
+            Some(s) => s,
+            None => match p.held_step(&js).await {
+                Ok(s) => {
+                    if failures > 0 {
+                        tracing::info!(step = s, "cluster: the broker is back; resuming");
+                    }
+                    failures = 0;
+                    held = Some(s);
+                    p.shared.published_step.store(s, Ordering::Release);
+                    s
+                }
+                Err(e) => {
+                    failures += 1;
+                    if failures == 1 || failures.is_multiple_of(30) {
+                        tracing::warn!(
+                            "cluster: the broker is unavailable ({e}); the journal keeps everything for later"
+                        );
+                    }
+                    if stop.is_cancelled() || pause(&stop, backoff(failures)).await {
+                        return;
+                    }
+                    continue;
+                }
+            },
+        };
+        let j = journal.take().expect("opened above");
+        let batch_events = p.batch_events;
+        let (j, tail) = match tokio::task::spawn_blocking(move || {
+            let t = j.tail(from, batch_events);
+            (j, t)
+        })
+        .await
+        {
+            Ok(r) => r,
+            Err(_) => return,
+        };
+        journal = Some(j);
+        let tail = match tail {
+            Ok(t) => t,
+            Err(e) => {
+                tracing::error!("cluster: reading the journal: {e}");
+                journal = None;
+                if pause(&stop, Duration::from_secs(1)).await {
+                    return;
+                }
+                continue;
+            }
+        };
+        if tail.records.is_empty() {
+            if stop.is_cancelled() {
+                return;
+            }
+            tokio::select! {
+                _ = stop.cancelled() => {}
+                _ = wake.recv() => {}
+                _ = tokio::time::sleep(IDLE_POLL) => {}
+            }
+            continue;
+        }
+        let batch = NodeBatch {
+            node: p.node.clone(),
+            from_step: from,
+            to_step: tail.to_step,
+            clock_unix_ms: unix_ms().saturating_sub(p.clock.now_ms()),
+            records: tail.records.into_iter().filter_map(record).collect(),
+        };
+        match p.publish(&js, &batch).await {
+            Ok(()) => {
+                held = Some(batch.to_step);
+                p.shared
+                    .published_step
+                    .store(batch.to_step, Ordering::Release);
+            }
+            Err(e) => {
+                // Stored or not, the broker is asked again before anything else is sent.
+                held = None;
+                failures += 1;
+                if failures == 1 {
+                    tracing::warn!(
+                        "cluster: publishing failed ({e}); will resume from the broker's last step"
+                    );
+                }
+                if stop.is_cancelled() || pause(&stop, backoff(failures)).await {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+fn record(r: TailRecord) -> Option<Record> {
+    match r {
+        TailRecord::Event { json, seq, .. } => match serde_json::from_str(&json) {
+            Ok(e) => Some(Record::Event(Box::new(e))),
+            Err(e) => {
+                tracing::error!(seq, "cluster: a journaled event does not read back: {e}");
+                None
+            }
+        },
+        TailRecord::Ack {
+            alert, board, t_ms, ..
+        } => Some(Record::Ack { alert, board, t_ms }),
+    }
+}
+
+fn backoff(failures: u32) -> Duration {
+    Duration::from_millis((100u64 << failures.min(5)).min(2_000))
+}
+
+/// Sleeps, or returns true at once when asked to stop.
+async fn pause(stop: &CancellationToken, d: Duration) -> bool {
+    tokio::select! {
+        _ = stop.cancelled() => true,
+        _ = tokio::time::sleep(d) => false,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn heartbeat_loop(
+    client: Client,
+    names: Names,
+    node: String,
+    every: Duration,
+    writer: Arc<JournalWriter>,
+    alerts: AlertBook,
+    shared: Arc<Shared>,
+    stop: CancellationToken,
+) {
+    let subject = names.heartbeat(&node);
+    let mut tick = tokio::time::interval(every);
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        let health = writer.health();
+        let beat = Heartbeat {
+            node: node.clone(),
+            unix_ms: unix_ms(),
+            last_seq: writer.committed_seq(),
+            published_step: shared.published_step.load(Ordering::Acquire),
+            boards: alerts.boards(),
+            healthy: health.failure.is_none() && health.dropped_batches == 0,
+            version: env!("CARGO_PKG_VERSION").to_string(),
+        };
+        if let Ok(payload) = serde_json::to_vec(&beat) {
+            // Core NATS, not stored: a lost beat is only a late one.
+            let _ = client.publish(subject.clone(), payload.into()).await;
+        }
+    }
+}
+
+/// Answers the hub's actions, each once it is journaled.
+async fn answer_actions(
+    client: Client,
+    subject: String,
+    parts: NodeParts,
+    stop: CancellationToken,
+) {
+    let mut requests = loop {
+        match client.subscribe(subject.clone()).await {
+            Ok(s) => break s,
+            Err(e) => {
+                tracing::warn!("cluster: cannot take actions from the hub yet: {e}");
+                if pause(&stop, Duration::from_secs(1)).await {
+                    return;
+                }
+            }
+        }
+    };
+    loop {
+        let msg = tokio::select! {
+            _ = stop.cancelled() => return,
+            m = requests.next() => match m { Some(m) => m, None => return },
+        };
+        let Some(reply_to) = msg.reply.clone() else {
+            continue;
+        };
+        let reply = match serde_json::from_slice::<ActionRequest>(&msg.payload) {
+            Ok(req) => act(&parts, req).await,
+            Err(e) => refuse(format!("not an action: {e}")),
+        };
+        if let Ok(payload) = serde_json::to_vec(&reply) {
+            let _ = client.publish(reply_to, payload.into()).await;
+        }
+    }
+}
+
+fn refuse(why: String) -> ActionReply {
+    ActionReply {
+        ok: false,
+        error: Some(why),
+        refused: true,
+    }
+}
+
+/// One action from the hub: checked as the node's own REST API checks it, handed to the
+/// core, flushed to the journal, then answered.
+async fn act(parts: &NodeParts, req: ActionRequest) -> ActionReply {
+    match &req.op {
+        Operation::Ack(id) | Operation::Confirm(id) => match parts.alerts.alert(*id) {
+            None => return refuse(format!("no alert {id} on this node")),
+            Some((board, _)) if board != req.board => {
+                return refuse(format!("alert {id} is on board {board}, not {}", req.board));
+            }
+            Some((_, kind)) => {
+                if matches!(req.op, Operation::Confirm(_)) && kind != AlertKind::TwoHandedMove {
+                    return refuse(format!(
+                        "alert {id} is not a two_handed_move alert: only those can be confirmed"
+                    ));
+                }
+            }
+        },
+        _ => {
+            if !parts.alerts.boards().contains(&req.board) {
+                return refuse(format!("no board {} on this node", req.board));
+            }
+        }
+    }
+    if parts
+        .daemon
+        .send_op_handled(&req.board, req.op.clone())
+        .await
+        .is_err()
+    {
+        return ActionReply {
+            ok: false,
+            error: Some("the node is stopping".into()),
+            refused: false,
+        };
+    }
+    let writer = parts.writer.clone();
+    let journaled = tokio::task::spawn_blocking(move || writer.flush(Duration::from_secs(5)))
+        .await
+        .unwrap_or(false);
+    if !journaled {
+        return ActionReply {
+            ok: false,
+            error: Some("the node's journal did not confirm the action".into()),
+            refused: false,
+        };
+    }
+    if let Operation::Ack(id) = req.op {
+        parts.alerts.record_ack(id);
+    }
+    ActionReply {
+        ok: true,
+        error: None,
+        refused: false,
+    }
+}

@@ -143,7 +143,16 @@ impl NodeLink {
         self.stop.cancel();
         let _ = self.responder.await;
         let _ = self.heartbeat.await;
-        let _ = tokio::time::timeout(Duration::from_secs(5), self.publisher).await;
+        match tokio::time::timeout(Duration::from_secs(10), self.publisher).await {
+            Ok(_) => tracing::info!(
+                step = self.shared.published_step.load(Ordering::Acquire),
+                "cluster: the journal is published up to its last step"
+            ),
+            Err(_) => tracing::warn!(
+                step = self.shared.published_step.load(Ordering::Acquire),
+                "cluster: stopping before the broker took everything; the rest goes at the next start"
+            ),
+        }
     }
 }
 
@@ -282,7 +291,12 @@ async fn publish_loop(
             }
             tokio::select! {
                 _ = stop.cancelled() => {}
-                _ = wake.recv() => {}
+                woke = wake.recv() => {
+                    // The daemon's core has stopped: only the poll wakes us now.
+                    if matches!(woke, Err(broadcast::error::RecvError::Closed)) {
+                        tokio::time::sleep(IDLE_POLL).await;
+                    }
+                }
                 _ = tokio::time::sleep(IDLE_POLL) => {}
             }
             continue;

@@ -100,6 +100,16 @@ impl Proc {
         std::mem::take(&mut self.stdout_seen)
     }
 
+    /// SIGTERM, then waits for the exit; every stderr line.
+    pub fn terminate_for_stderr(mut self) -> Vec<String> {
+        signal(&self.child, "TERM");
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "clean exit after SIGTERM: {status}");
+        std::thread::sleep(Duration::from_millis(100));
+        self.pump();
+        std::mem::take(&mut self.stderr_seen)
+    }
+
     /// SIGKILL: no chance to flush or say goodbye.
     pub fn kill(mut self) {
         signal(&self.child, "KILL");

@@ -381,6 +381,9 @@ impl Hall {
             "result": game.and_then(|g| g.result.clone()),
             "reason": game.and_then(|g| g.reason),
         });
+        if let Some(node) = &b.node {
+            v["node"] = json!(node);
+        }
         if with_equipment {
             v["status"] = serde_json::to_value(&b.status).unwrap_or_default();
             v["irregular_placement"] = json!(b.irregular_placement);
@@ -447,6 +450,33 @@ mod tests {
             node: None,
             node_seq: None,
         }
+    }
+
+    #[test]
+    fn a_hub_board_names_its_node_and_node_alerts_make_no_board() {
+        let mut hall = Hall::default();
+        let mut e = mv(1, 1, "e2e4", "e4");
+        e.node = Some("hall-a".into());
+        hall.apply(&e);
+        let b = hall.board_json(hall.boards.get("b").unwrap(), false);
+        assert_eq!(b["node"], "hall-a");
+        let mut a = Alert::new(
+            AlertKind::NodeOffline,
+            Severity::Review,
+            "cluster",
+            "m".into(),
+        );
+        a.id = 2;
+        hall.apply(&Event::new(2, "hall-a", 30, EventBody::Alert(a)));
+        assert_eq!(hall.board_labels(), ["b"]);
+        assert_eq!(hall.alert(2).map(|a| a.board.as_str()), Some("hall-a"));
+        // A daemon's own board has no node field.
+        hall.apply(&mv(3, 1, "e2e4", "e4"));
+        let mut other = mv(4, 1, "d2d4", "d4");
+        other.board = "c".into();
+        hall.apply(&other);
+        let c = hall.board_json(hall.boards.get("c").unwrap(), false);
+        assert!(c.get("node").is_none());
     }
 
     #[test]

@@ -1,0 +1,466 @@
+//! One event across several PCs (contract §5), with a real `nats-server` (JetStream) on
+//! loopback: nodes are `dgt-arbiter demo` processes with `[cluster]`, the hub is
+//! `dgt-arbiter hub`. Every node event must reach the hub exactly once and in order, through
+//! a broker killed mid-game, a hub killed and restarted, and a node killed and restarted;
+//! arbiter actions go both ways.
+
+mod daemon_processes;
+mod nats_broker;
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use daemon_processes::*;
+use futures_util::StreamExt;
+use nats_broker::Broker;
+use serde_json::Value;
+
+const EVENT: &str = "test-event";
+
+fn node_config(dir: &Path, broker: &Broker, node: &str) -> PathBuf {
+    let path = dir.join(format!("{node}.toml"));
+    std::fs::write(
+        &path,
+        format!(
+            "[cluster]\nnats = \"{}\"\nnode = \"{node}\"\nevent = \"{EVENT}\"\n\
+             heartbeat_ms = 300\noffline_after_ms = 1500\n",
+            broker.url()
+        ),
+    )
+    .unwrap();
+    path
+}
+
+fn hub_config(dir: &Path, broker: &Broker) -> PathBuf {
+    let path = dir.join("hub.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "listen = \"127.0.0.1:0\"\n[cluster]\nnats = \"{}\"\nevent = \"{EVENT}\"\n\
+             heartbeat_ms = 300\noffline_after_ms = 1500\n",
+            broker.url()
+        ),
+    )
+    .unwrap();
+    path
+}
+
+struct Node {
+    name: String,
+    proc: Proc,
+    addr: SocketAddr,
+    journal: PathBuf,
+}
+
+fn start_node(dir: &Path, broker: &Broker, name: &str, seed: u64) -> Node {
+    let config = node_config(dir, broker, name);
+    let journal = dir.join(format!("{name}.sqlite"));
+    let mut proc = Proc::spawn(&[
+        "demo",
+        "--boards",
+        "2",
+        "--seed",
+        &seed.to_string(),
+        "--listen",
+        "127.0.0.1:0",
+        "--journal",
+        path_str(&journal),
+        "--config",
+        path_str(&config),
+    ]);
+    let addr = dashboard_addr(&proc.stderr_line("dashboard at", Duration::from_secs(30)));
+    Node {
+        name: name.into(),
+        proc,
+        addr,
+        journal,
+    }
+}
+
+fn start_hub(dir: &Path, broker: &Broker) -> (Proc, SocketAddr) {
+    let config = hub_config(dir, broker);
+    let mut proc = Proc::spawn(&["hub", "--config", path_str(&config)]);
+    let addr = dashboard_addr(&proc.stderr_line("dashboard at", Duration::from_secs(30)));
+    (proc, addr)
+}
+
+/// Every event the hub has, from its `/ws` resumed at 0 (its whole ring).
+fn hub_events(addr: SocketAddr) -> Vec<Value> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws?since=0"))
+            .await
+            .expect("the hub's /ws");
+        let mut out = Vec::new();
+        // The backlog comes at once; live events may keep coming (clocks tick), so the read
+        // ends at the first quiet moment or after a few seconds.
+        let end = tokio::time::Instant::now() + Duration::from_secs(6);
+        while let Ok(Some(Ok(msg))) = tokio::time::timeout_at(
+            end.min(tokio::time::Instant::now() + Duration::from_millis(800)),
+            ws.next(),
+        )
+        .await
+        {
+            if let Ok(text) = msg.to_text()
+                && let Ok(v) = serde_json::from_str::<Value>(text)
+                && v.get("seq").is_some()
+                && v.get("node").is_some()
+            {
+                out.push(v);
+            }
+        }
+        out
+    })
+}
+
+fn journal_events(path: &Path) -> Vec<Value> {
+    let j = dgt_journal::Journal::open_read_only(path).unwrap();
+    j.events_since(0)
+        .unwrap()
+        .iter()
+        .map(|s| serde_json::from_str(s).unwrap())
+        .collect()
+}
+
+fn journal_ack_count(path: &Path, alert: u64) -> usize {
+    let j = dgt_journal::Journal::open_read_only(path).unwrap();
+    j.operations()
+        .unwrap()
+        .iter()
+        .filter(|line| line.contains(&format!("{{\"ack\":{alert}}}")))
+        .count()
+}
+
+/// A hub event as its node journaled it: the hub's numbering and prefixes taken off.
+fn as_node_saw_it(mut e: Value, node: &str) -> Value {
+    let o = e.as_object_mut().unwrap();
+    let node_seq = o.remove("node_seq").expect("a node event has node_seq");
+    o.remove("node");
+    o.remove("t_ms");
+    o.insert("seq".into(), node_seq.clone());
+    let prefix = format!("{node}/");
+    for key in ["board", "game"] {
+        if let Some(Value::String(s)) = o.get_mut(key) {
+            *s = s.strip_prefix(&prefix).expect("a prefixed id").to_string();
+        }
+    }
+    if o.get("type") == Some(&Value::String("alert".into())) {
+        o.insert("id".into(), node_seq);
+    }
+    e
+}
+
+/// Every event of `node`'s journal is on the hub once, in order, unchanged.
+fn assert_hub_has_exactly(hub: &[Value], node: &str, journal: &Path) {
+    let mine: Vec<Value> = hub
+        .iter()
+        .filter(|e| e["node"] == node && e.get("node_seq").is_some())
+        .cloned()
+        .map(|e| as_node_saw_it(e, node))
+        .collect();
+    let mut theirs = journal_events(journal);
+    for e in &mut theirs {
+        e.as_object_mut().unwrap().remove("t_ms");
+    }
+    let seqs = |v: &[Value]| {
+        v.iter()
+            .map(|e| e["seq"].as_u64().unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        seqs(&mine),
+        seqs(&theirs),
+        "node {node}: the hub's node_seqs are not the journal's seqs"
+    );
+    assert_eq!(mine, theirs, "node {node}: an event changed on its way");
+    assert!(!theirs.is_empty(), "node {node} journaled nothing");
+}
+
+fn node_entry(hub: SocketAddr, node: &str) -> Option<Value> {
+    let (status, body) = get(hub, "/api/nodes");
+    if status != 200 {
+        return None;
+    }
+    let list: Value = serde_json::from_str(&body).ok()?;
+    list.as_array()?.iter().find(|n| n["node"] == node).cloned()
+}
+
+/// Waits until the hub holds every event `node`'s journal has (the node is stopped).
+fn hub_caught_up(hub: SocketAddr, node: &str, journal: &Path) {
+    let last = journal_events(journal)
+        .last()
+        .and_then(|e| e["seq"].as_u64())
+        .unwrap_or(0);
+    let end = Instant::now() + Duration::from_secs(30);
+    loop {
+        let n = node_entry(hub, node);
+        if n.as_ref().and_then(|n| n["last_seq"].as_u64()) == Some(last) {
+            return;
+        }
+        assert!(
+            Instant::now() < end,
+            "the hub did not catch up with {node}'s journal (last seq {last}): {n:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn post(addr: SocketAddr, path: &str, body: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    write!(
+        s,
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).unwrap();
+    let status = raw
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = raw
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// Waits until the hub shows a game with a move for each of `nodes`' boards.
+fn moves_on_hub(hub: SocketAddr, nodes: &[&str]) -> Vec<Value> {
+    eventually(
+        Duration::from_secs(60),
+        "moves of every node on the hub",
+        || {
+            let boards = get_json(hub, "/api/boards");
+            if std::env::var_os("CLUSTER_DEBUG").is_some() {
+                eprintln!("{boards}");
+            }
+            let list = boards.as_array()?.clone();
+            let ok = nodes.iter().all(|n| {
+                list.iter().any(|b| {
+                    b["node"] == *n && b["moves"].as_array().is_some_and(|m| !m.is_empty())
+                })
+            });
+            ok.then_some(list)
+        },
+    )
+}
+
+/// The open claim-verdict alert on `board` (hub or node numbering), after `after`.
+fn claim_alert(addr: SocketAddr, board: &str, after: u64) -> u64 {
+    eventually(Duration::from_secs(20), "the claim's alert", || {
+        let alerts = get_json(addr, &format!("/api/alerts?board={board}"));
+        alerts.as_array()?.iter().find_map(|a| {
+            let id = a["id"].as_u64()?;
+            (id > after && a["message"].as_str()?.starts_with("Claim checked")).then_some(id)
+        })
+    })
+}
+
+fn is_acked(addr: SocketAddr, id: u64) -> bool {
+    get_json(addr, "/api/alerts")
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|a| a["id"].as_u64() == Some(id) && a["acked"] == true)
+}
+
+#[test]
+fn three_nodes_reach_the_hub_exactly_once_and_actions_go_both_ways() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start(dir.path());
+    let nodes: Vec<Node> = ["hall-a", "hall-b", "hall-c"]
+        .iter()
+        .enumerate()
+        .map(|(i, n)| start_node(dir.path(), &broker, n, 11 + 10 * i as u64))
+        .collect();
+    let (hub, hub_addr) = start_hub(dir.path(), &broker);
+    let boards = moves_on_hub(hub_addr, &["hall-a", "hall-b", "hall-c"]);
+    assert_eq!(boards.len(), 6, "two boards a node: {boards:?}");
+    for b in &boards {
+        let id = b["board"].as_str().unwrap();
+        assert!(
+            id.starts_with(&format!("{}/board-1000", b["node"].as_str().unwrap())),
+            "{id}"
+        );
+    }
+    let listed = get_json(hub_addr, "/api/nodes");
+    assert_eq!(listed.as_array().unwrap().len(), 3, "{listed}");
+    for n in listed.as_array().unwrap() {
+        assert_eq!(n["state"], "online", "{n}");
+        assert_eq!(n["boards"], 2, "{n}");
+    }
+
+    // An action on the hub reaches the node, is journaled there, and its alert comes back.
+    let a = &nodes[0];
+    let (status, body) = post(
+        hub_addr,
+        "/api/boards/hall-a%2Fboard-10001/claim",
+        r#"{"kind": "fifty_move_rule", "side": "white"}"#,
+    );
+    assert_eq!(status, 200, "{body}");
+    let hub_alert = claim_alert(hub_addr, "hall-a/board-10001", 0);
+    let node_alert = claim_alert(a.addr, "board-10001", 0);
+    let (status, body) = post(hub_addr, &format!("/api/alerts/{hub_alert}/ack"), "");
+    assert_eq!(status, 200, "{body}");
+    // Answered only once journaled: the node's journal already has it.
+    assert_eq!(journal_ack_count(&a.journal, node_alert), 1);
+    assert!(
+        is_acked(a.addr, node_alert),
+        "the node's own dashboard shows the hub's ack"
+    );
+    // The reverse: an ack on the node's own dashboard shows on the hub.
+    let (status, _) = post(
+        a.addr,
+        "/api/boards/board-10002/claim",
+        r#"{"kind": "fifty_move_rule", "side": "black"}"#,
+    );
+    assert_eq!(status, 200);
+    let node_alert = claim_alert(a.addr, "board-10002", 0);
+    let hub_alert = claim_alert(hub_addr, "hall-a/board-10002", 0);
+    let (status, _) = post(a.addr, &format!("/api/alerts/{node_alert}/ack"), "");
+    assert_eq!(status, 200);
+    eventually(Duration::from_secs(10), "the node's ack on the hub", || {
+        is_acked(hub_addr, hub_alert).then_some(())
+    });
+    // An alert id the hub does not know is refused there, not sent anywhere.
+    let (status, _) = post(hub_addr, "/api/alerts/999999/ack", "");
+    assert_eq!(status, 404);
+
+    // Stopped nodes have published everything: the hub has each journal, exactly.
+    let names: Vec<(String, PathBuf)> = nodes
+        .iter()
+        .map(|n| (n.name.clone(), n.journal.clone()))
+        .collect();
+    let mut logs = Vec::new();
+    for n in nodes {
+        logs.push(n.proc.terminate_for_stderr());
+    }
+    for (i, (name, journal)) in names.iter().enumerate() {
+        if std::panic::catch_unwind(|| hub_caught_up(hub_addr, name, journal)).is_err() {
+            panic!("{name}'s log:\n{}", logs[i].join("\n"));
+        }
+    }
+    let events = hub_events(hub_addr);
+    let seqs: Vec<u64> = events.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    assert!(
+        seqs.windows(2).all(|w| w[0] < w[1]),
+        "the hub's seq strictly increases"
+    );
+    for (name, journal) in &names {
+        assert_hub_has_exactly(&events, name, journal);
+    }
+    hub.terminate();
+}
+
+#[test]
+fn a_broker_killed_mid_game_loses_nothing_and_doubles_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut broker = Broker::start(dir.path());
+    let node = start_node(dir.path(), &broker, "hall-a", 3);
+    let (hub, hub_addr) = start_hub(dir.path(), &broker);
+    moves_on_hub(hub_addr, &["hall-a"]);
+    broker.kill();
+    // The node's boards, journal and dashboard go on without the broker.
+    let before = journal_events(&node.journal).len();
+    let grew = eventually(
+        Duration::from_secs(30),
+        "events journaled meanwhile",
+        || {
+            let now = journal_events(&node.journal).len();
+            (now > before + 5).then_some(now)
+        },
+    );
+    assert!(grew > before);
+    let (status, _) = get(node.addr, "/api/boards");
+    assert_eq!(status, 200);
+    broker.restart();
+    // Play goes on a little after the broker is back, then the node stops.
+    std::thread::sleep(Duration::from_secs(2));
+    let journal = node.journal.clone();
+    node.proc.terminate();
+    hub_caught_up(hub_addr, "hall-a", &journal);
+    assert_hub_has_exactly(&hub_events(hub_addr), "hall-a", &journal);
+    let n = node_entry(hub_addr, "hall-a").unwrap();
+    assert_eq!(n["gaps"], 0, "{n}");
+    hub.terminate();
+}
+
+#[test]
+fn a_restarted_hub_and_a_second_hub_rebuild_the_same_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start(dir.path());
+    let node = start_node(dir.path(), &broker, "hall-a", 5);
+    let (first, first_addr) = start_hub(dir.path(), &broker);
+    moves_on_hub(first_addr, &["hall-a"]);
+    std::thread::sleep(Duration::from_secs(2));
+    let seen = hub_events(first_addr);
+    first.kill();
+    let (second, second_addr) = start_hub(dir.path(), &broker);
+    let (third, third_addr) = start_hub(dir.path(), &broker);
+    for addr in [second_addr, third_addr] {
+        let again = hub_events(addr);
+        let by_seq: BTreeMap<u64, &Value> = again
+            .iter()
+            .map(|e| (e["seq"].as_u64().unwrap(), e))
+            .collect();
+        for e in &seen {
+            let seq = e["seq"].as_u64().unwrap();
+            let mut a = e.clone();
+            let mut b = (*by_seq.get(&seq).expect("the same seq on the new hub")).clone();
+            // Clock readings carry the time they were read; the rest is identical.
+            a.as_object_mut().unwrap().remove("t_ms");
+            b.as_object_mut().unwrap().remove("t_ms");
+            assert_eq!(a, b, "seq {seq} differs after a restart");
+        }
+    }
+    node.proc.terminate();
+    second.terminate();
+    third.terminate();
+}
+
+#[test]
+fn a_killed_node_goes_offline_on_the_hub_then_catches_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start(dir.path());
+    let node = start_node(dir.path(), &broker, "hall-a", 9);
+    let (hub, hub_addr) = start_hub(dir.path(), &broker);
+    moves_on_hub(hub_addr, &["hall-a"]);
+    let journal = node.journal.clone();
+    node.proc.kill();
+    let started = Instant::now();
+    eventually(Duration::from_secs(20), "node_offline on the hub", || {
+        let alerts = get_json(hub_addr, "/api/alerts?open=true");
+        alerts.as_array()?.iter().find(|a| {
+            a["kind"] == "node_offline" && a["severity"] == "review" && a["board"] == "hall-a"
+        })?;
+        (node_entry(hub_addr, "hall-a")?["state"] == "offline").then_some(())
+    });
+    assert!(started.elapsed() < Duration::from_secs(15));
+    // Back with the same journal: online again, and what it journaled reaches the hub.
+    let node = start_node(dir.path(), &broker, "hall-a", 9);
+    assert_eq!(node.journal, journal);
+    eventually(Duration::from_secs(20), "node_online on the hub", || {
+        let alerts = get_json(hub_addr, "/api/alerts");
+        alerts
+            .as_array()?
+            .iter()
+            .find(|a| a["kind"] == "node_online")?;
+        (node_entry(hub_addr, "hall-a")?["state"] == "online").then_some(())
+    });
+    std::thread::sleep(Duration::from_secs(2));
+    node.proc.terminate();
+    hub_caught_up(hub_addr, "hall-a", &journal);
+    assert_hub_has_exactly(&hub_events(hub_addr), "hall-a", &journal);
+    hub.terminate();
+}

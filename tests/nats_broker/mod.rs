@@ -1,0 +1,93 @@
+//! A real `nats-server` (Debian's package) with JetStream, on a free loopback port and a
+//! store in a temporary folder, for the cluster tests. `.ci/run` installs the package; a
+//! machine without it fails here with the command that installs it.
+
+#![allow(dead_code)]
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct Broker {
+    child: Option<Child>,
+    pub port: u16,
+    store: PathBuf,
+    log: PathBuf,
+}
+
+fn executable() -> PathBuf {
+    for p in ["/usr/sbin/nats-server", "/usr/bin/nats-server"] {
+        if Path::new(p).exists() {
+            return PathBuf::from(p);
+        }
+    }
+    panic!("nats-server is not installed: apt-get install nats-server (.ci/run does)");
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+impl Broker {
+    /// Starts a broker with JetStream storing under `dir`.
+    pub fn start(dir: &Path) -> Broker {
+        let mut b = Broker {
+            child: None,
+            port: free_port(),
+            store: dir.join("jetstream"),
+            log: dir.join("nats-server.log"),
+        };
+        b.restart();
+        b
+    }
+
+    pub fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    /// Starts it again on the same port and store (after [`Broker::kill`]).
+    pub fn restart(&mut self) {
+        assert!(self.child.is_none(), "the broker is running");
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.log)
+            .unwrap();
+        let child = Command::new(executable())
+            .args(["-js", "-a", "127.0.0.1", "-p"])
+            .arg(self.port.to_string())
+            .arg("-sd")
+            .arg(&self.store)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("nats-server starts");
+        self.child = Some(child);
+        let addr: SocketAddr = format!("127.0.0.1:{}", self.port).parse().unwrap();
+        let end = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(addr).is_err() {
+            assert!(Instant::now() < end, "nats-server did not listen on {addr}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// SIGKILL: the broker dies as in a power cut of its PC.
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for Broker {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}

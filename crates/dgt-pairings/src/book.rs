@@ -81,6 +81,8 @@ pub struct RoundBook {
     board_game: BTreeMap<String, String>,
     /// Results entered before their round's pairings.
     early_entries: BTreeMap<(u32, u32), Option<String>>,
+    /// Counts every change, so views rendered from the book can be cached.
+    version: u64,
 }
 
 /// Where a table of a round stands.
@@ -117,6 +119,11 @@ impl RoundBook {
     /// The round being played: the highest round imported.
     pub fn current(&self) -> Option<u32> {
         self.current
+    }
+
+    /// Changes whenever the book does (pairings, entries, games and their rounds, results).
+    pub fn version(&self) -> u64 {
+        self.version
     }
 
     pub fn round(&self, round: u32) -> Option<&RoundInfo> {
@@ -197,6 +204,16 @@ impl RoundBook {
     }
 
     pub fn apply(&mut self, event: &Event) {
+        if matches!(
+            event.body,
+            EventBody::GameStart { .. }
+                | EventBody::Move(_)
+                | EventBody::GameEnd { .. }
+                | EventBody::Pairings(_)
+                | EventBody::TableResult(_)
+        ) {
+            self.version += 1;
+        }
         match &event.body {
             EventBody::GameStart { game, .. } => {
                 self.games.insert(

@@ -32,3 +32,12 @@ pub fn read(text: &str, round: u32, order: BoardOrder) -> Result<RoundPairings, 
         list::read(text, round)
     }
 }
+
+/// A pairing file's bytes as text: UTF-8 (a byte-order mark dropped), else Latin-1, which
+/// older pairing programs write their TRF in (every byte is a character there).
+pub fn decode_text(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(t) => t.strip_prefix('\u{feff}').unwrap_or(t).to_string(),
+        Err(_) => bytes.iter().map(|&b| char::from(b)).collect(),
+    }
+}

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use crate::App;
 use crate::auth::{self, Need};
 use crate::hall::{GameRecord, Hall};
-use crate::{assets, metrics, pgn, ws};
+use crate::{assets, metrics, pgn, rounds, ws};
 
 /// Every route of the dashboard port.
 pub(crate) fn router(app: Arc<App>) -> Router {
@@ -41,6 +41,12 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/api/alerts/{id}/ack", post(ack))
         .route("/api/alerts/{id}/confirm", post(confirm))
         .route("/api/public/games", get(public_games))
+        .route("/api/rounds", get(rounds::list))
+        .route("/api/rounds/{round}", get(rounds::one))
+        .route("/api/rounds/{round}/pairings", post(rounds::import))
+        .route("/api/rounds/{round}/tables/{table}/result", post(rounds::enter_result))
+        .route("/api/rounds/{round}/{file}", get(rounds::results))
+        .route("/public/round/{file}", get(rounds::public_pgn))
         .with_state(app)
 }
 
@@ -81,9 +87,9 @@ impl IntoResponse for ApiError {
     }
 }
 
-type ApiResult = Result<Response, ApiError>;
+pub(crate) type ApiResult = Result<Response, ApiError>;
 
-fn json_response(status: StatusCode, value: Value) -> Response {
+pub(crate) fn json_response(status: StatusCode, value: Value) -> Response {
     let mut r = (status, value.to_string()).into_response();
     r.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -92,19 +98,19 @@ fn json_response(status: StatusCode, value: Value) -> Response {
     r
 }
 
-fn ok(value: Value) -> Response {
+pub(crate) fn ok(value: Value) -> Response {
     json_response(StatusCode::OK, value)
 }
 
-fn error(status: StatusCode, message: impl Into<String>) -> Response {
+pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Response {
     json_response(status, json!({ "error": message.into() }))
 }
 
-fn may_read(app: &App, headers: &HeaderMap, q: &ReadQuery) -> Result<(), auth::Refusal> {
+pub(crate) fn may_read(app: &App, headers: &HeaderMap, q: &ReadQuery) -> Result<(), auth::Refusal> {
     auth::authorize(&app.config, headers, q.token.as_deref(), Need::Read)
 }
 
-fn may_act(app: &App, headers: &HeaderMap, q: &ReadQuery) -> Result<(), auth::Refusal> {
+pub(crate) fn may_act(app: &App, headers: &HeaderMap, q: &ReadQuery) -> Result<(), auth::Refusal> {
     auth::check_origin(&app.config, headers)?;
     auth::authorize(&app.config, headers, q.token.as_deref(), Need::Act)
 }
@@ -274,7 +280,7 @@ async fn alerts(
 }
 
 /// Forwards an action to the core; 503 when the core does not take it within two seconds.
-async fn forward(app: &App, board: &str, op: Operation) -> Result<(), ApiError> {
+pub(crate) async fn forward(app: &App, board: &str, op: Operation) -> Result<(), ApiError> {
     let input = Input {
         t_ms: app.now_ms(),
         board: board.to_string(),
@@ -329,7 +335,7 @@ fn alert_board(app: &App, id: u64) -> Result<(String, AlertKind), ApiError> {
         .ok_or_else(|| ApiError::NotFound(format!("no alert {id}")))
 }
 
-fn parse_body<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
+pub(crate) fn parse_body<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
     serde_json::from_slice(body)
         .map_err(|e| ApiError::BadRequest(format!("invalid request body: {e}")))
 }

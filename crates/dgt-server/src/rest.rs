@@ -245,7 +245,18 @@ async fn game(
         return Err(ApiError::NotFound(format!("no game {id:?}")));
     };
     if as_pgn {
-        let mut r = pgn::game_pgn(game, &app.config.site).into_response();
+        let paired = desk.hall.pairing_of_game(id).map(|(round, pairing)| {
+            let info = desk.hall.book().round(round);
+            pgn::Paired {
+                round,
+                pairing,
+                event: info
+                    .and_then(|i| i.pairings.event.as_deref())
+                    .or(Some(app.config.event.as_str()).filter(|e| *e != "?")),
+                date: info.and_then(|i| i.pairings.date.as_deref()),
+            }
+        });
+        let mut r = pgn::game_pgn_paired(game, &app.config.site, paired).into_response();
         r.headers_mut().insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/x-chess-pgn; charset=utf-8"),

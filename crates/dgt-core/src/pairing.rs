@@ -141,10 +141,9 @@ mod tests {
         assert_eq!(json["type"], "pairings");
         assert_eq!(json["tables"][0]["white"]["name"], "Vermeer, Anna");
         // The op reads back from its JSON (capture files, the journal).
-        let op: Operation = serde_json::from_str(
-            r#"{"table_result": {"round": 2, "table": 1, "result": "+-"}}"#,
-        )
-        .unwrap();
+        let op: Operation =
+            serde_json::from_str(r#"{"table_result": {"round": 2, "table": 1, "result": "+-"}}"#)
+                .unwrap();
         let events = core.handle(&Input {
             t_ms: 6,
             board: ROUND_BOARD.into(),

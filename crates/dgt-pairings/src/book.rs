@@ -44,7 +44,10 @@ impl TableMap {
         if let Some((&t, _)) = self.by_table.iter().find(|(_, l)| *l == label) {
             return Some(t);
         }
-        let n: u32 = label.parse().ok().filter(|_| label.bytes().all(|b| b.is_ascii_digit()))?;
+        let n: u32 = label
+            .parse()
+            .ok()
+            .filter(|_| label.bytes().all(|b| b.is_ascii_digit()))?;
         // "7" is table 7 only when the map does not put another board there.
         (!self.by_table.contains_key(&n)).then_some(n)
     }
@@ -181,7 +184,9 @@ impl RoundBook {
                 let game = self.game_of(round, &label).map(str::to_string);
                 let played = game.as_ref().and_then(|g| self.games.get(g));
                 let entered = info.entered.get(&p.table).cloned();
-                let result = entered.clone().or_else(|| played.and_then(|g| g.result.clone()));
+                let result = entered
+                    .clone()
+                    .or_else(|| played.and_then(|g| g.result.clone()));
                 let state = if result.is_some() {
                     TableState::Finished
                 } else if played.is_some() {
@@ -230,13 +235,16 @@ impl RoundBook {
             }
             EventBody::Move(m) => {
                 let current = self.current;
-                let g = self.games.entry(m.game.clone()).or_insert_with(|| GameInfo {
-                    board: event.board.clone(),
-                    round: current,
-                    plies: 0,
-                    result: None,
-                    first_seq: event.seq,
-                });
+                let g = self
+                    .games
+                    .entry(m.game.clone())
+                    .or_insert_with(|| GameInfo {
+                        board: event.board.clone(),
+                        round: current,
+                        plies: 0,
+                        result: None,
+                        first_seq: event.seq,
+                    });
                 g.plies = m.ply;
                 self.board_game.insert(event.board.clone(), m.game.clone());
             }
@@ -268,6 +276,56 @@ impl RoundBook {
             },
             _ => {}
         }
+    }
+
+    /// Applies one event as the journal stores it (a JSON line of the contract); lines of
+    /// other kinds, or unreadable ones, change nothing.
+    pub fn apply_json(&mut self, line: &str) {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            return;
+        };
+        let text = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+        let number = |k: &str| v.get(k).and_then(|x| x.as_u64());
+        let (Some(board), Some(seq)) = (text("board"), number("seq")) else {
+            return;
+        };
+        let body = match v.get("type").and_then(|t| t.as_str()) {
+            Some("game_start") => EventBody::GameStart {
+                game: text("game").unwrap_or_default(),
+                start_fen: text("start_fen").unwrap_or_default(),
+            },
+            Some("move") => EventBody::Move(dgt_core::event::MoveEvent {
+                game: text("game").unwrap_or_default(),
+                ply: number("ply").unwrap_or(0) as u32,
+                side: dgt_core::Side::White,
+                uci: String::new(),
+                san: String::new(),
+                fen: String::new(),
+                white_ms: None,
+                black_ms: None,
+            }),
+            Some("game_end") => EventBody::GameEnd {
+                game: text("game").unwrap_or_default(),
+                result: text("result").unwrap_or_default(),
+                reason: dgt_core::event::EndReason::Arbiter,
+            },
+            Some("pairings") => match serde_json::from_value::<RoundPairings>(v.clone()) {
+                Ok(p) => EventBody::Pairings(p),
+                Err(_) => return,
+            },
+            Some("table_result") => EventBody::TableResult(dgt_core::pairing::TableResultOp {
+                round: number("round").unwrap_or(0) as u32,
+                table: number("table").unwrap_or(0) as u32,
+                result: text("result"),
+            }),
+            _ => return,
+        };
+        self.apply(&Event {
+            seq,
+            board,
+            t_ms: number("t_ms").unwrap_or(0),
+            body,
+        });
     }
 
     fn import(&mut self, p: &RoundPairings, seq: u64) {

@@ -42,8 +42,10 @@ fn normalise(header: &str) -> String {
 
 fn column(header: &str) -> Option<Column> {
     let h = normalise(header);
-    if ["table", "board", "bord", "tafel", "brd", "bd", "tableno", "boardno", "bordnr", "tafelnr"]
-        .contains(&h.as_str())
+    if [
+        "table", "board", "bord", "tafel", "brd", "bd", "tableno", "boardno", "bordnr", "tafelnr",
+    ]
+    .contains(&h.as_str())
     {
         return Some(Column::Table);
     }
@@ -184,8 +186,7 @@ pub fn read(text: &str, round: u32) -> Result<RoundPairings, Problems> {
         };
         let mut player = |white: bool| -> Option<Player> {
             let name = get(Column::Name(white)).to_string();
-            if name.is_empty() || (!white && NO_OPPONENT.contains(&name.to_lowercase().as_str()))
-            {
+            if name.is_empty() || (!white && NO_OPPONENT.contains(&name.to_lowercase().as_str())) {
                 return None;
             }
             let side = if white { "White" } else { "Black" };

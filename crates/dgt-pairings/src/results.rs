@@ -44,7 +44,8 @@ fn state_name(s: TableState) -> &'static str {
 /// black_fide_id,result,source,state`. `source` is `board` (the game's end) or `arbiter`
 /// (an entered result); the result is empty while the table has none.
 pub fn csv(pairings: &RoundPairings, outcomes: &[TableOutcome<'_>]) -> String {
-    let mut out = String::from("table,white,white_fide_id,black,black_fide_id,result,source,state\n");
+    let mut out =
+        String::from("table,white,white_fide_id,black,black_fide_id,result,source,state\n");
     for o in outcomes {
         let p = o.pairing;
         let source = match (&o.result, o.entered) {

@@ -153,14 +153,20 @@ fn round_entry(
     if !matches!(colour, 'w' | 'b' | '-' | ' ') {
         problems.at(
             line,
-            format!("round {round}: colour {colour:?} (column {}) is not w, b or -", s + 6),
+            format!(
+                "round {round}: colour {colour:?} (column {}) is not w, b or -",
+                s + 6
+            ),
             "write w (White), b (Black) or - (no game)",
         );
     }
     if !RESULT_CODES.contains(result) {
         problems.at(
             line,
-            format!("round {round}: result code {result:?} (column {}) is not a TRF result", s + 8),
+            format!(
+                "round {round}: result code {result:?} (column {}) is not a TRF result",
+                s + 8
+            ),
             "use one of 1 0 = + - W D L H F U Z, or a blank before the game is played",
         );
     }
@@ -247,7 +253,9 @@ fn round_date_and_event(text: &str, round: u32) -> (Option<String>, Option<Strin
             let d = field(&chars, s, s + 8);
             let parts: Vec<&str> = d.split(['/', '.', '-']).collect();
             if let [y, m, dd] = parts.as_slice()
-                && [y, m, dd].iter().all(|p| p.bytes().all(|b| b.is_ascii_digit()))
+                && [y, m, dd]
+                    .iter()
+                    .all(|p| p.bytes().all(|b| b.is_ascii_digit()))
             {
                 let year = if y.len() == 2 {
                     format!("20{y}")

@@ -63,7 +63,10 @@ fn first_line_order_numbers_pairs_by_either_players_line() {
 fn a_trf_without_the_round_says_so() {
     let e = trf::read(TRF, 4, BoardOrder::WhiteLine).unwrap_err();
     assert_eq!(e.0.len(), 1, "{e}");
-    assert!(e.to_string().contains("no player has an entry for round 4"), "{e}");
+    assert!(
+        e.to_string().contains("no player has an entry for round 4"),
+        "{e}"
+    );
     assert!(e.to_string().contains("fix: pair round 4"), "{e}");
 }
 
@@ -80,7 +83,10 @@ fn every_problem_of_a_bad_trf_with_its_line() {
     let e = trf::read(&text, 3, BoardOrder::WhiteLine).unwrap_err();
     let all = e.to_string();
     assert!(all.contains("line 11: the rating \"22x0\""), "{all}");
-    assert!(all.contains("line 14: start number 4 is already used on line 13"), "{all}");
+    assert!(
+        all.contains("line 14: start number 4 is already used on line 13"),
+        "{all}"
+    );
     assert!(
         all.contains("line 10: round 3: player 1 plays 4, but player 4 (line 13) does not play 1"),
         "{all}"
@@ -154,14 +160,29 @@ fn every_problem_of_a_bad_list_with_its_line() {
                4,\"Jansen, Eva\",F,\n";
     let e = list::read(bad, 1).unwrap_err();
     let all = e.to_string();
-    assert!(all.contains("line 2: White's rating \"23o1\" is not a number"), "{all}");
-    assert!(all.contains("line 3: table \"x\" is not a table number"), "{all}");
-    assert!(all.contains("line 4: table 1 is already paired on line 2"), "{all}");
+    assert!(
+        all.contains("line 2: White's rating \"23o1\" is not a number"),
+        "{all}"
+    );
+    assert!(
+        all.contains("line 3: table \"x\" is not a table number"),
+        "{all}"
+    );
+    assert!(
+        all.contains("line 4: table 1 is already paired on line 2"),
+        "{all}"
+    );
     assert!(all.contains("line 5: the row has no White player"), "{all}");
-    assert!(all.contains("line 6: Jansen, Eva (Jansen, Eva) is already paired on line 2"), "{all}");
+    assert!(
+        all.contains("line 6: Jansen, Eva (Jansen, Eva) is already paired on line 2"),
+        "{all}"
+    );
     assert_eq!(e.0.len(), 5, "{all}");
     let e = list::read("Nr,Naam,Club\n1,A,B\n", 1).unwrap_err();
-    assert!(e.to_string().contains("line 1: the header has no table"), "{e}");
+    assert!(
+        e.to_string().contains("line 1: the header has no table"),
+        "{e}"
+    );
     assert!(e.to_string().contains("found: Nr, Naam, Club"), "{e}");
 }
 
@@ -268,15 +289,34 @@ fn games_belong_to_the_round_they_start_in_and_results_come_out() {
     assert!(outcomes[3].entered);
     assert_eq!(results::unfinished(&outcomes), [2, 3]);
     let csv = results::csv(&r3, &outcomes);
-    assert!(csv.contains("1,\"Vermeer, Anna\",1000001,\"Jansen, Eva\",1000004,1-0,board,finished"), "{csv}");
-    assert!(csv.contains("4,\"Dekker, Ilse\",1000009,\"Visser, Kees\",1000007,-+,arbiter,finished"), "{csv}");
-    assert!(csv.contains("2,\"de Vries, Pieter\",1000003,\"Bakker, Jan\",1000002,,,playing"), "{csv}");
-    assert!(csv.contains(",\"Mulder, Lotte\",,bye,,U,pairing,finished"), "{csv}");
+    assert!(
+        csv.contains("1,\"Vermeer, Anna\",1000001,\"Jansen, Eva\",1000004,1-0,board,finished"),
+        "{csv}"
+    );
+    assert!(
+        csv.contains("4,\"Dekker, Ilse\",1000009,\"Visser, Kees\",1000007,-+,arbiter,finished"),
+        "{csv}"
+    );
+    assert!(
+        csv.contains("2,\"de Vries, Pieter\",1000003,\"Bakker, Jan\",1000002,,,playing"),
+        "{csv}"
+    );
+    assert!(
+        csv.contains(",\"Mulder, Lotte\",,bye,,U,pairing,finished"),
+        "{csv}"
+    );
     let out = results::trf(&r3, &outcomes).unwrap();
     let mut problems = dgt_pairings::Problems::default();
     let players = trf::players(&out, &mut problems);
-    let code = |s: u32| players.iter().find(|p| p.start == s).unwrap().rounds[2].unwrap().result;
-    assert_eq!([code(1), code(4), code(9), code(7), code(3)], ['1', '0', '-', '+', ' ']);
+    let code = |s: u32| {
+        players.iter().find(|p| p.start == s).unwrap().rounds[2]
+            .unwrap()
+            .result
+    };
+    assert_eq!(
+        [code(1), code(4), code(9), code(7), code(3)],
+        ['1', '0', '-', '+', ' ']
+    );
 
     // Round 4 arrives: finished and started games stay in round 3.
     book.apply(&ev(13, ROUND_BOARD, EventBody::Pairings(r4)));

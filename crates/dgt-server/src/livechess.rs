@@ -41,9 +41,18 @@ pub(crate) fn router(app: Arc<App>) -> Router {
     Router::new()
         .route("/api/v1.0", get(socket))
         .route("/api/v1.0/eboards", get(eboards_rest))
-        .route("/api/v1.0/tournaments", get(crate::livechess_rest::tournaments))
-        .route("/api/v1.0/tournament/{uuid}", get(crate::livechess_rest::tournament))
-        .route("/api/v1.0/round/{uuid}/{n}", get(crate::livechess_rest::round))
+        .route(
+            "/api/v1.0/tournaments",
+            get(crate::livechess_rest::tournaments),
+        )
+        .route(
+            "/api/v1.0/tournament/{uuid}",
+            get(crate::livechess_rest::tournament),
+        )
+        .route(
+            "/api/v1.0/round/{uuid}/{n}",
+            get(crate::livechess_rest::round),
+        )
         .route("/api/v1.0/game/{uuid}", get(crate::livechess_rest::game))
         .with_state(app)
 }
@@ -346,16 +355,13 @@ async fn handle_call(
                     .hall
                     .board(&board)
                     .and_then(|b| b.game.clone());
-                app.setups
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .insert(
-                        board.clone(),
-                        PendingSetup {
-                            fen: fen.clone(),
-                            game_then,
-                        },
-                    );
+                app.setups.lock().unwrap_or_else(|p| p.into_inner()).insert(
+                    board.clone(),
+                    PendingSetup {
+                        fen: fen.clone(),
+                        game_then,
+                    },
+                );
             }
             let input = Input {
                 t_ms: app.now_ms(),

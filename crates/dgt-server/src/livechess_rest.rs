@@ -51,7 +51,10 @@ fn uuid(text: &str) -> String {
 }
 
 fn tournament_uuid(app: &App) -> String {
-    uuid(&format!("tournament\n{}\n{}", app.config.event, app.config.site))
+    uuid(&format!(
+        "tournament\n{}\n{}",
+        app.config.event, app.config.site
+    ))
 }
 
 fn game_uuid(app: &App, round: u32, table: u32) -> String {
@@ -85,7 +88,12 @@ fn event_name(app: &App, desk: &Desk) -> String {
 }
 
 fn rounds(desk: &Desk) -> u32 {
-    desk.hall.book().rounds().map(|(n, _)| *n).max().unwrap_or(0)
+    desk.hall
+        .book()
+        .rounds()
+        .map(|(n, _)| *n)
+        .max()
+        .unwrap_or(0)
 }
 
 /// `GET /api/v1.0/tournaments`

@@ -59,7 +59,11 @@ pub fn game_pgn_paired(game: &GameRecord, site: &str, paired: Option<Paired<'_>>
     tag(&mut out, "Event", p.event.unwrap_or("?"));
     tag(&mut out, "Site", site);
     tag(&mut out, "Date", p.date.unwrap_or("????.??.??"));
-    tag(&mut out, "Round", &format!("{}.{}", p.round, p.pairing.table));
+    tag(
+        &mut out,
+        "Round",
+        &format!("{}.{}", p.round, p.pairing.table),
+    );
     tag(&mut out, "White", &white.name);
     tag(&mut out, "Black", &black.name);
     tag(&mut out, "Result", &result);

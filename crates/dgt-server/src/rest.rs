@@ -44,7 +44,10 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/api/rounds", get(rounds::list))
         .route("/api/rounds/{round}", get(rounds::one))
         .route("/api/rounds/{round}/pairings", post(rounds::import))
-        .route("/api/rounds/{round}/tables/{table}/result", post(rounds::enter_result))
+        .route(
+            "/api/rounds/{round}/tables/{table}/result",
+            post(rounds::enter_result),
+        )
         .route("/api/rounds/{round}/{file}", get(rounds::results))
         .route("/public/round/{file}", get(rounds::public_pgn))
         .with_state(app)

@@ -157,7 +157,11 @@ pub(crate) async fn enter_result(
     };
     {
         let desk = app.feed.desk();
-        let info = desk.hall.book().round(round).ok_or_else(|| no_round(round))?;
+        let info = desk
+            .hall
+            .book()
+            .round(round)
+            .ok_or_else(|| no_round(round))?;
         if info.pairings.table(table).is_none() {
             return Err(ApiError::NotFound(format!(
                 "round {round} has no table {table}"
@@ -323,7 +327,10 @@ pub(crate) async fn public_pgn(
                 let mut body = String::new();
                 for (pairing, label, game) in &tables {
                     let empty = GameRecord::new("", label, None, 0);
-                    let record = game.as_deref().and_then(|g| public.game(g)).unwrap_or(&empty);
+                    let record = game
+                        .as_deref()
+                        .and_then(|g| public.game(g))
+                        .unwrap_or(&empty);
                     let paired = Paired {
                         round,
                         pairing,

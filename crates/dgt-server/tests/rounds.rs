@@ -172,7 +172,12 @@ async fn a_trf_upload_is_checked_whole_and_handed_to_the_core() {
     .await;
     assert_eq!(code, 422, "{body}");
     let v: Value = serde_json::from_str(&body).unwrap();
-    assert!(v["error"].as_str().unwrap().contains("nothing was imported"));
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("nothing was imported")
+    );
     assert!(
         v["problems"]
             .as_array()
@@ -240,7 +245,10 @@ async fn start_server() -> TestServer {
 }
 
 fn get(path: &str) -> String {
-    format!("{path}{}token={TOKEN}", if path.contains('?') { '&' } else { '?' })
+    format!(
+        "{path}{}token={TOKEN}",
+        if path.contains('?') { '&' } else { '?' }
+    )
 }
 
 #[tokio::test]
@@ -306,8 +314,14 @@ async fn boards_and_pgn_carry_the_players_and_unpaired_things_are_shown() {
         ),
     ]);
     server.wait_seq(14).await;
-    let (code, head, trf) =
-        request(server.addr, "GET", &get("/api/rounds/3/results.trf"), &[], "").await;
+    let (code, head, trf) = request(
+        server.addr,
+        "GET",
+        &get("/api/rounds/3/results.trf"),
+        &[],
+        "",
+    )
+    .await;
     assert_eq!(code, 200);
     assert_eq!(header(&head, "x-unfinished-tables"), Some("2,3"));
     let mut problems = dgt_pairings::Problems::default();
@@ -321,8 +335,18 @@ async fn boards_and_pgn_carry_the_players_and_unpaired_things_are_shown() {
         [code_of(1), code_of(4), code_of(9), code_of(7), code_of(3)],
         ['=', '=', '-', '+', ' ']
     );
-    let (_, _, csv) = request(server.addr, "GET", &get("/api/rounds/3/results.csv"), &[], "").await;
-    assert!(csv.contains("1,\"Vermeer, Anna\",1000001,\"Jansen, Eva\",1000004,1/2-1/2,board,finished"), "{csv}");
+    let (_, _, csv) = request(
+        server.addr,
+        "GET",
+        &get("/api/rounds/3/results.csv"),
+        &[],
+        "",
+    )
+    .await;
+    assert!(
+        csv.contains("1,\"Vermeer, Anna\",1000001,\"Jansen, Eva\",1000004,1/2-1/2,board,finished"),
+        "{csv}"
+    );
     assert!(csv.contains(",-+,arbiter,finished"), "{csv}");
 }
 
@@ -637,7 +661,10 @@ async fn a_livechess_setup_restarts_the_move_list_and_setup_flip_flips() {
     )
     .await;
     let ack = next_json(&mut ws).await;
-    assert_eq!((ack["response"].as_str(), ack["id"].as_i64()), (Some("call"), Some(2)));
+    assert_eq!(
+        (ack["response"].as_str(), ack["id"].as_i64()),
+        (Some("call"), Some(2))
+    );
     let fed = next_json(&mut ws).await;
     assert_eq!(fed["param"]["start"], fen);
     assert_eq!(fed["param"]["san"], json!([]));

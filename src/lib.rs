@@ -7,12 +7,15 @@
 //! * [`cluster`] joins daemons into one event on NATS JetStream (nodes and the hub);
 //! * [`services`] assembles the daemon: journal recovery, core, ports, HTTP server;
 //! * [`output`] writes games out: PGN tags, `export`, the broadcast folders;
+//! * [`pairings`] brings a round's pairings in (to the daemon or its journal) and its results
+//!   out;
 //! * [`settings`] reads the daemon's configuration file and environment.
 
 pub mod cluster;
 pub mod edge;
 pub mod logging;
 pub mod output;
+pub mod pairings;
 pub mod replay;
 pub mod services;
 pub mod settings;

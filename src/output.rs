@@ -9,6 +9,7 @@ use dgt_core::Event;
 use dgt_journal::Journal;
 use dgt_journal::broadcast::{BroadcastFolder, BroadcastGame, DelayedBroadcast, TournamentInfo};
 use dgt_journal::pgn::{GameBook, GameRecord, PgnHeader, write_pgn};
+use dgt_pairings::{RoundBook, TableMap};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
@@ -42,8 +43,47 @@ pub fn pgn_header(settings: &Settings, game: &GameRecord) -> PgnHeader {
         black: table.and_then(|t| t.black.clone()),
         white_fide_id: table.and_then(|t| t.white_fide_id),
         black_fide_id: table.and_then(|t| t.black_fide_id),
+        white_elo: None,
+        black_elo: None,
         time_control: board.time_control,
     }
+}
+
+/// The table map of the settings: each `[[tables]]` entry's board number and label.
+pub fn table_map(settings: &Settings) -> TableMap {
+    TableMap::new(settings.tables.iter().map(|t| (t.board, t.label())))
+}
+
+/// The PGN tags of a game, with its pairing's when the pairings of its round place a player
+/// at its table (round, table, names, FIDE ids, ratings, and the tournament's name and the
+/// round's date when the settings do not give them). A game without a pairing gets exactly
+/// [`pgn_header`].
+pub fn pgn_header_paired(
+    settings: &Settings,
+    game: &GameRecord,
+    book: &RoundBook,
+    map: &TableMap,
+) -> PgnHeader {
+    let mut header = pgn_header(settings, game);
+    let Some((round, p)) = book.pairing_of(&game.game, map) else {
+        return header;
+    };
+    let info = book.round(round).map(|i| &i.pairings);
+    header.round = Some(round);
+    header.board_number = Some(p.table);
+    header.white = Some(p.white.name.clone());
+    header.black = Some(p.black.name.clone());
+    header.white_fide_id = p.white.fide_id;
+    header.black_fide_id = p.black.fide_id;
+    header.white_elo = p.white.rating;
+    header.black_elo = p.black.rating;
+    if header.event.is_none() {
+        header.event = info.and_then(|i| i.event.clone());
+    }
+    if header.date.is_none() {
+        header.date = info.and_then(|i| i.date.clone());
+    }
+    header
 }
 
 /// What `export` can write.
@@ -94,9 +134,12 @@ pub fn export(
         }
         ExportKind::Pgn => {
             let mut book = GameBook::new();
+            let mut rounds = RoundBook::new();
             for json in journal.events_since(0).map_err(|e| e.to_string())? {
                 book.apply_json(&json);
+                rounds.apply_json(&json);
             }
+            let map = table_map(settings);
             let mut written = 0;
             for game in book.games() {
                 if filter.board.as_ref().is_some_and(|b| *b != game.board)
@@ -104,7 +147,7 @@ pub fn export(
                 {
                     continue;
                 }
-                let pgn = write_pgn(game, &pgn_header(settings, game));
+                let pgn = write_pgn(game, &pgn_header_paired(settings, game, &rounds, &map));
                 writeln!(out, "{pgn}").map_err(io)?;
                 written += 1;
             }
@@ -164,6 +207,8 @@ pub struct BroadcastWriter {
     live: Option<BroadcastFolder>,
     public: Option<DelayedBroadcast>,
     book: GameBook,
+    rounds: RoundBook,
+    map: TableMap,
     last_t_ms: u64,
     /// Events arrived since the live folder was last written.
     changed: bool,
@@ -194,6 +239,8 @@ impl BroadcastWriter {
             live,
             public,
             book: GameBook::new(),
+            rounds: RoundBook::new(),
+            map: table_map(settings),
             last_t_ms: 0,
             changed: true,
         }))
@@ -202,14 +249,79 @@ impl BroadcastWriter {
     pub fn apply(&mut self, event: &Event) {
         self.last_t_ms = self.last_t_ms.max(event.t_ms);
         self.book.apply(event);
+        self.rounds.apply(event);
         self.changed = true;
     }
 
-    /// The latest game of each board, by board number.
+    /// The round's games by board number: with pairings, one per table of the current round
+    /// (its game when it started, else the pairing alone) and, after them, the latest game of
+    /// every board without a pairing; without pairings, the latest game of each board.
     fn games(&self) -> Vec<BroadcastGame> {
         let mut latest: std::collections::BTreeMap<String, &GameRecord> = Default::default();
         for g in self.book.games() {
             latest.insert(g.board.clone(), g);
+        }
+        let mut games: Vec<BroadcastGame> = Vec::new();
+        if let Some(round) = self.rounds.current()
+            && let Some(info) = self.rounds.round(round)
+        {
+            for p in &info.pairings.tables {
+                let label = self.map.label(p.table);
+                let record = self
+                    .rounds
+                    .game_of(round, &label)
+                    .and_then(|id| self.book.game(id))
+                    .cloned();
+                let header = match &record {
+                    Some(r) => pgn_header_paired(&self.settings, r, &self.rounds, &self.map),
+                    None => {
+                        let empty = GameRecord {
+                            game: String::new(),
+                            board: label.clone(),
+                            start_fen: String::new(),
+                            start_t_ms: 0,
+                            moves: Vec::new(),
+                            end: None,
+                        };
+                        let mut h = pgn_header(&self.settings, &empty);
+                        h.round = Some(round);
+                        h.board_number = Some(p.table);
+                        h.white = Some(p.white.name.clone());
+                        h.black = Some(p.black.name.clone());
+                        h.white_fide_id = p.white.fide_id;
+                        h.black_fide_id = p.black.fide_id;
+                        h.white_elo = p.white.rating;
+                        h.black_elo = p.black.rating;
+                        h
+                    }
+                };
+                latest.remove(&label);
+                games.push(BroadcastGame { header, record });
+            }
+            // Boards with no pairing this round follow the tables.
+            let mut rest: Vec<BroadcastGame> = latest
+                .values()
+                .filter(|g| self.rounds.pairing_of(&g.game, &self.map).is_none())
+                .map(|g| BroadcastGame {
+                    header: pgn_header(&self.settings, g),
+                    record: Some((*g).clone()),
+                })
+                .collect();
+            let after = info
+                .pairings
+                .tables
+                .iter()
+                .map(|p| p.table)
+                .max()
+                .unwrap_or(0);
+            rest.sort_by_key(|g| g.header.board_number.unwrap_or(u32::MAX));
+            for (i, g) in rest.iter_mut().enumerate() {
+                if g.header.board_number.is_none_or(|b| b <= after) {
+                    g.header.board_number = Some(after + 1 + i as u32);
+                }
+            }
+            games.extend(rest);
+            return games;
         }
         let mut games: Vec<BroadcastGame> = latest
             .values()
@@ -234,14 +346,19 @@ impl BroadcastWriter {
             name: self.settings.event.name.clone(),
             location: Some(self.settings.event.site.clone()).filter(|s| s != "?"),
         };
-        let round = self.settings.event.round;
+        let round = self.rounds.current().unwrap_or(self.settings.event.round);
+        let date = self
+            .rounds
+            .round(round)
+            .and_then(|i| i.pairings.date.clone());
+        let date = date.as_deref();
         if let Some(live) = &mut self.live
             && self.changed
         {
-            live.publish_round(&tournament, round, None, &games)?;
+            live.publish_round(&tournament, round, date, &games)?;
         }
         if let Some(public) = &mut self.public {
-            public.publish_round(now_ms.max(self.last_t_ms), &tournament, round, None, &games)?;
+            public.publish_round(now_ms.max(self.last_t_ms), &tournament, round, date, &games)?;
         }
         self.changed = false;
         Ok(())

@@ -82,6 +82,8 @@ pub fn server_config(settings: &Settings) -> Result<ServerConfig, String> {
         public_delay_ms: settings.server.public_delay_s.saturating_mul(1000),
         livechess_listen,
         site: settings.event.site.clone(),
+        event: settings.event.name.clone(),
+        tables: crate::output::table_map(settings),
         ..ServerConfig::default()
     })
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use crate::bughouse;
 use crate::config::CoreConfig;
 use crate::event::{Alert, AlertKind, Event, EventBody, Severity};
-use crate::input::Input;
+use crate::input::{Input, InputKind, Operation};
 use crate::session::Session;
 
 /// Events a stage produced, before they are numbered: (t_ms, body).
@@ -48,6 +48,17 @@ impl Core {
     /// same however the caller interleaves `advance` and `handle`.
     pub fn handle(&mut self, input: &Input) -> Vec<Event> {
         let mut out = self.advance(input.t_ms);
+        // Pairings and table results decide nothing here: they come back as events, numbered
+        // and journaled like every action, for the views built from events.
+        let passed_back = match &input.kind {
+            InputKind::Op(Operation::Pairings(p)) => Some(EventBody::Pairings(p.clone())),
+            InputKind::Op(Operation::TableResult(r)) => Some(EventBody::TableResult(r.clone())),
+            _ => None,
+        };
+        if let Some(body) = passed_back {
+            self.number(&input.board, vec![(input.t_ms, body)], &mut out);
+            return out;
+        }
         let config = &self.config;
         let session = self
             .sessions

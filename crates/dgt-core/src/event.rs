@@ -318,6 +318,10 @@ pub enum EventBody {
         white: String,
         black: String,
     },
+    /// A round's pairings as the arbiter imported them (board [`crate::pairing::ROUND_BOARD`]).
+    Pairings(crate::pairing::RoundPairings),
+    /// A result the arbiter entered for a table (board [`crate::pairing::ROUND_BOARD`]).
+    TableResult(crate::pairing::TableResultOp),
 }
 
 impl EventBody {
@@ -330,6 +334,8 @@ impl EventBody {
             EventBody::Alert(_) => "alert",
             EventBody::GameEnd { .. } => "game_end",
             EventBody::Reserves { .. } => "reserves",
+            EventBody::Pairings(_) => "pairings",
+            EventBody::TableResult(_) => "table_result",
         }
     }
 }

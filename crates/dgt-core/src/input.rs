@@ -117,4 +117,8 @@ pub enum Operation {
     /// The arbiter confirms a suspicion alert by its id (a move made with two hands): the
     /// offence is counted and penalised (7.5.4 / 2017 7.7).
     Confirm(u64),
+    /// A round's pairings (not rules: the core passes them back as a `pairings` event).
+    Pairings(crate::pairing::RoundPairings),
+    /// A result the arbiter enters for a table of a round (passed back as `table_result`).
+    TableResult(crate::pairing::TableResultOp),
 }

@@ -26,6 +26,7 @@ pub mod engine;
 pub mod event;
 pub mod handling;
 pub mod input;
+pub mod pairing;
 pub mod reconstruct;
 pub mod session;
 pub mod time_control;

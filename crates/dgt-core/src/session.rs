@@ -766,6 +766,8 @@ impl Session {
                     self.flag_called(t, "the arbiter acknowledged the flag", out);
                 }
             }
+            // Not rules: the engine passes these back before any session sees them.
+            Operation::Pairings(_) | Operation::TableResult(_) => {}
         }
     }
 

@@ -542,7 +542,10 @@ fn insert_event(
         | EventBody::GameEnd { game, .. }
         | EventBody::Reserves { game, .. } => Some(game.as_str()),
         EventBody::Alert(a) => a.game.as_deref(),
-        EventBody::BoardStatus(_) | EventBody::Clock(_) => None,
+        EventBody::BoardStatus(_)
+        | EventBody::Clock(_)
+        | EventBody::Pairings(_)
+        | EventBody::TableResult(_) => None,
     };
     tx.prepare_cached(
         "INSERT INTO events (seq, step, t_ms, board, type, game, json) \

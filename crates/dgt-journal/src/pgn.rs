@@ -172,6 +172,9 @@ pub struct PgnHeader {
     pub black: Option<String>,
     pub white_fide_id: Option<u64>,
     pub black_fide_id: Option<u64>,
+    /// FIDE ratings, from the pairings.
+    pub white_elo: Option<u32>,
+    pub black_elo: Option<u32>,
     /// PGN TimeControl syntax ("180+2", "40/5400+30:1800+30").
     pub time_control: Option<String>,
 }
@@ -225,6 +228,12 @@ pub fn write_pgn(record: &GameRecord, header: &PgnHeader) -> String {
     }
     if let Some(id) = header.black_fide_id {
         tags.push(("BlackFideId", id.to_string()));
+    }
+    if let Some(elo) = header.white_elo {
+        tags.push(("WhiteElo", elo.to_string()));
+    }
+    if let Some(elo) = header.black_elo {
+        tags.push(("BlackElo", elo.to_string()));
     }
     tags.push(("TimeControl", unknown(&header.time_control)));
     if !record.start_fen.is_empty() && record.start_fen != STANDARD_START {

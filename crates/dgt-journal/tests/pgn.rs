@@ -117,6 +117,7 @@ fn header() -> PgnHeader {
         white_fide_id: Some(1503014),
         black_fide_id: Some(4168119),
         time_control: Some("180+2".into()),
+        ..PgnHeader::default()
     }
 }
 

@@ -112,6 +112,7 @@ function handle(msg) {
 }
 
 function applySnapshot(s) {
+  hall.round = s.round || null;
   hall.offset = performance.now() - (s.now_t_ms || 0);
   hall.boards.clear();
   for (const b of s.boards || []) hall.boards.set(b.board, { ...b, moves: b.moves || [] });
@@ -138,6 +139,8 @@ function applyEvent(e) {
   // Live events tighten the event-time → local-time mapping.
   const offset = performance.now() - e.t_ms;
   if (hall.offset == null || offset < hall.offset) hall.offset = offset;
+  // Round-wide events (board "*"): the server joins pairings with boards; ask it.
+  if (e.type === "pairings" || e.type === "table_result") { refreshRound(); return; }
   const b = boardState(e.board);
   switch (e.type) {
     case "board_status":
@@ -182,6 +185,69 @@ function applyEvent(e) {
   }
   scheduleRender();
 }
+
+// ---------- rounds ----------
+async function refreshRound() {
+  try {
+    const boards = await api("GET", "/api/boards");
+    for (const nb of boards) {
+      const b = boardState(nb.board);
+      b.pairing = nb.pairing || null;
+    }
+    const rounds = await api("GET", "/api/rounds");
+    const current = rounds.find((r) => r.current);
+    hall.round = current ? await api("GET", `/api/rounds/${current.round}`) : null;
+  } catch (_) { /* shown by api() */ }
+  scheduleRender();
+}
+
+function playerText(p) {
+  return p ? `${p.title ? p.title + " " : ""}${p.name}${p.rating ? " (" + p.rating + ")" : ""}` : "?";
+}
+
+function pairingHtml(b) {
+  const p = b.pairing;
+  if (!p) return "";
+  return `<div class="pairing">R${p.round} · T${p.table}: ${esc(playerText(p.white))} – ${esc(playerText(p.black))}</div>`;
+}
+
+function renderRound() {
+  const r = hall.round;
+  $("round-head").textContent = r
+    ? `Round ${r.round}: ${r.tables.length} tables, ${r.unfinished.length} without a result`
+    : "Round: no pairings imported";
+  if (!r) { $("round-body").innerHTML = ""; return; }
+  const warn = [];
+  if (r.tables_without_board.length) warn.push(`Tables with no board: ${r.tables_without_board.join(", ")}`);
+  if (r.boards_without_pairing.length) warn.push(`Boards with no pairing: ${r.boards_without_pairing.map(esc).join(", ")}`);
+  $("round-body").innerHTML = `${warn.map((w) => `<p class="warn">${w}</p>`).join("")}
+    <table class="pairings"><thead><tr><th>Table</th><th>Board</th><th>White</th><th>Black</th><th>Result</th><th>State</th></tr></thead><tbody>
+    ${r.tables.map((t) => `<tr><td>${t.table}</td><td>${esc(t.board || "–")}</td><td>${esc(playerText(t.white))}</td><td>${esc(playerText(t.black))}</td><td>${esc(t.result || "")}${t.entered ? " (arbiter)" : ""}</td><td>${esc(t.state.replace("_", " "))}</td></tr>`).join("")}
+    </tbody></table>
+    <p><a href="/api/rounds/${r.round}/results.csv${token ? "?token=" + encodeURIComponent(token) : ""}">results.csv</a>
+    ${r.format === "trf" ? ` · <a href="/api/rounds/${r.round}/results.trf${token ? "?token=" + encodeURIComponent(token) : ""}">results.trf</a>` : ""}
+    · <a href="/public/round/${r.round}.pgn">public round PGN</a></p>`;
+}
+
+$("pairings-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const file = $("pairings-file").files[0];
+  const round = $("pairings-round").value;
+  if (!file) return;
+  const res = await fetch(`/api/rounds/${round}/pairings?order=${$("pairings-order").value}`, {
+    method: "POST", headers: authHeaders({ "Content-Type": "text/plain" }), body: await file.arrayBuffer(),
+  });
+  let data = null;
+  try { data = await res.json(); } catch (_) { /* not JSON */ }
+  if (res.status === 401) { $("token-dialog").showModal(); return; }
+  if (!res.ok) {
+    const lines = (data && data.problems || []).map((p) => `line ${p.line ?? "–"}: ${p.message}; fix: ${p.fix}`);
+    $("round-body").innerHTML = `<p class="warn">${esc((data && data.error) || res.statusText)}</p><pre>${esc(lines.join("\n"))}</pre>`;
+    toast("Pairings not imported", true);
+    return;
+  }
+  toast(`Round ${round}: ${data.tables.length} tables imported`);
+});
 
 function applyAck(msg) {
   const a = hall.alerts.get(msg.id);
@@ -305,6 +371,7 @@ function boardCard(b) {
   const fen = b.irregular_placement || b.fen;
   return `<article class="card ${sev ? "sev-" + sev : ""}" data-open="${esc(b.board)}" tabindex="0" aria-label="${esc(b.board)}">
     <div class="card-head"><span class="name">${esc(b.board)}</span><span class="badges">${statusBadges(b)}</span></div>
+    ${pairingHtml(b)}
     ${clockHtml(b, "black")}
     ${Diagram.svg(fen, { lastMove: b.irregular_placement ? null : b.last_move && b.last_move.uci, label: `${esc(b.board)} position` })}
     ${clockHtml(b, "white")}
@@ -376,6 +443,7 @@ function renderAll() {
   }
   renderQueue();
   renderSummary();
+  renderRound();
   tickClocks();
 }
 

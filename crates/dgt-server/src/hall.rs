@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 
 use dgt_core::event::{BoardStatus, ClockEvent, EndReason, LinkState, MoveEvent, Orientation};
+use dgt_core::pairing::Pairing;
 use dgt_core::{Alert, AlertKind, Event, EventBody, Severity, Side};
+use dgt_pairings::{RoundBook, TableMap, TableState};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -20,6 +22,10 @@ pub struct Hall {
     alerts: BTreeMap<u64, AlertRecord>,
     last_seq: u64,
     last_t_ms: u64,
+    /// Rounds, their pairings and which game belongs to which (from `pairings` events).
+    book: RoundBook,
+    /// Which board stands at which table (the daemon's `[[tables]]`).
+    tables: TableMap,
 }
 
 /// One board as the events describe it.
@@ -186,6 +192,92 @@ impl Hall {
         Self::default()
     }
 
+    /// A hall whose boards stand at the tables of `tables`.
+    pub fn with_tables(tables: TableMap) -> Self {
+        Hall {
+            tables,
+            ..Self::default()
+        }
+    }
+
+    pub fn book(&self) -> &RoundBook {
+        &self.book
+    }
+
+    pub fn tables(&self) -> &TableMap {
+        &self.tables
+    }
+
+    /// The round and pairing of a board's current game: the game's own round when it has
+    /// one, else the board's table in the current round.
+    pub fn pairing_of_board(&self, board: &str) -> Option<(u32, &Pairing)> {
+        let game = self.boards.get(board).and_then(|b| b.game.as_deref());
+        match game.and_then(|g| self.book.round_of(g)) {
+            Some(_) => self.book.pairing_of(game?, &self.tables),
+            None => self.book.pairing_of_board(board, &self.tables),
+        }
+    }
+
+    /// The round and pairing a game was played under.
+    pub fn pairing_of_game(&self, game: &str) -> Option<(u32, &Pairing)> {
+        self.book.pairing_of(game, &self.tables)
+    }
+
+    /// Labels of the boards that reported a status (boards really present).
+    pub fn present_boards(&self) -> Vec<&str> {
+        self.boards
+            .values()
+            .filter(|b| b.status.is_some())
+            .map(|b| b.board.as_str())
+            .collect()
+    }
+
+    /// A round as the dashboard shows it: every table with its players, board, game,
+    /// result and state, the byes, and the boards present that have no pairing in it.
+    pub fn round_json(&self, round: u32) -> Option<Value> {
+        let info = self.book.round(round)?;
+        let present = self.present_boards();
+        let outcomes = self.book.outcomes(round, &self.tables, &present);
+        let tables: Vec<Value> = outcomes
+            .iter()
+            .map(|o| {
+                json!({
+                    "table": o.pairing.table,
+                    "white": o.pairing.white,
+                    "black": o.pairing.black,
+                    "board": o.board,
+                    "label": self.tables.label(o.pairing.table),
+                    "game": o.game,
+                    "result": o.result,
+                    "entered": o.entered,
+                    "state": o.state,
+                })
+            })
+            .collect();
+        let unpaired: Vec<&str> = present
+            .iter()
+            .copied()
+            .filter(|b| {
+                self.tables
+                    .table(b)
+                    .is_none_or(|t| info.pairings.table(t).is_none())
+            })
+            .collect();
+        let p = &info.pairings;
+        Some(json!({
+            "round": round,
+            "current": self.book.current() == Some(round),
+            "event": p.event,
+            "date": p.date,
+            "format": p.format,
+            "tables": tables,
+            "byes": p.byes.iter().map(|b| json!({"player": b.player, "code": b.code.to_string()})).collect::<Vec<_>>(),
+            "boards_without_pairing": unpaired,
+            "tables_without_board": outcomes.iter().filter(|o| o.state == TableState::NoBoard).map(|o| o.pairing.table).collect::<Vec<_>>(),
+            "unfinished": dgt_pairings::results::unfinished(&outcomes),
+        }))
+    }
+
     /// The seq of the last event applied (0 before any).
     pub fn last_seq(&self) -> u64 {
         self.last_seq
@@ -269,6 +361,14 @@ impl Hall {
             );
             return;
         }
+        self.book.apply(event);
+        if matches!(
+            event.body,
+            EventBody::Pairings(_) | EventBody::TableResult(_)
+        ) {
+            // Round-wide: no board of its own.
+            return;
+        }
         let board = self
             .boards
             .entry(event.board.clone())
@@ -339,6 +439,7 @@ impl Hall {
                 record.reason = Some(*reason);
                 record.end_t_ms = Some(event.t_ms);
             }
+            EventBody::Pairings(_) | EventBody::TableResult(_) => {}
         }
     }
 
@@ -360,6 +461,9 @@ impl Hall {
         });
         if with_alerts {
             v["alerts"] = serde_json::to_value(self.open_alerts()).unwrap_or_default();
+        }
+        if let Some(round) = self.book.current().and_then(|r| self.round_json(r)) {
+            v["round"] = round;
         }
         v
     }
@@ -384,6 +488,9 @@ impl Hall {
         if let Some(node) = &b.node {
             v["node"] = json!(node);
         }
+        if let Some((round, p)) = self.pairing_of_board(&b.board) {
+            v["pairing"] = pairing_json(round, p);
+        }
         if with_equipment {
             v["status"] = serde_json::to_value(&b.status).unwrap_or_default();
             v["irregular_placement"] = json!(b.irregular_placement);
@@ -392,6 +499,11 @@ impl Hall {
         }
         v
     }
+}
+
+/// A board's pairing as the dashboard shows it.
+pub fn pairing_json(round: u32, p: &Pairing) -> Value {
+    json!({ "round": round, "table": p.table, "white": p.white, "black": p.black })
 }
 
 fn move_record(m: &MoveEvent, event: &Event) -> MoveRecord {

@@ -44,10 +44,12 @@ pub mod auth;
 pub mod feed;
 pub mod hall;
 pub mod livechess;
+pub mod livechess_rest;
 pub mod metrics;
 pub mod pgn;
 pub mod public;
 pub mod rest;
+pub mod rounds;
 pub mod ws;
 
 use std::future::Future;
@@ -89,6 +91,10 @@ pub struct ServerConfig {
     pub send_timeout_ms: u64,
     /// The PGN `Site` tag.
     pub site: String,
+    /// The event's name (PGN `Event`, the LiveChess tournament) when the pairings give none.
+    pub event: String,
+    /// Which board stands at which table of the pairings (`[[tables]]`).
+    pub tables: dgt_pairings::TableMap,
 }
 
 impl Default for ServerConfig {
@@ -104,6 +110,8 @@ impl Default for ServerConfig {
             client_queue: 2048,
             send_timeout_ms: 10_000,
             site: "?".to_string(),
+            event: "?".to_string(),
+            tables: dgt_pairings::TableMap::default(),
         }
     }
 }
@@ -195,6 +203,10 @@ pub(crate) struct App {
     /// Set on a hub: actions go there instead of `ops`.
     pub actions: Option<Arc<dyn ActionSink>>,
     pub gauges: metrics::Gauges,
+    /// The last `/public/round/{n}.pgn` of each round, for `ETag` / `Last-Modified`.
+    pub round_pgn: std::sync::Mutex<std::collections::BTreeMap<u32, rounds::CachedPgn>>,
+    /// LiveChess `setup` calls waiting for their game (see [`livechess`]).
+    pub setups: std::sync::Mutex<std::collections::BTreeMap<String, livechess::PendingSetup>>,
     pub started: Instant,
     pub shutdown: watch::Receiver<bool>,
 }
@@ -323,6 +335,7 @@ impl Server {
         } = self;
         async move {
             let (stop_tx, stop_rx) = watch::channel(false);
+            feed.desk().hall = Hall::with_tables(config.tables.clone());
             let public = Arc::new(public::PublicFeed::new(config.client_queue));
             let (public_tx, public_rx) = mpsc::unbounded_channel();
             for event in &history {
@@ -342,6 +355,8 @@ impl Server {
                 ops,
                 actions,
                 gauges: metrics::Gauges::default(),
+                round_pgn: Default::default(),
+                setups: Default::default(),
                 started: Instant::now(),
                 shutdown: stop_rx.clone(),
             });

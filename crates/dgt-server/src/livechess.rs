@@ -24,15 +24,40 @@ use crate::feed::Desk;
 use crate::hall::{BoardView, STANDARD_START};
 use crate::metrics::ClientGuard;
 
+/// A `setup` a LiveChess client sent for a board: until the board's next game begins, the
+/// board's feed starts at this position with an empty move list (the board-play client
+/// rebuilds its game from there).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingSetup {
+    pub fen: String,
+    /// The board's game when the setup came; a different one is the new game.
+    pub game_then: Option<String>,
+}
+
+type Setups = std::sync::Mutex<BTreeMap<String, PendingSetup>>;
+
 /// The routes of the LiveChess port. Any Origin is accepted: the port is loopback only.
 pub(crate) fn router(app: Arc<App>) -> Router {
     Router::new()
         .route("/api/v1.0", get(socket))
         .route("/api/v1.0/eboards", get(eboards_rest))
+        .route(
+            "/api/v1.0/tournaments",
+            get(crate::livechess_rest::tournaments),
+        )
+        .route(
+            "/api/v1.0/tournament/{uuid}",
+            get(crate::livechess_rest::tournament),
+        )
+        .route(
+            "/api/v1.0/round/{uuid}/{n}",
+            get(crate::livechess_rest::round),
+        )
+        .route("/api/v1.0/game/{uuid}", get(crate::livechess_rest::game))
         .with_state(app)
 }
 
-fn epoch_ms() -> u64 {
+pub(crate) fn epoch_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
@@ -40,7 +65,7 @@ fn epoch_ms() -> u64 {
 
 /// The board's serial number as LiveChess names it: the serial the board reported, else our
 /// label.
-fn serialnr(b: &BoardView) -> String {
+pub(crate) fn serialnr(b: &BoardView) -> String {
     b.status
         .as_ref()
         .and_then(|s| s.serial.clone())
@@ -55,7 +80,7 @@ fn find_board<'a>(desk: &'a Desk, serial: &str) -> Option<&'a BoardView> {
 
 /// The `clock` object: seconds left, `run` true while White's clock runs, `time` the epoch
 /// ms of the reading.
-fn clock_json(desk: &Desk, b: &BoardView) -> Value {
+pub(crate) fn clock_json(desk: &Desk, b: &BoardView) -> Value {
     let Some(c) = &b.clock else {
         return Value::Null;
     };
@@ -68,14 +93,32 @@ fn clock_json(desk: &Desk, b: &BoardView) -> Value {
     })
 }
 
+/// The eboard `state` (§5.4): `null` for a board that never reported (known only from an
+/// action), `NOTRESPONDING` while its link is down, `INACTIVE` for a board present whose
+/// table has no pairing in the current round (the pairing leaves it out of play), else
+/// `ACTIVE`.
+fn state(desk: &Desk, b: &BoardView) -> Value {
+    if b.status.is_none() {
+        return Value::Null;
+    }
+    if !b.is_connected() {
+        return "NOTRESPONDING".into();
+    }
+    let hall = &desk.hall;
+    let unpaired = hall.book().current().is_some() && hall.pairing_of_board(&b.board).is_none();
+    if unpaired { "INACTIVE" } else { "ACTIVE" }.into()
+}
+
 /// One `eboard` object (§5.4).
 fn eboard(desk: &Desk, b: &BoardView) -> Value {
     let source = b.status.as_ref().and_then(|s| s.port.clone());
     json!({
         "serialnr": serialnr(b),
         "source": source.unwrap_or_else(|| b.board.clone()),
-        "state": if b.is_connected() { "ACTIVE" } else { "NOTRESPONDING" },
-        "battery": if b.battery_low { Value::from("10%") } else { Value::Null },
+        "state": state(desk, b),
+        // A battery level is never read from a board here (USB boards have none to tell,
+        // and a clock's low-battery flag is not a level): always unknown.
+        "battery": Value::Null,
         "comment": null,
         "board": b.placement(),
         "flipped": b.is_rotated(),
@@ -113,16 +156,38 @@ struct Subscription {
 
 impl Subscription {
     /// The feed `param` when something changed since the last one sent.
-    fn next(&mut self, desk: &Desk) -> Option<Value> {
+    fn next(&mut self, desk: &Desk, setups: &Setups) -> Option<Value> {
         let b = desk.hall.board(&self.board)?;
         let game = desk.hall.current_game(&self.board);
         let placement = json!(b.placement());
         let clock = clock_json(desk, b);
+        // After a `setup` the move list restarts at its position until the board's next
+        // game begins (the board-play client rebuilds the game from `start` and `san`).
+        let pending = {
+            let mut setups = setups.lock().unwrap_or_else(|p| p.into_inner());
+            let current = game.map(|g| g.id.clone());
+            match setups.get(&self.board) {
+                Some(p) if p.game_then == current => Some(p.fen.clone()),
+                Some(_) => {
+                    setups.remove(&self.board);
+                    None
+                }
+                None => None,
+            }
+        };
+        let (start, san) = match pending {
+            Some(fen) => (fen, Vec::new()),
+            None => (
+                game.and_then(|g| g.start_fen.clone())
+                    .unwrap_or_else(|| STANDARD_START.into()),
+                game.map(|g| g.san_list()).unwrap_or_default(),
+            ),
+        };
         let mut param = json!({
             "serialnr": serialnr(b),
             "flipped": b.is_rotated(),
-            "start": game.and_then(|g| g.start_fen.clone()).unwrap_or_else(|| STANDARD_START.into()),
-            "san": game.map(|g| g.san_list()).unwrap_or_default(),
+            "start": start,
+            "san": san,
             "match": b.irregular_placement.is_none(),
         });
         if self.last_board.as_ref() != Some(&placement) {
@@ -183,7 +248,7 @@ async fn session(mut socket: WebSocket, app: &App) {
                 let desk = app.feed.desk();
                 for (id, sub) in subs.iter_mut() {
                     if (refresh_all || board.as_deref() == Some(sub.board.as_str()))
-                        && let Some(param) = sub.next(&desk)
+                        && let Some(param) = sub.next(&desk, &app.setups)
                     {
                         out.push(envelope("feed", &json!(id), param));
                     }
@@ -235,7 +300,7 @@ async fn handle_call(
             };
             // The full state goes out straight after the ack (§5.3).
             let mut replies = vec![envelope("call", &id, Value::Null)];
-            if let Some(state) = sub.next(&desk) {
+            if let Some(state) = sub.next(&desk, &app.setups) {
                 replies.push(envelope("feed", &json!(feed_id), state));
             }
             subs.insert(feed_id, sub);
@@ -256,23 +321,26 @@ async fn handle_call(
             let Some(board) = board else {
                 return vec![failure(&id, "call needs the id of a subscribed feed")];
             };
-            let setup = match param.get("method").and_then(Value::as_str) {
-                Some("setup") => match param.pointer("/param/fen").and_then(Value::as_str) {
-                    Some(fen) => SetupOp {
-                        fen: Some(fen.to_string()),
-                        ..SetupOp::default()
-                    },
-                    None => return vec![failure(&id, "setup needs param.fen")],
-                },
-                Some("flip") => SetupOp {
-                    rotated: Some(
-                        param
-                            .pointer("/param/flip")
-                            .and_then(Value::as_bool)
-                            .unwrap_or(true),
-                    ),
+            let flip = param.pointer("/param/flip").and_then(Value::as_bool);
+            let fen = param.pointer("/param/fen").and_then(Value::as_str);
+            let setup = match (param.get("method").and_then(Value::as_str), fen, flip) {
+                (Some("setup"), Some(fen), _) => SetupOp {
+                    fen: Some(fen.to_string()),
+                    rotated: flip,
                     ..SetupOp::default()
                 },
+                // One client's builder sends `flip` as method "setup" (§5.3): it is a flip.
+                (Some("setup"), None, Some(flip)) | (Some("flip"), _, Some(flip)) => SetupOp {
+                    rotated: Some(flip),
+                    ..SetupOp::default()
+                },
+                (Some("flip"), _, None) => SetupOp {
+                    rotated: Some(true),
+                    ..SetupOp::default()
+                },
+                (Some("setup"), None, None) => {
+                    return vec![failure(&id, "setup needs param.fen (or param.flip)")];
+                }
                 _ => {
                     return vec![failure(
                         &id,
@@ -280,13 +348,38 @@ async fn handle_call(
                     )];
                 }
             };
+            if let Some(fen) = &setup.fen {
+                let game_then = app
+                    .feed
+                    .desk()
+                    .hall
+                    .board(&board)
+                    .and_then(|b| b.game.clone());
+                app.setups.lock().unwrap_or_else(|p| p.into_inner()).insert(
+                    board.clone(),
+                    PendingSetup {
+                        fen: fen.clone(),
+                        game_then,
+                    },
+                );
+            }
             let input = Input {
                 t_ms: app.now_ms(),
-                board,
+                board: board.clone(),
                 kind: InputKind::Op(Operation::Setup(setup)),
             };
             match tokio::time::timeout(Duration::from_secs(2), app.ops.send(input)).await {
-                Ok(Ok(())) => vec![envelope("call", &id, Value::Null)],
+                Ok(Ok(())) => {
+                    let mut replies = vec![envelope("call", &id, Value::Null)];
+                    // The feeds of the board restart at the new position at once.
+                    let desk = app.feed.desk();
+                    for (feed_id, sub) in subs.iter_mut().filter(|(_, s)| s.board == board) {
+                        if let Some(param) = sub.next(&desk, &app.setups) {
+                            replies.push(envelope("feed", &json!(feed_id), param));
+                        }
+                    }
+                    replies
+                }
                 _ => vec![failure(&id, "the daemon is not taking actions right now")],
             }
         }

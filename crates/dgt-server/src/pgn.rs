@@ -7,6 +7,8 @@ use std::fmt::Write;
 use dgt_core::Side;
 use dgt_core::event::EndReason;
 
+use dgt_core::pairing::Pairing;
+
 use crate::feed::enum_name;
 use crate::hall::{GameRecord, STANDARD_START};
 
@@ -21,19 +23,70 @@ fn tag(out: &mut String, name: &str, value: &str) {
     let _ = writeln!(out, "[{name} \"{escaped}\"]");
 }
 
+/// The round and table a game was played at, for its tags.
+#[derive(Debug, Clone, Copy)]
+pub struct Paired<'a> {
+    pub round: u32,
+    pub pairing: &'a Pairing,
+    /// The tournament's name and the round's date, when the pairings give them.
+    pub event: Option<&'a str>,
+    pub date: Option<&'a str>,
+}
+
 /// The game as PGN text, `site` naming the venue.
 pub fn game_pgn(game: &GameRecord, site: &str) -> String {
+    game_pgn_paired(game, site, None)
+}
+
+/// The game as PGN text with its pairing's tags: `Round "r.t"`, the players' names, FIDE
+/// ids, ratings and titles (tags of the PGN standard and of lichess broadcasts).
+pub fn game_pgn_paired(game: &GameRecord, site: &str, paired: Option<Paired<'_>>) -> String {
     let mut out = String::new();
     let result = game.result.clone().unwrap_or_else(|| "*".to_string());
-    tag(&mut out, "Event", "?");
+    let Some(p) = paired else {
+        tag(&mut out, "Event", "?");
+        tag(&mut out, "Site", site);
+        tag(&mut out, "Date", "????.??.??");
+        tag(&mut out, "Round", "?");
+        tag(&mut out, "White", "?");
+        tag(&mut out, "Black", "?");
+        tag(&mut out, "Result", &result);
+        tag(&mut out, "Board", &game.board);
+        tag(&mut out, "GameId", &game.id);
+        return finish(out, game, result);
+    };
+    let (white, black) = (&p.pairing.white, &p.pairing.black);
+    tag(&mut out, "Event", p.event.unwrap_or("?"));
     tag(&mut out, "Site", site);
-    tag(&mut out, "Date", "????.??.??");
-    tag(&mut out, "Round", "?");
-    tag(&mut out, "White", "?");
-    tag(&mut out, "Black", "?");
+    tag(&mut out, "Date", p.date.unwrap_or("????.??.??"));
+    tag(
+        &mut out,
+        "Round",
+        &format!("{}.{}", p.round, p.pairing.table),
+    );
+    tag(&mut out, "White", &white.name);
+    tag(&mut out, "Black", &black.name);
     tag(&mut out, "Result", &result);
     tag(&mut out, "Board", &game.board);
-    tag(&mut out, "GameId", &game.id);
+    if !game.id.is_empty() {
+        tag(&mut out, "GameId", &game.id);
+    }
+    for (side, player) in [("White", white), ("Black", black)] {
+        if let Some(id) = player.fide_id {
+            tag(&mut out, &format!("{side}FideId"), &id.to_string());
+        }
+        if let Some(elo) = player.rating {
+            tag(&mut out, &format!("{side}Elo"), &elo.to_string());
+        }
+        if let Some(title) = &player.title {
+            tag(&mut out, &format!("{side}Title"), title);
+        }
+    }
+    finish(out, game, result)
+}
+
+/// The set-up and termination tags, then the movetext.
+fn finish(mut out: String, game: &GameRecord, result: String) -> String {
     let start = game.start_fen.as_deref().unwrap_or(STANDARD_START);
     if start != STANDARD_START {
         tag(&mut out, "SetUp", "1");

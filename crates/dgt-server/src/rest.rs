@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use crate::App;
 use crate::auth::{self, Need};
 use crate::hall::{GameRecord, Hall};
-use crate::{assets, metrics, pgn, ws};
+use crate::{assets, metrics, pgn, rounds, ws};
 
 /// Every route of the dashboard port.
 pub(crate) fn router(app: Arc<App>) -> Router {
@@ -42,6 +42,15 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/api/alerts/{id}/confirm", post(confirm))
         .route("/api/public/games", get(public_games))
         .route("/api/nodes", get(nodes))
+        .route("/api/rounds", get(rounds::list))
+        .route("/api/rounds/{round}", get(rounds::one))
+        .route("/api/rounds/{round}/pairings", post(rounds::import))
+        .route(
+            "/api/rounds/{round}/tables/{table}/result",
+            post(rounds::enter_result),
+        )
+        .route("/api/rounds/{round}/{file}", get(rounds::results))
+        .route("/public/round/{file}", get(rounds::public_pgn))
         .with_state(app)
 }
 
@@ -85,9 +94,9 @@ impl IntoResponse for ApiError {
     }
 }
 
-type ApiResult = Result<Response, ApiError>;
+pub(crate) type ApiResult = Result<Response, ApiError>;
 
-fn json_response(status: StatusCode, value: Value) -> Response {
+pub(crate) fn json_response(status: StatusCode, value: Value) -> Response {
     let mut r = (status, value.to_string()).into_response();
     r.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -96,19 +105,19 @@ fn json_response(status: StatusCode, value: Value) -> Response {
     r
 }
 
-fn ok(value: Value) -> Response {
+pub(crate) fn ok(value: Value) -> Response {
     json_response(StatusCode::OK, value)
 }
 
-fn error(status: StatusCode, message: impl Into<String>) -> Response {
+pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Response {
     json_response(status, json!({ "error": message.into() }))
 }
 
-fn may_read(app: &App, headers: &HeaderMap, q: &ReadQuery) -> Result<(), auth::Refusal> {
+pub(crate) fn may_read(app: &App, headers: &HeaderMap, q: &ReadQuery) -> Result<(), auth::Refusal> {
     auth::authorize(&app.config, headers, q.token.as_deref(), Need::Read)
 }
 
-fn may_act(app: &App, headers: &HeaderMap, q: &ReadQuery) -> Result<(), auth::Refusal> {
+pub(crate) fn may_act(app: &App, headers: &HeaderMap, q: &ReadQuery) -> Result<(), auth::Refusal> {
     auth::check_origin(&app.config, headers)?;
     auth::authorize(&app.config, headers, q.token.as_deref(), Need::Act)
 }
@@ -243,7 +252,18 @@ async fn game(
         return Err(ApiError::NotFound(format!("no game {id:?}")));
     };
     if as_pgn {
-        let mut r = pgn::game_pgn(game, &app.config.site).into_response();
+        let paired = desk.hall.pairing_of_game(id).map(|(round, pairing)| {
+            let info = desk.hall.book().round(round);
+            pgn::Paired {
+                round,
+                pairing,
+                event: info
+                    .and_then(|i| i.pairings.event.as_deref())
+                    .or(Some(app.config.event.as_str()).filter(|e| *e != "?")),
+                date: info.and_then(|i| i.pairings.date.as_deref()),
+            }
+        });
+        let mut r = pgn::game_pgn_paired(game, &app.config.site, paired).into_response();
         r.headers_mut().insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/x-chess-pgn; charset=utf-8"),
@@ -279,7 +299,7 @@ async fn alerts(
 
 /// Forwards an action to the core; 503 when the core does not take it within two seconds.
 /// On a hub, to the node that reads the board, answered once that node journaled it.
-async fn forward(app: &App, board: &str, op: Operation) -> Result<(), ApiError> {
+pub(crate) async fn forward(app: &App, board: &str, op: Operation) -> Result<(), ApiError> {
     if let Some(sink) = &app.actions {
         return sink.act(board.to_string(), op).await.map_err(|e| match e {
             crate::ActionError::Refused(m) => ApiError::BadRequest(m),
@@ -355,7 +375,7 @@ fn alert_board(app: &App, id: u64) -> Result<(String, AlertKind), ApiError> {
         .ok_or_else(|| ApiError::NotFound(format!("no alert {id}")))
 }
 
-fn parse_body<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
+pub(crate) fn parse_body<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
     serde_json::from_slice(body)
         .map_err(|e| ApiError::BadRequest(format!("invalid request body: {e}")))
 }

@@ -96,7 +96,11 @@ impl HubView {
                     e.node_seq = Some(e.seq);
                     e.seq = hub_seq;
                     e.node = Some(node.clone());
-                    e.board = format!("{node}/{}", e.board);
+                    // Pairings and table results are the event's, not a board's: they keep
+                    // the round-wide board, and the hub's table map places them.
+                    if !round_wide(&e.body) {
+                        e.board = format!("{node}/{}", e.board);
+                    }
                     e.t_ms = batch.clock_unix_ms.saturating_add(e.t_ms);
                     prefix_game(&mut e.body, &node);
                     if let EventBody::Alert(a) = &mut e.body {
@@ -178,8 +182,15 @@ fn prefix_game(body: &mut EventBody, node: &str) {
                 prefix(g);
             }
         }
-        EventBody::BoardStatus(_) | EventBody::Clock(_) => {}
+        EventBody::BoardStatus(_)
+        | EventBody::Clock(_)
+        | EventBody::Pairings(_)
+        | EventBody::TableResult(_) => {}
     }
+}
+
+fn round_wide(body: &EventBody) -> bool {
+    matches!(body, EventBody::Pairings(_) | EventBody::TableResult(_))
 }
 
 #[cfg(test)]

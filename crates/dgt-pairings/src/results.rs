@@ -1,0 +1,101 @@
+//! The round's results for the pairing program: a CSV list, and the imported TRF with the
+//! round's result codes filled in. Tables without a result are left blank in both and
+//! listed by [`unfinished`], so the arbiter sees at once what is still missing.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use dgt_core::pairing::{Player, RoundPairings};
+
+use crate::book::{TableOutcome, TableState};
+use crate::trf;
+
+/// The tables of the round that have no result yet.
+pub fn unfinished(outcomes: &[TableOutcome<'_>]) -> Vec<u32> {
+    outcomes
+        .iter()
+        .filter(|o| o.result.is_none())
+        .map(|o| o.pairing.table)
+        .collect()
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn id(p: &Player) -> String {
+    p.fide_id.map(|i| i.to_string()).unwrap_or_default()
+}
+
+fn state_name(s: TableState) -> &'static str {
+    match s {
+        TableState::NotStarted => "not_started",
+        TableState::Playing => "playing",
+        TableState::Finished => "finished",
+        TableState::NoBoard => "no_board",
+    }
+}
+
+/// One row per table (table order), then one per bye: `table,white,white_fide_id,black,
+/// black_fide_id,result,source,state`. `source` is `board` (the game's end) or `arbiter`
+/// (an entered result); the result is empty while the table has none.
+pub fn csv(pairings: &RoundPairings, outcomes: &[TableOutcome<'_>]) -> String {
+    let mut out =
+        String::from("table,white,white_fide_id,black,black_fide_id,result,source,state\n");
+    for o in outcomes {
+        let p = o.pairing;
+        let source = match (&o.result, o.entered) {
+            (None, _) => "",
+            (Some(_), true) => "arbiter",
+            (Some(_), false) => "board",
+        };
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{}",
+            p.table,
+            csv_field(&p.white.name),
+            id(&p.white),
+            csv_field(&p.black.name),
+            id(&p.black),
+            o.result.as_deref().unwrap_or_default(),
+            source,
+            state_name(o.state),
+        );
+    }
+    for b in &pairings.byes {
+        let _ = writeln!(
+            out,
+            ",{},{},bye,,{},pairing,finished",
+            csv_field(&b.player.name),
+            id(&b.player),
+            b.code
+        );
+    }
+    out
+}
+
+/// The imported TRF with the round's result codes written in for every table with a
+/// result (byes keep the code the pairing program wrote). `None` when the pairings did not
+/// come from a TRF.
+pub fn trf(pairings: &RoundPairings, outcomes: &[TableOutcome<'_>]) -> Option<String> {
+    let text = pairings.trf.as_ref()?;
+    let mut codes: BTreeMap<u32, char> = BTreeMap::new();
+    for o in outcomes {
+        let (Some(result), Some(w), Some(b)) = (
+            o.result.as_deref(),
+            o.pairing.white.start_number,
+            o.pairing.black.start_number,
+        ) else {
+            continue;
+        };
+        if let Some((cw, cb)) = trf::codes(result) {
+            codes.insert(w, cw);
+            codes.insert(b, cb);
+        }
+    }
+    Some(trf::with_results(text, pairings.round, &codes))
+}

@@ -1,0 +1,382 @@
+//! Rounds: the pairings imported (TRF or CSV/TSV upload, arbiter token), the round's tables
+//! with their boards, games and results, the arbiter's table results, the results for the
+//! pairing program (CSV, TRF), and the round's PGN for broadcasts.
+//!
+//! | route | what |
+//! |---|---|
+//! | `GET /api/rounds`, `/api/rounds/{n}` | rounds; one round's tables, byes, boards without pairing |
+//! | `POST /api/rounds/{n}/pairings[?order=white-line\|first-line]` | the pairing file as the body (arbiter token) |
+//! | `POST /api/rounds/{n}/tables/{t}/result` | `{"result": "+-"}` (arbiter token; `null` withdraws) |
+//! | `GET /api/rounds/{n}/results.csv`, `results.trf` | results; `X-Unfinished-Tables` lists tables without one |
+//! | `GET /public/round/{n}.pgn` | every game of the round with the public delay, `ETag`/`Last-Modified` |
+//!
+//! Pairings reach the core as an operator action and come back as an event, so they are
+//! journaled, survive a restart and reach every view (dgt_core::pairing).
+
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use dgt_core::Operation;
+use dgt_core::pairing::{Pairing, ROUND_BOARD, TABLE_RESULTS, TableResultOp};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::App;
+use crate::hall::GameRecord;
+use crate::pgn::{Paired, game_pgn_paired};
+use crate::rest::{
+    ApiError, ApiResult, ReadQuery, forward, json_response, may_act, may_read, ok, parse_body,
+};
+
+/// `GET /api/rounds`: every round imported, the current one marked.
+pub(crate) async fn list(
+    State(app): State<Arc<App>>,
+    Query(q): Query<ReadQuery>,
+    headers: HeaderMap,
+) -> ApiResult {
+    may_read(&app, &headers, &q)?;
+    let desk = app.feed.desk();
+    let book = desk.hall.book();
+    let rounds: Vec<Value> = book
+        .rounds()
+        .map(|(n, info)| {
+            json!({
+                "round": n,
+                "current": book.current() == Some(*n),
+                "date": info.pairings.date,
+                "format": info.pairings.format,
+                "tables": info.pairings.tables.len(),
+                "byes": info.pairings.byes.len(),
+            })
+        })
+        .collect();
+    Ok(ok(Value::Array(rounds)))
+}
+
+fn no_round(round: u32) -> ApiError {
+    ApiError::NotFound(format!(
+        "no pairings for round {round}; import them first (dgt-arbiter pairings import FILE --round {round})"
+    ))
+}
+
+/// `GET /api/rounds/{n}`
+pub(crate) async fn one(
+    State(app): State<Arc<App>>,
+    Path(round): Path<u32>,
+    Query(q): Query<ReadQuery>,
+    headers: HeaderMap,
+) -> ApiResult {
+    may_read(&app, &headers, &q)?;
+    let desk = app.feed.desk();
+    desk.hall
+        .round_json(round)
+        .map(ok)
+        .ok_or_else(|| no_round(round))
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct ImportQuery {
+    pub token: Option<String>,
+    /// How a TRF's pairs are numbered: `white-line` (default) or `first-line`.
+    pub order: Option<String>,
+}
+
+/// `POST /api/rounds/{n}/pairings` with the file as the body: checked whole, then handed to
+/// the core; a file with any problem is refused with every problem (line, message, fix).
+pub(crate) async fn import(
+    State(app): State<Arc<App>>,
+    Path(round): Path<u32>,
+    Query(q): Query<ImportQuery>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult {
+    let read = ReadQuery {
+        token: q.token.clone(),
+        ..ReadQuery::default()
+    };
+    may_act(&app, &headers, &read)?;
+    let order = match q.order.as_deref() {
+        None => dgt_pairings::BoardOrder::default(),
+        Some(o) => o.parse().map_err(ApiError::BadRequest)?,
+    };
+    let text = dgt_pairings::decode_text(&body);
+    let pairings = match dgt_pairings::read(&text, round, order) {
+        Ok(p) => p,
+        Err(problems) => {
+            let list: Vec<Value> = problems
+                .0
+                .iter()
+                .map(|p| json!({ "line": p.line, "message": p.message, "fix": p.fix }))
+                .collect();
+            return Ok(json_response(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                json!({
+                    "error": format!("the pairing file has {} problem(s); nothing was imported", list.len()),
+                    "problems": list,
+                }),
+            ));
+        }
+    };
+    let summary = json!({
+        "ok": true,
+        "round": round,
+        "format": pairings.format,
+        "tables": pairings.tables.iter().map(|p| json!({
+            "table": p.table, "white": p.white.name, "black": p.black.name,
+            "label": app.config.tables.label(p.table),
+        })).collect::<Vec<_>>(),
+        "byes": pairings.byes.iter().map(|b| json!({"player": b.player.name, "code": b.code.to_string()})).collect::<Vec<_>>(),
+    });
+    forward(&app, ROUND_BOARD, Operation::Pairings(pairings)).await?;
+    Ok(ok(summary))
+}
+
+/// `POST /api/rounds/{n}/tables/{t}/result` with `{"result": "+-"}` (or `null` to withdraw).
+pub(crate) async fn enter_result(
+    State(app): State<Arc<App>>,
+    Path((round, table)): Path<(u32, u32)>,
+    Query(q): Query<ReadQuery>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult {
+    may_act(&app, &headers, &q)?;
+    let value: Value = parse_body(&body)?;
+    let result = match value.get("result") {
+        Some(Value::Null) => None,
+        Some(Value::String(r)) if TABLE_RESULTS.contains(&r.as_str()) => Some(r.clone()),
+        _ => {
+            return Err(ApiError::BadRequest(format!(
+                "result must be one of {} (or null to withdraw an entry)",
+                TABLE_RESULTS.join(", ")
+            )));
+        }
+    };
+    {
+        let desk = app.feed.desk();
+        let info = desk
+            .hall
+            .book()
+            .round(round)
+            .ok_or_else(|| no_round(round))?;
+        if info.pairings.table(table).is_none() {
+            return Err(ApiError::NotFound(format!(
+                "round {round} has no table {table}"
+            )));
+        }
+    }
+    forward(
+        &app,
+        ROUND_BOARD,
+        Operation::TableResult(TableResultOp {
+            round,
+            table,
+            result,
+        }),
+    )
+    .await?;
+    Ok(ok(json!({ "ok": true, "round": round, "table": table })))
+}
+
+/// `GET /api/rounds/{n}/results.csv` and `results.trf`.
+pub(crate) async fn results(
+    State(app): State<Arc<App>>,
+    Path((round, file)): Path<(u32, String)>,
+    Query(q): Query<ReadQuery>,
+    headers: HeaderMap,
+) -> ApiResult {
+    may_read(&app, &headers, &q)?;
+    let desk = app.feed.desk();
+    let hall = &desk.hall;
+    let info = hall.book().round(round).ok_or_else(|| no_round(round))?;
+    let present = hall.present_boards();
+    let outcomes = hall.book().outcomes(round, hall.tables(), &present);
+    let unfinished = dgt_pairings::results::unfinished(&outcomes);
+    let (body, content_type) = match file.as_str() {
+        "results.csv" => (
+            dgt_pairings::results::csv(&info.pairings, &outcomes),
+            "text/csv; charset=utf-8",
+        ),
+        "results.trf" => (
+            dgt_pairings::results::trf(&info.pairings, &outcomes).ok_or_else(|| {
+                ApiError::BadRequest(format!(
+                    "round {round}'s pairings came from a pairing list, not a TRF: import the \
+                     round's TRF to get results as TRF, or take results.csv"
+                ))
+            })?,
+            "text/plain; charset=utf-8",
+        ),
+        other => {
+            return Err(ApiError::NotFound(format!(
+                "no {other:?} for a round: results.csv or results.trf"
+            )));
+        }
+    };
+    let mut r = body.into_response();
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    let list = unfinished
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    if let Ok(v) = HeaderValue::from_str(&list) {
+        h.insert("x-unfinished-tables", v);
+    }
+    Ok(r)
+}
+
+/// The last rendering of a round's public PGN.
+#[derive(Debug, Clone)]
+pub struct CachedPgn {
+    /// (public hall seq, round book version) it was rendered at.
+    key: (u64, u64),
+    body: Arc<str>,
+    etag: String,
+    modified: SystemTime,
+}
+
+/// FNV-1a, 64 bits: the ETag of a body (a change detector, not a security measure).
+fn fnv64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// Whether the client's copy is current (RFC 9110 13.1.2 and 13.1.3: `If-None-Match` wins
+/// over `If-Modified-Since`).
+fn not_modified(headers: &HeaderMap, etag: &str, modified: SystemTime) -> bool {
+    if let Some(tags) = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+    {
+        return tags
+            .split(',')
+            .map(|t| t.trim().trim_start_matches("W/"))
+            .any(|t| t == etag || t == "*");
+    }
+    headers
+        .get(header::IF_MODIFIED_SINCE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| httpdate::parse_http_date(v).ok())
+        .is_some_and(|since| {
+            // HTTP dates have whole seconds.
+            let secs = |t: SystemTime| {
+                t.duration_since(SystemTime::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs())
+            };
+            secs(modified) <= secs(since)
+        })
+}
+
+/// `GET /public/round/{n}.pgn`: every table of the round, in table order, as the public
+/// sees it (moves `public_delay` late; a table whose game has not reached the public yet
+/// has its tags only). No token. A poller sends `If-None-Match` or `If-Modified-Since` and
+/// gets `304 Not Modified` with no body until something changes.
+pub(crate) async fn public_pgn(
+    State(app): State<Arc<App>>,
+    Path(file): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let Some(round) = file
+        .strip_suffix(".pgn")
+        .and_then(|n| n.parse::<u32>().ok())
+    else {
+        return crate::rest::error(
+            StatusCode::NOT_FOUND,
+            "the round PGN is /public/round/{n}.pgn",
+        );
+    };
+    // The pairings and which game is which come from the live book (pairings are public
+    // before the round); the moves from the delayed hall. One lock at a time.
+    let (version, tables, event, date) = {
+        let desk = app.feed.desk();
+        let hall = &desk.hall;
+        let book = hall.book();
+        let Some(info) = book.round(round) else {
+            return ApiError::NotFound(format!("no pairings for round {round}")).into_response();
+        };
+        let tables: Vec<(Pairing, String, Option<String>)> = info
+            .pairings
+            .tables
+            .iter()
+            .map(|p| {
+                let label = hall.tables().label(p.table);
+                let game = book.game_of(round, &label).map(str::to_string);
+                (p.clone(), label, game)
+            })
+            .collect();
+        (
+            book.version(),
+            tables,
+            info.pairings.event.clone(),
+            info.pairings.date.clone(),
+        )
+    };
+    let event = event.or_else(|| Some(app.config.event.clone()).filter(|e| e != "?"));
+    let cached = {
+        let public = app.public.hall();
+        let key = (public.last_seq(), version);
+        let mut cache = app.round_pgn.lock().unwrap_or_else(|p| p.into_inner());
+        match cache.get(&round).filter(|c| c.key == key) {
+            Some(c) => c.clone(),
+            None => {
+                let mut body = String::new();
+                for (pairing, label, game) in &tables {
+                    let empty = GameRecord::new("", label, None, 0);
+                    let record = game
+                        .as_deref()
+                        .and_then(|g| public.game(g))
+                        .unwrap_or(&empty);
+                    let paired = Paired {
+                        round,
+                        pairing,
+                        event: event.as_deref(),
+                        date: date.as_deref(),
+                    };
+                    body.push_str(&game_pgn_paired(record, &app.config.site, Some(paired)));
+                    body.push('\n');
+                }
+                let etag = format!("\"{:016x}\"", fnv64(body.as_bytes()));
+                let modified = match cache.get(&round) {
+                    Some(old) if old.etag == etag => old.modified,
+                    _ => SystemTime::now(),
+                };
+                let fresh = CachedPgn {
+                    key,
+                    body: Arc::from(body),
+                    etag,
+                    modified,
+                };
+                cache.insert(round, fresh.clone());
+                fresh
+            }
+        }
+    };
+    let mut r = if not_modified(&headers, &cached.etag, cached.modified) {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        let mut r = cached.body.to_string().into_response();
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/x-chess-pgn; charset=utf-8"),
+        );
+        r
+    };
+    let h = r.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&cached.etag) {
+        h.insert(header::ETAG, v);
+    }
+    if let Ok(v) = HeaderValue::from_str(&httpdate::fmt_http_date(cached.modified)) {
+        h.insert(header::LAST_MODIFIED, v);
+    }
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    r
+}

@@ -1,0 +1,244 @@
+//! `dgt-arbiter pairings import|results`: a round's pairings in, its results out.
+//!
+//! Import checks the file whole first (every problem with its line and a fix; nothing is
+//! imported from a file with a problem), then hands it over as one `pairings` operator
+//! action:
+//!
+//! * to the running daemon, by REST with the arbiter token (`POST /api/rounds/{n}/pairings`
+//!   on the settings' `listen` address, or `--url`) — the normal way during an event;
+//! * or, with `--journal J`, straight into the journal of a stopped daemon (preparing a
+//!   round before the service starts): the journal is replayed through the core, which
+//!   numbers the action's event after the last one. It refuses when the daemon's port
+//!   answers, since two writers would number events twice.
+//!
+//! Either way the pairings are journaled and survive a restart, and `export pgn` and the
+//! broadcast folders carry them.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::path::Path;
+use std::time::Duration;
+
+use dgt_core::pairing::{ROUND_BOARD, RoundPairings};
+use dgt_core::{Input, InputKind, Operation};
+use dgt_journal::{Batch, Journal};
+use dgt_pairings::RoundBook;
+
+use crate::settings::Settings;
+
+/// The dashboard's address to reach from this machine: the settings' `listen`, with a
+/// wildcard address replaced by loopback.
+pub fn daemon_addr(settings: &Settings) -> Result<SocketAddr, String> {
+    let mut addr: SocketAddr = settings
+        .listen
+        .parse()
+        .map_err(|e| format!("listen = {:?}: {e}", settings.listen))?;
+    if addr.ip().is_unspecified() {
+        addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
+    }
+    Ok(addr)
+}
+
+/// One HTTP/1.1 request to the daemon's own REST port; (status, body). Only what talking to
+/// our own server needs: a fixed-length body, `Connection: close`, a response read to the
+/// end (axum answers these with a `Content-Length`).
+fn post(addr: &str, path: &str, token: Option<&str>, body: &[u8]) -> Result<(u16, String), String> {
+    let target = addr
+        .to_socket_addrs()
+        .map_err(|e| format!("{addr}: {e}"))?
+        .next()
+        .ok_or_else(|| format!("{addr}: no address"))?;
+    let mut s = TcpStream::connect_timeout(&target, Duration::from_secs(5)).map_err(|e| {
+        format!(
+            "cannot reach the daemon at {addr} ({e}); fix: start it (systemctl start \
+             dgt-arbiter), give its address with --url, or import into a stopped daemon's \
+             journal with --journal"
+        )
+    })?;
+    s.set_read_timeout(Some(Duration::from_secs(15)))
+        .map_err(|e| e.to_string())?;
+    let mut head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if let Some(t) = token {
+        head.push_str(&format!("Authorization: Bearer {t}\r\n"));
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes())
+        .and_then(|()| s.write_all(body))
+        .map_err(|e| format!("cannot send to the daemon at {addr}: {e}"))?;
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw)
+        .map_err(|e| format!("no answer from the daemon at {addr}: {e}"))?;
+    let text = String::from_utf8_lossy(&raw);
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .ok_or_else(|| format!("the daemon at {addr} answered something that is not HTTP"))?;
+    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    Ok((status, body.to_string()))
+}
+
+/// How the tables came out, for the arbiter to check against the pairing program.
+pub fn summary(p: &RoundPairings, map: &dgt_pairings::TableMap) -> String {
+    let mut out = format!(
+        "round {}: {} tables, {} byes ({})\n",
+        p.round,
+        p.tables.len(),
+        p.byes.len(),
+        p.format.as_deref().unwrap_or("?")
+    );
+    for t in &p.tables {
+        out.push_str(&format!(
+            "  table {:>3} (board {}): {} - {}\n",
+            t.table,
+            map.label(t.table),
+            t.white.name,
+            t.black.name
+        ));
+    }
+    for b in &p.byes {
+        out.push_str(&format!("  bye ({}): {}\n", b.code, b.player.name));
+    }
+    out
+}
+
+/// Hands checked pairings to the running daemon. `raw` is the file as read (the daemon
+/// checks it again and keeps the TRF text).
+pub fn import_via_daemon(
+    addr: &str,
+    token: Option<&str>,
+    round: u32,
+    order: &str,
+    raw: &[u8],
+) -> Result<(), String> {
+    let (status, body) = post(
+        addr,
+        &format!("/api/rounds/{round}/pairings?order={order}"),
+        token,
+        raw,
+    )?;
+    match status {
+        200 => Ok(()),
+        401 | 403 => Err(format!(
+            "the daemon refused the arbiter token ({status}); fix: give --token or set \
+             server.arbiter_token in the configuration"
+        )),
+        _ => {
+            let v: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
+            let mut text = v["error"].as_str().unwrap_or(&body).to_string();
+            for p in v["problems"].as_array().into_iter().flatten() {
+                text.push_str(&format!(
+                    "\nline {}: {}; fix: {}",
+                    p["line"],
+                    p["message"].as_str().unwrap_or_default(),
+                    p["fix"].as_str().unwrap_or_default()
+                ));
+            }
+            Err(format!(
+                "the daemon did not take the pairings ({status}): {text}"
+            ))
+        }
+    }
+}
+
+/// Appends the pairings to a stopped daemon's journal as one operator action, numbered by
+/// the core after the journal's last event. Returns the event's seq.
+pub fn import_into_journal(
+    path: &Path,
+    settings: &Settings,
+    pairings: RoundPairings,
+) -> Result<u64, String> {
+    if let Ok(addr) = daemon_addr(settings)
+        && TcpStream::connect_timeout(&addr, Duration::from_millis(500)).is_ok()
+    {
+        return Err(format!(
+            "something answers on the daemon's port {addr}: a running daemon owns the \
+             journal; fix: import through it (leave out --journal)"
+        ));
+    }
+    if !path.exists() {
+        return Err(format!(
+            "no journal at {}; fix: give the daemon's journal (journal.path)",
+            path.display()
+        ));
+    }
+    let mut journal =
+        Journal::open(path).map_err(|e| format!("journal {}: {e}", path.display()))?;
+    let (mut core, _report, recovered) =
+        dgt_journal::recover_collecting(&journal, settings.core.clone())
+            .map_err(|e| format!("journal {}: {e}", path.display()))?;
+    let input = Input {
+        t_ms: recovered.last_t_ms,
+        board: ROUND_BOARD.into(),
+        kind: InputKind::Op(Operation::Pairings(pairings)),
+    };
+    let events = core.handle(&input);
+    let seq = events.last().map_or(0, |e| e.seq);
+    let mut batch = Batch::new();
+    batch.record_input(input, events);
+    journal
+        .append(&batch)
+        .map_err(|e| format!("journal {}: {e}", path.display()))?;
+    Ok(seq)
+}
+
+/// Which results file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ResultsFormat {
+    Csv,
+    Trf,
+}
+
+/// The round's results out of the journal, and the tables still without a result.
+pub fn results(
+    journal_path: &Path,
+    settings: &Settings,
+    round: u32,
+    format: ResultsFormat,
+) -> Result<(String, Vec<u32>), String> {
+    if !journal_path.exists() {
+        return Err(format!(
+            "no journal at {}; fix: give --journal PATH (or the configuration's journal.path)",
+            journal_path.display()
+        ));
+    }
+    let journal = Journal::open_read_only(journal_path)
+        .map_err(|e| format!("journal {}: {e}", journal_path.display()))?;
+    let mut book = RoundBook::new();
+    let mut present: Vec<String> = Vec::new();
+    for json in journal.events_since(0).map_err(|e| e.to_string())? {
+        book.apply_json(&json);
+        if json.contains("\"type\":\"board_status\"")
+            && let Ok(v) = serde_json::from_str::<serde_json::Value>(&json)
+            && let Some(b) = v["board"].as_str()
+            && !present.iter().any(|p| p == b)
+        {
+            present.push(b.to_string());
+        }
+    }
+    let Some(info) = book.round(round) else {
+        return Err(format!(
+            "the journal has no pairings for round {round}; fix: dgt-arbiter pairings import \
+             FILE --round {round}"
+        ));
+    };
+    let map = crate::output::table_map(settings);
+    let boards: Vec<&str> = present.iter().map(String::as_str).collect();
+    let outcomes = book.outcomes(round, &map, &boards);
+    let unfinished = dgt_pairings::results::unfinished(&outcomes);
+    let text = match format {
+        ResultsFormat::Csv => dgt_pairings::results::csv(&info.pairings, &outcomes),
+        ResultsFormat::Trf => {
+            dgt_pairings::results::trf(&info.pairings, &outcomes).ok_or_else(|| {
+                format!(
+                    "round {round}'s pairings came from a pairing list, not a TRF; fix: import \
+                     the round's TRF, or ask for --format csv"
+                )
+            })?
+        }
+    };
+    Ok((text, unfinished))
+}

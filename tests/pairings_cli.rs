@@ -1,0 +1,190 @@
+//! `dgt-arbiter pairings` as an arbiter runs it: a TRF checked and imported into the
+//! journal before the round, the real game played on table 1's board, then `export pgn`
+//! with the players' tags, the results TRF, and a journal that still replays exactly.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use dgt_core::{Core, CoreConfig};
+use dgt_journal::{Batch, Journal};
+
+const TRF: &str = "crates/dgt-pairings/tests/samples/zomeropen-r3.trf";
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn shared() -> PathBuf {
+    let mut dir = root();
+    while !dir.join("shared/captures").is_dir() {
+        assert!(dir.pop(), "shared/ not found");
+    }
+    dir.join("shared")
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
+        .args(args)
+        .env_remove("DGT_ARBITER_TOKEN")
+        .current_dir(root())
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Settings whose daemon port nothing listens on (the journal import checks it).
+fn settings(dir: &Path) -> PathBuf {
+    let path = dir.join("venue.toml");
+    std::fs::write(
+        &path,
+        "listen = \"127.0.0.1:9\"\n[event]\nname = \"Zomeropen\"\n",
+    )
+    .unwrap();
+    path
+}
+
+/// The real game, relabelled to board "1", appended after what the journal holds.
+fn play_real_game(journal: &Path) {
+    let capture =
+        std::fs::read_to_string(shared().join("captures/real-blitz-game-1.jsonl")).unwrap();
+    let inputs = dgt_core::capture::parse_capture(&capture).unwrap();
+    let mut j = Journal::open(journal).unwrap();
+    let (mut core, _, recovered): (Core, _, _) =
+        dgt_journal::recover_collecting(&j, CoreConfig::default()).unwrap();
+    let offset = recovered.last_t_ms + 1;
+    let mut batch = Batch::new();
+    for mut input in inputs {
+        input.board = "1".into();
+        input.t_ms += offset;
+        let events = core.handle(&input);
+        batch.record_input(input, events);
+    }
+    j.append(&batch).unwrap();
+}
+
+#[test]
+fn a_bad_file_is_refused_whole_with_its_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let trf = std::fs::read_to_string(root().join(TRF)).unwrap();
+    let bad = dir.path().join("bad.trf");
+    std::fs::write(&bad, trf.replace("   3 w 1     1 b", "   3 w 1     7 b")).unwrap();
+    let journal = dir.path().join("j.sqlite");
+    let out = run(&[
+        "pairings",
+        "import",
+        bad.to_str().unwrap(),
+        "--round",
+        "3",
+        "--journal",
+        journal.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("nothing was imported"), "{err}");
+    assert!(err.contains("line 10: round 3: player 1 plays 4"), "{err}");
+    assert!(!journal.exists(), "nothing written");
+}
+
+#[test]
+fn imported_before_the_round_the_game_carries_the_pairing_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = settings(dir.path());
+    let journal = dir.path().join("journal.sqlite");
+    Journal::open(&journal).unwrap();
+
+    let check = run(&["pairings", "import", TRF, "--round", "3", "--check"]);
+    assert!(check.status.success(), "{}", text(&check.stderr));
+    let shown = text(&check.stdout);
+    assert!(
+        shown.contains("table   1 (board 1): Vermeer, Anna - Jansen, Eva"),
+        "{shown}"
+    );
+    assert!(shown.contains("bye (U): Mulder, Lotte"), "{shown}");
+
+    let out = run(&[
+        "pairings",
+        "import",
+        TRF,
+        "--round",
+        "3",
+        "--config",
+        config.to_str().unwrap(),
+        "--journal",
+        journal.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("journaled as event 1"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    play_real_game(&journal);
+    // The journal replays exactly with the pairings in it.
+    let j = Journal::open_read_only(&journal).unwrap();
+    let report = dgt_journal::recover(&j, CoreConfig::default()).unwrap().1;
+    assert!(report.is_exact(), "{report:?}");
+
+    let pgn = run(&[
+        "export",
+        "pgn",
+        "--journal",
+        journal.to_str().unwrap(),
+        "--config",
+        config.to_str().unwrap(),
+    ]);
+    assert!(pgn.status.success(), "{}", text(&pgn.stderr));
+    let pgn = text(&pgn.stdout);
+    for tag in [
+        "[Event \"Zomeropen\"]",
+        "[Round \"3.1\"]",
+        "[White \"Vermeer, Anna\"]",
+        "[Black \"Jansen, Eva\"]",
+        "[WhiteFideId \"1000001\"]",
+        "[WhiteElo \"2301\"]",
+        "[BlackElo \"2105\"]",
+        "[Date \"2025.07.05\"]",
+    ] {
+        assert!(pgn.contains(tag), "{tag} missing:\n{pgn}");
+    }
+    let result = pgn
+        .lines()
+        .find_map(|l| l.strip_prefix("[Result \""))
+        .and_then(|r| r.strip_suffix("\"]"))
+        .unwrap()
+        .to_string();
+
+    let out = run(&[
+        "pairings",
+        "results",
+        "--round",
+        "3",
+        "--format",
+        "trf",
+        "--journal",
+        journal.to_str().unwrap(),
+        "--config",
+        config.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let trf = text(&out.stdout);
+    let mut problems = dgt_pairings::Problems::default();
+    let players = dgt_pairings::trf::players(&trf, &mut problems);
+    let code = |s: u32| {
+        players.iter().find(|p| p.start == s).unwrap().rounds[2]
+            .unwrap()
+            .result
+    };
+    let expected = dgt_pairings::trf::codes(&result).map_or((' ', ' '), |c| c);
+    assert_eq!((code(1), code(4)), expected, "result {result}");
+    // Tables 2-4 had no game: named on stderr.
+    assert!(
+        text(&out.stderr).contains("no result yet at table(s) 2, 3, 4")
+            || (expected == (' ', ' ') && text(&out.stderr).contains("1, 2, 3, 4")),
+        "{}",
+        text(&out.stderr)
+    );
+}

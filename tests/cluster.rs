@@ -18,7 +18,16 @@ use futures_util::StreamExt;
 use nats_broker::Broker;
 use serde_json::Value;
 
-const EVENT: &str = "test-event";
+/// The event id of the shipped broker configuration (`config/nats-server.conf`).
+const EVENT: &str = "open-2026";
+
+/// Credentials lines for a `[cluster]` table (user and password), or none.
+fn credentials(user: Option<&str>) -> String {
+    match user {
+        Some(u) => format!("user = \"{u}\"\npassword = \"test-pw-{u}\"\n"),
+        None => String::new(),
+    }
+}
 
 fn node_config(dir: &Path, broker: &Broker, node: &str) -> PathBuf {
     let path = dir.join(format!("{node}.toml"));
@@ -26,8 +35,9 @@ fn node_config(dir: &Path, broker: &Broker, node: &str) -> PathBuf {
         &path,
         format!(
             "[cluster]\nnats = \"{}\"\nnode = \"{node}\"\nevent = \"{EVENT}\"\n\
-             heartbeat_ms = 300\noffline_after_ms = 1500\n",
-            broker.url()
+             heartbeat_ms = 300\noffline_after_ms = 1500\n{}",
+            broker.url(),
+            credentials(broker_user(broker, node))
         ),
     )
     .unwrap();
@@ -40,12 +50,18 @@ fn hub_config(dir: &Path, broker: &Broker) -> PathBuf {
         &path,
         format!(
             "listen = \"127.0.0.1:0\"\n[cluster]\nnats = \"{}\"\nevent = \"{EVENT}\"\n\
-             heartbeat_ms = 300\noffline_after_ms = 1500\n",
-            broker.url()
+             heartbeat_ms = 300\noffline_after_ms = 1500\n{}",
+            broker.url(),
+            credentials(broker_user(broker, "hub"))
         ),
     )
     .unwrap();
     path
+}
+
+/// With the shipped configuration every PC signs in as itself.
+fn broker_user<'a>(broker: &Broker, name: &'a str) -> Option<&'a str> {
+    broker.secured().then_some(name)
 }
 
 struct Node {
@@ -463,4 +479,135 @@ fn a_killed_node_goes_offline_on_the_hub_then_catches_up() {
     hub_caught_up(hub_addr, "hall-a", &journal);
     assert_hub_has_exactly(&hub_events(hub_addr), "hall-a", &journal);
     hub.terminate();
+}
+
+/// The shipped `config/nats-server.conf` (passwords set): the event runs through it, and a
+/// node's credentials cannot publish as another node, take its actions, or read the hub's
+/// inbox.
+#[test]
+fn the_shipped_broker_configuration_keeps_each_node_to_its_own_subjects() {
+    let dir = tempfile::tempdir().unwrap();
+    let shipped = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("config/nats-server.conf"),
+    )
+    .unwrap();
+    let text = shipped
+        .replace("CHANGE-ME-hall-a", "test-pw-hall-a")
+        .replace("CHANGE-ME-hall-b", "test-pw-hall-b")
+        .replace("CHANGE-ME-hub", "test-pw-hub");
+    let broker = Broker::start_with_config(dir.path(), &text);
+    assert!(broker.secured());
+    let node = start_node(dir.path(), &broker, "hall-a", 21);
+    let (hub, hub_addr) = start_hub(dir.path(), &broker);
+    moves_on_hub(hub_addr, &["hall-a"]);
+    let (status, body) = post(
+        hub_addr,
+        "/api/boards/hall-a%2Fboard-10001/claim",
+        r#"{"kind": "fifty_move_rule", "side": "white"}"#,
+    );
+    assert_eq!(status, 200, "the hub may send actions to the node: {body}");
+
+    // hall-a's credentials, by hand on the wire.
+    let mut wire = NatsWire::connect(broker.port, "hall-a", "test-pw-hall-a");
+    assert_eq!(
+        wire.try_pub("dgt.open-2026.hall-a.heartbeat"),
+        None,
+        "its own subject"
+    );
+    for subject in [
+        "dgt.open-2026.hall-b.events",
+        "dgt.open-2026._hub.events",
+        "dgt.open-2026.hall-b.actions",
+        "$JS.API.STREAM.DELETE.DGT_open-2026",
+        "$JS.API.DIRECT.GET.DGT_open-2026.dgt.open-2026.hall-b.events",
+    ] {
+        let err = wire
+            .try_pub(subject)
+            .unwrap_or_else(|| panic!("{subject} was allowed"));
+        assert!(err.contains("Permissions Violation"), "{subject}: {err}");
+    }
+    for subject in ["dgt.open-2026.hall-b.actions", "_INBOX_hub.>", "dgt.>"] {
+        let err = wire
+            .try_sub(subject)
+            .unwrap_or_else(|| panic!("{subject} was allowed"));
+        assert!(err.contains("Permissions Violation"), "{subject}: {err}");
+    }
+    // A wrong password is not let in at all.
+    let err = NatsWire::refused(broker.port, "hall-a", "guess");
+    assert!(err.contains("Authorization Violation"), "{err}");
+    node.proc.terminate();
+    hub.terminate();
+}
+
+/// The NATS text protocol, just enough to try what a set of credentials may do.
+struct NatsWire {
+    stream: TcpStream,
+    sid: u32,
+}
+
+impl NatsWire {
+    fn open(port: u16, user: &str, password: &str) -> (TcpStream, String) {
+        let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_millis(500)))
+            .unwrap();
+        let _info = read_some(&mut stream);
+        write!(
+            stream,
+            "CONNECT {{\"verbose\":false,\"pedantic\":false,\"user\":\"{user}\",\"pass\":\"{password}\",\"protocol\":1}}\r\nPING\r\n"
+        )
+        .unwrap();
+        let answer = read_some(&mut stream);
+        (stream, answer)
+    }
+
+    fn connect(port: u16, user: &str, password: &str) -> NatsWire {
+        let (stream, answer) = Self::open(port, user, password);
+        assert!(answer.contains("PONG"), "signed in: {answer}");
+        NatsWire { stream, sid: 0 }
+    }
+
+    fn refused(port: u16, user: &str, password: &str) -> String {
+        Self::open(port, user, password).1
+    }
+
+    /// The server's error for the command, `None` when it was accepted.
+    fn exchange(&mut self, command: String) -> Option<String> {
+        write!(self.stream, "{command}PING\r\n").unwrap();
+        let answer = read_some(&mut self.stream);
+        answer
+            .lines()
+            .find(|l| l.starts_with("-ERR"))
+            .map(str::to_string)
+    }
+
+    fn try_pub(&mut self, subject: &str) -> Option<String> {
+        self.exchange(format!("PUB {subject} 2\r\nhi\r\n"))
+    }
+
+    fn try_sub(&mut self, subject: &str) -> Option<String> {
+        self.sid += 1;
+        self.exchange(format!("SUB {subject} {}\r\n", self.sid))
+    }
+}
+
+/// What the server sends until it pauses (or answers PONG).
+fn read_some(stream: &mut TcpStream) -> String {
+    let mut out = String::new();
+    let mut buf = [0u8; 4096];
+    let end = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < end {
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                out.push_str(&String::from_utf8_lossy(&buf[..n]));
+                if out.contains("PONG") || out.contains("-ERR 'Authorization") {
+                    break;
+                }
+            }
+            Err(_) if !out.is_empty() => break,
+            Err(_) => {}
+        }
+    }
+    out
 }

@@ -84,6 +84,7 @@ fn default_toml_documents_every_key_the_loader_accepts() {
         "[server]\nzzz = 1",
         "[journal]\nzzz = 1",
         "[event]\nzzz = 1",
+        "[cluster]\nzzz = 1",
         "[[tables]]\nboard = 1\nzzz = 1",
         "[serial]\nports = [{ path = \"/dev/x\", zzz = 1 }]",
     ];

@@ -144,6 +144,16 @@ pub fn check(c: &ClusterSettings, hub: bool) -> Vec<Problem> {
             "give both cluster.user and cluster.password, or neither",
         );
     }
+    if let Some(pw) = &c.password
+        && (pw.contains("CHANGE-ME") || pw.len() < 8)
+    {
+        add(
+            "password",
+            "(hidden)".into(),
+            "is the shipped placeholder or shorter than 8 characters",
+            "set the password the broker's configuration gives this PC (openssl rand -hex 24)",
+        );
+    }
     let methods = [
         c.user.is_some(),
         c.nkey_seed_file.is_some(),
@@ -227,7 +237,9 @@ mod tests {
         let mut c = good();
         c.user = Some("hall-a".into());
         assert_eq!(check(&c, false)[0].key, "cluster.user");
-        c.password = Some("pw".into());
+        c.password = Some("CHANGE-ME-hall-a".into());
+        assert_eq!(check(&c, false)[0].key, "cluster.password");
+        c.password = Some("a-long-secret".into());
         assert!(check(&c, false).is_empty());
         c.creds = Some("/nonexistent.creds".into());
         let keys: Vec<String> = check(&c, false).into_iter().map(|p| p.key).collect();

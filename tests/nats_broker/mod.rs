@@ -14,6 +14,8 @@ pub struct Broker {
     pub port: u16,
     store: PathBuf,
     log: PathBuf,
+    /// A configuration file (`-c`), when the broker runs with one.
+    config: Option<PathBuf>,
 }
 
 fn executable() -> PathBuf {
@@ -41,9 +43,54 @@ impl Broker {
             port: free_port(),
             store: dir.join("jetstream"),
             log: dir.join("nats-server.log"),
+            config: None,
         };
         b.restart();
         b
+    }
+
+    /// Starts a broker from a configuration file's text, its `listen` and `store_dir` lines
+    /// replaced by a free loopback port and a folder under `dir`.
+    pub fn start_with_config(dir: &Path, text: &str) -> Broker {
+        let port = free_port();
+        let store = dir.join("jetstream");
+        let mut replaced = 0;
+        let text: String = text
+            .lines()
+            .map(|l| {
+                let t = l.trim_start();
+                if t.starts_with("listen:") {
+                    replaced += 1;
+                    format!("listen: 127.0.0.1:{port}")
+                } else if t.starts_with("store_dir:") {
+                    replaced += 1;
+                    format!("  store_dir: {:?}", store.display().to_string())
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert_eq!(
+            replaced, 2,
+            "the configuration has listen and store_dir lines"
+        );
+        let config = dir.join("nats-server.conf");
+        std::fs::write(&config, text).unwrap();
+        let mut b = Broker {
+            child: None,
+            port,
+            store,
+            log: dir.join("nats-server.log"),
+            config: Some(config),
+        };
+        b.restart();
+        b
+    }
+
+    /// Started from a configuration file (with users).
+    pub fn secured(&self) -> bool {
+        self.config.is_some()
     }
 
     pub fn url(&self) -> String {
@@ -58,11 +105,20 @@ impl Broker {
             .append(true)
             .open(&self.log)
             .unwrap();
-        let child = Command::new(executable())
-            .args(["-js", "-a", "127.0.0.1", "-p"])
-            .arg(self.port.to_string())
-            .arg("-sd")
-            .arg(&self.store)
+        let mut command = Command::new(executable());
+        match &self.config {
+            Some(config) => {
+                command.arg("-c").arg(config);
+            }
+            None => {
+                command
+                    .args(["-js", "-a", "127.0.0.1", "-p"])
+                    .arg(self.port.to_string())
+                    .arg("-sd")
+                    .arg(&self.store);
+            }
+        }
+        let child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(log)

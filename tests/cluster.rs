@@ -72,8 +72,11 @@ struct Node {
 }
 
 fn start_node(dir: &Path, broker: &Broker, name: &str, seed: u64) -> Node {
+    start_node_on(dir, broker, name, seed, dir.join(format!("{name}.sqlite")))
+}
+
+fn start_node_on(dir: &Path, broker: &Broker, name: &str, seed: u64, journal: PathBuf) -> Node {
     let config = node_config(dir, broker, name);
-    let journal = dir.join(format!("{name}.sqlite"));
     let mut proc = Proc::spawn(&[
         "demo",
         "--boards",
@@ -478,6 +481,43 @@ fn a_killed_node_goes_offline_on_the_hub_then_catches_up() {
     node.proc.terminate();
     hub_caught_up(hub_addr, "hall-a", &journal);
     assert_hub_has_exactly(&hub_events(hub_addr), "hall-a", &journal);
+    hub.terminate();
+}
+
+/// A PC started on a new journal under a node name the stream already knows would pass its
+/// steps off as the old journal's next ones: it publishes nothing and says why, on its own
+/// log and on the hub.
+#[test]
+fn a_new_journal_under_an_old_node_name_is_refused_not_mixed_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start(dir.path());
+    let node = start_node(dir.path(), &broker, "hall-a", 5);
+    let (hub, hub_addr) = start_hub(dir.path(), &broker);
+    moves_on_hub(hub_addr, &["hall-a"]);
+    let first = node.journal.clone();
+    node.proc.terminate();
+    hub_caught_up(hub_addr, "hall-a", &first);
+
+    let mut other = start_node_on(
+        dir.path(),
+        &broker,
+        "hall-a",
+        6,
+        dir.path().join("hall-a-new.sqlite"),
+    );
+    other.proc.stderr_line(
+        "another journal runs under an old node name",
+        Duration::from_secs(30),
+    );
+    eventually(Duration::from_secs(20), "the problem on /api/nodes", || {
+        let entry = node_entry(hub_addr, "hall-a")?;
+        (entry["healthy"] == false && entry["problem"].as_str()?.contains("new [cluster] node"))
+            .then_some(())
+    });
+    // Whatever the new journal holds, the hub still has exactly the first one's events.
+    std::thread::sleep(Duration::from_secs(2));
+    assert_hub_has_exactly(&hub_events(hub_addr), "hall-a", &first);
+    other.proc.terminate();
     hub.terminate();
 }
 

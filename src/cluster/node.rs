@@ -9,8 +9,8 @@
 //! journal and local dashboard go on as if nothing happened.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_nats::jetstream::{self, stream};
@@ -35,6 +35,8 @@ const PUBLISH_ACK_TIMEOUT: Duration = Duration::from_secs(5);
 /// How often the journal is looked at when no event woke the publisher (acknowledgements
 /// produce no event).
 const IDLE_POLL: Duration = Duration::from_millis(25);
+/// How often a node whose journal is behind the stream asks the broker again.
+const STALE_RECHECK: Duration = Duration::from_secs(3);
 
 /// The stream every node and the hub use, created by whoever comes first.
 pub fn stream_config(names: &Names) -> stream::Config {
@@ -54,6 +56,20 @@ pub fn stream_config(names: &Names) -> stream::Config {
 struct Shared {
     /// The last journal step the broker acknowledged.
     published_step: AtomicU64,
+    /// Why the node publishes nothing although the broker answers (told in its heartbeat).
+    refusal: Mutex<Option<String>>,
+}
+
+impl Shared {
+    fn refusal(&self) -> Option<String> {
+        self.refusal.lock().map(|r| r.clone()).unwrap_or(None)
+    }
+
+    fn set_refusal(&self, why: Option<String>) {
+        if let Ok(mut r) = self.refusal.lock() {
+            *r = why;
+        }
+    }
 }
 
 /// The node's link to the event: started by `run`/`demo` when `[cluster]` is set.
@@ -87,6 +103,7 @@ impl NodeLink {
         let stop = CancellationToken::new();
         let shared = Arc::new(Shared {
             published_step: AtomicU64::new(0),
+            refusal: Mutex::new(None),
         });
         let publisher = tokio::spawn(publish_loop(
             Publisher {
@@ -264,9 +281,10 @@ async fn publish_loop(
         };
         let j = journal.take().expect("opened above");
         let batch_events = p.batch_events;
-        let (j, tail) = match tokio::task::spawn_blocking(move || {
+        let (j, last, tail) = match tokio::task::spawn_blocking(move || {
+            let last = j.last_step();
             let t = j.tail(from, batch_events);
-            (j, t)
+            (j, last, t)
         })
         .await
         {
@@ -274,6 +292,33 @@ async fn publish_loop(
             Err(_) => return,
         };
         journal = Some(j);
+        // The stream holds more of this node than its journal has: another journal runs
+        // under an old node name. Its steps would pass for the old journal's next ones, so
+        // nothing is sent until the stream is purged of that node or the name changes.
+        if let Ok(last) = last
+            && last < from
+        {
+            let why = format!(
+                "the event's stream holds steps up to {from} from node {} but this journal ends \
+                 at step {last}: another journal runs under an old node name. Give this PC a new \
+                 [cluster] node name, or purge the node's subject from the stream \
+                 (docs/cluster.md); nothing is published until then",
+                p.node
+            );
+            if p.shared.refusal().as_deref() != Some(why.as_str()) {
+                tracing::error!("cluster: {why}");
+                p.shared.set_refusal(Some(why));
+            }
+            held = None;
+            if pause(&stop, STALE_RECHECK).await {
+                return;
+            }
+            continue;
+        }
+        if held.is_some() && p.shared.refusal().is_some() {
+            tracing::info!("cluster: the stream and the journal agree again; publishing");
+            p.shared.set_refusal(None);
+        }
         let tail = match tail {
             Ok(t) => t,
             Err(e) => {
@@ -378,13 +423,15 @@ async fn heartbeat_loop(
             _ = tick.tick() => {}
         }
         let health = writer.health();
+        let problem = shared.refusal();
         let beat = Heartbeat {
             node: node.clone(),
             unix_ms: unix_ms(),
             last_seq: writer.committed_seq(),
             published_step: shared.published_step.load(Ordering::Acquire),
             boards: alerts.boards(),
-            healthy: health.failure.is_none() && health.dropped_batches == 0,
+            healthy: health.failure.is_none() && health.dropped_batches == 0 && problem.is_none(),
+            problem,
             version: env!("CARGO_PKG_VERSION").to_string(),
         };
         if let Ok(payload) = serde_json::to_vec(&beat) {

@@ -57,6 +57,9 @@ pub struct Heartbeat {
     pub boards: Vec<String>,
     /// False when the node's journal is failing or lagging.
     pub healthy: bool,
+    /// Why the node publishes nothing, when it refuses to (one sentence with the fix).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
     pub version: String,
 }
 

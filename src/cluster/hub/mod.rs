@@ -554,6 +554,7 @@ impl HubStatus {
                     "board_labels": live.map(|l| l.beat.boards.clone()).unwrap_or_default(),
                     "journal_seq": live.map(|l| l.beat.last_seq),
                     "healthy": live.map(|l| l.beat.healthy),
+                    "problem": live.and_then(|l| l.beat.problem.clone()),
                     "heard_ms_ago": live.map(|l| l.heard.elapsed().as_millis() as u64),
                     "published_step": track.to_step,
                     "gaps": track.gaps,

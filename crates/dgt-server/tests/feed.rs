@@ -137,8 +137,10 @@ async fn a_stalled_client_slows_neither_the_producer_nor_other_clients() {
             tokio::task::yield_now().await;
         }
     }
+    // A producer held by the stalled client would wait out send_timeout_ms per event
+    // (30,000 s); the bound only has to tell that from a loaded machine.
     assert!(
-        produced.elapsed() < Duration::from_secs(2),
+        produced.elapsed() < Duration::from_secs(15),
         "the producer never waits"
     );
 
@@ -148,7 +150,10 @@ async fn a_stalled_client_slows_neither_the_producer_nor_other_clients() {
         v["seq"] == last && (v["type"] == "clock" || v["type"] == "snapshot")
     })
     .await;
-    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "the reader is not held back by the stalled client"
+    );
     let mut previous = 0;
     for v in &got {
         if v["type"] == "clock" {

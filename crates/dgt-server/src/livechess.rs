@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use axum::Router;
 use axum::extract::State;
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
-use axum::http::{HeaderValue, header};
+use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use dgt_core::input::SetupOp;
@@ -23,6 +23,7 @@ use crate::App;
 use crate::feed::Desk;
 use crate::hall::{BoardView, STANDARD_START};
 use crate::metrics::ClientGuard;
+use crate::origin::{LiveChessAccess, livechess_access};
 
 /// A `setup` a LiveChess client sent for a board: until the board's next game begins, the
 /// board's feed starts at this position with an empty move list (the board-play client
@@ -36,7 +37,8 @@ pub struct PendingSetup {
 
 type Setups = std::sync::Mutex<BTreeMap<String, PendingSetup>>;
 
-/// The routes of the LiveChess port. Any Origin is accepted: the port is loopback only.
+/// The routes of the LiveChess port (loopback only), behind the Origin rule of
+/// [`crate::origin`]: listed pages read, only pages allowed to act `setup` / `flip`.
 pub(crate) fn router(app: Arc<App>) -> Router {
     Router::new()
         .route("/api/v1.0", get(socket))
@@ -54,6 +56,10 @@ pub(crate) fn router(app: Arc<App>) -> Router {
             get(crate::livechess_rest::round),
         )
         .route("/api/v1.0/game/{uuid}", get(crate::livechess_rest::game))
+        .layer(axum::middleware::from_fn_with_state(
+            app.clone(),
+            crate::origin::livechess_guard,
+        ))
         .with_state(app)
 }
 
@@ -133,14 +139,9 @@ fn eboards(desk: &Desk) -> Value {
 /// `GET /api/v1.0/eboards`
 async fn eboards_rest(State(app): State<Arc<App>>) -> Response {
     let mut r = eboards(&app.feed.desk()).to_string().into_response();
-    let h = r.headers_mut();
-    h.insert(
+    r.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
-    );
-    h.insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
     );
     r
 }
@@ -208,11 +209,19 @@ impl Subscription {
     }
 }
 
-async fn socket(State(app): State<Arc<App>>, upgrade: WebSocketUpgrade) -> Response {
-    upgrade.on_upgrade(move |socket| async move {
-        let _counted = ClientGuard::new(&app.gauges.livechess_clients);
-        session(socket, &app).await;
-    })
+async fn socket(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    // `livechess_guard` already refused pages from origins not listed.
+    let access = livechess_access(&app.config, &headers);
+    crate::ws::small_frames(upgrade, crate::ws::CALL_MESSAGE_MAX).on_upgrade(
+        move |socket| async move {
+            let _counted = ClientGuard::new(&app.gauges.livechess_clients);
+            session(socket, &app, access).await;
+        },
+    )
 }
 
 fn envelope(response: &str, id: &Value, param: Value) -> Utf8Bytes {
@@ -226,7 +235,7 @@ fn failure(id: &Value, message: &str) -> Utf8Bytes {
 }
 
 /// One LiveChess client: calls in, call responses and feed messages out.
-async fn session(mut socket: WebSocket, app: &App) {
+async fn session(mut socket: WebSocket, app: &App, access: LiveChessAccess) {
     let mut live = app.feed.subscribe();
     let mut subs: BTreeMap<i64, Subscription> = BTreeMap::new();
     let mut shutdown = app.shutdown.clone();
@@ -235,7 +244,9 @@ async fn session(mut socket: WebSocket, app: &App) {
         let mut out: Vec<Utf8Bytes> = Vec::new();
         tokio::select! {
             incoming = socket.recv() => match incoming {
-                Some(Ok(Message::Text(text))) => out = handle_call(app, &mut subs, &text).await,
+                Some(Ok(Message::Text(text))) => {
+                    out = handle_call(app, &mut subs, &text, access).await;
+                }
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
                 Some(Ok(_)) => {}
             },
@@ -270,6 +281,7 @@ async fn handle_call(
     app: &App,
     subs: &mut BTreeMap<i64, Subscription>,
     text: &str,
+    access: LiveChessAccess,
 ) -> Vec<Utf8Bytes> {
     let Ok(request) = serde_json::from_str::<Value>(text) else {
         return vec![failure(&Value::Null, "not a JSON object")];
@@ -288,6 +300,16 @@ async fn handle_call(
                     "subscribe needs feed \"eboardevent\", an id and param.serialnr",
                 )];
             };
+            let cap = app.config.livechess_max_subscriptions;
+            if subs.len() >= cap && !subs.contains_key(&feed_id) {
+                app.gauges
+                    .refused_subscriptions
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                return vec![failure(
+                    &id,
+                    &format!("at most {cap} subscriptions per client: unsubscribe one first"),
+                )];
+            }
             let desk = app.feed.desk();
             let Some(board) = find_board(&desk, serial) else {
                 return vec![failure(&id, &format!("no eboard with serialnr {serial}"))];
@@ -321,6 +343,13 @@ async fn handle_call(
             let Some(board) = board else {
                 return vec![failure(&id, "call needs the id of a subscribed feed")];
             };
+            if access != LiveChessAccess::Act {
+                return vec![failure(
+                    &id,
+                    "this client may only read: setup and flip need an Origin listed in \
+                     server.livechess_action_origins (\"none\" for programs that send no Origin)",
+                )];
+            }
             let flip = param.pointer("/param/flip").and_then(Value::as_bool);
             let fen = param.pointer("/param/fen").and_then(Value::as_str);
             let setup = match (param.get("method").and_then(Value::as_str), fen, flip) {

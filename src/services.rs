@@ -84,6 +84,12 @@ pub fn server_config(settings: &Settings) -> Result<ServerConfig, String> {
         site: settings.event.site.clone(),
         event: settings.event.name.clone(),
         tables: crate::output::table_map(settings),
+        allowed_hosts: settings.server.allowed_hosts.clone(),
+        livechess_origins: settings.server.livechess_origins.clone(),
+        livechess_action_origins: settings.server.livechess_action_origins.clone(),
+        max_connections: settings.server.max_connections,
+        livechess_max_connections: settings.server.livechess_max_connections,
+        max_public_clients: settings.server.max_public_clients,
         ..ServerConfig::default()
     })
 }

@@ -110,11 +110,27 @@ pub struct ServerSettings {
     pub viewer_token: Option<String>,
     /// Origins besides the dashboard's own allowed to open `/ws` and POST.
     pub allowed_origins: Vec<String>,
+    /// Host names (besides IP addresses and `localhost`) the dashboard is reached by; other
+    /// `Host` headers are refused (DNS rebinding).
+    pub allowed_hosts: Vec<String>,
     /// How long the public feed holds back moves and clocks (anti-cheating), in seconds.
     pub public_delay_s: u64,
+    /// `public_delay_s = 0` is refused unless this says the undelayed feed is meant.
+    pub allow_no_public_delay: bool,
+    /// Connections the dashboard port holds at once.
+    pub max_connections: usize,
+    /// `/ws/public` clients at once.
+    pub max_public_clients: usize,
     /// Serve the LiveChess-compatible API (loopback only).
     pub livechess: bool,
     pub livechess_listen: String,
+    /// Web origins that may read the LiveChess API.
+    pub livechess_origins: Vec<String>,
+    /// Web origins (and `"none"`: programs sending no Origin) that may set up and flip
+    /// boards through it.
+    pub livechess_action_origins: Vec<String>,
+    /// Connections the LiveChess port holds at once.
+    pub livechess_max_connections: usize,
 }
 
 impl Default for ServerSettings {
@@ -123,9 +139,16 @@ impl Default for ServerSettings {
             arbiter_token: None,
             viewer_token: None,
             allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
             public_delay_s: 15 * 60,
+            allow_no_public_delay: false,
+            max_connections: 512,
+            max_public_clients: 256,
             livechess: false,
             livechess_listen: "127.0.0.1:1982".into(),
+            livechess_origins: vec!["https://lichess.org".into()],
+            livechess_action_origins: Vec::new(),
+            livechess_max_connections: 64,
         }
     }
 }

@@ -407,7 +407,13 @@ fn open_and_recover(path: &Path, settings: &Settings) -> Result<Opened, JournalE
             detail: format!("the directory {} does not exist", dir.display()),
         });
     }
-    let journal = Journal::open(path)?;
+    let mut journal = Journal::open(path)?;
+    journal.set_max_size(settings.journal.max_size_mb.saturating_mul(1024 * 1024))?;
+    tracing::info!(
+        path = %path.display(),
+        max_size_mb = settings.journal.max_size_mb,
+        "journal size capped"
+    );
     let (core, report, recovered) =
         dgt_journal::recover_collecting(&journal, settings.core.clone())?;
     Ok((journal, core, report, recovered))

@@ -756,6 +756,14 @@ impl Checker {
 
     fn journal(&mut self, s: &Settings) {
         let j = &s.journal;
+        if !(1..=1_048_576).contains(&j.max_size_mb) {
+            self.add(
+                "journal.max_size_mb",
+                j.max_size_mb.to_string(),
+                "outside 1–1048576 MiB",
+                "4096 (4 GiB) holds many weekends",
+            );
+        }
         if !j.disabled {
             let path = j.resolved_path();
             let (key, value) = match &j.path {

@@ -229,6 +229,8 @@ pub fn load_sources(
         ] {
             let path = dir.join(name);
             match std::fs::read_to_string(&path) {
+                // An empty file (the unit needs both to exist) means no such token.
+                Ok(text) if text.trim().is_empty() => {}
                 Ok(text) => {
                     *slot = Some(text.trim_end_matches(['\n', '\r']).to_string());
                     names.push(name.to_string());

@@ -154,7 +154,7 @@ impl Default for ServerSettings {
 }
 
 /// The SQLite journal and the broadcast folders written from it.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct JournalSettings {
     /// The journal file. Default: `journal.sqlite` in `$STATE_DIRECTORY` (systemd's
@@ -166,6 +166,22 @@ pub struct JournalSettings {
     pub broadcast_dir: Option<PathBuf>,
     /// Its public copy, delayed by `server.public_delay_s`, if any.
     pub public_broadcast_dir: Option<PathBuf>,
+    /// The journal file's size cap in MiB: past it appends fail as "disk full" (the feed
+    /// goes on, `/health` turns degraded, a log line names the cap) instead of filling the
+    /// disk the rest of the PC needs.
+    pub max_size_mb: u64,
+}
+
+impl Default for JournalSettings {
+    fn default() -> Self {
+        JournalSettings {
+            path: None,
+            disabled: false,
+            broadcast_dir: None,
+            public_broadcast_dir: None,
+            max_size_mb: 4096,
+        }
+    }
 }
 
 impl JournalSettings {

@@ -94,6 +94,21 @@ pub fn server_config(settings: &Settings) -> Result<ServerConfig, String> {
     })
 }
 
+/// The journal as the server's source of events it missed (it fell behind the stream).
+struct JournalEvents(PathBuf);
+
+impl dgt_server::feed::EventSource for JournalEvents {
+    fn events_after(&self, seq: u64) -> Result<Vec<dgt_core::Event>, String> {
+        let journal = Journal::open_read_only(&self.0).map_err(|e| e.to_string())?;
+        journal
+            .events_since(seq)
+            .map_err(|e| e.to_string())?
+            .iter()
+            .map(|json| serde_json::from_str(json).map_err(|e| e.to_string()))
+            .collect()
+    }
+}
+
 /// The daemon's state for `/health` and `/metrics`: its counters, and the journal's.
 struct DaemonStatus {
     metrics: Arc<DaemonMetrics>,
@@ -262,6 +277,9 @@ impl Services {
             }),
             _ => None,
         };
+        if let (Some(_), Some(path)) = (&writer, &options.journal) {
+            server = server.with_event_source(Arc::new(JournalEvents(path.clone())));
+        }
         server = server.with_status(Arc::new(DaemonStatus {
             metrics: metrics.clone(),
             journal: journal_status,

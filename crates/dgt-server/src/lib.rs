@@ -267,6 +267,7 @@ pub struct Server {
     status: Option<Arc<dyn StatusSource>>,
     actions: Option<Arc<dyn ActionSink>>,
     feed: Arc<feed::Feed>,
+    events_source: Option<Arc<dyn feed::EventSource>>,
 }
 
 impl Server {
@@ -306,7 +307,15 @@ impl Server {
             status: None,
             actions: None,
             feed,
+            events_source: None,
         })
+    }
+
+    /// Where events the server missed (it fell behind the stream) are read back from: the
+    /// daemon's journal. Without one they are counted as lost.
+    pub fn with_event_source(mut self, source: Arc<dyn feed::EventSource>) -> Self {
+        self.events_source = Some(source);
+        self
     }
 
     /// The address of the dashboard port.
@@ -370,15 +379,17 @@ impl Server {
             status,
             actions,
             feed,
+            events_source,
         } = self;
         async move {
             let (stop_tx, stop_rx) = watch::channel(false);
             feed.desk().hall = Hall::with_tables(config.tables.clone());
             let public = Arc::new(public::PublicFeed::new(config.client_queue));
-            let (public_tx, public_rx) = mpsc::unbounded_channel();
+            let public_tx = public::Arrivals::new(config.public_queue_cap);
+            let public_rx = public_tx.clone();
             for event in &history {
                 if feed.publish(event) && feed::is_public(&event.body) {
-                    let _ = public_tx.send((Instant::now(), event.clone()));
+                    public_tx.send(Instant::now(), event.clone());
                 }
             }
             for id in acks {
@@ -400,7 +411,7 @@ impl Server {
                 shutdown: stop_rx.clone(),
                 public_slots,
             });
-            let hub = tokio::spawn(feed::run(feed, receiver, public_tx));
+            let hub = tokio::spawn(feed::run(feed, receiver, public_tx, events_source));
             let delayer = tokio::spawn(public::run(public, public_rx, delay));
             tokio::spawn(async move {
                 shutdown.await;

@@ -155,20 +155,51 @@ struct Subscription {
     last_sent: Option<Value>,
 }
 
+/// What a feed message is built from, copied out of the desk so the lock is held only for
+/// the copy, not while messages are built and compared.
+struct BoardSnap {
+    serialnr: String,
+    flipped: bool,
+    placement: Value,
+    clock: Value,
+    matched: bool,
+    game: Option<String>,
+    start_fen: Option<String>,
+    san: Vec<String>,
+}
+
+fn snap(desk: &Desk, board: &str) -> Option<BoardSnap> {
+    let b = desk.hall.board(board)?;
+    let game = desk.hall.current_game(board);
+    Some(BoardSnap {
+        serialnr: serialnr(b),
+        flipped: b.is_rotated(),
+        placement: json!(b.placement()),
+        clock: clock_json(desk, b),
+        matched: b.irregular_placement.is_none(),
+        game: game.map(|g| g.id.clone()),
+        start_fen: game.and_then(|g| g.start_fen.clone()),
+        san: game.map(|g| g.san_list()).unwrap_or_default(),
+    })
+}
+
+/// Copies of the boards `boards` names, taken under one short hold of the desk.
+fn snaps<'a>(app: &App, boards: impl Iterator<Item = &'a str>) -> BTreeMap<String, BoardSnap> {
+    let desk = app.feed.desk();
+    boards
+        .filter_map(|b| snap(&desk, b).map(|s| (b.to_string(), s)))
+        .collect()
+}
+
 impl Subscription {
     /// The feed `param` when something changed since the last one sent.
-    fn next(&mut self, desk: &Desk, setups: &Setups) -> Option<Value> {
-        let b = desk.hall.board(&self.board)?;
-        let game = desk.hall.current_game(&self.board);
-        let placement = json!(b.placement());
-        let clock = clock_json(desk, b);
+    fn next(&mut self, b: &BoardSnap, setups: &Setups) -> Option<Value> {
         // After a `setup` the move list restarts at its position until the board's next
         // game begins (the board-play client rebuilds the game from `start` and `san`).
         let pending = {
             let mut setups = setups.lock().unwrap_or_else(|p| p.into_inner());
-            let current = game.map(|g| g.id.clone());
             match setups.get(&self.board) {
-                Some(p) if p.game_then == current => Some(p.fen.clone()),
+                Some(p) if p.game_then == b.game => Some(p.fen.clone()),
                 Some(_) => {
                     setups.remove(&self.board);
                     None
@@ -179,30 +210,30 @@ impl Subscription {
         let (start, san) = match pending {
             Some(fen) => (fen, Vec::new()),
             None => (
-                game.and_then(|g| g.start_fen.clone())
-                    .unwrap_or_else(|| STANDARD_START.into()),
-                game.map(|g| g.san_list()).unwrap_or_default(),
+                b.start_fen.clone().unwrap_or_else(|| STANDARD_START.into()),
+                b.san.clone(),
             ),
         };
         let mut param = json!({
-            "serialnr": serialnr(b),
-            "flipped": b.is_rotated(),
+            "serialnr": b.serialnr,
+            "flipped": b.flipped,
             "start": start,
             "san": san,
-            "match": b.irregular_placement.is_none(),
+            "match": b.matched,
         });
-        if self.last_board.as_ref() != Some(&placement) {
-            param["board"] = placement.clone();
+        if self.last_board.as_ref() != Some(&b.placement) {
+            param["board"] = b.placement.clone();
         }
         // `time` moves with the wall clock; compare the reading itself.
+        let clock = &b.clock;
         let reading = json!([clock["white"], clock["black"], clock["run"]]);
         if self.last_clock.as_ref() != Some(&reading) {
-            param["clock"] = clock;
+            param["clock"] = clock.clone();
         }
         if self.last_sent.as_ref() == Some(&param) {
             return None;
         }
-        self.last_board = Some(placement);
+        self.last_board = Some(b.placement.clone());
         self.last_clock = Some(reading);
         self.last_sent = Some(param.clone());
         Some(param)
@@ -256,10 +287,14 @@ async fn session(mut socket: WebSocket, app: &App, access: LiveChessAccess) {
                     return;
                 }
                 let board = frame.ok().map(|f| f.board.clone());
-                let desk = app.feed.desk();
+                let wanted = |sub: &Subscription| {
+                    refresh_all || board.as_deref() == Some(sub.board.as_str())
+                };
+                let boards = snaps(app, subs.values().filter(|s| wanted(s)).map(|s| s.board.as_str()));
                 for (id, sub) in subs.iter_mut() {
-                    if (refresh_all || board.as_deref() == Some(sub.board.as_str()))
-                        && let Some(param) = sub.next(&desk, &app.setups)
+                    if wanted(sub)
+                        && let Some(b) = boards.get(&sub.board)
+                        && let Some(param) = sub.next(b, &app.setups)
                     {
                         out.push(envelope("feed", &json!(id), param));
                     }
@@ -310,19 +345,23 @@ async fn handle_call(
                     &format!("at most {cap} subscriptions per client: unsubscribe one first"),
                 )];
             }
-            let desk = app.feed.desk();
-            let Some(board) = find_board(&desk, serial) else {
+            let found = {
+                let desk = app.feed.desk();
+                find_board(&desk, serial)
+                    .and_then(|b| snap(&desk, &b.board).map(|s| (b.board.clone(), s)))
+            };
+            let Some((board, state)) = found else {
                 return vec![failure(&id, &format!("no eboard with serialnr {serial}"))];
             };
             let mut sub = Subscription {
-                board: board.board.clone(),
+                board,
                 last_board: None,
                 last_clock: None,
                 last_sent: None,
             };
             // The full state goes out straight after the ack (§5.3).
             let mut replies = vec![envelope("call", &id, Value::Null)];
-            if let Some(state) = sub.next(&desk, &app.setups) {
+            if let Some(state) = sub.next(&state, &app.setups) {
                 replies.push(envelope("feed", &json!(feed_id), state));
             }
             subs.insert(feed_id, sub);
@@ -401,10 +440,12 @@ async fn handle_call(
                 Ok(Ok(())) => {
                     let mut replies = vec![envelope("call", &id, Value::Null)];
                     // The feeds of the board restart at the new position at once.
-                    let desk = app.feed.desk();
-                    for (feed_id, sub) in subs.iter_mut().filter(|(_, s)| s.board == board) {
-                        if let Some(param) = sub.next(&desk, &app.setups) {
-                            replies.push(envelope("feed", &json!(feed_id), param));
+                    let state = snaps(app, std::iter::once(board.as_str()));
+                    if let Some(b) = state.get(&board) {
+                        for (feed_id, sub) in subs.iter_mut().filter(|(_, s)| s.board == board) {
+                            if let Some(param) = sub.next(b, &app.setups) {
+                                replies.push(envelope("feed", &json!(feed_id), param));
+                            }
                         }
                     }
                     replies

@@ -371,3 +371,79 @@ async fn a_livechess_client_holds_a_bounded_number_of_subscriptions() {
     }
     assert_eq!(refused, 6);
 }
+
+/// The daemon's journal, as far as the test is concerned: every event sent.
+struct Kept(Vec<dgt_core::Event>);
+
+impl dgt_server::feed::EventSource for Kept {
+    fn events_after(&self, seq: u64) -> Result<Vec<dgt_core::Event>, String> {
+        Ok(self.0.iter().filter(|e| e.seq > seq).cloned().collect())
+    }
+}
+
+/// Sends every event of the capture into an 8-deep broadcast before the server runs at all
+/// (this test's runtime has one thread): the server falls far behind. Returns the final
+/// health and metrics, and the alert ids a dashboard client received.
+async fn fall_behind(source: Option<Kept>) -> (Value, String, Vec<u64>) {
+    let events = capture_events();
+    let mut server = dgt_server::Server::bind(test_config()).await.unwrap();
+    if let Some(s) = source {
+        server = server.with_event_source(std::sync::Arc::new(s));
+    }
+    let addr = server.local_addr();
+    let (tx, _) = tokio::sync::broadcast::channel(8);
+    let (ops, _ops_rx) = tokio::sync::mpsc::channel(8);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(server.run(&tx, ops, async move {
+        let _ = stopped.await;
+    }));
+    let mut ws = ws_connect(&format!("ws://{addr}/ws")).await;
+    let _snapshot = next_json(&mut ws).await;
+    for e in &events {
+        tx.send(e.clone()).unwrap();
+    }
+    let last = events.last().unwrap().seq;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    let mut alerts = Vec::new();
+    loop {
+        let v = match tokio::time::timeout(Duration::from_secs(2), ws.next()).await {
+            Ok(Some(Ok(Message::Text(t)))) => serde_json::from_str::<Value>(&t).unwrap(),
+            _ => break,
+        };
+        if v["type"] == "alert" {
+            alerts.push(v["id"].as_u64().unwrap());
+        }
+        if v["seq"].as_u64() == Some(last) || tokio::time::Instant::now() > deadline {
+            break;
+        }
+    }
+    let (_, health) = http(addr, "GET", "/health", &[], "").await;
+    let (_, metrics) = http(addr, "GET", "/metrics", &[], "").await;
+    let _ = stop.send(());
+    (serde_json::from_str(&health).unwrap(), metrics, alerts)
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_server_that_falls_behind_resynchronises_from_the_journal_and_loses_no_alert() {
+    let events = capture_events();
+    let all_alerts: Vec<u64> = events
+        .iter()
+        .filter_map(|e| match &e.body {
+            dgt_core::EventBody::Alert(a) => Some(a.id),
+            _ => None,
+        })
+        .collect();
+    assert!(!all_alerts.is_empty());
+    // Without a source the events are only counted as lost: the fall is real.
+    let (_, metrics, _) = fall_behind(None).await;
+    assert!(
+        !metrics.contains("dgt_events_lost_total 0\n"),
+        "the server did not fall behind: {metrics}"
+    );
+    // With the journal to read back from: the hall reaches the last seq, nothing is lost,
+    // and the dashboard client got every alert.
+    let (health, metrics, alerts) = fall_behind(Some(Kept(events.clone()))).await;
+    assert_eq!(health["seq"], events.last().unwrap().seq, "{health}");
+    assert!(metrics.contains("dgt_events_lost_total 0\n"), "{metrics}");
+    assert_eq!(alerts, all_alerts);
+}

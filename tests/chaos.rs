@@ -272,7 +272,11 @@ fn dashboard(
         if let Ok(s) = rx.recv_timeout(Duration::from_millis(200)) {
             text.push_str(&s);
         }
-        if let Some(line) = text.lines().find(|l| l.contains("dashboard at")) {
+        // Only a whole line (the pipe may hand it over in pieces).
+        if let Some(at) = text.find("dashboard at")
+            && let Some(end) = text[at..].find('\n')
+        {
+            let line = &text[at..at + end];
             return (daemon_processes::dashboard_addr(line), rx, text.clone());
         }
     }
@@ -404,4 +408,107 @@ fn a_flooded_then_killed_daemon_keeps_its_boards_its_secrets_and_its_journal() {
     );
     let _ = again.kill();
     let _ = again.wait();
+}
+
+/// Pads the journal with `bytes` in a table of its own (as other files would fill a disk).
+fn pad_journal(journal: &std::path::Path, bytes: usize) {
+    let conn = rusqlite::Connection::open(journal).unwrap();
+    conn.execute_batch("CREATE TABLE IF NOT EXISTS chaos_padding (b BLOB)")
+        .unwrap();
+    conn.execute(
+        "INSERT INTO chaos_padding (b) VALUES (?1)",
+        [vec![0x5Au8; bytes]],
+    )
+    .unwrap();
+}
+
+fn unpad_journal(journal: &std::path::Path) {
+    let conn = rusqlite::Connection::open(journal).unwrap();
+    conn.execute_batch("DROP TABLE chaos_padding; VACUUM;")
+        .unwrap();
+}
+
+/// Expectation: the journal full (its size cap reached: the cap stands in for a full disk,
+/// as root mounts are not available here) — the live feed goes on, /health turns degraded
+/// and names `disk_full`, the log says so; nothing journaled before is lost; once space is
+/// back the daemon journals again from where it was.
+#[test]
+fn a_full_journal_is_told_the_feed_goes_on_and_writing_resumes_when_space_returns() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("journal.sqlite");
+    let config = demo_config(&dir, "[journal]\nmax_size_mb = 2\n");
+    // A first run journals some events.
+    let mut child = spawn_demo(&journal, &config);
+    let (addr, _rx, _) = dashboard(&mut child);
+    let first = daemon_processes::eventually(Duration::from_secs(30), "events journaled", || {
+        committed(addr).filter(|&c| c > 0)
+    });
+    child.kill().unwrap();
+    let _ = child.wait();
+    let seqs = |journal: &std::path::Path| -> Vec<i64> {
+        let conn = rusqlite::Connection::open(journal).unwrap();
+        let mut stmt = conn.prepare("SELECT seq FROM events ORDER BY seq").unwrap();
+        stmt.query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let before_full = seqs(&journal);
+    let journaled = *before_full.last().unwrap() as u64;
+    assert!(journaled >= first);
+
+    // The disk fills: 3 MiB of other data under a 2 MiB cap.
+    pad_journal(&journal, 3 * 1024 * 1024);
+    let mut child = spawn_demo(&journal, &config);
+    let (addr, rx, mut logs) = dashboard(&mut child);
+    let health = daemon_processes::eventually(Duration::from_secs(30), "the failure told", || {
+        let h = get_with(addr, "/health", Some(VIEWER)).1;
+        (h["status"] == "degraded").then_some(h)
+    });
+    assert_eq!(
+        health["daemon"]["journal"]["failure"]["kind"], "disk_full",
+        "{health}"
+    );
+    // The feed goes on: the hall moves past what the journal holds (a few small commits may
+    // still fit in pages already allocated; then nothing more does).
+    let stuck_at = committed(addr).unwrap();
+    let seq_now = |a| get_with(a, "/health", Some(VIEWER)).1["seq"].as_u64();
+    let ahead = daemon_processes::eventually(Duration::from_secs(30), "the feed goes on", || {
+        seq_now(addr).filter(|&s| s > stuck_at + 5)
+    });
+    assert_eq!(
+        committed(addr),
+        Some(stuck_at),
+        "nothing committed past the cap"
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    while let Ok(s) = rx.try_recv() {
+        logs.push_str(&s);
+    }
+    assert!(
+        logs.contains("size cap"),
+        "no log line names the cap: {logs}"
+    );
+    child.kill().unwrap();
+    let _ = child.wait();
+
+    // Space returns: the journal resumes from where it was; what it held is all there.
+    unpad_journal(&journal);
+    let mut child = spawn_demo(&journal, &config);
+    let (addr, _rx, _) = dashboard(&mut child);
+    let resumed = daemon_processes::eventually(Duration::from_secs(30), "journaling again", || {
+        committed(addr).filter(|&c| c > stuck_at)
+    });
+    println!(
+        "chaos: journal full at seq {stuck_at} (cap 2 MiB), feed went on to seq {ahead}, \
+         degraded/disk_full told; after space returned it journals again (seq {resumed}); \
+         events journaled before ({journaled}): all kept"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    let after = seqs(&journal);
+    assert!(
+        before_full.iter().all(|s| after.binary_search(s).is_ok()),
+        "an event journaled before the disk filled is gone"
+    );
 }

@@ -447,3 +447,51 @@ async fn a_server_that_falls_behind_resynchronises_from_the_journal_and_loses_no
     assert!(metrics.contains("dgt_events_lost_total 0\n"), "{metrics}");
     assert_eq!(alerts, all_alerts);
 }
+
+#[tokio::test]
+async fn malformed_livechess_calls_get_errors_and_an_oversized_one_closes_only_its_client() {
+    let events = capture_events();
+    let server = start(ServerConfig {
+        livechess_listen: Some(loopback()),
+        ..test_config()
+    })
+    .await;
+    let lc = server.livechess.unwrap();
+    server.send(&events[..10]);
+    server.wait_seq(events[9].seq).await;
+    let mut other = ws_connect(&format!("ws://{lc}/api/v1.0")).await;
+    let mut ws = ws_connect(&format!("ws://{lc}/api/v1.0")).await;
+    let deep = "[".repeat(10_000);
+    for bad in [
+        "not json".to_string(),
+        "[1,2,3]".to_string(),
+        deep,
+        json!({"id": 1, "call": "subscribe", "param": {"feed": "eboardevent"}}).to_string(),
+        json!({"id": 2, "call": "call", "param": {"id": 99, "method": "setup"}}).to_string(),
+    ] {
+        ws.send(Message::text(bad.clone())).await.unwrap();
+        let reply = next_json(&mut ws).await;
+        assert_eq!(reply["response"], "error", "{bad:.40}: {reply}");
+    }
+    // 1 MiB in one call: the connection is closed.
+    let _ = ws.send(Message::text("x".repeat(1 << 20))).await;
+    let closed = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match ws.next().await {
+                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
+                Some(Ok(_)) => {}
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "a 1 MiB call was taken");
+    // The other client is unaffected.
+    ws_send(
+        &mut other,
+        json!({"id": 5, "call": "eboards", "param": null}),
+    )
+    .await;
+    let reply = next_json(&mut other).await;
+    assert_eq!(reply["response"], "call");
+    assert_eq!(reply["param"][0]["serialnr"], "board-1");
+}

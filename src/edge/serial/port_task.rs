@@ -172,7 +172,19 @@ impl<'a> Session<'a> {
         let t = self.context.clock.now_ms();
         self.last_rx = Instant::now();
         self.unanswered_since = None;
-        if let Some(serial) = self.identifier.feed(bytes) {
+        let noise_before = self.identifier.noise_pieces();
+        let identified = self.identifier.feed(bytes);
+        let noise = self.identifier.noise_pieces();
+        if noise > noise_before && (noise_before == 0 || noise.is_power_of_two()) {
+            tracing::warn!(
+                port = %self.port.path.display(),
+                board = self.label.as_deref().unwrap_or("?"),
+                kib = noise * (dgt_protocol::frame::GARBAGE_MAX as u64) / 1024,
+                "the line carries bytes that are no DGT message (another device, a failing \
+                 board or cable): the decoder's garbage cap was reached"
+            );
+        }
+        if let Some(serial) = identified {
             match &self.label {
                 None => {
                     let label = self.claim(self.label_for(&serial), &serial);

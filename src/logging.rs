@@ -5,7 +5,9 @@
 //!   journald natively: the level becomes the priority, and every `tracing` field becomes a
 //!   journal field prefixed `DGT_` (`board = "7"` → `DGT_BOARD=7`, so
 //!   `journalctl -u dgt-arbiter DGT_BOARD=7` shows one table);
-//! * otherwise readable lines on stderr (`INFO dgt_arbiter::edge::serial: identified board=7`).
+//! * otherwise readable lines on stderr (`INFO dgt_arbiter::edge::serial: identified board=7`),
+//!   coloured only when stderr is a terminal and `NO_COLOR` is unset: a log file or a pipe
+//!   gets no ANSI escape codes.
 //!
 //! `RUST_LOG` filters (`RUST_LOG=dgt_arbiter=debug,info`); the default is `info`.
 
@@ -43,11 +45,21 @@ pub fn init() -> LogTarget {
             .try_init();
         return LogTarget::Journald;
     }
+    let colour = use_colour(
+        std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+    );
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter())
         .with_writer(std::io::stderr)
+        .with_ansi(colour)
         .try_init();
     LogTarget::Stderr
+}
+
+/// ANSI colours only for a terminal, and not when `NO_COLOR` asks for none.
+pub fn use_colour(stderr_is_terminal: bool, no_color: bool) -> bool {
+    stderr_is_terminal && !no_color
 }
 
 fn filter() -> EnvFilter {
@@ -94,5 +106,15 @@ mod tests {
         );
         assert_eq!(choose_target(Some("8:12345"), None), LogTarget::Journald);
         assert_eq!(choose_target(Some("nonsense"), None), LogTarget::Stderr);
+    }
+
+    #[test]
+    fn colour_only_on_a_terminal_without_no_color() {
+        assert!(use_colour(true, false));
+        assert!(
+            !use_colour(false, false),
+            "a file or a pipe gets no ANSI codes"
+        );
+        assert!(!use_colour(true, true));
     }
 }

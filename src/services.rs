@@ -84,8 +84,29 @@ pub fn server_config(settings: &Settings) -> Result<ServerConfig, String> {
         site: settings.event.site.clone(),
         event: settings.event.name.clone(),
         tables: crate::output::table_map(settings),
+        allowed_hosts: settings.server.allowed_hosts.clone(),
+        livechess_origins: settings.server.livechess_origins.clone(),
+        livechess_action_origins: settings.server.livechess_action_origins.clone(),
+        max_connections: settings.server.max_connections,
+        livechess_max_connections: settings.server.livechess_max_connections,
+        max_public_clients: settings.server.max_public_clients,
         ..ServerConfig::default()
     })
+}
+
+/// The journal as the server's source of events it missed (it fell behind the stream).
+struct JournalEvents(PathBuf);
+
+impl dgt_server::feed::EventSource for JournalEvents {
+    fn events_after(&self, seq: u64) -> Result<Vec<dgt_core::Event>, String> {
+        let journal = Journal::open_read_only(&self.0).map_err(|e| e.to_string())?;
+        journal
+            .events_since(seq)
+            .map_err(|e| e.to_string())?
+            .iter()
+            .map(|json| serde_json::from_str(json).map_err(|e| e.to_string()))
+            .collect()
+    }
 }
 
 /// The daemon's state for `/health` and `/metrics`: its counters, and the journal's.
@@ -256,6 +277,9 @@ impl Services {
             }),
             _ => None,
         };
+        if let (Some(_), Some(path)) = (&writer, &options.journal) {
+            server = server.with_event_source(Arc::new(JournalEvents(path.clone())));
+        }
         server = server.with_status(Arc::new(DaemonStatus {
             metrics: metrics.clone(),
             journal: journal_status,
@@ -401,7 +425,13 @@ fn open_and_recover(path: &Path, settings: &Settings) -> Result<Opened, JournalE
             detail: format!("the directory {} does not exist", dir.display()),
         });
     }
-    let journal = Journal::open(path)?;
+    let mut journal = Journal::open(path)?;
+    journal.set_max_size(settings.journal.max_size_mb.saturating_mul(1024 * 1024))?;
+    tracing::info!(
+        path = %path.display(),
+        max_size_mb = settings.journal.max_size_mb,
+        "journal size capped"
+    );
     let (core, report, recovered) =
         dgt_journal::recover_collecting(&journal, settings.core.clone())?;
     Ok((journal, core, report, recovered))

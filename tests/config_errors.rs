@@ -358,6 +358,79 @@ fn the_public_delay_is_in_seconds_and_below_a_day() {
 }
 
 #[test]
+fn no_public_delay_must_be_chosen_explicitly() {
+    let p = problems("[server]\npublic_delay_s = 0\n");
+    expect(&p, "server.public_delay_s", "no anti-cheating delay");
+    let p = problems("[server]\npublic_delay_s = 0\nallow_no_public_delay = true\n");
+    expect_none_at(&p, "server.public_delay_s");
+}
+
+#[test]
+fn placeholder_tokens_from_an_example_are_refused() {
+    let p = problems(
+        "[server]\narbiter_token = \"example-arbiter-token-REPLACE-ME\"\n\
+         viewer_token = \"xxxxxxxxxxxxxxxxxxxxxxxx\"\n",
+    );
+    let a = expect(&p, "server.arbiter_token", "placeholder");
+    assert!(
+        !a.value.contains("REPLACE"),
+        "the token is hidden: {}",
+        a.value
+    );
+    expect(&p, "server.viewer_token", "placeholder");
+    let p = problems("[server]\narbiter_token = \"3f9c1e0b7a5d42e8b6c0d1f2a3b4c5d6\"\n");
+    expect_none_at(&p, "server.arbiter_token");
+}
+
+#[test]
+fn host_names_and_livechess_origins_must_be_well_formed() {
+    let p = problems(
+        "[server]\nallowed_hosts = [\"arbiter.local\", \"http://x\", \"a b\"]\n\
+         livechess_origins = [\"https://lichess.org/\"]\n\
+         livechess_action_origins = [\"none\", \"lichess.org\"]\nmax_connections = 0\n",
+    );
+    expect_none_at(&p, "server.allowed_hosts[0]");
+    expect(&p, "server.allowed_hosts[1]", "not a host name");
+    expect(&p, "server.allowed_hosts[2]", "not a host name");
+    expect(&p, "server.livechess_origins[0]", "not an origin");
+    expect_none_at(&p, "server.livechess_action_origins[0]");
+    expect(&p, "server.livechess_action_origins[1]", "not an origin");
+    expect(&p, "server.max_connections", "outside 1");
+}
+
+#[test]
+fn tokens_come_from_systemd_credentials_over_every_file() {
+    let venue = Venue::new();
+    let creds = venue.path("creds");
+    std::fs::create_dir(&creds).unwrap();
+    std::fs::write(
+        creds.join("arbiter_token"),
+        "3f9c1e0b7a5d42e8b6c0d1f2a3b4c5d6\n",
+    )
+    .unwrap();
+    let file = venue.write(
+        "venue.toml",
+        "[server]\narbiter_token = \"example-arbiter-token-REPLACE-ME\"\n",
+    );
+    let env = vec![(
+        "CREDENTIALS_DIRECTORY".to_string(),
+        creds.display().to_string(),
+    )];
+    let loaded = load_sources(Some(&venue.base()), Some(&file), env).unwrap();
+    assert_eq!(
+        loaded.settings.server.arbiter_token.as_deref(),
+        Some("3f9c1e0b7a5d42e8b6c0d1f2a3b4c5d6")
+    );
+    assert!(check(&loaded.settings).is_empty());
+    let report = check_loaded(&loaded).unwrap();
+    assert!(report.contains("credentials in"), "{report}");
+    assert!(
+        !report.contains("3f9c1e0b"),
+        "the token is never printed: {report}"
+    );
+}
+
+#[test]
 fn editions_must_be_known() {
     let p = problems(
         "[core]\nedition = \"fide-2024\"\n[core.boards.\"7\"]\nedition = \"2018\"\n[[tables]]\nboard = 7\n",

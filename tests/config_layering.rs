@@ -111,10 +111,35 @@ fn default_toml_documents_every_key_the_loader_accepts() {
 
 #[test]
 fn example_venue_passes_check_and_maps_sixty_boards() {
-    let loaded = load_sources(
+    // As shipped, its placeholder tokens must be replaced: check-config says so.
+    let shipped = load_sources(
         None,
         Some(&repo_file("config/example-venue.toml")),
         no_env(),
+    )
+    .unwrap();
+    let keys: Vec<String> = check(&shipped.settings)
+        .into_iter()
+        .map(|p| {
+            assert!(p.problem.contains("placeholder"), "{p}");
+            p.key
+        })
+        .collect();
+    assert_eq!(keys, ["server.arbiter_token", "server.viewer_token"]);
+    // With real tokens (here from the environment, as a drop-in gives them) it passes.
+    let loaded = load_sources(
+        None,
+        Some(&repo_file("config/example-venue.toml")),
+        env(&[
+            (
+                "DGT_ARBITER_SERVER__ARBITER_TOKEN",
+                "3f9c1e0b7a5d42e8b6c0d1f2a3b4c5d6",
+            ),
+            (
+                "DGT_ARBITER_SERVER__VIEWER_TOKEN",
+                "9a8b7c6d5e4f30211203f4e5d6c7b8a9",
+            ),
+        ]),
     )
     .unwrap();
     let problems = check(&loaded.settings);

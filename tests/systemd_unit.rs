@@ -79,6 +79,38 @@ fn the_unit_is_a_hardened_notify_service_that_can_reach_the_boards() {
             .all(|v| *v == "no")
     );
     assert!(value(&d, "Service", "DevicePolicy").is_empty());
+    // Issue 16: devices, memory, sockets and addresses are confined; tokens come as
+    // credentials, never in Environment= (which `systemctl show` prints).
+    let devices = value(&d, "Service", "DeviceAllow");
+    for group in ["char-ttyACM rw", "char-ttyUSB rw"] {
+        assert!(devices.contains(&group), "DeviceAllow: {devices:?}");
+    }
+    assert!(!one("MemoryMax").is_empty());
+    assert_eq!(value(&d, "Service", "SocketBindDeny"), vec!["any"]);
+    let binds = value(&d, "Service", "SocketBindAllow");
+    assert!(
+        binds.contains(&"tcp:1983") && binds.contains(&"tcp:1982"),
+        "{binds:?}"
+    );
+    assert_eq!(value(&d, "Service", "IPAddressDeny"), vec!["any"]);
+    assert!(one("IPAddressAllow").contains("localhost"));
+    let credentials = value(&d, "Service", "LoadCredential");
+    for name in ["arbiter_token", "viewer_token"] {
+        assert!(
+            credentials
+                .iter()
+                .any(|c| c.starts_with(&format!("{name}:"))),
+            "LoadCredential: {credentials:?}"
+        );
+    }
+    assert!(
+        value(&d, "Service", "Environment")
+            .iter()
+            .all(|e| !e.contains("TOKEN")),
+        "no token in Environment="
+    );
+    let modules = read("systemd/dgt-arbiter.modules-load");
+    assert!(modules.lines().any(|l| l.trim() == "cdc_acm"));
     assert_eq!(value(&d, "Install", "WantedBy"), vec!["multi-user.target"]);
     // The address families the daemon needs: journald/notify, and the dashboard.
     let families = one("RestrictAddressFamilies");

@@ -556,6 +556,7 @@ impl Daemon {
             clock,
             labels: std::sync::Arc::new(serial.labels),
             timing: serial.timing,
+            claims: Default::default(),
         };
         let serial_task = serial::spawn(serial.scan, context, serial_stop.clone());
         let daemon = Daemon {

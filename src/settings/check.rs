@@ -26,6 +26,8 @@ use super::load::{Loaded, SYSTEM_FILE, load_sources, process_env};
 use super::tables::{is_plain_label, is_serial_number};
 use crate::edge::serial::ScanMode;
 
+mod server;
+
 /// Tokens shorter than this can be guessed from the venue network.
 const MIN_TOKEN_CHARS: usize = 16;
 
@@ -752,95 +754,16 @@ impl Checker {
         }
     }
 
-    fn server(&mut self, s: &Settings) {
-        let v = &s.server;
-        for (key, token) in [
-            ("server.arbiter_token", &v.arbiter_token),
-            ("server.viewer_token", &v.viewer_token),
-        ] {
-            let Some(t) = token else { continue };
-            if t.chars().count() < MIN_TOKEN_CHARS {
-                self.add(
-                    key,
-                    hidden(t),
-                    format!("shorter than {MIN_TOKEN_CHARS} characters: it could be guessed"),
-                    "use 16 or more random characters, e.g. the output of `openssl rand -hex 16`",
-                );
-            } else if !t
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~'))
-            {
-                self.add(
-                    key,
-                    hidden(t),
-                    "has characters that a URL (?token=…) would have to escape",
-                    "use letters, digits, '-', '_', '.' and '~' only",
-                );
-            }
-        }
-        if let (Some(a), Some(b)) = (&v.arbiter_token, &v.viewer_token)
-            && a == b
-        {
-            self.add(
-                "server.viewer_token",
-                hidden(b),
-                "the same as server.arbiter_token: every viewer could act as the arbiter",
-                "give the viewers a token of their own",
-            );
-        }
-        for (i, origin) in v.allowed_origins.iter().enumerate() {
-            if !is_origin(origin) {
-                self.add(
-                    format!("server.allowed_origins[{i}]"),
-                    quoted(origin),
-                    "not an origin (scheme://host[:port], without a path)",
-                    "write e.g. \"https://results.example.org\" or \"http://192.168.1.20:8080\", \
-                     without a trailing slash",
-                );
-            }
-        }
-        if v.public_delay_s > 24 * 3600 {
-            self.add(
-                "server.public_delay_s",
-                v.public_delay_s.to_string(),
-                "more than a day: the public would see nothing of the round",
-                "it is in seconds: 900 holds moves back 15 minutes",
-            );
-        }
-        match v.livechess_listen.parse::<SocketAddr>() {
-            Err(e) => self.add(
-                "server.livechess_listen",
-                quoted(&v.livechess_listen),
-                format!("not an IP address and port ({e})"),
-                "write e.g. \"127.0.0.1:1982\"",
-            ),
-            Ok(addr) => {
-                if !addr.ip().is_loopback() {
-                    self.add(
-                        "server.livechess_listen",
-                        quoted(&v.livechess_listen),
-                        "the LiveChess-compatible API has no tokens, so it only listens on this PC",
-                        "use \"127.0.0.1:1982\"",
-                    );
-                }
-                if v.livechess
-                    && s.listen
-                        .parse::<SocketAddr>()
-                        .is_ok_and(|l| l.port() == addr.port())
-                {
-                    self.add(
-                        "server.livechess_listen",
-                        quoted(&v.livechess_listen),
-                        format!("the same port as listen ({})", s.listen),
-                        "use another port, e.g. \"127.0.0.1:1982\"",
-                    );
-                }
-            }
-        }
-    }
-
     fn journal(&mut self, s: &Settings) {
         let j = &s.journal;
+        if !(1..=1_048_576).contains(&j.max_size_mb) {
+            self.add(
+                "journal.max_size_mb",
+                j.max_size_mb.to_string(),
+                "outside 1–1048576 MiB",
+                "4096 (4 GiB) holds many weekends",
+            );
+        }
         if !j.disabled {
             let path = j.resolved_path();
             let (key, value) = match &j.path {

@@ -18,7 +18,13 @@ pub const SYSTEM_FILE: &str = "/etc/dgt-arbiter/config.toml";
 pub const ENV_PREFIX: &str = "DGT_ARBITER_";
 
 /// Keys the environment gives as comma-separated lists.
-const ENV_LIST_KEYS: &[&str] = &["server.allowed_origins", "cluster.nats"];
+const ENV_LIST_KEYS: &[&str] = &[
+    "server.allowed_origins",
+    "server.allowed_hosts",
+    "server.livechess_origins",
+    "server.livechess_action_origins",
+    "cluster.nats",
+];
 
 /// Keys holding lists of tables, which only a file can give.
 const FILE_ONLY_KEYS: &[&str] = &["tables", "serial.ports"];
@@ -44,6 +50,13 @@ pub enum Layer {
     Environment {
         variables: Vec<String>,
     },
+    /// Tokens read from systemd credentials (`LoadCredential=arbiter_token:…` in the unit:
+    /// files `arbiter_token` / `viewer_token` in `$CREDENTIALS_DIRECTORY`), which — unlike
+    /// `Environment=` — `systemctl show` does not print. They override every other layer.
+    Credentials {
+        dir: PathBuf,
+        names: Vec<String>,
+    },
 }
 
 impl fmt::Display for Layer {
@@ -64,6 +77,9 @@ impl fmt::Display for Layer {
             }
             Layer::Environment { variables } => {
                 write!(f, "environment: {}", variables.join(", "))
+            }
+            Layer::Credentials { dir, names } => {
+                write!(f, "credentials in {}: {}", dir.display(), names.join(", "))
             }
         }
     }
@@ -133,7 +149,8 @@ pub(crate) fn process_env() -> Vec<(String, String)> {
     std::env::vars_os()
         .filter_map(|(k, v)| {
             let k = k.into_string().ok()?;
-            has_env_prefix(&k).then(|| (k, v.to_string_lossy().into_owned()))
+            (has_env_prefix(&k) || k == CREDENTIALS_VARIABLE)
+                .then(|| (k, v.to_string_lossy().into_owned()))
         })
         .collect()
 }
@@ -151,6 +168,11 @@ pub fn load_sources(
     file: Option<&Path>,
     env: impl IntoIterator<Item = (String, String)>,
 ) -> Result<Loaded, SettingsError> {
+    let env: Vec<(String, String)> = env.into_iter().collect();
+    let credentials = env
+        .iter()
+        .find(|(k, v)| k == CREDENTIALS_VARIABLE && !v.is_empty())
+        .map(|(_, v)| PathBuf::from(v));
     let mut layers = vec![Layer::Defaults];
     let mut builder = Config::builder();
     if let Some(path) = system_file {
@@ -193,14 +215,44 @@ pub fn load_sources(
             message,
         });
     }
-    let settings = builder
+    let mut settings = builder
         .build()
         .and_then(|c| c.try_deserialize::<Settings>())
         .map_err(|e| SettingsError::Merged {
             message: describe(e).1,
         })?;
+    if let Some(dir) = credentials {
+        let mut names = Vec::new();
+        for (name, slot) in [
+            ("arbiter_token", &mut settings.server.arbiter_token),
+            ("viewer_token", &mut settings.server.viewer_token),
+        ] {
+            let path = dir.join(name);
+            match std::fs::read_to_string(&path) {
+                // An empty file (the unit needs both to exist) means no such token.
+                Ok(text) if text.trim().is_empty() => {}
+                Ok(text) => {
+                    *slot = Some(text.trim_end_matches(['\n', '\r']).to_string());
+                    names.push(name.to_string());
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(SettingsError::Unreadable {
+                        path,
+                        reason: e.to_string(),
+                    });
+                }
+            }
+        }
+        if !names.is_empty() {
+            layers.push(Layer::Credentials { dir, names });
+        }
+    }
     Ok(Loaded { settings, layers })
 }
+
+/// Where systemd puts the files of `LoadCredential=`.
+pub const CREDENTIALS_VARIABLE: &str = "CREDENTIALS_DIRECTORY";
 
 /// Reads one file and checks it alone (syntax, types, unknown keys).
 fn read_layer(

@@ -110,11 +110,27 @@ pub struct ServerSettings {
     pub viewer_token: Option<String>,
     /// Origins besides the dashboard's own allowed to open `/ws` and POST.
     pub allowed_origins: Vec<String>,
+    /// Host names (besides IP addresses and `localhost`) the dashboard is reached by; other
+    /// `Host` headers are refused (DNS rebinding).
+    pub allowed_hosts: Vec<String>,
     /// How long the public feed holds back moves and clocks (anti-cheating), in seconds.
     pub public_delay_s: u64,
+    /// `public_delay_s = 0` is refused unless this says the undelayed feed is meant.
+    pub allow_no_public_delay: bool,
+    /// Connections the dashboard port holds at once.
+    pub max_connections: usize,
+    /// `/ws/public` clients at once.
+    pub max_public_clients: usize,
     /// Serve the LiveChess-compatible API (loopback only).
     pub livechess: bool,
     pub livechess_listen: String,
+    /// Web origins that may read the LiveChess API.
+    pub livechess_origins: Vec<String>,
+    /// Web origins (and `"none"`: programs sending no Origin) that may set up and flip
+    /// boards through it.
+    pub livechess_action_origins: Vec<String>,
+    /// Connections the LiveChess port holds at once.
+    pub livechess_max_connections: usize,
 }
 
 impl Default for ServerSettings {
@@ -123,15 +139,22 @@ impl Default for ServerSettings {
             arbiter_token: None,
             viewer_token: None,
             allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
             public_delay_s: 15 * 60,
+            allow_no_public_delay: false,
+            max_connections: 512,
+            max_public_clients: 256,
             livechess: false,
             livechess_listen: "127.0.0.1:1982".into(),
+            livechess_origins: vec!["https://lichess.org".into()],
+            livechess_action_origins: Vec::new(),
+            livechess_max_connections: 64,
         }
     }
 }
 
 /// The SQLite journal and the broadcast folders written from it.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct JournalSettings {
     /// The journal file. Default: `journal.sqlite` in `$STATE_DIRECTORY` (systemd's
@@ -143,6 +166,22 @@ pub struct JournalSettings {
     pub broadcast_dir: Option<PathBuf>,
     /// Its public copy, delayed by `server.public_delay_s`, if any.
     pub public_broadcast_dir: Option<PathBuf>,
+    /// The journal file's size cap in MiB: past it appends fail as "disk full" (the feed
+    /// goes on, `/health` turns degraded, a log line names the cap) instead of filling the
+    /// disk the rest of the PC needs.
+    pub max_size_mb: u64,
+}
+
+impl Default for JournalSettings {
+    fn default() -> Self {
+        JournalSettings {
+            path: None,
+            disabled: false,
+            broadcast_dir: None,
+            public_broadcast_dir: None,
+            max_size_mb: 4096,
+        }
+    }
 }
 
 impl JournalSettings {

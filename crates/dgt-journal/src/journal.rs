@@ -30,6 +30,8 @@ pub struct GameEntry {
 pub struct Journal {
     pub(crate) conn: Connection,
     path: PathBuf,
+    /// The size cap set with [`Journal::set_max_size`], in bytes.
+    max_size: Option<u64>,
 }
 
 impl std::fmt::Debug for Journal {
@@ -38,14 +40,37 @@ impl std::fmt::Debug for Journal {
     }
 }
 
+/// Creates the journal file mode 0600 when it does not exist, and makes an existing one 0600.
+/// A file that cannot be opened for writing is left to [`Journal::open`] to report.
+fn private_file(path: &Path) -> Result<(), JournalError> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    Journal::check_dir(path)?;
+    let created = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(path);
+    if created.is_ok()
+        && let Err(e) = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+    {
+        tracing::warn!(path = %path.display(), error = %e, "cannot make the journal mode 0600");
+    }
+    Ok(())
+}
+
 impl Journal {
     /// Creates or opens the journal for writing. A damaged file is refused and left
     /// untouched (`PRAGMA quick_check` runs before anything is written); so is a file the
     /// process may not write.
+    ///
+    /// The file is made mode 0600 whatever the umask (it holds every game and alert; SQLite
+    /// gives its WAL and shared-memory files the database file's mode).
     pub fn open(path: &Path) -> Result<Journal, JournalError> {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        private_file(path)?;
         let mut journal = Self::connect(path, flags)?;
         let err = |e| JournalError::from_sqlite(path, e);
         // SQLite silently falls back to read-only when the file is not writable.
@@ -105,6 +130,19 @@ impl Journal {
     }
 
     fn connect(path: &Path, flags: OpenFlags) -> Result<Journal, JournalError> {
+        Self::check_dir(path)?;
+        let conn = Connection::open_with_flags(path, flags)
+            .map_err(|e| JournalError::from_sqlite(path, e))?;
+        conn.busy_timeout(std::time::Duration::from_millis(BUSY_TIMEOUT_MS))
+            .map_err(|e| JournalError::from_sqlite(path, e))?;
+        Ok(Journal {
+            conn,
+            path: path.to_path_buf(),
+            max_size: None,
+        })
+    }
+
+    fn check_dir(path: &Path) -> Result<(), JournalError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
             && !dir.is_dir()
         {
@@ -113,14 +151,7 @@ impl Journal {
                 detail: format!("directory {} does not exist", dir.display()),
             });
         }
-        let conn = Connection::open_with_flags(path, flags)
-            .map_err(|e| JournalError::from_sqlite(path, e))?;
-        conn.busy_timeout(std::time::Duration::from_millis(BUSY_TIMEOUT_MS))
-            .map_err(|e| JournalError::from_sqlite(path, e))?;
-        Ok(Journal {
-            conn,
-            path: path.to_path_buf(),
-        })
+        Ok(())
     }
 
     fn check_integrity(&self) -> Result<(), JournalError> {
@@ -145,13 +176,19 @@ impl Journal {
         &self.path
     }
 
+    /// The size cap, when one was set.
+    pub fn max_size(&self) -> Option<u64> {
+        self.max_size
+    }
+
     pub(crate) fn err(&self, e: rusqlite::Error) -> JournalError {
         JournalError::from_sqlite(&self.path, e)
     }
 
     /// Caps the file at about `bytes` (SQLite `max_page_count`): past it an append fails as
     /// "disk full" instead of filling the disk the rest of the system needs.
-    pub fn set_max_size(&self, bytes: u64) -> Result<(), JournalError> {
+    pub fn set_max_size(&mut self, bytes: u64) -> Result<(), JournalError> {
+        self.max_size = Some(bytes);
         let page: i64 = self
             .conn
             .query_row("PRAGMA page_size", [], |r| r.get(0))

@@ -358,6 +358,17 @@ fn committed(shared: &Shared, group: &[(Batch, usize)], started: Instant) {
 }
 
 fn report_failure(shared: &Shared, journal: &Journal, e: &JournalError, first: bool) {
+    if first
+        && matches!(e, JournalError::DiskFull { .. })
+        && let Some(cap) = journal.max_size()
+    {
+        tracing::error!(
+            path = %journal.path().display(),
+            cap_mib = cap / (1024 * 1024),
+            "the journal reached its size cap (journal.max_size_mb) or the disk is full: \
+             events wait in memory and are retried; raise the cap and restart, or free space"
+        );
+    }
     if first {
         tracing::error!(
             path = %journal.path().display(),

@@ -281,3 +281,27 @@ fn a_capped_journal_reports_disk_full_and_keeps_what_was_committed() {
     assert_eq!(j.step_count().unwrap(), 1, "the failed batch left no trace");
     assert_eq!(j.last_seq().unwrap(), 1);
 }
+
+/// The journal holds every game and alert: mode 0600 whatever the umask, also for a file
+/// that existed with a wider mode, and SQLite's WAL takes the same mode.
+#[test]
+fn the_journal_file_is_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let fresh = dir.path().join("fresh.sqlite");
+    let mut j = Journal::open(&fresh).unwrap();
+    let mut b = Batch::new();
+    b.record_input(input(1, InputKind::Rx(vec![1])), vec![]);
+    j.append(&b).unwrap();
+    assert_eq!(mode(&fresh), 0o600);
+    let wal = dir.path().join("fresh.sqlite-wal");
+    if wal.exists() {
+        assert_eq!(mode(&wal), 0o600);
+    }
+    let old = dir.path().join("old.sqlite");
+    std::fs::write(&old, b"").unwrap();
+    std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let _j = Journal::open(&old).unwrap();
+    assert_eq!(mode(&old), 0o600);
+}

@@ -93,7 +93,7 @@ fn a_read_only_journal_is_reported_without_blocking_or_panicking() {
 fn a_full_disk_is_reported_and_memory_stays_bounded() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("j.sqlite");
-    let journal = Journal::open(&path).unwrap();
+    let mut journal = Journal::open(&path).unwrap();
     journal.set_max_size(48 * 1024).unwrap();
     let settings = WriterSettings {
         max_queued_bytes: 200_000,

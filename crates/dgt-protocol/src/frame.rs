@@ -36,6 +36,11 @@ pub enum Decoded {
     Garbage(Vec<u8>),
 }
 
+/// Garbage held at most before it is reported: a device sending endless noise (another
+/// device's protocol, a broken board) must not grow the decoder without bound. Past this
+/// the held bytes go out as one [`Decoded::Garbage`] at once.
+pub const GARBAGE_MAX: usize = 4096;
+
 #[derive(Debug, Default)]
 pub struct Decoder {
     mode: LineMode,
@@ -109,6 +114,9 @@ impl Decoder {
 
     fn drop_bytes(&mut self, n: usize) {
         self.garbage.extend(self.buf.drain(..n));
+        if self.garbage.len() >= GARBAGE_MAX {
+            self.emit_garbage();
+        }
     }
 
     fn parse(&mut self) {
@@ -184,6 +192,29 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    #[test]
+    fn endless_noise_is_reported_in_bounded_pieces() {
+        let mut d = Decoder::default();
+        let mut reported = 0;
+        // 1 MiB of bytes below 0x80: no message can ever start in them.
+        for _ in 0..256 {
+            for item in d.decode(&[0x41; 4096]) {
+                match item {
+                    Decoded::Garbage(g) => {
+                        assert!(g.len() <= GARBAGE_MAX + 4096);
+                        reported += g.len();
+                    }
+                    other => panic!("{other:?}"),
+                }
+            }
+            assert!(d.garbage.len() < GARBAGE_MAX && d.pending() < GARBAGE_MAX);
+        }
+        assert_eq!(reported, 256 * 4096);
+        // A message after the noise is still decoded whole.
+        let items = d.decode(&hex("8e000534008e00052401"));
+        assert_eq!(messages(&items).len(), 2);
     }
 
     #[test]

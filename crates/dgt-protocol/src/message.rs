@@ -114,8 +114,15 @@ impl BoardMessage {
             }
             (EE_MOVES, _) => BoardMessage::EeMoves(data.to_vec()),
             (BUSADRES, 2) => BoardMessage::BusAddress(((data[0] as u16) << 7) | data[1] as u16),
-            (SERIALNR, n) if n >= 5 => BoardMessage::SerialNumber(ascii(&data[..5])),
-            (LONG_SERIALNR, 10) => BoardMessage::LongSerialNumber(ascii(data)),
+            // §3.5: five ASCII decimal digits. Anything else (a newline, a quote) would reach
+            // board labels, PGN tags and logs: it is not a serial number.
+            (SERIALNR, n) if n >= 5 && data[..5].iter().all(u8::is_ascii_digit) => {
+                BoardMessage::SerialNumber(ascii(&data[..5]))
+            }
+            // §3.5: ten ASCII characters, digits and the firmware version's dot ("3.25…").
+            (LONG_SERIALNR, 10) if data.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'.') => {
+                BoardMessage::LongSerialNumber(ascii(data))
+            }
             (VERSION, 2) => BoardMessage::Version {
                 major: data[0],
                 minor: data[1],
@@ -191,6 +198,27 @@ mod tests {
             BoardMessage::from_frame(SERIALNR, b"00137 1.0"),
             BoardMessage::SerialNumber("00137".into())
         );
+    }
+
+    #[test]
+    fn serial_numbers_hold_only_what_the_protocol_allows() {
+        for bad in [&b"13\n16"[..], b"1311\"", b"ab cd", b"1311\x7f"] {
+            assert!(
+                matches!(
+                    BoardMessage::from_frame(SERIALNR, bad),
+                    BoardMessage::Other { id: SERIALNR, .. }
+                ),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(
+            BoardMessage::from_frame(LONG_SERIALNR, b"3.36012345"),
+            BoardMessage::LongSerialNumber("3.36012345".into())
+        );
+        assert!(matches!(
+            BoardMessage::from_frame(LONG_SERIALNR, b"3.36\r\n[Ev\""),
+            BoardMessage::Other { .. }
+        ));
     }
 
     #[test]

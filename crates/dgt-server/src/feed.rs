@@ -10,7 +10,7 @@ use std::time::Instant;
 use axum::extract::ws::Utf8Bytes;
 use dgt_core::{Event, EventBody};
 use serde_json::json;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::broadcast;
 
 use crate::hall::Hall;
 
@@ -241,23 +241,65 @@ pub fn enum_name<T: serde::Serialize>(value: &T) -> String {
     }
 }
 
+/// Where the server finds events it missed (the daemon's journal), so that falling behind
+/// the event stream never loses an alert for the dashboard.
+pub trait EventSource: Send + Sync {
+    /// The events after `seq`, oldest first, as far as they are kept.
+    fn events_after(&self, seq: u64) -> Result<Vec<Event>, String>;
+}
+
 /// Takes the daemon's events until the daemon drops its sender: each goes to the arbiter
-/// feed, and the public ones on to the delayed public feed.
+/// feed, and the public ones on to the delayed public feed. When the server falls behind
+/// the stream, the events it missed are read back from `source` and applied in order (the
+/// hall is resynchronised, clients get them as live events); only those the source does not
+/// have are counted as lost.
 pub async fn run(
     feed: Arc<Feed>,
     mut events: broadcast::Receiver<Event>,
-    public: mpsc::UnboundedSender<(Instant, Event)>,
+    public: crate::public::Arrivals,
+    source: Option<Arc<dyn EventSource>>,
 ) {
+    let forward = |event: Event| {
+        if feed.publish(&event) && is_public(&event.body) {
+            public.send(Instant::now(), event);
+        }
+    };
     loop {
         match events.recv().await {
-            Ok(event) => {
-                if feed.publish(&event) && is_public(&event.body) {
-                    let _ = public.send((Instant::now(), event));
-                }
-            }
+            Ok(event) => forward(event),
             Err(broadcast::error::RecvError::Lagged(n)) => {
-                tracing::warn!(missed = n, "the server fell behind the event stream");
-                feed.count_lost(n);
+                let before = feed.desk().hall.last_seq();
+                let recovered = match &source {
+                    Some(source) => {
+                        let source = source.clone();
+                        tokio::task::spawn_blocking(move || source.events_after(before))
+                            .await
+                            .map_err(|e| e.to_string())
+                            .and_then(|r| r)
+                    }
+                    None => Err("no journal to read them back from".to_string()),
+                };
+                match recovered {
+                    Ok(missed) => {
+                        for event in missed {
+                            forward(event);
+                        }
+                        let now = feed.desk().hall.last_seq();
+                        tracing::warn!(
+                            missed = n,
+                            resynchronised = now.saturating_sub(before),
+                            "the server fell behind the event stream; resynchronised from the \
+                             journal"
+                        );
+                    }
+                    Err(why) => {
+                        tracing::warn!(
+                            missed = n,
+                            "the server fell behind the event stream and lost events: {why}"
+                        );
+                        feed.count_lost(n);
+                    }
+                }
             }
             Err(broadcast::error::RecvError::Closed) => break,
         }

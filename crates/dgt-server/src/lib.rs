@@ -35,6 +35,8 @@
 //! - [`ws`]: the WebSocket endpoints `/ws` and `/ws/public`;
 //! - [`rest`]: `/api/…`, `/health`, `/metrics`;
 //! - [`auth`]: tokens, Origin check, the bind rule;
+//! - [`origin`]: the `Host` rule (DNS rebinding) and the LiveChess port's Origin lists;
+//! - [`listen`]: connection caps, header time-out, descriptors kept for the boards;
 //! - [`pgn`], [`metrics`]: output formats;
 //! - [`livechess`]: the LiveChess 2 API on its own port (default 1982);
 //! - [`assets`]: the dashboard (plain HTML/CSS/JS compiled into the binary).
@@ -43,9 +45,11 @@ pub mod assets;
 pub mod auth;
 pub mod feed;
 pub mod hall;
+pub mod listen;
 pub mod livechess;
 pub mod livechess_rest;
 pub mod metrics;
+pub mod origin;
 pub mod pgn;
 pub mod public;
 pub mod rest;
@@ -95,6 +99,29 @@ pub struct ServerConfig {
     pub event: String,
     /// Which board stands at which table of the pairings (`[[tables]]`).
     pub tables: dgt_pairings::TableMap,
+    /// Host names (besides IP literals and `localhost`) requests may name in `Host`; any
+    /// other is refused, which stops DNS rebinding (see [`origin`]).
+    pub allowed_hosts: Vec<String>,
+    /// Web origins that may read the LiveChess API (the lichess board-play client's
+    /// `https://lichess.org` by default).
+    pub livechess_origins: Vec<String>,
+    /// Web origins that may also `setup` / `flip` boards through it; [`origin::NO_ORIGIN`]
+    /// (`"none"`) lets clients that send no Origin (programs, not web pages) act.
+    pub livechess_action_origins: Vec<String>,
+    /// Connections the dashboard port holds at once (HTTP and WebSocket together).
+    pub max_connections: usize,
+    /// Connections the LiveChess port holds at once.
+    pub livechess_max_connections: usize,
+    /// `/ws/public` clients at once (spectators may not take every connection).
+    pub max_public_clients: usize,
+    /// `eboardevent` subscriptions one LiveChess client may hold.
+    pub livechess_max_subscriptions: usize,
+    /// How long a client may take to send a request's headers (and how long an idle
+    /// keep-alive connection is kept).
+    pub header_timeout_ms: u64,
+    /// Public events waiting out the delay at most; beyond it the oldest clock readings
+    /// are dropped (a later one replaces them), and a warning is logged.
+    pub public_queue_cap: usize,
 }
 
 impl Default for ServerConfig {
@@ -112,6 +139,15 @@ impl Default for ServerConfig {
             site: "?".to_string(),
             event: "?".to_string(),
             tables: dgt_pairings::TableMap::default(),
+            allowed_hosts: Vec::new(),
+            livechess_origins: vec!["https://lichess.org".to_string()],
+            livechess_action_origins: Vec::new(),
+            max_connections: 512,
+            livechess_max_connections: 64,
+            max_public_clients: 256,
+            livechess_max_subscriptions: 64,
+            header_timeout_ms: 10_000,
+            public_queue_cap: 200_000,
         }
     }
 }
@@ -209,6 +245,8 @@ pub(crate) struct App {
     pub setups: std::sync::Mutex<std::collections::BTreeMap<String, livechess::PendingSetup>>,
     pub started: Instant,
     pub shutdown: watch::Receiver<bool>,
+    /// Places for `/ws/public` clients (`max_public_clients`).
+    pub public_slots: Arc<tokio::sync::Semaphore>,
 }
 
 impl App {
@@ -229,6 +267,7 @@ pub struct Server {
     status: Option<Arc<dyn StatusSource>>,
     actions: Option<Arc<dyn ActionSink>>,
     feed: Arc<feed::Feed>,
+    events_source: Option<Arc<dyn feed::EventSource>>,
 }
 
 impl Server {
@@ -268,7 +307,15 @@ impl Server {
             status: None,
             actions: None,
             feed,
+            events_source: None,
         })
+    }
+
+    /// Where events the server missed (it fell behind the stream) are read back from: the
+    /// daemon's journal. Without one they are counted as lost.
+    pub fn with_event_source(mut self, source: Arc<dyn feed::EventSource>) -> Self {
+        self.events_source = Some(source);
+        self
     }
 
     /// The address of the dashboard port.
@@ -332,21 +379,24 @@ impl Server {
             status,
             actions,
             feed,
+            events_source,
         } = self;
         async move {
             let (stop_tx, stop_rx) = watch::channel(false);
             feed.desk().hall = Hall::with_tables(config.tables.clone());
             let public = Arc::new(public::PublicFeed::new(config.client_queue));
-            let (public_tx, public_rx) = mpsc::unbounded_channel();
+            let public_tx = public::Arrivals::new(config.public_queue_cap);
+            let public_rx = public_tx.clone();
             for event in &history {
                 if feed.publish(event) && feed::is_public(&event.body) {
-                    let _ = public_tx.send((Instant::now(), event.clone()));
+                    public_tx.send(Instant::now(), event.clone());
                 }
             }
             for id in acks {
                 feed.record_ack(id);
             }
             let delay = Duration::from_millis(config.public_delay_ms);
+            let public_slots = Arc::new(tokio::sync::Semaphore::new(config.max_public_clients));
             let app = Arc::new(App {
                 status,
                 config,
@@ -359,20 +409,62 @@ impl Server {
                 setups: Default::default(),
                 started: Instant::now(),
                 shutdown: stop_rx.clone(),
+                public_slots,
             });
-            let hub = tokio::spawn(feed::run(feed, receiver, public_tx));
+            let hub = tokio::spawn(feed::run(feed, receiver, public_tx, events_source));
             let delayer = tokio::spawn(public::run(public, public_rx, delay));
             tokio::spawn(async move {
                 shutdown.await;
                 let _ = stop_tx.send(true);
             });
 
-            let main = axum::serve(listener, rest::router(app.clone()))
-                .with_graceful_shutdown(stopped(stop_rx.clone()));
+            // Both ports' caps stay below the descriptor limit, with room for the boards.
+            let (dashboard_cap, livechess_cap) = listen::fit_to_fd_limit(
+                (
+                    app.config.max_connections,
+                    app.config.livechess_max_connections,
+                ),
+                listen::fd_soft_limit(),
+            );
+            if dashboard_cap < app.config.max_connections {
+                tracing::warn!(
+                    dashboard_cap,
+                    livechess_cap,
+                    reserve = listen::FD_RESERVE,
+                    "the open-files limit is low: connection caps lowered to keep descriptors \
+                     for the boards (raise LimitNOFILE)"
+                );
+            }
+            let header_timeout = Duration::from_millis(app.config.header_timeout_ms.max(1));
+            let router = rest::router(app.clone()).layer(axum::middleware::from_fn_with_state(
+                app.clone(),
+                origin::host_guard,
+            ));
+            let main = listen::serve(
+                listener,
+                router,
+                listen::Limits {
+                    max_connections: dashboard_cap,
+                    header_timeout,
+                },
+                stop_rx.clone(),
+                app.gauges.refused_connections.clone(),
+            );
             let result = match livechess {
                 Some(l) => {
-                    let lc = axum::serve(l, livechess::router(app.clone()))
-                        .with_graceful_shutdown(stopped(stop_rx.clone()));
+                    let router = livechess::router(app.clone()).layer(
+                        axum::middleware::from_fn_with_state(app.clone(), origin::host_guard),
+                    );
+                    let lc = listen::serve(
+                        l,
+                        router,
+                        listen::Limits {
+                            max_connections: livechess_cap,
+                            header_timeout,
+                        },
+                        stop_rx.clone(),
+                        app.gauges.refused_connections.clone(),
+                    );
                     let (a, b) = tokio::join!(main, lc);
                     a.and(b)
                 }
@@ -383,10 +475,6 @@ impl Server {
             result.map_err(ServeError::Io)
         }
     }
-}
-
-async fn stopped(mut rx: watch::Receiver<bool>) {
-    stop_requested(&mut rx).await;
 }
 
 /// Completes when the server is asked to stop.

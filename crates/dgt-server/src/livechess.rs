@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use axum::Router;
 use axum::extract::State;
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
-use axum::http::{HeaderValue, header};
+use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use dgt_core::input::SetupOp;
@@ -23,6 +23,7 @@ use crate::App;
 use crate::feed::Desk;
 use crate::hall::{BoardView, STANDARD_START};
 use crate::metrics::ClientGuard;
+use crate::origin::{LiveChessAccess, livechess_access};
 
 /// A `setup` a LiveChess client sent for a board: until the board's next game begins, the
 /// board's feed starts at this position with an empty move list (the board-play client
@@ -36,7 +37,8 @@ pub struct PendingSetup {
 
 type Setups = std::sync::Mutex<BTreeMap<String, PendingSetup>>;
 
-/// The routes of the LiveChess port. Any Origin is accepted: the port is loopback only.
+/// The routes of the LiveChess port (loopback only), behind the Origin rule of
+/// [`crate::origin`]: listed pages read, only pages allowed to act `setup` / `flip`.
 pub(crate) fn router(app: Arc<App>) -> Router {
     Router::new()
         .route("/api/v1.0", get(socket))
@@ -54,6 +56,10 @@ pub(crate) fn router(app: Arc<App>) -> Router {
             get(crate::livechess_rest::round),
         )
         .route("/api/v1.0/game/{uuid}", get(crate::livechess_rest::game))
+        .layer(axum::middleware::from_fn_with_state(
+            app.clone(),
+            crate::origin::livechess_guard,
+        ))
         .with_state(app)
 }
 
@@ -133,14 +139,9 @@ fn eboards(desk: &Desk) -> Value {
 /// `GET /api/v1.0/eboards`
 async fn eboards_rest(State(app): State<Arc<App>>) -> Response {
     let mut r = eboards(&app.feed.desk()).to_string().into_response();
-    let h = r.headers_mut();
-    h.insert(
+    r.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
-    );
-    h.insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
     );
     r
 }
@@ -154,20 +155,51 @@ struct Subscription {
     last_sent: Option<Value>,
 }
 
+/// What a feed message is built from, copied out of the desk so the lock is held only for
+/// the copy, not while messages are built and compared.
+struct BoardSnap {
+    serialnr: String,
+    flipped: bool,
+    placement: Value,
+    clock: Value,
+    matched: bool,
+    game: Option<String>,
+    start_fen: Option<String>,
+    san: Vec<String>,
+}
+
+fn snap(desk: &Desk, board: &str) -> Option<BoardSnap> {
+    let b = desk.hall.board(board)?;
+    let game = desk.hall.current_game(board);
+    Some(BoardSnap {
+        serialnr: serialnr(b),
+        flipped: b.is_rotated(),
+        placement: json!(b.placement()),
+        clock: clock_json(desk, b),
+        matched: b.irregular_placement.is_none(),
+        game: game.map(|g| g.id.clone()),
+        start_fen: game.and_then(|g| g.start_fen.clone()),
+        san: game.map(|g| g.san_list()).unwrap_or_default(),
+    })
+}
+
+/// Copies of the boards `boards` names, taken under one short hold of the desk.
+fn snaps<'a>(app: &App, boards: impl Iterator<Item = &'a str>) -> BTreeMap<String, BoardSnap> {
+    let desk = app.feed.desk();
+    boards
+        .filter_map(|b| snap(&desk, b).map(|s| (b.to_string(), s)))
+        .collect()
+}
+
 impl Subscription {
     /// The feed `param` when something changed since the last one sent.
-    fn next(&mut self, desk: &Desk, setups: &Setups) -> Option<Value> {
-        let b = desk.hall.board(&self.board)?;
-        let game = desk.hall.current_game(&self.board);
-        let placement = json!(b.placement());
-        let clock = clock_json(desk, b);
+    fn next(&mut self, b: &BoardSnap, setups: &Setups) -> Option<Value> {
         // After a `setup` the move list restarts at its position until the board's next
         // game begins (the board-play client rebuilds the game from `start` and `san`).
         let pending = {
             let mut setups = setups.lock().unwrap_or_else(|p| p.into_inner());
-            let current = game.map(|g| g.id.clone());
             match setups.get(&self.board) {
-                Some(p) if p.game_then == current => Some(p.fen.clone()),
+                Some(p) if p.game_then == b.game => Some(p.fen.clone()),
                 Some(_) => {
                     setups.remove(&self.board);
                     None
@@ -178,41 +210,49 @@ impl Subscription {
         let (start, san) = match pending {
             Some(fen) => (fen, Vec::new()),
             None => (
-                game.and_then(|g| g.start_fen.clone())
-                    .unwrap_or_else(|| STANDARD_START.into()),
-                game.map(|g| g.san_list()).unwrap_or_default(),
+                b.start_fen.clone().unwrap_or_else(|| STANDARD_START.into()),
+                b.san.clone(),
             ),
         };
         let mut param = json!({
-            "serialnr": serialnr(b),
-            "flipped": b.is_rotated(),
+            "serialnr": b.serialnr,
+            "flipped": b.flipped,
             "start": start,
             "san": san,
-            "match": b.irregular_placement.is_none(),
+            "match": b.matched,
         });
-        if self.last_board.as_ref() != Some(&placement) {
-            param["board"] = placement.clone();
+        if self.last_board.as_ref() != Some(&b.placement) {
+            param["board"] = b.placement.clone();
         }
         // `time` moves with the wall clock; compare the reading itself.
+        let clock = &b.clock;
         let reading = json!([clock["white"], clock["black"], clock["run"]]);
         if self.last_clock.as_ref() != Some(&reading) {
-            param["clock"] = clock;
+            param["clock"] = clock.clone();
         }
         if self.last_sent.as_ref() == Some(&param) {
             return None;
         }
-        self.last_board = Some(placement);
+        self.last_board = Some(b.placement.clone());
         self.last_clock = Some(reading);
         self.last_sent = Some(param.clone());
         Some(param)
     }
 }
 
-async fn socket(State(app): State<Arc<App>>, upgrade: WebSocketUpgrade) -> Response {
-    upgrade.on_upgrade(move |socket| async move {
-        let _counted = ClientGuard::new(&app.gauges.livechess_clients);
-        session(socket, &app).await;
-    })
+async fn socket(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    // `livechess_guard` already refused pages from origins not listed.
+    let access = livechess_access(&app.config, &headers);
+    crate::ws::small_frames(upgrade, crate::ws::CALL_MESSAGE_MAX).on_upgrade(
+        move |socket| async move {
+            let _counted = ClientGuard::new(&app.gauges.livechess_clients);
+            session(socket, &app, access).await;
+        },
+    )
 }
 
 fn envelope(response: &str, id: &Value, param: Value) -> Utf8Bytes {
@@ -226,7 +266,7 @@ fn failure(id: &Value, message: &str) -> Utf8Bytes {
 }
 
 /// One LiveChess client: calls in, call responses and feed messages out.
-async fn session(mut socket: WebSocket, app: &App) {
+async fn session(mut socket: WebSocket, app: &App, access: LiveChessAccess) {
     let mut live = app.feed.subscribe();
     let mut subs: BTreeMap<i64, Subscription> = BTreeMap::new();
     let mut shutdown = app.shutdown.clone();
@@ -235,7 +275,9 @@ async fn session(mut socket: WebSocket, app: &App) {
         let mut out: Vec<Utf8Bytes> = Vec::new();
         tokio::select! {
             incoming = socket.recv() => match incoming {
-                Some(Ok(Message::Text(text))) => out = handle_call(app, &mut subs, &text).await,
+                Some(Ok(Message::Text(text))) => {
+                    out = handle_call(app, &mut subs, &text, access).await;
+                }
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
                 Some(Ok(_)) => {}
             },
@@ -245,10 +287,14 @@ async fn session(mut socket: WebSocket, app: &App) {
                     return;
                 }
                 let board = frame.ok().map(|f| f.board.clone());
-                let desk = app.feed.desk();
+                let wanted = |sub: &Subscription| {
+                    refresh_all || board.as_deref() == Some(sub.board.as_str())
+                };
+                let boards = snaps(app, subs.values().filter(|s| wanted(s)).map(|s| s.board.as_str()));
                 for (id, sub) in subs.iter_mut() {
-                    if (refresh_all || board.as_deref() == Some(sub.board.as_str()))
-                        && let Some(param) = sub.next(&desk, &app.setups)
+                    if wanted(sub)
+                        && let Some(b) = boards.get(&sub.board)
+                        && let Some(param) = sub.next(b, &app.setups)
                     {
                         out.push(envelope("feed", &json!(id), param));
                     }
@@ -270,6 +316,7 @@ async fn handle_call(
     app: &App,
     subs: &mut BTreeMap<i64, Subscription>,
     text: &str,
+    access: LiveChessAccess,
 ) -> Vec<Utf8Bytes> {
     let Ok(request) = serde_json::from_str::<Value>(text) else {
         return vec![failure(&Value::Null, "not a JSON object")];
@@ -288,19 +335,33 @@ async fn handle_call(
                     "subscribe needs feed \"eboardevent\", an id and param.serialnr",
                 )];
             };
-            let desk = app.feed.desk();
-            let Some(board) = find_board(&desk, serial) else {
+            let cap = app.config.livechess_max_subscriptions;
+            if subs.len() >= cap && !subs.contains_key(&feed_id) {
+                app.gauges
+                    .refused_subscriptions
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                return vec![failure(
+                    &id,
+                    &format!("at most {cap} subscriptions per client: unsubscribe one first"),
+                )];
+            }
+            let found = {
+                let desk = app.feed.desk();
+                find_board(&desk, serial)
+                    .and_then(|b| snap(&desk, &b.board).map(|s| (b.board.clone(), s)))
+            };
+            let Some((board, state)) = found else {
                 return vec![failure(&id, &format!("no eboard with serialnr {serial}"))];
             };
             let mut sub = Subscription {
-                board: board.board.clone(),
+                board,
                 last_board: None,
                 last_clock: None,
                 last_sent: None,
             };
             // The full state goes out straight after the ack (§5.3).
             let mut replies = vec![envelope("call", &id, Value::Null)];
-            if let Some(state) = sub.next(&desk, &app.setups) {
+            if let Some(state) = sub.next(&state, &app.setups) {
                 replies.push(envelope("feed", &json!(feed_id), state));
             }
             subs.insert(feed_id, sub);
@@ -321,6 +382,13 @@ async fn handle_call(
             let Some(board) = board else {
                 return vec![failure(&id, "call needs the id of a subscribed feed")];
             };
+            if access != LiveChessAccess::Act {
+                return vec![failure(
+                    &id,
+                    "this client may only read: setup and flip need an Origin listed in \
+                     server.livechess_action_origins (\"none\" for programs that send no Origin)",
+                )];
+            }
             let flip = param.pointer("/param/flip").and_then(Value::as_bool);
             let fen = param.pointer("/param/fen").and_then(Value::as_str);
             let setup = match (param.get("method").and_then(Value::as_str), fen, flip) {
@@ -372,10 +440,12 @@ async fn handle_call(
                 Ok(Ok(())) => {
                     let mut replies = vec![envelope("call", &id, Value::Null)];
                     // The feeds of the board restart at the new position at once.
-                    let desk = app.feed.desk();
-                    for (feed_id, sub) in subs.iter_mut().filter(|(_, s)| s.board == board) {
-                        if let Some(param) = sub.next(&desk, &app.setups) {
-                            replies.push(envelope("feed", &json!(feed_id), param));
+                    let state = snaps(app, std::iter::once(board.as_str()));
+                    if let Some(b) = state.get(&board) {
+                        for (feed_id, sub) in subs.iter_mut().filter(|(_, s)| s.board == board) {
+                            if let Some(param) = sub.next(b, &app.setups) {
+                                replies.push(envelope("feed", &json!(feed_id), param));
+                            }
                         }
                     }
                     replies

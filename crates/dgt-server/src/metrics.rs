@@ -2,6 +2,7 @@
 //! and severity, WebSocket clients and the clients that fell behind.
 
 use std::fmt::Write;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::feed::Desk;
@@ -16,6 +17,14 @@ pub struct Gauges {
     pub lagging_clients: AtomicU64,
     /// Clients disconnected because they stopped reading.
     pub stalled_disconnects: AtomicU64,
+    /// Connections closed at once because their port held its cap (both ports).
+    pub refused_connections: Arc<AtomicU64>,
+    /// Requests refused for a `Host` that is not this server's (DNS rebinding).
+    pub foreign_hosts: AtomicU64,
+    /// Public feed clients refused because `max_public_clients` were connected.
+    pub refused_public_clients: AtomicU64,
+    /// LiveChess `subscribe` calls refused for the per-client cap.
+    pub refused_subscriptions: AtomicU64,
 }
 
 /// Counts one connected client while alive.
@@ -148,6 +157,23 @@ pub fn render(desk: &Desk, gauges: &Gauges) -> String {
         "dgt_ws_stalled_disconnects_total {}",
         g(&gauges.stalled_disconnects)
     );
+    metric(
+        &mut out,
+        "dgt_refused_total",
+        "counter",
+        "Connections and requests refused by a limit, by reason.",
+    );
+    for (reason, n) in [
+        ("connection_cap", g(&gauges.refused_connections)),
+        ("foreign_host", g(&gauges.foreign_hosts)),
+        ("public_client_cap", g(&gauges.refused_public_clients)),
+        (
+            "livechess_subscription_cap",
+            g(&gauges.refused_subscriptions),
+        ),
+    ] {
+        let _ = writeln!(out, "dgt_refused_total{{reason=\"{reason}\"}} {n}");
+    }
     out
 }
 

@@ -3,12 +3,14 @@
 //! [`Hall`], fed only what the public may see, so no alert, claim or acknowledgement can leak
 //! into it by construction (Laws 12.6).
 
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use axum::extract::ws::Utf8Bytes;
-use dgt_core::Event;
-use tokio::sync::{broadcast, mpsc};
+use dgt_core::{Event, EventBody};
+use tokio::sync::{Notify, broadcast};
 
 use crate::feed::{Frame, Joined, event_frame, is_public};
 use crate::hall::Hall;
@@ -56,14 +58,173 @@ impl PublicFeed {
     }
 }
 
-/// Releases each public event `delay` after it arrived, in order.
-pub async fn run(
-    public: Arc<PublicFeed>,
-    mut arrivals: mpsc::UnboundedReceiver<(Instant, Event)>,
-    delay: Duration,
-) {
-    while let Some((arrived, event)) = arrivals.recv().await {
-        tokio::time::sleep_until((arrived + delay).into()).await;
-        public.release(&event);
+/// The public events waiting out the delay: a bounded queue. A 15-minute delay over many
+/// boards holds many clock readings; when the queue is full the oldest clock reading is
+/// dropped (a later reading of the same clocks supersedes it), else the oldest event, each
+/// counted and logged, so memory stays bounded whatever the rate.
+#[derive(Clone)]
+pub struct Arrivals(Arc<ArrivalQueue>);
+
+pub struct ArrivalQueue {
+    queue: Mutex<VecDeque<(Instant, Event)>>,
+    cap: usize,
+    ready: Notify,
+    /// Clock readings dropped for the cap (superseded by later ones).
+    pub dropped_clocks: AtomicU64,
+    /// Other events dropped for the cap: the public feed lacks them (the arbiter's has them).
+    pub dropped_events: AtomicU64,
+}
+
+impl Arrivals {
+    pub fn new(cap: usize) -> Self {
+        Arrivals(Arc::new(ArrivalQueue {
+            queue: Mutex::new(VecDeque::new()),
+            cap: cap.max(1),
+            ready: Notify::new(),
+            dropped_clocks: AtomicU64::new(0),
+            dropped_events: AtomicU64::new(0),
+        }))
+    }
+
+    /// Queues an event that arrived at `at`; never waits.
+    pub fn send(&self, at: Instant, event: Event) {
+        let mut q = self.0.queue.lock().unwrap_or_else(|p| p.into_inner());
+        if q.len() >= self.0.cap {
+            match q
+                .iter()
+                .position(|(_, e)| matches!(e.body, EventBody::Clock(_)))
+            {
+                Some(i) => {
+                    q.remove(i);
+                    self.0.dropped_clocks.fetch_add(1, Ordering::Relaxed);
+                }
+                None => {
+                    q.pop_front();
+                    let n = self.0.dropped_events.fetch_add(1, Ordering::Relaxed) + 1;
+                    if n == 1 || n.is_power_of_two() {
+                        tracing::error!(
+                            cap = self.0.cap,
+                            dropped = n,
+                            "the public delay queue is full: its oldest events are dropped \
+                             from the public feed (the arbiter's feed and journal keep them)"
+                        );
+                    }
+                }
+            }
+        }
+        q.push_back((at, event));
+        drop(q);
+        self.0.ready.notify_one();
+    }
+
+    /// Events waiting.
+    pub fn len(&self) -> usize {
+        self.0.queue.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The counters.
+    pub fn stats(&self) -> &ArrivalQueue {
+        &self.0
+    }
+
+    /// Waits until an event is queued; its arrival time.
+    async fn first_arrival(&self) -> Instant {
+        loop {
+            let notified = self.0.ready.notified();
+            if let Some(at) = self.peek_arrival() {
+                return at;
+            }
+            notified.await;
+        }
+    }
+
+    /// The front event, if it arrived `delay` ago or earlier.
+    fn pop_due(&self, delay: Duration) -> Option<Event> {
+        let mut q = self.0.queue.lock().unwrap_or_else(|p| p.into_inner());
+        match q.front() {
+            Some((at, _)) if *at + delay <= Instant::now() => q.pop_front().map(|(_, e)| e),
+            _ => None,
+        }
+    }
+
+    fn peek_arrival(&self) -> Option<Instant> {
+        self.0
+            .queue
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .front()
+            .map(|(at, _)| *at)
+    }
+}
+
+/// Releases each public event `delay` after it arrived, in order. The event stays in the
+/// queue while it waits (so the cap sees it), and is taken out when due.
+pub async fn run(public: Arc<PublicFeed>, arrivals: Arrivals, delay: Duration) {
+    loop {
+        let at = arrivals.first_arrival().await;
+        if at + delay > Instant::now() {
+            tokio::time::sleep_until((at + delay).into()).await;
+            continue;
+        }
+        // The cap may have dropped it meanwhile: then the next one waits its own turn.
+        if let Some(event) = arrivals.pop_due(delay) {
+            public.release(&event);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dgt_core::event::ClockEvent;
+
+    fn clock(seq: u64) -> Event {
+        Event {
+            seq,
+            t_ms: seq,
+            board: "1".into(),
+            body: EventBody::Clock(ClockEvent {
+                white_ms: Some(seq),
+                black_ms: Some(1000),
+                running: None,
+                left_ms: seq,
+                right_ms: 1000,
+                white_side: None,
+            }),
+            node: None,
+            node_seq: None,
+        }
+    }
+
+    fn start(seq: u64) -> Event {
+        let mut e = clock(seq);
+        e.body = EventBody::GameEnd {
+            game: "1/1".into(),
+            result: "1-0".into(),
+            reason: dgt_core::event::EndReason::Checkmate,
+        };
+        e
+    }
+
+    #[test]
+    fn a_full_queue_drops_clock_readings_first_and_stays_bounded() {
+        let q = Arrivals::new(100);
+        let now = Instant::now();
+        q.send(now, start(0));
+        for seq in 1..10_000 {
+            q.send(now, clock(seq));
+        }
+        assert_eq!(q.len(), 100);
+        assert_eq!(q.stats().dropped_clocks.load(Ordering::Relaxed), 9_900);
+        assert_eq!(q.stats().dropped_events.load(Ordering::Relaxed), 0);
+        for seq in 10_000..10_200 {
+            q.send(now, start(seq));
+        }
+        assert_eq!(q.len(), 100);
+        assert!(q.stats().dropped_events.load(Ordering::Relaxed) > 0);
     }
 }

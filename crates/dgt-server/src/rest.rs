@@ -122,16 +122,26 @@ pub(crate) fn may_act(app: &App, headers: &HeaderMap, q: &ReadQuery) -> Result<(
     auth::authorize(&app.config, headers, q.token.as_deref(), Need::Act)
 }
 
-/// `GET /health`: always 200 while the server runs.
-async fn health(State(app): State<Arc<App>>) -> Response {
+/// `GET /health`: always 200 while the server runs. Without a token that may read (when
+/// tokens are configured) only `status`: the rest (open alerts, claims among them, the seq,
+/// the journal's path) is not for players (Laws 12.6).
+async fn health(
+    State(app): State<Arc<App>>,
+    Query(q): Query<ReadQuery>,
+    headers: HeaderMap,
+) -> Response {
     let daemon = app.status.as_ref().map(|s| s.health());
     let degraded = daemon
         .as_ref()
         .is_some_and(|d| d.get("ok") == Some(&Value::Bool(false)));
+    let status = if degraded { "degraded" } else { "ok" };
+    if may_read(&app, &headers, &q).is_err() {
+        return ok(json!({ "status": status }));
+    }
     let desk = app.feed.desk();
     let hall = &desk.hall;
     let mut body = json!({
-        "status": if degraded { "degraded" } else { "ok" },
+        "status": status,
         "seq": hall.last_seq(),
         "boards": hall.boards().count(),
         "boards_connected": hall.boards().filter(|b| b.is_connected()).count(),

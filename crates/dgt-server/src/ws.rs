@@ -19,6 +19,23 @@ use crate::auth::{self, Need};
 use crate::feed::Joined;
 use crate::metrics::ClientGuard;
 
+/// The largest message a feed client may send: they only read (a ping or a close is all
+/// that comes from them), so anything bigger is hostile and closes the connection.
+pub const FEED_MESSAGE_MAX: usize = 4 * 1024;
+/// The largest LiveChess call (a `setup` carries a FEN).
+pub const CALL_MESSAGE_MAX: usize = 16 * 1024;
+
+/// A WebSocket with small buffers and message limits instead of tungstenite's defaults
+/// (64 MiB messages, 16 MiB frames, a 128 KiB write buffer per connection): thousands of
+/// clients stay cheap, and one cannot make the server buffer a huge message.
+pub(crate) fn small_frames(upgrade: WebSocketUpgrade, max_message: usize) -> WebSocketUpgrade {
+    upgrade
+        .read_buffer_size(4 * 1024)
+        .write_buffer_size(8 * 1024)
+        .max_message_size(max_message)
+        .max_frame_size(max_message)
+}
+
 #[derive(Debug, Default, Deserialize)]
 pub struct FeedQuery {
     /// Resume after this seq.
@@ -45,18 +62,29 @@ pub(crate) async fn arbiter_feed(
     {
         return r.into_response();
     }
-    upgrade.on_upgrade(move |socket| async move {
+    small_frames(upgrade, FEED_MESSAGE_MAX).on_upgrade(move |socket| async move {
         let _counted = ClientGuard::new(&app.gauges.ws_clients);
         pump(socket, &app, Audience::Arbiter, q.since).await;
     })
 }
 
-/// `GET /ws/public`: no token, any Origin (it carries only what spectators may see).
+/// `GET /ws/public`: no token, any Origin (it carries only what spectators may see). At most
+/// `max_public_clients` at once, so spectators never take the arbiter's connections.
 pub(crate) async fn public_feed(
     State(app): State<Arc<App>>,
     upgrade: WebSocketUpgrade,
 ) -> Response {
-    upgrade.on_upgrade(move |socket| async move {
+    let Ok(slot) = app.public_slots.clone().try_acquire_owned() else {
+        app.gauges
+            .refused_public_clients
+            .fetch_add(1, Ordering::Relaxed);
+        return crate::rest::error(
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            "the public feed has as many spectators as it takes; try again later",
+        );
+    };
+    small_frames(upgrade, FEED_MESSAGE_MAX).on_upgrade(move |socket| async move {
+        let _slot = slot;
         let _counted = ClientGuard::new(&app.gauges.public_clients);
         pump(socket, &app, Audience::Public, None).await;
     })

@@ -15,6 +15,7 @@ async fn a_livechess_client_lists_subscribes_and_sets_up() {
     let events = capture_events();
     let mut server = start(ServerConfig {
         livechess_listen: Some(loopback()),
+        livechess_action_origins: vec!["https://lichess.org".into()],
         ..test_config()
     })
     .await;

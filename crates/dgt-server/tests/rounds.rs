@@ -26,6 +26,8 @@ fn config() -> ServerConfig {
     ServerConfig {
         arbiter_token: Some(TOKEN.into()),
         livechess_listen: Some(loopback()),
+        // The LiveChess tests speak as a program on this PC (no Origin) that sets up boards.
+        livechess_action_origins: vec![dgt_server::origin::NO_ORIGIN.into()],
         event: "Zomeropen".into(),
         // Table 2's board is labelled "b-2"; table 4 has none; board "9" is not paired.
         tables: TableMap::new([(2, "b-2".to_string())]),

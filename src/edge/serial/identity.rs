@@ -41,6 +41,8 @@ pub struct Identifier {
     decoder: Decoder,
     serial: Option<String>,
     heard_dgt: bool,
+    /// Pieces of noise that filled the decoder's garbage cap ([`dgt_protocol::frame::GARBAGE_MAX`]).
+    noise_pieces: u64,
 }
 
 impl Identifier {
@@ -62,10 +64,19 @@ impl Identifier {
                     found = Some(s);
                 }
                 Decoded::Message(_) => self.heard_dgt = true,
+                Decoded::Garbage(g) if g.len() >= dgt_protocol::frame::GARBAGE_MAX => {
+                    self.noise_pieces += 1;
+                }
                 _ => {}
             }
         }
         found
+    }
+
+    /// How many times the line's noise filled the decoder's garbage cap: another device's
+    /// protocol or a failing board.
+    pub fn noise_pieces(&self) -> u64 {
+        self.noise_pieces
     }
 
     /// The last serial number the board reported.
@@ -92,6 +103,18 @@ mod tests {
         assert_eq!(label_for_serial("00137", &table), "board-00137");
         assert_eq!(label_for_port(Path::new("/dev/ttyACM0")), "board-ttyACM0");
         assert_eq!(label_for_port(Path::new("/dev/pts/4")), "board-pts-4");
+    }
+
+    #[test]
+    fn endless_noise_is_counted_in_pieces_of_the_cap() {
+        let mut id = Identifier::new();
+        // Read as the port task reads: 1 KiB at a time.
+        let noise = vec![0x24u8; dgt_protocol::frame::GARBAGE_MAX * 3];
+        for chunk in noise.chunks(1024) {
+            assert_eq!(id.feed(chunk), None);
+        }
+        assert_eq!(id.noise_pieces(), 3);
+        assert!(!id.heard_dgt());
     }
 
     #[test]

@@ -87,6 +87,10 @@ pub struct SerialContext {
     /// Board serial number → label (settings `[serial.labels]`).
     pub labels: Arc<BTreeMap<String, String>>,
     pub timing: SerialTiming,
+    /// Board label → the port whose open session reports under it. Two ports claiming one
+    /// serial number (or two serials of one table) would mix two boards' bytes in one game:
+    /// the second is refused its label and kept apart under its port's name.
+    pub claims: Arc<std::sync::Mutex<BTreeMap<String, std::path::PathBuf>>>,
 }
 
 /// Starts the serial edge: a discovery loop that spawns one task per port found by `scan`.

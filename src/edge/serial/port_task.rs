@@ -172,10 +172,22 @@ impl<'a> Session<'a> {
         let t = self.context.clock.now_ms();
         self.last_rx = Instant::now();
         self.unanswered_since = None;
-        if let Some(serial) = self.identifier.feed(bytes) {
+        let noise_before = self.identifier.noise_pieces();
+        let identified = self.identifier.feed(bytes);
+        let noise = self.identifier.noise_pieces();
+        if noise > noise_before && (noise_before == 0 || noise.is_power_of_two()) {
+            tracing::warn!(
+                port = %self.port.path.display(),
+                board = self.label.as_deref().unwrap_or("?"),
+                kib = noise * (dgt_protocol::frame::GARBAGE_MAX as u64) / 1024,
+                "the line carries bytes that are no DGT message (another device, a failing \
+                 board or cable): the decoder's garbage cap was reached"
+            );
+        }
+        if let Some(serial) = identified {
             match &self.label {
                 None => {
-                    let label = self.label_for(&serial);
+                    let label = self.claim(self.label_for(&serial), &serial);
                     tracing::info!(port = %self.port.path.display(), serial, board = label, "board identified");
                     self.label = Some(label);
                 }
@@ -190,6 +202,36 @@ impl<'a> Session<'a> {
             }
         }
         self.emit(t, InputKind::Rx(bytes.to_vec())).await;
+    }
+
+    /// Takes `label` for this port, unless another open port already reports under it (the
+    /// same serial number on two ports): then this board is kept apart under its port's
+    /// name, and the conflict is logged as an error for the arbiter to resolve.
+    fn claim(&self, label: String, serial: &str) -> String {
+        let mut claims = self
+            .context
+            .claims
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        match claims.get(&label) {
+            Some(other) if *other != self.port.path => {
+                let apart = label_for_port(&self.port.path);
+                tracing::error!(
+                    serial,
+                    board = label,
+                    port = %self.port.path.display(),
+                    other_port = %other.display(),
+                    kept_apart_as = apart,
+                    "duplicate board: this serial number (or this table's label) is already \
+                     open on another port; this board is kept apart under its port's name"
+                );
+                apart
+            }
+            _ => {
+                claims.insert(label.clone(), self.port.path.clone());
+                label
+            }
+        }
     }
 
     /// The serial table first, then the port's configured label, then `board-<serial>`.
@@ -330,6 +372,16 @@ impl<'a> Session<'a> {
                 }),
             )
             .await;
+        }
+        if let Some(label) = &self.label {
+            let mut claims = self
+                .context
+                .claims
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            if claims.get(label) == Some(&self.port.path) {
+                claims.remove(label);
+            }
         }
         SessionEnd {
             label: self.label,

@@ -75,6 +75,8 @@ pub struct TestServer {
     pub livechess: Option<SocketAddr>,
     pub events: broadcast::Sender<Event>,
     pub ops: mpsc::Receiver<Input>,
+    /// A token that may read, when the server has tokens (`/health` shows the seq only to it).
+    pub read_token: Option<String>,
     stop: Option<oneshot::Sender<()>>,
 }
 
@@ -99,6 +101,10 @@ pub fn test_config() -> ServerConfig {
 }
 
 pub async fn start(config: ServerConfig) -> TestServer {
+    let read_token = config
+        .viewer_token
+        .clone()
+        .or_else(|| config.arbiter_token.clone());
     let server = Server::bind(config).await.expect("bind");
     let addr = server.local_addr();
     let livechess = server.livechess_addr();
@@ -114,6 +120,7 @@ pub async fn start(config: ServerConfig) -> TestServer {
         livechess,
         events,
         ops,
+        read_token,
         stop: Some(stop),
     }
 }
@@ -129,7 +136,12 @@ impl TestServer {
     pub async fn wait_seq(&self, seq: u64) {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
         loop {
-            let (_, body) = http(self.addr, "GET", "/health", &[], "").await;
+            let bearer = self.read_token.as_ref().map(|t| format!("Bearer {t}"));
+            let headers: Vec<(&str, &str)> = bearer
+                .as_deref()
+                .map(|b| vec![("Authorization", b)])
+                .unwrap_or_default();
+            let (_, body) = http(self.addr, "GET", "/health", &headers, "").await;
             let v: Value = serde_json::from_str(&body).unwrap();
             if v["seq"].as_u64().unwrap_or(0) >= seq {
                 return;

@@ -9,8 +9,10 @@
 //! * [`output`] writes games out: PGN tags, `export`, the broadcast folders;
 //! * [`pairings`] brings a round's pairings in (to the daemon or its journal) and its results
 //!   out;
+//! * [`bench`] measures daemons and the hub under load from outside (`dgt-arbiter bench`);
 //! * [`settings`] reads the daemon's configuration file and environment.
 
+pub mod bench;
 pub mod cluster;
 pub mod edge;
 pub mod logging;

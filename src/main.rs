@@ -154,6 +154,25 @@ enum Command {
         #[command(subcommand)]
         action: PairingsCommand,
     },
+    /// Measures daemons under load: N emulated blitz boards (in this process) on
+    /// pseudo-terminals read by separate daemon processes, C WebSocket clients timing every
+    /// event from the pty write to its arrival. Prints one JSON object on its last line.
+    Bench {
+        #[arg(long, default_value_t = 100)]
+        boards: usize,
+        /// Length of the measured window.
+        #[arg(long, default_value_t = 30)]
+        seconds: u64,
+        /// Split the boards over K daemons joined by a nats-server to a hub (clients on the
+        /// hub); 0: one daemon, clients on it.
+        #[arg(long, default_value_t = 0)]
+        nodes: usize,
+        #[arg(long, default_value_t = 10)]
+        clients: usize,
+        /// Seed of the first board's first game.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Feed a capture file through the core on virtual time and print every event as JSON.
     Replay {
         capture: PathBuf,
@@ -214,6 +233,19 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Replay { capture, config } => replay(&capture, config.as_deref()),
+        Command::Bench {
+            boards,
+            seconds,
+            nodes,
+            clients,
+            seed,
+        } => with_runtime(bench(dgt_arbiter::bench::BenchOptions {
+            boards,
+            seconds,
+            nodes,
+            clients,
+            seed,
+        })),
         Command::Run {
             config,
             capture,
@@ -691,6 +723,13 @@ async fn demo(o: DemoOptions) -> Result<(), String> {
     }
     drop(temp);
     result
+}
+
+async fn bench(options: dgt_arbiter::bench::BenchOptions) -> Result<(), String> {
+    let report = dgt_arbiter::bench::run(options).await?;
+    let json = serde_json::to_string(&report).map_err(|e| e.to_string())?;
+    println!("{json}");
+    Ok(())
 }
 
 fn export(

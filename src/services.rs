@@ -113,14 +113,19 @@ impl dgt_server::feed::EventSource for JournalEvents {
 struct DaemonStatus {
     metrics: Arc<DaemonMetrics>,
     journal: Option<JournalStatus>,
+    clock: DaemonClock,
 }
 
 impl StatusSource for DaemonStatus {
     fn health(&self) -> serde_json::Value {
-        match &self.journal {
+        let mut health = match &self.journal {
             Some(j) => j.health(),
             None => json!({ "ok": true, "journal": null }),
-        }
+        };
+        // Where the core's `t_ms` 0 falls in Unix time (ms): `bench` maps event times to
+        // the wall clock with it, as a cluster node does for the hub.
+        health["clock_epoch_unix_ms"] = json!(unix_ms().saturating_sub(self.clock.now_ms()));
+        health
     }
 
     fn metrics(&self) -> String {
@@ -283,6 +288,7 @@ impl Services {
         server = server.with_status(Arc::new(DaemonStatus {
             metrics: metrics.clone(),
             journal: journal_status,
+            clock,
         }));
         let addr = server.local_addr();
         let livechess = server.livechess_addr();
@@ -406,6 +412,13 @@ impl Services {
         }
         summary
     }
+}
+
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }
 
 type Opened = (

@@ -1,7 +1,7 @@
 //! The core's front door: routes inputs to one [`Session`] per board, fires timers in time
 //! order, and numbers the events.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::bughouse;
 use crate::config::CoreConfig;
@@ -18,6 +18,12 @@ pub struct Core {
     next_seq: u64,
     /// Bughouse matches whose score was told, by their two game ids.
     scored: std::collections::BTreeSet<(String, String)>,
+    /// Every board's pending timer as (deadline, board), earliest first: the next timer is
+    /// found without asking every session (a venue has hundreds of boards, and the daemon
+    /// asks after every input).
+    timers: BTreeSet<(u64, String)>,
+    /// The deadline each board has in `timers`.
+    armed: HashMap<String, u64>,
 }
 
 impl Core {
@@ -32,6 +38,8 @@ impl Core {
             sessions: BTreeMap::new(),
             next_seq: seq.max(1),
             scored: Default::default(),
+            timers: BTreeSet::new(),
+            armed: HashMap::new(),
         }
     }
 
@@ -68,6 +76,7 @@ impl Core {
         session.handle(input.t_ms, &input.kind, &mut emitted);
         self.number(&input.board, emitted, &mut out);
         self.bughouse(&input.board, input.t_ms, &mut out);
+        self.rearm_around(&input.board);
         out
     }
 
@@ -75,12 +84,7 @@ impl Core {
     pub fn advance(&mut self, t_ms: u64) -> Vec<Event> {
         let mut out = Vec::new();
         loop {
-            let due = self
-                .sessions
-                .iter()
-                .filter_map(|(b, s)| s.deadline().map(|d| (d, b.clone())))
-                .filter(|(d, _)| *d <= t_ms)
-                .min();
+            let due = self.timers.first().filter(|(d, _)| *d <= t_ms).cloned();
             let Some((d, board)) = due else { break };
             let mut emitted = Emitted::new();
             if let Some(s) = self.sessions.get_mut(&board) {
@@ -88,8 +92,39 @@ impl Core {
             }
             self.number(&board, emitted, &mut out);
             self.bughouse(&board, d, &mut out);
+            self.rearm_around(&board);
         }
         out
+    }
+
+    /// Files the timers of `board` and of its bughouse partner (the only sessions an input
+    /// or a timer of `board` can change) anew in `timers`.
+    fn rearm_around(&mut self, board: &str) {
+        let partner = self
+            .sessions
+            .get(board)
+            .and_then(|s| s.bughouse_partner())
+            .map(str::to_string);
+        self.rearm(board);
+        if let Some(p) = partner {
+            self.rearm(&p);
+        }
+    }
+
+    fn rearm(&mut self, board: &str) {
+        let now = self.sessions.get(board).and_then(|s| s.deadline());
+        let before = self.armed.get(board).copied();
+        if now == before {
+            return;
+        }
+        if let Some(d) = before {
+            self.timers.remove(&(d, board.to_string()));
+            self.armed.remove(board);
+        }
+        if let Some(d) = now {
+            self.timers.insert((d, board.to_string()));
+            self.armed.insert(board.to_string(), d);
+        }
     }
 
     /// Bughouse: what changed on `board` reaches its partner board (captures fill reserves,
@@ -212,7 +247,7 @@ impl Core {
 
     /// The earliest pending timer over all boards.
     pub fn next_deadline(&self) -> Option<u64> {
-        self.sessions.values().filter_map(|s| s.deadline()).min()
+        self.timers.first().map(|(d, _)| *d)
     }
 
     /// Read access to a board's session (for snapshots).
@@ -238,5 +273,50 @@ impl Core {
             }
             out.push(Event::new(seq, board, t_ms, body));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The timer index answers what asking every session would: three boards playing the
+    /// real blitz game, shifted in time so their timers interleave.
+    #[test]
+    fn the_next_timer_is_the_earliest_of_all_boards() {
+        let mut dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        while !dir.join("shared/captures").is_dir() {
+            assert!(dir.pop(), "shared/ not found");
+        }
+        let text =
+            std::fs::read_to_string(dir.join("shared/captures/real-blitz-game-1.jsonl")).unwrap();
+        let game = crate::capture::parse_capture(&text).unwrap();
+        let mut inputs = Vec::new();
+        for (b, shift) in [(1, 0), (2, 37), (3, 211)] {
+            for i in &game {
+                let mut i = i.clone();
+                i.board = format!("board-{b}");
+                i.t_ms += shift;
+                inputs.push(i);
+            }
+        }
+        inputs.sort_by_key(|i| i.t_ms);
+        let mut core = Core::new(CoreConfig::default());
+        let mut fired = 0;
+        for input in &inputs {
+            while let Some(d) = core.next_deadline().filter(|&d| d <= input.t_ms) {
+                fired += 1;
+                core.advance(d);
+            }
+            core.handle(input);
+            let scanned = core.sessions().filter_map(|(_, s)| s.deadline()).min();
+            assert_eq!(
+                core.next_deadline(),
+                scanned,
+                "after the input at {}",
+                input.t_ms
+            );
+        }
+        assert!(fired > 10, "timers fired ({fired})");
     }
 }

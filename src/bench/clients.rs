@@ -1,0 +1,191 @@
+//! The bench's WebSocket clients: each reads `/ws?since=0` (the backlog, then live events)
+//! and notes, for every event, when it arrived. An event is known by its journal: the node
+//! it comes from (index 0 for a lone daemon) and its seq there (`node_seq` on a hub).
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use futures_util::StreamExt;
+use serde::Deserialize;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use super::boards::unix_us;
+
+/// What one client saw: per node, the arrival time (Unix µs) of each seq (0: not received).
+#[derive(Debug, Default)]
+pub struct Received {
+    pub arrivals: Vec<Vec<u64>>,
+    /// `{"type":"resync"}` frames: the client fell behind and events were skipped.
+    pub resyncs: u64,
+    /// Frames that were not events (snapshots, acks) or could not be read.
+    pub other_frames: u64,
+}
+
+impl Received {
+    fn note(&mut self, node: usize, seq: u64, at: u64) {
+        if self.arrivals.len() <= node {
+            self.arrivals.resize_with(node + 1, Vec::new);
+        }
+        let list = &mut self.arrivals[node];
+        let i = seq as usize;
+        if list.len() <= i {
+            list.resize(i + 1, 0);
+        }
+        if list[i] == 0 {
+            list[i] = at;
+        }
+    }
+
+    /// The arrival of `seq` of `node`, if it came.
+    pub fn arrival(&self, node: usize, seq: u64) -> Option<u64> {
+        self.arrivals
+            .get(node)
+            .and_then(|l| l.get(seq as usize))
+            .copied()
+            .filter(|&t| t != 0)
+    }
+
+    /// Whether every seq 1..=last of each node has arrived.
+    pub fn has_all(&self, last: &[u64]) -> bool {
+        last.iter()
+            .enumerate()
+            .all(|(node, &last)| (1..=last).all(|s| self.arrival(node, s).is_some()))
+    }
+}
+
+/// The fields of an event frame the bench needs.
+#[derive(Deserialize)]
+struct Frame<'a> {
+    seq: Option<u64>,
+    #[serde(borrow)]
+    node: Option<&'a str>,
+    node_seq: Option<u64>,
+    #[serde(rename = "type", borrow)]
+    kind: Option<&'a str>,
+}
+
+/// Maps the names of a hub's nodes to their indexes.
+pub type NodeIndex = Arc<HashMap<String, usize>>;
+
+/// The running clients.
+pub struct Clients {
+    tasks: Vec<JoinHandle<Result<Received, String>>>,
+    stop: watch::Sender<bool>,
+    seen: Vec<Arc<Mutex<Received>>>,
+}
+
+impl Clients {
+    /// Connects `n` clients to `addr`'s `/ws`; returns once all are connected.
+    pub async fn connect(addr: SocketAddr, n: usize, nodes: NodeIndex) -> Result<Clients, String> {
+        let (stop, stopped) = watch::channel(false);
+        let mut tasks = Vec::new();
+        let mut seen = Vec::new();
+        for _ in 0..n {
+            let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws?since=0"))
+                .await
+                .map_err(|e| format!("WebSocket client on {addr}: {e}"))?;
+            let received = Arc::new(Mutex::new(Received::default()));
+            seen.push(received.clone());
+            let nodes = nodes.clone();
+            let mut stopped = stopped.clone();
+            tasks.push(tokio::spawn(async move {
+                let (_sink, mut stream) = ws.split();
+                loop {
+                    tokio::select! {
+                        _ = stopped.changed() => break,
+                        frame = stream.next() => {
+                            let at = unix_us();
+                            let Some(frame) = frame else { break };
+                            let frame = frame.map_err(|e| format!("WebSocket: {e}"))?;
+                            let Ok(text) = frame.to_text() else { continue };
+                            let mut r = received.lock().unwrap_or_else(|e| e.into_inner());
+                            note(&mut r, text, &nodes, at);
+                        }
+                    }
+                }
+                let r = std::mem::take(&mut *received.lock().unwrap_or_else(|e| e.into_inner()));
+                Ok(r)
+            }));
+        }
+        Ok(Clients { tasks, stop, seen })
+    }
+
+    /// Whether every client has every seq up to `last` of each node.
+    pub fn all_have(&self, last: &[u64]) -> bool {
+        self.seen
+            .iter()
+            .all(|r| r.lock().unwrap_or_else(|e| e.into_inner()).has_all(last))
+    }
+
+    /// Disconnects them and hands back what each received.
+    pub async fn finish(self) -> Result<Vec<Received>, String> {
+        let _ = self.stop.send(true);
+        let mut out = Vec::new();
+        for t in self.tasks {
+            out.push(t.await.map_err(|e| format!("client task: {e}"))??);
+        }
+        Ok(out)
+    }
+}
+
+fn note(r: &mut Received, text: &str, nodes: &HashMap<String, usize>, at: u64) {
+    let Ok(f) = serde_json::from_str::<Frame>(text) else {
+        r.other_frames += 1;
+        return;
+    };
+    if f.kind == Some("resync") {
+        r.resyncs += 1;
+        return;
+    }
+    match (f.node, f.node_seq, f.seq) {
+        // On a hub: the node's own numbering (the hub's events of its own have no node_seq).
+        (Some(node), Some(seq), _) => match nodes.get(node) {
+            Some(&i) => r.note(i, seq, at),
+            None => r.other_frames += 1,
+        },
+        (None, None, Some(seq)) if nodes.is_empty() => r.note(0, seq, at),
+        _ => r.other_frames += 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_client_notes_events_by_node_and_seq_and_counts_resyncs() {
+        let mut r = Received::default();
+        let lone = HashMap::new();
+        note(
+            &mut r,
+            r#"{"seq":1,"type":"clock","board":"b","t_ms":3}"#,
+            &lone,
+            10,
+        );
+        note(
+            &mut r,
+            r#"{"seq":2,"type":"clock","board":"b","t_ms":4}"#,
+            &lone,
+            11,
+        );
+        note(&mut r, r#"{"type":"resync"}"#, &lone, 12);
+        assert_eq!(r.arrival(0, 2), Some(11));
+        assert!(r.has_all(&[2]));
+        assert!(!r.has_all(&[3]));
+        assert_eq!(r.resyncs, 1);
+        let hub: HashMap<String, usize> = [("n-a".to_string(), 0), ("n-b".to_string(), 1)].into();
+        let mut h = Received::default();
+        note(
+            &mut h,
+            r#"{"seq":7,"node":"n-b","node_seq":1,"type":"clock"}"#,
+            &hub,
+            5,
+        );
+        note(&mut h, r#"{"seq":8,"node":"n-b","type":"alert"}"#, &hub, 6);
+        assert_eq!(h.arrival(1, 1), Some(5));
+        assert!(h.has_all(&[0, 1]));
+        assert_eq!(h.other_frames, 1);
+    }
+}

@@ -1,0 +1,211 @@
+//! The processes a bench starts and measures: daemons (`run`), the hub, `nats-server`. CPU
+//! time and resident memory come from `/proc/PID/stat` and `/proc/PID/status`, so each
+//! number is that process's alone.
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A child process whose stderr goes to a log file.
+pub struct Process {
+    pub child: Child,
+    pub log: PathBuf,
+    pub what: String,
+}
+
+impl Process {
+    pub fn spawn(what: &str, program: &Path, args: &[&str], log: PathBuf) -> Result<Self, String> {
+        let file = std::fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
+        let child = Command::new(program)
+            .args(args)
+            .env("NO_COLOR", "1")
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(file)
+            .spawn()
+            .map_err(|e| format!("cannot start {what} ({}): {e}", program.display()))?;
+        Ok(Process {
+            child,
+            log,
+            what: what.to_string(),
+        })
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits for the "dashboard at http://ADDR/" line on stderr.
+    pub fn dashboard_addr(&mut self, within: Duration) -> Result<SocketAddr, String> {
+        let end = Instant::now() + within;
+        loop {
+            let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+            for line in text.lines() {
+                if let Some(rest) = line.split("dashboard at http://").nth(1)
+                    && let Ok(addr) = rest.trim_end_matches('/').trim().parse()
+                {
+                    return Ok(addr);
+                }
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Err(format!(
+                    "{} exited ({status}) before serving; its log:\n{text}",
+                    self.what
+                ));
+            }
+            if Instant::now() > end {
+                return Err(format!("{} did not serve within {within:?}", self.what));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// SIGTERM (a clean stop: the journal is flushed), then waits; SIGKILL after `within`.
+    pub fn stop(&mut self, within: Duration) -> Result<(), String> {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.pid().to_string()])
+            .status();
+        let end = Instant::now() + within;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) if status.success() => return Ok(()),
+                Ok(Some(status)) => return Err(format!("{} stopped with {status}", self.what)),
+                Ok(None) if Instant::now() > end => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    return Err(format!("{} did not stop within {within:?}", self.what));
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(50)),
+                Err(e) => return Err(format!("{}: {e}", self.what)),
+            }
+        }
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// A free loopback port (bound and released: another process could take it meanwhile,
+/// which nobody does on a test machine in the milliseconds in between).
+pub fn free_port() -> Result<u16, String> {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| format!("no free loopback port: {e}"))
+}
+
+/// `nats-server` on PATH, or where Debian installs it.
+pub fn nats_server() -> Result<PathBuf, String> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(["/usr/sbin".into(), "/usr/bin".into()])
+        .map(|d| d.join("nats-server"))
+        .find(|p| p.is_file())
+        .ok_or_else(|| "nats-server is not installed (apt-get install nats-server)".to_string())
+}
+
+/// Starts `nats-server` with JetStream on a free loopback port, its store under `dir`.
+pub fn start_broker(dir: &Path) -> Result<(Process, u16), String> {
+    let port = free_port()?;
+    let store = dir.join("jetstream");
+    let store = store.to_str().ok_or("temporary path is not UTF-8")?;
+    let broker = Process::spawn(
+        "nats-server",
+        &nats_server()?,
+        &[
+            "-js",
+            "-a",
+            "127.0.0.1",
+            "-p",
+            &port.to_string(),
+            "-sd",
+            store,
+        ],
+        dir.join("nats-server.log"),
+    )?;
+    let addr: SocketAddr = ([127, 0, 0, 1], port).into();
+    let end = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(addr).is_err() {
+        if Instant::now() > end {
+            return Err(format!("nats-server did not listen on {addr}"));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok((broker, port))
+}
+
+/// CPU time (user + system) of a process, in clock ticks.
+pub fn cpu_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces: count fields after its ')'.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // Fields 14 (utime) and 15 (stime) of proc(5), here 11 and 12 after the state.
+    let utime: u64 = fields.get(11)?.parse().ok()?;
+    let stime: u64 = fields.get(12)?.parse().ok()?;
+    Some(utime + stime)
+}
+
+/// Clock ticks per second (`getconf CLK_TCK`; 100 on Linux when it cannot be asked).
+pub fn ticks_per_second() -> f64 {
+    Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(100.0)
+}
+
+/// Resident memory (VmRSS) of a process, in MiB.
+pub fn rss_mib(pid: u32) -> Option<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}
+
+/// `GET path` on loopback (HTTP/1.0, the body as text).
+pub fn http_get(addr: SocketAddr, path: &str) -> Result<String, String> {
+    use std::io::{Read, Write};
+    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5))
+        .map_err(|e| format!("{addr}: {e}"))?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .map_err(|e| e.to_string())?;
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").map_err(|e| e.to_string())?;
+    let mut text = String::new();
+    stream
+        .read_to_string(&mut text)
+        .map_err(|e| format!("{addr}{path}: {e}"))?;
+    text.split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_string())
+        .ok_or_else(|| format!("{addr}{path}: no HTTP body"))
+}
+
+/// `/health` as JSON.
+pub fn health(addr: SocketAddr) -> Result<serde_json::Value, String> {
+    let body = http_get(addr, "/health")?;
+    serde_json::from_str(&body).map_err(|e| format!("{addr}/health: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_process_has_cpu_time_and_memory() {
+        let me = std::process::id();
+        assert!(cpu_ticks(me).is_some());
+        assert!(rss_mib(me).is_some_and(|m| m > 0.0));
+        assert!(ticks_per_second() > 0.0);
+    }
+}

@@ -131,6 +131,13 @@ struct GameWatch {
     /// A player who made a move with their own clock still running and has not pressed
     /// since: their press, even after the opponent's reply, completes it (6.2.2).
     owes_press: Option<Color>,
+    /// The game's ply count right after an illegal move was taken into it as it stood
+    /// (`adopt_illegal`): a second one before any legal move means tracking is lost.
+    adopted_at: Option<usize>,
+    /// Tracking is lost: the board left every position the game explains, twice in a row.
+    /// Nothing is read as a move until it shows a legal continuation, the last legal
+    /// position (or an earlier one), or a set-up.
+    lost_track: bool,
 }
 
 impl GameWatch {
@@ -1779,6 +1786,7 @@ impl Session {
         out.push((t, EventBody::Alert(a)));
         self.watch.illegal_alerted = false;
         self.watch.stood = None;
+        self.watch.lost_track = false;
         self.last_ahead = None;
         self.answered = None;
         self.press_wait_at = None;
@@ -1788,6 +1796,7 @@ impl Session {
     fn back_to_legal(&mut self, t: u64, out: &mut Emitted) {
         self.illegal_at = None;
         self.watch.stood = None;
+        self.watch.lost_track = false;
         if !self.watch.ghosts.is_empty() {
             // Moves are followed with the knocked-off pieces thought in place; the board is
             // legal again only once they are back (or the position was reinstated).
@@ -2298,7 +2307,26 @@ impl Session {
                     g.confirm_all();
                 }
             }
+            _ if self.watch.stood.is_none()
+                && let Some((m, _)) =
+                    reconstruct::one_move_with_pieces_off(g.current(), &placement.board) =>
+            {
+                // A legal move made, then a piece knocked off the board before the press was
+                // judged (the clock's report is relayed behind the board's, protocol §3.4):
+                // the press completes the move (6.2.1); the pieces off the board are a
+                // displacement, watched as any other (7.1), not part of an illegal move.
+                self.infer_from_press(display, mover);
+                self.commit_shown(t, &[m], true, self.last_change, out);
+                if !self.watch.illegal_alerted {
+                    let wait = self.illegal_position_ms.saturating_sub(self.settle_ms);
+                    self.illegal_at = Some(t + wait);
+                }
+            }
             _ if self.adopt_illegal(t, out) => {}
+            _ if self.watch.lost_track => {
+                // The board left every position the game can explain: no move is read and no
+                // offence counted from it; `illegal_position` said so already.
+            }
             _ => {
                 // The player on move may have changed: an illegal move answered by another
                 // was taken into the game (`adopt_illegal`).

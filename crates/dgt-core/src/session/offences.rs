@@ -108,6 +108,11 @@ impl Session {
             )
         };
         let logged = g.moves.last().map(|m| (m.white_ms, m.black_ms));
+        let pos = g.current();
+        self.watch.illegal_piece = (d & pos.board().by_color(mover))
+            .into_iter()
+            .find(|sq| shown.piece_at(*sq) != pos.board().piece_at(*sq))
+            .map(|sq| (g.plies(), sq));
         let arbiter_acts = kind == AlertKind::PromotionIncomplete || both_checks;
         let (severity, prescription) = self.illegal_prescription(mover, &remedy, arbiter_acts);
         let count = self.count_offence(mover, Offence::IllegalMove);

@@ -20,3 +20,4 @@ pub mod replay;
 pub mod services;
 pub mod settings;
 pub mod verify;
+pub mod verify_alerts;

@@ -22,3 +22,4 @@ pub mod replay;
 pub mod services;
 pub mod settings;
 pub mod verify;
+pub mod verify_alerts;

@@ -119,6 +119,12 @@ enum Command {
         /// whether White / Black can mate) and report agreement and timings.
         #[arg(long)]
         dead_positions: Option<PathBuf>,
+        /// Instead of the move check: play the games at three paces (careful, blitz, time
+        /// scramble) with irregularities whose truth is kept aside, and report per alert kind
+        /// and pace the true and false alerts, misses, precision, recall and false
+        /// review/intervene alerts per 100 games (`--games` per pace).
+        #[arg(long)]
+        alerts: bool,
     },
     /// Captures, PGN (with `[%clk]`), alerts or events out of the journal, on stdout.
     Export {
@@ -346,6 +352,20 @@ fn main() -> ExitCode {
             dead_positions: Some(path),
             ..
         } => verify_dead_positions(&path),
+        Command::Verify {
+            games,
+            seed,
+            alerts: true,
+            ..
+        } => {
+            let report = dgt_arbiter::verify_alerts::check_alerts(
+                seed,
+                games,
+                &dgt_core::CoreConfig::default(),
+            );
+            print!("{report}");
+            ExitCode::SUCCESS
+        }
         Command::Verify { games, seed, .. } => {
             let report =
                 dgt_arbiter::verify::check_corpus(seed, games, &dgt_core::CoreConfig::default());

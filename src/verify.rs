@@ -29,6 +29,13 @@ pub struct GameCheck {
     /// Time from the last report the daemon got before the event — the board's last field
     /// update, or the clock frame showing the lever change — to the move event, per move.
     pub report_latencies_ms: Vec<u64>,
+    /// The longest run of rebuilt moves in a row that were never played there: the move
+    /// lists are aligned (longest common subsequence of the UCI moves), and a run counts
+    /// the rebuilt moves between two aligned ones that align with nothing — moves invented
+    /// while the track was lost (a shift of plies alone invents nothing).
+    pub longest_invented_run: usize,
+    /// `illegal_position` alerts that said tracking was lost.
+    pub lost_tracks: usize,
     /// Wall time the core took for this game.
     pub core_micros: u128,
     pub inputs: usize,
@@ -155,7 +162,48 @@ pub fn check_game(seed: u64, config: &CoreConfig) -> GameCheck {
         }
     }
     check.invented += rebuilt.len().saturating_sub(played);
+    let rebuilt_ucis: Vec<&str> = rebuilt.iter().map(|(u, _)| u.as_str()).collect();
+    let truth_ucis: Vec<&str> = truth.iter().map(|m| m.uci.as_str()).collect();
+    check.longest_invented_run = longest_unaligned_run(&rebuilt_ucis, &truth_ucis);
+    check.lost_tracks = events
+        .iter()
+        .filter(|e| {
+            matches!(&e.body, EventBody::Alert(a)
+                if a.kind == dgt_core::AlertKind::IllegalPosition
+                    && a.message.contains("no longer follows the game"))
+        })
+        .count();
     check
+}
+
+/// The longest run of consecutive items of `rebuilt` left out of a longest common
+/// subsequence with `truth`.
+pub fn longest_unaligned_run(rebuilt: &[&str], truth: &[&str]) -> usize {
+    let (n, m) = (rebuilt.len(), truth.len());
+    // lcs[i][j]: the longest common subsequence of rebuilt[i..] and truth[j..].
+    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if rebuilt[i] == truth[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j, mut run, mut longest) = (0, 0, 0, 0);
+    while i < n {
+        if j < m && rebuilt[i] == truth[j] && lcs[i][j] == lcs[i + 1][j + 1] + 1 {
+            (i, j, run) = (i + 1, j + 1, 0);
+        } else if j < m && lcs[i][j + 1] >= lcs[i + 1][j] {
+            j += 1;
+        } else {
+            i += 1;
+            run += 1;
+            longest = longest.max(run);
+        }
+    }
+    longest
 }
 
 /// Totals over a corpus.
@@ -169,6 +217,11 @@ pub struct CorpusReport {
     pub missed: usize,
     pub corrections: usize,
     pub after_rule_end: usize,
+    /// The longest run of invented moves in any game (see [`GameCheck::longest_invented_run`]).
+    pub longest_invented_run: usize,
+    /// Games with an invented run, and lost-track alerts over the corpus.
+    pub games_with_invented: usize,
+    pub lost_tracks: usize,
     pub latency_p50_ms: u64,
     pub latency_p99_ms: u64,
     pub latency_max_ms: u64,
@@ -197,6 +250,9 @@ pub fn check_corpus(first_seed: u64, games: usize, config: &CoreConfig) -> Corpu
         r.missed += c.missed;
         r.corrections += c.corrections;
         r.after_rule_end += c.after_rule_end;
+        r.longest_invented_run = r.longest_invented_run.max(c.longest_invented_run);
+        r.games_with_invented += usize::from(c.longest_invented_run > 0);
+        r.lost_tracks += c.lost_tracks;
         micros += c.core_micros;
         inputs += c.inputs;
         if c.is_exact() {
@@ -246,6 +302,11 @@ impl std::fmt::Display for CorpusReport {
         writeln!(f, "moves missed          {}", self.missed)?;
         writeln!(
             f,
+            "invented in a row     longest {} ({} games with any; {} lost-track alerts)",
+            self.longest_invented_run, self.games_with_invented, self.lost_tracks
+        )?;
+        writeln!(
+            f,
             "corrections           {} ({:.3}% of moves)",
             self.corrections,
             pct(self.corrections, self.played)
@@ -278,5 +339,24 @@ impl std::fmt::Display for CorpusReport {
             writeln!(f, "failing seeds         {}", shown.join(" "))?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::longest_unaligned_run;
+
+    #[test]
+    fn a_shift_of_plies_invents_nothing_and_a_run_of_wrong_moves_is_counted() {
+        let truth = ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4"];
+        assert_eq!(longest_unaligned_run(&truth, &truth), 0);
+        // Two plies missed: every later move sits at another ply, none is invented.
+        assert_eq!(longest_unaligned_run(&["e2e4", "b8c6", "f1c4"], &truth), 0);
+        // Two moves never played, in a row, then the game again.
+        assert_eq!(
+            longest_unaligned_run(&["e2e4", "f1e4", "e2c4", "b8c6", "f1c4"], &truth),
+            2
+        );
+        assert_eq!(longest_unaligned_run(&["a2a3"], &truth), 1);
     }
 }

@@ -19,3 +19,14 @@ fn the_first_200_corpus_games_are_rebuilt_exactly() {
         "corrections stay rare: {report}"
     );
 }
+
+/// Seed 35441 lost track: a bishop knocked over between White's move and the judging of the
+/// press made the move read as an illegal "Bf1-e4=N", which was taken into the game, and 62
+/// plies were misread. Now the press completes the move, the knocked piece is a
+/// displacement, and the game is rebuilt exactly.
+#[test]
+fn seed_35441_a_piece_knocked_under_a_move_does_not_lose_the_track() {
+    let c = dgt_arbiter::verify::check_game(35441, &CoreConfig::default());
+    assert!(c.is_exact(), "{c:?}");
+    assert_eq!(c.longest_invented_run, 0);
+}

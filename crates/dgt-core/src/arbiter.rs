@@ -522,9 +522,11 @@ pub fn end_by_rule(game: &Game, ed: &Edition) -> Option<RuleEnd> {
     None
 }
 
-/// The severity an end by rule has: the arbiter must stop the game.
+/// The severity an end by rule has: `info`, with the result. The game is over at the move
+/// (6.2.1.1; 5.1.1, 5.2.1, 5.2.2, 9.6): nothing needs the arbiter unless play goes on, which
+/// is `move_after_game_end` at `intervene` (issue 15, D46).
 pub fn end_severity() -> Severity {
-    Severity::Intervene
+    Severity::Info
 }
 
 pub fn side_name(c: shakmaty::Color) -> &'static str {

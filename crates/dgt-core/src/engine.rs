@@ -265,8 +265,11 @@ impl Core {
             self.next_seq += 1;
             if let EventBody::Alert(a) = &mut body {
                 // An alert's id is the seq of the event that raised it: unique in the journal
-                // and the same on every replay.
-                a.id = seq;
+                // and the same on every replay. A repeat of a coalesced equipment alert keeps
+                // the id of the alert it repeats (`Alert::repeats`).
+                if a.repeats.is_none() {
+                    a.id = seq;
+                }
                 if let Some(s) = self.sessions.get_mut(board) {
                     s.alert_numbered(a);
                 }

@@ -234,6 +234,14 @@ pub struct Alert {
     pub black_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uci: Option<String>,
+    /// Equipment alerts repeated on one board (battery indicator flicker, a clock flapping
+    /// between connected and not) are one alert: each repeat is sent again as an `alert`
+    /// event with the **same `id`**, `repeats` (how many times it has happened, 2 or more)
+    /// and `last_t_ms` (the latest), instead of a new alert per transition.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_t_ms: Option<u64>,
 }
 
 impl Alert {
@@ -256,6 +264,8 @@ impl Alert {
             white_ms: None,
             black_ms: None,
             uci: None,
+            repeats: None,
+            last_t_ms: None,
         }
     }
 }

@@ -306,6 +306,34 @@ pub fn capture_in_hand(pos: &Chess, target: &Board) -> Option<Move> {
     })
 }
 
+/// The most pieces a knock can take off the board and still leave a move readable under it.
+const KNOCKED_MAX: usize = 2;
+
+/// The one legal move from `pos` whose result shows `target` but for pieces off the board
+/// that the move did not touch (knocked over once the move was made; the board reports each
+/// square as it changes, protocol §4.1). `None` when no move, or more than one, reads so: a
+/// knocked piece is a displacement under a move (7.1), not part of an illegal one.
+pub fn one_move_with_pieces_off(pos: &Chess, target: &Board) -> Option<(Move, Bitboard)> {
+    let mut found = None;
+    for m in legal_moves(pos) {
+        let mut p = pos.clone();
+        p.play_unchecked(m);
+        let d = diff(p.board(), target);
+        if d.is_empty()
+            || d.count() > KNOCKED_MAX
+            || d.contains(m.to())
+            || (d & target.occupied()).any()
+        {
+            continue;
+        }
+        if found.is_some() {
+            return None;
+        }
+        found = Some((m, d));
+    }
+    found
+}
+
 /// A castling by the player on move whose rook is still in the hand: the board shows the
 /// position after it but for the rook, off the board (the king put on its square first, the
 /// rook lifted; a piece is reported where it lands up to ~400 ms late, later while it

@@ -84,6 +84,9 @@ const SEEN_KEPT: usize = 32;
 /// How late a board may report a change in rapid play (protocol §4.1: about 400 ms): a
 /// sliding piece may still be reported on the squares after the one it seems to stop on.
 const REPORT_LAG_MS: u64 = 400;
+/// Equipment alerts of one kind on one board within this long of the last are one alert
+/// with a count (a battery indicator flickering, a clock flapping): half an hour.
+const EQUIPMENT_COALESCE_MS: u64 = 30 * 60_000;
 
 /// The state kept for one game's watch — offences, flags, hints already given — reset as a
 /// whole when a new game begins (so no part of it can be forgotten).
@@ -131,6 +134,16 @@ struct GameWatch {
     /// A player who made a move with their own clock still running and has not pressed
     /// since: their press, even after the opponent's reply, completes it (6.2.2).
     owes_press: Option<Color>,
+    /// The game's ply count right after an illegal move was taken into it as it stood
+    /// (`adopt_illegal`): a second one before any legal move means tracking is lost.
+    adopted_at: Option<usize>,
+    /// The piece (its square) with which the player on move completed an illegal move from
+    /// the position after this many plies: touched beyond any adjustment (4.3, 7.5.1).
+    illegal_piece: Option<(usize, shakmaty::Square)>,
+    /// Tracking is lost: the board left every position the game explains, twice in a row.
+    /// Nothing is read as a move until it shows a legal continuation, the last legal
+    /// position (or an earlier one), or a set-up.
+    lost_track: bool,
 }
 
 impl GameWatch {
@@ -230,6 +243,10 @@ pub struct Session {
     /// The board's seat in a bughouse match, if it plays in one.
     bughouse: Option<seat::Seat>,
 
+    /// Equipment alerts raised on this board, coalesced (`equipment_alert`): kind, the id of
+    /// the alert (0 until numbered), how many times, and the latest.
+    equipment: Vec<(AlertKind, u64, u32, u64)>,
+
     /// Counters for the metrics.
     pub garbage_bytes: u64,
     pub clock_rejected: u64,
@@ -300,6 +317,7 @@ impl Session {
             displaced: 0,
             watch: GameWatch::default(),
             bughouse: bughouse.map(|m| seat::Seat::new(m, label)),
+            equipment: Vec::new(),
             garbage_bytes: 0,
             clock_rejected: 0,
         }
@@ -1027,13 +1045,31 @@ impl Session {
             shown_at,
             HandlingThresholds::default(),
         );
+        let plies = self.game.as_ref().map_or(0, |g| g.plies());
         for s in signals {
+            // A touch no announced adjustment excuses: the piece had made an illegal move
+            // from this position, taken back (7.5.1 → 4.3: the replacement move is made with
+            // it), D47.
+            let mut unexcused = false;
             let (kind, article, message) = match s {
+                Signal::TouchMove { square, .. }
+                    if self.watch.illegal_piece == Some((plies, square)) =>
+                {
+                    unexcused = true;
+                    (
+                        AlertKind::TouchMove,
+                        self.edition.touch_move,
+                        format!(
+                            "{} made an illegal move with the piece on {square}, put it back, then moved another piece: the replacement move must be made with that piece if it can move legally.",
+                            arbiter::side_name(mover),
+                        ),
+                    )
+                }
                 Signal::TouchMove { square, off_ms } => (
                     AlertKind::TouchMove,
                     self.edition.touch_move,
                     format!(
-                        "{} lifted the piece on {square} for {:.1} s and put it back, then moved another piece: check for touch-move.",
+                        "{} lifted the piece on {square} for {:.1} s and put it back, then moved another piece: a touch-move offence unless the adjustment was announced, which the board cannot hear.",
                         arbiter::side_name(mover),
                         off_ms as f64 / 1000.0
                     ),
@@ -1117,6 +1153,10 @@ impl Session {
             };
             let severity = if self.edition.art4_on_claim_in_rapid_blitz && self.rapid_or_blitz() {
                 Severity::Claim
+            } else if kind == AlertKind::TouchMove && !unexcused {
+                // A piece put back on its square: the Laws excuse it if "j'adoube" was said
+                // first (4.2.1; 2005 4.2), and the board cannot hear it (D47).
+                Severity::Info
             } else {
                 Severity::Review
             };
@@ -1456,6 +1496,7 @@ impl Session {
                 | EndReason::SeventyFiveMoveRule
                 | EndReason::DeadPosition
                 | EndReason::Stalemate
+                | EndReason::Checkmate
         ) {
             return;
         }
@@ -1467,9 +1508,11 @@ impl Session {
         let why = reason.words();
         let ply = g.plies();
         self.watch.told_play_after_end = true;
+        // The end by rule itself was `info`; play going on past it is where the arbiter must
+        // act now (D46).
         let mut a = self.alert(
             AlertKind::MoveAfterGameEnd,
-            Severity::Review,
+            Severity::Intervene,
             Some(g.current().turn()),
             format!(
                 "The game ended at ply {ply} by {why} ({result}), but play went on with {san}."
@@ -1779,6 +1822,7 @@ impl Session {
         out.push((t, EventBody::Alert(a)));
         self.watch.illegal_alerted = false;
         self.watch.stood = None;
+        self.watch.lost_track = false;
         self.last_ahead = None;
         self.answered = None;
         self.press_wait_at = None;
@@ -1788,6 +1832,7 @@ impl Session {
     fn back_to_legal(&mut self, t: u64, out: &mut Emitted) {
         self.illegal_at = None;
         self.watch.stood = None;
+        self.watch.lost_track = false;
         if !self.watch.ghosts.is_empty() {
             // Moves are followed with the knocked-off pieces thought in place; the board is
             // legal again only once they are back (or the position was reinstated).
@@ -1934,7 +1979,7 @@ impl Session {
                 None,
                 "The clock is no longer connected to the board (or reports no clock).".into(),
             );
-            out.push((t, EventBody::Alert(a)));
+            self.equipment_alert(t, a, out);
         }
         if obs.rejected {
             self.clock_rejected += 1;
@@ -2042,7 +2087,7 @@ impl Session {
                 None,
                 "The clock shows its battery-low indicator.".into(),
             );
-            out.push((t, EventBody::Alert(a)));
+            self.equipment_alert(t, a, out);
         }
         self.emit_clock(t, out);
         if !obs.new_flags.is_empty() {
@@ -2052,6 +2097,31 @@ impl Session {
             self.overtake_pending_press(t, out);
             self.on_flags(t, &obs.new_flags, out);
         }
+    }
+
+    /// Raises an equipment alert once per board: while the same kind repeats within
+    /// `EQUIPMENT_COALESCE_MS` of its last time (a battery indicator flickering, a clock
+    /// cable flapping), each repeat re-sends the first alert — same id — with the count and
+    /// the latest time, rather than a new alert per transition.
+    fn equipment_alert(&mut self, t: u64, mut a: Alert, out: &mut Emitted) {
+        match self.equipment.iter_mut().find(|(kind, id, _, last)| {
+            *kind == a.kind && *id != 0 && t <= last + EQUIPMENT_COALESCE_MS
+        }) {
+            Some((_, id, count, last)) => {
+                *count += 1;
+                *last = t;
+                a.id = *id;
+                a.repeats = Some(*count);
+                a.last_t_ms = Some(t);
+                a.message
+                    .push_str(&format!(" (repeated: {count} times on this board)"));
+            }
+            None => {
+                self.equipment.retain(|(kind, ..)| *kind != a.kind);
+                self.equipment.push((a.kind, 0, 1, t));
+            }
+        }
+        out.push((t, EventBody::Alert(a)));
     }
 
     fn emit_clock(&self, t: u64, out: &mut Emitted) {
@@ -2298,7 +2368,26 @@ impl Session {
                     g.confirm_all();
                 }
             }
+            _ if self.watch.stood.is_none()
+                && let Some((m, _)) =
+                    reconstruct::one_move_with_pieces_off(g.current(), &placement.board) =>
+            {
+                // A legal move made, then a piece knocked off the board before the press was
+                // judged (the clock's report is relayed behind the board's, protocol §3.4):
+                // the press completes the move (6.2.1); the pieces off the board are a
+                // displacement, watched as any other (7.1), not part of an illegal move.
+                self.infer_from_press(display, mover);
+                self.commit_shown(t, &[m], true, self.last_change, out);
+                if !self.watch.illegal_alerted {
+                    let wait = self.illegal_position_ms.saturating_sub(self.settle_ms);
+                    self.illegal_at = Some(t + wait);
+                }
+            }
             _ if self.adopt_illegal(t, out) => {}
+            _ if self.watch.lost_track => {
+                // The board left every position the game can explain: no move is read and no
+                // offence counted from it; `illegal_position` said so already.
+            }
             _ => {
                 // The player on move may have changed: an illegal move answered by another
                 // was taken into the game (`adopt_illegal`).
@@ -2439,6 +2528,14 @@ impl Session {
     /// The engine numbered an alert this session raised: remember the id of a flag alert
     /// that waits to be called.
     pub fn alert_numbered(&mut self, a: &Alert) {
+        if a.repeats.is_none()
+            && let Some(e) = self
+                .equipment
+                .iter_mut()
+                .find(|(kind, id, ..)| *kind == a.kind && *id == 0)
+        {
+            e.1 = a.id;
+        }
         if a.kind == AlertKind::TwoHandedMove
             && a.severity != Severity::Intervene
             && let Some(side) = a.side

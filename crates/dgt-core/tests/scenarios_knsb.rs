@@ -178,7 +178,8 @@ fn knsb_04_press_without_a_move_counts_two_hands_only_on_confirmation() {
 
 /// KNSB-05: after an illegal move is taken back, the replacement move must be made with the
 /// same piece if it can move legally (7.5.1 → 4.3): another piece moved is a touch-move
-/// matter for review; the same piece moved is not.
+/// matter for review — no announced adjustment excuses a piece that made an illegal move
+/// (D47); the same piece moved is not.
 #[test]
 fn knsb_05_replacement_move_with_another_piece() {
     for (reply, expected) in [(("d7", "d6", 'p'), true), (("b8", "c6", 'n'), false)] {
@@ -303,7 +304,7 @@ fn knsb_10_dead_positions_end_the_game_at_once() {
             let a = one(&ev, AlertKind::DeadPosition);
             assert_eq!(
                 (severity(&a).as_str(), article(&a)),
-                ("intervene", "5.2.2"),
+                ("info", "5.2.2"),
                 "{fen}"
             );
             assert_eq!(
@@ -351,7 +352,7 @@ fn knsb_13_fivefold_and_seventy_five_moves() {
     make(&mut b, &["g1f3N", "g8f6n", "f3g1N", "f6g8n"].repeat(4));
     let ev = b.run();
     let a = one(&ev, AlertKind::FivefoldRepetition);
-    assert_eq!((severity(&a).as_str(), article(&a)), ("intervene", "9.6.1"));
+    assert_eq!((severity(&a).as_str(), article(&a)), ("info", "9.6.1"));
     assert_eq!(
         ends(&ev),
         [("1/2-1/2".to_string(), "fivefold_repetition".to_string())]
@@ -366,7 +367,7 @@ fn knsb_13_fivefold_and_seventy_five_moves() {
     let a = one(&ev, AlertKind::SeventyFiveMoveRule);
     assert_eq!(
         (severity(&a).as_str(), article(&a), a.ply),
-        ("intervene", "9.6.2", Some(1))
+        ("info", "9.6.2", Some(1))
     );
     assert_eq!(
         ends(&ev),

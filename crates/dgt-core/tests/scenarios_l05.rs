@@ -582,7 +582,7 @@ fn l05_s14_fivefold_by_edition() {
             );
         } else {
             let a = one(&ev, AlertKind::FivefoldRepetition);
-            assert_eq!((severity(&a).as_str(), article(&a)), ("intervene", "9.6.1"));
+            assert_eq!((severity(&a).as_str(), article(&a)), ("info", "9.6.1"));
             assert_eq!(a.ply, Some(16));
             assert_eq!(
                 ends(&ev),
@@ -594,7 +594,8 @@ fn l05_s14_fivefold_by_edition() {
 
 /// L05-S15 (T15): as T14, play goes on after the fivefold, Black is mated later and 1-0 is
 /// entered: the fivefold draw stands (events after the end never change the result), the
-/// arbiter is told once that play went on (`move_after_game_end` / review), and the entered
+/// arbiter is told once that play went on (`move_after_game_end` / intervene: the end by
+/// rule itself is `info`, D46), and the entered
 /// result is reported as conflicting with it (`result_conflict` / review).
 #[test]
 fn l05_s15_result_entered_after_the_fivefold() {
@@ -620,7 +621,7 @@ fn l05_s15_result_entered_after_the_fivefold() {
         );
         // Play went on after the fivefold: told once, with the first move made.
         let after = one(&ev, AlertKind::MoveAfterGameEnd);
-        assert_eq!(severity(&after), "review");
+        assert_eq!(severity(&after), "intervene");
         assert!(
             after.message.contains("ply 16") && after.message.contains("with e4"),
             "{}",
@@ -670,7 +671,7 @@ fn l05_s16_fifty_and_seventy_five_moves() {
             let a = one(&ev, AlertKind::SeventyFiveMoveRule);
             assert_eq!(
                 (severity(&a).as_str(), article(&a), a.ply),
-                ("intervene", "9.6.2", Some(150))
+                ("info", "9.6.2", Some(150))
             );
             assert_eq!(
                 ends(&ev),
@@ -717,7 +718,7 @@ fn l05_s18_dead_position_by_a_capture() {
         b.flag(true, true).wait(300);
         let ev = b.run();
         let a = one(&ev, AlertKind::DeadPosition);
-        assert_eq!(severity(&a), "intervene");
+        assert_eq!(severity(&a), "info");
         assert_eq!(article(&a), by_edition(edition, "5.2b", "5.2.2", "5.2.2"));
         assert_eq!(a.ply, Some(1));
         assert_eq!(

@@ -134,6 +134,36 @@ impl<'r> Hand<'r> {
         Some(n)
     }
 
+    /// Before the move, maybe lifts an own piece the move does not use and puts it back on
+    /// its square (an adjustment or a touch); returns its square and whether it was
+    /// announced. Drawn only when the rate is set (the corpus's stream stays as it was).
+    fn adjust(&mut self, pos: &Chess, m: Move) -> Option<(String, bool)> {
+        if self.rates.adjust_piece <= 0.0 || !self.rng.chance(self.rates.adjust_piece) {
+            return None;
+        }
+        let mut used = vec![m.to()];
+        used.extend(m.from());
+        if let Move::Castle { king, rook } = m {
+            used.extend([king, rook]);
+        }
+        let own: Vec<Square> = pos
+            .us()
+            .into_iter()
+            .filter(|sq| !used.contains(sq))
+            .collect();
+        if own.is_empty() {
+            return None;
+        }
+        let sq = *self.rng.pick(&own);
+        let announced = self.rng.chance(self.rates.adjust_announced);
+        let code = self.board[sq as usize];
+        self.put(sq, 0);
+        self.wait(400, 1500);
+        self.put(sq, code);
+        self.wait(300, 1200);
+        Some((sq.to_string(), announced))
+    }
+
     /// Makes `m` on the surface. Returns how, an irregularity if any, and the square of the
     /// last piece placed.
     fn make_move(&mut self, pos: &Chess, m: Move) -> (Handling, Option<IrregularityKind>, Square) {
@@ -182,7 +212,25 @@ impl<'r> Hand<'r> {
                         (Handling::PromotionViaPawn, None, to)
                     }
                 } else if capture.is_some() {
-                    if self.rng.chance(self.rates.capture_remove_first) {
+                    // Drawn only when the rate is set: the corpus's random stream stays as it was.
+                    let two_hands = self.rates.capture_two_handed > 0.0
+                        && self.rng.chance(self.rates.capture_two_handed);
+                    if two_hands {
+                        // One hand takes the captured piece off while the other lifts the
+                        // capturer, in either order, then the capturer lands.
+                        let code = self.board[from as usize];
+                        let (a, b) = if self.rng.chance(0.5) {
+                            (from, to)
+                        } else {
+                            (to, from)
+                        };
+                        self.put(a, 0);
+                        self.wait(0, 80);
+                        self.put(b, 0);
+                        self.wait(150, 400);
+                        self.put(to, code);
+                        (Handling::CaptureTwoHanded, None, to)
+                    } else if self.rng.chance(self.rates.capture_remove_first) {
                         self.put(to, 0);
                         self.wait(350, 1100);
                         self.move_piece(from, to, slides);
@@ -500,7 +548,9 @@ pub(crate) fn plan_game(spec: &BoardSpec) -> Result<Plan, ScriptError> {
         } else {
             1.0
         };
+        let tempo = spec.pace.tempo().unwrap_or(tempo);
         let mut hand = Hand::new(&mut p.rng, &rates, p.surface, tempo);
+        let adjusted = hand.adjust(&pos, m);
         let (handling, irregular, last_square) = hand.make_move(&pos, m);
         let made_off = hand.t;
         let flicker = hand.flicker(last_square);
@@ -590,9 +640,14 @@ pub(crate) fn plan_game(spec: &BoardSpec) -> Result<Plan, ScriptError> {
             t_pressed_ms: press_t,
             white_ms,
             black_ms,
-            handling,
             slid_via,
             fen_after: fen_of(&after),
+            two_handed: matches!(
+                handling,
+                Handling::CaptureTwoHanded | Handling::CastleTwoHanded
+            ),
+            adjusted,
+            handling,
         });
         hands_free = first + settle_off;
         clock_started = press_t.unwrap_or(made_t);
@@ -741,6 +796,50 @@ mod tests {
                 assert!(w[0].t_made_ms < w[1].t_touch_ms, "seed {seed}");
             }
         }
+    }
+
+    #[test]
+    fn two_handed_captures_and_adjustments_are_in_the_truth_at_every_pace() {
+        use crate::spec::Pace;
+        for pace in [Pace::Careful, Pace::Blitz, Pace::Scramble] {
+            for seed in 0..30 {
+                let mut spec = BoardSpec::random(seed, 80);
+                spec.pace = pace;
+                spec.rates.capture_two_handed = 1.0;
+                spec.rates.adjust_piece = 1.0;
+                spec.rates.adjust_announced = 0.5;
+                let plan = plan_game(&spec).unwrap();
+                let final_pos: Chess = plan
+                    .truth
+                    .final_fen
+                    .parse::<shakmaty::fen::Fen>()
+                    .unwrap()
+                    .into_position(shakmaty::CastlingMode::Standard)
+                    .unwrap();
+                assert_eq!(replay(&plan), codes_by_square(final_pos.board()));
+                for m in &plan.truth.moves {
+                    if m.san.contains('x') && !m.uci.ends_with(['q', 'r', 'b', 'n']) {
+                        let ep = m.handling == Handling::EnPassantRemoveFirst
+                            || m.handling == Handling::EnPassantRemoveAfter;
+                        assert!(m.two_handed || ep, "seed {seed} {pace:?} {m:?}");
+                    }
+                }
+                // Every move, unless the mover has no other piece than the one he moves.
+                let adjusted = plan.truth.moves.iter().filter(|m| m.adjusted.is_some());
+                assert!(
+                    adjusted.count() * 10 >= plan.truth.moves.len() * 9,
+                    "seed {seed}"
+                );
+            }
+        }
+        // Without the rates, nothing of it.
+        let plan = plan_game(&BoardSpec::random(3, 80)).unwrap();
+        assert!(
+            plan.truth
+                .moves
+                .iter()
+                .all(|m| m.adjusted.is_none() && m.handling != Handling::CaptureTwoHanded)
+        );
     }
 
     #[test]

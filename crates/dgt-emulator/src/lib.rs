@@ -38,7 +38,7 @@ pub use board::{EmulatedBoard, Mode};
 pub use clock::{ClockSide, Dgt3000};
 pub use corpus::{Dir, GeneratedGame, STARTUP_SEQUENCE, Traffic, corpus_spec, generate_game};
 pub use game_script::{GameOutcome, GameScript, ScriptError, parse_pgn_moves, random_game};
-pub use spec::{BoardSpec, HandlingRates, IrregularityRates, ResultGesture};
+pub use spec::{BoardSpec, HandlingRates, IrregularityRates, Pace, ResultGesture};
 pub use surface::{chess_square, physical_index};
 pub use time_control::{Category, Period, TimeControl};
 pub use truth::{

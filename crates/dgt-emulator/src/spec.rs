@@ -32,6 +32,16 @@ pub struct HandlingRates {
     pub en_passant_remove_first: f64,
     /// Correct handling: the promoted piece goes straight on without the pawn being placed.
     pub promotion_direct: f64,
+    /// Irregular: a capture made with two hands (the captured piece taken off with one, the
+    /// capturer lifted with the other within 0–80 ms), per capture (Laws 4.1, 7.5.4).
+    /// Zero in the corpus rates: the random stream is drawn only when it is above zero.
+    pub capture_two_handed: f64,
+    /// An own piece, not the one moved, lifted and put back on its square before the move
+    /// (an adjustment, or a touch), per move. Zero in the corpus rates.
+    pub adjust_piece: f64,
+    /// The share of those adjustments announced beforehand ("j'adoube", 4.2.1): the board
+    /// cannot hear it, the truth keeps it.
+    pub adjust_announced: f64,
 }
 
 impl HandlingRates {
@@ -49,6 +59,9 @@ impl HandlingRates {
             capture_remove_first: 0.45,
             en_passant_remove_first: 0.3,
             promotion_direct: 0.35,
+            capture_two_handed: 0.0,
+            adjust_piece: 0.0,
+            adjust_announced: 0.0,
         }
     }
 
@@ -63,6 +76,33 @@ impl HandlingRates {
             castle_two_handed: 0.05,
             battery_low: 0.03,
             ..Self::clean()
+        }
+    }
+}
+
+/// How fast the hands move, whatever the clock says (the alert check plays each pace on
+/// its own); `Natural` follows the time left, as the corpus does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Pace {
+    #[default]
+    Natural,
+    /// Careful, unhurried hands (standard play).
+    Careful,
+    /// Blitz hands: 0.6 of the careful times.
+    Blitz,
+    /// A time scramble: 0.25 of the careful times (one-handed captures down to ~60 ms
+    /// between the two lifts).
+    Scramble,
+}
+
+impl Pace {
+    /// The factor on hand times, `None` for `Natural`.
+    pub fn tempo(self) -> Option<f64> {
+        match self {
+            Pace::Natural => None,
+            Pace::Careful => Some(1.0),
+            Pace::Blitz => Some(0.6),
+            Pace::Scramble => Some(0.25),
         }
     }
 }
@@ -107,6 +147,8 @@ pub struct BoardSpec {
     pub result_gesture: ResultGesture,
     /// Time from power-up until White's clock is started (plus 0–2 s from the seed).
     pub start_delay_ms: u64,
+    /// How fast the hands move ([`Pace::Natural`]: with the time left).
+    pub pace: Pace,
 }
 
 impl BoardSpec {
@@ -124,6 +166,7 @@ impl BoardSpec {
             rates: HandlingRates::noisy(),
             result_gesture: ResultGesture::None,
             start_delay_ms: 3000,
+            pace: Pace::Natural,
         }
     }
 

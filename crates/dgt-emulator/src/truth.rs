@@ -18,6 +18,8 @@ pub enum Handling {
     CastleRookFirst,
     /// Irregular: king and rook together (also listed in [`Truth::irregularities`]).
     CastleTwoHanded,
+    /// Irregular: a capture made with two hands, the two lifts 0–80 ms apart (Laws 4.1).
+    CaptureTwoHanded,
     EnPassantRemoveFirst,
     EnPassantRemoveAfter,
     /// The pawn was placed on the last rank, then swapped for the new piece.
@@ -47,6 +49,18 @@ pub struct TruthMove {
     pub slid_via: Vec<String>,
     /// The full FEN after the move.
     pub fen_after: String,
+    /// Made with two hands (a capture or castling, Laws 4.1 / 7.5.4).
+    pub two_handed: bool,
+    /// An own piece lifted and put back on its square before the move (its square), and
+    /// whether the adjustment was announced ("j'adoube", 4.2.1) — the board cannot hear it.
+    pub adjusted: Option<(String, bool)>,
+}
+
+impl TruthMove {
+    /// Castling begun with the rook (Laws 4.4.2).
+    pub fn rook_first(&self) -> bool {
+        self.handling == Handling::CastleRookFirst
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

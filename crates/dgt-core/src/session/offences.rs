@@ -108,6 +108,11 @@ impl Session {
             )
         };
         let logged = g.moves.last().map(|m| (m.white_ms, m.black_ms));
+        let pos = g.current();
+        self.watch.illegal_piece = (d & pos.board().by_color(mover))
+            .into_iter()
+            .find(|sq| shown.piece_at(*sq) != pos.board().piece_at(*sq))
+            .map(|sq| (g.plies(), sq));
         let arbiter_acts = kind == AlertKind::PromotionIncomplete || both_checks;
         let (severity, prescription) = self.illegal_prescription(mover, &remedy, arbiter_acts);
         let count = self.count_offence(mover, Offence::IllegalMove);
@@ -154,6 +159,7 @@ impl Session {
             return false;
         }
         let before = g.current().clone();
+        let before_plies = g.plies();
         let Some(after) = reconstruct::position_after_illegal(&before, &shown, g.castling_mode)
         else {
             return false;
@@ -171,12 +177,27 @@ impl Session {
         let Some(step) = reconstruct::illegal_step(before.board(), &shown, mover) else {
             return false;
         };
+        // Only a move is taken into the game: one piece of the mover from one square to
+        // another (a pawn may change into another piece, 3.7.5). Pieces gone or changed
+        // elsewhere are a displacement (7.1), and reading them as a move would invent one.
+        let one_piece = reconstruct::step_explains(before.board(), &step, &shown)
+            && (step.mv.promotion().is_none() || step.mv.role() == shakmaty::Role::Pawn);
+        if !one_piece {
+            return false;
+        }
+        if self.watch.adopted_at == Some(before_plies) {
+            // A second illegal move to take as it stood, with no legal move since the first:
+            // the board is no longer following the game. Stop reading moves from it.
+            self.lose_track(t, out);
+            return false;
+        }
         let clocks = self.clock.white_black_ms();
         let Some(g) = &mut self.game else {
             return false;
         };
         let san = step.san.clone();
         let ply = g.push_illegal(step.clone(), after, t, clocks);
+        self.watch.adopted_at = Some(ply as usize);
         out.push((
             t,
             EventBody::Move(MoveEvent {
@@ -253,6 +274,39 @@ impl Session {
             }
             None => false,
         }
+    }
+
+    /// Tracking is lost (issue 15's bound on invented moves): the board shows changes that
+    /// no legal move explains, twice in a row. The arbiter is told once (`illegal_position`,
+    /// review); no move is read and no offence counted until the board shows a position the
+    /// game explains — a legal continuation, the last legal position or an earlier one (7.1),
+    /// or a set-up for a new game.
+    pub(super) fn lose_track(&mut self, t: u64, out: &mut Emitted) {
+        self.watch.stood = None;
+        self.watch.lost_track = true;
+        self.watch.illegal_alerted = true;
+        self.illegal_at = None;
+        let Some(g) = &self.game else { return };
+        let placement = self.board.placement(self.orientation).board;
+        let d = board::diff(g.current().board(), &placement);
+        let mut a = self.alert(
+            AlertKind::IllegalPosition,
+            Severity::Review,
+            None,
+            format!(
+                "The board no longer follows the game: after an illegal move taken as it stood, another change no legal move explains (squares {}). No move is recorded until the board shows the position after ply {} or an earlier one, a legal move from it, or a new set-up.",
+                board::square_names(d).join(" "),
+                g.plies()
+            ),
+        );
+        a.fen = Some(format!("{placement} (on the board)"));
+        a.fen_before = Some(fen(g.current()));
+        a.squares = board::square_names(d);
+        a.prescription = Some(format!(
+            "Establish the position and the moves since ply {} from the players' scoresheets; reinstate the last legal position with its clock times (7.1) or set the position up again.",
+            g.plies()
+        ));
+        out.push((t, EventBody::Alert(a)));
     }
 
     /// A.4.4 / A.5.4 (2017 A4.4): under reduced supervision an illegal position — both kings

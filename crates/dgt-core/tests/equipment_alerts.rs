@@ -1,0 +1,60 @@
+//! Equipment alerts coalesce per board (issue 15): a battery indicator that flickers or a
+//! clock that flaps between connected and not is one alert, re-sent with the same id, a
+//! count and the latest time, not a new alert per transition.
+
+mod common;
+
+use common::*;
+use dgt_core::{Alert, AlertKind};
+
+/// A clock frame (protocol §3.4) with both displays at 5:00 and the given status byte.
+fn clock_frame(status: u8) -> Vec<u8> {
+    vec![0x8D, 0, 0x0A, 0, 0x05, 0, 0, 0x05, 0, status]
+}
+
+fn flapping(kind_status: u8, times: usize) -> Vec<Alert> {
+    let mut b = started();
+    for _ in 0..times {
+        b.rx(clock_frame(0x09));
+        b.wait(1000);
+        b.rx(clock_frame(kind_status));
+        b.wait(1000);
+    }
+    b.wait(1000);
+    let ev = b.run();
+    ev.iter()
+        .filter_map(|e| match &e.body {
+            dgt_core::EventBody::Alert(a)
+                if matches!(a.kind, AlertKind::BatteryLow | AlertKind::ClockDisconnected) =>
+            {
+                Some(a.clone())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_flickering_battery_indicator_is_one_alert_with_a_count() {
+    // Status 0x09 | 0x04: running, battery low (protocol §3.4).
+    let a = flapping(0x0D, 5);
+    assert_eq!(a.len(), 5, "{a:?}");
+    assert!(a.iter().all(|x| x.kind == AlertKind::BatteryLow));
+    assert!(a.iter().all(|x| x.id == a[0].id), "{a:?}");
+    assert_eq!(a[0].repeats, None);
+    assert_eq!(a[4].repeats, Some(5));
+    assert!(a[4].last_t_ms.is_some_and(|t| t > 8000), "{:?}", a[4]);
+}
+
+#[test]
+fn a_clock_flapping_between_connected_and_not_is_one_alert_with_a_count() {
+    // Status 0x20: no clock connected.
+    let a = flapping(0x20, 4);
+    assert_eq!(a.len(), 4, "{a:?}");
+    assert!(a.iter().all(|x| x.kind == AlertKind::ClockDisconnected));
+    assert!(a.iter().all(|x| x.id == a[0].id), "{a:?}");
+    assert_eq!(a[3].repeats, Some(4));
+    let json = serde_json::to_value(&a[3]).unwrap();
+    assert_eq!(json["repeats"], 4);
+    assert_eq!(json["kind"], "clock_disconnected");
+}

@@ -84,6 +84,19 @@ pub fn server_config(settings: &Settings) -> Result<ServerConfig, String> {
         site: settings.event.site.clone(),
         event: settings.event.name.clone(),
         tables: crate::output::table_map(settings),
+        sections: settings
+            .sections
+            .iter()
+            .map(|s| {
+                Ok(dgt_server::access::Section {
+                    name: s.name.clone(),
+                    tables: s
+                        .table_numbers()
+                        .map_err(|e| format!("sections {:?}: {e}", s.name))?,
+                })
+            })
+            .collect::<Result<_, String>>()?,
+        arbiters: settings.server.arbiters.clone(),
         ..ServerConfig::default()
     })
 }

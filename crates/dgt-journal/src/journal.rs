@@ -545,7 +545,8 @@ fn insert_event(
         EventBody::BoardStatus(_)
         | EventBody::Clock(_)
         | EventBody::Pairings(_)
-        | EventBody::TableResult(_) => None,
+        | EventBody::TableResult(_)
+        | EventBody::ArbiterAction(_) => None,
     };
     tx.prepare_cached(
         "INSERT INTO events (seq, step, t_ms, board, type, game, json) \

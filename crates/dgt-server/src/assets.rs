@@ -18,6 +18,11 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/board.js"),
     ),
     (
+        "signin.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/signin.js"),
+    ),
+    (
         "app.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/app.js"),
@@ -25,6 +30,7 @@ const FILES: &[(&str, &str, &str)] = &[
 ];
 
 const INDEX: &str = include_str!("../assets/index.html");
+const SIGNIN: &str = include_str!("../assets/signin.html");
 
 fn page(content_type: &'static str, body: &'static str) -> Response {
     let mut r = body.into_response();
@@ -42,6 +48,11 @@ fn page(content_type: &'static str, body: &'static str) -> Response {
 /// `GET /`
 pub(crate) async fn index() -> Response {
     page("text/html; charset=utf-8", INDEX)
+}
+
+/// `GET /signin`: the sign-in page (a token typed into a form, exchanged for a cookie).
+pub(crate) async fn signin() -> Response {
+    page("text/html; charset=utf-8", SIGNIN)
 }
 
 /// `GET /assets/{file}`

@@ -27,6 +27,7 @@
 //! | `POST /api/boards/{board}/setup` / `result` / `claim` | actions (arbiter token) |
 //! | `GET /api/public/games` | the delayed games; no token |
 //! | `GET /health`, `GET /metrics` | JSON health (no token), Prometheus text |
+//! | `GET /signin`, `POST`/`GET`/`DELETE /api/session` | sign in (token → session cookie), who, sign out |
 //!
 //! Modules, in the order data flows through them:
 //! - [`hall`]: the view of boards, games, clocks and alerts rebuilt from events;
@@ -35,10 +36,12 @@
 //! - [`ws`]: the WebSocket endpoints `/ws` and `/ws/public`;
 //! - [`rest`]: `/api/…`, `/health`, `/metrics`;
 //! - [`auth`]: tokens, Origin check, the bind rule;
+//! - [`access`]: arbiter accounts, roles, sections, sessions, constant-time comparison;
 //! - [`pgn`], [`metrics`]: output formats;
 //! - [`livechess`]: the LiveChess 2 API on its own port (default 1982);
 //! - [`assets`]: the dashboard (plain HTML/CSS/JS compiled into the binary).
 
+pub mod access;
 pub mod assets;
 pub mod auth;
 pub mod feed;
@@ -95,6 +98,10 @@ pub struct ServerConfig {
     pub event: String,
     /// Which board stands at which table of the pairings (`[[tables]]`).
     pub tables: dgt_pairings::TableMap,
+    /// The parts of the hall (`[[sections]]`): floor arbiters cover some of them.
+    pub sections: Vec<access::Section>,
+    /// Named arbiter accounts (`[[server.arbiters]]`), each with its own token and role.
+    pub arbiters: Vec<access::Account>,
 }
 
 impl Default for ServerConfig {
@@ -112,6 +119,8 @@ impl Default for ServerConfig {
             site: "?".to_string(),
             event: "?".to_string(),
             tables: dgt_pairings::TableMap::default(),
+            sections: Vec::new(),
+            arbiters: Vec::new(),
         }
     }
 }
@@ -209,6 +218,8 @@ pub(crate) struct App {
     pub setups: std::sync::Mutex<std::collections::BTreeMap<String, livechess::PendingSetup>>,
     pub started: Instant,
     pub shutdown: watch::Receiver<bool>,
+    /// Signed-in browsers.
+    pub sessions: access::Sessions,
 }
 
 impl App {
@@ -335,7 +346,11 @@ impl Server {
         } = self;
         async move {
             let (stop_tx, stop_rx) = watch::channel(false);
-            feed.desk().hall = Hall::with_tables(config.tables.clone());
+            {
+                let mut hall = Hall::with_tables(config.tables.clone());
+                hall.set_sections(config.sections.clone());
+                feed.desk().hall = hall;
+            }
             let public = Arc::new(public::PublicFeed::new(config.client_queue));
             let (public_tx, public_rx) = mpsc::unbounded_channel();
             for event in &history {
@@ -359,6 +374,7 @@ impl Server {
                 setups: Default::default(),
                 started: Instant::now(),
                 shutdown: stop_rx.clone(),
+                sessions: access::Sessions::default(),
             });
             let hub = tokio::spawn(feed::run(feed, receiver, public_tx));
             let delayer = tokio::spawn(public::run(public, public_rx, delay));

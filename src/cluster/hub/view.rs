@@ -185,7 +185,8 @@ fn prefix_game(body: &mut EventBody, node: &str) {
         EventBody::BoardStatus(_)
         | EventBody::Clock(_)
         | EventBody::Pairings(_)
-        | EventBody::TableResult(_) => {}
+        | EventBody::TableResult(_)
+        | EventBody::ArbiterAction(_) => {}
     }
 }
 

@@ -119,6 +119,16 @@ pub async fn start(config: ServerConfig) -> TestServer {
 }
 
 impl TestServer {
+    /// The next action sent to the core, past the `by` ops naming who took the ones before.
+    pub async fn next_action(&mut self) -> Input {
+        loop {
+            let op = self.ops.recv().await.expect("ops channel open");
+            if !matches!(op.kind, InputKind::Op(dgt_core::Operation::By(_))) {
+                return op;
+            }
+        }
+    }
+
     pub fn send(&self, events: &[Event]) {
         for e in events {
             self.events.send(e.clone()).unwrap();

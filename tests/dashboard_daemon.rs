@@ -76,7 +76,7 @@ async fn the_daemon_dashboard_shows_a_move_and_an_alert_and_its_ack_reaches_ever
     let profile = dir.path().join("chromium-profile");
     let (chrome, endpoint) = launch(&binary, &profile).await;
     let mut cdp = Cdp::new_page(&endpoint).await;
-    cdp.open_desktop(&format!("http://{addr}/")).await;
+    cdp.open_desktop(&format!("http://{addr}/#/cards")).await;
     cdp.wait_for_within(
         "document.querySelector('#conn')?.textContent === 'live'",
         Duration::from_secs(10),

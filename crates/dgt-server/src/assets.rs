@@ -18,6 +18,11 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/board.js"),
     ),
     (
+        "views.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/views.js"),
+    ),
+    (
         "signin.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/signin.js"),

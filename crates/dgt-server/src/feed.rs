@@ -234,6 +234,38 @@ impl Feed {
     }
 }
 
+impl Desk {
+    /// The events of `board` with `from_ms <= t_ms <= to_ms` still in the resume ring, in
+    /// order, and whether the ring reaches back to `from_ms` (older events were dropped).
+    pub fn board_events(
+        &self,
+        board: &str,
+        from_ms: u64,
+        to_ms: u64,
+    ) -> (Vec<serde_json::Value>, bool) {
+        let mut reaches = self.evicted_up_to == 0;
+        let mut out = Vec::new();
+        for entry in &self.ring {
+            if entry.frame.seq.is_none() || entry.frame.board != board {
+                continue;
+            }
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(&entry.frame.text) else {
+                continue;
+            };
+            let t = v
+                .get("t_ms")
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(0);
+            if t < from_ms {
+                reaches = true;
+            } else if t <= to_ms {
+                out.push(v);
+            }
+        }
+        (out, reaches)
+    }
+}
+
 /// Whether a feed message about `board` goes to `who`: the boards it covers, and the
 /// round-wide messages (board [`dgt_core::pairing::ROUND_BOARD`]).
 pub fn shown_to(

@@ -27,6 +27,8 @@
 //! | `POST /api/boards/{board}/setup` / `result` / `claim` | actions (arbiter token) |
 //! | `GET /api/public/games` | the delayed games; no token |
 //! | `GET /health`, `GET /metrics` | JSON health (no token), Prometheus text |
+//! | `GET /api/alerts/{id}/report` | an alert's incident report: positions, moves with clocks, who did what |
+//! | `GET /api/boards/{board}/replay[?from_ms&to_ms]` | the board's events in a time window, for instant replay |
 //! | `GET /signin`, `POST`/`GET`/`DELETE /api/session` | sign in (token → session cookie), who, sign out |
 //!
 //! Modules, in the order data flows through them:
@@ -44,6 +46,7 @@
 pub mod access;
 pub mod assets;
 pub mod auth;
+pub mod cockpit;
 pub mod feed;
 pub mod hall;
 pub mod livechess;

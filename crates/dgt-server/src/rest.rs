@@ -41,6 +41,8 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/api/alerts", get(alerts))
         .route("/api/alerts/{id}/ack", post(ack))
         .route("/api/alerts/{id}/confirm", post(confirm))
+        .route("/api/alerts/{id}/report", get(crate::cockpit::report))
+        .route("/api/boards/{board}/replay", get(crate::cockpit::replay))
         .route("/api/public/games", get(public_games))
         .route("/api/nodes", get(nodes))
         .route("/api/rounds", get(rounds::list))
@@ -52,7 +54,7 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         )
         .route("/api/rounds/{round}/{file}", get(rounds::results))
         .route("/public/round/{file}", get(rounds::public_pgn))
-        .route("/signin", get(assets::signin))
+        .route("/signin", get(assets::signin).post(signin_form))
         .route(
             "/api/session",
             get(session_who).post(session_open).delete(session_close),
@@ -96,18 +98,54 @@ async fn session_open(
     }
     auth::check_origin(&app.config, &headers)?;
     let sign_in: SignIn = parse_body(&body)?;
+    let (principal, cookie) = open_session(&app, &headers, &sign_in.token)?;
+    let mut r = ok(who_json(&app, &principal));
+    r.headers_mut().insert(header::SET_COOKIE, cookie);
+    Ok(r)
+}
+
+/// `POST /signin` from the sign-in page's form (`token=…`, form-encoded): on success a
+/// session cookie and a redirect to the dashboard, else back to the form (`?failed`).
+async fn signin_form(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    axum::Form(sign_in): axum::Form<SignIn>,
+) -> ApiResult {
+    auth::check_origin(&app.config, &headers)?;
+    let mut r = StatusCode::SEE_OTHER.into_response();
+    match open_session(&app, &headers, &sign_in.token) {
+        Ok((_, cookie)) => {
+            r.headers_mut().insert(header::SET_COOKIE, cookie);
+            r.headers_mut()
+                .insert(header::LOCATION, HeaderValue::from_static("/"));
+        }
+        Err(ApiError::Refused(_)) => {
+            r.headers_mut()
+                .insert(header::LOCATION, HeaderValue::from_static("/signin?failed"));
+        }
+        Err(e) => return Err(e),
+    }
+    Ok(r)
+}
+
+/// Checks a token and opens a session for its account: the principal and the cookie.
+fn open_session(
+    app: &App,
+    headers: &HeaderMap,
+    token: &str,
+) -> Result<(Principal, HeaderValue), ApiError> {
     let accounts = crate::access::accounts(&app.config);
     let principal = if accounts.is_empty() {
         Principal::chief("local")
     } else {
-        let account = crate::access::account_for_token(&accounts, sign_in.token.trim())
+        let account = crate::access::account_for_token(&accounts, token.trim())
             .ok_or(auth::Refusal::Unauthenticated)?;
         crate::access::principal_of(account, &app.config.sections)
     };
     let id = app
         .sessions
         .open(principal.clone())
-        .map_err(|e| ApiError::NodeUnavailable(e))?;
+        .map_err(ApiError::NodeUnavailable)?;
     let secure = headers
         .get("x-forwarded-proto")
         .and_then(|v| v.to_str().ok())
@@ -119,12 +157,8 @@ async fn session_open(
         if secure { "; Secure" } else { "" }
     );
     tracing::info!(arbiter = %principal.name, role = ?principal.role, "signed in");
-    let mut r = ok(who_json(&app, &principal));
-    r.headers_mut().insert(
-        header::SET_COOKIE,
-        HeaderValue::from_str(&cookie).map_err(|e| ApiError::BadRequest(e.to_string()))?,
-    );
-    Ok(r)
+    let cookie = HeaderValue::from_str(&cookie).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    Ok((principal, cookie))
 }
 
 /// `GET /api/session`: who this browser (or bearer token) is, with the sections covered.

@@ -128,7 +128,7 @@ fn hall_of_300() -> (Vec<Event>, String, u64) {
     for t in 1..=BOARDS {
         let board = format!("board-{t}");
         let game = format!("{board}/1");
-        let offline = t % 61 == 0;
+        let offline = t.is_multiple_of(61);
         ev.push(
             &board,
             base,
@@ -161,8 +161,8 @@ fn hall_of_300() -> (Vec<Event>, String, u64) {
             m.game = game.clone();
             ev.push(&board, t_ms, EventBody::Move(m));
         }
-        let low = t % 23 == 0;
-        let running = if plies % 2 == 0 {
+        let low = t.is_multiple_of(23);
+        let running = if plies.is_multiple_of(2) {
             Side::White
         } else {
             Side::Black
@@ -184,7 +184,7 @@ fn hall_of_300() -> (Vec<Event>, String, u64) {
                 white_side: None,
             }),
         );
-        if t % 9 == 0 {
+        if t.is_multiple_of(9) {
             ev.push(
                 &board,
                 t_ms + 500,

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 mod ws;
+#[allow(unused_imports)]
 pub use ws::*;
 
 use std::net::SocketAddr;

@@ -11,6 +11,7 @@
 //!   out;
 //! * [`settings`] reads the daemon's configuration file and environment.
 
+pub mod board_log;
 pub mod cluster;
 pub mod edge;
 pub mod logging;

@@ -273,6 +273,11 @@ impl Services {
             metrics: metrics.clone(),
             journal: journal_status,
         }));
+        if let (Some(_), Some(path)) = (&writer, &options.journal) {
+            server = server.with_board_log(Arc::new(crate::board_log::JournalBoardLog {
+                path: path.clone(),
+            }));
+        }
         let addr = server.local_addr();
         let livechess = server.livechess_addr();
         let alert_book = server.alert_book();

@@ -12,6 +12,8 @@ const SNOOZE_MS = 5 * 60 * 1000;
 const GROUPED_KINDS = new Set(["two_handed_move", "touch_move", "castling_rook_first", "clock_pressed_without_move", "promotion_choice_changed", "clock_adjusted"]);
 
 const filters = { q: "", section: "", show: "all", sort: "table" };
+const PIECE_NAME = { K: "white king", Q: "white queen", R: "white rook", B: "white bishop", N: "white knight", P: "white pawn",
+  k: "black king", q: "black queen", r: "black rook", b: "black bishop", n: "black knight", p: "black pawn" };
 const snoozed = new Map(); // alert id → performance.now() until which it is hidden
 
 // ---------- routes ----------
@@ -256,14 +258,54 @@ async function renderReplayPage(board, alertId) {
   }
 }
 
-/** Every state of the board in the window: one step per event, each with what it changed. */
+/** A FEN placement as 64 squares (a8 first) and back. */
+function squaresOf(fen) {
+  const out = [];
+  for (const rank of String(fen || "8/8/8/8/8/8/8/8").split(" ")[0].split("/")) {
+    for (const ch of rank) {
+      if (/[1-8]/.test(ch)) for (let i = 0; i < +ch; i++) out.push(null);
+      else out.push(ch);
+    }
+  }
+  return out.length === 64 ? out : new Array(64).fill(null);
+}
+function placementOf(squares) {
+  const ranks = [];
+  for (let r = 0; r < 8; r++) {
+    let row = "", empty = 0;
+    for (const p of squares.slice(r * 8, r * 8 + 8)) {
+      if (p) { row += (empty || "") + p; empty = 0; } else empty++;
+    }
+    ranks.push(row + (empty || ""));
+  }
+  return ranks.join("/");
+}
+function squareIndex(name) {
+  return (8 - Number(name[1])) * 8 + "abcdefgh".indexOf(name[0]);
+}
+
+/**
+ * Every state of the board in the window, one step per field update (a piece lifted or
+ * put down, from the journal) and per event (moves, clock readings, alerts), in time order.
+ */
 function buildSteps(d) {
   const s = d.start || {};
   let state = { fen: s.fen, last: s.last_move, white: s.white_ms, black: s.black_ms, running: null, marks: [], note: "window opens", t: d.from_ms, type: "start" };
   const steps = [state];
-  for (const e of d.events) {
+  // Field updates first at equal times: the update that completes a move precedes the move.
+  const items = [
+    ...(d.field_updates || []).map((f, i) => ({ ...f, order: 0, i })),
+    ...d.events.map((e, i) => ({ ...e, order: 1, i })),
+  ].sort((x, y) => x.t_ms - y.t_ms || x.order - y.order || x.i - y.i);
+  for (const e of items) {
     const next = { ...state, marks: [], t: e.t_ms, type: e.type, seq: e.seq, note: "" };
     switch (e.type) {
+      case "field_update": {
+        const squares = squaresOf(state.fen);
+        squares[squareIndex(e.square)] = e.piece || null;
+        Object.assign(next, { fen: placementOf(squares), last: null, marks: [e.square], note: e.piece ? `${PIECE_NAME[e.piece] || e.piece} put on ${e.square}` : `${e.square} emptied` });
+        break;
+      }
       case "move":
         Object.assign(next, { fen: e.fen, last: e.uci, white: e.white_ms ?? state.white, black: e.black_ms ?? state.black, note: moveText(e) });
         break;
@@ -296,7 +338,7 @@ function drawReplayShell(board) {
   const d = replay.data;
   $("replay-page").innerHTML = `
     <section class="panel replay-board">
-      <h3>Replay · ${esc(boardName(board))}${d.complete ? "" : " · older events: moves only"}</h3>
+      <h3>Replay · ${esc(boardName(board))}${d.field_updates ? " · field by field" : " · events (no journal here)"}${d.complete ? "" : " · older events: moves only"}</h3>
       <div class="clock" id="rp-black"><span class="who">Black</span><span class="time">–:––</span></div>
       <div id="rp-diagram"></div>
       <div class="clock" id="rp-white"><span class="who">White</span><span class="time">–:––</span></div>
@@ -311,7 +353,7 @@ function drawReplayShell(board) {
       <p id="rp-note" class="rp-note"></p>
     </section>
     <section class="panel"><h3>Events ${fmtTime(d.from_ms)} – ${fmtTime(d.to_ms)}</h3><ol id="rp-steps" class="rp-steps">
-      ${replay.steps.map((s, i) => `<li data-step="${i}" class="${s.type === "alert" ? "rp-alert" : ""}"><span class="alert-time">${fmtOffset(s.t - d.at_ms)}</span> ${esc(s.note)}</li>`).join("")}
+      ${replay.steps.map((s, i) => `<li data-step="${i}" class="${s.type === "alert" ? "rp-alert" : s.type === "field_update" ? "rp-field" : ""}"><span class="alert-time">${fmtOffset(s.t - d.at_ms)}</span> ${esc(s.note)}</li>`).join("")}
     </ol></section>`;
   $("rp-first").onclick = () => showStep(0);
   $("rp-prev").onclick = () => showStep(replay.at - 1);

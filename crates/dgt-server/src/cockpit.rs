@@ -90,70 +90,128 @@ pub(crate) async fn replay(
     };
     let who = may_read(&app, &headers, &read)?;
     must_cover(&app, &who, &board)?;
-    let desk = app.feed.desk();
-    let hall = &desk.hall;
-    if hall.board(&board).is_none() {
-        return Err(ApiError::NotFound(format!("no board {board:?}")));
-    }
-    let at = match q.alert {
-        Some(id) => {
-            let a = hall
-                .alert(id)
-                .filter(|a| a.board == board)
-                .ok_or_else(|| ApiError::NotFound(format!("no alert {id} on {board}")))?;
-            a.t_ms
+    // The desk is not held across the journal read.
+    let (events, complete, start, rotated, at, from, to) = {
+        let desk = app.feed.desk();
+        let hall = &desk.hall;
+        if hall.board(&board).is_none() {
+            return Err(ApiError::NotFound(format!("no board {board:?}")));
         }
-        None => q.at_ms.unwrap_or_else(|| desk.now_t_ms()),
-    };
-    let from = q.from_ms.unwrap_or(at.saturating_sub(BEFORE_MS));
-    let to = q.to_ms.unwrap_or(at + AFTER_MS);
-    if to < from || to - from > MAX_WINDOW_MS {
-        return Err(ApiError::BadRequest(format!(
-            "the window must run forwards and last at most {} s",
-            MAX_WINDOW_MS / 1000
-        )));
-    }
-    let (mut events, complete) = desk.board_events(&board, from, to);
-    // The game the window is in, and where it stood when the window opens.
-    let game = hall
-        .games()
-        .filter(|g| g.board == board && g.start_t_ms <= to)
-        .max_by_key(|g| g.start_t_ms);
-    let before = game.and_then(|g| g.moves.iter().rev().find(|m| m.t_ms < from));
-    if !complete && let Some(g) = game {
-        let seen: std::collections::BTreeSet<u64> = events
-            .iter()
-            .filter_map(|e| e.get("seq").and_then(Value::as_u64))
-            .collect();
-        for m in g
-            .moves
-            .iter()
-            .filter(|m| m.t_ms >= from && m.t_ms <= to && !seen.contains(&m.seq))
-        {
-            events.push(json!({
-                "type": "move", "seq": m.seq, "t_ms": m.t_ms, "board": board, "game": g.id,
-                "ply": m.ply, "side": m.side, "uci": m.uci, "san": m.san, "fen": m.fen,
-                "white_ms": m.white_ms, "black_ms": m.black_ms,
-            }));
+        let at = match q.alert {
+            Some(id) => {
+                let a = hall
+                    .alert(id)
+                    .filter(|a| a.board == board)
+                    .ok_or_else(|| ApiError::NotFound(format!("no alert {id} on {board}")))?;
+                a.t_ms
+            }
+            None => q.at_ms.unwrap_or_else(|| desk.now_t_ms()),
+        };
+        let from = q.from_ms.unwrap_or(at.saturating_sub(BEFORE_MS));
+        let to = q.to_ms.unwrap_or(at + AFTER_MS);
+        if to < from || to - from > MAX_WINDOW_MS {
+            return Err(ApiError::BadRequest(format!(
+                "the window must run forwards and last at most {} s",
+                MAX_WINDOW_MS / 1000
+            )));
         }
-    }
-    // In event time (the stream's order; seq breaks ties).
-    events.sort_by_key(|e| {
-        let n = |k: &str| e.get(k).and_then(Value::as_u64).unwrap_or(0);
-        (n("t_ms"), n("seq"))
-    });
-    Ok(ok(json!({
-        "board": board,
-        "at_ms": at,
-        "from_ms": from,
-        "to_ms": to,
-        "complete": complete,
-        "start": {
+        let (mut events, complete) = desk.board_events(&board, from, to);
+        // The game the window is in, and where it stood when the window opens.
+        let game = hall
+            .games()
+            .filter(|g| g.board == board && g.start_t_ms <= to)
+            .max_by_key(|g| g.start_t_ms);
+        let before = game.and_then(|g| g.moves.iter().rev().find(|m| m.t_ms < from));
+        if !complete && let Some(g) = game {
+            let seen: std::collections::BTreeSet<u64> = events
+                .iter()
+                .filter_map(|e| e.get("seq").and_then(Value::as_u64))
+                .collect();
+            for m in g
+                .moves
+                .iter()
+                .filter(|m| m.t_ms >= from && m.t_ms <= to && !seen.contains(&m.seq))
+            {
+                events.push(json!({
+                    "type": "move", "seq": m.seq, "t_ms": m.t_ms, "board": board, "game": g.id,
+                    "ply": m.ply, "side": m.side, "uci": m.uci, "san": m.san, "fen": m.fen,
+                    "white_ms": m.white_ms, "black_ms": m.black_ms,
+                }));
+            }
+        }
+        // In event time (the stream's order; seq breaks ties).
+        events.sort_by_key(|e| {
+            let n = |k: &str| e.get(k).and_then(Value::as_u64).unwrap_or(0);
+            (n("t_ms"), n("seq"))
+        });
+        let rotated = hall.board(&board).is_some_and(|b| b.is_rotated());
+        let start = json!({
             "fen": before.map(|m| m.fen.clone()).or_else(|| game.and_then(|g| g.start_fen.clone())),
             "white_ms": before.and_then(|m| m.white_ms),
             "black_ms": before.and_then(|m| m.black_ms),
             "last_move": before.map(|m| m.uci.clone()),
-        },
+        });
+        (events, complete, start, rotated, at, from, to)
+    };
+
+    // Field update by field update, from the journal (a daemon; a hub has events only).
+    let field_updates = match app.board_log.clone() {
+        Some(log) => {
+            let b = board.clone();
+            let read = tokio::task::spawn_blocking(move || log.field_updates(&b, from, to)).await;
+            match read {
+                Ok(Ok(list)) => Some(list),
+                Ok(Err(e)) => {
+                    tracing::warn!(board = %board, error = %e, "replay: the journal could not be read");
+                    None
+                }
+                Err(_) => None,
+            }
+        }
+        None => None,
+    };
+    let field_updates = field_updates.map(|list| {
+        list.iter()
+            .map(|f| {
+                json!({
+                    "type": "field_update", "t_ms": f.t_ms,
+                    "square": square_name(f.index, rotated), "piece": f.piece.map(String::from),
+                })
+            })
+            .collect::<Vec<_>>()
+    });
+    Ok(ok(json!({
+        "board": board,
+        "at_ms": at,
+        "field_updates": field_updates,
+        "from_ms": from,
+        "to_ms": to,
+        "complete": complete,
+        "start": start,
         "events": events,
     })))
+}
+
+/// The algebraic square of a board's field index (protocol §3.3: 0 is a8 seen from White
+/// in normal orientation, 63 is h1; a rotated board numbers from h1).
+pub fn square_name(index: u8, rotated: bool) -> String {
+    let i = if rotated { 63 - index } else { index };
+    let file = (b'a' + i % 8) as char;
+    let rank = 8 - i / 8;
+    format!("{file}{rank}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::square_name;
+
+    #[test]
+    fn field_indexes_name_squares_from_a8_or_from_h1_when_rotated() {
+        assert_eq!(square_name(0, false), "a8");
+        assert_eq!(square_name(7, false), "h8");
+        assert_eq!(square_name(63, false), "h1");
+        assert_eq!(square_name(12, false), "e7");
+        assert_eq!(square_name(0, true), "h1");
+        assert_eq!(square_name(63, true), "a8");
+    }
 }

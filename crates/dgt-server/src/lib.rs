@@ -157,6 +157,28 @@ pub trait StatusSource: Send + Sync {
     }
 }
 
+/// One field update a board sent (protocol §3.3, `0x8E`): the square as the board numbers
+/// it (0 = a8 in normal orientation … 63 = h1) and the piece now on it (FEN letter, `None`
+/// for empty), at the input's time.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FieldUpdate {
+    pub t_ms: u64,
+    pub index: u8,
+    pub piece: Option<char>,
+}
+
+/// What a board sent, read back from the journal for instant replay. A daemon has it; a hub
+/// (which has only the nodes' events) does not.
+pub trait BoardLog: Send + Sync {
+    /// The field updates `board` sent with `from_ms <= t_ms <= to_ms`, in order.
+    fn field_updates(
+        &self,
+        board: &str,
+        from_ms: u64,
+        to_ms: u64,
+    ) -> Result<Vec<FieldUpdate>, String>;
+}
+
 /// Why an action sent elsewhere was not carried out.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ActionError {
@@ -214,6 +236,8 @@ pub(crate) struct App {
     pub ops: mpsc::Sender<Input>,
     /// Set on a hub: actions go there instead of `ops`.
     pub actions: Option<Arc<dyn ActionSink>>,
+    /// The journal's record of what boards sent (for replay), when there is one.
+    pub board_log: Option<Arc<dyn BoardLog>>,
     pub gauges: metrics::Gauges,
     /// The last `/public/round/{n}.pgn` of each round, for `ETag` / `Last-Modified`.
     pub round_pgn: std::sync::Mutex<std::collections::BTreeMap<u32, rounds::CachedPgn>>,
@@ -242,6 +266,7 @@ pub struct Server {
     acks: Vec<u64>,
     status: Option<Arc<dyn StatusSource>>,
     actions: Option<Arc<dyn ActionSink>>,
+    board_log: Option<Arc<dyn BoardLog>>,
     feed: Arc<feed::Feed>,
 }
 
@@ -281,6 +306,7 @@ impl Server {
             acks: Vec::new(),
             status: None,
             actions: None,
+            board_log: None,
             feed,
         })
     }
@@ -320,6 +346,12 @@ impl Server {
         self
     }
 
+    /// Field updates from the journal for instant replay.
+    pub fn with_board_log(mut self, log: Arc<dyn BoardLog>) -> Self {
+        self.board_log = Some(log);
+        self
+    }
+
     /// The server's alerts, for actions taken outside its REST API.
     pub fn alert_book(&self) -> AlertBook {
         AlertBook(self.feed.clone())
@@ -345,6 +377,7 @@ impl Server {
             acks,
             status,
             actions,
+            board_log,
             feed,
         } = self;
         async move {
@@ -372,6 +405,7 @@ impl Server {
                 public: public.clone(),
                 ops,
                 actions,
+                board_log,
                 gauges: metrics::Gauges::default(),
                 round_pgn: Default::default(),
                 setups: Default::default(),

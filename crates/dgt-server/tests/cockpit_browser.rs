@@ -242,6 +242,59 @@ async fn wait(cdp: &mut Cdp, expression: &str) {
         .await;
 }
 
+/// The journal's field updates for the suspicion's board, as a daemon reads them back: for
+/// each move, the piece lifted from its square and put on the target square.
+struct FakeBoardLog {
+    board: String,
+    updates: Vec<dgt_server::FieldUpdate>,
+}
+
+impl FakeBoardLog {
+    fn of(events: &[Event], board: &str) -> Self {
+        let index = |sq: &str| {
+            let b = sq.as_bytes();
+            (8 - (b[1] - b'0')) * 8 + (b[0] - b'a')
+        };
+        let mut updates = Vec::new();
+        for e in events.iter().filter(|e| e.board == board) {
+            if let EventBody::Move(m) = &e.body {
+                let (from, to) = (&m.uci[0..2], &m.uci[2..4]);
+                let piece = if m.side == Side::White { 'P' } else { 'p' };
+                updates.push(dgt_server::FieldUpdate {
+                    t_ms: e.t_ms - 300,
+                    index: index(from),
+                    piece: None,
+                });
+                updates.push(dgt_server::FieldUpdate {
+                    t_ms: e.t_ms,
+                    index: index(to),
+                    piece: Some(piece),
+                });
+            }
+        }
+        FakeBoardLog {
+            board: board.to_string(),
+            updates,
+        }
+    }
+}
+
+impl dgt_server::BoardLog for FakeBoardLog {
+    fn field_updates(
+        &self,
+        board: &str,
+        from_ms: u64,
+        to_ms: u64,
+    ) -> Result<Vec<dgt_server::FieldUpdate>, String> {
+        Ok(self
+            .updates
+            .iter()
+            .filter(|f| board == self.board && f.t_ms >= from_ms && f.t_ms <= to_ms)
+            .cloned()
+            .collect())
+    }
+}
+
 async fn sign_in(cdp: &mut Cdp, addr: std::net::SocketAddr, token: &str) {
     cdp.call(
         "Page.navigate",
@@ -264,7 +317,13 @@ async fn the_cockpit_serves_a_hall_of_300_boards_and_each_arbiter_in_it() {
         return;
     };
     let (events, suspect_board, suspect_alert) = hall_of_300();
-    let mut server = start(config()).await;
+    let log = FakeBoardLog::of(&events, &suspect_board);
+    let mut server = start_bound(
+        dgt_server::Server::bind(config())
+            .await
+            .unwrap()
+            .with_board_log(std::sync::Arc::new(log)),
+    );
     server.send(&events);
     server.wait_seq(events.last().unwrap().seq).await;
     let addr = server.addr;
@@ -568,6 +627,20 @@ async fn the_cockpit_serves_a_hall_of_300_boards_and_each_arbiter_in_it() {
         "{seen:?}"
     );
     assert!(seen.iter().any(|n| n.contains("clock")), "{seen:?}");
+    // Field update by field update: 11. Nxe7+ is the knight lifted from d5, put on e7,
+    // then the move the core saw in them.
+    let step = |text: &str| {
+        seen.iter()
+            .position(|n| n.contains(text))
+            .unwrap_or_else(|| panic!("no step {text:?} in {seen:?}"))
+    };
+    let (lift, capture) = (step("d5 emptied"), step("11. Nxe7+"));
+    assert!(seen[capture - 1].contains("put on e7"), "{seen:?}");
+    assert!(lift < capture - 1, "{seen:?}");
+    assert!(
+        seen.iter().filter(|n| n.contains(" put on ")).count() >= 5,
+        "{seen:?}"
+    );
     assert!(
         seen.iter()
             .filter(|n| n.contains(". ") || n.contains("… "))

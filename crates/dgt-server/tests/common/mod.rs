@@ -100,7 +100,11 @@ pub fn test_config() -> ServerConfig {
 }
 
 pub async fn start(config: ServerConfig) -> TestServer {
-    let server = Server::bind(config).await.expect("bind");
+    start_bound(Server::bind(config).await.expect("bind"))
+}
+
+/// Runs a server already bound (and given what a test needs, e.g. a board log).
+pub fn start_bound(server: Server) -> TestServer {
     let addr = server.local_addr();
     let livechess = server.livechess_addr();
     let (events, _) = broadcast::channel(200_000);

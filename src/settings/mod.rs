@@ -28,6 +28,7 @@
 //! time_control = "5400+30"
 //! ```
 
+mod access;
 mod check;
 pub mod cluster;
 mod load;

@@ -441,8 +441,8 @@ async function renderReportPage(id) {
       ${a.acked_by ? `<p>Acknowledged by ${esc(a.acked_by)}.</p>` : a.acked ? "<p>Acknowledged.</p>" : "<p>Not acknowledged yet.</p>"}
     </section>
     <section class="report-positions">
-      ${a.fen_before ? `<figure>${Diagram.svg(a.fen_before, { marks: a.squares || [], label: "before" })}<figcaption>before</figcaption></figure>` : ""}
-      ${a.fen ? `<figure>${Diagram.svg(a.fen, { marks: a.squares || [], label: "after" })}<figcaption>${a.fen_before ? "after" : "position"}</figcaption></figure>` : ""}
+      ${r.position_before ? `<figure>${Diagram.svg(r.position_before, { marks: a.squares || [], label: "before" })}<figcaption>before</figcaption></figure>` : ""}
+      ${r.position_after ? `<figure>${Diagram.svg(r.position_after, { marks: a.squares || [], label: "after" })}<figcaption>after</figcaption></figure>` : ""}
     </section>
     <section><h2>Moves with clock times</h2>
       ${rows ? `<table class="report-moves"><thead><tr><th>Move</th><th>SAN</th><th>White</th><th>Black</th><th>At</th></tr></thead><tbody>${rows}</tbody></table>` : `<p>No moves recorded.</p>`}</section>

@@ -48,8 +48,32 @@ pub(crate) async fn report(
         .iter()
         .filter(|a| a.board == alert.board && (a.alert() == Some(id) || a.seq > alert.seq))
         .collect();
+    // The positions before and after: the alert's own evidence, else the game's position
+    // just before the alert and the first one after it.
+    let t = alert.t_ms;
+    let before = alert.alert.fen_before.clone().or_else(|| {
+        game.and_then(|g| {
+            g.moves
+                .iter()
+                .rev()
+                .find(|m| m.t_ms < t)
+                .map(|m| m.fen.clone())
+                .or_else(|| g.start_fen.clone())
+        })
+    });
+    let after = alert.alert.fen.clone().or_else(|| {
+        game.and_then(|g| {
+            g.moves
+                .iter()
+                .find(|m| m.t_ms >= t)
+                .or(g.moves.last())
+                .map(|m| m.fen.clone())
+        })
+    });
     Ok(ok(json!({
         "alert": alert,
+        "position_before": before,
+        "position_after": after,
         "board": alert.board,
         "table": hall.tables().table(&alert.board),
         "pairing": pairing,

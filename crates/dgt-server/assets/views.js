@@ -126,7 +126,9 @@ function renderHall(view) {
   const el = $("hall");
   const boards = sortedBoards();
   // Up to 200 boards the tiles get more room (a floor arbiter's sections, a smaller event).
-  el.className = view === "cards" ? "hall" : boards.length > 200 ? "hall tiles" : "hall tiles roomy";
+  // Beyond 400 (a hub's whole event) each tile keeps the table, the status colour and the
+  // clock of the side to move: 1,000 still fit one screen.
+  el.className = view === "cards" ? "hall" : boards.length > 400 ? "hall tiles dense" : boards.length > 200 ? "hall tiles" : "hall tiles roomy";
   $("shown").textContent = `${boards.length} of ${hall.boards.size} boards`;
   if (!hall.boards.size) {
     el.innerHTML = `<p class="empty">No boards yet. Connect a DGT board, or run <code>dgt-arbiter demo</code>.</p>`;

@@ -38,9 +38,9 @@ fn artifacts() -> PathBuf {
     dir
 }
 
-fn config() -> ServerConfig {
+fn config(boards: u32) -> ServerConfig {
     ServerConfig {
-        tables: TableMap::new((1..=BOARDS).map(|t| (t, format!("board-{t}")))),
+        tables: TableMap::new((1..=boards).map(|t| (t, format!("board-{t}")))),
         sections: vec![
             Section {
                 name: "Open A".into(),
@@ -48,7 +48,7 @@ fn config() -> ServerConfig {
             },
             Section {
                 name: "Open B".into(),
-                tables: (151..=BOARDS).collect(),
+                tables: (151..=boards).collect(),
             },
         ],
         arbiters: vec![
@@ -86,10 +86,10 @@ impl Numbered {
     }
 }
 
-/// 300 boards playing the real game's opening to different depths: some finished, some
+/// `boards` boards playing the real game's opening to different depths: some finished, some
 /// short of time, some offline, alerts on a few; a round's pairings naming every player.
 /// Returns the events and (board, alert id) of a two-handed-move alert in section B.
-fn hall_of_300() -> (Vec<Event>, String, u64) {
+fn hall_of(boards: u32) -> (Vec<Event>, String, u64) {
     let moves: Vec<MoveEvent> = capture_events()
         .into_iter()
         .filter_map(|e| match e.body {
@@ -98,7 +98,7 @@ fn hall_of_300() -> (Vec<Event>, String, u64) {
         })
         .collect();
     let mut ev = Numbered(Vec::new());
-    let tables = (1..=BOARDS)
+    let tables = (1..=boards)
         .map(|t| Pairing {
             table: t,
             white: Player {
@@ -125,7 +125,7 @@ fn hall_of_300() -> (Vec<Event>, String, u64) {
     );
     let base = 1_000_000;
     let mut suspicion = (String::new(), 0);
-    for t in 1..=BOARDS {
+    for t in 1..=boards {
         let board = format!("board-{t}");
         let game = format!("{board}/1");
         let offline = t.is_multiple_of(61);
@@ -170,7 +170,10 @@ fn hall_of_300() -> (Vec<Event>, String, u64) {
         let (w, b) = if low {
             (45_000, 612_000)
         } else {
-            (900_000 - t as u64 * 1_000, 880_000 - t as u64 * 900)
+            (
+                900_000 - (t % 300) as u64 * 1_000,
+                880_000 - (t % 300) as u64 * 900,
+            )
         };
         ev.push(
             &board,
@@ -316,10 +319,10 @@ async fn the_cockpit_serves_a_hall_of_300_boards_and_each_arbiter_in_it() {
     let Some(binary) = chromium_or_skip("cockpit browser test") else {
         return;
     };
-    let (events, suspect_board, suspect_alert) = hall_of_300();
+    let (events, suspect_board, suspect_alert) = hall_of(BOARDS);
     let log = FakeBoardLog::of(&events, &suspect_board);
     let mut server = start_bound(
-        dgt_server::Server::bind(config())
+        dgt_server::Server::bind(config(BOARDS))
             .await
             .unwrap()
             .with_board_log(std::sync::Arc::new(log)),
@@ -721,5 +724,49 @@ async fn the_cockpit_serves_a_hall_of_300_boards_and_each_arbiter_in_it() {
     cdp.screenshot(out.join("cockpit-tablet.png").to_str().unwrap())
         .await;
     println!("cockpit screenshots in {}", out.display());
+    drop(chrome);
+}
+
+/// A hub's whole event: 1,000 boards still fit one 1920x1080 screen (each tile keeps its
+/// table, its status colour and the clock of the side to move).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hall_of_1000_boards_fits_one_screen() {
+    let Some(binary) = chromium_or_skip("cockpit browser test") else {
+        return;
+    };
+    let (events, _, _) = hall_of(1000);
+    let server = start(config(1000)).await;
+    server.send(&events);
+    server.wait_seq(events.last().unwrap().seq).await;
+    let profile = std::env::temp_dir().join(format!("dgt-cockpit-1000-{}", std::process::id()));
+    let (chrome, endpoint) = launch(&binary, &profile).await;
+    let mut cdp = Cdp::new_page(&endpoint).await;
+    cdp.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({ "width": 1920, "height": 1080, "deviceScaleFactor": 1, "mobile": false }),
+    )
+    .await;
+    sign_in(&mut cdp, server.addr, CHIEF_TOKEN).await;
+    wait(
+        &mut cdp,
+        "document.querySelectorAll('#hall .tile').length === 1000",
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let out = artifacts();
+    cdp.screenshot(out.join("cockpit-hall-1000.png").to_str().unwrap())
+        .await;
+    let fits = cdp
+        .eval(
+            "(() => { const w = document.getElementById('work'); const s = document.scrollingElement; \
+             return { work: w.scrollHeight <= w.clientHeight + 1, page: s.scrollHeight <= window.innerHeight + 1 }; })()",
+        )
+        .await;
+    assert_eq!(fits, json!({ "work": true, "page": true }));
+    assert_eq!(
+        cdp.eval("document.querySelector('#hall .tile[data-tile=\"board-201\"]').classList.contains('sev-intervene')")
+            .await,
+        json!(true)
+    );
     drop(chrome);
 }

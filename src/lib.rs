@@ -13,6 +13,8 @@
 //! * [`settings`] reads the daemon's configuration file and environment.
 
 pub mod bench;
+
+pub mod board_log;
 pub mod cluster;
 pub mod edge;
 pub mod logging;

@@ -90,6 +90,20 @@ pub fn server_config(settings: &Settings) -> Result<ServerConfig, String> {
         max_connections: settings.server.max_connections,
         livechess_max_connections: settings.server.livechess_max_connections,
         max_public_clients: settings.server.max_public_clients,
+
+        sections: settings
+            .sections
+            .iter()
+            .map(|s| {
+                Ok(dgt_server::access::Section {
+                    name: s.name.clone(),
+                    tables: s
+                        .table_numbers()
+                        .map_err(|e| format!("sections {:?}: {e}", s.name))?,
+                })
+            })
+            .collect::<Result<_, String>>()?,
+        arbiters: settings.server.arbiters.clone(),
         ..ServerConfig::default()
     })
 }
@@ -290,6 +304,11 @@ impl Services {
             journal: journal_status,
             clock,
         }));
+        if let (Some(_), Some(path)) = (&writer, &options.journal) {
+            server = server.with_board_log(Arc::new(crate::board_log::JournalBoardLog {
+                path: path.clone(),
+            }));
+        }
         let addr = server.local_addr();
         let livechess = server.livechess_addr();
         let alert_book = server.alert_book();

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use daemon_processes::*;
 use futures_util::StreamExt;
 use nats_broker::Broker;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// The event id of the shipped broker configuration (`config/nats-server.conf`).
 const EVENT: &str = "open-2026";
@@ -152,7 +152,22 @@ fn journal_ack_count(path: &Path, alert: u64) -> usize {
     j.operations()
         .unwrap()
         .iter()
-        .filter(|line| line.contains(&format!("{{\"ack\":{alert}}}")))
+        .filter(|line| {
+            serde_json::from_str::<Value>(line).is_ok_and(|v| v["op"] == json!({ "ack": alert }))
+        })
+        .count()
+}
+
+/// How many `by` ops in a node's journal name the acknowledgement of `alert` (the node's id).
+fn journal_signed_acks(path: &Path, alert: u64) -> usize {
+    let j = dgt_journal::Journal::open_read_only(path).unwrap();
+    j.operations()
+        .unwrap()
+        .iter()
+        .filter(|line| {
+            serde_json::from_str::<Value>(line)
+                .is_ok_and(|v| v["op"]["by"]["action"] == json!({ "ack": alert }))
+        })
         .count()
 }
 
@@ -177,11 +192,26 @@ fn as_node_saw_it(mut e: Value, node: &str) -> Value {
 
 /// Every event of `node`'s journal is on the hub once, in order, unchanged.
 fn assert_hub_has_exactly(hub: &[Value], node: &str, journal: &Path) {
+    // The hub names alerts by its own seq, in `arbiter_action`s too: back to the node's.
+    let node_alert: BTreeMap<u64, Value> = hub
+        .iter()
+        .filter(|e| e["node"] == node && e["type"] == "alert")
+        .filter_map(|e| Some((e["seq"].as_u64()?, e["node_seq"].clone())))
+        .collect();
     let mine: Vec<Value> = hub
         .iter()
         .filter(|e| e["node"] == node && e.get("node_seq").is_some())
         .cloned()
-        .map(|e| as_node_saw_it(e, node))
+        .map(|mut e| {
+            for key in ["ack", "confirm"] {
+                if let Some(id) = e["action"][key].as_u64()
+                    && let Some(local) = node_alert.get(&id)
+                {
+                    e["action"][key] = local.clone();
+                }
+            }
+            as_node_saw_it(e, node)
+        })
         .collect();
     let mut theirs = journal_events(journal);
     for e in &mut theirs {
@@ -334,6 +364,12 @@ fn three_nodes_reach_the_hub_exactly_once_and_actions_go_both_ways() {
     assert_eq!(status, 200, "{body}");
     // Answered only once journaled: the node's journal already has it.
     assert_eq!(journal_ack_count(&a.journal, node_alert), 1);
+    // Who acknowledged it, by the node's own alert id.
+    eventually(
+        Duration::from_secs(10),
+        "the signed ack in the node's journal",
+        || (journal_signed_acks(&a.journal, node_alert) == 1).then_some(()),
+    );
     assert!(
         is_acked(a.addr, node_alert),
         "the node's own dashboard shows the hub's ack"

@@ -728,3 +728,80 @@ fn bughouse_matches_need_two_known_boards_each() {
         "{summary}"
     );
 }
+
+#[test]
+fn sections_and_arbiter_accounts_are_checked() {
+    let found = problems(
+        r#"
+[[sections]]
+name = "Open A"
+tables = ["1-40"]
+[[sections]]
+name = "Open B"
+tables = ["40-80", "9-3"]
+[[server.arbiters]]
+name = "Ana"
+role = "floor"
+token = "ana-floor-secret-00002"
+sections = ["Open C"]
+[[server.arbiters]]
+name = "Ana"
+role = "floor"
+token = "short"
+[[server.arbiters]]
+name = "Carl"
+role = "chief"
+token = "ana-floor-secret-00002"
+"#,
+    );
+    expect(&found, "sections[1].tables", "not a range");
+    expect(
+        &found,
+        "server.arbiters[0].sections[0]",
+        "no [[sections]] entry",
+    );
+    expect(&found, "server.arbiters[1].name", "another account");
+    expect(&found, "server.arbiters[1].token", "shorter than 16");
+    expect(&found, "server.arbiters[1].sections", "covers no board");
+    expect(
+        &found,
+        "server.arbiters[2].token",
+        "the same as server.arbiters[0].token",
+    );
+
+    let found = problems(
+        r#"
+[[sections]]
+name = "Open A"
+tables = ["1-40"]
+[[sections]]
+name = "Open B"
+tables = [40, "41-80"]
+"#,
+    );
+    expect(
+        &found,
+        "sections[1].tables",
+        "table 40 is also in section \"Open A\"",
+    );
+
+    // A chief's account lets the dashboard listen beyond this PC, as the arbiter token does.
+    let fine = problems(
+        r#"
+listen = "0.0.0.0:1983"
+[[sections]]
+name = "Open A"
+tables = ["1-40"]
+[[server.arbiters]]
+name = "Carl"
+role = "chief"
+token = "carl-chief-secret-0001"
+[[server.arbiters]]
+name = "Ana"
+role = "floor"
+token = "ana-floor-secret-00002"
+sections = ["Open A"]
+"#,
+    );
+    assert!(fine.is_empty(), "{}", lines(&fine));
+}

@@ -76,7 +76,7 @@ async fn the_daemon_dashboard_shows_a_move_and_an_alert_and_its_ack_reaches_ever
     let profile = dir.path().join("chromium-profile");
     let (chrome, endpoint) = launch(&binary, &profile).await;
     let mut cdp = Cdp::new_page(&endpoint).await;
-    cdp.open_desktop(&format!("http://{addr}/")).await;
+    cdp.open_desktop(&format!("http://{addr}/#/cards")).await;
     cdp.wait_for_within(
         "document.querySelector('#conn')?.textContent === 'live'",
         Duration::from_secs(10),
@@ -202,6 +202,41 @@ async fn the_daemon_dashboard_shows_a_move_and_an_alert_and_its_ack_reaches_ever
     );
     drop(chrome);
 
+    // Instant replay around the alert reads the board's field updates back from the
+    // journal: the pieces lifted and put down in the moves before the board died.
+    let replay = get_json(addr, &format!("/api/boards/{BOARD}/replay?alert={id}"));
+    let updates = replay["field_updates"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no field updates from the journal: {replay}"));
+    let first_move = replay["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "move")
+        .unwrap_or_else(|| panic!("a move in the window: {replay}"));
+    let uci = first_move["uci"].as_str().unwrap();
+    let t_move = first_move["t_ms"].as_u64().unwrap();
+    let at = |sq: &str, lifted: bool| {
+        updates.iter().any(|u| {
+            u["square"] == sq
+                && u["piece"].is_null() == lifted
+                && u["t_ms"].as_u64() <= Some(t_move)
+        })
+    };
+    assert!(
+        at(&uci[0..2], true) && at(&uci[2..4], false),
+        "{uci}: {replay}"
+    );
+    for u in updates {
+        let sq = u["square"].as_str().unwrap();
+        assert!(
+            sq.len() == 2
+                && ('a'..='h').contains(&sq.chars().next().unwrap())
+                && ('1'..='8').contains(&sq.chars().nth(1).unwrap()),
+            "{u}"
+        );
+    }
+
     // The acknowledgement went through the core into the journal.
     daemon.terminate();
     let (ok, out, err) = run_to_end(&["export", "alerts", "--journal", path_str(&journal)]);
@@ -213,6 +248,15 @@ async fn the_daemon_dashboard_shows_a_move_and_an_alert_and_its_ack_reaches_ever
         .unwrap_or_else(|| panic!("alert {id} in the export: {out}"));
     assert_eq!(exported["kind"], "board_disconnected", "{exported}");
     assert_eq!(exported["acknowledged"], true, "{exported}");
+    // With who acknowledged it: the dashboard's `by` op, passed back as an event.
+    let (ok, out, err) = run_to_end(&["export", "events", "--journal", path_str(&journal)]);
+    assert!(ok, "export events: {err}");
+    let signed = parse_lines(&out)
+        .into_iter()
+        .find(|e| e["type"] == "arbiter_action" && e["action"]["ack"] == id)
+        .unwrap_or_else(|| panic!("no arbiter_action for the ack of {id}: {out}"));
+    assert_eq!(signed["arbiter"], "local", "{signed}");
+    assert_eq!(signed["board"], BOARD, "{signed}");
 
     eprintln!("daemon dashboard test took {:?}", started.elapsed());
 }

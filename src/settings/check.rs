@@ -64,6 +64,7 @@ pub fn check(settings: &Settings) -> Vec<Problem> {
     c.tables(settings);
     c.core(settings);
     c.server(settings);
+    c.problems.extend(super::access::check(settings));
     c.journal(settings);
     c.event(settings);
     if let Some(cluster) = &settings.cluster {
@@ -319,11 +320,14 @@ impl Checker {
                  (the venue network, with server.arbiter_token)",
             ),
             Ok(addr) => {
-                let token = s
-                    .server
-                    .arbiter_token
-                    .as_deref()
-                    .is_some_and(|t| !t.is_empty());
+                let token =
+                    s.server
+                        .arbiter_token
+                        .as_deref()
+                        .is_some_and(|t| !t.is_empty())
+                        || s.server.arbiters.iter().any(|a| {
+                            a.role == dgt_server::access::Role::Chief && !a.token.is_empty()
+                        });
                 if !addr.ip().is_loopback() && !token {
                     self.add(
                         "listen",

@@ -27,7 +27,7 @@ const ENV_LIST_KEYS: &[&str] = &[
 ];
 
 /// Keys holding lists of tables, which only a file can give.
-const FILE_ONLY_KEYS: &[&str] = &["tables", "serial.ports"];
+const FILE_ONLY_KEYS: &[&str] = &["tables", "serial.ports", "sections", "server.arbiters"];
 
 /// Maps whose keys are names the user chose (labels, serial numbers): their case is kept
 /// when they come from the environment, where everything else is lower-cased.

@@ -28,6 +28,7 @@
 //! time_control = "5400+30"
 //! ```
 
+mod access;
 mod check;
 pub mod cluster;
 mod load;
@@ -58,6 +59,8 @@ pub struct Settings {
     pub serial: SerialSettings,
     /// The table map: which board serial numbers play at which board number of the pairing.
     pub tables: Vec<Table>,
+    /// The parts of the hall (`[[sections]]`), which floor arbiters cover.
+    pub sections: Vec<SectionSettings>,
     pub core: dgt_core::CoreConfig,
     pub server: ServerSettings,
     pub journal: JournalSettings,
@@ -73,6 +76,7 @@ impl Default for Settings {
             capture: None,
             serial: SerialSettings::default(),
             tables: Vec::new(),
+            sections: Vec::new(),
             core: dgt_core::CoreConfig::default(),
             server: ServerSettings::default(),
             journal: JournalSettings::default(),
@@ -131,6 +135,9 @@ pub struct ServerSettings {
     pub livechess_action_origins: Vec<String>,
     /// Connections the LiveChess port holds at once.
     pub livechess_max_connections: usize,
+
+    /// Named arbiter accounts (`[[server.arbiters]]`), each with its own token and role.
+    pub arbiters: Vec<dgt_server::access::Account>,
 }
 
 impl Default for ServerSettings {
@@ -149,7 +156,48 @@ impl Default for ServerSettings {
             livechess_origins: vec!["https://lichess.org".into()],
             livechess_action_origins: Vec::new(),
             livechess_max_connections: 64,
+
+            arbiters: Vec::new(),
         }
+    }
+}
+
+/// A part of the hall: `[[sections]] name = "Open", tables = ["41-80", 90]` (table
+/// numbers, or ranges "first-last").
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SectionSettings {
+    pub name: String,
+    pub tables: Vec<TableSpan>,
+}
+
+/// One table number, or a range `"41-80"`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum TableSpan {
+    One(u32),
+    Range(String),
+}
+
+impl SectionSettings {
+    /// The tables listed, ranges expanded; the first bad range as an error.
+    pub fn table_numbers(&self) -> Result<Vec<u32>, String> {
+        let mut out = Vec::new();
+        for span in &self.tables {
+            match span {
+                TableSpan::One(n) => out.push(*n),
+                TableSpan::Range(r) => {
+                    let parsed = r.split_once('-').and_then(|(a, b)| {
+                        Some((a.trim().parse::<u32>().ok()?, b.trim().parse::<u32>().ok()?))
+                    });
+                    match parsed {
+                        Some((a, b)) if a >= 1 && a <= b && b - a < 10_000 => out.extend(a..=b),
+                        _ => return Err(format!("{r:?} is not a range of tables like \"41-80\"")),
+                    }
+                }
+            }
+        }
+        Ok(out)
     }
 }
 

@@ -56,11 +56,12 @@ impl Core {
     /// same however the caller interleaves `advance` and `handle`.
     pub fn handle(&mut self, input: &Input) -> Vec<Event> {
         let mut out = self.advance(input.t_ms);
-        // Pairings and table results decide nothing here: they come back as events, numbered
+        // Pairings, table results and who took an action decide nothing here: they come back as events, numbered
         // and journaled like every action, for the views built from events.
         let passed_back = match &input.kind {
             InputKind::Op(Operation::Pairings(p)) => Some(EventBody::Pairings(p.clone())),
             InputKind::Op(Operation::TableResult(r)) => Some(EventBody::TableResult(r.clone())),
+            InputKind::Op(Operation::By(by)) => Some(EventBody::ArbiterAction(by.clone())),
             _ => None,
         };
         if let Some(body) = passed_back {

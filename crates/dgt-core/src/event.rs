@@ -332,6 +332,8 @@ pub enum EventBody {
     Pairings(crate::pairing::RoundPairings),
     /// A result the arbiter entered for a table (board [`crate::pairing::ROUND_BOARD`]).
     TableResult(crate::pairing::TableResultOp),
+    /// Who took an arbiter action on this board (an [`crate::Operation::By`] passed back).
+    ArbiterAction(crate::input::ActionBy),
 }
 
 impl EventBody {
@@ -346,6 +348,7 @@ impl EventBody {
             EventBody::Reserves { .. } => "reserves",
             EventBody::Pairings(_) => "pairings",
             EventBody::TableResult(_) => "table_result",
+            EventBody::ArbiterAction(_) => "arbiter_action",
         }
     }
 }

@@ -121,4 +121,20 @@ pub enum Operation {
     Pairings(crate::pairing::RoundPairings),
     /// A result the arbiter enters for a table of a round (passed back as `table_result`).
     TableResult(crate::pairing::TableResultOp),
+    /// Who took an arbiter action: the dashboard sends it beside every action it forwards,
+    /// so the journal says who acknowledged, confirmed, set up or entered what. It decides
+    /// nothing; the core passes it back as an `arbiter_action` event.
+    By(ActionBy),
+}
+
+/// `{"by": {"arbiter": "Ana", "role": "floor", "action": {"ack": 7}}}`: the account that
+/// took `action` on the input's board.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ActionBy {
+    /// The account's name (`"arbiter"` for the single arbiter token).
+    pub arbiter: String,
+    /// `chief`, `floor` or `viewer`.
+    pub role: String,
+    /// The action, exactly as it was forwarded.
+    pub action: Box<Operation>,
 }

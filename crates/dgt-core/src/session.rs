@@ -785,7 +785,7 @@ impl Session {
                 }
             }
             // Not rules: the engine passes these back before any session sees them.
-            Operation::Pairings(_) | Operation::TableResult(_) => {}
+            Operation::Pairings(_) | Operation::TableResult(_) | Operation::By(_) => {}
         }
     }
 

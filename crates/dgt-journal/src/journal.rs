@@ -296,6 +296,38 @@ impl Journal {
         Ok(Cause::Input(Input { t_ms, board, kind }))
     }
 
+    /// One board's inputs with `from_ms <= t_ms <= to_ms`, in journal order (through the
+    /// `steps_by_board` index: a replay window costs its own rows, not the whole day).
+    pub fn board_inputs(
+        &self,
+        board: &str,
+        from_ms: u64,
+        to_ms: u64,
+    ) -> Result<Vec<Input>, JournalError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, t_ms, board, kind, bytes, json FROM steps \
+                 WHERE board = ?1 AND t_ms BETWEEN ?2 AND ?3 ORDER BY id",
+            )
+            .map_err(|e| self.err(e))?;
+        let mut rows = stmt
+            .query(params![board, from_ms as i64, to_ms as i64])
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
+            let id: i64 = row.get(0).map_err(|e| self.err(e))?;
+            match self.read_step(row).map_err(|detail| JournalError::BadRow {
+                path: self.path.clone(),
+                detail: format!("step {id}: {detail}"),
+            })? {
+                Cause::Input(i) => out.push(i),
+                Cause::Timers { .. } => {}
+            }
+        }
+        Ok(out)
+    }
+
     /// Every step in order (inputs and timer firings): what recovery replays.
     pub fn steps(&self) -> Result<Vec<Cause>, JournalError> {
         let mut out = Vec::new();
@@ -582,7 +614,8 @@ fn insert_event(
         EventBody::BoardStatus(_)
         | EventBody::Clock(_)
         | EventBody::Pairings(_)
-        | EventBody::TableResult(_) => None,
+        | EventBody::TableResult(_)
+        | EventBody::ArbiterAction(_) => None,
     };
     tx.prepare_cached(
         "INSERT INTO events (seq, step, t_ms, board, type, game, json) \

@@ -1,10 +1,11 @@
 // The arbiter dashboard: keeps a copy of the hall from the `/ws` feed (snapshot, then
 // events, resuming from the last seq after a reconnect), draws every board, runs the clocks
-// between readings, and lets the arbiter acknowledge alerts and act on a board.
+// between readings, and lets the arbiter acknowledge alerts and act on a board. The browser
+// is signed in by an HttpOnly session cookie (/signin): no token lives in this page.
+// The hall overview, triage, replay, report and round pages are in views.js.
 "use strict";
 
 const SEVERITY_RANK = { intervene: 0, claim: 1, review: 2, info: 3 };
-const TOKEN_KEY = "dgt-arbiter.token";
 const STALE_CLOCK_MS = 3000;
 
 const hall = {
@@ -14,7 +15,8 @@ const hall = {
   offset: null, // performance.now() − event t_ms: maps event time to local time
   connected: false,
 };
-let token = localStorage.getItem(TOKEN_KEY) || "";
+/** Who is signed in: { name, role, sections, all_sections } from /api/session. */
+let me = null;
 let audio = null;
 let socket = null;
 let retryMs = 500;
@@ -55,7 +57,10 @@ function toast(text, isError) {
   toast.timer = setTimeout(() => (el.className = "toast"), 3000);
 }
 function authHeaders(extra = {}) {
-  return token ? { ...extra, Authorization: `Bearer ${token}` } : extra;
+  return extra; // the session cookie goes with every same-origin request
+}
+function toSignIn() {
+  if (location.pathname !== "/signin") location.replace("/signin");
 }
 async function api(method, path, body) {
   const res = await fetch(path, {
@@ -67,7 +72,7 @@ async function api(method, path, body) {
   try { data = await res.json(); } catch (_) { /* not JSON */ }
   if (!res.ok) {
     const message = (data && data.error) || `${res.status} ${res.statusText}`;
-    if (res.status === 401) $("token-dialog").showModal();
+    if (res.status === 401) toSignIn();
     throw new Error(message);
   }
   return data;
@@ -78,7 +83,6 @@ function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   const params = new URLSearchParams();
   if (hall.seq > 0) params.set("since", hall.seq);
-  if (token) params.set("token", token);
   const url = `${proto}//${location.host}/ws${params.toString() ? "?" + params : ""}`;
   const ws = new WebSocket(url);
   socket = ws;
@@ -87,10 +91,8 @@ function connect() {
   ws.onclose = () => {
     if (socket !== ws) return;
     setConnected(false);
-    // A refused handshake looks like a close: ask for a token if that is why.
-    fetch("/api/boards", { headers: authHeaders() }).then((r) => {
-      if (r.status === 401 && !$("token-dialog").open) $("token-dialog").showModal();
-    }).catch(() => {});
+    // A refused handshake looks like a close: sign in again if that is why.
+    fetch("/api/session").then((r) => { if (r.status === 401) toSignIn(); }).catch(() => {});
     setTimeout(connect, retryMs);
     retryMs = Math.min(retryMs * 2, 10000);
   };
@@ -107,6 +109,7 @@ function handle(msg) {
     case "snapshot": return applySnapshot(msg);
     case "resync": return; // a snapshot follows
     case "alert_ack": return applyAck(msg);
+    case "arbiter_action": return applyAction(msg);
     default: return applyEvent(msg);
   }
 }
@@ -224,8 +227,8 @@ function renderRound() {
     <table class="pairings"><thead><tr><th>Table</th><th>Board</th><th>White</th><th>Black</th><th>Result</th><th>State</th></tr></thead><tbody>
     ${r.tables.map((t) => `<tr><td>${t.table}</td><td>${esc(t.board || "–")}</td><td>${esc(playerText(t.white))}</td><td>${esc(playerText(t.black))}</td><td>${esc(t.result || "")}${t.entered ? " (arbiter)" : ""}</td><td>${esc(t.state.replace("_", " "))}</td></tr>`).join("")}
     </tbody></table>
-    <p><a href="/api/rounds/${r.round}/results.csv${token ? "?token=" + encodeURIComponent(token) : ""}">results.csv</a>
-    ${r.format === "trf" ? ` · <a href="/api/rounds/${r.round}/results.trf${token ? "?token=" + encodeURIComponent(token) : ""}">results.trf</a>` : ""}
+    <p><a href="/api/rounds/${r.round}/results.csv">results.csv</a>
+    ${r.format === "trf" ? ` · <a href="/api/rounds/${r.round}/results.trf">results.trf</a>` : ""}
     · <a href="/public/round/${r.round}.pgn">public round PGN</a></p>`;
 }
 
@@ -239,7 +242,7 @@ $("pairings-form").addEventListener("submit", async (ev) => {
   });
   let data = null;
   try { data = await res.json(); } catch (_) { /* not JSON */ }
-  if (res.status === 401) { $("token-dialog").showModal(); return; }
+  if (res.status === 401) { toSignIn(); return; }
   if (!res.ok) {
     const lines = (data && data.problems || []).map((p) => `line ${p.line ?? "–"}: ${p.message}; fix: ${p.fix}`);
     $("round-body").innerHTML = `<p class="warn">${esc((data && data.error) || res.statusText)}</p><pre>${esc(lines.join("\n"))}</pre>`;
@@ -252,6 +255,18 @@ $("pairings-form").addEventListener("submit", async (ev) => {
 function applyAck(msg) {
   const a = hall.alerts.get(msg.id);
   if (a) a.acked = true;
+  scheduleRender();
+}
+
+// Who took an action (an `arbiter_action` event): shown on the alert it acknowledged.
+function applyAction(e) {
+  if (typeof e.seq === "number") {
+    if (e.seq <= hall.seq) return;
+    hall.seq = e.seq;
+  }
+  const id = e.action && (e.action.ack ?? e.action.confirm);
+  const a = id != null ? hall.alerts.get(id) : null;
+  if (a && e.action.ack != null) { a.acked = true; a.acked_by = e.arbiter; }
   scheduleRender();
 }
 
@@ -288,13 +303,13 @@ function scheduleRender() {
 
 function openAlerts() {
   return [...hall.alerts.values()]
-    .filter((a) => !a.acked)
+    .filter((a) => !a.acked && a.severity !== "info")
     .sort((x, y) => (SEVERITY_RANK[x.severity] - SEVERITY_RANK[y.severity]) || (x.seq - y.seq));
 }
 function worstSeverity(board) {
   let worst = null;
   for (const a of hall.alerts.values()) {
-    if (a.acked || a.board !== board) continue;
+    if (a.acked || a.board !== board || a.severity === "info") continue;
     if (worst == null || SEVERITY_RANK[a.severity] < SEVERITY_RANK[worst]) worst = a.severity;
   }
   return worst;
@@ -407,17 +422,9 @@ function alertHtml(a, withAck) {
     ${meta.length ? `<div class="alert-meta">${meta.join(" · ")}</div>` : ""}
     ${a.prescription ? `<div class="prescription"><b>Laws:</b> ${esc(a.prescription)}</div>` : ""}
     ${evidence.join("")}
-    ${withAck && !a.acked ? `<div class="alert-actions">${a.kind === "two_handed_move" && a.severity !== "intervene" ? `<button class="btn btn-confirm" data-confirm="${a.id}" type="button" title="Count it as an offence (7.5.4)">Confirm offence</button>` : ""}<button class="btn btn-ack" data-ack="${a.id}" type="button">Acknowledge</button></div>` : ""}
+    ${a.acked_by ? `<div class="alert-meta">acknowledged by ${esc(a.acked_by)}</div>` : ""}
+    <div class="alert-actions">${alertLinks(a)}${withAck && !a.acked ? `${canAct(a.board) && a.kind === "two_handed_move" && a.severity !== "intervene" ? `<button class="btn btn-confirm" data-confirm="${a.id}" type="button" title="Count it as an offence (7.5.4)">Confirm offence</button>` : ""}${a.severity !== "info" ? `<button class="btn btn-quiet" data-snooze="${a.id}" type="button" title="Hide it from the queue for five minutes">Snooze</button>` : ""}${canAct(a.board) ? `<button class="btn btn-ack" data-ack="${a.id}" type="button">Acknowledge</button>` : ""}` : ""}</div>
   </div>`;
-}
-
-function renderQueue() {
-  const open = openAlerts();
-  $("alerts").innerHTML = open.length ? open.map((a) => alertHtml(a, true)).join("") : `<p class="empty">No open alerts.</p>`;
-  for (const a of open) a.fresh = false;
-  const count = $("alert-count");
-  count.textContent = open.length;
-  count.classList.toggle("hot", open.some((a) => a.severity === "intervene"));
 }
 
 function renderSummary() {
@@ -432,15 +439,20 @@ function route() {
 }
 
 function renderAll() {
-  const board = route();
-  $("hall").hidden = !!board;
-  $("board-page").hidden = !board;
-  $("crumbs").innerHTML = board ? `/ <a href="#/">All boards</a> / ${esc(board)}` : "";
-  if (board) renderBoardPage(board);
-  else {
-    const boards = [...hall.boards.values()].sort((x, y) => x.board.localeCompare(y.board, undefined, { numeric: true }));
-    $("hall").innerHTML = boards.length ? boards.map(boardCard).join("") : `<p class="empty">No boards yet. Connect a DGT board, or run <code>dgt-arbiter demo</code>.</p>`;
+  const page = currentPage();
+  const board = page.name === "board" ? page.arg : null;
+  for (const [id, name] of [["hall", "hall"], ["board-page", "board"], ["round-page", "round"], ["report-page", "report"], ["replay-page", "replay"]]) {
+    $(id).hidden = page.name !== name;
   }
+  $("toolbar").hidden = page.name !== "hall";
+  $("round").hidden = page.name !== "round";
+  $("crumbs").innerHTML = page.name === "hall" ? "" : `/ <a href="#/">All boards</a> / ${esc(page.title)}`;
+  for (const el of document.querySelectorAll("[data-view]")) el.classList.toggle("on", page.view === el.dataset.view);
+  if (board) renderBoardPage(board);
+  else if (page.name === "hall") renderHall(page.view);
+  else if (page.name === "round") renderRoundPage();
+  else if (page.name === "report") renderReportPage(page.arg);
+  else if (page.name === "replay") renderReplayPage(page.arg, page.alert);
   renderQueue();
   renderSummary();
   renderRound();
@@ -474,7 +486,7 @@ function clockChart(moves) {
     <text x="2" y="14">${esc(fmtClock(maxMs))}</text><text x="2" y="${H - 18}">0</text>
     <text x="${W - 60}" y="${H - 3}">ply ${maxPly}</text>
     <path class="w" d="${line("white_ms")}"/><path class="b" d="${line("black_ms")}"/>
-    <text x="${pad + 8}" y="${H - 3}" style="fill:#f2f2f2">— White</text><text x="${pad + 70}" y="${H - 3}" style="fill:#4ea1ff">— Black</text>
+    <text x="${pad + 8}" y="${H - 3}" class="lg-w">— White</text><text x="${pad + 70}" y="${H - 3}" class="lg-b">— Black</text>
   </svg>`;
 }
 
@@ -512,7 +524,7 @@ function boardForms(name) {
     </section>
     <section class="panel"><h3>Result</h3>
       <form class="grid-form" id="result-form">
-        <div class="row-actions" style="justify-content:flex-start">
+        <div class="row-actions row-start">
           <button class="btn" type="submit" value="1-0">1-0</button>
           <button class="btn" type="submit" value="1/2-1/2">½-½</button>
           <button class="btn" type="submit" value="0-1">0-1</button>
@@ -587,16 +599,17 @@ function renderBoardPage(name) {
     ${Diagram.svg(fen, { lastMove: b.irregular_placement ? null : b.last_move && b.last_move.uci, label: `${esc(name)} position` })}
     ${clockHtml(b, "white")}
     <section class="panel"><h3>Moves</h3><div class="moves">${moveTable(b)}</div></section>`;
-  const game = b.game ? `<a href="/api/games/${encodeURIComponent(b.game)}/pgn${token ? "?token=" + encodeURIComponent(token) : ""}" target="_blank" rel="noopener">${esc(b.game)} · PGN</a>` : "–";
+  const game = b.game ? `<a href="/api/games/${encodeURIComponent(b.game)}/pgn" target="_blank" rel="noopener">${esc(b.game)} · PGN</a>` : "–";
   $("bp-info").innerHTML = `<section class="panel"><h3>${esc(name)}</h3>
-    <div class="badges" style="justify-content:flex-start;margin-bottom:8px">${statusBadges(b)}</div>
+    <div class="badges badges-left">${statusBadges(b)}</div>
+    <p><a class="btn" href="#/replay/${encodeURIComponent(name)}">Replay the last 30 s</a></p>
     <dl class="facts">
       <dt>Link</dt><dd>${esc(s.state || "unknown")}${s.port ? " · " + esc(s.port) : ""}</dd>
       <dt>Serial</dt><dd>${esc(s.serial || "–")}${s.version ? " · v" + esc(s.version) : ""}</dd>
       <dt>Orientation</dt><dd>${esc(s.orientation || "–")}</dd>
       <dt>Game</dt><dd>${game}</dd>
       <dt>Result</dt><dd>${b.result ? `<span class="result">${esc(b.result)}</span> (${esc(label(b.reason))})` : "in progress"}</dd>
-      <dt>FEN</dt><dd style="word-break:break-all;font-size:12px">${esc(fen || "–")}</dd>
+      <dt>FEN</dt><dd class="fen">${esc(fen || "–")}</dd>
     </dl></section>
     <section class="panel"><h3>Clock history</h3>${clockChart(b.moves)}</section>`;
   // Alert history: what the server had when the page opened, plus everything seen live.
@@ -636,6 +649,10 @@ async function confirmOffence(id, button) {
 }
 
 document.addEventListener("click", (ev) => {
+  const snooze = ev.target.closest("[data-snooze]");
+  if (snooze) { ev.stopPropagation(); snoozeAlerts(snooze.dataset.snooze); return; }
+  const ackGroup = ev.target.closest("[data-ack-group]");
+  if (ackGroup) { ev.stopPropagation(); acknowledgeGroup(ackGroup.dataset.ackGroup, ackGroup); return; }
   const confirmBtn = ev.target.closest("[data-confirm]");
   if (confirmBtn) { ev.stopPropagation(); confirmOffence(Number(confirmBtn.dataset.confirm), confirmBtn); return; }
   const ack = ev.target.closest("[data-ack]");
@@ -649,14 +666,10 @@ document.addEventListener("keydown", (ev) => {
 });
 window.addEventListener("hashchange", () => { pageState.board = null; renderAll(); });
 $("sound-btn").onclick = toggleSound;
-$("token-btn").onclick = () => { $("token-input").value = token; $("token-dialog").showModal(); };
-$("token-dialog").addEventListener("close", () => {
-  if ($("token-dialog").returnValue !== "save") return;
-  token = $("token-input").value.trim();
-  if (token) localStorage.setItem(TOKEN_KEY, token); else localStorage.removeItem(TOKEN_KEY);
-  if (socket) { const old = socket; socket = null; old.close(); }
-  connect();
-});
+$("signout-btn").onclick = async () => {
+  try { await fetch("/api/session", { method: "DELETE" }); } catch (_) { /* signed out anyway */ }
+  location.replace("/signin");
+};
 
 // ---------- the daemon's health ----------
 // /health says "degraded" when the journal fails (disk full, read-only) or a damaged journal
@@ -682,8 +695,19 @@ async function checkHealth() {
   } catch (_) { /* the feed's own indicator shows a dead server */ }
 }
 
-setInterval(tickClocks, 100);
-setInterval(checkHealth, 5000);
-renderAll();
-connect();
-checkHealth();
+/** Who is signed in decides what the page offers; nobody signed in goes to /signin. */
+async function start() {
+  const res = await fetch("/api/session").catch(() => null);
+  if (res && res.status === 401) { toSignIn(); return; }
+  me = res && res.ok ? await res.json() : { name: "?", role: "viewer", sections: [], all_sections: [] };
+  $("whoami").textContent = `${me.name} · ${me.role}${me.sections && me.sections.length ? " · " + me.sections.join(", ") : ""}`;
+  $("signout-btn").hidden = !me.signed_in_needed;
+  document.body.dataset.role = me.role;
+  initToolbar();
+  setInterval(tickClocks, 100);
+  setInterval(checkHealth, 5000);
+  renderAll();
+  connect();
+  checkHealth();
+}
+start();

@@ -18,6 +18,16 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/board.js"),
     ),
     (
+        "views.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/views.js"),
+    ),
+    (
+        "signin.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/signin.js"),
+    ),
+    (
         "app.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/app.js"),
@@ -25,6 +35,7 @@ const FILES: &[(&str, &str, &str)] = &[
 ];
 
 const INDEX: &str = include_str!("../assets/index.html");
+const SIGNIN: &str = include_str!("../assets/signin.html");
 
 fn page(content_type: &'static str, body: &'static str) -> Response {
     let mut r = body.into_response();
@@ -42,6 +53,11 @@ fn page(content_type: &'static str, body: &'static str) -> Response {
 /// `GET /`
 pub(crate) async fn index() -> Response {
     page("text/html; charset=utf-8", INDEX)
+}
+
+/// `GET /signin`: the sign-in page (a token typed into a form, exchanged for a cookie).
+pub(crate) async fn signin() -> Response {
+    page("text/html; charset=utf-8", SIGNIN)
 }
 
 /// `GET /assets/{file}`

@@ -8,6 +8,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::ServerConfig;
+use crate::access::{self, Principal, Role, Sessions};
 
 /// What a request wants to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +26,11 @@ pub enum Refusal {
     Unauthenticated,
     /// A viewer token used for an action (403).
     NotAllowed,
+    /// A floor arbiter acting on (or reading) a board outside their sections (403).
+    OutsideSections,
+    /// `?token=` on a route other than the WebSocket (400): URLs end up in logs, browser
+    /// history and `Referer` headers.
+    TokenInUrl,
     /// A browser page from another site (403).
     ForeignOrigin,
 }
@@ -34,11 +40,20 @@ impl IntoResponse for Refusal {
         let (status, message) = match self {
             Refusal::Unauthenticated => (
                 StatusCode::UNAUTHORIZED,
-                "a valid token is required (Authorization: Bearer TOKEN or ?token=TOKEN)",
+                "a valid token is required: sign in at /signin, or send Authorization: Bearer TOKEN",
             ),
             Refusal::NotAllowed => (
                 StatusCode::FORBIDDEN,
-                "this action needs the arbiter token; the viewer token only reads",
+                "this action needs an arbiter's token; a viewer only reads",
+            ),
+            Refusal::OutsideSections => (
+                StatusCode::FORBIDDEN,
+                "this board is not in your sections; the chief arbiter or its floor arbiter acts on it",
+            ),
+            Refusal::TokenInUrl => (
+                StatusCode::BAD_REQUEST,
+                "tokens are not accepted in URLs here (they end up in logs and Referer headers): \
+                 send Authorization: Bearer TOKEN, or sign in at /signin",
             ),
             Refusal::ForeignOrigin => (
                 StatusCode::FORBIDDEN,
@@ -61,7 +76,8 @@ impl IntoResponse for Refusal {
     }
 }
 
-/// The token a request carries: the `Authorization: Bearer` header first, then `?token=`.
+/// The token a request carries in its `Authorization: Bearer` header, else in `?token=`
+/// (which only the WebSocket accepts: browsers cannot set headers on it).
 pub fn presented_token<'a>(
     headers: &'a HeaderMap,
     query_token: Option<&'a str>,
@@ -77,30 +93,37 @@ pub fn presented_token<'a>(
         .or(query_token)
 }
 
-/// Decides whether a request may do what it needs. Without any token configured (only
-/// allowed on loopback) everyone may act; with tokens, reading needs either token and acting
-/// needs the arbiter's.
+/// Who a request comes from, and whether they may do what it needs. Without any token or
+/// account configured (only allowed on loopback) everyone is the chief arbiter; otherwise a
+/// token (bearer, or `?token=` where the caller allows it) or a signed-in session must name
+/// an account, and acting needs a role that acts. Which boards the principal may touch is
+/// for the caller to check ([`Principal::covers_board`]).
 pub fn authorize(
     config: &ServerConfig,
+    sessions: &Sessions,
     headers: &HeaderMap,
     query_token: Option<&str>,
     need: Need,
-) -> Result<(), Refusal> {
-    let arbiter = config.arbiter_token.as_deref();
-    let viewer = config.viewer_token.as_deref();
-    if arbiter.is_none() && viewer.is_none() {
-        return Ok(());
+) -> Result<Principal, Refusal> {
+    let accounts = access::accounts(config);
+    if accounts.is_empty() {
+        return Ok(Principal::chief("local"));
     }
-    let presented = presented_token(headers, query_token);
-    let is_arbiter = matches!((presented, arbiter), (Some(p), Some(a)) if same_secret(p, a));
-    let is_viewer = matches!((presented, viewer), (Some(p), Some(v)) if same_secret(p, v));
+    let principal = match presented_token(headers, query_token) {
+        Some(token) => access::account_for_token(&accounts, token)
+            .map(|a| access::principal_of(a, &config.sections)),
+        None => access::session_cookie(headers).and_then(|id| sessions.principal(id)),
+    };
+    let Some(principal) = principal else {
+        return Err(Refusal::Unauthenticated);
+    };
+    let only_viewers = accounts.iter().all(|a| a.role == Role::Viewer);
     match need {
-        Need::Act if is_arbiter => Ok(()),
-        // Only a viewer token configured (loopback only): acting needs what reading needs.
-        Need::Act if arbiter.is_none() && is_viewer => Ok(()),
-        Need::Act if is_viewer => Err(Refusal::NotAllowed),
-        Need::Read if is_arbiter || is_viewer => Ok(()),
-        _ => Err(Refusal::Unauthenticated),
+        Need::Read => Ok(principal),
+        Need::Act if principal.may_act() => Ok(principal),
+        // Only viewer tokens configured (loopback only): acting needs what reading needs.
+        Need::Act if only_viewers => Ok(principal),
+        Need::Act => Err(Refusal::NotAllowed),
     }
 }
 
@@ -111,6 +134,17 @@ pub fn check_origin(config: &ServerConfig, headers: &HeaderMap) -> Result<(), Re
         return Ok(());
     };
     let origin = origin.trim_end_matches('/');
+    // Under `Referrer-Policy: no-referrer` browsers send `Origin: null` on the dashboard's
+    // own form posts and fetches; `Sec-Fetch-Site` (which no page can set) says whether the
+    // request comes from a page of this very server.
+    if origin == "null"
+        && headers
+            .get("sec-fetch-site")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.eq_ignore_ascii_case("same-origin"))
+    {
+        return Ok(());
+    }
     if config
         .allowed_origins
         .iter()
@@ -133,13 +167,18 @@ pub fn check_origin(config: &ServerConfig, headers: &HeaderMap) -> Result<(), Re
 }
 
 /// Whether `serve` may bind `addr` with this configuration: beyond loopback, only with an
-/// arbiter token, or anyone on the network could acknowledge alerts and change games.
+/// arbiter token (or a chief arbiter's account), or anyone on the network could acknowledge
+/// alerts and change games.
 pub fn check_bind(addr: SocketAddr, config: &ServerConfig) -> Result<(), String> {
     if addr.ip().is_loopback()
         || config
             .arbiter_token
             .as_deref()
             .is_some_and(|t| !t.is_empty())
+        || config
+            .arbiters
+            .iter()
+            .any(|a| a.role == Role::Chief && !a.token.is_empty())
     {
         Ok(())
     } else {
@@ -149,15 +188,6 @@ pub fn check_bind(addr: SocketAddr, config: &ServerConfig) -> Result<(), String>
              127.0.0.1"
         ))
     }
-}
-
-/// Compares secrets in time independent of where they differ.
-fn same_secret(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 #[cfg(test)]
@@ -182,25 +212,66 @@ mod tests {
         h
     }
 
+    fn who(r: Result<Principal, Refusal>) -> Result<String, Refusal> {
+        r.map(|p| p.name)
+    }
+
     #[test]
     fn viewer_reads_but_cannot_act() {
         let c = config();
-        assert_eq!(authorize(&c, &bearer("view"), None, Need::Read), Ok(()));
+        let s = Sessions::default();
+        let none = HeaderMap::new();
         assert_eq!(
-            authorize(&c, &bearer("view"), None, Need::Act),
+            who(authorize(&c, &s, &bearer("view"), None, Need::Read)),
+            Ok("viewer".into())
+        );
+        assert_eq!(
+            who(authorize(&c, &s, &bearer("view"), None, Need::Act)),
             Err(Refusal::NotAllowed)
         );
-        assert_eq!(authorize(&c, &bearer("arb"), None, Need::Act), Ok(()));
         assert_eq!(
-            authorize(&c, &HeaderMap::new(), Some("arb"), Need::Act),
-            Ok(())
+            who(authorize(&c, &s, &bearer("arb"), None, Need::Act)),
+            Ok("arbiter".into())
         );
         assert_eq!(
-            authorize(&c, &HeaderMap::new(), None, Need::Read),
+            who(authorize(&c, &s, &none, Some("arb"), Need::Act)),
+            Ok("arbiter".into())
+        );
+        assert_eq!(
+            who(authorize(&c, &s, &none, None, Need::Read)),
             Err(Refusal::Unauthenticated)
         );
         assert_eq!(
-            authorize(&c, &bearer("arx"), None, Need::Read),
+            who(authorize(&c, &s, &bearer("arx"), None, Need::Read)),
+            Err(Refusal::Unauthenticated)
+        );
+    }
+
+    #[test]
+    fn a_session_cookie_names_its_account() {
+        let mut c = config();
+        c.arbiters.push(access::Account {
+            name: "Ana".into(),
+            role: Role::Floor,
+            token: "ana-secret".into(),
+            sections: vec![],
+        });
+        let s = Sessions::default();
+        let ana = authorize(&c, &s, &bearer("ana-secret"), None, Need::Act).unwrap();
+        assert_eq!(ana.role, Role::Floor);
+        let id = s.open(ana).unwrap();
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::COOKIE,
+            HeaderValue::from_str(&format!("theme=dark; dgt_session={id}")).unwrap(),
+        );
+        assert_eq!(
+            who(authorize(&c, &s, &h, None, Need::Act)),
+            Ok("Ana".into())
+        );
+        s.close(&id);
+        assert_eq!(
+            who(authorize(&c, &s, &h, None, Need::Read)),
             Err(Refusal::Unauthenticated)
         );
     }
@@ -221,6 +292,13 @@ mod tests {
         );
         assert_eq!(check_origin(&c, &h), Err(Refusal::ForeignOrigin));
         c.allowed_origins.push("https://evil.example".into());
+        assert_eq!(check_origin(&c, &h), Ok(()));
+        // An opaque origin passes only from this server's own pages.
+        h.insert(header::ORIGIN, HeaderValue::from_static("null"));
+        assert_eq!(check_origin(&c, &h), Err(Refusal::ForeignOrigin));
+        h.insert("sec-fetch-site", HeaderValue::from_static("cross-site"));
+        assert_eq!(check_origin(&c, &h), Err(Refusal::ForeignOrigin));
+        h.insert("sec-fetch-site", HeaderValue::from_static("same-origin"));
         assert_eq!(check_origin(&c, &h), Ok(()));
     }
 

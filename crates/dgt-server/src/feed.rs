@@ -191,7 +191,19 @@ impl Feed {
     /// them, else a snapshot (`resync: true` when a resume could not be honoured or `resync`
     /// is asked for).
     pub fn join(&self, since: Option<u64>, resync: bool) -> Joined {
+        self.join_for(since, resync, None)
+    }
+
+    /// [`Feed::join`] for a principal: only the boards (and their alerts) it covers, and
+    /// the round-wide messages.
+    pub fn join_for(
+        &self,
+        since: Option<u64>,
+        resync: bool,
+        who: Option<&crate::access::Principal>,
+    ) -> Joined {
         let desk = self.desk();
+        let seen = |board: &str| who.is_none_or(|p| shown_to(p, desk.hall.tables(), board));
         let live = self.live.subscribe();
         let last = desk.hall.last_seq();
         if let Some(s) = since.filter(|&s| !resync && s >= desk.evicted_up_to && s <= last) {
@@ -202,6 +214,7 @@ impl Feed {
                     Some(seq) => seq > s,
                     None => e.after_seq >= s,
                 })
+                .filter(|e| seen(&e.frame.board))
                 .map(|e| e.frame.text.clone())
                 .collect();
             return Joined {
@@ -210,15 +223,57 @@ impl Feed {
                 seq: last,
             };
         }
-        let snapshot = desk
-            .hall
-            .snapshot(resync || since.is_some(), true, desk.now_t_ms());
+        let snapshot =
+            desk.hall
+                .snapshot_for(resync || since.is_some(), true, desk.now_t_ms(), who);
         Joined {
             backlog: vec![Utf8Bytes::from(snapshot.to_string())],
             live,
             seq: last,
         }
     }
+}
+
+impl Desk {
+    /// The events of `board` with `from_ms <= t_ms <= to_ms` still in the resume ring, in
+    /// order, and whether the ring reaches back to `from_ms` (older events were dropped).
+    pub fn board_events(
+        &self,
+        board: &str,
+        from_ms: u64,
+        to_ms: u64,
+    ) -> (Vec<serde_json::Value>, bool) {
+        let mut reaches = self.evicted_up_to == 0;
+        let mut out = Vec::new();
+        for entry in &self.ring {
+            if entry.frame.seq.is_none() || entry.frame.board != board {
+                continue;
+            }
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(&entry.frame.text) else {
+                continue;
+            };
+            let t = v
+                .get("t_ms")
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(0);
+            if t < from_ms {
+                reaches = true;
+            } else if t <= to_ms {
+                out.push(v);
+            }
+        }
+        (out, reaches)
+    }
+}
+
+/// Whether a feed message about `board` goes to `who`: the boards it covers, and the
+/// round-wide messages (board [`dgt_core::pairing::ROUND_BOARD`]).
+pub fn shown_to(
+    who: &crate::access::Principal,
+    tables: &dgt_pairings::TableMap,
+    board: &str,
+) -> bool {
+    board == dgt_core::pairing::ROUND_BOARD || who.covers_board(tables, board)
 }
 
 impl Desk {

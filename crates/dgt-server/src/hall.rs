@@ -11,6 +11,8 @@ use dgt_pairings::{RoundBook, TableMap, TableState};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::access::{Principal, Section, section_of};
+
 /// The standard starting position, used by PGN and LiveChess when a game's start is unknown.
 pub const STANDARD_START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
@@ -26,6 +28,32 @@ pub struct Hall {
     book: RoundBook,
     /// Which board stands at which table (the daemon's `[[tables]]`).
     tables: TableMap,
+    /// The parts of the hall (`[[sections]]`).
+    sections: Vec<Section>,
+    /// Who did what (`arbiter_action` events), oldest first.
+    actions: Vec<ActionRecord>,
+}
+
+/// An arbiter action and who took it (an `arbiter_action` event).
+#[derive(Debug, Clone, Serialize)]
+pub struct ActionRecord {
+    pub board: String,
+    pub arbiter: String,
+    pub role: String,
+    /// The action as forwarded (`{"ack": 7}`, `{"result": "1-0"}`, …).
+    pub action: Value,
+    pub t_ms: u64,
+    pub seq: u64,
+}
+
+impl ActionRecord {
+    /// The alert an action was about (an acknowledgement or a confirmation).
+    pub fn alert(&self) -> Option<u64> {
+        self.action
+            .get("ack")
+            .or_else(|| self.action.get("confirm"))
+            .and_then(Value::as_u64)
+    }
 }
 
 /// One board as the events describe it.
@@ -101,6 +129,12 @@ pub struct AlertRecord {
     pub t_ms: u64,
     pub seq: u64,
     pub acked: bool,
+    /// Who acknowledged it, once an `arbiter_action` said so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acked_by: Option<String>,
+    /// The board's table and section, for the dashboard's queue.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table: Option<u32>,
 }
 
 impl GameRecord {
@@ -206,6 +240,25 @@ impl Hall {
 
     pub fn tables(&self) -> &TableMap {
         &self.tables
+    }
+
+    /// Sets the parts of the hall (`[[sections]]`).
+    pub fn set_sections(&mut self, sections: Vec<Section>) {
+        self.sections = sections;
+    }
+
+    pub fn sections(&self) -> &[Section] {
+        &self.sections
+    }
+
+    /// Whether `who` may see (and act on) `board`.
+    pub fn covers(&self, who: &Principal, board: &str) -> bool {
+        who.covers_board(&self.tables, board)
+    }
+
+    /// Every arbiter action recorded, oldest first.
+    pub fn actions(&self) -> &[ActionRecord] {
+        &self.actions
     }
 
     /// The round and pairing of a board's current game: the game's own round when it has
@@ -357,8 +410,28 @@ impl Hall {
                     t_ms: event.t_ms,
                     seq: event.seq,
                     acked: false,
+                    acked_by: None,
+                    table: self.tables.table(&event.board),
                 },
             );
+            return;
+        }
+        if let EventBody::ArbiterAction(by) = &event.body {
+            let record = ActionRecord {
+                board: event.board.clone(),
+                arbiter: by.arbiter.clone(),
+                role: by.role.clone(),
+                action: serde_json::to_value(&by.action).unwrap_or_default(),
+                t_ms: event.t_ms,
+                seq: event.seq,
+            };
+            if let Some(id) = record.action.get("ack").and_then(Value::as_u64)
+                && let Some(a) = self.alerts.get_mut(&id)
+            {
+                a.acked = true;
+                a.acked_by = Some(by.arbiter.clone());
+            }
+            self.actions.push(record);
             return;
         }
         self.book.apply(event);
@@ -423,6 +496,8 @@ impl Hall {
                         t_ms: event.t_ms,
                         seq: event.seq,
                         acked: false,
+                        acked_by: None,
+                        table: self.tables.table(&event.board),
                     },
                 );
             }
@@ -439,7 +514,7 @@ impl Hall {
                 record.reason = Some(*reason);
                 record.end_t_ms = Some(event.t_ms);
             }
-            EventBody::Pairings(_) | EventBody::TableResult(_) => {}
+            EventBody::Pairings(_) | EventBody::TableResult(_) | EventBody::ArbiterAction(_) => {}
         }
     }
 
@@ -447,9 +522,22 @@ impl Hall {
     /// `with_alerts`) the open alerts. `now_t_ms` estimates the current event time so clients
     /// can extrapolate running clocks.
     pub fn snapshot(&self, resync: bool, with_alerts: bool, now_t_ms: u64) -> Value {
+        self.snapshot_for(resync, with_alerts, now_t_ms, None)
+    }
+
+    /// [`Hall::snapshot`] of the boards (and their alerts) `who` covers; `None`: all.
+    pub fn snapshot_for(
+        &self,
+        resync: bool,
+        with_alerts: bool,
+        now_t_ms: u64,
+        who: Option<&Principal>,
+    ) -> Value {
+        let seen = |board: &str| who.is_none_or(|p| self.covers(p, board));
         let boards: Vec<Value> = self
             .boards
             .values()
+            .filter(|b| seen(&b.board))
             .map(|b| self.board_json(b, with_alerts))
             .collect();
         let mut v = json!({
@@ -460,7 +548,12 @@ impl Hall {
             "boards": boards,
         });
         if with_alerts {
-            v["alerts"] = serde_json::to_value(self.open_alerts()).unwrap_or_default();
+            let open: Vec<&AlertRecord> = self
+                .open_alerts()
+                .into_iter()
+                .filter(|a| seen(&a.board))
+                .collect();
+            v["alerts"] = serde_json::to_value(open).unwrap_or_default();
         }
         if let Some(round) = self.book.current().and_then(|r| self.round_json(r)) {
             v["round"] = round;
@@ -488,6 +581,9 @@ impl Hall {
         if let Some(node) = &b.node {
             v["node"] = json!(node);
         }
+        let table = self.tables.table(&b.board);
+        v["table"] = json!(table);
+        v["section"] = json!(section_of(&self.sections, table));
         if let Some((round, p)) = self.pairing_of_board(&b.board) {
             v["pairing"] = pairing_json(round, p);
         }

@@ -27,6 +27,9 @@
 //! | `POST /api/boards/{board}/setup` / `result` / `claim` | actions (arbiter token) |
 //! | `GET /api/public/games` | the delayed games; no token |
 //! | `GET /health`, `GET /metrics` | JSON health (no token), Prometheus text |
+//! | `GET /api/alerts/{id}/report` | an alert's incident report: positions, moves with clocks, who did what |
+//! | `GET /api/boards/{board}/replay[?from_ms&to_ms]` | the board's events in a time window, for instant replay |
+//! | `GET /signin`, `POST`/`GET`/`DELETE /api/session` | sign in (token → session cookie), who, sign out |
 //!
 //! Modules, in the order data flows through them:
 //! - [`hall`]: the view of boards, games, clocks and alerts rebuilt from events;
@@ -37,12 +40,16 @@
 //! - [`auth`]: tokens, Origin check, the bind rule;
 //! - [`origin`]: the `Host` rule (DNS rebinding) and the LiveChess port's Origin lists;
 //! - [`listen`]: connection caps, header time-out, descriptors kept for the boards;
+
+//! - [`access`]: arbiter accounts, roles, sections, sessions, constant-time comparison;
 //! - [`pgn`], [`metrics`]: output formats;
 //! - [`livechess`]: the LiveChess 2 API on its own port (default 1982);
 //! - [`assets`]: the dashboard (plain HTML/CSS/JS compiled into the binary).
 
+pub mod access;
 pub mod assets;
 pub mod auth;
+pub mod cockpit;
 pub mod feed;
 pub mod hall;
 pub mod listen;
@@ -122,6 +129,11 @@ pub struct ServerConfig {
     /// Public events waiting out the delay at most; beyond it the oldest clock readings
     /// are dropped (a later one replaces them), and a warning is logged.
     pub public_queue_cap: usize,
+
+    /// The parts of the hall (`[[sections]]`): floor arbiters cover some of them.
+    pub sections: Vec<access::Section>,
+    /// Named arbiter accounts (`[[server.arbiters]]`), each with its own token and role.
+    pub arbiters: Vec<access::Account>,
 }
 
 impl Default for ServerConfig {
@@ -148,6 +160,9 @@ impl Default for ServerConfig {
             livechess_max_subscriptions: 64,
             header_timeout_ms: 10_000,
             public_queue_cap: 200_000,
+
+            sections: Vec::new(),
+            arbiters: Vec::new(),
         }
     }
 }
@@ -179,6 +194,28 @@ pub trait StatusSource: Send + Sync {
     fn nodes(&self) -> Option<serde_json::Value> {
         None
     }
+}
+
+/// One field update a board sent (protocol §3.3, `0x8E`): the square as the board numbers
+/// it (0 = a8 in normal orientation … 63 = h1) and the piece now on it (FEN letter, `None`
+/// for empty), at the input's time.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FieldUpdate {
+    pub t_ms: u64,
+    pub index: u8,
+    pub piece: Option<char>,
+}
+
+/// What a board sent, read back from the journal for instant replay. A daemon has it; a hub
+/// (which has only the nodes' events) does not.
+pub trait BoardLog: Send + Sync {
+    /// The field updates `board` sent with `from_ms <= t_ms <= to_ms`, in order.
+    fn field_updates(
+        &self,
+        board: &str,
+        from_ms: u64,
+        to_ms: u64,
+    ) -> Result<Vec<FieldUpdate>, String>;
 }
 
 /// Why an action sent elsewhere was not carried out.
@@ -238,6 +275,8 @@ pub(crate) struct App {
     pub ops: mpsc::Sender<Input>,
     /// Set on a hub: actions go there instead of `ops`.
     pub actions: Option<Arc<dyn ActionSink>>,
+    /// The journal's record of what boards sent (for replay), when there is one.
+    pub board_log: Option<Arc<dyn BoardLog>>,
     pub gauges: metrics::Gauges,
     /// The last `/public/round/{n}.pgn` of each round, for `ETag` / `Last-Modified`.
     pub round_pgn: std::sync::Mutex<std::collections::BTreeMap<u32, rounds::CachedPgn>>,
@@ -247,6 +286,9 @@ pub(crate) struct App {
     pub shutdown: watch::Receiver<bool>,
     /// Places for `/ws/public` clients (`max_public_clients`).
     pub public_slots: Arc<tokio::sync::Semaphore>,
+
+    /// Signed-in browsers.
+    pub sessions: access::Sessions,
 }
 
 impl App {
@@ -266,6 +308,7 @@ pub struct Server {
     acks: Vec<u64>,
     status: Option<Arc<dyn StatusSource>>,
     actions: Option<Arc<dyn ActionSink>>,
+    board_log: Option<Arc<dyn BoardLog>>,
     feed: Arc<feed::Feed>,
     events_source: Option<Arc<dyn feed::EventSource>>,
 }
@@ -306,6 +349,7 @@ impl Server {
             acks: Vec::new(),
             status: None,
             actions: None,
+            board_log: None,
             feed,
             events_source: None,
         })
@@ -353,6 +397,12 @@ impl Server {
         self
     }
 
+    /// Field updates from the journal for instant replay.
+    pub fn with_board_log(mut self, log: Arc<dyn BoardLog>) -> Self {
+        self.board_log = Some(log);
+        self
+    }
+
     /// The server's alerts, for actions taken outside its REST API.
     pub fn alert_book(&self) -> AlertBook {
         AlertBook(self.feed.clone())
@@ -378,12 +428,17 @@ impl Server {
             acks,
             status,
             actions,
+            board_log,
             feed,
             events_source,
         } = self;
         async move {
             let (stop_tx, stop_rx) = watch::channel(false);
-            feed.desk().hall = Hall::with_tables(config.tables.clone());
+            {
+                let mut hall = Hall::with_tables(config.tables.clone());
+                hall.set_sections(config.sections.clone());
+                feed.desk().hall = hall;
+            }
             let public = Arc::new(public::PublicFeed::new(config.client_queue));
             let public_tx = public::Arrivals::new(config.public_queue_cap);
             let public_rx = public_tx.clone();
@@ -404,12 +459,15 @@ impl Server {
                 public: public.clone(),
                 ops,
                 actions,
+                board_log,
                 gauges: metrics::Gauges::default(),
                 round_pgn: Default::default(),
                 setups: Default::default(),
                 started: Instant::now(),
                 shutdown: stop_rx.clone(),
                 public_slots,
+
+                sessions: access::Sessions::default(),
             });
             let hub = tokio::spawn(feed::run(feed, receiver, public_tx, events_source));
             let delayer = tokio::spawn(public::run(public, public_rx, delay));

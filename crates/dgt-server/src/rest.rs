@@ -17,6 +17,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::App;
+use crate::access::Principal;
 use crate::auth::{self, Need};
 use crate::hall::{GameRecord, Hall};
 use crate::{assets, metrics, pgn, rounds, ws};
@@ -40,6 +41,8 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/api/alerts", get(alerts))
         .route("/api/alerts/{id}/ack", post(ack))
         .route("/api/alerts/{id}/confirm", post(confirm))
+        .route("/api/alerts/{id}/report", get(crate::cockpit::report))
+        .route("/api/boards/{board}/replay", get(crate::cockpit::replay))
         .route("/api/public/games", get(public_games))
         .route("/api/nodes", get(nodes))
         .route("/api/rounds", get(rounds::list))
@@ -51,7 +54,150 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         )
         .route("/api/rounds/{round}/{file}", get(rounds::results))
         .route("/public/round/{file}", get(rounds::public_pgn))
+        .route("/signin", get(assets::signin).post(signin_form))
+        .route(
+            "/api/session",
+            get(session_who).post(session_open).delete(session_close),
+        )
         .with_state(app)
+        .layer(axum::middleware::map_response(security_headers))
+}
+
+/// On every response of the dashboard port: no script, style, frame or connection from
+/// anywhere but this server (`default-src 'self'`), and no URL of this server leaked to
+/// another site in a `Referer`.
+async fn security_headers(mut r: Response) -> Response {
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("default-src 'self'; frame-ancestors 'none'"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    r
+}
+
+#[derive(Debug, Deserialize)]
+struct SignIn {
+    token: String,
+}
+
+/// `POST /api/session` with `{"token": "…"}`: signs a browser in. The answer sets an
+/// `HttpOnly`, `SameSite=Strict` session cookie (`Secure` behind an HTTPS proxy), so the
+/// page never holds the token.
+async fn session_open(
+    State(app): State<Arc<App>>,
+    Query(q): Query<ReadQuery>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult {
+    if q.token.is_some() {
+        return Err(auth::Refusal::TokenInUrl.into());
+    }
+    auth::check_origin(&app.config, &headers)?;
+    let sign_in: SignIn = parse_body(&body)?;
+    let (principal, cookie) = open_session(&app, &headers, &sign_in.token)?;
+    let mut r = ok(who_json(&app, &principal));
+    r.headers_mut().insert(header::SET_COOKIE, cookie);
+    Ok(r)
+}
+
+/// `POST /signin` from the sign-in page's form (`token=…`, form-encoded): on success a
+/// session cookie and a redirect to the dashboard, else back to the form (`?failed`).
+async fn signin_form(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    axum::Form(sign_in): axum::Form<SignIn>,
+) -> ApiResult {
+    auth::check_origin(&app.config, &headers)?;
+    let mut r = StatusCode::SEE_OTHER.into_response();
+    match open_session(&app, &headers, &sign_in.token) {
+        Ok((_, cookie)) => {
+            r.headers_mut().insert(header::SET_COOKIE, cookie);
+            r.headers_mut()
+                .insert(header::LOCATION, HeaderValue::from_static("/"));
+        }
+        Err(ApiError::Refused(_)) => {
+            r.headers_mut()
+                .insert(header::LOCATION, HeaderValue::from_static("/signin?failed"));
+        }
+        Err(e) => return Err(e),
+    }
+    Ok(r)
+}
+
+/// Checks a token and opens a session for its account: the principal and the cookie.
+fn open_session(
+    app: &App,
+    headers: &HeaderMap,
+    token: &str,
+) -> Result<(Principal, HeaderValue), ApiError> {
+    let accounts = crate::access::accounts(&app.config);
+    let principal = if accounts.is_empty() {
+        Principal::chief("local")
+    } else {
+        let account = crate::access::account_for_token(&accounts, token.trim())
+            .ok_or(auth::Refusal::Unauthenticated)?;
+        crate::access::principal_of(account, &app.config.sections)
+    };
+    let id = app
+        .sessions
+        .open(principal.clone())
+        .map_err(ApiError::NodeUnavailable)?;
+    let secure = headers
+        .get("x-forwarded-proto")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|p| p.eq_ignore_ascii_case("https"));
+    let cookie = format!(
+        "{}={id}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}{}",
+        crate::access::SESSION_COOKIE,
+        crate::access::SESSION_IDLE.as_secs(),
+        if secure { "; Secure" } else { "" }
+    );
+    tracing::info!(arbiter = %principal.name, role = ?principal.role, "signed in");
+    let cookie = HeaderValue::from_str(&cookie).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    Ok((principal, cookie))
+}
+
+/// `GET /api/session`: who this browser (or bearer token) is, with the sections covered.
+async fn session_who(
+    State(app): State<Arc<App>>,
+    Query(q): Query<ReadQuery>,
+    headers: HeaderMap,
+) -> ApiResult {
+    let who = may_read(&app, &headers, &q)?;
+    Ok(ok(who_json(&app, &who)))
+}
+
+/// `DELETE /api/session`: signs out (the session ends on the server, the cookie is cleared).
+async fn session_close(State(app): State<Arc<App>>, headers: HeaderMap) -> ApiResult {
+    auth::check_origin(&app.config, &headers)?;
+    if let Some(id) = crate::access::session_cookie(&headers) {
+        app.sessions.close(id);
+    }
+    let mut r = ok(json!({ "ok": true }));
+    r.headers_mut().insert(
+        header::SET_COOKIE,
+        HeaderValue::from_str(&format!(
+            "{}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0",
+            crate::access::SESSION_COOKIE
+        ))
+        .map_err(|e| ApiError::BadRequest(e.to_string()))?,
+    );
+    Ok(r)
+}
+
+fn who_json(app: &App, who: &Principal) -> Value {
+    json!({
+        "name": who.name,
+        "role": who.role,
+        "sections": who.sections,
+        "tables": who.tables,
+        "all_sections": app.config.sections,
+        "signed_in_needed": !crate::access::accounts(&app.config).is_empty(),
+    })
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -113,13 +259,39 @@ pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Response 
     json_response(status, json!({ "error": message.into() }))
 }
 
-pub(crate) fn may_read(app: &App, headers: &HeaderMap, q: &ReadQuery) -> Result<(), auth::Refusal> {
-    auth::authorize(&app.config, headers, q.token.as_deref(), Need::Read)
+/// Who reads: a bearer token or a signed-in session. `?token=` is refused here (only the
+/// WebSocket takes it): URLs end up in logs, history and `Referer` headers.
+pub(crate) fn may_read(
+    app: &App,
+    headers: &HeaderMap,
+    q: &ReadQuery,
+) -> Result<Principal, auth::Refusal> {
+    if q.token.is_some() {
+        return Err(auth::Refusal::TokenInUrl);
+    }
+    auth::authorize(&app.config, &app.sessions, headers, None, Need::Read)
 }
 
-pub(crate) fn may_act(app: &App, headers: &HeaderMap, q: &ReadQuery) -> Result<(), auth::Refusal> {
+/// Who acts: as [`may_read`], from an allowed Origin, with a role that acts.
+pub(crate) fn may_act(
+    app: &App,
+    headers: &HeaderMap,
+    q: &ReadQuery,
+) -> Result<Principal, auth::Refusal> {
+    if q.token.is_some() {
+        return Err(auth::Refusal::TokenInUrl);
+    }
     auth::check_origin(&app.config, headers)?;
-    auth::authorize(&app.config, headers, q.token.as_deref(), Need::Act)
+    auth::authorize(&app.config, &app.sessions, headers, None, Need::Act)
+}
+
+/// Refuses (403) a principal a board outside its sections.
+pub(crate) fn must_cover(app: &App, who: &Principal, board: &str) -> Result<(), ApiError> {
+    if who.covers_board(&app.config.tables, board) {
+        Ok(())
+    } else {
+        Err(ApiError::Refused(auth::Refusal::OutsideSections))
+    }
 }
 
 /// `GET /health`: always 200 while the server runs. Without a token that may read (when
@@ -179,11 +351,12 @@ async fn boards(
     Query(q): Query<ReadQuery>,
     headers: HeaderMap,
 ) -> ApiResult {
-    may_read(&app, &headers, &q)?;
+    let who = may_read(&app, &headers, &q)?;
     let desk = app.feed.desk();
     let list: Vec<Value> = desk
         .hall
         .boards()
+        .filter(|b| desk.hall.covers(&who, &b.board))
         .map(|b| desk.hall.board_json(b, true))
         .collect();
     Ok(ok(Value::Array(list)))
@@ -196,7 +369,8 @@ async fn board(
     Query(q): Query<ReadQuery>,
     headers: HeaderMap,
 ) -> ApiResult {
-    may_read(&app, &headers, &q)?;
+    let who = may_read(&app, &headers, &q)?;
+    must_cover(&app, &who, &board)?;
     let desk = app.feed.desk();
     let hall = &desk.hall;
     let Some(view) = hall.board(&board) else {
@@ -225,10 +399,11 @@ fn game_summary(g: &GameRecord) -> Value {
     })
 }
 
-fn games_of(hall: &Hall, board: Option<&str>) -> Value {
+fn games_of(hall: &Hall, board: Option<&str>, who: &Principal) -> Value {
     Value::Array(
         hall.games()
             .filter(|g| board.is_none_or(|b| g.board == b))
+            .filter(|g| hall.covers(who, &g.board))
             .map(game_summary)
             .collect(),
     )
@@ -240,8 +415,12 @@ async fn games(
     Query(q): Query<ReadQuery>,
     headers: HeaderMap,
 ) -> ApiResult {
-    may_read(&app, &headers, &q)?;
-    Ok(ok(games_of(&app.feed.desk().hall, q.board.as_deref())))
+    let who = may_read(&app, &headers, &q)?;
+    Ok(ok(games_of(
+        &app.feed.desk().hall,
+        q.board.as_deref(),
+        &who,
+    )))
 }
 
 /// `GET /api/games/{id}` and `GET /api/games/{id}/pgn`. Game ids hold a `/`
@@ -252,7 +431,7 @@ async fn game(
     Query(q): Query<ReadQuery>,
     headers: HeaderMap,
 ) -> ApiResult {
-    may_read(&app, &headers, &q)?;
+    let who = may_read(&app, &headers, &q)?;
     let desk = app.feed.desk();
     let (id, as_pgn) = match path.strip_suffix("/pgn") {
         Some(id) if desk.hall.game(&path).is_none() => (id, true),
@@ -261,6 +440,7 @@ async fn game(
     let Some(game) = desk.hall.game(id) else {
         return Err(ApiError::NotFound(format!("no game {id:?}")));
     };
+    must_cover(&app, &who, &game.board)?;
     if as_pgn {
         let paired = desk.hall.pairing_of_game(id).map(|(round, pairing)| {
             let info = desk.hall.book().round(round);
@@ -290,9 +470,11 @@ async fn alerts(
     Query(q): Query<ReadQuery>,
     headers: HeaderMap,
 ) -> ApiResult {
-    may_read(&app, &headers, &q)?;
+    let who = may_read(&app, &headers, &q)?;
     let desk = app.feed.desk();
-    let on_board = |a: &&crate::hall::AlertRecord| q.board.as_deref().is_none_or(|b| a.board == b);
+    let on_board = |a: &&crate::hall::AlertRecord| {
+        q.board.as_deref().is_none_or(|b| a.board == b) && desk.hall.covers(&who, &a.board)
+    };
     let list: Vec<_> = if q.open == Some(true) {
         desk.hall
             .open_alerts()
@@ -327,6 +509,25 @@ pub(crate) async fn forward(app: &App, board: &str, op: Operation) -> Result<(),
     }
 }
 
+/// Forwards an action, then who took it (an [`Operation::By`], journaled beside it).
+pub(crate) async fn forward_by(
+    app: &App,
+    who: &Principal,
+    board: &str,
+    op: Operation,
+) -> Result<(), ApiError> {
+    forward(app, board, op.clone()).await?;
+    let by = Operation::By(dgt_core::input::ActionBy {
+        arbiter: who.name.clone(),
+        role: crate::feed::enum_name(&who.role),
+        action: Box::new(op),
+    });
+    if let Err(e) = forward(app, board, by).await {
+        tracing::warn!(?e, board, arbiter = %who.name, "the action was taken but who took it was not recorded");
+    }
+    Ok(())
+}
+
 /// `GET /api/nodes` (a hub): every node of the event with its state; 404 elsewhere.
 async fn nodes(
     State(app): State<Arc<App>>,
@@ -349,9 +550,10 @@ async fn ack(
     Query(q): Query<ReadQuery>,
     headers: HeaderMap,
 ) -> ApiResult {
-    may_act(&app, &headers, &q)?;
+    let who = may_act(&app, &headers, &q)?;
     let (board, _) = alert_board(&app, id)?;
-    forward(&app, &board, Operation::Ack(id)).await?;
+    must_cover(&app, &who, &board)?;
+    forward_by(&app, &who, &board, Operation::Ack(id)).await?;
     app.feed.record_ack(id);
     Ok(ok(json!({ "ok": true, "id": id, "board": board })))
 }
@@ -364,14 +566,15 @@ async fn confirm(
     Query(q): Query<ReadQuery>,
     headers: HeaderMap,
 ) -> ApiResult {
-    may_act(&app, &headers, &q)?;
+    let who = may_act(&app, &headers, &q)?;
     let (board, kind) = alert_board(&app, id)?;
+    must_cover(&app, &who, &board)?;
     if kind != AlertKind::TwoHandedMove {
         return Err(ApiError::BadRequest(format!(
             "alert {id} is not a two_handed_move alert: only those can be confirmed"
         )));
     }
-    forward(&app, &board, Operation::Confirm(id)).await?;
+    forward_by(&app, &who, &board, Operation::Confirm(id)).await?;
     Ok(ok(json!({ "ok": true, "id": id, "board": board })))
 }
 
@@ -399,7 +602,8 @@ async fn setup(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult {
-    may_act(&app, &headers, &q)?;
+    let who = may_act(&app, &headers, &q)?;
+    must_cover(&app, &who, &board)?;
     let op: SetupOp = parse_body(&body)?;
     if let Some(fen) = &op.fen
         && fen
@@ -411,7 +615,7 @@ async fn setup(
             "fen must be a full FEN with 8 ranks".into(),
         ));
     }
-    forward(&app, &board, Operation::Setup(op)).await?;
+    forward_by(&app, &who, &board, Operation::Setup(op)).await?;
     Ok(ok(json!({ "ok": true, "board": board })))
 }
 
@@ -423,7 +627,8 @@ async fn result(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult {
-    may_act(&app, &headers, &q)?;
+    let who = may_act(&app, &headers, &q)?;
+    must_cover(&app, &who, &board)?;
     let value: Value = parse_body(&body)?;
     let result = value
         .get("result")
@@ -436,7 +641,7 @@ async fn result(
             "result must be \"1-0\", \"0-1\" or \"1/2-1/2\"".into(),
         ));
     }
-    forward(&app, &board, Operation::Result(result)).await?;
+    forward_by(&app, &who, &board, Operation::Result(result)).await?;
     Ok(ok(json!({ "ok": true, "board": board })))
 }
 
@@ -448,9 +653,10 @@ async fn claim(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult {
-    may_act(&app, &headers, &q)?;
+    let who = may_act(&app, &headers, &q)?;
+    must_cover(&app, &who, &board)?;
     let op: ClaimOp = parse_body(&body)?;
-    forward(&app, &board, Operation::Claim(op)).await?;
+    forward_by(&app, &who, &board, Operation::Claim(op)).await?;
     Ok(ok(json!({ "ok": true, "board": board })))
 }
 

@@ -29,7 +29,7 @@ use crate::App;
 use crate::hall::GameRecord;
 use crate::pgn::{Paired, game_pgn_paired};
 use crate::rest::{
-    ApiError, ApiResult, ReadQuery, forward, json_response, may_act, may_read, ok, parse_body,
+    ApiError, ApiResult, ReadQuery, forward_by, json_response, may_act, may_read, ok, parse_body,
 };
 
 /// `GET /api/rounds`: every round imported, the current one marked.
@@ -98,7 +98,10 @@ pub(crate) async fn import(
         token: q.token.clone(),
         ..ReadQuery::default()
     };
-    may_act(&app, &headers, &read)?;
+    let who = may_act(&app, &headers, &read)?;
+    if who.role != crate::access::Role::Chief {
+        return Err(ApiError::Refused(crate::auth::Refusal::NotAllowed));
+    }
     let order = match q.order.as_deref() {
         None => dgt_pairings::BoardOrder::default(),
         Some(o) => o.parse().map_err(ApiError::BadRequest)?,
@@ -131,7 +134,7 @@ pub(crate) async fn import(
         })).collect::<Vec<_>>(),
         "byes": pairings.byes.iter().map(|b| json!({"player": b.player.name, "code": b.code.to_string()})).collect::<Vec<_>>(),
     });
-    forward(&app, ROUND_BOARD, Operation::Pairings(pairings)).await?;
+    forward_by(&app, &who, ROUND_BOARD, Operation::Pairings(pairings)).await?;
     Ok(ok(summary))
 }
 
@@ -143,7 +146,10 @@ pub(crate) async fn enter_result(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult {
-    may_act(&app, &headers, &q)?;
+    let who = may_act(&app, &headers, &q)?;
+    if !who.covers_table(Some(table)) {
+        return Err(ApiError::Refused(crate::auth::Refusal::OutsideSections));
+    }
     let value: Value = parse_body(&body)?;
     let result = match value.get("result") {
         Some(Value::Null) => None,
@@ -168,8 +174,9 @@ pub(crate) async fn enter_result(
             )));
         }
     }
-    forward(
+    forward_by(
         &app,
+        &who,
         ROUND_BOARD,
         Operation::TableResult(TableResultOp {
             round,

@@ -15,8 +15,9 @@ use serde::Deserialize;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::App;
+use crate::access::Principal;
 use crate::auth::{self, Need};
-use crate::feed::Joined;
+use crate::feed::{Joined, shown_to};
 use crate::metrics::ClientGuard;
 
 /// The largest message a feed client may send: they only read (a ping or a close is all
@@ -57,14 +58,24 @@ pub(crate) async fn arbiter_feed(
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
-    if let Err(r) = auth::check_origin(&app.config, &headers)
-        .and_then(|_| auth::authorize(&app.config, &headers, q.token.as_deref(), Need::Read))
-    {
-        return r.into_response();
-    }
+    // The one route that takes `?token=`: a browser cannot set headers on a WebSocket
+    // (the dashboard itself sends its session cookie instead).
+    let who = match auth::check_origin(&app.config, &headers).and_then(|_| {
+        auth::authorize(
+            &app.config,
+            &app.sessions,
+            &headers,
+            q.token.as_deref(),
+            Need::Read,
+        )
+    }) {
+        Ok(who) => who,
+        Err(r) => return r.into_response(),
+    };
     small_frames(upgrade, FEED_MESSAGE_MAX).on_upgrade(move |socket| async move {
         let _counted = ClientGuard::new(&app.gauges.ws_clients);
-        pump(socket, &app, Audience::Arbiter, q.since).await;
+        let who = (!who.whole_hall()).then_some(who);
+        pump(socket, &app, Audience::Arbiter, q.since, who.as_ref()).await;
     })
 }
 
@@ -86,13 +97,19 @@ pub(crate) async fn public_feed(
     small_frames(upgrade, FEED_MESSAGE_MAX).on_upgrade(move |socket| async move {
         let _slot = slot;
         let _counted = ClientGuard::new(&app.gauges.public_clients);
-        pump(socket, &app, Audience::Public, None).await;
+        pump(socket, &app, Audience::Public, None, None).await;
     })
 }
 
-fn join(app: &App, audience: Audience, since: Option<u64>, resync: bool) -> Joined {
+fn join(
+    app: &App,
+    audience: Audience,
+    since: Option<u64>,
+    resync: bool,
+    who: Option<&Principal>,
+) -> Joined {
     match audience {
-        Audience::Arbiter => app.feed.join(since, resync),
+        Audience::Arbiter => app.feed.join_for(since, resync, who),
         Audience::Public => app.public.join(resync),
     }
 }
@@ -132,8 +149,15 @@ async fn send_backlog(app: &App, socket: &mut WebSocket, backlog: Vec<Utf8Bytes>
 }
 
 /// One client's life: backlog, then live messages until it leaves or the server stops.
-async fn pump(mut socket: WebSocket, app: &App, audience: Audience, since: Option<u64>) {
-    let mut joined = join(app, audience, since, false);
+/// `who`: a principal covering part of the hall gets only its boards' messages.
+async fn pump(
+    mut socket: WebSocket,
+    app: &App,
+    audience: Audience,
+    since: Option<u64>,
+    who: Option<&Principal>,
+) {
+    let mut joined = join(app, audience, since, false, who);
     let mut shutdown = app.shutdown.clone();
     if !send_backlog(app, &mut socket, std::mem::take(&mut joined.backlog)).await {
         return;
@@ -150,6 +174,9 @@ async fn pump(mut socket: WebSocket, app: &App, audience: Audience, since: Optio
                         }
                         seq = s;
                     }
+                    if who.is_some_and(|p| !shown_to(p, &app.config.tables, &frame.board)) {
+                        continue;
+                    }
                     if !send_backlog(app, &mut socket, vec![frame.text.clone()]).await {
                         return;
                     }
@@ -157,7 +184,7 @@ async fn pump(mut socket: WebSocket, app: &App, audience: Audience, since: Optio
                 Err(RecvError::Lagged(missed)) => {
                     app.gauges.lagging_clients.fetch_add(1, Ordering::Relaxed);
                     tracing::info!(missed, "a feed client fell behind; resyncing it");
-                    joined = join(app, audience, None, true);
+                    joined = join(app, audience, None, true, who);
                     let mut backlog = vec![Utf8Bytes::from_static(r#"{"type":"resync"}"#)];
                     backlog.append(&mut joined.backlog);
                     if !send_backlog(app, &mut socket, backlog).await {

@@ -72,7 +72,8 @@ async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
     let profile = std::env::temp_dir().join(format!("dgt-browser-{}", std::process::id()));
     let (chrome, endpoint) = launch(&binary, &profile).await;
     let mut cdp = Cdp::new_page(&endpoint).await;
-    cdp.open_desktop(&format!("http://{}/", server.addr)).await;
+    cdp.open_desktop(&format!("http://{}/#/cards", server.addr))
+        .await;
 
     // Six boards drawn as chessboards with pieces.
     cdp.wait_for("document.querySelectorAll('#hall .card').length === 6")
@@ -229,7 +230,7 @@ async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
         json!({ "width": 768, "height": 1024, "deviceScaleFactor": 1, "mobile": true }),
     )
     .await;
-    cdp.eval("location.hash = '#/', true").await;
+    cdp.eval("location.hash = '#/cards', true").await;
     cdp.wait_for("document.querySelectorAll('#hall .card').length === 6")
         .await;
     cdp.screenshot("/tmp/dashboard-tablet.png").await;

@@ -195,7 +195,7 @@ async fn an_ack_reaches_every_dashboard_and_the_core() {
         assert_eq!(m["id"], id);
         assert_eq!(m["board"], "board-1");
     }
-    let op = server.ops.recv().await.unwrap();
+    let op = server.next_action().await;
     assert_eq!(op.board, "board-1");
     assert_eq!(op.kind, InputKind::Op(Operation::Ack(id)));
 

@@ -44,11 +44,24 @@ async fn tokens_separate_reading_from_acting() {
         401
     );
     assert_eq!(http(addr, "GET", "/api/boards", &[VIEWER], "").await.0, 200);
+    // Tokens stay out of URLs (logs, history, Referer): only the WebSocket takes ?token=.
     assert_eq!(
         http(addr, "GET", "/api/alerts?token=viewer-secret", &[], "")
             .await
             .0,
-        200
+        400
+    );
+    assert_eq!(
+        http(
+            addr,
+            "POST",
+            &format!("/api/alerts/{last}/ack?token=arbiter-secret"),
+            &[],
+            ""
+        )
+        .await
+        .0,
+        400
     );
     assert_eq!(http(addr, "GET", "/metrics", &[], "").await.0, 401);
     // Health and the dashboard page itself need no token.
@@ -68,7 +81,7 @@ async fn tokens_separate_reading_from_acting() {
     let (status, body) = http(addr, "POST", &ack, &[ARBITER, ("Origin", &own)], "").await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(
-        server.ops.recv().await.unwrap().kind,
+        server.next_action().await.kind,
         InputKind::Op(Operation::Ack(last))
     );
 
@@ -128,7 +141,7 @@ async fn setup_result_and_claim_go_to_the_core() {
     let setup = r#"{"fen":"8/8/8/8/8/8/8/K1k5 w - - 0 1","time_control":"180+2","white_clock_side":"left","edition":"fide-2023","supervision":"reduced"}"#;
     let (status, body) = http(addr, "POST", "/api/boards/board-7/setup", &[], setup).await;
     assert_eq!(status, 200, "{body}");
-    let input = server.ops.recv().await.unwrap();
+    let input = server.next_action().await;
     assert_eq!(input.board, "board-7");
     let InputKind::Op(Operation::Setup(SetupOp {
         fen,
@@ -181,7 +194,7 @@ async fn setup_result_and_claim_go_to_the_core() {
         200
     );
     assert_eq!(
-        server.ops.recv().await.unwrap().kind,
+        server.next_action().await.kind,
         InputKind::Op(Operation::Result("1/2-1/2".into()))
     );
     assert_eq!(
@@ -204,7 +217,7 @@ async fn setup_result_and_claim_go_to_the_core() {
             .0,
         200
     );
-    let InputKind::Op(Operation::Claim(c)) = server.ops.recv().await.unwrap().kind else {
+    let InputKind::Op(Operation::Claim(c)) = server.next_action().await.kind else {
         panic!("not a claim")
     };
     assert_eq!(c.intended_move.as_deref(), Some("g1f3"));
@@ -394,7 +407,7 @@ async fn only_a_two_handed_move_can_be_confirmed() {
     let (status, body) = http(addr, "POST", &path(two_id), &[], "").await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(
-        server.ops.recv().await.unwrap().kind,
+        server.next_action().await.kind,
         InputKind::Op(Operation::Confirm(two_id))
     );
 }

@@ -419,6 +419,18 @@ struct HubActions {
 
 impl HubActions {
     async fn act_now(&self, board: String, op: Operation) -> Result<(), ActionError> {
+        // Who acknowledged or confirmed an alert: named by the node's own id in its journal.
+        let op = match op {
+            Operation::By(mut by) => {
+                if let Operation::Ack(id) | Operation::Confirm(id) = by.action.as_mut()
+                    && let Some(Some((_, local))) = lock(&self.shared).view.owner_of(*id)
+                {
+                    *id = local;
+                }
+                Operation::By(by)
+            }
+            op => op,
+        };
         // An alert id on the hub is the hub's seq: the node knows it by its own.
         let owner = match &op {
             Operation::Ack(id) | Operation::Confirm(id) => Some(

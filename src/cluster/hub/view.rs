@@ -108,6 +108,14 @@ impl HubView {
                         self.owners.insert(hub_seq, Some((node.clone(), a.id)));
                         a.id = hub_seq;
                     }
+                    // Who acknowledged or confirmed: the alert by its hub id.
+                    if let EventBody::ArbiterAction(by) = &mut e.body
+                        && let dgt_core::Operation::Ack(id) | dgt_core::Operation::Confirm(id) =
+                            by.action.as_mut()
+                        && let Some(hub_id) = self.alert_ids.get(&(node.clone(), *id))
+                    {
+                        *id = *hub_id;
+                    }
                     out.events.push(e);
                 }
                 Record::Ack { alert, .. } => {
@@ -185,7 +193,8 @@ fn prefix_game(body: &mut EventBody, node: &str) {
         EventBody::BoardStatus(_)
         | EventBody::Clock(_)
         | EventBody::Pairings(_)
-        | EventBody::TableResult(_) => {}
+        | EventBody::TableResult(_)
+        | EventBody::ArbiterAction(_) => {}
     }
 }
 
@@ -276,6 +285,39 @@ mod tests {
         };
         assert_eq!((x.id, x.game.as_deref()), (4, Some("hall-b/7/1")));
         assert_eq!(v.owner_of(4), Some(Some(("hall-b".into(), 2))));
+    }
+
+    #[test]
+    fn who_acknowledged_names_the_alert_by_its_hub_id() {
+        let mut v = HubView::default();
+        // Another node's events first, so hub seqs and node seqs differ.
+        v.apply_batch(batch("hall-b", 0, 2, vec![start(1, "9"), mv(2, "9")]));
+        v.apply_batch(batch("hall-a", 0, 2, vec![start(1, "7"), mv(2, "7")]));
+        let signed = Record::Event(Box::new(Event::new(
+            4,
+            "7",
+            400,
+            EventBody::ArbiterAction(dgt_core::input::ActionBy {
+                arbiter: "Ana".into(),
+                role: "floor".into(),
+                action: Box::new(dgt_core::Operation::Ack(3)),
+            }),
+        )));
+        let out = v.apply_batch(batch("hall-a", 2, 4, vec![alert(3, "7"), signed]));
+        let EventBody::ArbiterAction(by) = &out.events[1].body else {
+            panic!("an arbiter action")
+        };
+        // Node alert 3 is the hub's alert 3 here too; its hub seq is what the hub shows.
+        assert_eq!(
+            v.owner_of(out.events[0].seq),
+            Some(Some(("hall-a".into(), 3)))
+        );
+        assert_eq!(
+            *by.action,
+            dgt_core::Operation::Ack(out.events[0].seq),
+            "{by:?}"
+        );
+        assert_eq!(out.events[1].board, "hall-a/7");
     }
 
     #[test]

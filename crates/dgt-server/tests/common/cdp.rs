@@ -157,6 +157,13 @@ impl Cdp {
     }
 
     pub async fn call(&mut self, method: &str, params: Value) -> Value {
+        let v = self.call_raw(method, params).await;
+        assert!(v.get("error").is_none(), "{method}: {v}");
+        v["result"].clone()
+    }
+
+    /// A call's whole answer, errors included (a page navigating away answers with one).
+    pub async fn call_raw(&mut self, method: &str, params: Value) -> Value {
         self.next_id += 1;
         let id = self.next_id;
         let mut msg = json!({ "id": id, "method": method, "params": params });
@@ -176,8 +183,7 @@ impl Cdp {
             let Message::Text(t) = m else { continue };
             let v: Value = serde_json::from_str(&t).unwrap();
             if v["id"] == id {
-                assert!(v.get("error").is_none(), "{method}: {v}");
-                return v["result"].clone();
+                return v;
             }
         }
     }
@@ -194,6 +200,18 @@ impl Cdp {
         r["result"]["value"].clone()
     }
 
+    /// Evaluates an expression that gives a promise (a `fetch`), and its settled value.
+    pub async fn eval_await(&mut self, expression: &str) -> Value {
+        let r = self
+            .call(
+                "Runtime.evaluate",
+                json!({ "expression": expression, "returnByValue": true, "awaitPromise": true }),
+            )
+            .await;
+        assert!(r.get("exceptionDetails").is_none(), "{expression}: {r}");
+        r["result"]["value"].clone()
+    }
+
     /// Polls an expression until it is true (fails after 5 s).
     pub async fn wait_for(&mut self, expression: &str) {
         self.wait_for_within(expression, Duration::from_secs(5))
@@ -204,7 +222,14 @@ impl Cdp {
     pub async fn wait_for_within(&mut self, expression: &str, within: Duration) {
         let end = tokio::time::Instant::now() + within;
         loop {
-            if self.eval(expression).await == json!(true) {
+            // While the page navigates an evaluation fails: that is "not yet".
+            let v = self
+                .call_raw(
+                    "Runtime.evaluate",
+                    json!({ "expression": expression, "returnByValue": true }),
+                )
+                .await;
+            if v["result"]["result"]["value"] == json!(true) {
                 return;
             }
             if tokio::time::Instant::now() >= end {

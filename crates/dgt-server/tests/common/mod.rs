@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 mod ws;
+#[allow(unused_imports)]
 pub use ws::*;
 
 use std::net::SocketAddr;
@@ -105,7 +106,12 @@ pub async fn start(config: ServerConfig) -> TestServer {
         .viewer_token
         .clone()
         .or_else(|| config.arbiter_token.clone());
-    let server = Server::bind(config).await.expect("bind");
+    start_bound(Server::bind(config).await.expect("bind"), read_token)
+}
+
+/// Runs a server already bound (and given what a test needs, e.g. a board log);
+/// `read_token` is the token the helpers send to read.
+pub fn start_bound(server: Server, read_token: Option<String>) -> TestServer {
     let addr = server.local_addr();
     let livechess = server.livechess_addr();
     let (events, _) = broadcast::channel(200_000);
@@ -126,6 +132,16 @@ pub async fn start(config: ServerConfig) -> TestServer {
 }
 
 impl TestServer {
+    /// The next action sent to the core, past the `by` ops naming who took the ones before.
+    pub async fn next_action(&mut self) -> Input {
+        loop {
+            let op = self.ops.recv().await.expect("ops channel open");
+            if !matches!(op.kind, InputKind::Op(dgt_core::Operation::By(_))) {
+                return op;
+            }
+        }
+    }
+
     pub fn send(&self, events: &[Event]) {
         for e in events {
             self.events.send(e.clone()).unwrap();

@@ -26,7 +26,7 @@
 //! | `POST /api/alerts/{id}/ack` | acknowledge (arbiter token) |
 //! | `POST /api/boards/{board}/setup` / `result` / `claim` | actions (arbiter token) |
 //! | `GET /api/public/games` | the delayed games; no token |
-//! | `GET /health`, `GET /metrics` | JSON health (no token), Prometheus text |
+//! | `GET /health`, `GET /metrics` | JSON health (without a token: `status` only), Prometheus text |
 //!
 //! Modules, in the order data flows through them:
 //! - [`hall`]: the view of boards, games, clocks and alerts rebuilt from events;

@@ -26,7 +26,7 @@
 //! | `POST /api/alerts/{id}/ack` | acknowledge (arbiter token) |
 //! | `POST /api/boards/{board}/setup` / `result` / `claim` | actions (arbiter token) |
 //! | `GET /api/public/games` | the delayed games; no token |
-//! | `GET /health`, `GET /metrics` | JSON health (no token), Prometheus text |
+//! | `GET /health`, `GET /metrics` | JSON health (without a token: `status` only), Prometheus text |
 //! | `GET /api/alerts/{id}/report` | an alert's incident report: positions, moves with clocks, who did what |
 //! | `GET /api/boards/{board}/replay[?from_ms&to_ms]` | the board's events in a time window, for instant replay |
 //! | `GET /signin`, `POST`/`GET`/`DELETE /api/session` | sign in (token → session cookie), who, sign out |

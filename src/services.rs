@@ -87,6 +87,7 @@ pub fn server_config(settings: &Settings) -> Result<ServerConfig, String> {
         allowed_hosts: settings.server.allowed_hosts.clone(),
         livechess_origins: settings.server.livechess_origins.clone(),
         livechess_action_origins: settings.server.livechess_action_origins.clone(),
+        livechess_lan: settings.server.livechess_lan,
         max_connections: settings.server.max_connections,
         livechess_max_connections: settings.server.livechess_max_connections,
         max_public_clients: settings.server.max_public_clients,

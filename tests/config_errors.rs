@@ -323,6 +323,20 @@ fn the_livechess_api_listens_on_loopback_at_an_address_of_its_own() {
 }
 
 #[test]
+fn the_livechess_api_on_the_venue_network_is_read_only() {
+    let p = problems(
+        "[server]\nlivechess = true\nlivechess_lan = true\nlivechess_listen = \"0.0.0.0:1982\"\n",
+    );
+    expect_none_at(&p, "server.livechess_listen");
+    expect_none_at(&p, "server.livechess_action_origins");
+    let p = problems(
+        "[server]\nlivechess = true\nlivechess_lan = true\nlivechess_listen = \"0.0.0.0:1982\"\n\
+         livechess_action_origins = [\"none\"]\n",
+    );
+    expect(&p, "server.livechess_action_origins", "read-only");
+}
+
+#[test]
 fn tokens_must_be_long_url_safe_and_different() {
     let p = problems("[server]\narbiter_token = \"secret\"\nviewer_token = \"view\"\n");
     let short = expect(&p, "server.arbiter_token", "shorter than 16");

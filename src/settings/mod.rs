@@ -125,9 +125,11 @@ pub struct ServerSettings {
     pub max_connections: usize,
     /// `/ws/public` clients at once.
     pub max_public_clients: usize,
-    /// Serve the LiveChess-compatible API (loopback only).
+    /// Serve the LiveChess-compatible API (loopback only unless `livechess_lan`).
     pub livechess: bool,
     pub livechess_listen: String,
+    /// Let the LiveChess API listen beyond loopback, read-only (a broadcast PC on the LAN).
+    pub livechess_lan: bool,
     /// Web origins that may read the LiveChess API.
     pub livechess_origins: Vec<String>,
     /// Web origins (and `"none"`: programs sending no Origin) that may set up and flip
@@ -153,6 +155,7 @@ impl Default for ServerSettings {
             max_public_clients: 256,
             livechess: false,
             livechess_listen: "127.0.0.1:1982".into(),
+            livechess_lan: false,
             livechess_origins: vec!["https://lichess.org".into()],
             livechess_action_origins: Vec::new(),
             livechess_max_connections: 64,

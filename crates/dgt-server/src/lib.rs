@@ -115,6 +115,9 @@ pub struct ServerConfig {
     /// Web origins that may also `setup` / `flip` boards through it; [`origin::NO_ORIGIN`]
     /// (`"none"`) lets clients that send no Origin (programs, not web pages) act.
     pub livechess_action_origins: Vec<String>,
+    /// The LiveChess API may listen beyond loopback, read-only: no Origin may act then,
+    /// since a program on the network can send any.
+    pub livechess_lan: bool,
     /// Connections the dashboard port holds at once (HTTP and WebSocket together).
     pub max_connections: usize,
     /// Connections the LiveChess port holds at once.
@@ -154,6 +157,7 @@ impl Default for ServerConfig {
             allowed_hosts: Vec::new(),
             livechess_origins: vec!["https://lichess.org".to_string()],
             livechess_action_origins: Vec::new(),
+            livechess_lan: false,
             max_connections: 512,
             livechess_max_connections: 64,
             max_public_clients: 256,
@@ -320,10 +324,19 @@ impl Server {
         if let Some(addr) = config.livechess_listen
             && !addr.ip().is_loopback()
         {
-            return Err(ServeError::Insecure(format!(
-                "refusing to serve the LiveChess API on {addr}: it has no authentication and \
-                 accepts any Origin, so it may only listen on loopback (127.0.0.1:1982)"
-            )));
+            if !config.livechess_lan {
+                return Err(ServeError::Insecure(format!(
+                    "refusing to serve the LiveChess API on {addr}: it has no authentication, so \
+                     it listens on loopback (127.0.0.1:1982) unless livechess_lan makes it a \
+                     read-only API for the venue network"
+                )));
+            }
+            if !config.livechess_action_origins.is_empty() {
+                return Err(ServeError::Insecure(format!(
+                    "refusing to serve the LiveChess API on {addr} with livechess_action_origins: \
+                     beyond loopback any program can send any Origin, so it is read-only"
+                )));
+            }
         }
         let listener =
             TcpListener::bind(config.listen)

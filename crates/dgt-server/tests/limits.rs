@@ -495,3 +495,26 @@ async fn malformed_livechess_calls_get_errors_and_an_oversized_one_closes_only_i
     assert_eq!(reply["response"], "call");
     assert_eq!(reply["param"][0]["serialnr"], "board-1");
 }
+
+/// Beyond loopback the LiveChess API needs `livechess_lan`, and is then read-only: a
+/// program on the network can send any Origin, so no Origin list may grant actions.
+#[tokio::test]
+async fn the_livechess_api_listens_on_the_network_only_read_only() {
+    let anywhere: SocketAddr = "0.0.0.0:0".parse().unwrap();
+    let refused = dgt_server::Server::bind(ServerConfig {
+        livechess_listen: Some(anywhere),
+        ..test_config()
+    })
+    .await;
+    assert!(matches!(refused, Err(dgt_server::ServeError::Insecure(_))));
+    let acting = dgt_server::Server::bind(ServerConfig {
+        livechess_listen: Some(anywhere),
+        livechess_lan: true,
+        livechess_action_origins: vec!["none".into()],
+        ..test_config()
+    })
+    .await;
+    assert!(matches!(acting, Err(dgt_server::ServeError::Insecure(_))));
+    // Both are refused before anything is bound; tests bind only loopback, so the accepted
+    // case is check-config's test.
+}

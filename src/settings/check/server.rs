@@ -92,12 +92,22 @@ impl Checker {
                 "write e.g. \"127.0.0.1:1982\"",
             ),
             Ok(addr) => {
-                if !addr.ip().is_loopback() {
+                if !addr.ip().is_loopback() && !v.livechess_lan {
                     self.add(
                         "server.livechess_listen",
                         quoted(&v.livechess_listen),
                         "the LiveChess-compatible API has no tokens, so it only listens on this PC",
-                        "use \"127.0.0.1:1982\"",
+                        "use \"127.0.0.1:1982\", or set livechess_lan = true for a read-only API \
+                         on the venue network",
+                    );
+                }
+                if v.livechess_lan && !v.livechess_action_origins.is_empty() {
+                    self.add(
+                        "server.livechess_action_origins",
+                        format!("{:?}", v.livechess_action_origins),
+                        "with livechess_lan the API is read-only: any program on the network can \
+                         send any Origin, so none may set up or flip a board through it",
+                        "set livechess_action_origins = [] (set-ups through the dashboard)",
                     );
                 }
                 if v.livechess

@@ -95,6 +95,8 @@ pub fn alert_spec(seed: u64, pace: Pace, time_control: &str) -> dgt_emulator::Bo
     spec.time_control = TimeControl::parse(time_control).expect("a valid pace control");
     spec.rates = HandlingRates {
         capture_two_handed: 0.04,
+        castle_rook_first: 0.2,
+        castle_two_handed: 0.1,
         adjust_piece: 0.03,
         adjust_announced: 0.5,
         ..HandlingRates::noisy()

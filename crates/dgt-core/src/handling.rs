@@ -23,8 +23,8 @@ pub struct HandlingThresholds {
     /// A piece off the board at least this long and put back counts as touched (shorter is
     /// sensor flicker).
     pub touch_min_ms: u64,
-    /// Two pieces lifted within this window, and both off the board together, suggest two
-    /// hands.
+    /// King and rook lifted within this window, and both off the board together, suggest
+    /// two hands: two scans (lifts 0–80 ms apart may straddle a scan boundary).
     pub two_hands_window_ms: u64,
 }
 
@@ -32,7 +32,7 @@ impl Default for HandlingThresholds {
     fn default() -> Self {
         HandlingThresholds {
             touch_min_ms: 400,
-            two_hands_window_ms: 120,
+            two_hands_window_ms: 2 * DEFAULT_SCAN_MS,
         }
     }
 }
@@ -74,6 +74,12 @@ pub struct HandlingLog {
 }
 
 const KEEP: usize = 256;
+/// The squares one scan found changed arrive one after another, each message a few ms of
+/// line time (protocol §3.3: 5 bytes at 9600 baud), new occurrences first: changes reported
+/// this close together are one report, whose order says nothing about the hands.
+const ONE_REPORT_MS: u64 = 60;
+/// The scan period assumed until the board's reports measure it.
+const DEFAULT_SCAN_MS: u64 = 250;
 
 impl HandlingLog {
     pub fn record(&mut self, h: Handling) {
@@ -85,6 +91,24 @@ impl HandlingLog {
 
     pub fn clear(&mut self) {
         self.entries.clear();
+    }
+
+    /// The board's scan period, measured from its own reports: the median gap between two
+    /// successive reports that are one scan apart (150–400 ms; the sensor sweeps the 64
+    /// squares every ~200–250 ms, protocol §1.1), or 250 ms before there are enough.
+    pub fn scan_period_ms(&self) -> u64 {
+        let mut times: Vec<u64> = self.entries.iter().map(|h| h.t_ms).collect();
+        times.dedup();
+        let mut gaps: Vec<u64> = times
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .filter(|g| (150..=400).contains(g))
+            .collect();
+        if gaps.len() < 5 {
+            return DEFAULT_SCAN_MS;
+        }
+        gaps.sort_unstable();
+        gaps[gaps.len() / 2]
     }
 
     /// The changes made after `since` (exclusive) up to `until` (inclusive).
@@ -131,16 +155,7 @@ impl HandlingLog {
             involved.push(Square::from_coords(to.file(), from.rank()));
         }
 
-        // 4.4.2: castling begun with the rook. Not where the king stays on its square
-        // (Chess960, II.3.2.4): the rook alone moves then.
-        if let Move::Castle { rook, king } = m
-            && m.castling_side()
-                .is_some_and(|side| side.king_to(mover) != *king)
-            && let Some(first) = changes.iter().find(|h| own(h.before) && h.after.is_none())
-            && first.square == *rook
-        {
-            out.push(Signal::CastlingRookFirst { rook: *rook });
-        }
+        let rook_first_at = out.len();
 
         // 4.3: an own piece, not part of the move, lifted and put back on its square.
         for (i, lift) in changes.iter().enumerate() {
@@ -201,8 +216,12 @@ impl HandlingLog {
             });
         }
 
-        // 4.1 / 7.5.4: two pieces of the move off the board at once, lifted within the window.
-        if m.is_castle() || m.is_capture() || m.is_promotion() {
+        // 4.1 / 7.5.4: king and rook of a castling off the board at once, lifted within the
+        // window. One hand moves the king, then the rook: both off together is two hands.
+        // Not for captures: a one-handed capture holds the capturer while it takes the other
+        // piece off, and the two lifts of a two-handed capture (0–80 ms apart) fall in the
+        // same scan as a fast one-handed capture's — the board cannot tell them apart.
+        if m.is_castle() {
             let lifts: Vec<&Handling> = changes
                 .iter()
                 .copied()
@@ -213,12 +232,24 @@ impl HandlingLog {
                     if b.square == a.square || b.t_ms - a.t_ms > th.two_hands_window_ms {
                         continue;
                     }
-                    // Both off the board together: `a` not yet put back when `b` was lifted.
-                    let a_back = changes
-                        .iter()
-                        .find(|h| h.square == a.square && h.t_ms > a.t_ms && h.after.is_some())
-                        .map(|h| h.t_ms);
-                    if a_back.is_none_or(|t| t > b.t_ms) {
+                    // Both off the board together: neither piece put down anywhere (a sliding
+                    // king touches the squares it passes) by the report that showed the later
+                    // lift. One report's squares come in scan order, not in the order the
+                    // hands moved: a piece put down in that same report proves nothing.
+                    let put_down = |x: &Handling| {
+                        changes
+                            .iter()
+                            .find(|h| {
+                                h.t_ms + ONE_REPORT_MS >= x.t_ms
+                                    && h.after.is_some()
+                                    && h.after == x.before
+                            })
+                            .map(|h| h.t_ms)
+                    };
+                    let later = b.t_ms.max(a.t_ms) + ONE_REPORT_MS;
+                    if put_down(a).is_none_or(|t| t > later)
+                        && put_down(b).is_none_or(|t| t > later)
+                    {
                         out.push(Signal::TwoHands {
                             first: a.square,
                             second: b.square,
@@ -228,6 +259,32 @@ impl HandlingLog {
                     }
                 }
             }
+        }
+        // 4.4.2: castling begun with the rook. Not where the king stays on its square
+        // (Chess960, II.3.2.4): the rook alone moves then. The board reports the squares
+        // that changed during one scan together, in scan order, not in the order the hands
+        // moved (protocol §1.1, §4.1): the rook counts as first only when its lift was
+        // reported in an earlier report than the king's — and, when both were off the board
+        // together (two hands, reported above), more than a scan earlier: two lifts 0–80 ms
+        // apart that straddle the end of a scan show in successive reports whatever their
+        // order.
+        let two_hands = out.iter().any(|s| matches!(s, Signal::TwoHands { .. }));
+        // One scan: the two-hands window spans two.
+        let scan = th.two_hands_window_ms / 2;
+        if let Move::Castle { rook, king } = m
+            && m.castling_side()
+                .is_some_and(|side| side.king_to(mover) != *king)
+            && let Some(first) = changes.iter().find(|h| own(h.before) && h.after.is_none())
+            && first.square == *rook
+            && changes
+                .iter()
+                .find(|h| h.square == *king && h.after.is_none())
+                .is_some_and(|k| {
+                    k.t_ms > first.t_ms + ONE_REPORT_MS
+                        && (!two_hands || k.t_ms > first.t_ms + scan + ONE_REPORT_MS)
+                })
+        {
+            out.insert(rook_first_at, Signal::CastlingRookFirst { rook: *rook });
         }
         out
     }
@@ -311,8 +368,48 @@ mod tests {
             rook: Square::H1,
         };
         let s = log.signals(Color::White, &m, 0, 1000, HandlingThresholds::default());
-        assert!(s.contains(&Signal::CastlingRookFirst { rook: Square::H1 }));
+        // Both off together: two hands. Which came first is within one scan's resolution.
         assert!(s.iter().any(|x| matches!(x, Signal::TwoHands { .. })));
+        assert!(!s.contains(&Signal::CastlingRookFirst { rook: Square::H1 }));
+
+        // One hand, the rook first: on f1 a scan before the king leaves e1.
+        let mut log = HandlingLog::default();
+        for (t_ms, square, before, after) in [
+            (100, Square::H1, wr, None),
+            (330, Square::F1, None, wr),
+            (560, Square::E1, wk, None),
+            (790, Square::G1, None, wk),
+        ] {
+            log.record(Handling {
+                t_ms,
+                square,
+                before,
+                after,
+            });
+        }
+        let s = log.signals(Color::White, &m, 0, 1000, HandlingThresholds::default());
+        assert_eq!(s, vec![Signal::CastlingRookFirst { rook: Square::H1 }]);
+
+        // One hand, the king first, sliding over f1; the rook lifted in the scan that shows
+        // the king on g1: neither signal.
+        let mut log = HandlingLog::default();
+        for (t_ms, square, before, after) in [
+            (100, Square::E1, wk, None),
+            (100, Square::F1, None, wk),
+            (330, Square::F1, wk, None),
+            (330, Square::G1, None, wk),
+            (330, Square::H1, wr, None),
+            (560, Square::F1, None, wr),
+        ] {
+            log.record(Handling {
+                t_ms,
+                square,
+                before,
+                after,
+            });
+        }
+        let s = log.signals(Color::White, &m, 0, 1000, HandlingThresholds::default());
+        assert!(s.is_empty(), "{s:?}");
     }
 
     #[test]

@@ -1043,7 +1043,10 @@ impl Session {
             m,
             self.same_since,
             shown_at,
-            HandlingThresholds::default(),
+            HandlingThresholds {
+                two_hands_window_ms: 2 * self.handling.scan_period_ms(),
+                ..HandlingThresholds::default()
+            },
         );
         let plies = self.game.as_ref().map_or(0, |g| g.plies());
         for s in signals {

@@ -105,7 +105,8 @@ pub async fn start(config: ServerConfig) -> TestServer {
     let read_token = config
         .viewer_token
         .clone()
-        .or_else(|| config.arbiter_token.clone());
+        .or_else(|| config.arbiter_token.clone())
+        .or_else(|| config.arbiters.first().map(|a| a.token.clone()));
     start_bound(Server::bind(config).await.expect("bind"), read_token)
 }
 

@@ -22,6 +22,12 @@ fn main() {
 /// Corpus games played at once, one board each.
 const CORPUS_BOARDS: usize = 40;
 
+/// `cargo bench` passes `--bench`; `cargo test --all-targets` (CI) runs each benchmark once
+/// as a test, on a small load so the test suite stays quick.
+fn full_size() -> bool {
+    std::env::args().any(|a| a == "--bench")
+}
+
 /// Each board's games back to back (a pause between two), until `hours` of play; the
 /// inputs of all boards merged in time order.
 fn play(boards: usize, first_seed: u64, hours: u64) -> Vec<Input> {
@@ -56,7 +62,8 @@ fn corpus() -> &'static [Input] {
     static INPUTS: OnceLock<Vec<Input>> = OnceLock::new();
     INPUTS.get_or_init(|| {
         let mut all = Vec::new();
-        for b in 0..CORPUS_BOARDS {
+        let boards = if full_size() { CORPUS_BOARDS } else { 2 };
+        for b in 0..boards {
             let label = format!("board-{}", 10001 + b);
             all.extend(dgt_arbiter::verify::inputs_of(
                 &generate_game(corpus_spec(1 + b as u64)),
@@ -145,7 +152,12 @@ fn round_journal() -> &'static std::path::Path {
     static JOURNAL: OnceLock<(tempfile::TempDir, std::path::PathBuf)> = OnceLock::new();
     let (_, path) = JOURNAL.get_or_init(|| {
         let started = std::time::Instant::now();
-        let inputs = play(ROUND_BOARDS, 100_000, ROUND_HOURS);
+        let (boards, hours) = if full_size() {
+            (ROUND_BOARDS, ROUND_HOURS)
+        } else {
+            (2, 1)
+        };
+        let inputs = play(boards, 100_000, hours);
         let dir = tempfile::tempdir().expect("a temporary directory");
         let path = dir.path().join("round.sqlite");
         let mut journal = dgt_journal::Journal::open(&path).expect("a new journal");
@@ -165,7 +177,7 @@ fn round_journal() -> &'static std::path::Path {
         journal.append_all([&batch]).expect("journal written");
         drop(journal);
         eprintln!(
-            "round journal: {ROUND_BOARDS} boards x {ROUND_HOURS} h, {} inputs, {:.0} MiB, made in {:.0} s",
+            "round journal: {boards} boards x {hours} h, {} inputs, {:.0} MiB, made in {:.0} s",
             inputs.len(),
             std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) as f64 / 1048576.0,
             started.elapsed().as_secs_f64()

@@ -22,6 +22,12 @@ fn main() {
 /// Corpus games played at once, one board each.
 const CORPUS_BOARDS: usize = 40;
 
+/// `cargo bench` passes `--bench`; `cargo test --all-targets` (CI) runs each benchmark once
+/// as a test, on a small load so the test suite stays quick.
+fn full_size() -> bool {
+    std::env::args().any(|a| a == "--bench")
+}
+
 /// Each board's games back to back (a pause between two), until `hours` of play; the
 /// inputs of all boards merged in time order.
 fn play(boards: usize, first_seed: u64, hours: u64) -> Vec<Input> {
@@ -56,7 +62,8 @@ fn corpus() -> &'static [Input] {
     static INPUTS: OnceLock<Vec<Input>> = OnceLock::new();
     INPUTS.get_or_init(|| {
         let mut all = Vec::new();
-        for b in 0..CORPUS_BOARDS {
+        let boards = if full_size() { CORPUS_BOARDS } else { 2 };
+        for b in 0..boards {
             let label = format!("board-{}", 10001 + b);
             all.extend(dgt_arbiter::verify::inputs_of(
                 &generate_game(corpus_spec(1 + b as u64)),
@@ -140,47 +147,49 @@ const ROUND_BOARDS: usize = 200;
 const ROUND_HOURS: u64 = 5;
 
 /// A journal of a whole round, written as the daemon writes it: each input with its events,
-/// timers fired when due. Made once per run, in a temporary directory.
-fn round_journal() -> &'static std::path::Path {
-    static JOURNAL: OnceLock<(tempfile::TempDir, std::path::PathBuf)> = OnceLock::new();
-    let (_, path) = JOURNAL.get_or_init(|| {
-        let started = std::time::Instant::now();
-        let inputs = play(ROUND_BOARDS, 100_000, ROUND_HOURS);
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        let path = dir.path().join("round.sqlite");
-        let mut journal = dgt_journal::Journal::open(&path).expect("a new journal");
-        let mut core = Core::new(CoreConfig::default());
-        let mut batch = dgt_journal::Batch::new();
-        for input in inputs.iter() {
-            while let Some(d) = core.next_deadline().filter(|&d| d <= input.t_ms) {
-                batch.record_timers(d, core.advance(d));
-            }
-            let events = core.handle(input);
-            batch.record_input(input.clone(), events);
-            if batch.steps().len() >= 20_000 {
-                journal.append_all([&batch]).expect("journal written");
-                batch = dgt_journal::Batch::new();
-            }
+/// timers fired when due. Made in a temporary directory that the caller keeps (and removes).
+fn round_journal() -> (tempfile::TempDir, std::path::PathBuf) {
+    let started = std::time::Instant::now();
+    let (boards, hours) = if full_size() {
+        (ROUND_BOARDS, ROUND_HOURS)
+    } else {
+        (2, 1)
+    };
+    let inputs = play(boards, 100_000, hours);
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("round.sqlite");
+    let mut journal = dgt_journal::Journal::open(&path).expect("a new journal");
+    let mut core = Core::new(CoreConfig::default());
+    let mut batch = dgt_journal::Batch::new();
+    for input in inputs.iter() {
+        while let Some(d) = core.next_deadline().filter(|&d| d <= input.t_ms) {
+            batch.record_timers(d, core.advance(d));
         }
-        journal.append_all([&batch]).expect("journal written");
-        drop(journal);
-        eprintln!(
-            "round journal: {ROUND_BOARDS} boards x {ROUND_HOURS} h, {} inputs, {:.0} MiB, made in {:.0} s",
-            inputs.len(),
-            std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) as f64 / 1048576.0,
-            started.elapsed().as_secs_f64()
-        );
-        (dir, path)
-    });
-    path
+        let events = core.handle(input);
+        batch.record_input(input.clone(), events);
+        if batch.steps().len() >= 20_000 {
+            journal.append_all([&batch]).expect("journal written");
+            batch = dgt_journal::Batch::new();
+        }
+    }
+    journal.append_all([&batch]).expect("journal written");
+    drop(journal);
+    eprintln!(
+        "round journal: {boards} boards x {hours} h, {} inputs, {:.0} MiB, made in {:.0} s",
+        inputs.len(),
+        std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) as f64 / 1048576.0,
+        started.elapsed().as_secs_f64()
+    );
+    (dir, path)
 }
 
 /// A restarted daemon rebuilding its core from the journal of a 200-board, 5-hour round
 /// (what `run` does at start-up). Items: journaled steps.
 #[divan::bench(sample_count = 1, sample_size = 1)]
 fn replay_a_round_from_its_journal(bencher: divan::Bencher) {
-    let path = round_journal();
-    let journal = dgt_journal::Journal::open_read_only(path).expect("the round journal");
+    // The directory (over a GiB for the whole round) is removed when the benchmark ends.
+    let (_dir, path) = round_journal();
+    let journal = dgt_journal::Journal::open_read_only(&path).expect("the round journal");
     let steps = journal.step_count().expect("steps");
     bencher
         .counter(divan::counter::ItemsCount::new(steps as usize))

@@ -35,12 +35,13 @@ fn number(report: &Value, key: &str) -> f64 {
         .unwrap_or_else(|| panic!("{key} is not a number in {report}"))
 }
 
-const FIELDS: [&str; 11] = [
+const FIELDS: [&str; 12] = [
     "events_per_s",
     "latency_ms_p50",
     "latency_ms_p99",
     "latency_ms_max",
     "cpu_percent",
+    "bench_cpu_percent",
     "rss_mib",
     "events_lost",
     "journal_mib_per_hour",

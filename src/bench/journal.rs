@@ -10,11 +10,13 @@ use rusqlite::{Connection, OpenFlags};
 #[derive(Debug, Clone, PartialEq)]
 pub struct Journaled {
     pub seq: u64,
-    /// The core's time of the step (the daemon's clock, ms).
+    /// The event's time (the daemon's clock, ms).
     pub t_ms: u64,
     pub board: String,
-    /// Caused by bytes read from the board (`rx`), not by a timer, the host's own writes
-    /// or the link.
+    /// Caused by bytes read from the event's own board (`rx`), not by a timer, the host's
+    /// own writes or the link. A timer that fell due before an input is fired by the core
+    /// within that input's step (`Core::handle`): its events keep the timer's time, and are
+    /// timer events here.
     pub from_board: bool,
 }
 
@@ -24,8 +26,9 @@ pub fn events(path: &Path, last: u64) -> Result<Vec<Journaled>, String> {
         .map_err(|e| format!("journal {}: {e}", path.display()))?;
     let mut query = db
         .prepare(
-            "SELECT e.seq, s.t_ms, e.board, s.kind FROM events e JOIN steps s ON s.id = e.step \
-             WHERE e.seq <= ?1 ORDER BY e.seq",
+            "SELECT e.seq, e.t_ms, e.board, \
+             coalesce(s.kind = 'rx' AND s.t_ms = e.t_ms AND s.board = e.board, 0) \
+             FROM events e JOIN steps s ON s.id = e.step WHERE e.seq <= ?1 ORDER BY e.seq",
         )
         .map_err(|e| format!("journal {}: {e}", path.display()))?;
     let rows = query
@@ -34,7 +37,7 @@ pub fn events(path: &Path, last: u64) -> Result<Vec<Journaled>, String> {
                 seq: row.get::<_, i64>(0)? as u64,
                 t_ms: row.get::<_, i64>(1)? as u64,
                 board: row.get(2)?,
-                from_board: row.get::<_, String>(3)? == "rx",
+                from_board: row.get::<_, i64>(3)? != 0,
             })
         })
         .map_err(|e| format!("journal {}: {e}", path.display()))?;

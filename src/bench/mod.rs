@@ -70,6 +70,9 @@ pub struct BenchReport {
     /// Resident memory at the window's end, daemons summed.
     pub rss_mib: f64,
     pub rss_mib_per_board: f64,
+    /// The bench process itself (the emulated boards and the clients), which shares the
+    /// machine with the daemons: what the latencies were measured under.
+    pub bench_cpu_percent: f64,
     pub hub_cpu_percent: Option<f64>,
     pub hub_rss_mib: Option<f64>,
     pub events_lost: u64,
@@ -279,6 +282,8 @@ pub async fn run(o: BenchOptions) -> Result<BenchReport, String> {
     let seq_start: Vec<u64> =
         blocking(|| nodes.iter().map(committed_seq).collect::<Result<_, _>>())?;
     let cpu_start = node_cpu(&nodes);
+    let me = std::process::id();
+    let bench_cpu_start = procs::cpu_ticks(me).unwrap_or(0);
     let hub_cpu_start = hub_pid.and_then(procs::cpu_ticks);
     let window_start = unix_us();
     let started = Instant::now();
@@ -286,6 +291,7 @@ pub async fn run(o: BenchOptions) -> Result<BenchReport, String> {
     let elapsed = started.elapsed().as_secs_f64();
     let window_end = unix_us();
     let cpu_end = node_cpu(&nodes);
+    let bench_cpu_end = procs::cpu_ticks(me).unwrap_or(0);
     let hub_cpu_end = hub_pid.and_then(procs::cpu_ticks);
     let rss: f64 = nodes
         .iter()
@@ -355,6 +361,7 @@ pub async fn run(o: BenchOptions) -> Result<BenchReport, String> {
         cpu_percent: round2(cpu(cpu_start, cpu_end)),
         rss_mib: round2(rss),
         rss_mib_per_board: round2(rss / o.boards as f64),
+        bench_cpu_percent: round2(cpu(bench_cpu_start, bench_cpu_end)),
         hub_cpu_percent: hub_cpu_start
             .zip(hub_cpu_end)
             .map(|(a, b)| round2(cpu(a, b))),

@@ -35,6 +35,8 @@ const PUBLISH_ACK_TIMEOUT: Duration = Duration::from_secs(5);
 /// How often the journal is looked at when no event woke the publisher (acknowledgements
 /// produce no event).
 const IDLE_POLL: Duration = Duration::from_millis(25);
+/// How soon a stopping node tries the broker again after a failure.
+const STOPPING_RETRY: Duration = Duration::from_millis(200);
 /// How often a node whose journal is behind the stream asks the broker again.
 const STALE_RECHECK: Duration = Duration::from_secs(3);
 
@@ -272,9 +274,7 @@ async fn publish_loop(
                             "cluster: the broker is unavailable ({e}); the journal keeps everything for later"
                         );
                     }
-                    if stop.is_cancelled() || pause(&stop, backoff(failures)).await {
-                        return;
-                    }
+                    retry_pause(&stop, failures).await;
                     continue;
                 }
             },
@@ -369,9 +369,7 @@ async fn publish_loop(
                         "cluster: publishing failed ({e}); will resume from the broker's last step"
                     );
                 }
-                if stop.is_cancelled() || pause(&stop, backoff(failures)).await {
-                    return;
-                }
+                retry_pause(&stop, failures).await;
             }
         }
     }
@@ -397,6 +395,15 @@ fn backoff(failures: u32) -> Duration {
 }
 
 /// Sleeps, or returns true at once when asked to stop.
+/// The wait before trying the broker again. While the daemon stops, the publisher keeps
+/// trying at a short pace: `NodeLink::shutdown` bounds how long, and what the broker did
+/// not take by then goes at the next start.
+async fn retry_pause(stop: &CancellationToken, failures: u32) {
+    if stop.is_cancelled() || pause(stop, backoff(failures)).await {
+        tokio::time::sleep(STOPPING_RETRY).await;
+    }
+}
+
 async fn pause(stop: &CancellationToken, d: Duration) -> bool {
     tokio::select! {
         _ = stop.cancelled() => true,

@@ -148,7 +148,9 @@ pub fn check_origin(config: &ServerConfig, headers: &HeaderMap) -> Result<(), Re
     if config
         .allowed_origins
         .iter()
-        .any(|o| o == "*" || o.trim_end_matches('/').eq_ignore_ascii_case(origin))
+        // Named origins only: a "*" would let every page on the LAN act (check-config
+        // refuses it; the server does not honour it either).
+        .any(|o| o != "*" && o.trim_end_matches('/').eq_ignore_ascii_case(origin))
     {
         return Ok(());
     }
@@ -214,6 +216,23 @@ mod tests {
 
     fn who(r: Result<Principal, Refusal>) -> Result<String, Refusal> {
         r.map(|p| p.name)
+    }
+
+    #[test]
+    fn a_wildcard_in_allowed_origins_lets_no_page_in() {
+        let c = ServerConfig {
+            allowed_origins: vec!["*".into(), "https://results.example".into()],
+            ..config()
+        };
+        let from = |origin: &str| {
+            let mut h = HeaderMap::new();
+            h.insert(header::HOST, HeaderValue::from_static("10.0.0.2:1983"));
+            h.insert(header::ORIGIN, HeaderValue::from_str(origin).unwrap());
+            check_origin(&c, &h)
+        };
+        assert_eq!(from("https://evil.example"), Err(Refusal::ForeignOrigin));
+        assert_eq!(from("https://results.example"), Ok(()));
+        assert_eq!(from("http://10.0.0.2:1983"), Ok(()));
     }
 
     #[test]

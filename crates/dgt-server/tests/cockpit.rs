@@ -4,15 +4,12 @@
 
 mod common;
 
-use std::time::Duration;
-
 use common::*;
 use dgt_core::{Event, EventBody, InputKind, Operation};
 use dgt_pairings::TableMap;
 use dgt_server::ServerConfig;
 use dgt_server::access::{Account, Role, Section};
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 pub const CHIEF: (&str, &str) = ("Authorization", "Bearer carl-chief-secret-0001");
 pub const FLOOR: (&str, &str) = ("Authorization", "Bearer ana-floor-secret-00002");
@@ -48,43 +45,6 @@ pub fn sectioned() -> ServerConfig {
         viewer_token: Some("viewer-secret-000003".into()),
         ..test_config()
     }
-}
-
-/// (status, head, body) of one request.
-async fn request(
-    addr: std::net::SocketAddr,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: &str,
-) -> (u16, String, String) {
-    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let mut req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str("\r\n");
-    req.push_str(body);
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut raw))
-        .await
-        .unwrap()
-        .unwrap();
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let status = text.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    (status, head.to_string(), body.to_string())
-}
-
-fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
-    head.lines().find_map(|l| {
-        let (n, v) = l.split_once(':')?;
-        n.eq_ignore_ascii_case(name).then(|| v.trim())
-    })
 }
 
 fn open_alert_on(events: &[Event], board: &str) -> Option<u64> {

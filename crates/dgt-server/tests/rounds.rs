@@ -17,7 +17,6 @@ use dgt_server::ServerConfig;
 use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
 use serde_json::{Value, json};
 use shakmaty::{Chess, Position};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const TRF: &str = include_str!("../../dgt-pairings/tests/samples/zomeropen-r3.trf");
 const TOKEN: &str = "chief-secret";
@@ -37,43 +36,6 @@ fn config() -> ServerConfig {
 
 fn auth() -> (&'static str, String) {
     ("Authorization", format!("Bearer {TOKEN}"))
-}
-
-/// (status, head, body) of one request.
-async fn request(
-    addr: std::net::SocketAddr,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: &str,
-) -> (u16, String, String) {
-    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let mut req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str("\r\n");
-    req.push_str(body);
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut raw))
-        .await
-        .unwrap()
-        .unwrap();
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let status = text.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    (status, head.to_string(), body.to_string())
-}
-
-fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
-    head.lines().find_map(|l| {
-        let (n, v) = l.split_once(':')?;
-        n.eq_ignore_ascii_case(name).then(|| v.trim())
-    })
 }
 
 fn ev(seq: u64, board: &str, body: EventBody) -> Event {

@@ -210,7 +210,8 @@ pub fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
     })
 }
 
-/// A minimal HTTP/1.1 request; returns (status, body).
+/// A minimal HTTP/1.1 request (a JSON body says so); returns (status, body), a chunked body
+/// joined.
 pub async fn http(
     addr: SocketAddr,
     method: &str,
@@ -218,35 +219,19 @@ pub async fn http(
     headers: &[(&str, &str)],
     body: &str,
 ) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    let mut req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
+    let mut all = Vec::with_capacity(headers.len() + 1);
     if !body.is_empty() {
-        req.push_str("Content-Type: application/json\r\n");
+        all.push(("Content-Type", "application/json"));
     }
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str("\r\n");
-    req.push_str(body);
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut raw))
-        .await
-        .expect("http response in time")
-        .unwrap();
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let status: u16 = text.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    all.extend_from_slice(headers);
+    let (status, head, rest) = request(addr, method, path, &all, body).await;
     let body = if head
         .to_ascii_lowercase()
         .contains("transfer-encoding: chunked")
     {
-        dechunk(rest)
+        dechunk(&rest)
     } else {
-        rest.to_string()
+        rest
     };
     (status, body)
 }

@@ -266,10 +266,7 @@ pub(crate) fn may_read(
     headers: &HeaderMap,
     q: &ReadQuery,
 ) -> Result<Principal, auth::Refusal> {
-    if q.token.is_some() {
-        return Err(auth::Refusal::TokenInUrl);
-    }
-    auth::authorize(&app.config, &app.sessions, headers, None, Need::Read)
+    who(app, headers, q, Need::Read)
 }
 
 /// Who acts: as [`may_read`], from an allowed Origin, with a role that acts.
@@ -278,11 +275,24 @@ pub(crate) fn may_act(
     headers: &HeaderMap,
     q: &ReadQuery,
 ) -> Result<Principal, auth::Refusal> {
+    who(app, headers, q, Need::Act)
+}
+
+/// The one path of [`may_read`] and [`may_act`]: no token in the URL, the Origin checked
+/// for an action, then the token or session.
+fn who(
+    app: &App,
+    headers: &HeaderMap,
+    q: &ReadQuery,
+    need: Need,
+) -> Result<Principal, auth::Refusal> {
     if q.token.is_some() {
         return Err(auth::Refusal::TokenInUrl);
     }
-    auth::check_origin(&app.config, headers)?;
-    auth::authorize(&app.config, &app.sessions, headers, None, Need::Act)
+    if need == Need::Act {
+        auth::check_origin(&app.config, headers)?;
+    }
+    auth::authorize(&app.config, &app.sessions, headers, None, need)
 }
 
 /// Refuses (403) a principal a board outside its sections.

@@ -769,6 +769,18 @@ mod tests {
         b
     }
 
+    /// The square codes of the position the plan's truth ends in.
+    fn final_codes(plan: &Plan) -> [u8; 64] {
+        let final_pos: Chess = plan
+            .truth
+            .final_fen
+            .parse::<shakmaty::fen::Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap();
+        codes_by_square(final_pos.board())
+    }
+
     #[test]
     fn plans_end_in_the_true_position_for_many_seeds() {
         for seed in 0..150 {
@@ -779,18 +791,7 @@ mod tests {
             spec.rates.castle_rook_first = 0.3;
             spec.rates.castle_two_handed = 0.3;
             let plan = plan_game(&spec).unwrap();
-            let final_pos: Chess = plan
-                .truth
-                .final_fen
-                .parse::<shakmaty::fen::Fen>()
-                .unwrap()
-                .into_position(shakmaty::CastlingMode::Standard)
-                .unwrap();
-            assert_eq!(
-                replay(&plan),
-                codes_by_square(final_pos.board()),
-                "seed {seed}"
-            );
+            assert_eq!(replay(&plan), final_codes(&plan), "seed {seed}");
             // Every move is pressed before its flag, times decrease sensibly.
             for w in plan.truth.moves.windows(2) {
                 assert!(w[0].t_made_ms < w[1].t_touch_ms, "seed {seed}");
@@ -809,14 +810,7 @@ mod tests {
                 spec.rates.adjust_piece = 1.0;
                 spec.rates.adjust_announced = 0.5;
                 let plan = plan_game(&spec).unwrap();
-                let final_pos: Chess = plan
-                    .truth
-                    .final_fen
-                    .parse::<shakmaty::fen::Fen>()
-                    .unwrap()
-                    .into_position(shakmaty::CastlingMode::Standard)
-                    .unwrap();
-                assert_eq!(replay(&plan), codes_by_square(final_pos.board()));
+                assert_eq!(replay(&plan), final_codes(&plan));
                 for m in &plan.truth.moves {
                     if m.san.contains('x') && !m.uci.ends_with(['q', 'r', 'b', 'n']) {
                         let ep = m.handling == Handling::EnPassantRemoveFirst

@@ -255,6 +255,8 @@ async fn publish_loop(
                 }
             }
         }
+        // The journal is compared with the stream only when the broker was just asked.
+        let fresh = held.is_none();
         let from = match held {
             Some(s) => s,
             None => match p.held_step(&js).await {
@@ -282,7 +284,7 @@ async fn publish_loop(
         let j = journal.take().expect("opened above");
         let batch_events = p.batch_events;
         let (j, last, tail) = match tokio::task::spawn_blocking(move || {
-            let last = j.last_step();
+            let last = fresh.then(|| j.last_step());
             let t = j.tail(from, batch_events);
             (j, last, t)
         })
@@ -295,7 +297,7 @@ async fn publish_loop(
         // The stream holds more of this node than its journal has: another journal runs
         // under an old node name. Its steps would pass for the old journal's next ones, so
         // nothing is sent until the stream is purged of that node or the name changes.
-        if let Ok(last) = last
+        if let Some(Ok(last)) = last
             && last < from
         {
             let why = format!(

@@ -28,6 +28,18 @@ mod clock_checks;
 mod flags;
 mod offences;
 mod seat;
+mod timers;
+
+use timers::{Timer, Timers};
+
+/// A press waiting for its verdict ([`Timer::PressVerdict`]): the display pressed, and
+/// whether this is the deferred second look, after which an unexplained board is an illegal
+/// move.
+#[derive(Debug, Clone, Copy)]
+struct PressLook {
+    display: ClockSide,
+    final_look: bool,
+}
 
 /// A flag down on the display that has not been called yet (`flag_counts = when_called`).
 #[derive(Debug, Clone)]
@@ -202,13 +214,11 @@ pub struct Session {
     /// Recent placements that legal moves explained: the first of two moves seen together is
     /// believed only if the board once showed it by itself.
     seen: std::collections::VecDeque<Shown>,
-    /// When the moves completed by the last press become final.
-    confirm_at: Option<u64>,
-    settle_at: Option<u64>,
-    press_wait_at: Option<u64>,
-    illegal_at: Option<u64>,
-    /// A press whose board could not be read as a move yet; decided when the board settles.
-    press_verdict_at: Option<(u64, ClockSide, bool)>,
+    /// Every waiting period's deadline: the settle, a press's verdict, a press awaited, an
+    /// illegal placement persisting, corrections becoming final, the board's log awaited.
+    timers: Timers,
+    /// A press whose board could not be read as a move yet ([`Timer::PressVerdict`]).
+    press_look: Option<PressLook>,
     /// The clock reading that showed the press: the times of the move it completes.
     press_reading: Option<ClockTimes>,
     /// When the last press was seen.
@@ -218,8 +228,6 @@ pub struct Session {
     after_gap: bool,
     /// Where the board's log (protocol §3.6) was last read; `None` until a board sends one.
     ee_mark: Option<eeprom::Mark>,
-    /// After a reconnection, decisions wait until then for the log the edge asked for.
-    ee_wait_until: Option<u64>,
     flag_counts: crate::config::FlagCounts,
     guideline_iii: bool,
     /// A board set up wrongly (`reconstruct::wrong_setup`) seen settled, with its
@@ -297,11 +305,8 @@ impl Session {
             answered: None,
             two_presses_unseen: false,
             seen: std::collections::VecDeque::new(),
-            confirm_at: None,
-            settle_at: None,
-            press_wait_at: None,
-            illegal_at: None,
-            press_verdict_at: None,
+            timers: Timers::default(),
+            press_look: None,
             press_reading: None,
             press_seen_at: 0,
             flag_counts: config.flag_counts,
@@ -310,7 +315,6 @@ impl Session {
             any_press_at: 0,
             after_gap: false,
             ee_mark: None,
-            ee_wait_until: None,
             handling: HandlingLog::default(),
             same_since: 0,
             last_change: 0,
@@ -347,24 +351,31 @@ impl Session {
 
     /// The earliest pending timer.
     pub fn deadline(&self) -> Option<u64> {
-        [
-            self.settle_at,
-            self.press_wait_at,
-            self.illegal_at,
-            self.press_verdict_at.map(|(t, _, _)| t),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        self.timers.next_due()
+    }
+
+    /// A press is to be judged at `at` ([`Timer::PressVerdict`]); `final_look`: after this
+    /// look an unexplained board is an illegal move.
+    fn look_at_press(&mut self, at: u64, display: ClockSide, final_look: bool) {
+        self.timers.set(Timer::PressVerdict, at);
+        self.press_look = Some(PressLook {
+            display,
+            final_look,
+        });
+    }
+
+    /// The press waiting for its verdict, if any, taken off the table.
+    fn take_press_look(&mut self) -> Option<PressLook> {
+        self.timers.clear(Timer::PressVerdict);
+        self.press_look.take()
     }
 
     /// Makes the moves completed by a press final once their correction window is over.
     fn expire_corrections(&mut self, t: u64) {
-        if self.confirm_at.is_some_and(|c| c <= t) {
-            self.confirm_at = None;
-            if let Some(g) = &mut self.game {
-                g.confirm_all();
-            }
+        if self.timers.fired(Timer::Correction, t)
+            && let Some(g) = &mut self.game
+        {
+            g.confirm_all();
         }
     }
 
@@ -383,34 +394,46 @@ impl Session {
         }
     }
 
+    /// Runs the waiting periods due at `t`, in the order of [`Timer::WAKING`].
     pub fn on_timer(&mut self, t: u64, out: &mut Emitted) {
         self.expire_corrections(t);
-        if self.press_verdict_at.is_some_and(|(d, _, _)| d <= t)
-            && let Some((_, display, final_look)) = self.press_verdict_at.take()
-        {
-            // The board reports a change up to ~400 ms late (protocol §4.1): while it is
-            // still changing, wait for it to be quiet, within a bound.
-            let quiet_at = self.last_change + self.settle_ms;
-            if quiet_at > t && t < self.press_seen_at + PRESS_MAX_WAIT_MS {
-                self.press_verdict_at = Some((quiet_at, display, final_look));
-                return self.on_timer(t, out);
-            }
-            self.decide_press(t, display, final_look, out);
-        }
-        if self.settle_at.is_some_and(|d| d <= t) {
-            self.settle_at = None;
-            self.on_settled(t, out);
-        }
-        if self.press_wait_at.is_some_and(|d| d <= t) {
-            self.press_wait_at = None;
-            // No press came: the move stands as the board shows it.
-            if let Some(Interpretation::Ahead(path)) = self.interpret(self.decision_depth()) {
-                self.commit_shown(t, &path, false, self.last_change, out);
+        for timer in Timer::WAKING {
+            if self.timers.fired(timer, t) {
+                self.on_due(timer, t, out);
             }
         }
-        if self.illegal_at.is_some_and(|d| d <= t) {
-            self.illegal_at = None;
-            self.raise_illegal_position(t, out);
+    }
+
+    /// `timer` fired at `t` (it is off the table already).
+    fn on_due(&mut self, timer: Timer, t: u64, out: &mut Emitted) {
+        match timer {
+            Timer::PressVerdict => {
+                let Some(PressLook {
+                    display,
+                    final_look,
+                }) = self.press_look.take()
+                else {
+                    return;
+                };
+                // The board reports a change up to ~400 ms late (protocol §4.1): while it is
+                // still changing, wait for it to be quiet, within a bound.
+                let quiet_at = self.last_change + self.settle_ms;
+                if quiet_at > t && t < self.press_seen_at + PRESS_MAX_WAIT_MS {
+                    self.look_at_press(quiet_at, display, final_look);
+                    return;
+                }
+                self.decide_press(t, display, final_look, out);
+            }
+            Timer::Settle => self.on_settled(t, out),
+            Timer::PressWait => {
+                // No press came: the move stands as the board shows it.
+                if let Some(Interpretation::Ahead(path)) = self.interpret(self.decision_depth()) {
+                    self.commit_shown(t, &path, false, self.last_change, out);
+                }
+            }
+            Timer::IllegalPosition => self.raise_illegal_position(t, out),
+            // Not waking timers: checked where they matter.
+            Timer::Correction | Timer::LogWait => {}
         }
     }
 
@@ -531,7 +554,7 @@ impl Session {
     /// one starts.
     fn on_ee_log(&mut self, t: u64, data: &[u8], out: &mut Emitted) {
         let entries = dgt_protocol::parse_ee_log(data);
-        if self.ee_wait_until.take().is_some()
+        if self.timers.take(Timer::LogWait).is_some()
             && let (Some(mark), Some(g)) = (&self.ee_mark, &self.game)
         {
             let white_side = self.clock.white_side();
@@ -583,8 +606,9 @@ impl Session {
                 a.fen = Some(outage.fen);
                 out.push((t, EventBody::Alert(a)));
             }
-            if self.settle_at.is_some() {
-                self.settle_at = Some(t.max(self.last_change + self.settle_ms));
+            if self.timers.is_set(Timer::Settle) {
+                self.timers
+                    .set(Timer::Settle, t.max(self.last_change + self.settle_ms));
             }
         }
         // The board went on while the log was sent (~8 s at 9600 baud): what it reports next
@@ -638,7 +662,7 @@ impl Session {
                         && self.ee_mark.is_some()
                         && self.game.as_ref().is_some_and(|g| !g.is_over())
                     {
-                        self.ee_wait_until = Some(t + eeprom::LOG_WAIT_MS);
+                        self.timers.set(Timer::LogWait, t + eeprom::LOG_WAIT_MS);
                     }
                     let a = self.alert(
                         AlertKind::BoardReconnected,
@@ -837,8 +861,8 @@ impl Session {
     }
 
     fn on_change(&mut self, t: u64, _out: &mut Emitted) {
-        self.settle_at = Some(t + self.settle_ms);
-        self.illegal_at = None;
+        self.timers.set(Timer::Settle, t + self.settle_ms);
+        self.timers.clear(Timer::IllegalPosition);
         self.last_change = t;
         if let Some(g) = self.game.as_ref().filter(|g| !g.is_over()) {
             let off = board::diff(g.current().board(), &self.seen_board()).count();
@@ -1207,12 +1231,12 @@ impl Session {
     }
 
     fn on_settled(&mut self, t: u64, out: &mut Emitted) {
-        if let Some(until) = self.ee_wait_until {
+        if let Some(until) = self.timers.get(Timer::LogWait) {
             if t < until {
-                self.settle_at = Some(until);
+                self.timers.set(Timer::Settle, until);
                 return;
             }
-            self.ee_wait_until = None;
+            self.timers.clear(Timer::LogWait);
         }
         if !self.board.is_known() {
             return;
@@ -1318,7 +1342,7 @@ impl Session {
                         4 * self.settle_ms
                     };
                     if t < self.last_change + wait {
-                        self.settle_at = Some(self.last_change + wait);
+                        self.timers.set(Timer::Settle, self.last_change + wait);
                         return;
                     }
                 }
@@ -1327,8 +1351,8 @@ impl Session {
                 // change can be reported ~400 ms late, protocol §1.1/§4.1), and the press
                 // completes the move the board shows once caught up (6.2.1). The settled
                 // placement is read after that verdict, not before it.
-                if let Some((at, _, _)) = self.press_verdict_at {
-                    self.settle_at = Some(at.max(t));
+                if let Some(at) = self.timers.get(Timer::PressVerdict) {
+                    self.timers.set(Timer::Settle, at.max(t));
                     return;
                 }
                 let (first, last) = path.split_at(path.len() - 1);
@@ -1355,7 +1379,8 @@ impl Session {
                 // had time to report the rest of a slide (§4.1: sliding reports every
                 // square passed, up to ~400 ms late): Qd5 mate shown on the way g5-c5.
                 if ends_game && self.waits_for_press() && t < self.last_change + REPORT_LAG_MS {
-                    self.settle_at = Some(self.last_change + REPORT_LAG_MS);
+                    self.timers
+                        .set(Timer::Settle, self.last_change + REPORT_LAG_MS);
                     return;
                 }
                 if (self.waits_for_press() || centre) && !ends_game {
@@ -1364,7 +1389,8 @@ impl Session {
                     } else {
                         self.press_wait_ms
                     };
-                    self.press_wait_at = Some((self.last_change + wait).max(t));
+                    self.timers
+                        .set(Timer::PressWait, (self.last_change + wait).max(t));
                 } else {
                     self.commit_shown(t, last, false, self.last_change, out);
                 }
@@ -1398,7 +1424,7 @@ impl Session {
                 self.hint_illegal_castling(t, out);
                 if !self.watch.illegal_alerted {
                     let wait = self.illegal_position_ms.saturating_sub(self.settle_ms);
-                    self.illegal_at = Some(t + wait);
+                    self.timers.set(Timer::IllegalPosition, t + wait);
                 }
             }
         }
@@ -1660,8 +1686,8 @@ impl Session {
         self.watch = GameWatch::default();
         // Bughouse: the reserves the partner board has given so far.
         self.tell_reserves(t, out);
-        self.press_wait_at = None;
-        self.illegal_at = None;
+        self.timers.clear(Timer::PressWait);
+        self.timers.clear(Timer::IllegalPosition);
         self.emit_status(t, out);
     }
 
@@ -1716,7 +1742,7 @@ impl Session {
         if pressed {
             // The board may still be reporting the last square of a slide (up to ~400 ms
             // behind, protocol §4.1): the move stays correctable for a moment.
-            self.confirm_at = Some(t + PRESS_CORRECTION_MS);
+            self.timers.set(Timer::Correction, t + PRESS_CORRECTION_MS);
         }
         // The board showed the placement after `last_ahead` (protocol §3.3: it tells only
         // which piece stands where): when the moves committed are its first ones, the rest
@@ -1727,7 +1753,7 @@ impl Session {
         });
         // The game moved on: an answered placement read from the old position is gone.
         self.answered = None;
-        self.press_wait_at = None;
+        self.timers.clear(Timer::PressWait);
         self.displaced = 0;
         self.two_presses_unseen = false;
     }
@@ -1828,12 +1854,12 @@ impl Session {
         self.watch.lost_track = false;
         self.last_ahead = None;
         self.answered = None;
-        self.press_wait_at = None;
+        self.timers.clear(Timer::PressWait);
     }
 
     /// The board shows a legal state again after an irregularity was raised.
     fn back_to_legal(&mut self, t: u64, out: &mut Emitted) {
-        self.illegal_at = None;
+        self.timers.clear(Timer::IllegalPosition);
         self.watch.stood = None;
         self.watch.lost_track = false;
         if !self.watch.ghosts.is_empty() {
@@ -1966,8 +1992,8 @@ impl Session {
                 reason: EndReason::ResultGesture,
             },
         ));
-        self.press_wait_at = None;
-        self.illegal_at = None;
+        self.timers.clear(Timer::PressWait);
+        self.timers.clear(Timer::IllegalPosition);
     }
 
     // ---- the clock -------------------------------------------------------------------------
@@ -2152,7 +2178,7 @@ impl Session {
 
     fn on_press(&mut self, t: u64, display: ClockSide, out: &mut Emitted) {
         // While the board's log is awaited, a press is judged from the log (it holds it).
-        if self.ee_wait_until.is_some() {
+        if self.timers.is_set(Timer::LogWait) {
             return;
         }
         let Some(g) = &self.game else { return };
@@ -2165,7 +2191,7 @@ impl Session {
         // the press may be relayed before that: look at the board once it has caught up.
         self.press_reading = self.clock.last().copied();
         self.press_seen_at = t;
-        self.press_verdict_at = Some((t + self.settle_ms, display, false));
+        self.look_at_press(t + self.settle_ms, display, false);
     }
 
     /// A press still waiting for its verdict when the clock reports something later (the
@@ -2173,9 +2199,13 @@ impl Session {
     /// look, the later event supersedes it: the press completed the move the board showed
     /// last, if any.
     fn overtake_pending_press(&mut self, t: u64, out: &mut Emitted) {
-        if let Some((_, pending, final_look)) = self.press_verdict_at.take() {
+        if let Some(PressLook {
+            display: pending,
+            final_look,
+        }) = self.take_press_look()
+        {
             self.decide_press(t, pending, final_look, out);
-            if self.press_verdict_at.take().is_some() {
+            if self.take_press_look().is_some() {
                 self.complete_last_shown(t, pending, out);
             }
         }
@@ -2231,7 +2261,8 @@ impl Session {
                 self.infer_from_press(display, mover);
                 self.back_to_legal(t, out);
                 self.commit_shown(t, &[m], true, self.last_change, out);
-                self.settle_at = Some(t.max(self.last_change + self.settle_ms));
+                self.timers
+                    .set(Timer::Settle, t.max(self.last_change + self.settle_ms));
             }
             Interpretation::Ahead(path)
                 if self.believable(&path) || !self.reply_in_hand(&placement.board) =>
@@ -2250,7 +2281,8 @@ impl Session {
                 if done < path.len() {
                     // The opponent's reply is already on the board: its own press (or the
                     // board settling) completes it.
-                    self.settle_at = Some(t.max(self.last_change + self.settle_ms));
+                    self.timers
+                        .set(Timer::Settle, t.max(self.last_change + self.settle_ms));
                 }
             }
             Interpretation::Sibling(m) => {
@@ -2277,7 +2309,7 @@ impl Session {
             }
             Interpretation::Unexplained if !final_look => {
                 // Look again once the board has settled (it may report the last square late).
-                self.press_verdict_at = Some((t + self.settle_ms, display, true));
+                self.look_at_press(t + self.settle_ms, display, true);
             }
             Interpretation::Unexplained
                 if t < self.press_seen_at + PRESS_MAX_WAIT_MS
@@ -2294,7 +2326,7 @@ impl Session {
                 // late, longer while the piece flickers (b7-b6 shown, the pawn off b6, b5
                 // reported after the press). The board tells which once it reports where the
                 // piece went: look again, within the bound; past it the piece counts as taken.
-                self.press_verdict_at = Some((t + self.settle_ms, display, true));
+                self.look_at_press(t + self.settle_ms, display, true);
             }
             Interpretation::Unexplained
                 if t < self.press_seen_at + PRESS_MAX_WAIT_MS
@@ -2305,7 +2337,7 @@ impl Session {
                 // capturer's square yet — a board reports a change up to ~400 ms late, and
                 // not while the piece flickers (protocol §4.1). Its slide's last square, shown
                 // earlier, is no move: look again, within the bound.
-                self.press_verdict_at = Some((t + self.settle_ms, display, true));
+                self.look_at_press(t + self.settle_ms, display, true);
             }
             Interpretation::Unexplained
                 if t < self.press_seen_at + PRESS_MAX_WAIT_MS
@@ -2317,7 +2349,7 @@ impl Session {
                 // change up to ~400 ms after the piece lands, later while it flickers
                 // (protocol §4.1). The king's slide square shown on the way (Kd8 for O-O-O)
                 // is no move: look again, within the bound.
-                self.press_verdict_at = Some((t + self.settle_ms, display, true));
+                self.look_at_press(t + self.settle_ms, display, true);
             }
             _ if self
                 .last_ahead
@@ -2383,7 +2415,7 @@ impl Session {
                 self.commit_shown(t, &[m], true, self.last_change, out);
                 if !self.watch.illegal_alerted {
                     let wait = self.illegal_position_ms.saturating_sub(self.settle_ms);
-                    self.illegal_at = Some(t + wait);
+                    self.timers.set(Timer::IllegalPosition, t + wait);
                 }
             }
             _ if self.adopt_illegal(t, out) => {}
@@ -2470,7 +2502,8 @@ impl Session {
         let done = self.completed_by_press(display, mover, &path);
         self.commit_shown(t, &path[..done], true, shown_at, out);
         if done < path.len() {
-            self.settle_at = Some(t.max(self.last_change + self.settle_ms));
+            self.timers
+                .set(Timer::Settle, t.max(self.last_change + self.settle_ms));
         }
     }
 

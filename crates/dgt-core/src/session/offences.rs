@@ -285,7 +285,7 @@ impl Session {
         self.watch.stood = None;
         self.watch.lost_track = true;
         self.watch.illegal_alerted = true;
-        self.illegal_at = None;
+        self.timers.clear(Timer::IllegalPosition);
         let Some(g) = &self.game else { return };
         let placement = self.board.placement(self.orientation).board;
         let d = board::diff(g.current().board(), &placement);

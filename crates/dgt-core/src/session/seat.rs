@@ -6,6 +6,7 @@
 use shakmaty::{Color, Move, Piece, Position, Role};
 
 use super::Session;
+use super::timers::Timer;
 use crate::arbiter;
 use crate::bughouse::{self, PartnerView, Pieces, RankReading, Regulation, Standing};
 use crate::engine::Emitted;
@@ -139,10 +140,10 @@ impl Session {
             seat.taken_due_since = Some(t);
             // Looked at again when the wait is over (`expire_partner_takes`).
             let at = t + TAKE_WINDOW_MS;
-            self.settle_at = Some(self.settle_at.map_or(at, |s| s.min(at)));
+            self.timers.set_earliest(Timer::Settle, at);
         }
         if self.take_for_partner_promotion(t, out) {
-            self.settle_at = Some(t);
+            self.timers.set(Timer::Settle, t);
         }
         self.check_clocks_together(t, out);
         self.tell_reserves(t, out);
@@ -402,7 +403,7 @@ impl Session {
         }
         let since = *seat.frozen_changed_at.get_or_insert(t);
         if t < since + wait {
-            self.settle_at = Some(since + wait);
+            self.timers.set(Timer::Settle, since + wait);
             return;
         }
         seat.frozen_told = true;
@@ -468,7 +469,7 @@ impl Session {
             seat.drop_lifted_at = None;
             return false;
         }
-        self.settle_at = Some(since + wait);
+        self.timers.set(Timer::Settle, since + wait);
         true
     }
 
@@ -583,7 +584,7 @@ impl Session {
         );
         out.push((t, EventBody::Alert(a)));
         self.last_ahead = None;
-        self.press_wait_at = None;
+        self.timers.clear(Timer::PressWait);
         self.displaced = 0;
         self.same_since = t;
         self.after_move(t, out);

@@ -27,9 +27,11 @@ use crate::time_control::TimeControl;
 mod clock_checks;
 mod flags;
 mod offences;
+mod phase;
 mod seat;
 mod timers;
 
+use phase::Phase;
 use timers::{Timer, Timers};
 
 /// A press waiting for its verdict ([`Timer::PressVerdict`]): the display pressed, and
@@ -333,6 +335,17 @@ impl Session {
     pub fn game(&self) -> Option<&Game> {
         self.game.as_ref()
     }
+    /// No game, a game being played, or a game over.
+    fn phase(&self) -> Phase<'_> {
+        Phase::of(self.game.as_ref())
+    }
+    /// The game, while it is being played (not before it starts nor after its result).
+    fn playing(&self) -> Option<&Game> {
+        self.phase().playing()
+    }
+    fn playing_mut(&mut self) -> Option<&mut Game> {
+        self.game.as_mut().filter(|g| !g.is_over())
+    }
     pub fn physical(&self) -> &PhysicalBoard {
         &self.board
     }
@@ -477,8 +490,8 @@ impl Session {
     /// started the opponent's clock (the usual start by Black). Misread only when Black
     /// starts the clock and White moves within one poll.
     fn on_logged_press(&mut self, first_left: bool) {
-        let Some(g) = &self.game else { return };
-        if g.plies() > 0 || g.is_over() {
+        let Some(g) = self.playing() else { return };
+        if g.plies() > 0 {
             return;
         }
         let to_move = g.current().turn();
@@ -564,7 +577,7 @@ impl Session {
                 .last()
                 .map_or(self.clock.white_black_ms(), |m| (m.white_ms, m.black_ms));
             for (m, logged) in &outage.moves {
-                let Some(g) = self.game.as_mut().filter(|g| !g.is_over()) else {
+                let Some(g) = self.playing_mut() else {
                     break;
                 };
                 match (g.current().turn(), logged) {
@@ -613,7 +626,7 @@ impl Session {
         }
         // The board went on while the log was sent (~8 s at 9600 baud): what it reports next
         // may hold several moves, as after any gap.
-        if self.game.as_ref().is_some_and(|g| !g.is_over()) {
+        if self.phase().is_playing() {
             self.after_gap = true;
         }
         self.ee_mark = Some(eeprom::Mark {
@@ -658,10 +671,7 @@ impl Session {
                     self.was_disconnected = false;
                     // A board that sent its log before will send it again: the moves of the
                     // outage are read from it, not guessed from the dump ([`Self::on_ee_log`]).
-                    if self.bus.is_none()
-                        && self.ee_mark.is_some()
-                        && self.game.as_ref().is_some_and(|g| !g.is_over())
-                    {
+                    if self.bus.is_none() && self.ee_mark.is_some() && self.phase().is_playing() {
                         self.timers.set(Timer::LogWait, t + eeprom::LOG_WAIT_MS);
                     }
                     let a = self.alert(
@@ -677,7 +687,7 @@ impl Session {
                 self.link = LinkState::Disconnected;
                 self.was_disconnected = true;
                 self.emit_status(t, out);
-                let in_game = self.game.as_ref().is_some_and(|g| !g.is_over());
+                let in_game = self.phase().is_playing();
                 // A planned stop of the daemon is no trouble with the board: info only.
                 let severity = if in_game && !stopping {
                     Severity::Review
@@ -707,9 +717,7 @@ impl Session {
             Operation::Setup(s) => self.on_setup(t, s, out),
             Operation::Result(r) => {
                 self.check_result(t, r, out);
-                if let Some(g) = &mut self.game
-                    && !g.is_over()
-                {
+                if let Some(g) = self.playing_mut() {
                     let id = g.id.clone();
                     g.result = Some((r.clone(), EndReason::Arbiter));
                     out.push((
@@ -864,7 +872,7 @@ impl Session {
         self.timers.set(Timer::Settle, t + self.settle_ms);
         self.timers.clear(Timer::IllegalPosition);
         self.last_change = t;
-        if let Some(g) = self.game.as_ref().filter(|g| !g.is_over()) {
+        if let Some(g) = self.playing() {
             let off = board::diff(g.current().board(), &self.seen_board()).count();
             self.displaced = self.displaced.max(off);
         }
@@ -883,7 +891,7 @@ impl Session {
             }
             _ => None,
         };
-        if self.game.as_ref().is_some_and(|g| !g.is_over())
+        if self.phase().is_playing()
             && let Some(path) = ahead
         {
             if self.seen.len() == SEEN_KEPT {
@@ -1251,14 +1259,16 @@ impl Session {
         // A start position set up again begins a new game — unless legal moves of this game
         // reach it (knights out and back home repeat the start position).
         let placement_now = self.board.placement(self.orientation).board;
-        let new_game_possible = self.game.as_ref().is_none_or(|g| {
-            g.is_over()
-                || (g.plies() >= 2
+        let new_game_possible = match self.phase() {
+            Phase::NoGame | Phase::Over(_) => true,
+            Phase::Playing(g) => {
+                g.plies() >= 2
                     && matches!(
                         reconstruct::interpret(g, &placement_now, depth),
                         Interpretation::Unexplained | Interpretation::Earlier(_)
-                    ))
-        });
+                    )
+            }
+        };
         if new_game_possible && self.try_start_game(t, out) {
             self.wrong_setup = None;
             return;
@@ -1269,15 +1279,12 @@ impl Session {
         if self.bughouse.is_some() {
             self.expire_partner_takes(t, out);
         }
-        let Some(game) = &self.game else { return };
-        if game.is_over() {
-            if self.bughouse.is_some() {
-                self.watch_frozen_board(t, out);
-            } else {
-                self.watch_play_after_end(t, out);
-            }
-            return;
-        }
+        let game = match self.phase() {
+            Phase::NoGame => return,
+            Phase::Over(_) if self.bughouse.is_some() => return self.watch_frozen_board(t, out),
+            Phase::Over(_) => return self.watch_play_after_end(t, out),
+            Phase::Playing(game) => game,
+        };
         let placement = self.board.placement(self.orientation);
         if let Some((result, how)) = reconstruct::result_gesture(&placement) {
             // A move shown before the gesture began was played (unless it is the first king
@@ -1436,7 +1443,7 @@ impl Session {
     /// has one, castling on the other side included (4.4.3 / 4.7.2; 2005 4.4c / 4.6b).
     fn hint_illegal_castling(&mut self, t: u64, out: &mut Emitted) {
         use shakmaty::{File, Square};
-        let Some(g) = self.game.as_ref().filter(|g| !g.is_over()) else {
+        let Some(g) = self.playing() else {
             return;
         };
         if g.castling_mode != CastlingMode::Standard
@@ -1515,7 +1522,9 @@ impl Session {
         if self.watch.told_play_after_end {
             return;
         }
-        let Some(g) = &self.game else { return };
+        let Phase::Over(g) = Phase::of(self.game.as_ref()) else {
+            return;
+        };
         let Some((result, reason)) = g.result.clone() else {
             return;
         };
@@ -1635,8 +1644,7 @@ impl Session {
                 _ => reconstruct::start_position(&placement.board),
             };
             let Some((pos, mode)) = start else { continue };
-            if let Some(g) = &self.game
-                && !g.is_over()
+            if let Some(g) = self.playing()
                 && g.positions.len() == 1
                 && g.current() == &pos
             {
@@ -1719,10 +1727,7 @@ impl Session {
             self.watch.owes_press = None;
         }
         for m in path {
-            let Some(g) = &mut self.game else { return };
-            if g.is_over() {
-                return;
-            }
+            let Some(g) = self.playing_mut() else { return };
             let mover = g.current().turn();
             if !pressed
                 && self.clock.running().is_some()
@@ -1888,8 +1893,8 @@ impl Session {
     }
 
     fn raise_illegal_position(&mut self, t: u64, out: &mut Emitted) {
-        let Some(g) = &self.game else { return };
-        if g.is_over() || self.watch.illegal_alerted {
+        let Some(g) = self.playing() else { return };
+        if self.watch.illegal_alerted {
             return;
         }
         let placement = self.board.placement(self.orientation);
@@ -2062,7 +2067,7 @@ impl Session {
         if obs.stopped
             && obs.new_flags.is_empty()
             && (self.watch.uncalled_flag.is_some() || self.watch.flag_pending.is_some())
-            && self.game.as_ref().is_some_and(|g| !g.is_over())
+            && self.phase().is_playing()
         {
             let article = if self.reduced() {
                 self.edition.reduced_flag_claim.0
@@ -2083,12 +2088,7 @@ impl Session {
                 );
             }
         }
-        if obs.stopped
-            && self
-                .game
-                .as_ref()
-                .is_some_and(|g| !g.is_over() && g.plies() > 0)
-        {
+        if obs.stopped && self.playing().is_some_and(|g| g.plies() > 0) {
             let a = self.alert(
                 AlertKind::ClockStopped,
                 // 6.11 (2005 6.13): a player stops the clock only to call the arbiter.
@@ -2098,7 +2098,7 @@ impl Session {
             );
             out.push((t, EventBody::Alert(a)));
         }
-        if obs.adjusted && self.game.as_ref().is_some_and(|g| !g.is_over()) {
+        if obs.adjusted && self.phase().is_playing() {
             let mut a = self.alert(
                 AlertKind::ClockAdjusted,
                 Severity::Info,
@@ -2181,8 +2181,7 @@ impl Session {
         if self.timers.is_set(Timer::LogWait) {
             return;
         }
-        let Some(g) = &self.game else { return };
-        if g.is_over() {
+        if !self.phase().is_playing() {
             return;
         }
         // An earlier press still waiting for its verdict is overtaken by this one.
@@ -2214,10 +2213,7 @@ impl Session {
     /// A press completes the move on the board (6.2.1). `final_look` is the deferred second
     /// look, after which an unexplained board is an illegal move.
     fn decide_press(&mut self, t: u64, display: ClockSide, final_look: bool, out: &mut Emitted) {
-        let Some(g) = &self.game else { return };
-        if g.is_over() {
-            return;
-        }
+        let Some(g) = self.playing() else { return };
         let mover = g.current().turn();
         let mut placement = self.board.placement(self.orientation);
         placement.board = self.seen_board();
@@ -2435,12 +2431,7 @@ impl Session {
     /// A press whose board never read as a move, overtaken by the next press: it completed
     /// the move the board showed last (when believable, as in `decide_press`).
     fn complete_last_shown(&mut self, t: u64, display: ClockSide, out: &mut Emitted) {
-        let Some(mover) = self
-            .game
-            .as_ref()
-            .filter(|g| !g.is_over())
-            .map(|g| g.current().turn())
-        else {
+        let Some(mover) = self.playing().map(|g| g.current().turn()) else {
             return;
         };
         if self

@@ -1,0 +1,271 @@
+//! Bytes and the link: frames decoded into board messages (protocol §3), bus replies, the
+//! board's log after an outage (§3.6), and the link's state.
+
+use super::*;
+
+impl Session {
+    pub(super) fn on_decoded(&mut self, t: u64, d: Decoded, out: &mut Emitted) {
+        match d {
+            Decoded::Message(m) => self.on_message(t, m, out),
+            Decoded::Garbage(g) => self.garbage_bytes += g.len() as u64,
+            Decoded::Bus(reply) => self.on_bus_reply(t, reply, out),
+            // The edge asks the board again (REPEAT_CHANGES, protocol §2.4); the repeat
+            // follows as a good frame.
+            Decoded::BadChecksum { .. } => {}
+        }
+    }
+
+    /// A bus reply is read as what a single board would have sent ([`crate::bus`]).
+    pub(super) fn on_bus_reply(
+        &mut self,
+        t: u64,
+        reply: dgt_protocol::BusReply,
+        out: &mut Emitted,
+    ) {
+        let Some(bus) = self.bus.as_mut() else { return };
+        let current = self.board.is_known().then(|| *self.board.codes());
+        for fact in bus.interpret(reply, current.as_ref()) {
+            match fact {
+                BusFact::Message(m) => self.on_message(t, m, out),
+                // A field update from the board's log. Its handling is not recorded: the
+                // whole batch has the poll's time, which says nothing about the hands.
+                BusFact::LoggedField { square, piece } => {
+                    if self.board.is_known() && self.board.apply_update(square, piece) == Some(true)
+                    {
+                        self.on_change(t, out);
+                    }
+                }
+                BusFact::Pressed { first_left } => self.on_logged_press(first_left),
+            }
+        }
+    }
+
+    /// The presses a bus board logged tell whose display is White's at the start of a game,
+    /// where the readings, taken once a poll, may first show the clock after White's press
+    /// ([`crate::bus`]). With White's move on the board (or under way) when the packet is
+    /// in, the packet's first press completed it; with the start position still there, it
+    /// started the opponent's clock (the usual start by Black). Misread only when Black
+    /// starts the clock and White moves within one poll.
+    pub(super) fn on_logged_press(&mut self, first_left: bool) {
+        let Some(g) = self.playing() else { return };
+        if g.plies() > 0 {
+            return;
+        }
+        let to_move = g.current().turn();
+        let moved = self.board.placement(self.orientation).board != *g.current().board();
+        let presser = if moved { to_move } else { !to_move };
+        let display = if first_left {
+            ClockSide::Left
+        } else {
+            ClockSide::Right
+        };
+        self.infer_from_press(display, presser);
+    }
+
+    pub(super) fn on_message(&mut self, t: u64, m: BoardMessage, out: &mut Emitted) {
+        match m {
+            BoardMessage::BoardDump(codes) => {
+                let before = *self.board.codes();
+                let was_known = self.board.is_known();
+                if self.board.apply_dump(&codes) {
+                    // A dump that changes the board means changes were missed.
+                    self.after_gap = was_known;
+                    if was_known {
+                        for (i, code) in before.iter().enumerate() {
+                            self.record_handling(t, i, *code);
+                        }
+                    }
+                    self.on_change(t, out);
+                }
+            }
+            // Updates before the first dump cannot be placed on a known board.
+            BoardMessage::FieldUpdate { square, piece }
+                if self.board.is_known() && (square as usize) < 64 =>
+            {
+                let before = self.board.code(square as usize);
+                if self.board.apply_update(square, piece) == Some(true) {
+                    self.record_handling(t, square as usize, before);
+                    self.on_change(t, out);
+                }
+            }
+            BoardMessage::Clock(ClockMessage::Times(times)) => self.on_clock(t, times, out),
+            BoardMessage::Clock(ClockMessage::Ack(ack)) => {
+                if let Some((main, sub)) = ack.version() {
+                    let name = if main == 2 { "DGT 3000" } else { "DGT XL" };
+                    self.clock_version = Some(format!("{name} {main}.{sub}"));
+                }
+            }
+            BoardMessage::Clock(ClockMessage::Implausible(_)) => self.clock_rejected += 1,
+            BoardMessage::Clock(ClockMessage::Blank) => {}
+            BoardMessage::SerialNumber(s) | BoardMessage::LongSerialNumber(s)
+                if self.serial.is_none() =>
+            {
+                self.serial = Some(s);
+                self.link = LinkState::Identified;
+                self.emit_status(t, out);
+            }
+            BoardMessage::Version { major, minor } => {
+                let v = format!("{major}.{minor}");
+                if self.version.as_deref() != Some(&v) {
+                    self.version = Some(v);
+                    if self.serial.is_some() {
+                        self.emit_status(t, out);
+                    }
+                }
+            }
+            BoardMessage::EeMoves(data) => self.on_ee_log(t, &data, out),
+            _ => {}
+        }
+    }
+
+    /// The board's log, asked for at every connection (protocol §3.6). After an outage it
+    /// gives the moves made meanwhile, with the logged clock times ([`eeprom::outage_moves`]);
+    /// what it cannot explain is raised for review. Every reading marks where the next
+    /// one starts.
+    pub(super) fn on_ee_log(&mut self, t: u64, data: &[u8], out: &mut Emitted) {
+        let entries = dgt_protocol::parse_ee_log(data);
+        if self.timers.take(Timer::LogWait).is_some()
+            && let (Some(mark), Some(g)) = (&self.ee_mark, &self.game)
+        {
+            let white_side = self.clock.white_side();
+            let outage = eeprom::outage_moves(mark, g, self.orientation, white_side, &entries);
+            let mut clocks = g
+                .moves
+                .last()
+                .map_or(self.clock.white_black_ms(), |m| (m.white_ms, m.black_ms));
+            for (m, logged) in &outage.moves {
+                let Some(g) = self.playing_mut() else {
+                    break;
+                };
+                match (g.current().turn(), logged) {
+                    (Color::White, Some(ms)) => clocks.0 = Some(*ms),
+                    (Color::Black, Some(ms)) => clocks.1 = Some(*ms),
+                    _ => {}
+                }
+                g.confirm_all();
+                let ply = g.push(*m, t, clocks);
+                let Some(p) = g.moves.last().cloned() else {
+                    break;
+                };
+                let side: Side = (!g.current().turn()).into();
+                let (game, fen) = (g.id.clone(), fen(g.current()));
+                let (uci, san) = (p.uci, p.san);
+                let (white_ms, black_ms) = clocks;
+                let body = MoveEvent {
+                    game,
+                    ply,
+                    side,
+                    uci,
+                    san,
+                    fen,
+                    white_ms,
+                    black_ms,
+                };
+                out.push((t, EventBody::Move(body)));
+                self.after_move(t, out);
+            }
+            if let Some(gap) = outage.gap {
+                let message = format!(
+                    "The board's memory does not explain the whole outage: {gap}. {} move(s) \
+                     were recovered from it; check the board against the position given and \
+                     enter any further moves by hand.",
+                    outage.moves.len()
+                );
+                let mut a =
+                    self.alert(AlertKind::BoardReconnected, Severity::Review, None, message);
+                a.fen = Some(outage.fen);
+                out.push((t, EventBody::Alert(a)));
+            }
+            if self.timers.is_set(Timer::Settle) {
+                self.timers
+                    .set(Timer::Settle, t.max(self.last_change + self.settle_ms));
+            }
+        }
+        // The board went on while the log was sent (~8 s at 9600 baud): what it reports next
+        // may hold several moves, as after any gap.
+        if self.phase().is_playing() {
+            self.after_gap = true;
+        }
+        self.ee_mark = Some(eeprom::Mark {
+            squares: *self.board.codes(),
+            game: self.game.as_ref().map(|g| g.id.clone()),
+            plies: self.game.as_ref().map_or(0, |g| g.plies()),
+        });
+    }
+
+    pub(super) fn emit_status(&self, t: u64, out: &mut Emitted) {
+        out.push((
+            t,
+            EventBody::BoardStatus(BoardStatus {
+                state: self.link,
+                serial: self.serial.clone(),
+                version: self.version.clone(),
+                orientation: self.orientation,
+                port: self.port.clone(),
+                clock_version: self.clock_version.clone(),
+            }),
+        ));
+    }
+
+    pub(super) fn on_link(&mut self, t: u64, link: &Link, out: &mut Emitted) {
+        match link {
+            Link::Connected { port } | Link::BusConnected { port, .. } => {
+                self.port = port.clone();
+                self.after_gap = true;
+                self.link = LinkState::Connected;
+                // A bus line's bytes are bus frames (protocol §3.7).
+                self.bus = match link {
+                    Link::BusConnected { address, .. } => Some(BusBoard::new(*address)),
+                    _ => None,
+                };
+                self.decoder = Decoder::new(if self.bus.is_some() {
+                    LineMode::Bus
+                } else {
+                    LineMode::Single
+                });
+                self.emit_status(t, out);
+                if self.was_disconnected {
+                    self.was_disconnected = false;
+                    // A board that sent its log before will send it again: the moves of the
+                    // outage are read from it, not guessed from the dump ([`Self::on_ee_log`]).
+                    if self.bus.is_none() && self.ee_mark.is_some() && self.phase().is_playing() {
+                        self.timers.set(Timer::LogWait, t + eeprom::LOG_WAIT_MS);
+                    }
+                    let a = self.alert(
+                        AlertKind::BoardReconnected,
+                        Severity::Info,
+                        None,
+                        "The board is connected again; its position is read afresh.".into(),
+                    );
+                    out.push((t, EventBody::Alert(a)));
+                }
+            }
+            Link::Disconnected { reason, stopping } => {
+                self.link = LinkState::Disconnected;
+                self.was_disconnected = true;
+                self.emit_status(t, out);
+                let in_game = self.phase().is_playing();
+                // A planned stop of the daemon is no trouble with the board: info only.
+                let severity = if in_game && !stopping {
+                    Severity::Review
+                } else {
+                    Severity::Info
+                };
+                let message = if *stopping {
+                    "The daemon is stopping: this board is not watched until it starts again; moves made meanwhile are recovered then.".to_string()
+                } else {
+                    format!(
+                        "The link to the board is down{}; moves made meanwhile are recovered when it is back.",
+                        reason
+                            .as_deref()
+                            .map(|r| format!(" ({r})"))
+                            .unwrap_or_default()
+                    )
+                };
+                let mut a = self.alert(AlertKind::BoardDisconnected, severity, None, message);
+                a.fen = self.game.as_ref().map(|g| fen(g.current()));
+                out.push((t, EventBody::Alert(a)));
+            }
+        }
+    }
+}

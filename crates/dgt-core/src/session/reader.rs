@@ -1,0 +1,598 @@
+//! The move reader: what the board shows, read against the game — the moves it explains,
+//! the placements it showed one by one, and what a settled board or a press means
+//! ([`Reading`], [`PressReading`]). It decides nothing: the referee (`referee.rs`) acts on
+//! its readings.
+
+use super::*;
+
+/// What a settled board shows, read by [`Session::read_settled`] while a game is played.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Reading {
+    /// The players signalled a result on the board (protocol §4.5); `kings`: by the kings
+    /// in the centre, not by a magic piece.
+    Gesture {
+        result: &'static str,
+        how: String,
+        kings: bool,
+    },
+    /// The current position.
+    Same,
+    /// The position after these legal moves (one, or a reply too).
+    Moves(Vec<Move>),
+    /// Another move than the last, unconfirmed one, shown soon after it: it replaces it.
+    Correct(Move),
+    /// An earlier position of the game, after this many plies (a take-back, a restored
+    /// position).
+    Restore(usize),
+    /// Nothing the game explains: an illegal position, a move in progress, or a bughouse
+    /// piece taken or a drop replaced.
+    Unexplained,
+}
+
+/// What the board shows when a press is judged (6.2.1: the press completes the move on the
+/// board), read by [`Session::read_press`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum PressReading {
+    /// Ply 0 and nothing moved: the press only started the opponent's clock.
+    ClockStarted,
+    /// The player not on move pressed while the board shows the opponent at work: his own
+    /// move was read before the clock's report of the press came in; this completes nothing.
+    NotOnMove,
+    /// Two moves whose first the board never showed by itself, while it did show this move
+    /// of the presser complete, which only the opponent's hands changed since.
+    ShownThenAnswered(Move),
+    /// The moves the board shows: the press completes the presser's, a reply waits.
+    Moves(Vec<Move>),
+    /// Another move than the last, unconfirmed one: it replaces it.
+    Correct(Move),
+    /// The move made, and the opponent already holding a piece for the reply.
+    ReplyInHand(Move),
+    /// The board has not caught up with the press: look again once it settles.
+    LookAgain,
+    /// The board moved on: the press completed the move the board showed last.
+    LastShown,
+    /// The position is unchanged and the player on move pressed (7.5.3 / 2017 7.8.1).
+    PressWithoutMove,
+    /// The position is unchanged and the player who owed a press for his earlier move made
+    /// it (6.2.2).
+    OwedPress,
+    /// The position is unchanged and the other player pressed late: his move is confirmed.
+    LatePress,
+    /// A legal move, then pieces knocked off the board before the press was judged.
+    MoveThenDisplaced(Move),
+    /// No legal move explains the board shown: an illegal move, or tracking lost.
+    Unexplained(shakmaty::Board),
+}
+
+impl Session {
+    /// Reads the settled board while a game is played (`None` otherwise). Clears the gap
+    /// (`after_gap`) once the board shows something the game explains.
+    pub(super) fn read_settled(&mut self, t: u64, depth: usize) -> Option<Reading> {
+        let game = self.playing()?;
+        let placement = self.board.placement(self.orientation);
+        if let Some((result, how)) = reconstruct::result_gesture(&placement) {
+            // Only the kings' gesture puts a king in the centre; a magic piece is a gesture
+            // of its own (protocol §4.5).
+            let kings = placement.magic.is_empty();
+            return Some(Reading::Gesture { result, how, kings });
+        }
+        let interp = match reconstruct::interpret(game, &placement.board, depth) {
+            // Moves in quick succession (time trouble): each placement was shown for less
+            // than a settle, so none was decided, but the board showed each of them in turn
+            // while watched (`chained`, `shown_move_by_move`). They are decided now as if
+            // shown together: earlier ones stand, the last waits for its press if its
+            // player's clock runs (without a clock, the board alone completes moves).
+            Interpretation::Unexplained => self
+                .chained()
+                .filter(|path| self.shown_move_by_move(path))
+                .map_or(Interpretation::Unexplained, Interpretation::Ahead),
+            Interpretation::Ahead(path) => Interpretation::Ahead(self.followed_further(path)),
+            other => other,
+        };
+        if !matches!(interp, Interpretation::Unexplained) {
+            self.after_gap = false;
+        }
+        Some(match self.prefer_shown(interp) {
+            Interpretation::Same => Reading::Same,
+            Interpretation::Ahead(path) => Reading::Moves(path),
+            // A piece moved on from where it was released long ago is a second move, not the
+            // end of a slide (or of castling begun with the rook): 4.7, the move was made.
+            Interpretation::Sibling(m) if t < self.same_since + SIBLING_MAX_MS => {
+                Reading::Correct(m)
+            }
+            Interpretation::Earlier(k) => Reading::Restore(k),
+            Interpretation::Sibling(_) | Interpretation::Unexplained => Reading::Unexplained,
+        })
+    }
+
+    /// Reads the board for a press of `display` while a game is played (`None` otherwise),
+    /// with the player on move. `final_look` is the deferred second look, after which an
+    /// unexplained board is an illegal move.
+    pub(super) fn read_press(
+        &self,
+        t: u64,
+        display: ClockSide,
+        final_look: bool,
+    ) -> Option<(Color, PressReading)> {
+        let g = self.playing()?;
+        let mover = g.current().turn();
+        let mut placement = self.board.placement(self.orientation);
+        placement.board = self.seen_board();
+        let interp = reconstruct::interpret(g, &placement.board, self.decision_depth());
+        let interp = self.prefer_shown(interp);
+        // At ply 0 with nothing moved, a press only starts White's clock. (Judged here, not
+        // when the press is seen: White's first move may be on the board, not yet reported.)
+        if g.plies() == 0 && self.last_ahead.is_none() && interp == Interpretation::Same {
+            return Some((mover, PressReading::ClockStarted));
+        }
+        let presser = self.presser(display);
+        // 6.2.1: a press completes the presser's own move. The player not on move pressed:
+        // the board showed his move settled before the clock's report of the press came in
+        // (the clock is relayed by the board, protocol §3.4), and it is in the game already.
+        // What the board shows now is the opponent's doing (a move in progress, a knocked
+        // piece): this press completes none of it. A move the board shows complete is still
+        // read below (`completed_by_press` leaves it to its own press).
+        if presser == Some(!mover)
+            && !matches!(
+                interp,
+                Interpretation::Ahead(_) | Interpretation::Sibling(_)
+            )
+        {
+            return Some((mover, PressReading::NotOnMove));
+        }
+        let reading = match interp {
+            // Two moves at once whose first the board never showed by itself, while it did
+            // show another move of the presser that only the opponent's hands changed since:
+            // the press completed the move shown, and the rest is the reply in progress (the
+            // moved piece taken off, the capturer sliding past a square that happens to make
+            // two legal moves, protocol §4.1).
+            Interpretation::Ahead(path)
+                if presser != Some(!mover)
+                    && !self.believable(&path)
+                    && let Some(m) = self.shown_then_answered(&path[0], &placement.board) =>
+            {
+                PressReading::ShownThenAnswered(m)
+            }
+            // With the press known, the presser's move is complete: two moves the board
+            // shows are believed unless a lifted piece explains it with the move shown.
+            Interpretation::Ahead(path)
+                if self.believable(&path) || !self.reply_in_hand(&placement.board) =>
+            {
+                PressReading::Moves(path)
+            }
+            Interpretation::Sibling(m) => PressReading::Correct(m),
+            // The opponent already holds a piece for the reply.
+            _ if let Some(m) =
+                reconstruct::one_move_with_reply_in_hand(g.current(), &placement.board, |m| {
+                    self.when_shown(m)
+                })
+                // The moved piece gone from its square is taken in reply only if it stays
+                // gone: first look again (it may be flickering, or still on its way), until
+                // the press's bound.
+                .filter(|m| {
+                    (final_look && t >= self.press_seen_at + PRESS_MAX_WAIT_MS)
+                        || !own_piece_gone(g.current(), m, &placement.board)
+                }) =>
+            {
+                PressReading::ReplyInHand(m)
+            }
+            Interpretation::Unexplained
+                if !final_look || self.board_catching_up(t, g, &placement.board) =>
+            {
+                PressReading::LookAgain
+            }
+            // The board moved on: the move the press completed is the last one the board
+            // showed.
+            _ if self
+                .last_ahead
+                .as_ref()
+                .is_some_and(|(_, p)| self.believable(p)) =>
+            {
+                PressReading::LastShown
+            }
+            Interpretation::Same => {
+                let pressed_by_mover = self.clock.display_of(mover.is_white()) == Some(display);
+                if !pressed_by_mover {
+                    PressReading::LatePress
+                } else if self.watch.owes_press == Some(mover) {
+                    PressReading::OwedPress
+                } else {
+                    PressReading::PressWithoutMove
+                }
+            }
+            // A legal move made, then a piece knocked off the board before the press was
+            // judged (the clock's report is relayed behind the board's, protocol §3.4): the
+            // press completes the move (6.2.1); the pieces off the board are a displacement,
+            // watched as any other (7.1), not part of an illegal move.
+            _ if self.watch.stood.is_none()
+                && let Some((m, _)) =
+                    reconstruct::one_move_with_pieces_off(g.current(), &placement.board) =>
+            {
+                PressReading::MoveThenDisplaced(m)
+            }
+            _ => PressReading::Unexplained(placement.board),
+        };
+        Some((mover, reading))
+    }
+
+    /// An unexplained board at a press's first look, or later within the press's bound when
+    /// the board is still catching up with a move made: the press is looked at again.
+    fn board_catching_up(&self, t: u64, g: &Game, shown: &shakmaty::Board) -> bool {
+        if t >= self.press_seen_at + PRESS_MAX_WAIT_MS {
+            return false;
+        }
+        // The presser's moved piece is gone again from the square the board showed it on:
+        // taken in reply, or still sliding — a slide reports every square it passes
+        // (protocol §4.1), and the square it stops on can be reported ~400 ms late, longer
+        // while the piece flickers (b7-b6 shown, the pawn off b6, b5 reported after the
+        // press). The board tells which once it reports where the piece went: look again,
+        // within the bound; past it the piece counts as taken.
+        reconstruct::one_move_with_reply_in_hand(g.current(), shown, |m| self.when_shown(m))
+            .is_some()
+            // The presser's capturer is off the board and the piece it takes is gone: the
+            // capture was made before the press, but the board has not reported the
+            // capturer's square yet — a board reports a change up to ~400 ms late, and not
+            // while the piece flickers (protocol §4.1). Its slide's last square, shown
+            // earlier, is no move.
+            || reconstruct::capture_in_hand(g.current(), shown).is_some()
+            // The king stands on its castling square and the rook is off the board: the
+            // castling is under way (3.8.2: the king two squares over, then the rook to the
+            // square the king crossed), and the rook's square is reported late — a change up
+            // to ~400 ms after the piece lands, later while it flickers (protocol §4.1). The
+            // king's slide square shown on the way (Kd8 for O-O-O) is no move.
+            || reconstruct::castling_in_hand(g.current(), shown).is_some()
+    }
+
+    pub(super) fn record_handling(&mut self, t: u64, physical: usize, before: u8) {
+        let after = self.board.code(physical);
+        if before == after {
+            return;
+        }
+        let piece = |c: u8| board::chess_piece(dgt_protocol::DgtPiece::from_code(c));
+        self.handling.record(Handling {
+            t_ms: t,
+            square: board::to_square(physical, self.orientation),
+            before: piece(before),
+            after: piece(after),
+        });
+    }
+
+    pub(super) fn on_change(&mut self, t: u64, _out: &mut Emitted) {
+        self.timers.set(Timer::Settle, t + self.settle_ms);
+        self.timers.clear(Timer::IllegalPosition);
+        self.last_change = t;
+        if let Some(g) = self.playing() {
+            let off = board::diff(g.current().board(), &self.seen_board()).count();
+            self.displaced = self.displaced.max(off);
+        }
+        // The board reports only which piece stands on each square (protocol §3.2, §3.3), so
+        // two pairs of moves can leave the same placement (g4 fxg3 e.p. and g3 fxg3): the
+        // pair remembered is the one whose first move the board showed by itself, as when
+        // the board settles or a press is judged (`prefer_shown`).
+        let ahead = match self
+            .interpret(DEPTH_ON_CHANGE)
+            .map(|i| self.prefer_shown(i))
+        {
+            Some(Interpretation::Ahead(path)) => Some(self.followed_further(path)),
+            Some(Interpretation::Unexplained) => {
+                self.note_answered();
+                self.chained()
+            }
+            _ => None,
+        };
+        if self.phase().is_playing()
+            && let Some(path) = ahead
+        {
+            if self.seen.len() == SEEN_KEPT {
+                self.seen.pop_front();
+            }
+            let ply = self.game.as_ref().map_or(0, |g| g.plies()) + path.len();
+            self.seen.push_back(Shown {
+                ply,
+                board: self.seen_board(),
+            });
+            self.last_ahead = Some((t, path));
+        }
+    }
+
+    /// Moves made in quick succession (time trouble: each placement shown for less than a
+    /// settle, the presses too fast for the clock's reports): the board followed from the
+    /// last placement moves explained, a move or two at a time, as long as it was watched.
+    pub(super) fn chained(&self) -> Option<Vec<Move>> {
+        let g = self.game.as_ref()?;
+        let (_, prev) = self.last_ahead.as_ref()?;
+        self.extended_to_board(g, prev)
+    }
+
+    /// `prev` (moves from the current position) followed by the moves that lead on from
+    /// there to what the board shows, within the depth allowed while it is watched.
+    pub(super) fn extended_to_board(&self, g: &Game, prev: &[Move]) -> Option<Vec<Move>> {
+        if self.after_gap || prev.len() + 1 > DEPTH_AFTER_GAP {
+            return None;
+        }
+        let mut pos = g.current().clone();
+        for m in prev {
+            pos.play_unchecked(*m);
+        }
+        let target = self.seen_board();
+        let mut budget = 50_000;
+        let more =
+            reconstruct::find_path_with(&pos, &target, DEPTH_ON_CHANGE, &mut budget, g.drops)?;
+        let path: Vec<Move> = prev.iter().chain(&more).copied().collect();
+        (path.len() <= DEPTH_AFTER_GAP).then_some(path)
+    }
+
+    /// The board shows the placement after `last_ahead` with the opponent's hands at work
+    /// (his pieces lifted or moved, the mover's all where those moves left them): the reply
+    /// has begun, so the last move was complete where it stood (4.7: a piece released on a
+    /// square stays there; a slide does not wait for the opponent's hand).
+    pub(super) fn note_answered(&mut self) {
+        let Some(g) = self.game.as_ref() else { return };
+        let Some((_, path)) = self.last_ahead.as_ref() else {
+            return;
+        };
+        let mut pos = g.current().clone();
+        for m in path {
+            pos.play_unchecked(*m);
+        }
+        let answerer = pos.turn();
+        let shown = self.seen_board();
+        let d = board::diff(pos.board(), &shown);
+        let only_answerer = !d.is_empty()
+            && d.into_iter().all(|sq| {
+                pos.board().color_at(sq) != Some(!answerer) && shown.color_at(sq) != Some(!answerer)
+            });
+        if only_answerer {
+            self.answered = Some((g.plies(), path.clone()));
+        }
+    }
+
+    /// Moves that continue an answered placement (`note_answered`) to `target`: the answered
+    /// moves, then the reply and what followed it.
+    pub(super) fn continued_after_answer(&self) -> Option<Vec<Move>> {
+        let g = self.game.as_ref()?;
+        let (plies, prev) = self.answered.as_ref()?;
+        if *plies != g.plies() {
+            return None;
+        }
+        self.extended_to_board(g, prev)
+    }
+
+    /// Moves in quick succession can reach a placement that fewer moves also reach (Kg4
+    /// Kg2 Kf4 and Kf4 Kg2: the board tells only which piece stands where, protocol §3.3).
+    /// The longer line is the one played when the board showed each of its placements in
+    /// turn (`chained`, `shown_move_by_move`): the king did stand on g4 while the other
+    /// moved.
+    ///
+    /// A move the opponent began to answer was complete (`note_answered`): when the reply
+    /// and the mover's next lift fall in one scan (protocol §4.1: a scan reports every
+    /// square that changed), the placement after the reply is never shown, and the piece
+    /// moving on reads as one longer move (Bb2 Kc2 Bc3 read as Bc3 Kc2: the bishop
+    /// left b2 in the scan that showed the king on c2). The answered line stands.
+    pub(super) fn followed_further(&self, path: Vec<Move>) -> Vec<Move> {
+        match self.chained() {
+            Some(c) if c.len() > path.len() && self.shown_move_by_move(&c) => c,
+            _ => match self.continued_after_answer() {
+                Some(c) if c.len() > path.len() => c,
+                _ => path,
+            },
+        }
+    }
+
+    /// Whether the board showed the position after each move of `path` but the last, as
+    /// that ply of the game: the moves were followed one by one, none inferred from a
+    /// placement the board never showed.
+    pub(super) fn shown_move_by_move(&self, path: &[Move]) -> bool {
+        let Some(g) = &self.game else { return false };
+        let mut pos = g.current().clone();
+        let (before_last, _) = path.split_at(path.len().saturating_sub(1));
+        before_last.iter().enumerate().all(|(k, m)| {
+            pos.play_unchecked(*m);
+            self.shown_as(g.plies() + k + 1, pos.board()).is_some()
+        })
+    }
+
+    /// How recently (a larger number is more recent) the board showed `board` as the
+    /// position after `ply` plies.
+    pub(super) fn shown_as(&self, ply: usize, board: &shakmaty::Board) -> Option<usize> {
+        self.seen
+            .iter()
+            .rposition(|s| s.ply == ply && &s.board == board)
+    }
+
+    /// Whether the board is the current position after a move it showed, with one piece of
+    /// the reply lifted.
+    pub(super) fn reply_in_hand(&self, shown: &shakmaty::Board) -> bool {
+        self.game.as_ref().is_some_and(|g| {
+            reconstruct::one_move_with_reply_in_hand(g.current(), shown, |m| self.when_shown(m))
+                .is_some()
+        })
+    }
+
+    /// Two moves that end in the same placement (g2g4 hxg3 e.p. and g2g3 hxg3; f1=R Rxf1
+    /// and f1=Q Rxf1): the pair whose first move the board showed by itself, the latest
+    /// shown (a slide's intermediate square was shown before). A press relayed late, or a
+    /// bus poll, often brings a move and its reply together.
+    pub(super) fn prefer_shown(&self, interp: Interpretation) -> Interpretation {
+        let Interpretation::Ahead(path) = &interp else {
+            return interp;
+        };
+        if path.len() != 2 {
+            return interp;
+        }
+        let Some(g) = &self.game else { return interp };
+        let target = self.seen_board();
+        let mut best: Option<(usize, Move, Move)> = None;
+        for m in reconstruct::legal_moves(g.current()) {
+            let Some(when) = self.when_shown(&m) else {
+                continue;
+            };
+            if best.as_ref().is_some_and(|(w, _, _)| *w >= when) {
+                continue;
+            }
+            let mut after = g.current().clone();
+            after.play_unchecked(m);
+            if let Some(reply) = reconstruct::one_move_to(&after, &target) {
+                best = Some((when, m, reply));
+            }
+        }
+        match best {
+            Some((_, m, reply)) => Interpretation::Ahead(vec![m, reply]),
+            None => interp,
+        }
+    }
+
+    /// Whether the board showed the current position with `m` played, not long ago.
+    pub(super) fn was_shown(&self, m: &Move) -> bool {
+        self.when_shown(m).is_some()
+    }
+
+    /// How recently (a larger number is more recent) the board showed `m` played: the
+    /// placement after it, shown as the next ply of this game (the same placement shown
+    /// plies ago, before the position repeated, tells nothing about the move made now).
+    pub(super) fn when_shown(&self, m: &Move) -> Option<usize> {
+        let g = self.game.as_ref()?;
+        let mut after = g.current().clone();
+        after.play_unchecked(*m);
+        self.shown_as(g.plies() + 1, after.board())
+    }
+
+    pub(super) fn decision_depth(&self) -> usize {
+        if self.after_gap {
+            DEPTH_AFTER_GAP
+        } else {
+            DEPTH_WATCHED
+        }
+    }
+
+    pub(super) fn interpret(&self, depth: usize) -> Option<Interpretation> {
+        let g = self.game.as_ref()?;
+        Some(reconstruct::interpret(g, &self.seen_board(), depth))
+    }
+
+    /// Whether the player to move still has their clock running, so that the press (not the
+    /// board alone) completes the move.
+    /// The clock is connected and reads stopped (status byte D0 = 0, protocol §3.4):
+    /// no player's time runs, as when the players stopped it at the end of the game.
+    pub(super) fn clock_stopped(&self) -> bool {
+        self.clock.is_connected() && self.clock.last().is_some() && self.clock.running().is_none()
+    }
+
+    pub(super) fn waits_for_press(&self) -> bool {
+        let Some(running) = self.clock.running() else {
+            return false;
+        };
+        if !self.clock.is_connected() {
+            return false;
+        }
+        let Some(g) = &self.game else { return false };
+        match self.clock.display_of(g.current().turn().is_white()) {
+            Some(d) => d == running,
+            None => true,
+        }
+    }
+
+    /// The board as the game reads it: the placement, with pieces knocked off the board
+    /// (`ghosts`) put back on their squares while those are empty and the game still has
+    /// them there.
+    ///
+    /// A board the game explains as it is wins: a knocked-off piece that was put back and
+    /// moved on leaves its square empty legally.
+    pub(super) fn seen_board(&self) -> shakmaty::Board {
+        let raw = self.board.placement(self.orientation).board;
+        let Some(g) = self.game.as_ref().filter(|_| !self.watch.ghosts.is_empty()) else {
+            return raw;
+        };
+        let mut b = raw.clone();
+        for &(sq, piece) in &self.watch.ghosts {
+            if b.piece_at(sq).is_none() && g.current().board().piece_at(sq) == Some(piece) {
+                b.set_piece_at(sq, piece);
+            }
+        }
+        if b != raw
+            && reconstruct::interpret(g, &raw, self.decision_depth()) != Interpretation::Unexplained
+        {
+            return raw;
+        }
+        b
+    }
+
+    /// The player who pressed, once the clock's sides are known.
+    pub(super) fn presser(&self, display: ClockSide) -> Option<Color> {
+        let white = self.clock.white_side()?;
+        Some(if display == white {
+            Color::White
+        } else {
+            Color::Black
+        })
+    }
+
+    /// A move of the player on move, other than `first` and not a square on `first`'s slide,
+    /// that the board showed complete and that only the opponent's hands changed since (his
+    /// pieces lifted or on their way, the moved piece taken off): the latest shown.
+    pub(super) fn shown_then_answered(
+        &self,
+        first: &Move,
+        shown: &shakmaty::Board,
+    ) -> Option<Move> {
+        let g = self.game.as_ref()?;
+        let pos = g.current();
+        let mut best: Option<(usize, Move)> = None;
+        for m in reconstruct::legal_moves(pos) {
+            if m == *first || reconstruct::slide_prefix(&m, first) {
+                continue;
+            }
+            let Some(when) = self.when_shown(&m) else {
+                continue;
+            };
+            if best.is_some_and(|(w, _)| w >= when) {
+                continue;
+            }
+            if reconstruct::only_opponent_changed(pos, &m, shown) {
+                best = Some((when, m));
+            }
+        }
+        best.map(|(_, m)| m)
+    }
+
+    /// Two moves at once are believed only if the first was seen on the board by itself:
+    /// "Qxg3, queen lifted by the recapturing hand" also reads as "Qxf4 gxf4".
+    pub(super) fn believable(&self, path: &[Move]) -> bool {
+        path.len() == 1 || self.after_gap || self.was_shown(&path[0])
+    }
+
+    /// How many moves of `path`, from its start, the board showed one by one: the placement
+    /// after each of them shown as that ply of the game. Moves followed in quick succession
+    /// (`chained`) may be read two at a time from a placement in between, and a move in
+    /// progress can read as two (the pawn on d4 taken off and the queen on c3 lifted for
+    /// Qxd4 is the placement of Qxe3 dxe3 after ...e3: the board tells only which piece
+    /// stands where, protocol §3.3): such a pair is no move the board showed. After a gap
+    /// nothing was shown in between, and the whole path stands.
+    pub(super) fn shown_prefix(&self, path: &[Move]) -> usize {
+        let Some(g) = &self.game else { return 0 };
+        if self.after_gap {
+            return path.len();
+        }
+        let mut pos = g.current().clone();
+        path.iter()
+            .enumerate()
+            .take_while(|(k, m)| {
+                pos.play_unchecked(**m);
+                self.shown_as(g.plies() + k + 1, pos.board()).is_some()
+            })
+            .count()
+    }
+
+    /// How many moves of `path` (which starts with `mover`'s move) the press completed: up
+    /// to the presser's own last move. A reply after it waits for its own press.
+    pub(super) fn completed_by_press(
+        &self,
+        display: ClockSide,
+        mover: Color,
+        path: &[Move],
+    ) -> usize {
+        let presser = self.presser(display).unwrap_or(mover);
+        let mut presser_moves = (0..path.len()).filter(|i| (i % 2 == 0) == (presser == mover));
+        presser_moves.next_back().map_or(0, |i| i + 1)
+    }
+}

@@ -1,0 +1,167 @@
+//! Games begin: a start position (or a set-up an operator announced) shown on the board,
+//! or a wrong set-up from which a move is made (7.2.1; 2005 7.1a).
+
+use super::*;
+
+impl Session {
+    /// A start position set up again begins a new game — unless legal moves of this game
+    /// reach it (knights out and back home repeat the start position). A board set up
+    /// wrongly is watched. Returns whether a game began.
+    pub(super) fn settled_new_game(&mut self, t: u64, depth: usize, out: &mut Emitted) -> bool {
+        let placement_now = self.board.placement(self.orientation).board;
+        let new_game_possible = match self.phase() {
+            Phase::NoGame | Phase::Over(_) => true,
+            Phase::Playing(g) => {
+                g.plies() >= 2
+                    && matches!(
+                        reconstruct::interpret(g, &placement_now, depth),
+                        Interpretation::Unexplained | Interpretation::Earlier(_)
+                    )
+            }
+        };
+        if new_game_possible && self.try_start_game(t, out) {
+            self.wrong_setup = None;
+            return true;
+        }
+        if new_game_possible || self.game.as_ref().is_some_and(|g| g.plies() == 0) {
+            self.watch_wrong_setup(t, out);
+        }
+        false
+    }
+
+    /// 7.2.1 (2005 7.1a): a board set up wrongly is remembered; when a move is made from it,
+    /// the game is followed from there and the arbiter told at once (before the first move
+    /// is completed, when the game can still be set up again).
+    pub(super) fn watch_wrong_setup(&mut self, t: u64, out: &mut Emitted) {
+        for orientation in [Orientation::Normal, Orientation::Rotated] {
+            let placement = self.board.placement(orientation).board;
+            if reconstruct::wrong_setup(&placement).is_some() {
+                self.wrong_setup = Some((placement, orientation, t));
+                return;
+            }
+        }
+        let Some((setup, orientation, seen_at)) = self.wrong_setup.clone() else {
+            return;
+        };
+        let Some((pos, what)) = reconstruct::wrong_setup(&setup) else {
+            return;
+        };
+        let placement = self.board.placement(orientation).board;
+        if reconstruct::one_move_to(&pos, &placement).is_none() {
+            return;
+        }
+        self.wrong_setup = None;
+        // Started as if the board showed the set-up; the move is then read as usual.
+        self.begin_game(t, pos, CastlingMode::Standard, orientation, out);
+        // White's press may have come before the board settled: then Black's clock runs.
+        if self.any_press_at > seen_at
+            && let Some(d) = self.clock.running()
+        {
+            self.clock.reset_inference();
+            self.clock.infer_white_side(d.other());
+        }
+        let (window, moves) = self.edition.setup_claim_window;
+        let remedy = if self.reduced() {
+            format!(
+                "A claim is possible only until each player has made {moves} moves ({window}); after that the game goes on, and a misplaced king or rook may not castle."
+            )
+        } else {
+            format!(
+                "Before the first move is completed, set the pieces up correctly; once the game has begun, it is cancelled and a new game played ({}).",
+                self.edition.setup_invalid
+            )
+        };
+        let mut a = self.alert(
+            AlertKind::SetupInvalid,
+            Severity::Intervene,
+            None,
+            format!("The game began from a wrong set-up: {what}."),
+        );
+        a.article = Some(
+            if self.reduced() {
+                window
+            } else {
+                self.edition.setup_invalid
+            }
+            .into(),
+        );
+        a.prescription = Some(remedy);
+        if let Some(seat) = &self.bughouse
+            && !seat.regulation.fide_underneath()
+        {
+            // DJC 7.1: restarted if found before Black completed his third move; 10.1:
+            // the arbiter acts on request.
+            a.severity = Severity::Claim;
+            a.edition = seat.regulation.name().into();
+            a.article = Some("7.1".into());
+            a.prescription = Some(
+                "If it is noticed before Black has completed his third move, this game is restarted; after that it continues (7.1). Only colours reversed on one board restart both games (7.2)."
+                    .into(),
+            );
+        }
+        out.push((t, EventBody::Alert(a)));
+    }
+
+    pub(super) fn try_start_game(&mut self, t: u64, out: &mut Emitted) -> bool {
+        for orientation in [Orientation::Normal, Orientation::Rotated] {
+            let placement = self.board.placement(orientation);
+            let start = match &self.next_start {
+                Some((pos, mode)) if pos.board() == &placement.board => Some((pos.clone(), *mode)),
+                _ => reconstruct::start_position(&placement.board),
+            };
+            let Some((pos, mode)) = start else { continue };
+            if let Some(g) = self.playing()
+                && g.positions.len() == 1
+                && g.current() == &pos
+            {
+                return false;
+            }
+            self.begin_game(t, pos, mode, orientation, out);
+            return true;
+        }
+        false
+    }
+
+    pub(super) fn begin_game(
+        &mut self,
+        t: u64,
+        pos: Chess,
+        mode: CastlingMode,
+        orientation: Orientation,
+        out: &mut Emitted,
+    ) {
+        self.next_start = None;
+        self.orientation = orientation;
+        self.games_started += 1;
+        let id = format!("{}/{}", self.label, self.games_started);
+        let mut game = Game::new(id.clone(), pos, mode);
+        game.drops = self.bughouse.is_some();
+        if let Some(seat) = &mut self.bughouse {
+            seat.reset();
+        }
+        out.push((
+            t,
+            EventBody::GameStart {
+                game: id,
+                start_fen: game.start_fen.clone(),
+            },
+        ));
+        self.game = Some(game);
+        self.clock.reset_inference();
+        // The clock of the player to move runs at the start (White's, unless a set-up
+        // position has Black to move).
+        if let Some(d) = self.clock.running() {
+            self.infer_running_side_to_move(d);
+        }
+        self.last_ahead = None;
+        self.answered = None;
+        self.handling.clear();
+        self.same_since = t;
+        self.watch = GameWatch::default();
+        // Bughouse: the reserves the partner board has given so far.
+        self.tell_reserves(t, out);
+        self.timers.clear(Timer::PressWait);
+        self.timers.clear(Timer::IllegalPosition);
+        self.emit_status(t, out);
+    }
+}

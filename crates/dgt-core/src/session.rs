@@ -3,6 +3,14 @@
 //! Decisions are taken at three moments: when the placement has **settled** (unchanged for
 //! `settle_ms`), when the clock shows a **press** (6.2.1: the press completes the move), and
 //! when a waiting period runs out (no press came; an unexplained placement persisted).
+//!
+//! The session owns its sub-states, each with its own module: the timer table (`timers`),
+//! the game phase (`phase`) and the history of placements shown (`shown`). The move reader
+//! (`reader`) reads the board into a `Reading` (settled) or a `PressReading`; the referee
+//! (`referee`) acts on them: moves into the game record (`record`), games begun (`start`),
+//! alerts on the handling of pieces (`hands`), offences (`offences`), flags (`flags`) and
+//! the clock (`presses`, `clock_checks`). Bytes and the link are read in `link`; a bughouse
+//! board's seat is in `seat`.
 
 use dgt_protocol::{BoardMessage, ClockMessage, ClockTimes, Decoded, Decoder, LineMode};
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
@@ -35,10 +43,12 @@ mod reader;
 mod record;
 mod referee;
 mod seat;
+mod shown;
 mod start;
 mod timers;
 
 use phase::Phase;
+use shown::ShownHistory;
 use timers::{Timer, Timers};
 
 /// A press waiting for its verdict ([`Timer::PressVerdict`]): the display pressed, and
@@ -57,15 +67,6 @@ struct UncalledFlag {
     t_ms: u64,
     /// The id the engine gave the flag alert (acknowledging it calls the flag).
     alert: Option<u64>,
-}
-
-/// A placement legal moves explained, as the position after `ply` plies of the game.
-/// Positions repeat (a knight out and back, a king shuffling): the same placement shown at
-/// another ply is no sign of a move played now.
-#[derive(Debug, Clone)]
-struct Shown {
-    ply: usize,
-    board: shakmaty::Board,
 }
 
 /// Offences that count towards the loss (7.5.5; 2017: 7.5.3 / 7.8.2 separately).
@@ -100,8 +101,6 @@ const DISPLACED_SQUARES: usize = 3;
 /// How long after the board showed a move another move of the same side may still replace
 /// it (a slide's intermediate square that looked settled, castling begun with the rook).
 const SIBLING_MAX_MS: u64 = 3000;
-/// How many recent explained placements are remembered.
-const SEEN_KEPT: usize = 32;
 /// How late a board may report a change in rapid play (protocol §4.1: about 400 ms): a
 /// sliding piece may still be reported on the squares after the one it seems to stop on.
 const REPORT_LAG_MS: u64 = 400;
@@ -222,7 +221,7 @@ pub struct Session {
     two_presses_unseen: bool,
     /// Recent placements that legal moves explained: the first of two moves seen together is
     /// believed only if the board once showed it by itself.
-    seen: std::collections::VecDeque<Shown>,
+    seen: ShownHistory,
     /// Every waiting period's deadline: the settle, a press's verdict, a press awaited, an
     /// illegal placement persisting, corrections becoming final, the board's log awaited.
     timers: Timers,
@@ -313,7 +312,7 @@ impl Session {
             last_ahead: None,
             answered: None,
             two_presses_unseen: false,
-            seen: std::collections::VecDeque::new(),
+            seen: ShownHistory::default(),
             timers: Timers::default(),
             press_look: None,
             press_reading: None,

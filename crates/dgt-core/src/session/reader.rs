@@ -283,14 +283,9 @@ impl Session {
         if self.phase().is_playing()
             && let Some(path) = ahead
         {
-            if self.seen.len() == SEEN_KEPT {
-                self.seen.pop_front();
-            }
             let ply = self.game.as_ref().map_or(0, |g| g.plies()) + path.len();
-            self.seen.push_back(Shown {
-                ply,
-                board: self.seen_board(),
-            });
+            let board = self.seen_board();
+            self.seen.record(ply, board);
             self.last_ahead = Some((t, path));
         }
     }
@@ -395,9 +390,7 @@ impl Session {
     /// How recently (a larger number is more recent) the board showed `board` as the
     /// position after `ply` plies.
     pub(super) fn shown_as(&self, ply: usize, board: &shakmaty::Board) -> Option<usize> {
-        self.seen
-            .iter()
-            .rposition(|s| s.ply == ply && &s.board == board)
+        self.seen.when(ply, board)
     }
 
     /// Whether the board is the current position after a move it showed, with one piece of

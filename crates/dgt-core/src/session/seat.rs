@@ -221,7 +221,7 @@ impl Session {
             return;
         };
         let made_drop = matches!(made, Move::Put { .. }).then(|| made.to());
-        let shown_drop = self.seen.iter().rev().find_map(|s| {
+        let shown_drop = self.seen.newest_first().find_map(|s| {
             if s.ply != ply {
                 return None;
             }

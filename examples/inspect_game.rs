@@ -66,7 +66,18 @@ fn main() {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(1);
-    let spec = corpus_spec(seed);
+    // `PACE=scramble` (or careful, blitz): the alert-pace game of this seed instead.
+    let spec = match std::env::var("PACE") {
+        Ok(p) => {
+            let (pace, _, control) = dgt_arbiter::verify_alerts::PACES
+                .iter()
+                .find(|(_, name, _)| *name == p)
+                .copied()
+                .expect("PACE: careful, blitz or scramble");
+            dgt_arbiter::verify_alerts::alert_spec(seed, pace, control)
+        }
+        Err(_) => corpus_spec(seed),
+    };
     let game = generate_game(spec);
     let t = &game.truth;
     println!(

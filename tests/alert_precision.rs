@@ -23,3 +23,43 @@ fn alerts_are_scored_against_the_truth_at_every_pace() {
     let careful = &report.paces[0].scores["castling_rook_first"];
     assert_eq!(careful.false_positives, 0, "{careful:?}");
 }
+
+/// Issue 15, no runaway of offences: in time-scramble games the board can lose track of the
+/// game (presses closer together than the board polls its clock, protocol §2.2, hide some
+/// of them). The emulated players make no illegal move, so once the core has raised one
+/// illegal move, the presses that follow before the position is reinstated must not count
+/// further offences — a second one would decide the game (7.5.5) on a misread board. Seeds
+/// 57 and 94 are the scramble games among 1–100 where tracking is lost.
+#[test]
+fn a_lost_track_at_scramble_pace_counts_no_second_offence() {
+    use dgt_arbiter::verify::inputs_of;
+    use dgt_arbiter::verify_alerts::alert_spec;
+    use dgt_core::{AlertKind, Core, EventBody};
+    let (pace, _, control) = PACES[2];
+    for seed in [57, 94] {
+        let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
+        let mut core = Core::new(CoreConfig::default());
+        let mut events = Vec::new();
+        for input in inputs_of(&game, "board-1") {
+            events.extend(core.handle(&input));
+        }
+        while let Some(d) = core.next_deadline() {
+            events.extend(core.advance(d));
+        }
+        let illegal: Vec<String> = events
+            .iter()
+            .filter_map(|e| match &e.body {
+                EventBody::Alert(a) if a.kind == AlertKind::IllegalMove => Some(a.message.clone()),
+                _ => None,
+            })
+            .collect();
+        assert!(illegal.len() <= 1, "seed {seed}: {illegal:#?}");
+        let second = events.iter().find_map(|e| match &e.body {
+            EventBody::Alert(a) if a.message.contains("offence number 2") => {
+                Some(a.message.clone())
+            }
+            _ => None,
+        });
+        assert_eq!(second, None, "seed {seed}");
+    }
+}

@@ -5,6 +5,52 @@
 
 use super::*;
 
+/// Why the core stopped reading moves from the board (`lose_track`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum LostBecause {
+    /// An illegal move was taken into the game as it stood, then another came (7.5.1).
+    SecondIllegalStood,
+    /// A press found the board changed in more ways than one move of the player on move
+    /// can make: not an illegal move (7.5.1 is about a move), but the board gone astray.
+    NotOneMove,
+    /// A press came while an illegal move was already raised and the position before it
+    /// not yet reinstated: play went on from the irregular position (7.5.1: the arbiter
+    /// establishes it), not a further offence of its own.
+    PlayWentOnAfterIllegal,
+}
+
+impl LostBecause {
+    fn words(self) -> &'static str {
+        match self {
+            LostBecause::SecondIllegalStood => {
+                "after an illegal move taken as it stood, another change"
+            }
+            LostBecause::NotOneMove => {
+                "at a press the board differs from the last legal position in more squares than one move changes"
+            }
+            LostBecause::PlayWentOnAfterIllegal => {
+                "the clock was pressed again after an illegal move, with the position before it not reinstated"
+            }
+        }
+    }
+}
+
+/// Whether `shown` can be one move of `mover` from `before`, legal or not: at most four
+/// squares changed (castling moves two pieces, 3.8.2; en passant empties a third square),
+/// and no piece of the opponent appears on a square it did not stand on — the opponent's
+/// pieces can only be captured. Anything else is not a move the Laws could count as an
+/// illegal one (7.5.1), and counting it would escalate a misread board into offences.
+pub(super) fn could_be_one_move(
+    before: &shakmaty::Board,
+    shown: &shakmaty::Board,
+    mover: Color,
+) -> bool {
+    let d = board::diff(before, shown);
+    d.count() <= 4
+        && d.into_iter()
+            .all(|sq| shown.color_at(sq).is_none_or(|c| c == mover))
+}
+
 impl Session {
     pub(super) fn illegal_at_press(
         &mut self,
@@ -188,7 +234,7 @@ impl Session {
         if self.watch.adopted_at == Some(before_plies) {
             // A second illegal move to take as it stood, with no legal move since the first:
             // the board is no longer following the game. Stop reading moves from it.
-            self.lose_track(t, out);
+            self.lose_track(t, out, LostBecause::SecondIllegalStood);
             return false;
         }
         let clocks = self.clock.white_black_ms();
@@ -281,7 +327,7 @@ impl Session {
     /// review); no move is read and no offence counted until the board shows a position the
     /// game explains — a legal continuation, the last legal position or an earlier one (7.1),
     /// or a set-up for a new game.
-    pub(super) fn lose_track(&mut self, t: u64, out: &mut Emitted) {
+    pub(super) fn lose_track(&mut self, t: u64, out: &mut Emitted, because: LostBecause) {
         self.watch.stood = None;
         self.watch.lost_track = true;
         self.watch.illegal_alerted = true;
@@ -294,7 +340,8 @@ impl Session {
             Severity::Review,
             None,
             format!(
-                "The board no longer follows the game: after an illegal move taken as it stood, another change no legal move explains (squares {}). No move is recorded until the board shows the position after ply {} or an earlier one, a legal move from it, or a new set-up.",
+                "The board no longer follows the game: {}, a change no legal move explains (squares {}). No move is recorded until the board shows the position after ply {} or an earlier one, a legal move from it, or a new set-up.",
+                because.words(),
                 board::square_names(d).join(" "),
                 g.plies()
             ),

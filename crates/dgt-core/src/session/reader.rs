@@ -196,6 +196,13 @@ impl Session {
                     PressReading::LatePress
                 } else if self.watch.owes_press == Some(mover) {
                     PressReading::OwedPress
+                } else if !final_look {
+                    // The board shows no move yet, but it reports a change up to ~400 ms
+                    // after the piece lands (protocol §4.1) and at speed the press follows
+                    // the placement within ~50 ms: look once more before calling it a press
+                    // without a move (7.5.3). What the board cannot tell apart — a press
+                    // just before the move — is then read as the move that press completed.
+                    PressReading::LookAgain
                 } else {
                     PressReading::PressWithoutMove
                 }

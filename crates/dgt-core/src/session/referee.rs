@@ -342,10 +342,25 @@ impl Session {
         if self.adopt_illegal(t, out) || self.watch.lost_track {
             return;
         }
+        if self.watch.illegal_alerted {
+            // An illegal move was raised and its position is not reinstated: this press is
+            // play going on from it, for the arbiter to establish (7.5.1), not an offence of
+            // its own — counting it would decide a game on a misread board.
+            self.lose_track(t, out, offences::LostBecause::PlayWentOnAfterIllegal);
+            return;
+        }
         // The player on move may have changed: an illegal move answered by another was taken
         // into the game (`adopt_illegal`).
         let mover = self.game.as_ref().map_or(mover, |g| g.current().turn());
-        self.illegal_at_press(t, mover, shown, out)
+        let one_move = self
+            .game
+            .as_ref()
+            .is_none_or(|g| offences::could_be_one_move(g.current().board(), shown, mover));
+        if one_move {
+            self.illegal_at_press(t, mover, shown, out)
+        } else {
+            self.lose_track(t, out, offences::LostBecause::NotOneMove);
+        }
     }
 
     /// A press still waiting for its verdict when the clock reports something later (the

@@ -1,0 +1,99 @@
+//! Offences are counted only from what the board can show (issue 15: an alert that is
+//! wrong costs more than one that is late). A press the board has not caught up with is
+//! no press without a move; a board that differs from the game by more than one move of
+//! the player on move is not an illegal move; and once an illegal move is raised, further
+//! presses before the position is reinstated are play going on from it, not new offences.
+
+mod common;
+
+use common::*;
+use dgt_core::AlertKind;
+
+/// At speed the press follows the placement within ~50 ms, and the board reports the move
+/// up to ~400 ms after the piece lands (protocol §4.1): a move reported 300 ms after the
+/// press is the move that press completed (6.2.1), not a press without a move (7.5.3).
+#[test]
+fn a_move_reported_after_the_press_is_no_press_without_a_move() {
+    let mut b = game("fide-2023", "3+2", 180);
+    b.lift("e2")
+        .wait(5)
+        .put("e4", 'P')
+        .wait(300)
+        .press()
+        .wait(1000);
+    b.press()
+        .wait(250)
+        .lift("e7")
+        .wait(5)
+        .put("e5", 'p')
+        .wait(2000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4", "e7e5"]);
+    let kinds = alerts(&ev);
+    assert!(
+        !kinds.contains(&AlertKind::ClockPressedWithoutMove),
+        "{kinds:?}"
+    );
+}
+
+/// The same press with no move made at all is still a press without a move — only later,
+/// after the board had time to report.
+#[test]
+fn a_press_with_no_move_at_all_is_still_raised() {
+    let mut b = game("fide-2023", "3+2", 180);
+    b.lift("e2")
+        .wait(5)
+        .put("e4", 'P')
+        .wait(300)
+        .press()
+        .wait(1000);
+    b.press().wait(3000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4"]);
+    let raised = alert_of(&ev, AlertKind::ClockPressedWithoutMove);
+    assert_eq!(raised.len(), 1, "{:?}", alerts(&ev));
+    assert_eq!(severity(&raised[0]), "intervene");
+}
+
+/// White plays the illegal e2-e5, and a black knight stands on f6 before White's press is
+/// judged: no single move of White turns the game's position into this board (a piece of
+/// the opponent appeared), so it is not counted as White's illegal move — the arbiter is
+/// told the board no longer follows the game (review) and establishes what happened.
+#[test]
+fn a_board_no_single_move_explains_is_no_illegal_move() {
+    let mut b = game("fide-2023", "3+2", 180);
+    b.lift("e2").wait(5).put("e5", 'P').wait(100);
+    b.lift("g8")
+        .wait(5)
+        .put("f6", 'n')
+        .wait(30)
+        .press()
+        .wait(3000);
+    let ev = b.run();
+    let kinds = alerts(&ev);
+    assert!(!kinds.contains(&AlertKind::IllegalMove), "{kinds:?}");
+    let lost = alert_of(&ev, AlertKind::IllegalPosition);
+    assert_eq!(lost.len(), 1, "{kinds:?}");
+    assert_eq!(severity(&lost[0]), "review");
+    assert!(moves(&ev).is_empty(), "{:?}", moves(&ev));
+}
+
+/// The same illegal e2-e5 alone is an illegal move, counted (7.5.1).
+#[test]
+fn one_illegal_move_alone_is_still_counted() {
+    let mut b = game("fide-2023", "3+2", 180);
+    b.lift("e2")
+        .wait(5)
+        .put("e5", 'P')
+        .wait(300)
+        .press()
+        .wait(3000);
+    let ev = b.run();
+    let illegal = alert_of(&ev, AlertKind::IllegalMove);
+    assert_eq!(illegal.len(), 1, "{:?}", alerts(&ev));
+    assert!(
+        illegal[0].message.contains("offence number 1"),
+        "{}",
+        illegal[0].message
+    );
+}

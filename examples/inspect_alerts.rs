@@ -1,0 +1,88 @@
+//! Lists the alerts of kinds with no truth kept (illegal_move, clock_pressed_without_move…)
+//! raised on alert-pace games, with the truth around them:
+//! `cargo run --release --example inspect_alerts -- PACE FIRST N [KIND]`.
+
+use dgt_arbiter::verify::inputs_of;
+use dgt_arbiter::verify_alerts::{PACES, alert_spec};
+use dgt_core::{Core, CoreConfig, EventBody};
+use dgt_emulator::generate_game;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let pace_name = args.first().map(String::as_str).unwrap_or("scramble");
+    let first: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1);
+    let n: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(100);
+    let kind = args
+        .get(3)
+        .cloned()
+        .unwrap_or_else(|| "illegal_move".into());
+    let (pace, _, control) = PACES
+        .iter()
+        .find(|(_, name, _)| *name == pace_name)
+        .copied()
+        .expect("pace: careful, blitz or scramble");
+    let config = CoreConfig::default();
+    for seed in first..first + n {
+        let game = generate_game(alert_spec(seed, pace, control));
+        let mut core = Core::new(config.clone());
+        let mut events = Vec::new();
+        for i in inputs_of(&game, "board-1") {
+            events.extend(core.handle(&i));
+        }
+        while let Some(d) = core.next_deadline() {
+            events.extend(core.advance(d));
+        }
+        let mut rebuilt: Vec<String> = Vec::new();
+        for e in &events {
+            match &e.body {
+                EventBody::Move(m) => {
+                    rebuilt.truncate(m.ply as usize - 1);
+                    rebuilt.push(m.uci.clone());
+                }
+                EventBody::Alert(a) => {
+                    let k = serde_json::to_value(a.kind).unwrap();
+                    if k.as_str() != Some(kind.as_str()) {
+                        continue;
+                    }
+                    let ply = a.ply.unwrap_or(0) as usize;
+                    println!(
+                        "seed {seed} t {} ply {ply} {:?}: {}",
+                        e.t_ms, a.severity, a.message
+                    );
+                    for m in game
+                        .truth
+                        .moves
+                        .iter()
+                        .filter(|m| m.ply + 2 >= ply && m.ply <= ply + 2)
+                    {
+                        println!(
+                            "   truth ply {} {} {:?} touch {} made {} pressed {:?} adj {:?}",
+                            m.ply,
+                            m.uci,
+                            m.handling,
+                            m.t_touch_ms,
+                            m.t_made_ms,
+                            m.t_pressed_ms,
+                            m.adjusted
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+        let truth: Vec<&str> = game.truth.moves.iter().map(|m| m.uci.as_str()).collect();
+        let same = truth
+            .iter()
+            .zip(&rebuilt)
+            .take_while(|(a, b)| **a == b.as_str())
+            .count();
+        if same != truth.len() || rebuilt.len() != truth.len() {
+            println!(
+                "seed {seed}: rebuilt {} of {} moves, first difference at ply {}",
+                rebuilt.len(),
+                truth.len(),
+                same + 1
+            );
+        }
+    }
+}

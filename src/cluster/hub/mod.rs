@@ -11,6 +11,7 @@
 //! only once the node has journaled them ([`HubActions`]).
 
 pub mod reader;
+pub mod recent;
 pub mod view;
 
 use std::collections::BTreeMap;
@@ -29,10 +30,14 @@ use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
 use self::reader::StreamReader;
+use self::recent::RecentEvents;
 use self::view::{Applied, HubView};
 use super::wire::{ActionReply, ActionRequest, Heartbeat, HubRecord, NodeBatch, unix_ms};
 use super::{HUB_TOKEN, Names};
 use crate::settings::{ClusterSettings, Settings};
+
+/// Events in flight between the stream reader and the hub's server.
+const EVENT_CAPACITY: usize = 65_536;
 
 /// What the hub knows of a node besides the stream: its last heartbeat.
 #[derive(Debug, Clone)]
@@ -118,9 +123,16 @@ impl Hub {
         let config = crate::services::server_config(settings)?;
         let clock = crate::edge::daemon::DaemonClock::start_at(unix_ms());
         let broadcast_writer = crate::output::BroadcastWriter::new(settings)?;
+        // Twice the broadcast channel below: a server that falls behind it catches up
+        // from here (a daemon reads its journal instead).
+        let recent = Arc::new(RecentEvents::new(2 * EVENT_CAPACITY));
+        for e in &history {
+            recent.keep(e);
+        }
         let server = Server::bind(config)
             .await
             .map_err(|e| e.to_string())?
+            .with_event_source(recent.clone())
             .with_history(history.clone())
             .with_acks(acks)
             .with_status(Arc::new(HubStatus {
@@ -137,7 +149,7 @@ impl Hub {
         let addr = server.local_addr();
         let book = server.alert_book();
         let stop = CancellationToken::new();
-        let (events, _) = broadcast::channel(65_536);
+        let (events, _) = broadcast::channel(EVENT_CAPACITY);
         // The hub takes no input of its own: actions go to the sink.
         let (ops, _ops_rx) = mpsc::channel(1);
         let server_stop = stop.clone();
@@ -158,6 +170,7 @@ impl Hub {
             shared.clone(),
             reader,
             events,
+            recent,
             book,
             stop.clone(),
         )));
@@ -238,6 +251,7 @@ async fn follow(
     shared: Shared,
     mut reader: StreamReader,
     events: broadcast::Sender<Event>,
+    recent: Arc<RecentEvents>,
     book: AlertBook,
     stop: CancellationToken,
 ) {
@@ -266,6 +280,7 @@ async fn follow(
                 let Some((msg, restarts)) = msg else { break };
                 let applied = apply_message(&names, &shared, &msg.subject, &msg.payload);
                 for e in applied.events {
+                    recent.keep(&e);
                     let _ = events.send(e);
                 }
                 let mut state = lock(&shared);

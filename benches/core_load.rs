@@ -77,6 +77,8 @@ fn corpus() -> &'static [Input] {
 
 /// Feeds `inputs` as the daemon does: timers fired when due, then the input.
 fn run_core(inputs: &[Input]) -> usize {
+    // Each run starts with nothing remembered from the last one (dead-position verdicts).
+    dgt_core::dead::forget_remembered();
     let mut core = Core::new(CoreConfig::default());
     let mut events = 0;
     for input in inputs {
@@ -126,7 +128,8 @@ fn positions() -> &'static [Chess] {
 }
 
 /// The dead-position check the arbiter makes after each move (fast check, then the full
-/// search when one side is proved unable to mate). Items: moves.
+/// search when one side is proved unable to mate), each position analysed anew (the verdicts
+/// the core remembers are forgotten before each). Items: moves.
 #[divan::bench(sample_count = 10)]
 fn dead_position_check_per_move(bencher: divan::Bencher) {
     let positions = positions();
@@ -136,6 +139,7 @@ fn dead_position_check_per_move(bencher: divan::Bencher) {
             positions
                 .iter()
                 .filter(|p| {
+                    dgt_core::dead::forget_remembered();
                     dgt_core::dead::is_dead(divan::black_box(p), CastlingMode::Standard)
                         == dgt_core::dead::MateAbility::CannotMate
                 })
@@ -195,6 +199,7 @@ fn replay_a_round_from_its_journal(bencher: divan::Bencher) {
     bencher
         .counter(divan::counter::ItemsCount::new(steps as usize))
         .bench_local(|| {
+            dgt_core::dead::forget_remembered();
             let (_core, report) =
                 dgt_journal::recover(&journal, CoreConfig::default()).expect("recovered");
             assert!(report.is_exact(), "the replay gives the journaled events");

@@ -99,17 +99,29 @@ fn color(c: Color) -> chess::Color {
 /// material, and chasolver's labelled set holds helpmates that use the opponent's pieces.)
 pub fn fast(pos: &Chess, mode: CastlingMode, side: Color) -> MateAbility {
     match chess_board(pos, mode) {
-        Some(b) if chasolver::is_unwinnable_fast(&b, color(side)) => MateAbility::CannotMate,
-        _ => MateAbility::Undetermined,
+        Some(b) => memo::remembered(&b, memo::Query::Fast(side), || fast_on(&b, side)),
+        None => MateAbility::Undetermined,
+    }
+}
+
+fn fast_on(b: &chess::Board, side: Color) -> MateAbility {
+    if chasolver::is_unwinnable_fast(b, color(side)) {
+        MateAbility::CannotMate
+    } else {
+        MateAbility::Undetermined
     }
 }
 
 /// The full analysis (a helpmate search); `CanMate` comes with a proof inside chasolver.
 pub fn full(pos: &Chess, mode: CastlingMode, side: Color) -> MateAbility {
-    let Some(b) = chess_board(pos, mode) else {
-        return MateAbility::Undetermined;
-    };
-    match chasolver::winnability(&b, color(side)) {
+    match chess_board(pos, mode) {
+        Some(b) => memo::remembered(&b, memo::Query::Full(side), || full_on(&b, side)),
+        None => MateAbility::Undetermined,
+    }
+}
+
+fn full_on(b: &chess::Board, side: Color) -> MateAbility {
+    match chasolver::winnability(b, color(side)) {
         Some(chasolver::Winnability::Winnable { .. }) => MateAbility::CanMate,
         Some(chasolver::Winnability::Unwinnable) => MateAbility::CannotMate,
         None => MateAbility::Undetermined,
@@ -118,14 +130,119 @@ pub fn full(pos: &Chess, mode: CastlingMode, side: Color) -> MateAbility {
 
 /// 5.2.2: a dead position — neither player can checkmate. Fast check first; the full check
 /// only when the fast one proved one side cannot mate (the other side is then the question).
+///
+/// Remembered per position (see [`memo`]): the core asks about the same position more than
+/// once (whether a move would end the game, then at the move itself), and every game passes
+/// through the same openings. No position is skipped: a move that captures nothing, moves no
+/// pawn and changes no castling right can still make a live position dead (a rook that gives
+/// check where the bare king's only move takes it: the test
+/// `a_quiet_move_can_make_a_position_dead`), so each new position is analysed in full.
 pub fn is_dead(pos: &Chess, mode: CastlingMode) -> MateAbility {
-    let white = fast(pos, mode, Color::White);
-    let black = fast(pos, mode, Color::Black);
+    match chess_board(pos, mode) {
+        Some(b) => memo::remembered(&b, memo::Query::Dead, || dead_on(&b)),
+        None => MateAbility::Undetermined,
+    }
+}
+
+fn dead_on(b: &chess::Board) -> MateAbility {
+    let white = memo::remembered(b, memo::Query::Fast(Color::White), || {
+        fast_on(b, Color::White)
+    });
+    let black = memo::remembered(b, memo::Query::Fast(Color::Black), || {
+        fast_on(b, Color::Black)
+    });
+    let full = |side| memo::remembered(b, memo::Query::Full(side), || full_on(b, side));
     match (white, black) {
         (MateAbility::CannotMate, MateAbility::CannotMate) => MateAbility::CannotMate,
-        (MateAbility::CannotMate, _) => full(pos, mode, Color::Black),
-        (_, MateAbility::CannotMate) => full(pos, mode, Color::White),
+        (MateAbility::CannotMate, _) => full(Color::Black),
+        (_, MateAbility::CannotMate) => full(Color::White),
         _ => MateAbility::Undetermined,
+    }
+}
+
+/// Forgets every remembered verdict of this thread (benchmarks measure the analysis itself).
+pub fn forget_remembered() {
+    memo::forget();
+}
+
+/// The verdicts of the positions analysed lately, per thread.
+///
+/// A verdict depends on the position alone — the pieces, the side to move, the castling
+/// rights and the en-passant square, all of which the `chess` crate's board holds and
+/// compares in full (its hash is only the table's index) — and chasolver's searches are
+/// deterministic (fixed node budgets, no randomness), so a remembered verdict is the one a new
+/// analysis would give. The core feeds one thread at a time; what another thread remembered
+/// is merely not shared.
+mod memo {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+
+    use shakmaty::Color;
+
+    use super::MateAbility;
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub(super) enum Query {
+        Fast(Color),
+        Full(Color),
+        Dead,
+    }
+
+    /// Verdicts kept per generation; two generations are kept (about 130 bytes a verdict:
+    /// at most ~0.5 MiB a thread), the older one dropped when the newer is full.
+    const GENERATION: usize = 2048;
+
+    #[derive(Default)]
+    struct Memo {
+        recent: HashMap<(chess::Board, Query), MateAbility>,
+        older: HashMap<(chess::Board, Query), MateAbility>,
+        /// Analyses actually run (not answered from memory).
+        analyses: u64,
+    }
+
+    thread_local! {
+        static MEMO: RefCell<Memo> = RefCell::new(Memo::default());
+    }
+
+    /// The remembered verdict of `query` on `board`, or `analyse()`'s, then remembered.
+    pub(super) fn remembered(
+        board: &chess::Board,
+        query: Query,
+        analyse: impl FnOnce() -> MateAbility,
+    ) -> MateAbility {
+        let key = (*board, query);
+        let known = MEMO.with(|m| {
+            let m = m.borrow();
+            m.recent.get(&key).or_else(|| m.older.get(&key)).copied()
+        });
+        if let Some(v) = known {
+            return v;
+        }
+        // Not borrowed while analysing: the analysis may consult the memory itself.
+        let v = analyse();
+        MEMO.with(|m| {
+            let mut m = m.borrow_mut();
+            m.analyses += 1;
+            if m.recent.len() >= GENERATION {
+                m.older = std::mem::take(&mut m.recent);
+            }
+            m.recent.insert(key, v);
+        });
+        v
+    }
+
+    pub(super) fn forget() {
+        MEMO.with(|m| {
+            let mut m = m.borrow_mut();
+            m.recent.clear();
+            m.older.clear();
+        });
+    }
+
+    /// Analyses run on this thread so far.
+    #[cfg(test)]
+    pub(super) fn analyses() -> u64 {
+        MEMO.with(|m| m.borrow().analyses)
     }
 }
 
@@ -179,6 +296,51 @@ mod tests {
     fn a_locked_pawn_wall_is_dead() {
         let p = pos("8/8/1k6/p1p1p1p1/P1P1P1P1/8/4K3/8 w - - 0 1");
         assert_eq!(is_dead(&p, CastlingMode::Standard), MateAbility::CannotMate);
+    }
+
+    #[test]
+    fn a_quiet_move_can_make_a_position_dead() {
+        // Why no position is skipped (5.2.2): Rb1-b8+ captures nothing, moves no pawn and
+        // changes no castling right, yet Black's only legal move is then Kxb8, leaving two
+        // bare kings. Before it White could mate (Rb8 mate needs Black to play elsewhere).
+        let before = pos("k7/8/1K6/8/8/8/8/1R6 w - - 0 1");
+        assert_ne!(
+            is_dead(&before, CastlingMode::Standard),
+            MateAbility::CannotMate
+        );
+        let after = pos("kR6/8/1K6/8/8/8/8/8 b - - 1 1");
+        assert_eq!(
+            is_dead(&after, CastlingMode::Standard),
+            MateAbility::CannotMate
+        );
+    }
+
+    #[test]
+    fn a_position_asked_again_is_not_analysed_again() {
+        forget_remembered();
+        // White's rook against a bare king: the fast check proves Black cannot mate, then the
+        // full search for White runs.
+        let p = pos("8/8/4k3/8/8/8/3RK3/8 b - - 0 1");
+        let first = is_dead(&p, CastlingMode::Standard);
+        let analysed = memo::analyses();
+        assert_eq!(is_dead(&p, CastlingMode::Standard), first);
+        assert_eq!(
+            full(&p, CastlingMode::Standard, Color::White),
+            MateAbility::CanMate
+        );
+        assert_eq!(memo::analyses(), analysed, "answered from memory");
+        is_dead(
+            &pos("8/8/4k3/8/8/8/3RK3/8 w - - 0 1"),
+            CastlingMode::Standard,
+        );
+        assert!(
+            memo::analyses() > analysed,
+            "another side to move, another position"
+        );
+        let analysed = memo::analyses();
+        forget_remembered();
+        assert_eq!(is_dead(&p, CastlingMode::Standard), first);
+        assert!(memo::analyses() > analysed, "analysed again once forgotten");
     }
 
     #[test]
@@ -239,7 +401,11 @@ pub fn check_labelled(text: &str) -> Agreement {
             (Color::Black, label.ends_with('B')),
         ] {
             let start = std::time::Instant::now();
-            let verdict = full(&pos, CastlingMode::Standard, side);
+            // The search itself, not a remembered verdict: the timings are the analysis's.
+            let verdict = match chess_board(&pos, CastlingMode::Standard) {
+                Some(b) => full_on(&b, side),
+                None => MateAbility::Undetermined,
+            };
             let us = start.elapsed().as_micros();
             a.total_micros += us;
             a.slowest_micros = a.slowest_micros.max(us);

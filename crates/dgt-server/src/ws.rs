@@ -11,8 +11,9 @@ use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Query, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
+use futures_util::SinkExt;
 use serde::Deserialize;
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
 use crate::App;
 use crate::access::Principal;
@@ -122,31 +123,51 @@ enum Sent {
     Gone,
 }
 
-async fn send(socket: &mut WebSocket, text: Utf8Bytes, timeout: Duration) -> Sent {
-    match tokio::time::timeout(timeout, socket.send(Message::Text(text))).await {
+/// Queues one message in the socket's write buffer (written out when the buffer fills).
+async fn feed(socket: &mut WebSocket, text: Utf8Bytes, timeout: Duration) -> Sent {
+    sent(tokio::time::timeout(timeout, socket.feed(Message::Text(text))).await)
+}
+
+fn sent(r: Result<Result<(), axum::Error>, tokio::time::error::Elapsed>) -> Sent {
+    match r {
         Ok(Ok(())) => Sent::Ok,
         Ok(Err(_)) => Sent::Gone,
         Err(_) => Sent::Stalled,
     }
 }
 
-/// Sends a backlog; false when the client is gone or stalled.
+/// Sends a backlog (or a burst of live messages) with one flush at the end: the messages
+/// leave in as few writes as the buffer allows instead of one system call each. False when
+/// the client is gone or stalled (took nothing for a whole send timeout).
 async fn send_backlog(app: &App, socket: &mut WebSocket, backlog: Vec<Utf8Bytes>) -> bool {
+    if backlog.is_empty() {
+        return true;
+    }
     let timeout = Duration::from_millis(app.config.send_timeout_ms);
+    let mut outcome = Sent::Ok;
     for text in backlog {
-        match send(socket, text, timeout).await {
-            Sent::Ok => {}
-            Sent::Stalled => {
-                app.gauges
-                    .stalled_disconnects
-                    .fetch_add(1, Ordering::Relaxed);
-                return false;
-            }
-            Sent::Gone => return false,
+        outcome = feed(socket, text, timeout).await;
+        if !matches!(outcome, Sent::Ok) {
+            break;
         }
     }
-    true
+    if matches!(outcome, Sent::Ok) {
+        outcome = sent(tokio::time::timeout(timeout, socket.flush()).await);
+    }
+    match outcome {
+        Sent::Ok => true,
+        Sent::Stalled => {
+            app.gauges
+                .stalled_disconnects
+                .fetch_add(1, Ordering::Relaxed);
+            false
+        }
+        Sent::Gone => false,
+    }
 }
+
+/// Live messages handed out together at most (one flush each).
+const BURST: usize = 64;
 
 /// One client's life: backlog, then live messages until it leaves or the server stops.
 /// `who`: a principal covering part of the hall gets only its boards' messages.
@@ -165,23 +186,52 @@ async fn pump(
     let mut seq = joined.seq;
     loop {
         tokio::select! {
-            message = joined.live.recv() => match message {
-                Ok(frame) => {
-                    if let Some(s) = frame.seq {
-                        // Already in the backlog the client was sent.
-                        if s <= seq {
-                            continue;
+            message = joined.live.recv() => {
+                // The journal releases events per commit, so they come in bursts: what is
+                // already waiting goes out with this one, in one write.
+                let mut next = match message {
+                    Ok(frame) => Some(Ok(frame)),
+                    Err(RecvError::Lagged(missed)) => Some(Err(missed)),
+                    Err(RecvError::Closed) => return,
+                };
+                let mut burst = Vec::new();
+                let mut lagged = None;
+                while let Some(item) = next.take() {
+                    match item {
+                        Ok(frame) => {
+                            // Not if already in the backlog the client was sent.
+                            let fresh = match frame.seq {
+                                Some(s) if s <= seq => false,
+                                Some(s) => {
+                                    seq = s;
+                                    true
+                                }
+                                None => true,
+                            };
+                            if fresh
+                                && who.is_none_or(|p| shown_to(p, &app.config.tables, &frame.board))
+                            {
+                                burst.push(frame.text.clone());
+                            }
                         }
-                        seq = s;
+                        Err(missed) => {
+                            lagged = Some(missed);
+                            break;
+                        }
                     }
-                    if who.is_some_and(|p| !shown_to(p, &app.config.tables, &frame.board)) {
-                        continue;
-                    }
-                    if !send_backlog(app, &mut socket, vec![frame.text.clone()]).await {
-                        return;
+                    if burst.len() < BURST {
+                        next = match joined.live.try_recv() {
+                            Ok(frame) => Some(Ok(frame)),
+                            Err(TryRecvError::Lagged(missed)) => Some(Err(missed)),
+                            // Nothing more now (or closed: the next recv says so).
+                            Err(_) => None,
+                        };
                     }
                 }
-                Err(RecvError::Lagged(missed)) => {
+                if !send_backlog(app, &mut socket, burst).await {
+                    return;
+                }
+                if let Some(missed) = lagged {
                     app.gauges.lagging_clients.fetch_add(1, Ordering::Relaxed);
                     tracing::info!(missed, "a feed client fell behind; resyncing it");
                     joined = join(app, audience, None, true, who);
@@ -192,8 +242,7 @@ async fn pump(
                     }
                     seq = joined.seq;
                 }
-                Err(RecvError::Closed) => return,
-            },
+            }
             incoming = socket.recv() => match incoming {
                 None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
                 Some(Ok(_)) => {}

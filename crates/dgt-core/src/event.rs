@@ -203,6 +203,10 @@ pub enum AlertKind {
     NodeOffline,
     /// On a hub: a venue PC is sending heartbeats again (contract §5).
     NodeOnline,
+    /// The board's line carried so many bytes that are not the DGT protocol that the
+    /// decoder's bound on unframed bytes was reached (issue 16): another device on the
+    /// port, a damaged cable, a wrong line speed. Moves may be missed while it lasts.
+    LineNoise,
 }
 
 /// An alert for the arbiter, with its evidence.

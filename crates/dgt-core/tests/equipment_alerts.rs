@@ -58,3 +58,44 @@ fn a_clock_flapping_between_connected_and_not_is_one_alert_with_a_count() {
     assert_eq!(json["repeats"], 4);
     assert_eq!(json["kind"], "clock_disconnected");
 }
+
+/// Noise on a board's line — another device's protocol, a damaged cable — fills the
+/// decoder's bound on unframed bytes (issue 16): the arbiter is told once (`line_noise`,
+/// review), later bursts coalesce into the same alert, and the board read before and
+/// after the noise goes on being followed.
+#[test]
+fn noise_filling_the_decoders_bound_is_one_line_noise_alert() {
+    let mut b = started();
+    b.mv("e2", "e4", 'P').wait(1000);
+    // Printable bytes below 0x80 never start a DGT message (protocol §3).
+    for _ in 0..3 {
+        b.rx(vec![b'A'; 10_000]);
+        b.wait(500);
+    }
+    b.mv("e7", "e5", 'p').wait(1000);
+    let ev = b.run();
+    let noise = alert_of(&ev, AlertKind::LineNoise);
+    assert!(!noise.is_empty(), "{:?}", alerts(&ev));
+    assert!(noise.iter().all(|a| a.id == noise[0].id), "{noise:?}");
+    assert_eq!(severity(&noise[0]), "review");
+    assert!(
+        noise.len() >= 2 && noise.last().unwrap().repeats.is_some(),
+        "{noise:?}"
+    );
+    assert_eq!(
+        serde_json::to_value(&noise[0]).unwrap()["kind"],
+        "line_noise"
+    );
+    assert_eq!(moves(&ev), ["e2e4", "e7e5"]);
+}
+
+/// A few stray bytes (a resynchronisation after a glitch) are no noise alert.
+#[test]
+fn a_few_stray_bytes_are_no_line_noise() {
+    let mut b = started();
+    b.rx(vec![0x01, 0x02, 0x03]);
+    b.mv("e2", "e4", 'P').wait(1000);
+    let ev = b.run();
+    assert!(alert_of(&ev, AlertKind::LineNoise).is_empty());
+    assert_eq!(moves(&ev), ["e2e4"]);
+}

@@ -7,7 +7,26 @@ impl Session {
     pub(super) fn on_decoded(&mut self, t: u64, d: Decoded, out: &mut Emitted) {
         match d {
             Decoded::Message(m) => self.on_message(t, m, out),
-            Decoded::Garbage(g) => self.garbage_bytes += g.len() as u64,
+            Decoded::Garbage(g) => {
+                self.garbage_bytes += g.len() as u64;
+                // The decoder hands unframed bytes over in one piece once they reach its
+                // bound (protocol crate, `GARBAGE_MAX`): the line is carrying noise, not a
+                // byte or two lost in a resynchronisation. Told once per board, repeats
+                // coalesced like any equipment alert.
+                if g.len() >= dgt_protocol::frame::GARBAGE_MAX {
+                    let a = self.alert(
+                        AlertKind::LineNoise,
+                        Severity::Review,
+                        None,
+                        format!(
+                            "The board's line carries bytes that are not the DGT protocol ({} bytes discarded in one run, {} so far): another device on the port, a damaged cable or a wrong line speed. Moves may be missed while it lasts.",
+                            g.len(),
+                            self.garbage_bytes
+                        ),
+                    );
+                    self.equipment_alert(t, a, out);
+                }
+            }
             Decoded::Bus(reply) => self.on_bus_reply(t, reply, out),
             // The edge asks the board again (REPEAT_CHANGES, protocol §2.4); the repeat
             // follows as a good frame.

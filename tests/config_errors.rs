@@ -444,17 +444,29 @@ fn tokens_come_from_systemd_credentials_over_every_file() {
     );
 }
 
+/// An unknown edition is refused when the file is read (parsed into `Edition` once, no
+/// fall-back to fide-2023), naming the key and the editions there are.
 #[test]
 fn editions_must_be_known() {
-    let p = problems(
-        "[core]\nedition = \"fide-2024\"\n[core.boards.\"7\"]\nedition = \"2018\"\n[[tables]]\nboard = 7\n",
-    );
-    let x = expect(&p, "core.edition", "unknown edition");
+    let err = Venue::new().load_err("[core]\nedition = \"fide-2024\"\n");
+    assert_eq!(err.key(), Some("core.edition"));
+    let text = err.to_string();
     assert!(
-        x.fix.contains("fide-2005") && x.fix.contains("fide-2023"),
-        "{x}"
+        text.contains(
+            "key \"core.edition\": unknown edition of the Laws \"fide-2024\": use one of \
+             fide-2005, fide-2017, fide-2018, fide-2023"
+        ),
+        "{text}"
     );
-    expect(&p, "core.boards.\"7\".edition", "unknown edition");
+    let err =
+        Venue::new().load_err("[core.boards.\"7\"]\nedition = \"2018\"\n[[tables]]\nboard = 7\n");
+    assert!(
+        err.to_string()
+            .contains("unknown edition of the Laws \"2018\": use one of fide-2005"),
+        "{err}"
+    );
+    let p = problems("[core]\nedition = \"fide-2018\"\n");
+    expect_none_at(&p, "core.edition");
 }
 
 #[test]

@@ -291,8 +291,8 @@ fn environment_variables_nest_with_double_underscores() {
     assert_eq!(s.core.settle_ms, 300);
     assert_eq!(s.core.supervision, dgt_core::input::Supervision::Reduced);
     assert_eq!(
-        s.core.boards["Top-1"].edition.as_deref(),
-        Some("fide-2018"),
+        s.core.boards["Top-1"].edition,
+        Some(dgt_core::arbiter::Edition::Fide2018),
         "labels keep their case"
     );
     assert!(s.journal.disabled);

@@ -577,7 +577,6 @@ impl Checker {
             60_000,
             "3000 (the default) ignores a piece knocked over and put back at once",
         );
-        self.edition("core.edition", &c.edition);
         if c.blitz_max_minutes == Some(0) {
             self.add(
                 "core.blitz_max_minutes",
@@ -605,7 +604,7 @@ impl Checker {
             .as_deref()
             .and_then(|t| self.time_control("core.time_control", t));
         if let (Supervision::Reduced, Some(tc)) = (c.supervision, &global) {
-            self.reduced_on_standard("core.supervision", tc, s, &c.edition);
+            self.reduced_on_standard("core.supervision", tc, s, c.edition);
         }
         let known = known_labels(s);
         for (label, b) in &c.boards {
@@ -619,16 +618,13 @@ impl Checker {
                      or serial.ports, or board-<serial> for a board not mapped",
                 );
             }
-            if let Some(e) = &b.edition {
-                self.edition(&format!("{base}.edition"), e);
-            }
             let own = b
                 .time_control
                 .as_deref()
                 .and_then(|t| self.time_control(&format!("{base}.time_control"), t));
             let tc = own.or_else(|| global.clone());
             if let (Some(Supervision::Reduced), Some(tc)) = (b.supervision, &tc) {
-                let edition = b.edition.as_deref().unwrap_or(&c.edition);
+                let edition = b.edition.unwrap_or(c.edition);
                 self.reduced_on_standard(&format!("{base}.supervision"), tc, s, edition);
             }
         }
@@ -684,18 +680,6 @@ impl Checker {
         }
     }
 
-    fn edition(&mut self, key: &str, name: &str) {
-        let names: Vec<&str> = dgt_core::arbiter::EDITIONS.iter().map(|e| e.name).collect();
-        if !names.contains(&name) {
-            self.add(
-                key,
-                quoted(name),
-                "unknown edition of the Laws",
-                format!("use one of {}", names.join(", ")),
-            );
-        }
-    }
-
     /// Parses a time control and checks its periods; None (with a problem) when unusable.
     fn time_control(&mut self, key: &str, text: &str) -> Option<TimeControl> {
         let tc = match TimeControl::parse(text) {
@@ -742,8 +726,14 @@ impl Checker {
         Some(tc)
     }
 
-    fn reduced_on_standard(&mut self, key: &str, tc: &TimeControl, s: &Settings, edition: &str) {
-        let category = s.core.category(tc, dgt_core::arbiter::edition(edition));
+    fn reduced_on_standard(
+        &mut self,
+        key: &str,
+        tc: &TimeControl,
+        s: &Settings,
+        edition: dgt_core::arbiter::Edition,
+    ) {
+        let category = s.core.category(tc, edition.laws());
         if category == Category::Standard {
             self.add(
                 key,

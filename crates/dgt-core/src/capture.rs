@@ -212,4 +212,35 @@ mod tests {
         assert_eq!(e.line, 2);
         assert!(e.to_string().starts_with("line 2: "));
     }
+
+    /// A set-up naming an edition there is not is refused with the reason, not played
+    /// under fide-2023.
+    #[test]
+    fn a_setup_with_an_unknown_edition_is_refused() {
+        let e = parse_line(
+            r#"{"t_ms": 1, "op": {"setup": {"edition": "fide-2024"}}}"#,
+            4,
+            0,
+        )
+        .unwrap_err();
+        assert_eq!(e.line, 4);
+        assert!(
+            e.reason.contains(
+                "unknown edition of the Laws \"fide-2024\": use one of fide-2005, fide-2017, \
+                 fide-2018, fide-2023"
+            ),
+            "{}",
+            e.reason
+        );
+        let i = parse_line(
+            r#"{"t_ms": 1, "op": {"setup": {"edition": "fide-2005"}}}"#,
+            1,
+            0,
+        )
+        .unwrap();
+        let InputKind::Op(Operation::Setup(s)) = i.kind else {
+            panic!("not a setup: {i:?}")
+        };
+        assert_eq!(s.edition, Some(crate::arbiter::Edition::Fide2005));
+    }
 }

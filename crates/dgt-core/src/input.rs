@@ -85,7 +85,7 @@ pub struct SetupOp {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub white_clock_side: Option<ClockSide>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub edition: Option<String>,
+    pub edition: Option<crate::arbiter::Edition>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supervision: Option<Supervision>,
     /// Whether the board is turned round (connector on White's right).

@@ -7,7 +7,7 @@
 use dgt_protocol::{BoardMessage, ClockMessage, ClockTimes, Decoded, Decoder, LineMode};
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
-use crate::arbiter::{self, Edition};
+use crate::arbiter::{self, Laws};
 use crate::board::{self, PhysicalBoard};
 use crate::bus::{BusBoard, BusFact};
 use crate::clock::{ClockObservation, ClockTracker};
@@ -162,7 +162,7 @@ pub struct Session {
     press_wait_ms: u64,
     illegal_position_ms: u64,
     /// The edition in force, with the configured fivefold reading applied.
-    edition: Edition,
+    edition: Laws,
     fivefold: Option<crate::config::FivefoldReading>,
     supervision: Supervision,
     time_control: Option<TimeControl>,
@@ -270,10 +270,7 @@ impl Session {
             settle_ms: config.settle_ms,
             press_wait_ms: config.press_wait_ms,
             illegal_position_ms: config.illegal_position_ms,
-            edition: arbiter::edition_with(
-                s.edition.as_deref().unwrap_or("fide-2023"),
-                config.fivefold,
-            ),
+            edition: arbiter::edition_with(s.edition.unwrap_or_default(), config.fivefold),
             fivefold: config.fivefold,
             supervision: s.supervision.unwrap_or(Supervision::Full),
             time_control: tc,
@@ -793,7 +790,7 @@ impl Session {
         if let Some(side) = s.white_clock_side {
             self.clock.set_white_side(side);
         }
-        if let Some(e) = &s.edition {
+        if let Some(e) = s.edition {
             self.edition = arbiter::edition_with(e, self.fivefold);
         }
         if let Some(sup) = s.supervision {

@@ -177,7 +177,7 @@ mod tests {
             ("fide-2005", [B, B, R, S, S, S, S]),
         ];
         for (name, cats) in expected {
-            let ed = crate::arbiter::edition(name);
+            let ed = name.parse::<crate::arbiter::Edition>().unwrap().laws();
             for (tc, want) in controls.iter().zip(cats) {
                 let got = TimeControl::parse(tc)
                     .unwrap()
@@ -188,7 +188,7 @@ mod tests {
         // 2005's own edge: 12 minutes is blitz there, rapid in the later editions.
         let twelve = TimeControl::parse("720").unwrap();
         let cat = |n: &str| {
-            let e = crate::arbiter::edition(n);
+            let e = n.parse::<crate::arbiter::Edition>().unwrap().laws();
             twelve.category(e.blitz_below_ms, e.rapid_below_ms)
         };
         assert_eq!((cat("fide-2005"), cat("fide-2023")), (B, R));

@@ -180,6 +180,24 @@ async fn setup_result_and_claim_go_to_the_core() {
         .0,
         400
     );
+    // An unknown edition is refused with the reason, not set up as fide-2023.
+    let (status, body) = http(
+        addr,
+        "POST",
+        "/api/boards/board-7/setup",
+        &[],
+        r#"{"edition":"fide-2024"}"#,
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
+    let refusal: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert!(
+        refusal["error"].as_str().is_some_and(|e| e.contains(
+            "unknown edition of the Laws \"fide-2024\": use one of fide-2005, fide-2017, \
+             fide-2018, fide-2023"
+        )),
+        "{body}"
+    );
 
     assert_eq!(
         http(

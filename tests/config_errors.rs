@@ -469,16 +469,45 @@ fn editions_must_be_known() {
     expect_none_at(&p, "core.edition");
 }
 
+/// A time control is parsed with its rules when the file is read: a load error naming the
+/// key, the fault and how to write it.
 #[test]
 fn time_controls_must_parse_and_make_sense() {
-    let p = problems(
-        "[core]\ntime_control = \"90min+30s\"\n[core.boards.\"7\"]\ntime_control = \"5400:1800+30\"\n[core.boards.\"8\"]\ntime_control = \"0\"\n[core.boards.\"9\"]\ntime_control = \"0/5400:1800\"\n[[tables]]\nboard = 7\n[[tables]]\nboard = 8\n[[tables]]\nboard = 9\n",
-    );
-    let x = expect(&p, "core.time_control", "not a number");
-    assert!(x.fix.contains("5400+30"), "{x}");
-    expect(&p, "core.boards.\"7\".time_control", "only the last period");
-    expect(&p, "core.boards.\"8\".time_control", "no time");
-    expect(&p, "core.boards.\"9\".time_control", "0 moves");
+    let cases = [
+        (
+            "[core]\ntime_control = \"90min+30s\"\n",
+            "core.time_control",
+            "not a number",
+            "5400+30",
+        ),
+        (
+            "[core.boards.\"7\"]\ntime_control = \"5400:1800+30\"\n[[tables]]\nboard = 7\n",
+            "core.boards.7.time_control",
+            "only the last period",
+            "give every period but the last its moves",
+        ),
+        (
+            "[core.boards.\"8\"]\ntime_control = \"0\"\n[[tables]]\nboard = 8\n",
+            "core.boards.8.time_control",
+            "period 1 has no time",
+            "PGN TimeControl style",
+        ),
+        (
+            "[core.boards.\"9\"]\ntime_control = \"0/5400:1800\"\n[[tables]]\nboard = 9\n",
+            "core.boards.9.time_control",
+            "period 1 is for 0 moves",
+            "PGN TimeControl style",
+        ),
+    ];
+    for (toml, key, fault, fix) in cases {
+        let err = Venue::new().load_err(toml);
+        let text = err.to_string();
+        assert!(
+            text.contains(&format!("key \"{key}\": time control")),
+            "{key}: {text}"
+        );
+        assert!(text.contains(fault) && text.contains(fix), "{key}: {text}");
+    }
     let ok = problems("[core]\ntime_control = \"40/5400+30:1800+30\"\n");
     assert!(ok.is_empty(), "{}", lines(&ok));
 }

@@ -27,7 +27,7 @@ pub struct CoreConfig {
     /// Supervision for rapid and blitz games.
     pub supervision: Supervision,
     /// Default time control (PGN TimeControl syntax), when a board has none of its own.
-    pub time_control: Option<String>,
+    pub time_control: Option<TimeControl>,
     /// Which clock display is White's, when it should not be inferred.
     pub white_clock_side: Option<ClockSide>,
     /// Blitz up to this many minutes (base + 60 × increment, inclusive), for every edition.
@@ -81,7 +81,7 @@ pub enum FivefoldReading {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BoardSettings {
-    pub time_control: Option<String>,
+    pub time_control: Option<TimeControl>,
     pub white_clock_side: Option<ClockSide>,
     pub edition: Option<Edition>,
     pub supervision: Option<Supervision>,

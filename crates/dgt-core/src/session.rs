@@ -259,12 +259,10 @@ impl Session {
             .bughouse
             .iter()
             .find(|m| m.boards.iter().any(|b| b == label));
-        let tc = s
-            .time_control
-            .as_deref()
-            // Bughouse: the regulation's playing time unless the organiser set one (DJC 6.3).
-            .or(bughouse.map(|m| m.rules.default_time_control()))
-            .and_then(|t| TimeControl::parse(t).ok());
+        // Bughouse: the regulation's playing time unless the organiser set one (DJC 6.3).
+        let tc = s.time_control.clone().or_else(|| {
+            bughouse.and_then(|m| TimeControl::parse(m.rules.default_time_control()).ok())
+        });
         Session {
             label: label.to_string(),
             settle_ms: config.settle_ms,
@@ -796,10 +794,8 @@ impl Session {
         if let Some(sup) = s.supervision {
             self.supervision = sup;
         }
-        if let Some(tc) = &s.time_control
-            && let Ok(tc) = TimeControl::parse(tc)
-        {
-            self.time_control = Some(tc);
+        if let Some(tc) = &s.time_control {
+            self.time_control = Some(tc.clone());
         }
         if let Some(r) = s.rotated {
             self.orientation = if r {

@@ -605,9 +605,7 @@ pub fn end_severity() -> Severity {
     Severity::Info
 }
 
-pub fn side_name(c: shakmaty::Color) -> &'static str {
-    if c.is_white() { "White" } else { "Black" }
-}
+pub use crate::verdict::side_name;
 
 #[cfg(test)]
 mod tests {

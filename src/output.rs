@@ -45,7 +45,7 @@ pub fn pgn_header(settings: &Settings, game: &GameRecord) -> PgnHeader {
         black_fide_id: table.and_then(|t| t.black_fide_id),
         white_elo: None,
         black_elo: None,
-        time_control: board.time_control,
+        time_control: board.time_control.map(|tc| tc.text),
     }
 }
 

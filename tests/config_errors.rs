@@ -444,29 +444,70 @@ fn tokens_come_from_systemd_credentials_over_every_file() {
     );
 }
 
+/// An unknown edition is refused when the file is read (parsed into `Edition` once, no
+/// fall-back to fide-2023), naming the key and the editions there are.
 #[test]
 fn editions_must_be_known() {
-    let p = problems(
-        "[core]\nedition = \"fide-2024\"\n[core.boards.\"7\"]\nedition = \"2018\"\n[[tables]]\nboard = 7\n",
-    );
-    let x = expect(&p, "core.edition", "unknown edition");
+    let err = Venue::new().load_err("[core]\nedition = \"fide-2024\"\n");
+    assert_eq!(err.key(), Some("core.edition"));
+    let text = err.to_string();
     assert!(
-        x.fix.contains("fide-2005") && x.fix.contains("fide-2023"),
-        "{x}"
+        text.contains(
+            "key \"core.edition\": unknown edition of the Laws \"fide-2024\": use one of \
+             fide-2005, fide-2017, fide-2018, fide-2023"
+        ),
+        "{text}"
     );
-    expect(&p, "core.boards.\"7\".edition", "unknown edition");
+    let err =
+        Venue::new().load_err("[core.boards.\"7\"]\nedition = \"2018\"\n[[tables]]\nboard = 7\n");
+    assert!(
+        err.to_string()
+            .contains("unknown edition of the Laws \"2018\": use one of fide-2005"),
+        "{err}"
+    );
+    let p = problems("[core]\nedition = \"fide-2018\"\n");
+    expect_none_at(&p, "core.edition");
 }
 
+/// A time control is parsed with its rules when the file is read: a load error naming the
+/// key, the fault and how to write it.
 #[test]
 fn time_controls_must_parse_and_make_sense() {
-    let p = problems(
-        "[core]\ntime_control = \"90min+30s\"\n[core.boards.\"7\"]\ntime_control = \"5400:1800+30\"\n[core.boards.\"8\"]\ntime_control = \"0\"\n[core.boards.\"9\"]\ntime_control = \"0/5400:1800\"\n[[tables]]\nboard = 7\n[[tables]]\nboard = 8\n[[tables]]\nboard = 9\n",
-    );
-    let x = expect(&p, "core.time_control", "not a number");
-    assert!(x.fix.contains("5400+30"), "{x}");
-    expect(&p, "core.boards.\"7\".time_control", "only the last period");
-    expect(&p, "core.boards.\"8\".time_control", "no time");
-    expect(&p, "core.boards.\"9\".time_control", "0 moves");
+    let cases = [
+        (
+            "[core]\ntime_control = \"90min+30s\"\n",
+            "core.time_control",
+            "not a number",
+            "5400+30",
+        ),
+        (
+            "[core.boards.\"7\"]\ntime_control = \"5400:1800+30\"\n[[tables]]\nboard = 7\n",
+            "core.boards.7.time_control",
+            "only the last period",
+            "give every period but the last its moves",
+        ),
+        (
+            "[core.boards.\"8\"]\ntime_control = \"0\"\n[[tables]]\nboard = 8\n",
+            "core.boards.8.time_control",
+            "period 1 has no time",
+            "PGN TimeControl style",
+        ),
+        (
+            "[core.boards.\"9\"]\ntime_control = \"0/5400:1800\"\n[[tables]]\nboard = 9\n",
+            "core.boards.9.time_control",
+            "period 1 is for 0 moves",
+            "PGN TimeControl style",
+        ),
+    ];
+    for (toml, key, fault, fix) in cases {
+        let err = Venue::new().load_err(toml);
+        let text = err.to_string();
+        assert!(
+            text.contains(&format!("key \"{key}\": time control")),
+            "{key}: {text}"
+        );
+        assert!(text.contains(fault) && text.contains(fix), "{key}: {text}");
+    }
     let ok = problems("[core]\ntime_control = \"40/5400+30:1800+30\"\n");
     assert!(ok.is_empty(), "{}", lines(&ok));
 }

@@ -161,9 +161,13 @@ fn example_venue_passes_check_and_maps_sixty_boards() {
     assert_eq!(labels["13123"], "23");
     assert_eq!(labels["20417"], "23");
     assert_eq!(labels.len(), 61);
-    assert_eq!(s.core.time_control.as_deref(), Some("5400+30"));
+    let text = |tc: Option<&dgt_core::time_control::TimeControl>| tc.map(|t| t.text.clone());
     assert_eq!(
-        s.core.for_board("55").time_control.as_deref(),
+        text(s.core.time_control.as_ref()).as_deref(),
+        Some("5400+30")
+    );
+    assert_eq!(
+        text(s.core.for_board("55").time_control.as_ref()).as_deref(),
         Some("1500+10")
     );
     assert_eq!(
@@ -291,8 +295,8 @@ fn environment_variables_nest_with_double_underscores() {
     assert_eq!(s.core.settle_ms, 300);
     assert_eq!(s.core.supervision, dgt_core::input::Supervision::Reduced);
     assert_eq!(
-        s.core.boards["Top-1"].edition.as_deref(),
-        Some("fide-2018"),
+        s.core.boards["Top-1"].edition,
+        Some(dgt_core::arbiter::Edition::Fide2018),
         "labels keep their case"
     );
     assert!(s.journal.disabled);

@@ -141,6 +141,22 @@ fn malformed_captures_get_a_one_line_error_and_a_failing_exit() {
             "{\"t_ms\": 0, \"board\": \"b\"}\n",
             "line 1",
         ),
+        // Set-ups the core could not play: refused with the reason, not dropped.
+        (
+            "bad-edition.jsonl",
+            "{\"t_ms\": 0, \"rx\": \"\"}\n{\"t_ms\": 1, \"op\": {\"setup\": {\"edition\": \"fide-2024\"}}}\n",
+            "line 2: unknown or malformed \"op\": unknown edition of the Laws \"fide-2024\"",
+        ),
+        (
+            "bad-time-control.jsonl",
+            "{\"t_ms\": 0, \"op\": {\"setup\": {\"time_control\": \"5400:1800\"}}}\n",
+            "line 1: unknown or malformed \"op\": time control \"5400:1800\": period 1 has no move count",
+        ),
+        (
+            "bad-fen.jsonl",
+            "{\"t_ms\": 0, \"op\": {\"setup\": {\"fen\": \"8/8/8/8/8/8/8/8 w - - 0 1\"}}}\n",
+            "line 1: unknown or malformed \"op\": fen \"8/8/8/8/8/8/8/8 w - - 0 1\": not a legal position",
+        ),
     ];
     for (name, text, needle) in cases {
         let path = dir.path().join(name);

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use dgt_core::input::Supervision;
-use dgt_core::time_control::{Bonus, Category, TimeControl};
+use dgt_core::time_control::{Category, TimeControl};
 
 use super::Settings;
 use super::load::{Loaded, SYSTEM_FILE, load_sources, process_env};
@@ -188,8 +188,8 @@ fn summary(loaded: &Loaded) -> String {
     let tc = s
         .core
         .time_control
-        .as_deref()
-        .unwrap_or("from the boards' clocks");
+        .as_ref()
+        .map_or("from the boards' clocks", |tc| tc.text.as_str());
     out.push_str(&format!(
         "rules: {}, time control {tc}, supervision {}, {} boards with their own settings\n",
         s.core.edition,
@@ -285,9 +285,6 @@ fn map_key(parent: &str, name: &str) -> String {
         format!("{parent}.{name:?}")
     }
 }
-
-const TIME_CONTROL_FIX: &str = "write it in PGN TimeControl style, in seconds: \"5400+30\", \
-                                \"40/5400+30:1800+30\", \"1500+10\", \"180+2\", \"300\"";
 
 #[derive(Default)]
 struct Checker {
@@ -577,7 +574,6 @@ impl Checker {
             60_000,
             "3000 (the default) ignores a piece knocked over and put back at once",
         );
-        self.edition("core.edition", &c.edition);
         if c.blitz_max_minutes == Some(0) {
             self.add(
                 "core.blitz_max_minutes",
@@ -600,12 +596,10 @@ impl Checker {
                 "FIDE: blitz_max_minutes = 10, rapid_max_minutes = 60, or leave both unset",
             );
         }
-        let global = c
-            .time_control
-            .as_deref()
-            .and_then(|t| self.time_control("core.time_control", t));
-        if let (Supervision::Reduced, Some(tc)) = (c.supervision, &global) {
-            self.reduced_on_standard("core.supervision", tc, s, &c.edition);
+        // Time controls and editions were checked as they were read (a load error).
+        let global = c.time_control.as_ref();
+        if let (Supervision::Reduced, Some(tc)) = (c.supervision, global) {
+            self.reduced_on_standard("core.supervision", tc, s, c.edition);
         }
         let known = known_labels(s);
         for (label, b) in &c.boards {
@@ -619,16 +613,9 @@ impl Checker {
                      or serial.ports, or board-<serial> for a board not mapped",
                 );
             }
-            if let Some(e) = &b.edition {
-                self.edition(&format!("{base}.edition"), e);
-            }
-            let own = b
-                .time_control
-                .as_deref()
-                .and_then(|t| self.time_control(&format!("{base}.time_control"), t));
-            let tc = own.or_else(|| global.clone());
-            if let (Some(Supervision::Reduced), Some(tc)) = (b.supervision, &tc) {
-                let edition = b.edition.as_deref().unwrap_or(&c.edition);
+            let tc = b.time_control.as_ref().or(global);
+            if let (Some(Supervision::Reduced), Some(tc)) = (b.supervision, tc) {
+                let edition = b.edition.unwrap_or(c.edition);
                 self.reduced_on_standard(&format!("{base}.supervision"), tc, s, edition);
             }
         }
@@ -684,66 +671,14 @@ impl Checker {
         }
     }
 
-    fn edition(&mut self, key: &str, name: &str) {
-        let names: Vec<&str> = dgt_core::arbiter::EDITIONS.iter().map(|e| e.name).collect();
-        if !names.contains(&name) {
-            self.add(
-                key,
-                quoted(name),
-                "unknown edition of the Laws",
-                format!("use one of {}", names.join(", ")),
-            );
-        }
-    }
-
-    /// Parses a time control and checks its periods; None (with a problem) when unusable.
-    fn time_control(&mut self, key: &str, text: &str) -> Option<TimeControl> {
-        let tc = match TimeControl::parse(text) {
-            Ok(tc) => tc,
-            Err(e) => {
-                self.add(key, quoted(text), e, TIME_CONTROL_FIX);
-                return None;
-            }
-        };
-        let last = tc.periods.len() - 1;
-        for (i, p) in tc.periods.iter().enumerate() {
-            if p.moves.is_none() && i < last {
-                self.add(
-                    key,
-                    quoted(text),
-                    format!(
-                        "period {} has no move count, but only the last period may be the rest \
-                         of the game",
-                        i + 1
-                    ),
-                    "give every period but the last its moves, e.g. \"40/5400+30:1800+30\"",
-                );
-                return None;
-            }
-            if p.moves == Some(0) {
-                self.add(
-                    key,
-                    quoted(text),
-                    format!("period {} is for 0 moves", i + 1),
-                    TIME_CONTROL_FIX,
-                );
-                return None;
-            }
-            if p.base_ms == 0 && p.bonus == Bonus::None {
-                self.add(
-                    key,
-                    quoted(text),
-                    format!("period {} has no time", i + 1),
-                    TIME_CONTROL_FIX,
-                );
-                return None;
-            }
-        }
-        Some(tc)
-    }
-
-    fn reduced_on_standard(&mut self, key: &str, tc: &TimeControl, s: &Settings, edition: &str) {
-        let category = s.core.category(tc, dgt_core::arbiter::edition(edition));
+    fn reduced_on_standard(
+        &mut self,
+        key: &str,
+        tc: &TimeControl,
+        s: &Settings,
+        edition: dgt_core::arbiter::Edition,
+    ) {
+        let category = s.core.category(tc, edition.laws());
         if category == Category::Standard {
             self.add(
                 key,

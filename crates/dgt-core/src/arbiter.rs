@@ -9,7 +9,7 @@ use crate::reconstruct::Game;
 /// The articles and penalties of one edition of the Laws. A new edition is a new table.
 /// Values and their sources: docs/laws-by-edition.md and docs/edition-table.rs.txt.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Edition {
+pub struct Laws {
     pub name: &'static str,
     pub checkmate: &'static str,
     pub stalemate: &'static str,
@@ -145,8 +145,92 @@ pub struct Edition {
     pub penalty_ms_blitz_reduced: u64,
 }
 
-pub const EDITIONS: &[Edition] = &[
-    Edition {
+/// An edition of the FIDE Laws of Chess the daemon knows, named as in settings, set-ups and
+/// alerts (`"fide-2023"`). Parsed once where a name comes in: an unknown name is an error
+/// ([`UnknownEdition`]), never a fall-back to another edition.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Edition {
+    Fide2005,
+    Fide2017,
+    Fide2018,
+    #[default]
+    Fide2023,
+}
+
+/// An edition name that is none of [`Edition::ALL`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown edition of the Laws {name:?}: use one of {}", Edition::names().join(", "))]
+pub struct UnknownEdition {
+    pub name: String,
+}
+
+impl Edition {
+    pub const ALL: [Edition; 4] = [
+        Edition::Fide2005,
+        Edition::Fide2017,
+        Edition::Fide2018,
+        Edition::Fide2023,
+    ];
+
+    /// The name in settings, set-ups and alerts.
+    pub fn name(self) -> &'static str {
+        self.laws().name
+    }
+
+    /// Every name, oldest edition first.
+    pub fn names() -> Vec<&'static str> {
+        Edition::ALL.iter().map(|e| e.name()).collect()
+    }
+
+    /// The articles and penalties of this edition.
+    pub fn laws(self) -> &'static Laws {
+        let name = match self {
+            Edition::Fide2005 => "fide-2005",
+            Edition::Fide2017 => "fide-2017",
+            Edition::Fide2018 => "fide-2018",
+            Edition::Fide2023 => "fide-2023",
+        };
+        EDITIONS
+            .iter()
+            .find(|l| l.name == name)
+            .expect("every edition has its table in EDITIONS")
+    }
+}
+
+impl std::str::FromStr for Edition {
+    type Err = UnknownEdition;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Edition::ALL
+            .into_iter()
+            .find(|e| e.name() == name)
+            .ok_or_else(|| UnknownEdition {
+                name: name.to_string(),
+            })
+    }
+}
+
+impl std::fmt::Display for Edition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl serde::Serialize for Edition {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Edition {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+pub const EDITIONS: &[Laws] = &[
+    Laws {
         name: "fide-2023",
         checkmate: "5.1.1",
         stalemate: "5.2.1",
@@ -210,7 +294,7 @@ pub const EDITIONS: &[Edition] = &[
         penalty_ms_blitz_full: 120_000,
         penalty_ms_blitz_reduced: 60_000,
     },
-    Edition {
+    Laws {
         name: "fide-2018",
         checkmate: "5.1.1",
         stalemate: "5.2.1",
@@ -272,7 +356,7 @@ pub const EDITIONS: &[Edition] = &[
         penalty_ms_blitz_full: 60_000,
         penalty_ms_blitz_reduced: 60_000,
     },
-    Edition {
+    Laws {
         name: "fide-2017",
         checkmate: "5.1.1",
         stalemate: "5.2.1",
@@ -334,7 +418,7 @@ pub const EDITIONS: &[Edition] = &[
         penalty_ms_blitz_full: 60_000,
         penalty_ms_blitz_reduced: 60_000,
     },
-    Edition {
+    Laws {
         name: "fide-2005",
         checkmate: "5.1a",
         stalemate: "5.2a",
@@ -400,18 +484,10 @@ pub const EDITIONS: &[Edition] = &[
     },
 ];
 
-/// The table of an edition by name; unknown names fall back to the current edition.
-pub fn edition(name: &str) -> &'static Edition {
-    EDITIONS
-        .iter()
-        .find(|e| e.name == name)
-        .unwrap_or(&EDITIONS[0])
-}
-
-/// The edition by name with the fivefold reading configured (9.6.1; D2): the choice
+/// The edition's Laws with the fivefold reading configured (9.6.1; D2): the choice
 /// matters only in the editions that have the rule.
-pub fn edition_with(name: &str, fivefold: Option<crate::config::FivefoldReading>) -> Edition {
-    let mut ed = edition(name).clone();
+pub fn edition_with(edition: Edition, fivefold: Option<crate::config::FivefoldReading>) -> Laws {
+    let mut ed = edition.laws().clone();
     if let Some(reading) = fivefold {
         ed.fivefold_consecutive = reading == crate::config::FivefoldReading::Consecutive;
     }
@@ -460,7 +536,7 @@ pub fn fivefold(game: &Game, consecutive: bool) -> bool {
 /// Checks the game ends the Laws apply at the move made: checkmate, stalemate, dead position
 /// (insufficient material — the full dead-position analysis is separate), fivefold
 /// repetition and the 75-move rule.
-pub fn end_by_rule(game: &Game, ed: &Edition) -> Option<RuleEnd> {
+pub fn end_by_rule(game: &Game, ed: &Laws) -> Option<RuleEnd> {
     let pos = game.current();
     let mover = !pos.turn();
     // Judged on the legal moves without king captures (a position after an illegal move that
@@ -529,9 +605,7 @@ pub fn end_severity() -> Severity {
     Severity::Info
 }
 
-pub fn side_name(c: shakmaty::Color) -> &'static str {
-    if c.is_white() { "White" } else { "Black" }
-}
+pub use crate::verdict::side_name;
 
 #[cfg(test)]
 mod tests {
@@ -551,7 +625,7 @@ mod tests {
     #[test]
     fn fools_mate_is_checkmate() {
         let g = game(&["f2f3", "e7e5", "g2g4", "d8h4"]);
-        let end = end_by_rule(&g, edition("fide-2023")).unwrap();
+        let end = end_by_rule(&g, Edition::Fide2023.laws()).unwrap();
         assert_eq!(end.kind, AlertKind::Checkmate);
         assert_eq!(end.result, "0-1");
     }
@@ -566,17 +640,17 @@ mod tests {
         let g = game(&moves);
         assert_eq!(occurrences(&g), 5);
         assert_eq!(
-            end_by_rule(&g, edition("fide-2018")).unwrap().kind,
+            end_by_rule(&g, Edition::Fide2018.laws()).unwrap().kind,
             AlertKind::FivefoldRepetition
         );
-        assert!(end_by_rule(&g, edition("fide-2005")).is_none());
+        assert!(end_by_rule(&g, Edition::Fide2005.laws()).is_none());
     }
 
     #[test]
     fn threefold_claims_now_and_with_a_written_move() {
         // Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1: Black may claim by writing Ng8 (third occurrence).
         let g = game(&["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"]);
-        let ed = edition("fide-2023");
+        let ed = Edition::Fide2023.laws();
         let c = claims_available(&g, ed);
         assert_eq!(c.len(), 1, "{c:?}");
         assert_eq!(c[0].with_move.as_deref(), Some("Ng8"));
@@ -593,8 +667,28 @@ mod tests {
     }
 
     #[test]
-    fn unknown_edition_falls_back_to_current() {
-        assert_eq!(edition("nope").name, "fide-2023");
+    fn editions_parse_by_name_and_refuse_unknown_names() {
+        for e in Edition::ALL {
+            assert_eq!(e.name().parse::<Edition>(), Ok(e));
+            assert_eq!(
+                serde_json::to_string(&e).unwrap(),
+                format!("\"{}\"", e.name())
+            );
+        }
+        assert_eq!(Edition::default().name(), "fide-2023");
+        let err = "fide-2024".parse::<Edition>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown edition of the Laws \"fide-2024\": use one of fide-2005, fide-2017, \
+             fide-2018, fide-2023"
+        );
+        let refused = serde_json::from_str::<Edition>("\"2018\"").unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .contains("unknown edition of the Laws \"2018\""),
+            "{refused}"
+        );
     }
 }
 
@@ -625,7 +719,7 @@ fn earlier_in(keys: &[u64], pos: &Chess, before: usize) -> Vec<usize> {
 
 /// The claims the player to move could make now or with a stated move: threefold
 /// repetition (9.2) and fifty moves (9.3), counted as moves by both players.
-pub fn claims_available(game: &Game, ed: &Edition) -> Vec<ClaimAvailable> {
+pub fn claims_available(game: &Game, ed: &Laws) -> Vec<ClaimAvailable> {
     let pos = game.current();
     let n = game.plies();
     let who = side_name(pos.turn());
@@ -706,7 +800,7 @@ fn join(plies: &[usize]) -> String {
 
 /// The arbiter's claim checker: is a draw claim correct in this game, now or with the
 /// intended move (UCI or SAN)? Returns the verdict and the evidence.
-pub fn check_claim(game: &Game, ed: &Edition, intended: Option<&str>) -> (bool, String) {
+pub fn check_claim(game: &Game, ed: &Laws, intended: Option<&str>) -> (bool, String) {
     let pos = game.current();
     let mut target = pos.clone();
     let mut after_ply = game.plies();

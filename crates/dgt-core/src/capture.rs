@@ -163,7 +163,7 @@ mod tests {
                 t_ms: 30,
                 board: "b".into(),
                 kind: InputKind::Op(Operation::Setup(SetupOp {
-                    time_control: Some("180+2".into()),
+                    time_control: Some(crate::time_control::TimeControl::parse("180+2").unwrap()),
                     ..Default::default()
                 })),
             },
@@ -211,5 +211,79 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.line, 2);
         assert!(e.to_string().starts_with("line 2: "));
+    }
+
+    /// A set-up whose FEN or time control the core could not play is refused with the
+    /// reason (it used to be dropped without a word).
+    #[test]
+    fn a_setup_with_a_bad_fen_or_time_control_is_refused() {
+        for (op, reason) in [
+            (
+                r#"{"setup": {"fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1"}}"#,
+                "fen \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1\": not a FEN",
+            ),
+            (
+                r#"{"setup": {"fen": "8/8/8/8/8/8/8/K7 w - - 0 1"}}"#,
+                "not a legal position",
+            ),
+            (
+                r#"{"setup": {"time_control": "0"}}"#,
+                "time control \"0\": period 1 has no time",
+            ),
+            (
+                r#"{"setup": {"time_control": "90min"}}"#,
+                "\"90min\" is not a number of seconds",
+            ),
+        ] {
+            let e = parse_line(&format!(r#"{{"t_ms": 1, "op": {op}}}"#), 3, 0).unwrap_err();
+            assert_eq!(e.line, 3);
+            assert!(e.reason.contains(reason), "{op}: {}", e.reason);
+        }
+        let i = parse_line(
+            r#"{"t_ms": 1, "op": {"setup": {"fen": "8/8/8/8/8/8/8/K1k5 w - - 0 1", "time_control": "40/5400+30:1800+30"}}}"#,
+            1,
+            0,
+        )
+        .unwrap();
+        let InputKind::Op(Operation::Setup(s)) = &i.kind else {
+            panic!("not a setup: {i:?}")
+        };
+        assert_eq!(s.fen.as_deref(), Some("8/8/8/8/8/8/8/K1k5 w - - 0 1"));
+        assert_eq!(s.time_control.as_ref().map(|t| t.periods.len()), Some(2));
+        // Written back exactly as read.
+        assert!(write_line(&i).contains(
+            r#""setup":{"fen":"8/8/8/8/8/8/8/K1k5 w - - 0 1","time_control":"40/5400+30:1800+30"}"#
+        ));
+    }
+
+    /// A set-up naming an edition there is not is refused with the reason, not played
+    /// under fide-2023.
+    #[test]
+    fn a_setup_with_an_unknown_edition_is_refused() {
+        let e = parse_line(
+            r#"{"t_ms": 1, "op": {"setup": {"edition": "fide-2024"}}}"#,
+            4,
+            0,
+        )
+        .unwrap_err();
+        assert_eq!(e.line, 4);
+        assert!(
+            e.reason.contains(
+                "unknown edition of the Laws \"fide-2024\": use one of fide-2005, fide-2017, \
+                 fide-2018, fide-2023"
+            ),
+            "{}",
+            e.reason
+        );
+        let i = parse_line(
+            r#"{"t_ms": 1, "op": {"setup": {"edition": "fide-2005"}}}"#,
+            1,
+            0,
+        )
+        .unwrap();
+        let InputKind::Op(Operation::Setup(s)) = i.kind else {
+            panic!("not a setup: {i:?}")
+        };
+        assert_eq!(s.edition, Some(crate::arbiter::Edition::Fide2005));
     }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::arbiter::Edition;
+use crate::arbiter::{Edition, Laws};
 use crate::bughouse::BughouseMatch;
 use crate::input::{ClockSide, Supervision};
 use crate::time_control::{Category, TimeControl};
@@ -23,11 +23,11 @@ pub struct CoreConfig {
     /// How long an unexplained placement must persist before `illegal_position` (ms).
     pub illegal_position_ms: u64,
     /// Rule edition for new games: fide-2005, fide-2017, fide-2018, fide-2023.
-    pub edition: String,
+    pub edition: Edition,
     /// Supervision for rapid and blitz games.
     pub supervision: Supervision,
     /// Default time control (PGN TimeControl syntax), when a board has none of its own.
-    pub time_control: Option<String>,
+    pub time_control: Option<TimeControl>,
     /// Which clock display is White's, when it should not be inferred.
     pub white_clock_side: Option<ClockSide>,
     /// Blitz up to this many minutes (base + 60 × increment, inclusive), for every edition.
@@ -81,9 +81,9 @@ pub enum FivefoldReading {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BoardSettings {
-    pub time_control: Option<String>,
+    pub time_control: Option<TimeControl>,
     pub white_clock_side: Option<ClockSide>,
-    pub edition: Option<String>,
+    pub edition: Option<Edition>,
     pub supervision: Option<Supervision>,
 }
 
@@ -93,7 +93,7 @@ impl Default for CoreConfig {
             settle_ms: 250,
             press_wait_ms: 5000,
             illegal_position_ms: 3000,
-            edition: "fide-2023".into(),
+            edition: Edition::Fide2023,
             supervision: Supervision::Full,
             time_control: None,
             white_clock_side: None,
@@ -111,7 +111,7 @@ impl Default for CoreConfig {
 impl CoreConfig {
     /// The category of a time control under an edition: the configured boundaries where
     /// set, else the edition's own.
-    pub fn category(&self, tc: &TimeControl, edition: &Edition) -> Category {
+    pub fn category(&self, tc: &TimeControl, edition: &Laws) -> Category {
         category(tc, edition, self.blitz_max_minutes, self.rapid_max_minutes)
     }
 
@@ -121,7 +121,7 @@ impl CoreConfig {
         BoardSettings {
             time_control: o.time_control.or_else(|| self.time_control.clone()),
             white_clock_side: o.white_clock_side.or(self.white_clock_side),
-            edition: o.edition.or_else(|| Some(self.edition.clone())),
+            edition: o.edition.or(Some(self.edition)),
             supervision: o.supervision.or(Some(self.supervision)),
         }
     }
@@ -131,7 +131,7 @@ impl CoreConfig {
 /// `rapid_max` where configured, else by the edition's own boundaries.
 pub fn category(
     tc: &TimeControl,
-    edition: &Edition,
+    edition: &Laws,
     blitz_max: Option<u64>,
     rapid_max: Option<u64>,
 ) -> Category {

@@ -230,6 +230,10 @@ pub struct Alert {
     /// What the Laws prescribe.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prescription: Option<String>,
+    /// The prescription as data where it is an offence's verdict (`prescription` is its
+    /// text): for the core's own checks and views; not part of the event's JSON.
+    #[serde(skip)]
+    pub verdict: Option<Box<crate::verdict::OffenceVerdict>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub squares: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -264,6 +268,7 @@ impl Alert {
             game: None,
             fen_before: None,
             prescription: None,
+            verdict: None,
             squares: Vec::new(),
             white_ms: None,
             black_ms: None,

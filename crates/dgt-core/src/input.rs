@@ -78,19 +78,69 @@ pub enum Supervision {
 pub struct SetupOp {
     /// The full FEN the next game starts from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fen: Option<String>,
+    pub fen: Option<StartFen>,
     /// PGN TimeControl syntax: "5400+30", "40/5400+30:1800+30", "180+2", "300".
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub time_control: Option<String>,
+    pub time_control: Option<crate::time_control::TimeControl>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub white_clock_side: Option<ClockSide>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub edition: Option<String>,
+    pub edition: Option<crate::arbiter::Edition>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supervision: Option<Supervision>,
     /// Whether the board is turned round (connector on White's right).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rotated: Option<bool>,
+}
+
+/// The FEN of a legal position a game can start from (standard or Chess960 castling):
+/// checked when a set-up comes in, so a FEN that is not one is refused with the reason.
+/// Kept as written, so a set-up is journaled and passed back exactly as it was sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StartFen(String);
+
+/// Why a FEN cannot start a game.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("fen \"{text}\": {reason}")]
+pub struct BadFen {
+    pub text: String,
+    pub reason: String,
+}
+
+impl StartFen {
+    pub fn parse(text: &str) -> Result<StartFen, BadFen> {
+        crate::reconstruct::position_from_fen(text)
+            .map(|_| StartFen(text.to_string()))
+            .map_err(|reason| BadFen {
+                text: text.to_string(),
+                reason,
+            })
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for StartFen {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Serialize for StartFen {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for StartFen {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        StartFen::parse(&text).map_err(serde::de::Error::custom)
+    }
 }
 
 /// A claim an arbiter records (9.2, 9.3): the claimant's intended move, if any.

@@ -30,6 +30,7 @@ pub mod pairing;
 pub mod reconstruct;
 pub mod session;
 pub mod time_control;
+pub mod verdict;
 
 pub use config::CoreConfig;
 pub use engine::Core;

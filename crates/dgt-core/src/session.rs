@@ -15,7 +15,7 @@
 use dgt_protocol::{BoardMessage, ClockMessage, ClockTimes, Decoded, Decoder, LineMode};
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
-use crate::arbiter::{self, Edition};
+use crate::arbiter::{self, Laws};
 use crate::board::{self, PhysicalBoard};
 use crate::bus::{BusBoard, BusFact};
 use crate::clock::{ClockObservation, ClockTracker};
@@ -182,7 +182,7 @@ pub struct Session {
     press_wait_ms: u64,
     illegal_position_ms: u64,
     /// The edition in force, with the configured fivefold reading applied.
-    edition: Edition,
+    edition: Laws,
     fivefold: Option<crate::config::FivefoldReading>,
     supervision: Supervision,
     time_control: Option<TimeControl>,
@@ -275,21 +275,16 @@ impl Session {
             .bughouse
             .iter()
             .find(|m| m.boards.iter().any(|b| b == label));
-        let tc = s
-            .time_control
-            .as_deref()
-            // Bughouse: the regulation's playing time unless the organiser set one (DJC 6.3).
-            .or(bughouse.map(|m| m.rules.default_time_control()))
-            .and_then(|t| TimeControl::parse(t).ok());
+        // Bughouse: the regulation's playing time unless the organiser set one (DJC 6.3).
+        let tc = s.time_control.clone().or_else(|| {
+            bughouse.and_then(|m| TimeControl::parse(m.rules.default_time_control()).ok())
+        });
         Session {
             label: label.to_string(),
             settle_ms: config.settle_ms,
             press_wait_ms: config.press_wait_ms,
             illegal_position_ms: config.illegal_position_ms,
-            edition: arbiter::edition_with(
-                s.edition.as_deref().unwrap_or("fide-2023"),
-                config.fivefold,
-            ),
+            edition: arbiter::edition_with(s.edition.unwrap_or_default(), config.fivefold),
             fivefold: config.fivefold,
             supervision: s.supervision.unwrap_or(Supervision::Full),
             time_control: tc,
@@ -578,16 +573,14 @@ impl Session {
         if let Some(side) = s.white_clock_side {
             self.clock.set_white_side(side);
         }
-        if let Some(e) = &s.edition {
+        if let Some(e) = s.edition {
             self.edition = arbiter::edition_with(e, self.fivefold);
         }
         if let Some(sup) = s.supervision {
             self.supervision = sup;
         }
-        if let Some(tc) = &s.time_control
-            && let Ok(tc) = TimeControl::parse(tc)
-        {
-            self.time_control = Some(tc);
+        if let Some(tc) = &s.time_control {
+            self.time_control = Some(tc.clone());
         }
         if let Some(r) = s.rotated {
             self.orientation = if r {

@@ -23,10 +23,27 @@ pub struct Period {
     pub bonus: Bonus,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// A time control that keeps its rules: built only by [`TimeControl::parse`] (also when
+/// read from settings or a set-up op, where it is written as its text).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TimeControl {
     pub text: String,
     pub periods: Vec<Period>,
+}
+
+impl Serialize for TimeControl {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for TimeControl {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        TimeControl::parse(&text).map_err(|e| {
+            serde::de::Error::custom(format_args!("time control \"{text}\": {e}; {}", e.fix()))
+        })
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -37,26 +54,66 @@ pub enum Category {
     Blitz,
 }
 
+/// Why a time control was refused: its syntax, or a rule of its periods.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TimeControlError {
+    #[error("time control \"{0}\" has no periods")]
+    NoPeriods(String),
+    #[error("\"{part}\": the move count before '/' must be a whole number")]
+    MoveCount { part: String },
+    #[error("\"{part}\": \"{value}\" is not a number of seconds")]
+    Seconds { part: String, value: String },
+    /// Only the last period may be for the rest of the game (6.4: the periods before it end
+    /// at a move count).
+    #[error(
+        "period {period} has no move count, but only the last period may be the rest of the game"
+    )]
+    RestOfGameNotLast { period: usize },
+    #[error("period {period} is for 0 moves")]
+    NoMoves { period: usize },
+    #[error("period {period} has no time")]
+    NoTime { period: usize },
+}
+
+impl TimeControlError {
+    /// How to write it instead, for the person who wrote it.
+    pub fn fix(&self) -> &'static str {
+        match self {
+            TimeControlError::RestOfGameNotLast { .. } => {
+                "give every period but the last its moves, e.g. \"40/5400+30:1800+30\""
+            }
+            _ => {
+                "write it in PGN TimeControl style, in seconds: \"5400+30\", \
+                 \"40/5400+30:1800+30\", \"1500+10\", \"180+2\", \"300\""
+            }
+        }
+    }
+}
+
 impl TimeControl {
-    pub fn parse(text: &str) -> Result<TimeControl, String> {
+    /// Parses PGN TimeControl syntax and checks its periods: every period but the last has
+    /// a move count above 0, and every period has time (a base or a bonus).
+    pub fn parse(text: &str) -> Result<TimeControl, TimeControlError> {
         let text = text.trim();
         if text.is_empty() || text == "-" || text == "?" {
-            return Err(format!("time control \"{text}\" has no periods"));
+            return Err(TimeControlError::NoPeriods(text.to_string()));
         }
         let mut periods = Vec::new();
         for part in text.split(':') {
             let (moves, rest) = match part.split_once('/') {
                 Some((m, r)) => (
-                    Some(m.parse::<u32>().map_err(|_| {
-                        format!("\"{part}\": the move count before '/' must be a whole number")
+                    Some(m.parse::<u32>().map_err(|_| TimeControlError::MoveCount {
+                        part: part.to_string(),
                     })?),
                     r,
                 ),
                 None => (None, part),
             };
             let secs = |s: &str| {
-                s.parse::<u64>()
-                    .map_err(|_| format!("\"{part}\": \"{s}\" is not a number of seconds"))
+                s.parse::<u64>().map_err(|_| TimeControlError::Seconds {
+                    part: part.to_string(),
+                    value: s.to_string(),
+                })
             };
             let (base, bonus) = if let Some((b, i)) = rest.split_once('+') {
                 (secs(b)?, Bonus::Increment(secs(i)? * 1000))
@@ -72,6 +129,19 @@ impl TimeControl {
                 base_ms: base * 1000,
                 bonus,
             });
+        }
+        let last = periods.len() - 1;
+        for (i, p) in periods.iter().enumerate() {
+            let period = i + 1;
+            if p.moves.is_none() && i < last {
+                return Err(TimeControlError::RestOfGameNotLast { period });
+            }
+            if p.moves == Some(0) {
+                return Err(TimeControlError::NoMoves { period });
+            }
+            if p.base_ms == 0 && p.bonus == Bonus::None {
+                return Err(TimeControlError::NoTime { period });
+            }
         }
         Ok(TimeControl {
             text: text.to_string(),
@@ -153,6 +223,49 @@ mod tests {
         assert!(TimeControl::parse("40/x").is_err());
     }
 
+    /// The rules of the periods are kept when parsing, wherever the text comes from.
+    #[test]
+    fn periods_that_cannot_be_played_are_refused() {
+        use TimeControlError as E;
+        let cases = [
+            (
+                "90min+30s",
+                E::Seconds {
+                    part: "90min+30s".into(),
+                    value: "90min".into(),
+                },
+            ),
+            (
+                "x/300",
+                E::MoveCount {
+                    part: "x/300".into(),
+                },
+            ),
+            ("?", E::NoPeriods("?".into())),
+            ("5400:1800+30", E::RestOfGameNotLast { period: 1 }),
+            ("0", E::NoTime { period: 1 }),
+            ("0/5400:1800", E::NoMoves { period: 1 }),
+            ("40/5400:0", E::NoTime { period: 2 }),
+        ];
+        for (text, want) in cases {
+            assert_eq!(TimeControl::parse(text), Err(want), "{text}");
+        }
+        assert!(TimeControl::parse("0+2").is_ok(), "a bonus alone is time");
+        let err = serde_json::from_str::<TimeControl>("\"5400:1800+30\"").unwrap_err();
+        assert!(
+            err.to_string().starts_with(
+                "time control \"5400:1800+30\": period 1 has no move count, but only the last \
+                 period may be the rest of the game; give every period but the last its moves"
+            ),
+            "{err}"
+        );
+        let tc: TimeControl = serde_json::from_str("\"40/5400+30:1800+30\"").unwrap();
+        assert_eq!(
+            serde_json::to_string(&tc).unwrap(),
+            "\"40/5400+30:1800+30\""
+        );
+    }
+
     /// L17 T54: 10+0, 3+2, 15+10, 30+30, 60+0, 45+30, 90/40+30 under each edition's
     /// definitions (the edition tables' `blitz_below_ms` / `rapid_below_ms`).
     #[test]
@@ -177,7 +290,7 @@ mod tests {
             ("fide-2005", [B, B, R, S, S, S, S]),
         ];
         for (name, cats) in expected {
-            let ed = crate::arbiter::edition(name);
+            let ed = name.parse::<crate::arbiter::Edition>().unwrap().laws();
             for (tc, want) in controls.iter().zip(cats) {
                 let got = TimeControl::parse(tc)
                     .unwrap()
@@ -188,7 +301,7 @@ mod tests {
         // 2005's own edge: 12 minutes is blitz there, rapid in the later editions.
         let twelve = TimeControl::parse("720").unwrap();
         let cat = |n: &str| {
-            let e = crate::arbiter::edition(n);
+            let e = n.parse::<crate::arbiter::Edition>().unwrap().laws();
             twelve.category(e.blitz_below_ms, e.rapid_below_ms)
         };
         assert_eq!((cat("fide-2005"), cat("fide-2023")), (B, R));

@@ -5,7 +5,9 @@
 mod common;
 
 use common::*;
+use dgt_core::verdict::OffenceDecision;
 use dgt_core::{AlertKind, Event, Side};
+use shakmaty::Color;
 
 /// After 1.e4 d5 2.Bb5+ (`rnbqkbnr/ppp1pppp/8/1B1p4/4P3/8/PPPP1PPP/RNBQK1NR b`).
 const BB5_CHECK: &[(&str, &str, char)] = &[("e2", "e4", 'P'), ("d7", "d5", 'p'), ("f1", "b5", 'B')];
@@ -52,39 +54,15 @@ fn l05_s02_illegal_placement_corrected_before_the_press() {
 /// the restore is not a move.
 #[test]
 fn l05_s03_king_left_in_check() {
+    // (edition, time control, article, minutes to White, penalty article)
     let cases = [
-        (
-            "fide-2005",
-            "5400",
-            "7.4a",
-            "add 2 minute(s) to White's clock (7.4b)",
-        ),
-        (
-            "fide-2017",
-            "5400",
-            "7.5.1",
-            "add 2 minute(s) to White's clock (7.5.3)",
-        ),
-        (
-            "fide-2018",
-            "5400",
-            "7.5.1",
-            "add 2 minute(s) to White's clock (7.5.5)",
-        ),
-        (
-            "fide-2023",
-            "5400",
-            "7.5.1",
-            "add 2 minute(s) to White's clock (7.5.5)",
-        ),
-        (
-            "fide-2023",
-            "1500",
-            "7.5.1",
-            "add 1 minute(s) to White's clock (7.5.5)",
-        ),
+        ("fide-2005", "5400", "7.4a", 2, "7.4b"),
+        ("fide-2017", "5400", "7.5.1", 2, "7.5.3"),
+        ("fide-2018", "5400", "7.5.1", 2, "7.5.5"),
+        ("fide-2023", "5400", "7.5.1", 2, "7.5.5"),
+        ("fide-2023", "1500", "7.5.1", 1, "7.5.5"),
     ];
-    for (edition, tc, art, penalty) in cases {
+    for (edition, tc, art, minutes, penalty) in cases {
         let mut b = t03(edition, tc, "full");
         take_back(&mut b, "g8", "f6", 'n');
         let ev = b.run();
@@ -93,12 +71,22 @@ fn l05_s03_king_left_in_check() {
         assert_eq!(article(&a), art);
         assert_eq!((a.side, a.ply), (Some(Side::Black), Some(4)));
         assert!(a.message.contains("offence number 1"), "{a:?}");
-        let p = prescription(&a);
-        assert!(p.contains("Restore the position"), "{p}");
-        assert!(p.contains(penalty), "{edition} {tc}: {p}");
+        let v = offence_verdict(&a);
+        assert_eq!((v.offender, v.number), (Color::Black, 1), "{edition} {tc}");
+        assert_eq!(v.opponent(), Color::White);
+        assert_eq!(v.article, penalty, "{edition} {tc}");
+        assert_eq!(
+            v.decision,
+            OffenceDecision::TimeToOpponent {
+                add_ms: minutes * 60_000,
+                loses_at: if edition == "fide-2005" { 3 } else { 2 },
+            },
+            "{edition} {tc}"
+        );
+        assert!(v.remedy.starts_with("Restore the position"), "{v:?}");
         assert!(
-            p.contains("g8 has no legal move") && p.contains("(4.5)"),
-            "{p}"
+            v.remedy.contains("g8 has no legal move") && v.remedy.contains("(4.5)"),
+            "{v:?}"
         );
         // The restore is no move: three moves, the board back on the position after 2.Bb5+.
         assert_eq!(moves(&ev), ["e2e4", "d7d5", "f1b5"]);
@@ -113,17 +101,15 @@ fn l05_s03_king_left_in_check() {
 /// or less) — 1 minute (B.2). (2023 blitz under full supervision keeps 2 minutes, D6.)
 #[test]
 fn l17_s54_ten_minutes_is_rapid_in_2017_and_blitz_later() {
-    for (edition, penalty) in [
-        ("fide-2017", "add 2 minute(s) to White's clock (7.5.3)"),
-        ("fide-2018", "add 1 minute(s) to White's clock (7.5.5)"),
-    ] {
+    for (edition, minutes, penalty) in [("fide-2017", 2, "7.5.3"), ("fide-2018", 1, "7.5.5")] {
         let mut b = t03(edition, "600", "full");
         take_back(&mut b, "g8", "f6", 'n');
         let a = one(&b.run(), AlertKind::IllegalMove);
-        assert!(
-            prescription(&a).contains(penalty),
-            "{edition}: {}",
-            prescription(&a)
+        let v = offence_verdict(&a);
+        assert_eq!(
+            (time_to_opponent(v), v.article, v.opponent()),
+            (Some(minutes * 60_000), penalty, Color::White),
+            "{edition}"
         );
     }
     // The English reading for 2017 by configuration: 10 minutes is blitz again.
@@ -135,10 +121,10 @@ fn l17_s54_ten_minutes_is_rapid_in_2017_and_blitz_later() {
         ..dgt_core::CoreConfig::default()
     };
     let a = one(&b.run_with(config), AlertKind::IllegalMove);
-    assert!(
-        prescription(&a).contains("add 1 minute(s) to White's clock (7.5.3)"),
-        "{}",
-        prescription(&a)
+    let v = offence_verdict(&a);
+    assert_eq!(
+        (time_to_opponent(v), v.article, v.opponent()),
+        (Some(60_000), "7.5.3", Color::White)
     );
 }
 

@@ -5,7 +5,9 @@
 mod common;
 
 use common::*;
+use dgt_core::verdict::OffenceDecision;
 use dgt_core::{AlertKind, Event, EventBody};
+use shakmaty::Color;
 
 /// 1.e4 e5 2.Nf3 … as (from, to, piece).
 type Script<'a> = &'a [(&'a str, &'a str, char)];
@@ -72,15 +74,16 @@ fn l17_s01_king_exposed_illegal_move_first_offence() {
                 .starts_with("rnbqkbnr/pppp1ppp/8/1B2p3/4P3/8/PPPP1PPP/RNBQK1NR b"),
             "{a:?}"
         );
-        let p = prescription(&a);
+        let v = offence_verdict(&a);
         let penalty = by_edition(edition, "7.4b", "7.5.3", "7.5.5");
-        assert!(p.contains("Restore"), "{p}");
-        assert!(
-            p.contains(&format!("add 2 minute(s) to White's clock ({penalty})")),
-            "{edition}: {p}"
+        assert!(v.remedy.starts_with("Restore"), "{v:?}");
+        assert_eq!(
+            (v.number, time_to_opponent(v), v.opponent(), v.article),
+            (1, Some(120_000), Color::White, penalty),
+            "{edition}"
         );
         // The d7 pawn has no legal move: any legal move may be made (4.5).
-        assert!(p.contains("4.5"), "{edition}: {p}");
+        assert!(v.remedy.contains("4.5"), "{edition}: {v:?}");
         // The clocks to propose are those of the last completed move (7.1).
         let last_move = ev
             .iter()
@@ -108,24 +111,28 @@ fn l17_s02_second_illegal_move_loses_or_draws() {
         illegal(&mut b, "c6", "c4", 'n');
         let ev = b.run();
         let illegal = alert_of(&ev, AlertKind::IllegalMove);
-        let p: Vec<String> = illegal.iter().map(prescription).collect();
+        let v: Vec<_> = illegal.iter().map(offence_verdict).collect();
+        let penalty = by_edition(edition, "7.4b", "7.5.3", "7.5.5");
         if edition == "fide-2005" {
-            assert_eq!(p.len(), 3, "{p:?}");
-            assert!(
-                p[0].contains("add 2 minute(s) to White's clock (7.4b)"),
-                "{p:?}"
+            assert_eq!(v.len(), 3, "{v:?}");
+            for first in &v[..2] {
+                assert_eq!(
+                    (time_to_opponent(first), first.opponent(), first.article),
+                    (Some(120_000), Color::White, penalty),
+                    "{v:?}"
+                );
+            }
+            assert_eq!(
+                (v[2].number, v[2].decision, v[2].offender),
+                (3, OffenceDecision::Loses, Color::Black),
+                "{v:?}"
             );
-            assert!(
-                p[1].contains("add 2 minute(s) to White's clock (7.4b)"),
-                "{p:?}"
-            );
-            assert!(p[2].contains("Black loses the game (7.4b)"), "{p:?}");
         } else {
-            let penalty = by_edition(edition, "", "7.5.3", "7.5.5");
-            assert!(p[0].contains("add 2 minute(s)"), "{p:?}");
-            assert!(
-                p[1].contains(&format!("Black loses the game ({penalty})")),
-                "{edition}: {p:?}"
+            assert_eq!(time_to_opponent(v[0]), Some(120_000), "{v:?}");
+            assert_eq!(
+                (v[1].number, v[1].decision, v[1].offender, v[1].article),
+                (2, OffenceDecision::Loses, Color::Black, penalty),
+                "{edition}: {v:?}"
             );
         }
         assert!(illegal[1].message.contains("offence number 2"));

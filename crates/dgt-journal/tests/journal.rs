@@ -52,7 +52,7 @@ fn inputs_and_events_round_trip_and_survive_reopening() {
         Cause::Input(input(
             300,
             InputKind::Op(Operation::Setup(SetupOp {
-                time_control: Some("180+2".into()),
+                time_control: Some(dgt_core::time_control::TimeControl::parse("180+2").unwrap()),
                 ..Default::default()
             })),
         )),

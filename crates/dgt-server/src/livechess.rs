@@ -14,7 +14,7 @@ use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use dgt_core::input::SetupOp;
+use dgt_core::input::{SetupOp, StartFen};
 use dgt_core::{Input, InputKind, Operation, Side};
 use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
@@ -392,10 +392,13 @@ async fn handle_call(
             let flip = param.pointer("/param/flip").and_then(Value::as_bool);
             let fen = param.pointer("/param/fen").and_then(Value::as_str);
             let setup = match (param.get("method").and_then(Value::as_str), fen, flip) {
-                (Some("setup"), Some(fen), _) => SetupOp {
-                    fen: Some(fen.to_string()),
-                    rotated: flip,
-                    ..SetupOp::default()
+                (Some("setup"), Some(fen), _) => match StartFen::parse(fen) {
+                    Ok(fen) => SetupOp {
+                        fen: Some(fen),
+                        rotated: flip,
+                        ..SetupOp::default()
+                    },
+                    Err(e) => return vec![failure(&id, &e.to_string())],
                 },
                 // One client's builder sends `flip` as method "setup" (§5.3): it is a flip.
                 (Some("setup"), None, Some(flip)) | (Some("flip"), _, Some(flip)) => SetupOp {
@@ -426,7 +429,7 @@ async fn handle_call(
                 app.setups.lock().unwrap_or_else(|p| p.into_inner()).insert(
                     board.clone(),
                     PendingSetup {
-                        fen: fen.clone(),
+                        fen: fen.to_string(),
                         game_then,
                     },
                 );

@@ -614,17 +614,8 @@ async fn setup(
 ) -> ApiResult {
     let who = may_act(&app, &headers, &q)?;
     must_cover(&app, &who, &board)?;
+    // The FEN, time control and edition are parsed here: a bad one is a 400 with the reason.
     let op: SetupOp = parse_body(&body)?;
-    if let Some(fen) = &op.fen
-        && fen
-            .split_whitespace()
-            .next()
-            .is_none_or(|p| p.split('/').count() != 8)
-    {
-        return Err(ApiError::BadRequest(
-            "fen must be a full FEN with 8 ranks".into(),
-        ));
-    }
     forward_by(&app, &who, &board, Operation::Setup(op)).await?;
     Ok(ok(json!({ "ok": true, "board": board })))
 }

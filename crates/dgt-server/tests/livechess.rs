@@ -116,6 +116,31 @@ async fn a_livechess_client_lists_subscribes_and_sets_up() {
     };
     assert_eq!(setup.fen.as_deref(), Some(fen));
 
+    // A FEN the core could not start from is refused with the reason; nothing is sent on.
+    ws_send(
+        &mut ws,
+        json!({"id": 5, "call": "call", "param": {"id": 7, "method": "setup", "param": {"fen": "4k3/8/8 w - - 0 1"}}}),
+    )
+    .await;
+    let reply = read_until(&mut ws, |v| v["response"] != "feed")
+        .await
+        .pop()
+        .unwrap();
+    assert_eq!(
+        (reply["response"].as_str(), reply["id"].as_i64()),
+        (Some("error"), Some(5))
+    );
+    assert!(
+        reply["param"]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("fen \"4k3/8/8 w - - 0 1\": not a FEN")),
+        "{reply}"
+    );
+    assert!(
+        server.ops.try_recv().is_err(),
+        "the refused setup reached the core"
+    );
+
     ws_send(&mut ws, json!({"id": 4, "call": "nonsense"})).await;
     let reply = read_until(&mut ws, |v| v["response"] != "feed")
         .await

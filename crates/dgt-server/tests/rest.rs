@@ -153,7 +153,7 @@ async fn setup_result_and_claim_go_to_the_core() {
         panic!("not a setup: {:?}", input.kind);
     };
     assert_eq!(fen.as_deref(), Some("8/8/8/8/8/8/8/K1k5 w - - 0 1"));
-    assert_eq!(time_control.as_deref(), Some("180+2"));
+    assert_eq!(time_control.map(|t| t.text).as_deref(), Some("180+2"));
     assert_eq!(supervision, Some(Supervision::Reduced));
 
     assert_eq!(
@@ -180,6 +180,33 @@ async fn setup_result_and_claim_go_to_the_core() {
         .0,
         400
     );
+    // A set-up the core could not play is refused with the reason, not dropped (a bad FEN
+    // or time control) nor played under fide-2023 (an unknown edition).
+    for (setup, reason) in [
+        (
+            r#"{"edition":"fide-2024"}"#,
+            "unknown edition of the Laws \"fide-2024\": use one of fide-2005, fide-2017, \
+             fide-2018, fide-2023",
+        ),
+        (
+            r#"{"time_control":"5400:1800+30"}"#,
+            "time control \"5400:1800+30\": period 1 has no move count",
+        ),
+        (
+            r#"{"fen":"8/8/8/8/8/8/8/K7 w - - 0 1"}"#,
+            "fen \"8/8/8/8/8/8/8/K7 w - - 0 1\": not a legal position",
+        ),
+    ] {
+        let (status, body) = http(addr, "POST", "/api/boards/board-7/setup", &[], setup).await;
+        assert_eq!(status, 400, "{body}");
+        let refusal: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert!(
+            refusal["error"]
+                .as_str()
+                .is_some_and(|e| e.contains(reason)),
+            "{setup}: {body}"
+        );
+    }
 
     assert_eq!(
         http(

@@ -4,6 +4,7 @@
 //! confirmation of a two-handed move (7.5.4; 2017 7.7).
 
 use super::*;
+use crate::verdict::{OffenceDecision, OffenceVerdict};
 
 /// Why the core stopped reading moves from the board (`lose_track`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,7 +161,8 @@ impl Session {
             .find(|sq| shown.piece_at(*sq) != pos.board().piece_at(*sq))
             .map(|sq| (g.plies(), sq));
         let arbiter_acts = kind == AlertKind::PromotionIncomplete || both_checks;
-        let (severity, prescription) = self.illegal_prescription(mover, &remedy, arbiter_acts);
+        let (severity, prescription, verdict) =
+            self.illegal_prescription(mover, &remedy, arbiter_acts);
         let count = self.count_offence(mover, Offence::IllegalMove);
         let mut a = self.alert(
             kind,
@@ -181,6 +183,7 @@ impl Session {
         a.game = Some(game_id);
         a.squares = board::square_names(d);
         a.prescription = Some(prescription);
+        a.verdict = verdict.map(Box::new);
         if let Some((w, b)) = logged {
             (a.white_ms, a.black_ms) = (w, b);
         }
@@ -440,7 +443,7 @@ impl Session {
         mover: Color,
         remedy: &str,
         arbiter_acts: bool,
-    ) -> (Severity, String) {
+    ) -> (Severity, String, Option<OffenceVerdict>) {
         if let Some(seat) = &self.bughouse
             && !seat.regulation.fide_underneath()
         {
@@ -452,11 +455,13 @@ impl Session {
                     "{remedy} — only if {} demands it (7.4; a press back without a move is the demand, 7.6); moving on accepts it (7.5). No time is added; for repeated illegal moves the arbiter may add time or declare the game lost (10.3).",
                     arbiter::side_name(!mover)
                 ),
+                None,
             );
         }
-        let full = self.offence_prescription(mover, Offence::IllegalMove, remedy);
+        let verdict = self.offence_verdict(mover, Offence::IllegalMove, remedy);
+        let full = verdict.render();
         if !self.reduced() {
-            return (Severity::Intervene, full);
+            return (Severity::Intervene, full, Some(verdict));
         }
         let name = arbiter::side_name(mover);
         let opp = arbiter::side_name(!mover);
@@ -469,6 +474,7 @@ impl Session {
             return (
                 Severity::Intervene,
                 format!("The arbiter intervenes without a claim ({window}): {full}"),
+                None,
             );
         }
         if self.edition.rapid_blitz_claim_only {
@@ -492,7 +498,7 @@ impl Session {
                     "Only if {opp} claims before making his own move ({window}): {full} The arbiter does not act without a claim; {until}."
                 )
             };
-            return (Severity::Claim, p);
+            return (Severity::Claim, p, None);
         }
         if self.edition.reduced_first_illegal_loses {
             let ability = self
@@ -511,11 +517,13 @@ impl Session {
             return (
                 Severity::Intervene,
                 format!("Seen or claimed in time: {verdict} ({window}); {until}."),
+                None,
             );
         }
         (
             Severity::Intervene,
             format!("{full} The arbiter acts {until}."),
+            None,
         )
     }
 
@@ -614,6 +622,16 @@ impl Session {
         offence: Offence,
         remedy: &str,
     ) -> String {
+        self.offence_verdict(side, offence, remedy).render()
+    }
+
+    /// The verdict on the next offence of `side`, as data.
+    pub(super) fn offence_verdict(
+        &self,
+        side: Color,
+        offence: Offence,
+        remedy: &str,
+    ) -> OffenceVerdict {
         let class = self.offence_class(offence);
         let i = if side.is_white() { 0 } else { 1 };
         let n = self.watch.offences[class][i] + 1;
@@ -628,34 +646,28 @@ impl Session {
             Offence::TwoHands if self.edition.separate_counters => self.edition.two_hands,
             Offence::TwoHands => self.edition.illegal_move_penalty,
         };
-        let name = arbiter::side_name(side);
-        let opp = arbiter::side_name(!side);
-        if n >= self.edition.illegal_moves_to_lose {
+        let decision = if n >= self.edition.illegal_moves_to_lose {
             let ability = self
                 .game
                 .as_ref()
                 .map(|g| crate::dead::full(g.current(), g.castling_mode, !side));
-            let verdict = match (self.edition.illegal_loss_draw_if_no_mate, ability) {
-                (false, _) | (true, Some(MateAbility::CanMate)) => format!("{name} loses the game"),
-                (true, Some(MateAbility::CannotMate)) => format!(
-                    "the game is drawn: {opp} cannot checkmate by any series of legal moves"
-                ),
-                _ => format!(
-                    "{name} loses, unless {opp} cannot checkmate by any series of legal moves (undetermined: examine the position)"
-                ),
-            };
-            format!("{name}'s offence number {n}: {verdict} ({penalty_article}).")
+            match (self.edition.illegal_loss_draw_if_no_mate, ability) {
+                (false, _) | (true, Some(MateAbility::CanMate)) => OffenceDecision::Loses,
+                (true, Some(MateAbility::CannotMate)) => OffenceDecision::Drawn,
+                _ => OffenceDecision::LosesUnlessOpponentCannotMate,
+            }
         } else {
-            let ms = self.penalty_ms();
-            let time = if ms == 0 {
-                "no time is added in this category".to_string()
-            } else {
-                format!("add {} minute(s) to {opp}'s clock", ms / 60_000)
-            };
-            format!(
-                "{remedy}; {time} ({penalty_article}). This is {name}'s offence number {n}; number {} loses.",
-                self.edition.illegal_moves_to_lose
-            )
+            OffenceDecision::TimeToOpponent {
+                add_ms: self.penalty_ms(),
+                loses_at: self.edition.illegal_moves_to_lose,
+            }
+        };
+        OffenceVerdict {
+            offender: side,
+            number: n,
+            article: penalty_article,
+            remedy: remedy.to_string(),
+            decision,
         }
     }
 
@@ -672,10 +684,11 @@ impl Session {
         }
         let name = arbiter::side_name(mover);
         let counted = self.edition.two_hands_counted;
-        let prescription = if counted {
-            let p = self.offence_prescription(mover, Offence::TwoHands, "The move stands");
+        let verdict =
+            counted.then(|| self.offence_verdict(mover, Offence::TwoHands, "The move stands"));
+        let prescription = if let Some(v) = &verdict {
             self.count_offence(mover, Offence::TwoHands);
-            p
+            v.render()
         } else {
             "The move stands. This edition sets no penalty for it (4.1); the arbiter may penalise under 13.4.".to_string()
         };
@@ -697,6 +710,7 @@ impl Session {
         a.article = Some(self.edition.two_hands.into());
         a.ply = Some(ply);
         a.prescription = Some(prescription);
+        a.verdict = verdict.map(Box::new);
         out.push((t, EventBody::Alert(a)));
     }
 }

@@ -362,6 +362,25 @@ pub fn prescription(a: &dgt_core::Alert) -> String {
     a.prescription.clone().unwrap_or_default()
 }
 
+/// An offence alert's verdict as data; its `prescription` is the verdict's text.
+#[track_caller]
+pub fn offence_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::OffenceVerdict {
+    let v = a
+        .verdict
+        .as_deref()
+        .unwrap_or_else(|| panic!("no verdict on {a:?}"));
+    assert_eq!(a.prescription.as_deref(), Some(v.render().as_str()));
+    v
+}
+
+/// The time an offence verdict adds to the opponent (ms), `None` when it decides the game.
+pub fn time_to_opponent(v: &dgt_core::verdict::OffenceVerdict) -> Option<u64> {
+    match v.decision {
+        dgt_core::verdict::OffenceDecision::TimeToOpponent { add_ms, .. } => Some(add_ms),
+        _ => None,
+    }
+}
+
 /// An alert's article ("" when it has none).
 pub fn article(a: &dgt_core::Alert) -> &str {
     a.article.as_deref().unwrap_or("")

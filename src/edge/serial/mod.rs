@@ -16,6 +16,7 @@
 
 pub mod backoff;
 pub mod bus_line;
+pub mod bus_poller;
 pub mod discovery;
 pub mod identity;
 pub mod line;

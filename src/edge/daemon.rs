@@ -59,6 +59,13 @@ impl DaemonClock {
         self.offset_ms + self.epoch.elapsed().as_millis() as u64
     }
 
+    /// The daemon time of an instant (one before the epoch reads as the epoch).
+    pub fn ms_at(&self, at: std::time::Instant) -> u64 {
+        self.offset_ms
+            + at.saturating_duration_since(self.epoch.into_std())
+                .as_millis() as u64
+    }
+
     /// The instant a core time falls on.
     pub fn instant_at(&self, t_ms: u64) -> Instant {
         self.epoch + std::time::Duration::from_millis(t_ms.saturating_sub(self.offset_ms))

@@ -450,7 +450,7 @@ fn pairings(action: PairingsCommand) -> ExitCode {
                     println!("round {round}: {how}");
                     ExitCode::SUCCESS
                 }
-                Err(e) => fail(e),
+                Err(e) => fail(e.to_string()),
             }
         }
         PairingsCommand::Results {
@@ -653,14 +653,17 @@ async fn run(
             print_events,
         },
     )
-    .await?;
+    .await
+    .map_err(|e| e.to_string())?;
     eprintln!("dgt-arbiter: dashboard at http://{}/", services.addr());
     serve(services).await
 }
 
 /// The hub until SIGINT/SIGTERM.
 async fn hub(settings: Settings) -> Result<(), String> {
-    let hub = dgt_arbiter::cluster::hub::Hub::start(&settings).await?;
+    let hub = dgt_arbiter::cluster::hub::Hub::start(&settings)
+        .await
+        .map_err(|e| e.to_string())?;
     eprintln!("dgt-arbiter hub: dashboard at http://{}/", hub.addr());
     systemd::notify_status(&format!("hub dashboard at http://{}/", hub.addr()));
     systemd::notify_ready();
@@ -734,7 +737,8 @@ async fn demo(o: DemoOptions) -> Result<(), String> {
             print_events: o.print_events,
         },
     )
-    .await?;
+    .await
+    .map_err(|e| e.to_string())?;
     // Scripts wait for this line (the port is known only now when 0 was asked).
     eprintln!("dgt-arbiter demo: dashboard at http://{}/", services.addr());
     let result = serve(services).await;

@@ -50,25 +50,62 @@ pub struct Services {
     cluster: Option<crate::cluster::node::NodeLink>,
 }
 
+/// Why the daemon's services (or the hub's server) did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServicesError {
+    #[error("listen = {listen:?}: {source}; fix: host:port, e.g. 127.0.0.1:1983")]
+    BadListen {
+        listen: String,
+        source: std::net::AddrParseError,
+    },
+    #[error("server.livechess_listen = {listen:?}: {source}; fix: host:port, e.g. 127.0.0.1:1982")]
+    BadLivechessListen {
+        listen: String,
+        source: std::net::AddrParseError,
+    },
+    #[error("sections {name:?}: {detail}")]
+    BadSection { name: String, detail: String },
+    #[error("{0}")]
+    Journal(#[from] JournalError),
+    #[error("new journal {}: {source}", .path.display())]
+    NewJournal { path: PathBuf, source: JournalError },
+    #[error(
+        "journal {} is damaged and cannot be moved aside ({source}); fix: move it away by hand",
+        .path.display()
+    )]
+    CannotSetAside {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Broadcast(#[from] crate::output::BroadcastDirError),
+    #[error("{0}")]
+    Serve(#[from] dgt_server::ServeError),
+    #[error("{0}")]
+    Cluster(#[from] crate::cluster::connect::ConnectError),
+    #[error("[cluster] needs the journal: a node publishes what it journaled")]
+    ClusterWithoutJournal,
+}
+
 /// The server's settings from the daemon's.
-pub fn server_config(settings: &Settings) -> Result<ServerConfig, String> {
-    let listen: SocketAddr = settings.listen.parse().map_err(|e| {
-        format!(
-            "listen = {:?}: {e}; fix: host:port, e.g. 127.0.0.1:1983",
-            settings.listen
-        )
-    })?;
+pub fn server_config(settings: &Settings) -> Result<ServerConfig, ServicesError> {
+    let listen: SocketAddr =
+        settings
+            .listen
+            .parse()
+            .map_err(|source| ServicesError::BadListen {
+                listen: settings.listen.clone(),
+                source,
+            })?;
     let livechess_listen = if settings.server.livechess {
         Some(
             settings
                 .server
                 .livechess_listen
                 .parse::<SocketAddr>()
-                .map_err(|e| {
-                    format!(
-                        "server.livechess_listen = {:?}: {e}; fix: host:port, e.g. 127.0.0.1:1982",
-                        settings.server.livechess_listen
-                    )
+                .map_err(|source| ServicesError::BadLivechessListen {
+                    listen: settings.server.livechess_listen.clone(),
+                    source,
                 })?,
         )
     } else {
@@ -100,10 +137,13 @@ pub fn server_config(settings: &Settings) -> Result<ServerConfig, String> {
                     name: s.name.clone(),
                     tables: s
                         .table_numbers()
-                        .map_err(|e| format!("sections {:?}: {e}", s.name))?,
+                        .map_err(|detail| ServicesError::BadSection {
+                            name: s.name.clone(),
+                            detail,
+                        })?,
                 })
             })
-            .collect::<Result<_, String>>()?,
+            .collect::<Result<_, ServicesError>>()?,
         arbiters: settings.server.arbiters.clone(),
         ..ServerConfig::default()
     })
@@ -228,7 +268,10 @@ impl JournalStatus {
 }
 
 impl Services {
-    pub async fn start(settings: &Settings, options: ServiceOptions) -> Result<Services, String> {
+    pub async fn start(
+        settings: &Settings,
+        options: ServiceOptions,
+    ) -> Result<Services, ServicesError> {
         let server_config = server_config(settings)?;
         let mut history = Vec::new();
         let mut acks = Vec::new();
@@ -251,10 +294,14 @@ impl Services {
                     );
                     tracing::error!("{text}");
                     notice = Some(text);
-                    open_and_recover(path, settings)
-                        .map_err(|e| format!("new journal {}: {e}", path.display()))?
+                    open_and_recover(path, settings).map_err(|source| {
+                        ServicesError::NewJournal {
+                            path: path.clone(),
+                            source,
+                        }
+                    })?
                 }
-                Err(e) => return Err(e.to_string()),
+                Err(e) => return Err(e.into()),
             };
             if report.steps > 0 {
                 tracing::info!(
@@ -284,8 +331,7 @@ impl Services {
             Vec::new()
         };
         let mut server = Server::bind(server_config)
-            .await
-            .map_err(|e| e.to_string())?
+            .await?
             .with_history(history)
             .with_acks(acks);
         let metrics = Arc::new(DaemonMetrics::default());
@@ -356,14 +402,9 @@ impl Services {
                         clock,
                     },
                 )
-                .await
-                .map_err(|e| e.to_string())?,
+                .await?,
             ),
-            (Some(_), _, _) => {
-                return Err(
-                    "[cluster] needs the journal: a node publishes what it journaled".into(),
-                );
-            }
+            (Some(_), _, _) => return Err(ServicesError::ClusterWithoutJournal),
             _ => None,
         };
         tracing::info!(%addr, "dashboard listening");
@@ -472,7 +513,7 @@ fn open_and_recover(path: &Path, settings: &Settings) -> Result<Opened, JournalE
 
 /// Renames a damaged journal (and its WAL and shared-memory files) to
 /// `<name>.damaged-<unix seconds>`.
-fn set_aside(path: &Path) -> Result<PathBuf, String> {
+fn set_aside(path: &Path) -> Result<PathBuf, ServicesError> {
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -483,11 +524,9 @@ fn set_aside(path: &Path) -> Result<PathBuf, String> {
         PathBuf::from(name)
     };
     let aside = with_suffix(path, &format!(".damaged-{stamp}"));
-    std::fs::rename(path, &aside).map_err(|e| {
-        format!(
-            "journal {} is damaged and cannot be moved aside ({e}); fix: move it away by hand",
-            path.display()
-        )
+    std::fs::rename(path, &aside).map_err(|source| ServicesError::CannotSetAside {
+        path: path.to_path_buf(),
+        source,
     })?;
     for side in ["-wal", "-shm"] {
         let file = with_suffix(path, side);

@@ -320,7 +320,8 @@ pub struct Server {
 impl Server {
     /// Checks the security rules and binds the ports.
     pub async fn bind(config: ServerConfig) -> Result<Server, ServeError> {
-        auth::check_bind(config.listen, &config).map_err(ServeError::Insecure)?;
+        auth::check_bind(config.listen, &config)
+            .map_err(|e| ServeError::Insecure(e.to_string()))?;
         if let Some(addr) = config.livechess_listen
             && !addr.ip().is_loopback()
         {

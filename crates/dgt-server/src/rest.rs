@@ -145,7 +145,7 @@ fn open_session(
     let id = app
         .sessions
         .open(principal.clone())
-        .map_err(ApiError::NodeUnavailable)?;
+        .map_err(|e| ApiError::NodeUnavailable(e.to_string()))?;
     let secure = headers
         .get("x-forwarded-proto")
         .and_then(|v| v.to_str().ok())

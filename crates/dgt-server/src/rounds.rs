@@ -104,7 +104,9 @@ pub(crate) async fn import(
     }
     let order = match q.order.as_deref() {
         None => dgt_pairings::BoardOrder::default(),
-        Some(o) => o.parse().map_err(ApiError::BadRequest)?,
+        Some(o) => o
+            .parse::<dgt_pairings::BoardOrder>()
+            .map_err(|e| ApiError::BadRequest(e.to_string()))?,
     };
     let text = dgt_pairings::decode_text(&body);
     let pairings = match dgt_pairings::read(&text, round, order) {

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dgt_journal::{Journal, JournalError, JournalWriter, WriterSettings};
-use dgt_server::{Server, ServerConfig, StatusSource};
+use dgt_server::{Server, StatusSource};
 use serde_json::json;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -26,6 +26,7 @@ use crate::edge::daemon::{
     CoreOptions, CoreSummary, Daemon, DaemonClock, InputRecorder, SerialOptions,
 };
 use crate::edge::metrics::DaemonMetrics;
+use crate::server_config::ServerConfigError;
 use crate::settings::Settings;
 
 /// What is needed besides the settings.
@@ -53,18 +54,8 @@ pub struct Services {
 /// Why the daemon's services (or the hub's server) did not start.
 #[derive(Debug, thiserror::Error)]
 pub enum ServicesError {
-    #[error("listen = {listen:?}: {source}; fix: host:port, e.g. 127.0.0.1:1983")]
-    BadListen {
-        listen: String,
-        source: std::net::AddrParseError,
-    },
-    #[error("server.livechess_listen = {listen:?}: {source}; fix: host:port, e.g. 127.0.0.1:1982")]
-    BadLivechessListen {
-        listen: String,
-        source: std::net::AddrParseError,
-    },
-    #[error("sections {name:?}: {detail}")]
-    BadSection { name: String, detail: String },
+    #[error("{0}")]
+    Config(#[from] ServerConfigError),
     #[error("{0}")]
     Journal(#[from] JournalError),
     #[error("new journal {}: {source}", .path.display())]
@@ -85,68 +76,6 @@ pub enum ServicesError {
     Cluster(#[from] crate::cluster::connect::ConnectError),
     #[error("[cluster] needs the journal: a node publishes what it journaled")]
     ClusterWithoutJournal,
-}
-
-/// The server's settings from the daemon's.
-pub fn server_config(settings: &Settings) -> Result<ServerConfig, ServicesError> {
-    let listen: SocketAddr =
-        settings
-            .listen
-            .parse()
-            .map_err(|source| ServicesError::BadListen {
-                listen: settings.listen.clone(),
-                source,
-            })?;
-    let livechess_listen = if settings.server.livechess {
-        Some(
-            settings
-                .server
-                .livechess_listen
-                .parse::<SocketAddr>()
-                .map_err(|source| ServicesError::BadLivechessListen {
-                    listen: settings.server.livechess_listen.clone(),
-                    source,
-                })?,
-        )
-    } else {
-        None
-    };
-    Ok(ServerConfig {
-        listen,
-        arbiter_token: settings.server.arbiter_token.clone(),
-        viewer_token: settings.server.viewer_token.clone(),
-        allowed_origins: settings.server.allowed_origins.clone(),
-        public_delay_ms: settings.server.public_delay_s.saturating_mul(1000),
-        livechess_listen,
-        site: settings.event.site.clone(),
-        event: settings.event.name.clone(),
-        tables: crate::output::table_map(settings),
-        allowed_hosts: settings.server.allowed_hosts.clone(),
-        livechess_origins: settings.server.livechess_origins.clone(),
-        livechess_action_origins: settings.server.livechess_action_origins.clone(),
-        livechess_lan: settings.server.livechess_lan,
-        max_connections: settings.server.max_connections,
-        livechess_max_connections: settings.server.livechess_max_connections,
-        max_public_clients: settings.server.max_public_clients,
-
-        sections: settings
-            .sections
-            .iter()
-            .map(|s| {
-                Ok(dgt_server::access::Section {
-                    name: s.name.clone(),
-                    tables: s
-                        .table_numbers()
-                        .map_err(|detail| ServicesError::BadSection {
-                            name: s.name.clone(),
-                            detail,
-                        })?,
-                })
-            })
-            .collect::<Result<_, ServicesError>>()?,
-        arbiters: settings.server.arbiters.clone(),
-        ..ServerConfig::default()
-    })
 }
 
 /// The journal as the server's source of events it missed (it fell behind the stream).
@@ -272,7 +201,7 @@ impl Services {
         settings: &Settings,
         options: ServiceOptions,
     ) -> Result<Services, ServicesError> {
-        let server_config = server_config(settings)?;
+        let server_config = crate::server_config::server_config(settings)?;
         let mut history = Vec::new();
         let mut acks = Vec::new();
         let mut recovered_core = None;

@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use dgt_arbiter::edge::pty_board::BoardModel;
-use dgt_arbiter::edge::scripted_board::{ScriptedBoard, ScriptedBoardSpec};
 use dgt_arbiter::edge::serial::SerialTiming;
 use dgt_arbiter::edge::serial::board_link::{BoardLink, LabelClaims, LinkInput, LinkPort};
+use dgt_arbiter::simulated::pty_board::BoardModel;
+use dgt_arbiter::simulated::scripted_board::{ScriptedBoard, ScriptedBoardSpec};
 use dgt_core::{InputKind, Link};
 
 fn timing() -> SerialTiming {

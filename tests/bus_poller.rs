@@ -8,9 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use dgt_arbiter::edge::bus_line_board::{BusLineBoard, BusMember};
-use dgt_arbiter::edge::pty_board::BoardModel;
 use dgt_arbiter::edge::serial::bus_poller::{BusPoller, POLL_PERIOD, REDISCOVERY_INTERVAL};
+use dgt_arbiter::simulated::bus_line_board::{BusLineBoard, BusMember};
+use dgt_arbiter::simulated::pty_board::BoardModel;
 use dgt_core::{Core, CoreConfig, EventBody, Input, InputKind, Link};
 use dgt_emulator::{BoardSpec, EmulatedBoard, HandlingRates, TimeControl, Truth};
 

@@ -11,10 +11,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::fast_timing;
-use dgt_arbiter::edge::bus_line_board::BusLineBoard;
 use dgt_arbiter::edge::daemon::{ChannelRecorder, CoreOptions, Daemon, DaemonClock, SerialOptions};
-use dgt_arbiter::edge::pty_board::{self, BoardClock, PtyBoard};
 use dgt_arbiter::edge::serial::{ExplicitPort, ScanMode, SystemPorts};
+use dgt_arbiter::simulated::bus_line_board::BusLineBoard;
+use dgt_arbiter::simulated::pty_board::{self, BoardClock, PtyBoard};
 use dgt_core::{Event, EventBody, Input, InputKind, Link};
 use dgt_emulator::{BoardSpec, EmulatedBoard, HandlingRates, TimeControl, Truth};
 use tokio::sync::mpsc;

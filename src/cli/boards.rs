@@ -4,10 +4,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use dgt_arbiter::edge::emulated::{GameSeries, SeriesBoard};
-use dgt_arbiter::edge::pty_board::{self, BoardClock, PtyBoard};
 use dgt_arbiter::edge::serial::discovery::list_system_ports;
 use dgt_arbiter::edge::serial::probe::{ProbeAnswer, probe_port};
+use dgt_arbiter::simulated::emulated::{GameSeries, SeriesBoard};
+use dgt_arbiter::simulated::pty_board::{self, BoardClock, PtyBoard};
 
 use super::{CliError, with_runtime};
 

@@ -5,12 +5,12 @@ use std::process::ExitCode;
 
 use clap::Args;
 use dgt_arbiter::edge::daemon::{CaptureWriter, InputRecorder, SerialOptions};
-use dgt_arbiter::edge::emulated::{GameSeries, SeriesBoard};
-use dgt_arbiter::edge::pty_board::{self, BoardClock, PtyBoard};
 use dgt_arbiter::edge::serial::{ExplicitPort, ScanMode, SerialTiming, SystemPorts};
 use dgt_arbiter::edge::systemd;
 use dgt_arbiter::services::{ServiceOptions, Services};
 use dgt_arbiter::settings::{self, Settings};
+use dgt_arbiter::simulated::emulated::{GameSeries, SeriesBoard};
+use dgt_arbiter::simulated::pty_board::{self, BoardClock, PtyBoard};
 
 use super::{CliError, EXIT_CONFIG, with_runtime};
 

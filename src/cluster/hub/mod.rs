@@ -32,7 +32,6 @@ use self::reader::StreamReader;
 use self::view::{Applied, HubView};
 use super::wire::{ActionReply, ActionRequest, Heartbeat, HubRecord, NodeBatch, unix_ms};
 use super::{HUB_TOKEN, Names};
-use crate::services::ServicesError;
 use crate::settings::{ClusterSettings, Settings};
 
 /// What the hub knows of a node besides the stream: its last heartbeat.
@@ -77,7 +76,11 @@ pub enum HubError {
     #[error("{0}")]
     Stream(#[from] reader::StreamError),
     #[error("{0}")]
-    Server(#[from] ServicesError),
+    Config(#[from] crate::server_config::ServerConfigError),
+    #[error("{0}")]
+    Broadcast(#[from] crate::output::BroadcastDirError),
+    #[error("{0}")]
+    Serve(#[from] dgt_server::ServeError),
 }
 
 /// Why a hub record was not stored (the broker's own words).
@@ -140,13 +143,11 @@ impl Hub {
             ms = read_started.elapsed().as_millis() as u64,
             "hub: the event's stream read"
         );
-        let config = crate::services::server_config(settings)?;
+        let config = crate::server_config::server_config(settings)?;
         let clock = crate::edge::daemon::DaemonClock::start_at(unix_ms());
-        let broadcast_writer =
-            crate::output::BroadcastWriter::new(settings).map_err(ServicesError::from)?;
+        let broadcast_writer = crate::output::BroadcastWriter::new(settings)?;
         let server = Server::bind(config)
-            .await
-            .map_err(ServicesError::from)?
+            .await?
             .with_history(history.clone())
             .with_acks(acks)
             .with_status(Arc::new(HubStatus {

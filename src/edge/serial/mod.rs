@@ -46,7 +46,7 @@ use tokio_util::sync::CancellationToken;
 pub use discovery::{ExplicitPort, PortCandidate, PortList, PortScan, ScanMode, SystemPorts};
 pub use identity::{label_for_port, label_for_serial};
 
-use crate::edge::daemon::DaemonClock;
+use crate::edge::clock::DaemonClock;
 
 /// Every timing of the serial edge. The defaults follow protocol §4.4; tests shorten them.
 #[derive(Debug, Clone)]

@@ -311,12 +311,12 @@ pub trait EventSource: Send + Sync {
 pub async fn run(
     feed: Arc<Feed>,
     mut events: broadcast::Receiver<Event>,
-    public: crate::public::Arrivals,
+    to_public: impl Fn(Instant, Event),
     source: Option<Arc<dyn EventSource>>,
 ) {
     let forward = |event: Event| {
         if feed.publish(&event) && is_public(&event.body) {
-            public.send(Instant::now(), event);
+            to_public(Instant::now(), event);
         }
     };
     loop {

@@ -47,6 +47,7 @@
 //! - [`assets`]: the dashboard (plain HTML/CSS/JS compiled into the binary).
 
 pub mod access;
+pub mod api;
 pub mod assets;
 pub mod auth;
 pub mod cockpit;
@@ -55,6 +56,7 @@ pub mod hall;
 pub mod listen;
 pub mod livechess;
 pub mod livechess_rest;
+pub mod livechess_view;
 pub mod metrics;
 pub mod origin;
 pub mod pgn;
@@ -483,7 +485,12 @@ impl Server {
 
                 sessions: access::Sessions::default(),
             });
-            let hub = tokio::spawn(feed::run(feed, receiver, public_tx, events_source));
+            let hub = tokio::spawn(feed::run(
+                feed,
+                receiver,
+                move |at, event| public_tx.send(at, event),
+                events_source,
+            ));
             let delayer = tokio::spawn(public::run(public, public_rx, delay));
             tokio::spawn(async move {
                 shutdown.await;

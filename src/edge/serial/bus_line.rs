@@ -52,7 +52,7 @@ pub use super::bus_poller::{
     BusPoller, CHANGES_ATTEMPTS, LATE_REPLY_GRACE, PING_WINDOW, POLL_PERIOD, REDISCOVERY_INTERVAL,
     REPLY_TIMEOUT, SILENT_POLLS_LOST, label_for_address,
 };
-use super::discovery::PortCandidate;
+use super::ports::PortCandidate;
 use super::{SerialContext, line};
 use dgt_core::Input;
 

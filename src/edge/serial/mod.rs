@@ -2,6 +2,7 @@
 //! core inputs (`Rx`, `Tx`, `Link`) under a label that follows the board, not the port.
 //!
 //! Data flow, one file per step:
+//! * [`ports`] says what a port is (a candidate found or configured, its USB ids);
 //! * [`discovery`] lists candidate ports every ~2 s (sysfs scan and configured paths) and
 //!   starts a port task for each new one;
 //! * [`line`] opens a port the way every DGT implementation does (9600 8N1, DTR/RTS up);
@@ -31,6 +32,7 @@ pub mod discovery;
 pub mod identity;
 pub mod line;
 pub mod port_task;
+pub mod ports;
 pub mod probe;
 pub mod startup;
 

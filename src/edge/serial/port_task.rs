@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::backoff::Backoff;
 use super::board_link::{BoardLink, LinkPort};
-use super::discovery::PortCandidate;
+use super::ports::PortCandidate;
 use super::{SerialContext, line};
 
 /// Runs the port until it disappears or `cancel` fires.

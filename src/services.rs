@@ -82,13 +82,12 @@ pub enum ServicesError {
 struct JournalEvents(PathBuf);
 
 impl dgt_server::feed::EventSource for JournalEvents {
-    fn events_after(&self, seq: u64) -> Result<Vec<dgt_core::Event>, String> {
-        let journal = Journal::open_read_only(&self.0).map_err(|e| e.to_string())?;
+    fn events_after(&self, seq: u64) -> Result<Vec<dgt_core::Event>, dgt_server::SourceError> {
+        let journal = Journal::open_read_only(&self.0)?;
         journal
-            .events_since(seq)
-            .map_err(|e| e.to_string())?
+            .events_since(seq)?
             .iter()
-            .map(|json| serde_json::from_str(json).map_err(|e| e.to_string()))
+            .map(|json| serde_json::from_str(json).map_err(Into::into))
             .collect()
     }
 }

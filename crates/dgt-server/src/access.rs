@@ -198,7 +198,7 @@ pub fn account_for_token<'a>(accounts: &'a [Account], token: &str) -> Option<&'a
     found
 }
 
-struct Session {
+struct BrowserSession {
     principal: Principal,
     last_used: Instant,
 }
@@ -211,7 +211,7 @@ pub struct NoRandomness(getrandom::Error);
 /// Signed-in browsers: session id (kept only as its SHA-256) → principal.
 #[derive(Default)]
 pub struct Sessions {
-    by_digest: Mutex<HashMap<[u8; 32], Session>>,
+    by_digest: Mutex<HashMap<[u8; 32], BrowserSession>>,
 }
 
 fn digest(id: &str) -> [u8; 32] {
@@ -233,7 +233,7 @@ impl Sessions {
         }
         map.insert(
             digest(&id),
-            Session {
+            BrowserSession {
                 principal,
                 last_used: Instant::now(),
             },

@@ -221,8 +221,12 @@ pub trait BoardLog: Send + Sync {
         board: &str,
         from_ms: u64,
         to_ms: u64,
-    ) -> Result<Vec<FieldUpdate>, String>;
+    ) -> Result<Vec<FieldUpdate>, SourceError>;
 }
+
+/// Why a [`BoardLog`] or an [`feed::EventSource`] could not read: the source's own error
+/// (a journal's, in a daemon), boxed because the server does not know the source.
+pub type SourceError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Why an action sent elsewhere was not carried out.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

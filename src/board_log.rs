@@ -19,12 +19,9 @@ impl BoardLog for JournalBoardLog {
         board: &str,
         from_ms: u64,
         to_ms: u64,
-    ) -> Result<Vec<FieldUpdate>, String> {
-        let journal =
-            dgt_journal::Journal::open_read_only(&self.path).map_err(|e| e.to_string())?;
-        let inputs = journal
-            .board_inputs(board, from_ms, to_ms)
-            .map_err(|e| e.to_string())?;
+    ) -> Result<Vec<FieldUpdate>, dgt_server::SourceError> {
+        let journal = dgt_journal::Journal::open_read_only(&self.path)?;
+        let inputs = journal.board_inputs(board, from_ms, to_ms)?;
         Ok(field_updates(&inputs))
     }
 }

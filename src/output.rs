@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use dgt_core::Event;
-use dgt_journal::Journal;
 use dgt_journal::broadcast::{BroadcastFolder, BroadcastGame, DelayedBroadcast, TournamentInfo};
 use dgt_journal::pgn::{GameBook, GameRecord, PgnHeader, write_pgn};
+use dgt_journal::{Journal, JournalError};
 use dgt_pairings::{RoundBook, TableMap};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
@@ -108,6 +108,34 @@ pub struct ExportFilter {
     pub to_ms: Option<u64>,
 }
 
+/// Why an export stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error(
+        "no journal at {}; fix: give --journal PATH (or the configuration's journal.path)",
+        .path.display()
+    )]
+    NoJournal { path: PathBuf },
+    #[error("journal {}: {source}", .path.display())]
+    Journal { path: PathBuf, source: JournalError },
+    #[error("{0}")]
+    Read(#[from] JournalError),
+    #[error("cannot write the export: {0}")]
+    Write(#[from] std::io::Error),
+    #[error("no game {0:?} in the journal")]
+    NoGame(String),
+}
+
+/// A broadcast folder of the settings that cannot be set up.
+#[derive(Debug, thiserror::Error)]
+#[error("{key} {}: {source}", .dir.display())]
+pub struct BroadcastDirError {
+    /// The setting that names the folder.
+    pub key: &'static str,
+    pub dir: PathBuf,
+    pub source: std::io::Error,
+}
+
 /// Writes the export to `out`.
 pub fn export(
     journal_path: &Path,
@@ -115,27 +143,26 @@ pub fn export(
     kind: ExportKind,
     filter: &ExportFilter,
     out: &mut dyn Write,
-) -> Result<(), String> {
+) -> Result<(), ExportError> {
     if !journal_path.exists() {
-        return Err(format!(
-            "no journal at {}; fix: give --journal PATH (or the configuration's journal.path)",
-            journal_path.display()
-        ));
+        return Err(ExportError::NoJournal {
+            path: journal_path.to_path_buf(),
+        });
     }
-    let journal = Journal::open_read_only(journal_path)
-        .map_err(|e| format!("journal {}: {e}", journal_path.display()))?;
-    let io = |e: std::io::Error| format!("cannot write the export: {e}");
+    let journal = Journal::open_read_only(journal_path).map_err(|source| ExportError::Journal {
+        path: journal_path.to_path_buf(),
+        source,
+    })?;
     match kind {
         ExportKind::Capture => {
-            let text = journal
-                .export_capture(filter.board.as_deref(), filter.from_ms, filter.to_ms)
-                .map_err(|e| e.to_string())?;
-            out.write_all(text.as_bytes()).map_err(io)?;
+            let text =
+                journal.export_capture(filter.board.as_deref(), filter.from_ms, filter.to_ms)?;
+            out.write_all(text.as_bytes())?;
         }
         ExportKind::Pgn => {
             let mut book = GameBook::new();
             let mut rounds = RoundBook::new();
-            for json in journal.events_since(0).map_err(|e| e.to_string())? {
+            for json in journal.events_since(0)? {
                 book.apply_json(&json);
                 rounds.apply_json(&json);
             }
@@ -148,27 +175,23 @@ pub fn export(
                     continue;
                 }
                 let pgn = write_pgn(game, &pgn_header_paired(settings, game, &rounds, &map));
-                writeln!(out, "{pgn}").map_err(io)?;
+                writeln!(out, "{pgn}")?;
                 written += 1;
             }
             if written == 0 && filter.game.is_some() {
-                return Err(format!(
-                    "no game {:?} in the journal",
-                    filter.game.as_deref().unwrap_or_default()
-                ));
+                return Err(ExportError::NoGame(filter.game.clone().unwrap_or_default()));
             }
         }
         ExportKind::Alerts | ExportKind::Events => {
             let acked: std::collections::BTreeSet<u64> = journal
-                .inputs()
-                .map_err(|e| e.to_string())?
+                .inputs()?
                 .into_iter()
                 .filter_map(|i| match i.kind {
                     dgt_core::InputKind::Op(dgt_core::Operation::Ack(id)) => Some(id),
                     _ => None,
                 })
                 .collect();
-            for json in journal.events_since(0).map_err(|e| e.to_string())? {
+            for json in journal.events_since(0)? {
                 let Ok(mut v) = serde_json::from_str::<serde_json::Value>(&json) else {
                     continue;
                 };
@@ -190,9 +213,9 @@ pub fn export(
                     }
                     let id = v["id"].as_u64().unwrap_or(0);
                     v["acknowledged"] = serde_json::Value::Bool(acked.contains(&id));
-                    writeln!(out, "{v}").map_err(io)?;
+                    writeln!(out, "{v}")?;
                 } else {
-                    writeln!(out, "{json}").map_err(io)?;
+                    writeln!(out, "{json}")?;
                 }
             }
         }
@@ -216,18 +239,21 @@ pub struct BroadcastWriter {
 
 impl BroadcastWriter {
     /// `None` when no folder is configured.
-    pub fn new(settings: &Settings) -> Result<Option<Self>, String> {
+    pub fn new(settings: &Settings) -> Result<Option<Self>, BroadcastDirError> {
+        let dir_error = |key: &'static str, dir: &Path| {
+            let dir = dir.to_path_buf();
+            move |source| BroadcastDirError { key, dir, source }
+        };
         let live = match &settings.journal.broadcast_dir {
-            Some(dir) => Some(
-                BroadcastFolder::new(dir)
-                    .map_err(|e| format!("journal.broadcast_dir {}: {e}", dir.display()))?,
-            ),
+            Some(dir) => {
+                Some(BroadcastFolder::new(dir).map_err(dir_error("journal.broadcast_dir", dir))?)
+            }
             None => None,
         };
         let public = match &settings.journal.public_broadcast_dir {
             Some(dir) => Some(
                 DelayedBroadcast::new(dir, settings.server.public_delay_s.saturating_mul(1000))
-                    .map_err(|e| format!("journal.public_broadcast_dir {}: {e}", dir.display()))?,
+                    .map_err(dir_error("journal.public_broadcast_dir", dir))?,
             ),
             None => None,
         };

@@ -16,23 +16,107 @@
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use dgt_core::pairing::{ROUND_BOARD, RoundPairings};
 use dgt_core::{Input, InputKind, Operation};
-use dgt_journal::{Batch, Journal};
+use dgt_journal::{Batch, Journal, JournalError};
 use dgt_pairings::RoundBook;
 
 use crate::settings::Settings;
 
+/// What can stop an import or a results export, each case with its fix.
+#[derive(Debug, thiserror::Error)]
+pub enum PairingsError {
+    #[error("listen = {listen:?}: {source}")]
+    BadListen {
+        listen: String,
+        source: std::net::AddrParseError,
+    },
+    #[error("{addr}: {source}")]
+    Resolve {
+        addr: String,
+        source: std::io::Error,
+    },
+    #[error("{addr}: no address")]
+    NoAddress { addr: String },
+    #[error(
+        "cannot reach the daemon at {addr} ({source}); fix: start it (systemctl start \
+         dgt-arbiter), give its address with --url, or import into a stopped daemon's \
+         journal with --journal"
+    )]
+    Unreachable {
+        addr: String,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Socket(std::io::Error),
+    #[error("cannot send to the daemon at {addr}: {source}")]
+    Send {
+        addr: String,
+        source: std::io::Error,
+    },
+    #[error("no answer from the daemon at {addr}: {source}")]
+    NoAnswer {
+        addr: String,
+        source: std::io::Error,
+    },
+    #[error("the daemon at {addr} answered something that is not HTTP")]
+    NotHttp { addr: String },
+    #[error(
+        "the daemon refused the arbiter token ({status}); fix: give --token or set \
+         server.arbiter_token in the configuration"
+    )]
+    TokenRefused { status: u16 },
+    #[error("the daemon did not take the pairings ({status}): {text}")]
+    Refused { status: u16, text: String },
+    #[error(
+        "something answers on the daemon's port {addr}: a running daemon owns the \
+         journal; fix: import through it (leave out --journal)"
+    )]
+    DaemonRunning { addr: SocketAddr },
+    #[error("no journal at {}; fix: give the daemon's journal (journal.path)", .path.display())]
+    NoDaemonJournal { path: PathBuf },
+    #[error(
+        "no journal at {}; fix: give --journal PATH (or the configuration's journal.path)",
+        .path.display()
+    )]
+    NoJournal { path: PathBuf },
+    #[error("journal {}: {source}", .path.display())]
+    Journal { path: PathBuf, source: JournalError },
+    #[error("{0}")]
+    JournalRead(JournalError),
+    #[error(
+        "the journal has no pairings for round {round}; fix: dgt-arbiter pairings import \
+         FILE --round {round}"
+    )]
+    NoPairings { round: u32 },
+    #[error(
+        "round {round}'s pairings came from a pairing list, not a TRF; fix: import the \
+         round's TRF, or ask for --format csv"
+    )]
+    NotTrf { round: u32 },
+}
+
+fn journal_error(path: &Path) -> impl FnOnce(JournalError) -> PairingsError + '_ {
+    move |source| PairingsError::Journal {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
 /// The dashboard's address to reach from this machine: the settings' `listen`, with a
 /// wildcard address replaced by loopback.
-pub fn daemon_addr(settings: &Settings) -> Result<SocketAddr, String> {
-    let mut addr: SocketAddr = settings
-        .listen
-        .parse()
-        .map_err(|e| format!("listen = {:?}: {e}", settings.listen))?;
+pub fn daemon_addr(settings: &Settings) -> Result<SocketAddr, PairingsError> {
+    let mut addr: SocketAddr =
+        settings
+            .listen
+            .parse()
+            .map_err(|source| PairingsError::BadListen {
+                listen: settings.listen.clone(),
+                source,
+            })?;
     if addr.ip().is_unspecified() {
         addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
     }
@@ -42,21 +126,29 @@ pub fn daemon_addr(settings: &Settings) -> Result<SocketAddr, String> {
 /// One HTTP/1.1 request to the daemon's own REST port; (status, body). Only what talking to
 /// our own server needs: a fixed-length body, `Connection: close`, a response read to the
 /// end (axum answers these with a `Content-Length`).
-fn post(addr: &str, path: &str, token: Option<&str>, body: &[u8]) -> Result<(u16, String), String> {
+fn post(
+    addr: &str,
+    path: &str,
+    token: Option<&str>,
+    body: &[u8],
+) -> Result<(u16, String), PairingsError> {
+    let addr_text = || addr.to_string();
     let target = addr
         .to_socket_addrs()
-        .map_err(|e| format!("{addr}: {e}"))?
+        .map_err(|source| PairingsError::Resolve {
+            addr: addr_text(),
+            source,
+        })?
         .next()
-        .ok_or_else(|| format!("{addr}: no address"))?;
-    let mut s = TcpStream::connect_timeout(&target, Duration::from_secs(5)).map_err(|e| {
-        format!(
-            "cannot reach the daemon at {addr} ({e}); fix: start it (systemctl start \
-             dgt-arbiter), give its address with --url, or import into a stopped daemon's \
-             journal with --journal"
-        )
+        .ok_or_else(|| PairingsError::NoAddress { addr: addr_text() })?;
+    let mut s = TcpStream::connect_timeout(&target, Duration::from_secs(5)).map_err(|source| {
+        PairingsError::Unreachable {
+            addr: addr_text(),
+            source,
+        }
     })?;
     s.set_read_timeout(Some(Duration::from_secs(15)))
-        .map_err(|e| e.to_string())?;
+        .map_err(PairingsError::Socket)?;
     let mut head = format!(
         "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\n",
         body.len()
@@ -67,16 +159,22 @@ fn post(addr: &str, path: &str, token: Option<&str>, body: &[u8]) -> Result<(u16
     head.push_str("\r\n");
     s.write_all(head.as_bytes())
         .and_then(|()| s.write_all(body))
-        .map_err(|e| format!("cannot send to the daemon at {addr}: {e}"))?;
+        .map_err(|source| PairingsError::Send {
+            addr: addr_text(),
+            source,
+        })?;
     let mut raw = Vec::new();
     s.read_to_end(&mut raw)
-        .map_err(|e| format!("no answer from the daemon at {addr}: {e}"))?;
+        .map_err(|source| PairingsError::NoAnswer {
+            addr: addr_text(),
+            source,
+        })?;
     let text = String::from_utf8_lossy(&raw);
     let status = text
         .split_whitespace()
         .nth(1)
         .and_then(|c| c.parse().ok())
-        .ok_or_else(|| format!("the daemon at {addr} answered something that is not HTTP"))?;
+        .ok_or_else(|| PairingsError::NotHttp { addr: addr_text() })?;
     let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
     Ok((status, body.to_string()))
 }
@@ -113,7 +211,7 @@ pub fn import_via_daemon(
     round: u32,
     order: &str,
     raw: &[u8],
-) -> Result<(), String> {
+) -> Result<(), PairingsError> {
     let (status, body) = post(
         addr,
         &format!("/api/rounds/{round}/pairings?order={order}"),
@@ -122,10 +220,7 @@ pub fn import_via_daemon(
     )?;
     match status {
         200 => Ok(()),
-        401 | 403 => Err(format!(
-            "the daemon refused the arbiter token ({status}); fix: give --token or set \
-             server.arbiter_token in the configuration"
-        )),
+        401 | 403 => Err(PairingsError::TokenRefused { status }),
         _ => {
             let v: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
             let mut text = v["error"].as_str().unwrap_or(&body).to_string();
@@ -137,9 +232,7 @@ pub fn import_via_daemon(
                     p["fix"].as_str().unwrap_or_default()
                 ));
             }
-            Err(format!(
-                "the daemon did not take the pairings ({status}): {text}"
-            ))
+            Err(PairingsError::Refused { status, text })
         }
     }
 }
@@ -150,26 +243,21 @@ pub fn import_into_journal(
     path: &Path,
     settings: &Settings,
     pairings: RoundPairings,
-) -> Result<u64, String> {
+) -> Result<u64, PairingsError> {
     if let Ok(addr) = daemon_addr(settings)
         && TcpStream::connect_timeout(&addr, Duration::from_millis(500)).is_ok()
     {
-        return Err(format!(
-            "something answers on the daemon's port {addr}: a running daemon owns the \
-             journal; fix: import through it (leave out --journal)"
-        ));
+        return Err(PairingsError::DaemonRunning { addr });
     }
     if !path.exists() {
-        return Err(format!(
-            "no journal at {}; fix: give the daemon's journal (journal.path)",
-            path.display()
-        ));
+        return Err(PairingsError::NoDaemonJournal {
+            path: path.to_path_buf(),
+        });
     }
-    let mut journal =
-        Journal::open(path).map_err(|e| format!("journal {}: {e}", path.display()))?;
+    let mut journal = Journal::open(path).map_err(journal_error(path))?;
     let (mut core, _report, recovered) =
         dgt_journal::recover_collecting(&journal, settings.core.clone())
-            .map_err(|e| format!("journal {}: {e}", path.display()))?;
+            .map_err(journal_error(path))?;
     let input = Input {
         t_ms: recovered.last_t_ms,
         board: ROUND_BOARD.into(),
@@ -179,9 +267,7 @@ pub fn import_into_journal(
     let seq = events.last().map_or(0, |e| e.seq);
     let mut batch = Batch::new();
     batch.record_input(input, events);
-    journal
-        .append(&batch)
-        .map_err(|e| format!("journal {}: {e}", path.display()))?;
+    journal.append(&batch).map_err(journal_error(path))?;
     Ok(seq)
 }
 
@@ -198,18 +284,19 @@ pub fn results(
     settings: &Settings,
     round: u32,
     format: ResultsFormat,
-) -> Result<(String, Vec<u32>), String> {
+) -> Result<(String, Vec<u32>), PairingsError> {
     if !journal_path.exists() {
-        return Err(format!(
-            "no journal at {}; fix: give --journal PATH (or the configuration's journal.path)",
-            journal_path.display()
-        ));
+        return Err(PairingsError::NoJournal {
+            path: journal_path.to_path_buf(),
+        });
     }
-    let journal = Journal::open_read_only(journal_path)
-        .map_err(|e| format!("journal {}: {e}", journal_path.display()))?;
+    let journal = Journal::open_read_only(journal_path).map_err(journal_error(journal_path))?;
     let mut book = RoundBook::new();
     let mut present: Vec<String> = Vec::new();
-    for json in journal.events_since(0).map_err(|e| e.to_string())? {
+    for json in journal
+        .events_since(0)
+        .map_err(PairingsError::JournalRead)?
+    {
         book.apply_json(&json);
         if json.contains("\"type\":\"board_status\"")
             && let Ok(v) = serde_json::from_str::<serde_json::Value>(&json)
@@ -220,10 +307,7 @@ pub fn results(
         }
     }
     let Some(info) = book.round(round) else {
-        return Err(format!(
-            "the journal has no pairings for round {round}; fix: dgt-arbiter pairings import \
-             FILE --round {round}"
-        ));
+        return Err(PairingsError::NoPairings { round });
     };
     let map = crate::output::table_map(settings);
     let boards: Vec<&str> = present.iter().map(String::as_str).collect();
@@ -231,14 +315,46 @@ pub fn results(
     let unfinished = dgt_pairings::results::unfinished(&outcomes);
     let text = match format {
         ResultsFormat::Csv => dgt_pairings::results::csv(&info.pairings, &outcomes),
-        ResultsFormat::Trf => {
-            dgt_pairings::results::trf(&info.pairings, &outcomes).ok_or_else(|| {
-                format!(
-                    "round {round}'s pairings came from a pairing list, not a TRF; fix: import \
-                     the round's TRF, or ask for --format csv"
-                )
-            })?
-        }
+        ResultsFormat::Trf => dgt_pairings::results::trf(&info.pairings, &outcomes)
+            .ok_or(PairingsError::NotTrf { round })?,
     };
     Ok((text, unfinished))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The typed errors read as the messages users had before them, fix included.
+    #[test]
+    fn errors_say_what_to_do() {
+        assert_eq!(
+            PairingsError::TokenRefused { status: 401 }.to_string(),
+            "the daemon refused the arbiter token (401); fix: give --token or set \
+             server.arbiter_token in the configuration"
+        );
+        assert_eq!(
+            PairingsError::NoJournal {
+                path: "/var/lib/j.sqlite".into()
+            }
+            .to_string(),
+            "no journal at /var/lib/j.sqlite; fix: give --journal PATH (or the \
+             configuration's journal.path)"
+        );
+        assert_eq!(
+            PairingsError::NotTrf { round: 3 }.to_string(),
+            "round 3's pairings came from a pairing list, not a TRF; fix: import the round's \
+             TRF, or ask for --format csv"
+        );
+        let settings = Settings {
+            listen: "nowhere".into(),
+            ..Settings::default()
+        };
+        assert!(
+            daemon_addr(&settings)
+                .unwrap_err()
+                .to_string()
+                .starts_with("listen = \"nowhere\": ")
+        );
+    }
 }

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dgt_journal::{Journal, JournalError, JournalWriter, WriterSettings};
-use dgt_server::{Server, ServerConfig, StatusSource};
+use dgt_server::{Server, StatusSource};
 use serde_json::json;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -26,6 +26,7 @@ use crate::edge::daemon::{
     CoreOptions, CoreSummary, Daemon, DaemonClock, InputRecorder, SerialOptions,
 };
 use crate::edge::metrics::DaemonMetrics;
+use crate::server_config::ServerConfigError;
 use crate::settings::Settings;
 
 /// What is needed besides the settings.
@@ -50,76 +51,43 @@ pub struct Services {
     cluster: Option<crate::cluster::node::NodeLink>,
 }
 
-/// The server's settings from the daemon's.
-pub fn server_config(settings: &Settings) -> Result<ServerConfig, String> {
-    let listen: SocketAddr = settings.listen.parse().map_err(|e| {
-        format!(
-            "listen = {:?}: {e}; fix: host:port, e.g. 127.0.0.1:1983",
-            settings.listen
-        )
-    })?;
-    let livechess_listen = if settings.server.livechess {
-        Some(
-            settings
-                .server
-                .livechess_listen
-                .parse::<SocketAddr>()
-                .map_err(|e| {
-                    format!(
-                        "server.livechess_listen = {:?}: {e}; fix: host:port, e.g. 127.0.0.1:1982",
-                        settings.server.livechess_listen
-                    )
-                })?,
-        )
-    } else {
-        None
-    };
-    Ok(ServerConfig {
-        listen,
-        arbiter_token: settings.server.arbiter_token.clone(),
-        viewer_token: settings.server.viewer_token.clone(),
-        allowed_origins: settings.server.allowed_origins.clone(),
-        public_delay_ms: settings.server.public_delay_s.saturating_mul(1000),
-        livechess_listen,
-        site: settings.event.site.clone(),
-        event: settings.event.name.clone(),
-        tables: crate::output::table_map(settings),
-        allowed_hosts: settings.server.allowed_hosts.clone(),
-        livechess_origins: settings.server.livechess_origins.clone(),
-        livechess_action_origins: settings.server.livechess_action_origins.clone(),
-        livechess_lan: settings.server.livechess_lan,
-        max_connections: settings.server.max_connections,
-        livechess_max_connections: settings.server.livechess_max_connections,
-        max_public_clients: settings.server.max_public_clients,
-
-        sections: settings
-            .sections
-            .iter()
-            .map(|s| {
-                Ok(dgt_server::access::Section {
-                    name: s.name.clone(),
-                    tables: s
-                        .table_numbers()
-                        .map_err(|e| format!("sections {:?}: {e}", s.name))?,
-                })
-            })
-            .collect::<Result<_, String>>()?,
-        arbiters: settings.server.arbiters.clone(),
-        ..ServerConfig::default()
-    })
+/// Why the daemon's services (or the hub's server) did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServicesError {
+    #[error("{0}")]
+    Config(#[from] ServerConfigError),
+    #[error("{0}")]
+    Journal(#[from] JournalError),
+    #[error("new journal {}: {source}", .path.display())]
+    NewJournal { path: PathBuf, source: JournalError },
+    #[error(
+        "journal {} is damaged and cannot be moved aside ({source}); fix: move it away by hand",
+        .path.display()
+    )]
+    CannotSetAside {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Broadcast(#[from] crate::output::BroadcastDirError),
+    #[error("{0}")]
+    Serve(#[from] dgt_server::ServeError),
+    #[error("{0}")]
+    Cluster(#[from] crate::cluster::connect::ConnectError),
+    #[error("[cluster] needs the journal: a node publishes what it journaled")]
+    ClusterWithoutJournal,
 }
 
 /// The journal as the server's source of events it missed (it fell behind the stream).
 struct JournalEvents(PathBuf);
 
 impl dgt_server::feed::EventSource for JournalEvents {
-    fn events_after(&self, seq: u64) -> Result<Vec<dgt_core::Event>, String> {
-        let journal = Journal::open_read_only(&self.0).map_err(|e| e.to_string())?;
+    fn events_after(&self, seq: u64) -> Result<Vec<dgt_core::Event>, dgt_server::SourceError> {
+        let journal = Journal::open_read_only(&self.0)?;
         journal
-            .events_since(seq)
-            .map_err(|e| e.to_string())?
+            .events_since(seq)?
             .iter()
-            .map(|json| serde_json::from_str(json).map_err(|e| e.to_string()))
+            .map(|json| serde_json::from_str(json).map_err(Into::into))
             .collect()
     }
 }
@@ -228,8 +196,11 @@ impl JournalStatus {
 }
 
 impl Services {
-    pub async fn start(settings: &Settings, options: ServiceOptions) -> Result<Services, String> {
-        let server_config = server_config(settings)?;
+    pub async fn start(
+        settings: &Settings,
+        options: ServiceOptions,
+    ) -> Result<Services, ServicesError> {
+        let server_config = crate::server_config::server_config(settings)?;
         let mut history = Vec::new();
         let mut acks = Vec::new();
         let mut recovered_core = None;
@@ -251,10 +222,14 @@ impl Services {
                     );
                     tracing::error!("{text}");
                     notice = Some(text);
-                    open_and_recover(path, settings)
-                        .map_err(|e| format!("new journal {}: {e}", path.display()))?
+                    open_and_recover(path, settings).map_err(|source| {
+                        ServicesError::NewJournal {
+                            path: path.clone(),
+                            source,
+                        }
+                    })?
                 }
-                Err(e) => return Err(e.to_string()),
+                Err(e) => return Err(e.into()),
             };
             if report.steps > 0 {
                 tracing::info!(
@@ -284,8 +259,7 @@ impl Services {
             Vec::new()
         };
         let mut server = Server::bind(server_config)
-            .await
-            .map_err(|e| e.to_string())?
+            .await?
             .with_history(history)
             .with_acks(acks);
         let metrics = Arc::new(DaemonMetrics::default());
@@ -356,14 +330,9 @@ impl Services {
                         clock,
                     },
                 )
-                .await
-                .map_err(|e| e.to_string())?,
+                .await?,
             ),
-            (Some(_), _, _) => {
-                return Err(
-                    "[cluster] needs the journal: a node publishes what it journaled".into(),
-                );
-            }
+            (Some(_), _, _) => return Err(ServicesError::ClusterWithoutJournal),
             _ => None,
         };
         tracing::info!(%addr, "dashboard listening");
@@ -472,7 +441,7 @@ fn open_and_recover(path: &Path, settings: &Settings) -> Result<Opened, JournalE
 
 /// Renames a damaged journal (and its WAL and shared-memory files) to
 /// `<name>.damaged-<unix seconds>`.
-fn set_aside(path: &Path) -> Result<PathBuf, String> {
+fn set_aside(path: &Path) -> Result<PathBuf, ServicesError> {
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -483,11 +452,9 @@ fn set_aside(path: &Path) -> Result<PathBuf, String> {
         PathBuf::from(name)
     };
     let aside = with_suffix(path, &format!(".damaged-{stamp}"));
-    std::fs::rename(path, &aside).map_err(|e| {
-        format!(
-            "journal {} is damaged and cannot be moved aside ({e}); fix: move it away by hand",
-            path.display()
-        )
+    std::fs::rename(path, &aside).map_err(|source| ServicesError::CannotSetAside {
+        path: path.to_path_buf(),
+        source,
     })?;
     for side in ["-wal", "-shm"] {
         let file = with_suffix(path, side);

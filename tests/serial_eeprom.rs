@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use common::fast_timing;
 use dgt_arbiter::edge::daemon::{CoreOptions, Daemon, DaemonClock, SerialOptions};
-use dgt_arbiter::edge::emulated::{GameSeries, SeriesBoard};
-use dgt_arbiter::edge::pty_board::{self, BoardClock, BoardModel, PtyBoard};
 use dgt_arbiter::edge::serial::{PortCandidate, PortList, SerialTiming};
+use dgt_arbiter::simulated::emulated::{GameSeries, SeriesBoard};
+use dgt_arbiter::simulated::pty_board::{self, BoardClock, BoardModel, PtyBoard};
 use dgt_core::{Event, EventBody, Severity};
 use dgt_emulator::{BoardSpec, HandlingRates, TimeControl};
 

@@ -7,8 +7,8 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use dgt_arbiter::edge::pty_board::{self, BoardClock, PtyBoard};
 use dgt_arbiter::edge::serial::PortCandidate;
+use dgt_arbiter::simulated::pty_board::{self, BoardClock, PtyBoard};
 use dgt_core::InputKind;
 use dgt_protocol::BoardMessage;
 

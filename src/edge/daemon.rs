@@ -28,42 +28,12 @@ use dgt_core::{Core, CoreConfig, Event, Input, InputKind, Operation};
 use dgt_journal::{Batch, JournalWriter, Submitted};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::JoinHandle;
-use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::edge::metrics::DaemonMetrics;
 use crate::edge::serial::{self, PortScan, SerialContext, SerialTiming};
 
-/// The daemon's clock: milliseconds since it started (monotonic), plus the time a journal
-/// had reached when the daemon was restarted from it.
-#[derive(Debug, Clone, Copy)]
-pub struct DaemonClock {
-    epoch: Instant,
-    offset_ms: u64,
-}
-
-impl DaemonClock {
-    pub fn start() -> Self {
-        Self::start_at(0)
-    }
-
-    /// A clock that reads `offset_ms` now.
-    pub fn start_at(offset_ms: u64) -> Self {
-        DaemonClock {
-            epoch: Instant::now(),
-            offset_ms,
-        }
-    }
-
-    pub fn now_ms(&self) -> u64 {
-        self.offset_ms + self.epoch.elapsed().as_millis() as u64
-    }
-
-    /// The instant a core time falls on.
-    pub fn instant_at(&self, t_ms: u64) -> Instant {
-        self.epoch + std::time::Duration::from_millis(t_ms.saturating_sub(self.offset_ms))
-    }
-}
+pub use super::clock::DaemonClock;
 
 /// Where inputs are recorded. Today a capture file; the SQLite journal will be another one.
 pub trait InputRecorder: Send {

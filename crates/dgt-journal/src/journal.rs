@@ -27,6 +27,21 @@ pub struct GameEntry {
     pub reason: Option<String>,
 }
 
+/// Why a stored step cannot be read back (reported as [`JournalError::BadRow`]).
+#[derive(Debug, thiserror::Error)]
+enum StepError {
+    #[error("{0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("an input without a board")]
+    NoBoard,
+    #[error("a {0} step without json")]
+    NoJson(String),
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    #[error("unknown step kind {0:?}")]
+    UnknownKind(String),
+}
+
 pub struct Journal {
     pub(crate) conn: Connection,
     path: PathBuf,
@@ -269,29 +284,24 @@ impl Journal {
         Ok(())
     }
 
-    fn read_step(&self, row: &rusqlite::Row<'_>) -> Result<Cause, String> {
-        let get_err = |e: rusqlite::Error| e.to_string();
-        let t_ms: i64 = row.get(1).map_err(get_err)?;
+    fn read_step(&self, row: &rusqlite::Row<'_>) -> Result<Cause, StepError> {
+        let t_ms: i64 = row.get(1)?;
         let t_ms = t_ms as u64;
-        let board: Option<String> = row.get(2).map_err(get_err)?;
-        let kind: String = row.get(3).map_err(get_err)?;
-        let bytes: Option<Vec<u8>> = row.get(4).map_err(get_err)?;
-        let json: Option<String> = row.get(5).map_err(get_err)?;
+        let board: Option<String> = row.get(2)?;
+        let kind: String = row.get(3)?;
+        let bytes: Option<Vec<u8>> = row.get(4)?;
+        let json: Option<String> = row.get(5)?;
         if kind == "timers" {
             return Ok(Cause::Timers { until_ms: t_ms });
         }
-        let board = board.ok_or("an input without a board")?;
-        let json_text = || json.clone().ok_or(format!("a {kind} step without json"));
+        let board = board.ok_or(StepError::NoBoard)?;
+        let json_text = || json.clone().ok_or_else(|| StepError::NoJson(kind.clone()));
         let kind = match kind.as_str() {
             "rx" => InputKind::Rx(bytes.unwrap_or_default()),
             "tx" => InputKind::Tx(bytes.unwrap_or_default()),
-            "link" => InputKind::Link(
-                serde_json::from_str::<Link>(&json_text()?).map_err(|e| e.to_string())?,
-            ),
-            "op" => InputKind::Op(
-                serde_json::from_str::<Operation>(&json_text()?).map_err(|e| e.to_string())?,
-            ),
-            other => return Err(format!("unknown step kind {other:?}")),
+            "link" => InputKind::Link(serde_json::from_str::<Link>(&json_text()?)?),
+            "op" => InputKind::Op(serde_json::from_str::<Operation>(&json_text()?)?),
+            other => return Err(StepError::UnknownKind(other.to_string())),
         };
         Ok(Cause::Input(Input { t_ms, board, kind }))
     }

@@ -19,7 +19,7 @@ pub mod trf;
 
 pub use book::{RoundBook, TableMap, TableOutcome, TableState};
 pub use problems::{Problem, Problems};
-pub use trf::BoardOrder;
+pub use trf::{BoardOrder, UnknownBoardOrder};
 
 use dgt_core::pairing::RoundPairings;
 

@@ -42,15 +42,29 @@ pub enum BoardOrder {
     FirstLine,
 }
 
+/// A board order that is neither `white-line` nor `first-line`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownBoardOrder(pub String);
+
+impl std::fmt::Display for UnknownBoardOrder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "unknown board order {:?}; use \"white-line\" or \"first-line\"",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownBoardOrder {}
+
 impl std::str::FromStr for BoardOrder {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownBoardOrder;
+    fn from_str(s: &str) -> Result<Self, UnknownBoardOrder> {
         match s {
             "white-line" | "white_line" => Ok(BoardOrder::WhiteLine),
             "first-line" | "first_line" => Ok(BoardOrder::FirstLine),
-            other => Err(format!(
-                "unknown board order {other:?}; use \"white-line\" or \"first-line\""
-            )),
+            other => Err(UnknownBoardOrder(other.to_string())),
         }
     }
 }

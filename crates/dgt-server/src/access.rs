@@ -198,15 +198,20 @@ pub fn account_for_token<'a>(accounts: &'a [Account], token: &str) -> Option<&'a
     found
 }
 
-struct Session {
+struct BrowserSession {
     principal: Principal,
     last_used: Instant,
 }
 
+/// The system gave no random bytes for a session id.
+#[derive(Debug, thiserror::Error)]
+#[error("no randomness for a session: {0}")]
+pub struct NoRandomness(getrandom::Error);
+
 /// Signed-in browsers: session id (kept only as its SHA-256) → principal.
 #[derive(Default)]
 pub struct Sessions {
-    by_digest: Mutex<HashMap<[u8; 32], Session>>,
+    by_digest: Mutex<HashMap<[u8; 32], BrowserSession>>,
 }
 
 fn digest(id: &str) -> [u8; 32] {
@@ -215,9 +220,9 @@ fn digest(id: &str) -> [u8; 32] {
 
 impl Sessions {
     /// Opens a session for `principal`; returns its id (256 random bits, hex).
-    pub fn open(&self, principal: Principal) -> Result<String, String> {
+    pub fn open(&self, principal: Principal) -> Result<String, NoRandomness> {
         let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes).map_err(|e| format!("no randomness for a session: {e}"))?;
+        getrandom::fill(&mut bytes).map_err(NoRandomness)?;
         let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         let mut map = self.by_digest.lock().unwrap_or_else(|p| p.into_inner());
         map.retain(|_, s| s.last_used.elapsed() < SESSION_IDLE);
@@ -228,7 +233,7 @@ impl Sessions {
         }
         map.insert(
             digest(&id),
-            Session {
+            BrowserSession {
                 principal,
                 last_used: Instant::now(),
             },

@@ -171,7 +171,7 @@ pub fn check_origin(config: &ServerConfig, headers: &HeaderMap) -> Result<(), Re
 /// Whether `serve` may bind `addr` with this configuration: beyond loopback, only with an
 /// arbiter token (or a chief arbiter's account), or anyone on the network could acknowledge
 /// alerts and change games.
-pub fn check_bind(addr: SocketAddr, config: &ServerConfig) -> Result<(), String> {
+pub fn check_bind(addr: SocketAddr, config: &ServerConfig) -> Result<(), InsecureBind> {
     if addr.ip().is_loopback()
         || config
             .arbiter_token
@@ -184,12 +184,18 @@ pub fn check_bind(addr: SocketAddr, config: &ServerConfig) -> Result<(), String>
     {
         Ok(())
     } else {
-        Err(format!(
-            "refusing to listen on {addr} without an arbiter token: anyone on that network \
-             could acknowledge alerts and change games. Set an arbiter token, or listen on \
-             127.0.0.1"
-        ))
+        Err(InsecureBind { addr })
     }
+}
+
+/// `serve` asked to listen beyond loopback with nobody's token to guard the actions.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "refusing to listen on {addr} without an arbiter token: anyone on that network could \
+     acknowledge alerts and change games. Set an arbiter token, or listen on 127.0.0.1"
+)]
+pub struct InsecureBind {
+    pub addr: SocketAddr,
 }
 
 #[cfg(test)]
@@ -325,7 +331,13 @@ mod tests {
     fn no_open_bind_beyond_loopback() {
         let mut c = ServerConfig::default();
         assert!(check_bind("127.0.0.1:1983".parse().unwrap(), &c).is_ok());
-        assert!(check_bind("0.0.0.0:1983".parse().unwrap(), &c).is_err());
+        let refused = check_bind("0.0.0.0:1983".parse().unwrap(), &c).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "refusing to listen on 0.0.0.0:1983 without an arbiter token: anyone on that \
+             network could acknowledge alerts and change games. Set an arbiter token, or \
+             listen on 127.0.0.1"
+        );
         c.arbiter_token = Some("t".into());
         assert!(check_bind("0.0.0.0:1983".parse().unwrap(), &c).is_ok());
     }

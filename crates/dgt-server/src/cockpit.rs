@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::App;
-use crate::rest::{ApiError, ApiResult, ReadQuery, may_read, must_cover, ok};
+use crate::api::{ApiError, ApiResult, ReadQuery, may_read, must_cover, ok};
 
 /// Replay window by default: 20 s before the moment to 10 s after.
 pub const BEFORE_MS: u64 = 20_000;

@@ -300,7 +300,7 @@ pub fn enum_name<T: serde::Serialize>(value: &T) -> String {
 /// the event stream never loses an alert for the dashboard.
 pub trait EventSource: Send + Sync {
     /// The events after `seq`, oldest first, as far as they are kept.
-    fn events_after(&self, seq: u64) -> Result<Vec<Event>, String>;
+    fn events_after(&self, seq: u64) -> Result<Vec<Event>, crate::SourceError>;
 }
 
 /// Takes the daemon's events until the daemon drops its sender: each goes to the arbiter
@@ -311,12 +311,12 @@ pub trait EventSource: Send + Sync {
 pub async fn run(
     feed: Arc<Feed>,
     mut events: broadcast::Receiver<Event>,
-    public: crate::public::Arrivals,
+    to_public: impl Fn(Instant, Event),
     source: Option<Arc<dyn EventSource>>,
 ) {
     let forward = |event: Event| {
         if feed.publish(&event) && is_public(&event.body) {
-            public.send(Instant::now(), event);
+            to_public(Instant::now(), event);
         }
     };
     loop {
@@ -330,7 +330,7 @@ pub async fn run(
                         tokio::task::spawn_blocking(move || source.events_after(before))
                             .await
                             .map_err(|e| e.to_string())
-                            .and_then(|r| r)
+                            .and_then(|r| r.map_err(|e| e.to_string()))
                     }
                     None => Err("no journal to read them back from".to_string()),
                 };

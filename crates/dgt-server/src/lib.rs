@@ -47,6 +47,7 @@
 //! - [`assets`]: the dashboard (plain HTML/CSS/JS compiled into the binary).
 
 pub mod access;
+pub mod api;
 pub mod assets;
 pub mod auth;
 pub mod cockpit;
@@ -55,6 +56,7 @@ pub mod hall;
 pub mod listen;
 pub mod livechess;
 pub mod livechess_rest;
+pub mod livechess_view;
 pub mod metrics;
 pub mod origin;
 pub mod pgn;
@@ -219,8 +221,12 @@ pub trait BoardLog: Send + Sync {
         board: &str,
         from_ms: u64,
         to_ms: u64,
-    ) -> Result<Vec<FieldUpdate>, String>;
+    ) -> Result<Vec<FieldUpdate>, SourceError>;
 }
+
+/// Why a [`BoardLog`] or an [`feed::EventSource`] could not read: the source's own error
+/// (a journal's, in a daemon), boxed because the server does not know the source.
+pub type SourceError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Why an action sent elsewhere was not carried out.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -320,7 +326,8 @@ pub struct Server {
 impl Server {
     /// Checks the security rules and binds the ports.
     pub async fn bind(config: ServerConfig) -> Result<Server, ServeError> {
-        auth::check_bind(config.listen, &config).map_err(ServeError::Insecure)?;
+        auth::check_bind(config.listen, &config)
+            .map_err(|e| ServeError::Insecure(e.to_string()))?;
         if let Some(addr) = config.livechess_listen
             && !addr.ip().is_loopback()
         {
@@ -482,7 +489,12 @@ impl Server {
 
                 sessions: access::Sessions::default(),
             });
-            let hub = tokio::spawn(feed::run(feed, receiver, public_tx, events_source));
+            let hub = tokio::spawn(feed::run(
+                feed,
+                receiver,
+                move |at, event| public_tx.send(at, event),
+                events_source,
+            ));
             let delayer = tokio::spawn(public::run(public, public_rx, delay));
             tokio::spawn(async move {
                 shutdown.await;

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use axum::Router;
 use axum::extract::State;
@@ -15,13 +15,14 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use dgt_core::input::{SetupOp, StartFen};
-use dgt_core::{Input, InputKind, Operation, Side};
+use dgt_core::{Input, InputKind, Operation};
 use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::App;
 use crate::feed::Desk;
 use crate::hall::{BoardView, STANDARD_START};
+use crate::livechess_view::{clock_json, epoch_ms, serialnr};
 use crate::metrics::ClientGuard;
 use crate::origin::{LiveChessAccess, livechess_access};
 
@@ -63,40 +64,10 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .with_state(app)
 }
 
-pub(crate) fn epoch_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
-
-/// The board's serial number as LiveChess names it: the serial the board reported, else our
-/// label.
-pub(crate) fn serialnr(b: &BoardView) -> String {
-    b.status
-        .as_ref()
-        .and_then(|s| s.serial.clone())
-        .unwrap_or_else(|| b.board.clone())
-}
-
 fn find_board<'a>(desk: &'a Desk, serial: &str) -> Option<&'a BoardView> {
     desk.hall
         .boards()
         .find(|b| serialnr(b) == serial || b.board == serial)
-}
-
-/// The `clock` object: seconds left, `run` true while White's clock runs, `time` the epoch
-/// ms of the reading.
-pub(crate) fn clock_json(desk: &Desk, b: &BoardView) -> Value {
-    let Some(c) = &b.clock else {
-        return Value::Null;
-    };
-    let age = desk.now_t_ms().saturating_sub(c.t_ms);
-    json!({
-        "white": c.white_ms.map(|ms| ms / 1000),
-        "black": c.black_ms.map(|ms| ms / 1000),
-        "run": c.running.map(|s| s == Side::White),
-        "time": epoch_ms().saturating_sub(age),
-    })
 }
 
 /// The eboard `state` (§5.4): `null` for a board that never reported (known only from an

@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 use crate::App;
 use crate::feed::Desk;
 use crate::hall::STANDARD_START;
-use crate::livechess::{clock_json, serialnr};
+use crate::livechess_view::{clock_json, serialnr};
 
 fn fnv(seed: u64, text: &str) -> u64 {
     text.bytes().fold(seed, |h, b| {

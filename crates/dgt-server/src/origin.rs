@@ -76,7 +76,7 @@ pub(crate) async fn host_guard(
             app.gauges
                 .foreign_hosts
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            crate::rest::error(
+            crate::api::error(
                 StatusCode::MISDIRECTED_REQUEST,
                 "this server answers only IP addresses, localhost and the names in \
                  server.allowed_hosts",
@@ -120,7 +120,7 @@ pub fn livechess_access(config: &ServerConfig, headers: &HeaderMap) -> LiveChess
 
 /// The 403 a page from an origin not listed gets.
 pub fn foreign_livechess_origin() -> Response {
-    crate::rest::error(
+    crate::api::error(
         StatusCode::FORBIDDEN,
         "this web page's Origin may not use the LiveChess API (add it to \
          server.livechess_origins)",

@@ -26,11 +26,11 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::App;
-use crate::hall::GameRecord;
-use crate::pgn::{Paired, game_pgn_paired};
-use crate::rest::{
+use crate::api::{
     ApiError, ApiResult, ReadQuery, forward_by, json_response, may_act, may_read, ok, parse_body,
 };
+use crate::hall::GameRecord;
+use crate::pgn::{Paired, game_pgn_paired};
 
 /// `GET /api/rounds`: every round imported, the current one marked.
 pub(crate) async fn list(
@@ -104,7 +104,9 @@ pub(crate) async fn import(
     }
     let order = match q.order.as_deref() {
         None => dgt_pairings::BoardOrder::default(),
-        Some(o) => o.parse().map_err(ApiError::BadRequest)?,
+        Some(o) => o
+            .parse::<dgt_pairings::BoardOrder>()
+            .map_err(|e| ApiError::BadRequest(e.to_string()))?,
     };
     let text = dgt_pairings::decode_text(&body);
     let pairings = match dgt_pairings::read(&text, round, order) {
@@ -292,7 +294,7 @@ pub(crate) async fn public_pgn(
         .strip_suffix(".pgn")
         .and_then(|n| n.parse::<u32>().ok())
     else {
-        return crate::rest::error(
+        return crate::api::error(
             StatusCode::NOT_FOUND,
             "the round PGN is /public/round/{n}.pgn",
         );

@@ -90,7 +90,7 @@ pub(crate) async fn public_feed(
         app.gauges
             .refused_public_clients
             .fetch_add(1, Ordering::Relaxed);
-        return crate::rest::error(
+        return crate::api::error(
             axum::http::StatusCode::SERVICE_UNAVAILABLE,
             "the public feed has as many spectators as it takes; try again later",
         );

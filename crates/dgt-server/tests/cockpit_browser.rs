@@ -288,7 +288,7 @@ impl dgt_server::BoardLog for FakeBoardLog {
         board: &str,
         from_ms: u64,
         to_ms: u64,
-    ) -> Result<Vec<dgt_server::FieldUpdate>, String> {
+    ) -> Result<Vec<dgt_server::FieldUpdate>, dgt_server::SourceError> {
         Ok(self
             .updates
             .iter()

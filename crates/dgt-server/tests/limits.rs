@@ -376,7 +376,7 @@ async fn a_livechess_client_holds_a_bounded_number_of_subscriptions() {
 struct Kept(Vec<dgt_core::Event>);
 
 impl dgt_server::feed::EventSource for Kept {
-    fn events_after(&self, seq: u64) -> Result<Vec<dgt_core::Event>, String> {
+    fn events_after(&self, seq: u64) -> Result<Vec<dgt_core::Event>, dgt_server::SourceError> {
         Ok(self.0.iter().filter(|e| e.seq > seq).cloned().collect())
     }
 }

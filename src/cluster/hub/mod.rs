@@ -69,6 +69,36 @@ fn lock(s: &Shared) -> MutexGuard<'_, HubState> {
     s.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Why the hub did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum HubError {
+    #[error("the hub needs a [cluster] table: nats, event and credentials")]
+    NoCluster,
+    #[error("{0}")]
+    Connect(#[from] super::connect::ConnectError),
+    #[error("the event's stream {stream}: {detail}")]
+    EventStream { stream: String, detail: String },
+    #[error("{0}")]
+    Stream(#[from] reader::StreamError),
+    #[error("{0}")]
+    Config(#[from] crate::server_config::ServerConfigError),
+    #[error("{0}")]
+    Broadcast(#[from] crate::output::BroadcastDirError),
+    #[error("{0}")]
+    Serve(#[from] dgt_server::ServeError),
+}
+
+/// Why a hub record was not stored (the broker's own words).
+#[derive(Debug, thiserror::Error)]
+enum PublishError {
+    #[error("{0}")]
+    Encode(#[from] serde_json::Error),
+    #[error("{0}")]
+    Broker(String),
+    #[error("the broker did not acknowledge in time")]
+    NoAck,
+}
+
 /// A running hub.
 pub struct Hub {
     addr: SocketAddr,
@@ -79,19 +109,17 @@ pub struct Hub {
 
 impl Hub {
     /// Connects, reads the stream up to its current end, then serves and follows it.
-    pub async fn start(settings: &Settings) -> Result<Hub, String> {
-        let cluster = settings
-            .cluster
-            .clone()
-            .ok_or("the hub needs a [cluster] table: nats, event and credentials")?;
+    pub async fn start(settings: &Settings) -> Result<Hub, HubError> {
+        let cluster = settings.cluster.clone().ok_or(HubError::NoCluster)?;
         let names = Names::new(&cluster.event);
-        let client = super::connect::connect(&cluster, hub_name(&cluster))
-            .await
-            .map_err(|e| e.to_string())?;
+        let client = super::connect::connect(&cluster, hub_name(&cluster)).await?;
         let js = jetstream::new(client.clone());
         js.get_or_create_stream(super::node::stream_config(&names))
             .await
-            .map_err(|e| format!("the event's stream {}: {e}", names.stream()))?;
+            .map_err(|e| HubError::EventStream {
+                stream: names.stream(),
+                detail: e.to_string(),
+            })?;
         let mut reader = StreamReader::new(js.clone(), names.stream(), names.stream_subjects());
         let end = reader.last_sequence().await?;
         let shared: Shared = Arc::new(Mutex::new(HubState {
@@ -120,7 +148,7 @@ impl Hub {
             ms = read_started.elapsed().as_millis() as u64,
             "hub: the event's stream read"
         );
-        let config = crate::services::server_config(settings)?;
+        let config = crate::server_config::server_config(settings)?;
         let clock = crate::edge::daemon::DaemonClock::start_at(unix_ms());
         let broadcast_writer = crate::output::BroadcastWriter::new(settings)?;
         // Twice the broadcast channel below: a server that falls behind it catches up
@@ -130,8 +158,7 @@ impl Hub {
             recent.keep(e);
         }
         let server = Server::bind(config)
-            .await
-            .map_err(|e| e.to_string())?
+            .await?
             .with_event_source(recent.clone())
             .with_history(history.clone())
             .with_acks(acks)
@@ -408,19 +435,19 @@ async fn publish_hub_record(
     names: &Names,
     record: &HubRecord,
     msg_id: &str,
-) -> Result<(), String> {
-    let payload = serde_json::to_vec(record).map_err(|e| e.to_string())?;
+) -> Result<(), PublishError> {
+    let payload = serde_json::to_vec(record)?;
     let mut headers = HeaderMap::new();
     headers.insert("Nats-Msg-Id", msg_id);
     let ack = js
         .publish_with_headers(names.events(HUB_TOKEN), headers, payload.into())
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| PublishError::Broker(e.to_string()))?;
     tokio::time::timeout(Duration::from_secs(5), ack)
         .await
-        .map_err(|_| "the broker did not acknowledge in time".to_string())?
+        .map_err(|_| PublishError::NoAck)?
         .map(|_| ())
-        .map_err(|e| e.to_string())
+        .map_err(|e| PublishError::Broker(e.to_string()))
 }
 
 /// Arbiter actions made on the hub, sent to the node that reads the board.

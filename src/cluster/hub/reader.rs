@@ -45,7 +45,7 @@ impl StreamReader {
     }
 
     /// The stream's last sequence now (0 for an empty stream).
-    pub async fn last_sequence(&mut self) -> Result<u64, String> {
+    pub async fn last_sequence(&mut self) -> Result<u64, StreamError> {
         last_sequence(self.js.clone(), self.stream.clone()).await
     }
 
@@ -54,12 +54,15 @@ impl StreamReader {
         self.next - 1
     }
 
-    async fn open(&mut self) -> Result<(), String> {
+    async fn open(&mut self) -> Result<(), StreamError> {
         let stream = self
             .js
             .get_stream(&self.stream)
             .await
-            .map_err(|e| format!("the stream {}: {e}", self.stream))?;
+            .map_err(|e| StreamError::Stream {
+                stream: self.stream.clone(),
+                detail: e.to_string(),
+            })?;
         let consumer = stream
             .create_consumer(consumer::pull::OrderedConfig {
                 filter_subject: self.subjects.clone(),
@@ -69,11 +72,14 @@ impl StreamReader {
                 ..Default::default()
             })
             .await
-            .map_err(|e| format!("a consumer on {}: {e}", self.stream))?;
-        let messages = consumer
-            .messages()
-            .await
-            .map_err(|e| format!("reading {}: {e}", self.stream))?;
+            .map_err(|e| StreamError::Consumer {
+                stream: self.stream.clone(),
+                detail: e.to_string(),
+            })?;
+        let messages = consumer.messages().await.map_err(|e| StreamError::Read {
+            stream: self.stream.clone(),
+            detail: e.to_string(),
+        })?;
         if self.messages.is_some() || self.next > 1 {
             self.restarts += 1;
         }
@@ -140,14 +146,28 @@ impl StreamReader {
 
 /// A stream's last sequence (0 for an empty stream). Owns its arguments: the reader's
 /// consumer may not be shared between threads, so nothing borrows it across this wait.
-async fn last_sequence(js: jetstream::Context, stream: String) -> Result<u64, String> {
+async fn last_sequence(js: jetstream::Context, stream: String) -> Result<u64, StreamError> {
     let s = js
         .get_stream(&stream)
         .await
-        .map_err(|e| format!("the stream {stream}: {e}"))?;
-    let info = s
-        .get_info()
-        .await
-        .map_err(|e| format!("the stream {stream}: {e}"))?;
+        .map_err(|e| StreamError::Stream {
+            stream: stream.clone(),
+            detail: e.to_string(),
+        })?;
+    let info = s.get_info().await.map_err(|e| StreamError::Stream {
+        stream: stream.clone(),
+        detail: e.to_string(),
+    })?;
     Ok(info.state.last_sequence)
+}
+
+/// What went wrong reading the event's stream (the broker's own words in `detail`).
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    #[error("the stream {stream}: {detail}")]
+    Stream { stream: String, detail: String },
+    #[error("a consumer on {stream}: {detail}")]
+    Consumer { stream: String, detail: String },
+    #[error("reading {stream}: {detail}")]
+    Read { stream: String, detail: String },
 }

@@ -35,7 +35,7 @@ impl RecentEvents {
 
 impl dgt_server::feed::EventSource for RecentEvents {
     /// Every kept event after `seq`, if the ring still holds the one right after it.
-    fn events_after(&self, seq: u64) -> Result<Vec<Event>, String> {
+    fn events_after(&self, seq: u64) -> Result<Vec<Event>, dgt_server::SourceError> {
         let ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
         let oldest = ring.front().map(|e| e.seq);
         match oldest {
@@ -44,7 +44,8 @@ impl dgt_server::feed::EventSource for RecentEvents {
                  are gone from it — a reload of the dashboard shows the current state",
                 self.capacity,
                 seq + 1
-            )),
+            )
+            .into()),
             _ => Ok(ring.iter().filter(|e| e.seq > seq).cloned().collect()),
         }
     }
@@ -88,7 +89,7 @@ mod tests {
         }
         // Seqs 21..=30 are kept: from 20 on the server can catch up, from 19 it cannot.
         assert_eq!(recent.events_after(20).unwrap().len(), 10);
-        let err = recent.events_after(19).unwrap_err();
+        let err = recent.events_after(19).unwrap_err().to_string();
         assert!(err.contains("seq 20 and later"), "{err}");
     }
 }

@@ -2,24 +2,37 @@
 //! core inputs (`Rx`, `Tx`, `Link`) under a label that follows the board, not the port.
 //!
 //! Data flow, one file per step:
+//! * [`ports`] says what a port is (a candidate found or configured, its USB ids);
 //! * [`discovery`] lists candidate ports every ~2 s (sysfs scan and configured paths) and
 //!   starts a port task for each new one;
 //! * [`line`] opens a port the way every DGT implementation does (9600 8N1, DTR/RTS up);
 //! * [`startup`] is the command sequence sent after opening, and the heartbeat probe;
 //! * [`identity`] learns the board's serial number from its first replies and names it;
-//! * [`port_task`] runs one port: open, start up, forward bytes, watch the heartbeat,
-//!   detect the disconnect, back off, reopen;
-//! * [`bus_line`] runs a port declared a bus line (`bus = true`) instead: several boards on
-//!   one RS-232 line, found by ping and polled by address (protocol §2.4), each reported
-//!   under its own label;
+//! * [`board_link`] is one single-board port's logic without I/O (start-up, naming the
+//!   board, heartbeat), a state machine fed bytes and time;
+//! * [`port_task`] runs one port: open, drive a [`board_link::BoardLink`], back off,
+//!   reopen;
+//! * [`bus_poller`] is the logic of a port declared a bus line (`bus = true`) without I/O:
+//!   several boards on one RS-232 line, found by ping and polled by address (protocol
+//!   §2.4), each reported under its own label;
+//! * [`bus_line`] runs such a port: open, drive a [`bus_poller::BusPoller`], back off,
+//!   reopen;
 //! * [`probe`] asks a port once whether a DGT board answers (for `dgt-arbiter ports`).
+//!
+//! The state machines follow one shape (quinn-proto's): `handle_bytes(now, bytes)`,
+//! `handle_timeout(now)`, `poll_transmit()`, `poll_timeout()`, `poll_event()`. Tests drive
+//! them on virtual time against the emulated boards (`tests/bus_poller.rs`,
+//! `tests/board_link.rs`); a few pty tests keep the I/O honest.
 
 pub mod backoff;
+pub mod board_link;
 pub mod bus_line;
+pub mod bus_poller;
 pub mod discovery;
 pub mod identity;
 pub mod line;
 pub mod port_task;
+pub mod ports;
 pub mod probe;
 pub mod startup;
 
@@ -35,7 +48,7 @@ use tokio_util::sync::CancellationToken;
 pub use discovery::{ExplicitPort, PortCandidate, PortList, PortScan, ScanMode, SystemPorts};
 pub use identity::{label_for_port, label_for_serial};
 
-use crate::edge::daemon::DaemonClock;
+use crate::edge::clock::DaemonClock;
 
 /// Every timing of the serial edge. The defaults follow protocol §4.4; tests shorten them.
 #[derive(Debug, Clone)]

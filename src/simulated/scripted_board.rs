@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use dgt_protocol::{BoardMessage, Command, CommandDecoder, DgtPiece, HostBytes};
 use shakmaty::{Board, Chess, Position, Square, san::SanPlus};
 
-use crate::edge::pty_board::BoardModel;
+use crate::simulated::pty_board::BoardModel;
 
 /// What the board is and how it plays.
 #[derive(Debug, Clone)]

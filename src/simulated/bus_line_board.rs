@@ -20,7 +20,7 @@
 
 use dgt_emulator::EmulatedBoard;
 
-use crate::edge::pty_board::BoardModel;
+use crate::simulated::pty_board::BoardModel;
 
 /// The longest a sent byte waits before the host can read it (ms).
 pub const DELIVERY_MS: u64 = 4;

@@ -5,7 +5,7 @@
 //!
 //! The model is sans-IO ([`BoardModel`]): it gets host bytes and the time, and is polled for
 //! output and its next deadline. `dgt_emulator::EmulatedBoard` has this shape; so does the
-//! small [`crate::edge::scripted_board::ScriptedBoard`].
+//! small [`crate::simulated::scripted_board::ScriptedBoard`].
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -9,7 +9,7 @@
 
 use dgt_emulator::{BoardSpec, EmulatedBoard, GameScript, corpus_spec};
 
-use crate::edge::pty_board::BoardModel;
+use crate::simulated::pty_board::BoardModel;
 
 /// The host bytes replayed into the next game's board so that it is in the mode the host
 /// put the first one in (update mode, clock relay). The start-up sequence is short.

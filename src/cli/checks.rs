@@ -1,0 +1,158 @@
+//! `verify`, `check-config` and `bench`: checks of the core and the settings, and
+//! measurements under load.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+use dgt_arbiter::settings;
+
+use super::{CliError, EXIT_CONFIG, with_runtime};
+
+// `verify`'s arguments.
+#[derive(Args)]
+pub struct VerifyArgs {
+    /// How many games.
+    #[arg(long, default_value_t = 1000)]
+    games: usize,
+    /// The first seed; games use consecutive seeds.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Instead of games: check the dead-position analysis against a labelled set in
+    /// chasolver's format (its `tests/positions.txt` or `tests/lichess.txt`: FEN, then
+    /// whether White / Black can mate) and report agreement and timings.
+    #[arg(long)]
+    dead_positions: Option<PathBuf>,
+    /// Instead of the move check: play the games at three paces (careful, blitz, time
+    /// scramble) with irregularities whose truth is kept aside, and report per alert kind
+    /// and pace the true and false alerts, misses, precision, recall and false
+    /// review/intervene alerts per 100 games (`--games` per pace).
+    #[arg(long)]
+    alerts: bool,
+}
+
+// `check-config`'s arguments.
+#[derive(Args)]
+pub struct CheckConfigArgs {
+    /// The file `run --config` would be given.
+    file: Option<PathBuf>,
+}
+
+// `bench`'s arguments.
+#[derive(Args)]
+pub struct BenchArgs {
+    #[arg(long, default_value_t = 100)]
+    boards: usize,
+    /// Length of the measured window.
+    #[arg(long, default_value_t = 30)]
+    seconds: u64,
+    /// Split the boards over K daemons joined by a nats-server to a hub (clients on the
+    /// hub); 0: one daemon, clients on it.
+    #[arg(long, default_value_t = 0)]
+    nodes: usize,
+    #[arg(long, default_value_t = 10)]
+    clients: usize,
+    /// Seed of the first board's first game.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+pub fn verify(a: VerifyArgs) -> ExitCode {
+    if let Some(path) = &a.dead_positions {
+        return verify_dead_positions(path);
+    }
+    if a.alerts {
+        let report = dgt_arbiter::verify_alerts::check_alerts(
+            a.seed,
+            a.games,
+            &dgt_core::CoreConfig::default(),
+        );
+        print!("{report}");
+        return ExitCode::SUCCESS;
+    }
+    let report =
+        dgt_arbiter::verify::check_corpus(a.seed, a.games, &dgt_core::CoreConfig::default());
+    print!("{report}");
+    if report.invented == 0 && report.missed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+pub fn check_config(a: CheckConfigArgs) -> ExitCode {
+    match settings::check_report(a.file.as_deref()) {
+        Ok(report) => {
+            print!("{report}");
+            ExitCode::SUCCESS
+        }
+        Err(problems) => {
+            let problems = problems.to_string();
+            eprint!("{problems}");
+            if !problems.ends_with('\n') {
+                eprintln!();
+            }
+            ExitCode::from(EXIT_CONFIG)
+        }
+    }
+}
+
+pub fn bench(a: BenchArgs) -> ExitCode {
+    with_runtime(run_bench(dgt_arbiter::bench::BenchOptions {
+        boards: a.boards,
+        seconds: a.seconds,
+        nodes: a.nodes,
+        clients: a.clients,
+        seed: a.seed,
+    }))
+}
+
+async fn run_bench(options: dgt_arbiter::bench::BenchOptions) -> Result<(), CliError> {
+    let report = dgt_arbiter::bench::run(options)
+        .await
+        .map_err(|e| CliError::Bench(e.to_string()))?;
+    let json = serde_json::to_string(&report)?;
+    println!("{json}");
+    Ok(())
+}
+
+fn verify_dead_positions(path: &Path) -> ExitCode {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("dgt-arbiter verify: cannot read {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    };
+    let started = std::time::Instant::now();
+    let a = dgt_core::dead::check_labelled_parallel(&text);
+    let wall = started.elapsed();
+    println!("positions      {}", a.positions);
+    println!(
+        "agree          {} of {} verdicts (White and Black per position)",
+        a.agree,
+        2 * a.positions
+    );
+    println!(
+        "unsound        {} ('cannot mate' where a mate exists)",
+        a.unsound
+    );
+    println!("wrong can-mate {}", a.wrong_can_mate);
+    println!(
+        "undetermined   {} (a review alert, never a draw)",
+        a.undetermined
+    );
+    println!("unreadable     {}", a.unreadable);
+    let n = a.positions.max(1) as f64;
+    println!(
+        "time           {:.1} s wall, {:.0} µs mean per position, slowest {:.1} ms",
+        wall.as_secs_f64(),
+        a.total_micros as f64 / n,
+        a.slowest_micros as f64 / 1000.0
+    );
+    if a.unsound == 0 && a.agree == 2 * a.positions && a.unreadable == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

@@ -342,3 +342,46 @@ fn only_read_only_commands_are_ever_written() {
         }
     }
 }
+
+/// Two ports whose boards report the same serial number (issue 16, item 9): the first keeps
+/// the label, the second is followed apart under its port's name, and the core is told so on
+/// that board (`Link::Duplicate`, which it raises as `duplicate_board`), not only the log.
+#[test]
+fn a_second_port_with_the_same_serial_is_kept_apart_and_told() {
+    let shared = claims();
+    let mut first = Sim::new(
+        board("44444"),
+        "/dev/ttyACM0",
+        BTreeMap::new(),
+        shared.clone(),
+    );
+    first.run_until(3_000);
+    let mut second = Sim::new(board("44444"), "/dev/ttyACM1", BTreeMap::new(), shared);
+    second.run_until(3_000);
+    let first_label = first.told[0].1.clone();
+    let second_label = second.told[0].1.clone();
+    assert_ne!(first_label, second_label);
+    assert!(
+        !first
+            .told
+            .iter()
+            .any(|(_, _, k)| matches!(k, InputKind::Link(Link::Duplicate { .. })))
+    );
+    let told: Vec<&Link> = second
+        .told
+        .iter()
+        .filter_map(|(_, _, k)| match k {
+            InputKind::Link(l @ Link::Duplicate { .. }) => Some(l),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        told,
+        [&Link::Duplicate {
+            serial: "44444".into(),
+            claimed: first_label,
+            other_port: Some("/dev/ttyACM0".into()),
+        }]
+    );
+    assert!(second.told.iter().all(|(_, b, _)| *b == second_label));
+}

@@ -207,6 +207,9 @@ pub enum AlertKind {
     /// decoder's bound on unframed bytes was reached (issue 16): another device on the
     /// port, a damaged cable, a wrong line speed. Moves may be missed while it lasts.
     LineNoise,
+    /// Two ports report the same serial number (or the same table): one board is followed
+    /// apart under its port's name (issue 16).
+    DuplicateBoard,
 }
 
 /// An alert for the arbiter, with its evidence.

@@ -38,6 +38,16 @@ pub enum Link {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         address: Option<u16>,
     },
+    /// The serial edge found this board's serial number (or its table's label) already open
+    /// on another port (issue 16, item 9): the board is followed apart, under this port's
+    /// name, until the arbiter sorts the cabling or the serial table out.
+    Duplicate {
+        serial: String,
+        /// The label the other port holds.
+        claimed: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        other_port: Option<String>,
+    },
     Disconnected {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,

@@ -99,3 +99,20 @@ fn a_few_stray_bytes_are_no_line_noise() {
     assert!(alert_of(&ev, AlertKind::LineNoise).is_empty());
     assert_eq!(moves(&ev), ["e2e4"]);
 }
+
+/// The serial edge found this board's serial number open on another port (issue 16): the
+/// arbiter gets `duplicate_board` (review) on the board kept apart, once per board.
+#[test]
+fn a_board_kept_apart_as_a_duplicate_is_one_review_alert() {
+    let mut b = started();
+    for _ in 0..2 {
+        b.op_link(r#"{"state": "duplicate", "serial": "44444", "claimed": "board-44444", "other_port": "/dev/ttyACM0"}"#);
+        b.wait(1000);
+    }
+    let ev = b.run();
+    let dup = alert_of(&ev, AlertKind::DuplicateBoard);
+    assert_eq!(dup.len(), 2, "{:?}", alerts(&ev));
+    assert_eq!(dup[0].id, dup[1].id);
+    assert_eq!(severity(&dup[0]), "review");
+    assert!(dup[0].message.contains("44444") && dup[0].message.contains("/dev/ttyACM0"));
+}

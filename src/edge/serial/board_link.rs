@@ -165,9 +165,21 @@ impl BoardLink {
         if let Some(serial) = identified {
             match &self.label {
                 None => {
-                    let label = self.claim(self.label_for(&serial), &serial);
+                    let wanted = self.label_for(&serial);
+                    let (label, other_port) = self.claim(wanted.clone(), &serial);
                     tracing::info!(port = %self.port.path.display(), serial, board = label, "board identified");
                     self.label = Some(label);
+                    if let Some(other_port) = other_port {
+                        // The arbiter is told on the board kept apart, not only in the log.
+                        self.emit(
+                            now,
+                            InputKind::Link(Link::Duplicate {
+                                serial: serial.clone(),
+                                claimed: wanted,
+                                other_port: Some(other_port),
+                            }),
+                        );
+                    }
                 }
                 Some(label) if label_for_serial(&serial, &self.labels) != *label => {
                     tracing::warn!(
@@ -290,7 +302,9 @@ impl BoardLink {
     /// Takes `label` for this port, unless another open port already reports under it (the
     /// same serial number on two ports): then this board is kept apart under its port's
     /// name, and the conflict is logged as an error for the arbiter to resolve.
-    fn claim(&self, label: String, serial: &str) -> String {
+    ///
+    /// Returns the label taken and, when kept apart, the other port's name.
+    fn claim(&self, label: String, serial: &str) -> (String, Option<String>) {
         let mut claims = self.claims.lock().unwrap_or_else(|p| p.into_inner());
         match claims.get(&label) {
             Some(other) if *other != self.port.path => {
@@ -304,11 +318,11 @@ impl BoardLink {
                     "duplicate board: this serial number (or this table's label) is already \
                      open on another port; this board is kept apart under its port's name"
                 );
-                apart
+                (apart, Some(other.display().to_string()))
             }
             _ => {
                 claims.insert(label.clone(), self.port.path.clone());
-                label
+                (label, None)
             }
         }
     }

@@ -259,6 +259,24 @@ impl Session {
                     out.push((t, EventBody::Alert(a)));
                 }
             }
+            Link::Duplicate {
+                serial,
+                claimed,
+                other_port,
+            } => {
+                let a = self.alert(
+                    AlertKind::DuplicateBoard,
+                    Severity::Review,
+                    None,
+                    format!(
+                        "This board reports serial number {serial}, which {claimed} already has{}: two boards with one number, one board seen on two ports, or a serial table giving two boards one table. It is followed apart under its port's name; check the cabling and the serial table.",
+                        other_port
+                            .as_deref()
+                            .map_or(String::new(), |p| format!(" on {p}"))
+                    ),
+                );
+                self.equipment_alert(t, a, out);
+            }
             Link::Disconnected { reason, stopping } => {
                 self.link = LinkState::Disconnected;
                 self.was_disconnected = true;

@@ -66,6 +66,14 @@ impl Board {
         );
         self.inputs.extend(parse_capture(&line).unwrap());
     }
+    /// A link input from the serial edge, as a capture writes it (`"link": {...}`).
+    pub fn op_link(&mut self, json: &str) {
+        let line = format!(
+            r#"{{"t_ms": {}, "board": "{}", "link": {json}}}"#,
+            self.t, self.label
+        );
+        self.inputs.extend(parse_capture(&line).unwrap());
+    }
     pub fn phys(&self, sq: &str) -> u8 {
         let b = sq.as_bytes();
         let i = (7 - (b[1] - b'1')) * 8 + (b[0] - b'a');

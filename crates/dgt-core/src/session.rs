@@ -10,7 +10,7 @@
 //! (`referee`) acts on them: moves into the game record (`record`), games begun (`start`),
 //! alerts on the handling of pieces (`hands`), offences (`offences`), flags (`flags`) and
 //! the clock (`presses`, `clock_checks`). Bytes and the link are read in `link`; a bughouse
-//! board's seat is in `seat`.
+//! board's seat is in `seat`, its game's end in `bughouse_end`.
 
 use dgt_protocol::{BoardMessage, ClockMessage, ClockTimes, Decoded, Decoder, LineMode};
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
@@ -32,6 +32,7 @@ use crate::input::{ClockSide, InputKind, Link, Operation, SetupOp, Supervision};
 use crate::reconstruct::{self, Game, Interpretation, fen};
 use crate::time_control::TimeControl;
 
+mod bughouse_end;
 mod clock_checks;
 mod flags;
 mod hands;

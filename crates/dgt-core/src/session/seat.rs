@@ -10,9 +10,8 @@ use super::timers::Timer;
 use crate::arbiter;
 use crate::bughouse::{self, PartnerView, Pieces, RankReading, Regulation, Standing};
 use crate::engine::Emitted;
-use crate::event::{Alert, AlertKind, EndReason, EventBody, Severity};
-use crate::input::ClockSide;
-use crate::reconstruct::fen;
+use crate::event::{Alert, AlertKind, EventBody, Severity};
+use crate::reconstruct::{Game, fen};
 
 /// How long after a promotion on the partner board the piece it took may leave this board
 /// (3.1). A removal later than that is not matched to it: the new piece came from elsewhere.
@@ -89,6 +88,129 @@ impl Seat {
         self.drop_lifted_at = None;
         self.last_move_for = None;
         self.reserves_told = None;
+    }
+
+    /// Pieces the partner board's promotions took from here (3.1) that `shown` no longer
+    /// has: taken out of the game's position, not moves. Returns whether any was.
+    pub fn take_for_promotion(
+        &mut self,
+        g: &mut Game,
+        shown: &shakmaty::Board,
+        t: u64,
+        out: &mut Emitted,
+    ) -> bool {
+        let mut taken = Vec::new();
+        for color in Color::ALL {
+            for role in Role::ALL {
+                let (c, r) = (bughouse::ci(color), bughouse::ri(role));
+                while self.taken_applied[c][r] < self.partner.taken[c][r] {
+                    let piece = Piece { color, role };
+                    let pos = g.current();
+                    let Some(sq) = (pos.board().by_piece(piece) & !shown.occupied())
+                        .into_iter()
+                        .next()
+                    else {
+                        break;
+                    };
+                    let Some(edited) = crate::reconstruct::edited(pos, g.castling_mode, |setup| {
+                        setup.board.discard_piece_at(sq);
+                        setup.castling_rights.discard(sq);
+                    }) else {
+                        break;
+                    };
+                    self.taken_applied[c][r] += 1;
+                    if let Some(last) = g.positions.last_mut() {
+                        *last = edited;
+                    }
+                    taken.push(sq);
+                    let mut a = Alert::new(
+                        AlertKind::PieceTakenForPromotion,
+                        Severity::Info,
+                        self.regulation.name(),
+                        format!(
+                            "The {} {} on {sq} was taken for a promotion on board {} (3.1): not a move.",
+                            if color.is_white() { "white" } else { "black" },
+                            crate::reconstruct::role_name(role),
+                            self.partner_label
+                        ),
+                    );
+                    a.article = Some("3.1".into());
+                    a.game = Some(g.id.clone());
+                    a.ply = Some(g.plies() as u32);
+                    a.fen = Some(fen(g.current()));
+                    a.squares = vec![sq.to_string()];
+                    out.push((t, EventBody::Alert(a)));
+                }
+            }
+        }
+        if self.taken_applied == self.partner.taken {
+            self.taken_due_since = None;
+        }
+        !taken.is_empty()
+    }
+
+    /// The `reserves` event when what each player may drop has changed (2.7: the reserve
+    /// stands visible beside the board; this is its upper bound).
+    pub fn tell_reserves(&mut self, g: &Game, t: u64, out: &mut Emitted) {
+        let letters = |c: Color| {
+            bughouse::reserve_letters(&bughouse::reserve(&self.partner, g, g.plies(), c, true), c)
+        };
+        let now = (letters(Color::White), letters(Color::Black));
+        let unchanged = match &self.reserves_told {
+            Some(told) => *told == now,
+            None => now.0.is_empty() && now.1.is_empty(),
+        };
+        if unchanged {
+            return;
+        }
+        self.reserves_told = Some(now.clone());
+        out.push((
+            t,
+            EventBody::Reserves {
+                game: g.id.clone(),
+                white: now.0,
+                black: now.1,
+            },
+        ));
+    }
+
+    /// The last move, a drop, taken back and another move made in its place (7.4): the ply
+    /// to go back to, when a move from there explains `shown`. Only once the opponent has
+    /// pressed the clock back (`pressed_back`, 7.6).
+    pub fn drop_replaced(
+        &self,
+        g: &Game,
+        pressed_back: bool,
+        shown: &shakmaty::Board,
+    ) -> Option<usize> {
+        let last = g.moves.last()?;
+        if !matches!(last.mv, Move::Put { .. }) || !pressed_back {
+            return None;
+        }
+        let k = g.plies() - 1;
+        let mut budget = 20_000;
+        let path =
+            crate::reconstruct::find_path_with(&g.positions[k], shown, 1, &mut budget, true)?;
+        (path != [last.mv]).then_some(k)
+    }
+
+    /// A drop onto an occupied square shows as one square changed from `before`: the
+    /// opponent's piece replaced by one of `mover`'s (2.3; Flemish 5.c). The square, the
+    /// piece dropped and the regulation.
+    pub fn drop_onto_piece(
+        &self,
+        before: &shakmaty::Board,
+        mover: Color,
+        shown: &shakmaty::Board,
+    ) -> Option<(shakmaty::Square, Role, Regulation)> {
+        let sq = crate::board::diff(before, shown).single_square()?;
+        let was = before.piece_at(sq)?;
+        let now = shown.piece_at(sq)?;
+        (was.color != mover
+            && was.role != Role::King
+            && now.color == mover
+            && now.role != Role::King)
+            .then_some((sq, now.role, self.regulation))
     }
 }
 
@@ -178,29 +300,9 @@ impl Session {
     /// The `reserves` event when what each player may drop has changed (2.7: the reserve
     /// stands visible beside the board; this is its upper bound).
     pub(super) fn tell_reserves(&mut self, t: u64, out: &mut Emitted) {
-        let (Some(seat), Some(g)) = (&mut self.bughouse, &self.game) else {
-            return;
-        };
-        let letters = |c: Color| {
-            bughouse::reserve_letters(&bughouse::reserve(&seat.partner, g, g.plies(), c, true), c)
-        };
-        let now = (letters(Color::White), letters(Color::Black));
-        let unchanged = match &seat.reserves_told {
-            Some(told) => *told == now,
-            None => now.0.is_empty() && now.1.is_empty(),
-        };
-        if unchanged {
-            return;
+        if let (Some(seat), Some(g)) = (&mut self.bughouse, &self.game) {
+            seat.tell_reserves(g, t, out);
         }
-        seat.reserves_told = Some(now.clone());
-        out.push((
-            t,
-            EventBody::Reserves {
-                game: g.id.clone(),
-                white: now.0,
-                black: now.1,
-            },
-        ));
     }
 
     /// DJC 4.1: a reserve piece that touched the board must be dropped (unless it cannot be);
@@ -478,23 +580,12 @@ impl Session {
     /// pressed the clock back (7.6): while his own clock runs, a change is his — the piece
     /// the drop joined lifted for a capture reads just like it moving to the drop's square.
     pub(super) fn drop_replaced(&self) -> Option<usize> {
-        self.bughouse.as_ref()?;
-        let g = self.game.as_ref()?;
-        let last = g.moves.last()?;
-        if !matches!(last.mv, Move::Put { .. }) {
-            return None;
-        }
+        let (seat, g) = (self.bughouse.as_ref()?, self.game.as_ref()?);
         let dropper = !g.current().turn();
         let running = self.clock.running();
-        if running.is_none() || running != self.clock.display_of(dropper.is_white()) {
-            return None;
-        }
-        let k = g.plies() - 1;
-        let shown = self.seen_board();
-        let mut budget = 20_000;
-        let path =
-            crate::reconstruct::find_path_with(&g.positions[k], &shown, 1, &mut budget, true)?;
-        (path != [last.mv]).then_some(k)
+        let pressed_back =
+            running.is_some() && running == self.clock.display_of(dropper.is_white());
+        seat.drop_replaced(g, pressed_back, &self.seen_board())
     }
 
     /// DJC 3.1: with no queen, rook, bishop or knight of his colour on the other board, a
@@ -600,14 +691,7 @@ impl Session {
     ) -> Option<(shakmaty::Square, Role, Regulation)> {
         let seat = self.bughouse.as_ref()?;
         let before = self.game.as_ref()?.current().board();
-        let sq = crate::board::diff(before, shown).single_square()?;
-        let was = before.piece_at(sq)?;
-        let now = shown.piece_at(sq)?;
-        (was.color != mover
-            && was.role != Role::King
-            && now.color == mover
-            && now.role != Role::King)
-            .then_some((sq, now.role, seat.regulation))
+        seat.drop_onto_piece(before, mover, shown)
     }
 
     fn judge_drop(&mut self, t: u64, out: &mut Emitted) {
@@ -696,273 +780,6 @@ impl Session {
         out.push((t, EventBody::Alert(a)));
     }
 
-    /// Mate and stalemate for the player on move. `fresh`: judged right after a move (a
-    /// pending verdict is otherwise only re-checked, silently).
-    fn judge_standing(&mut self, t: u64, fresh: bool, out: &mut Emitted) {
-        let (Some(seat), Some(g)) = (&mut self.bughouse, &self.game) else {
-            return;
-        };
-        let pos = g.current();
-        let on_move = pos.turn();
-        let available = bughouse::reserve(&seat.partner, g, g.plies(), on_move, true);
-        let standing = bughouse::standing(pos, seat.regulation, seat.reading, &available);
-        let ply = g.plies();
-        if standing == Standing::Play {
-            seat.pending = None;
-            return;
-        }
-        if !fresh {
-            // Re-checked on a partner board's change: a mate lifted by a piece shown there
-            // (a capture not yet pressed) stands again if that capture was taken back.
-            if seat.regulation != Regulation::Flemish && seat.pending.is_none() {
-                seat.pending = Some((ply, standing));
-            }
-            return;
-        }
-        let reg = seat.regulation;
-        let partner_playing = seat.partner.ended.is_none();
-        let name = arbiter::side_name(on_move);
-        if reg == Regulation::Flemish {
-            // 6.f: the game ends only on the direct opponent's claim; 5.d: a stalemate draws
-            // only when both players of a team are stalemated without reserve pieces.
-            let (kind, severity, message, prescription) = if standing == Standing::Mated {
-                (
-                    AlertKind::Checkmate,
-                    Severity::Claim,
-                    format!("{name} is checkmated (no move, no square to block the check, 6.d)."),
-                    "The game ends when the direct opponent claims the mate (6.f); his team then wins the match (5.d).",
-                )
-            } else {
-                (
-                    AlertKind::Stalemate,
-                    Severity::Info,
-                    format!("{name} has no move and nothing to drop."),
-                    "A draw only if both players of one team are stalemated without reserve pieces (5.d).",
-                )
-            };
-            let mut a = self.alert(kind, severity, Some(on_move), message);
-            a.edition = reg.name().into();
-            a.article = Some(
-                if standing == Standing::Mated {
-                    "6.d, 6.f"
-                } else {
-                    "5.d"
-                }
-                .into(),
-            );
-            a.prescription = Some(prescription.into());
-            out.push((t, EventBody::Alert(a)));
-            return;
-        }
-        if !partner_playing {
-            self.end_standing(t, standing, "the other game has ended", out);
-            return;
-        }
-        if let Some(seat) = &mut self.bughouse {
-            seat.pending = Some((ply, standing));
-        }
-        let (kind, what, article) = if standing == Standing::Mated {
-            (AlertKind::Checkmate, "checkmated", "5.4")
-        } else {
-            (AlertKind::Stalemate, "stalemated", "5.5")
-        };
-        let mut a = self.alert(
-            kind,
-            Severity::Info,
-            Some(on_move),
-            format!(
-                "{name} is {what} with nothing to drop, provisionally: the game ends only when the other game has ended or {name}'s time runs out ({article}); {name}'s clock keeps running."
-            ),
-        );
-        a.edition = reg.name().into();
-        a.article = Some(article.into());
-        a.prescription = Some(
-            "Let the clock run. A piece passed by the partner, or taken off this board by his promotion, can still lift it (5.4)."
-                .into(),
-        );
-        out.push((t, EventBody::Alert(a)));
-    }
-
-    /// A mate or stalemate becomes the result.
-    fn end_standing(&mut self, t: u64, standing: Standing, why: &str, out: &mut Emitted) {
-        let Some(seat) = &self.bughouse else { return };
-        let reg = seat.regulation;
-        let Some(g) = &self.game else { return };
-        let on_move = g.current().turn();
-        let name = arbiter::side_name(on_move);
-        let (kind, reason, result, article, what) = if standing == Standing::Mated {
-            let result = if on_move.is_white() { "0-1" } else { "1-0" };
-            (
-                AlertKind::Checkmate,
-                EndReason::Checkmate,
-                result,
-                "5.4",
-                "checkmated",
-            )
-        } else {
-            (
-                AlertKind::Stalemate,
-                EndReason::Stalemate,
-                "1/2-1/2",
-                "5.5",
-                "stalemated",
-            )
-        };
-        let mut a = self.alert(
-            kind,
-            Severity::Info,
-            Some(on_move),
-            format!("{name} is {what} and {why}: the game is over, {result}."),
-        );
-        a.edition = reg.name().into();
-        a.article = Some(article.into());
-        a.prescription = Some(format!(
-            "The result is {result}; the final position stays on the board until the other game ends (5.2)."
-        ));
-        self.finish(t, a, result, reason, out);
-    }
-
-    /// Ends the game with `result`, after its alert.
-    fn finish(&mut self, t: u64, a: Alert, result: &str, reason: EndReason, out: &mut Emitted) {
-        let Some(g) = &mut self.game else { return };
-        if g.is_over() {
-            return;
-        }
-        g.result = Some((result.to_string(), reason));
-        let id = g.id.clone();
-        if let Some(seat) = &mut self.bughouse {
-            seat.pending = None;
-        }
-        out.push((t, EventBody::Alert(a)));
-        out.push((
-            t,
-            EventBody::GameEnd {
-                game: id,
-                result: result.into(),
-                reason,
-            },
-        ));
-    }
-
-    /// Flags under the DJC / KNSB regulation: both down is a draw the arbiter must declare
-    /// at once (5.8, 10.2); one flag loses unless the opponent cannot win even with pieces
-    /// he holds or may still receive (5.6) — while the other game runs he always may.
-    /// Returns false where the FIDE rules decide (the Flemish regulation).
-    pub(super) fn bughouse_flags(
-        &mut self,
-        t: u64,
-        displays: &[ClockSide],
-        out: &mut Emitted,
-    ) -> bool {
-        let Some(seat) = &self.bughouse else {
-            return false;
-        };
-        if seat.regulation.fide_underneath() {
-            return false;
-        }
-        let reg = seat.regulation;
-        let partner_playing = seat.partner.ended.is_none();
-        let pending = seat.pending;
-        let (Some(white), Some(g)) = (self.clock.white_side(), &self.game) else {
-            return true;
-        };
-        let last = self.clock.last().copied();
-        let both = last.is_some_and(|l| l.left.flagged() && l.right.flagged());
-        if both {
-            let mut a = self.alert(
-                AlertKind::BothFlagsFallen,
-                Severity::Intervene,
-                None,
-                "Both flags have fallen: the game is drawn, and the arbiter must declare it now."
-                    .into(),
-            );
-            a.edition = reg.name().into();
-            a.article = Some("5.8, 10.2".into());
-            a.prescription = Some(
-                "Declare the game drawn (10.2: the one case the arbiter acts without a request)."
-                    .into(),
-            );
-            self.finish(t, a, "1/2-1/2", EndReason::BothFlagsFallen, out);
-            return true;
-        }
-        let Some(&d) = displays.first() else {
-            return true;
-        };
-        let flagged = if d == white {
-            Color::White
-        } else {
-            Color::Black
-        };
-        let opp = !flagged;
-        let fname = arbiter::side_name(flagged);
-        let oname = arbiter::side_name(opp);
-        let win = if opp.is_white() { "1-0" } else { "0-1" };
-        let on_move = g.current().turn();
-        let (severity, result, message, article) = match pending {
-            Some((_, Standing::Mated)) if on_move == flagged => (
-                Severity::Info,
-                Some(win),
-                format!("{fname}'s flag fell while checkmated: the game is over, {win}."),
-                "5.4",
-            ),
-            Some((_, Standing::Stalemated)) if on_move == flagged => (
-                Severity::Review,
-                None,
-                format!(
-                    "{fname}'s flag fell while stalemated: the regulation ends the game (5.4) but gives no result; the arbiter decides (10.5)."
-                ),
-                "5.4, 10.5",
-            ),
-            _ if partner_playing => (
-                Severity::Info,
-                Some(win),
-                format!(
-                    "{fname}'s flag has fallen: {oname} wins, {win} — the other game is still running, so {oname} can still receive pieces to win with (5.6)."
-                ),
-                "5.6",
-            ),
-            _ => {
-                let available = bughouse::reserve(&seat.partner, g, g.plies(), opp, true);
-                let ability = crate::dead::full(g.current(), g.castling_mode, opp);
-                let can = available.iter().any(|n| *n > 0)
-                    || ability != crate::dead::MateAbility::CannotMate;
-                let verdict = if can {
-                    format!("{oname} wins, {win}")
-                } else {
-                    format!("a draw: {oname} cannot win by any series of legal moves")
-                };
-                (
-                    Severity::Review,
-                    Some(if can { win } else { "1/2-1/2" }),
-                    format!(
-                        "{fname}'s flag has fallen after the other game ended: {verdict} (5.6, with {oname}'s reserve: {}); whether pieces may still be passed is for the arbiter (10.5).",
-                        bughouse::reserve_words(&available),
-                    ),
-                    "5.6, 10.5",
-                )
-            }
-        };
-        let mut a = self.alert(AlertKind::FlagFall, severity, Some(flagged), message);
-        a.edition = reg.name().into();
-        a.article = Some(article.into());
-        match result {
-            Some(r) => {
-                let reason = if article == "5.4" {
-                    EndReason::Checkmate
-                } else {
-                    EndReason::FlagFall
-                };
-                a.prescription = Some(format!("The result is {r}."));
-                self.finish(t, a, r, reason, out);
-            }
-            None => {
-                a.prescription = Some("Decide the result and enter it (10.5).".into());
-                out.push((t, EventBody::Alert(a)));
-            }
-        }
-        true
-    }
-
     /// A press back without a move right after an illegal drop: the opponent demands it be
     /// taken back (7.6) — no irregularity of his. Returns whether it was that.
     pub(super) fn take_back_demanded(&mut self, t: u64, presser: Color, out: &mut Emitted) -> bool {
@@ -1001,56 +818,7 @@ impl Session {
         let (Some(seat), Some(g)) = (&mut self.bughouse, &mut self.game) else {
             return false;
         };
-        let mut taken = Vec::new();
-        for color in Color::ALL {
-            for role in Role::ALL {
-                let (c, r) = (bughouse::ci(color), bughouse::ri(role));
-                while seat.taken_applied[c][r] < seat.partner.taken[c][r] {
-                    let piece = Piece { color, role };
-                    let pos = g.current();
-                    let Some(sq) = (pos.board().by_piece(piece) & !shown.occupied())
-                        .into_iter()
-                        .next()
-                    else {
-                        break;
-                    };
-                    let Some(edited) = crate::reconstruct::edited(pos, g.castling_mode, |setup| {
-                        setup.board.discard_piece_at(sq);
-                        setup.castling_rights.discard(sq);
-                    }) else {
-                        break;
-                    };
-                    seat.taken_applied[c][r] += 1;
-                    if let Some(last) = g.positions.last_mut() {
-                        *last = edited;
-                    }
-                    taken.push(sq);
-                    let mut a = Alert::new(
-                        AlertKind::PieceTakenForPromotion,
-                        Severity::Info,
-                        seat.regulation.name(),
-                        format!(
-                            "The {} {} on {sq} was taken for a promotion on board {} (3.1): not a move.",
-                            if color.is_white() { "white" } else { "black" },
-                            crate::reconstruct::role_name(role),
-                            seat.partner_label
-                        ),
-                    );
-                    a.article = Some("3.1".into());
-                    a.game = Some(g.id.clone());
-                    a.ply = Some(g.plies() as u32);
-                    a.fen = Some(fen(g.current()));
-                    a.squares = vec![sq.to_string()];
-                    out.push((t, EventBody::Alert(a)));
-                }
-            }
-        }
-        if let Some(seat) = &mut self.bughouse
-            && seat.taken_applied == seat.partner.taken
-        {
-            seat.taken_due_since = None;
-        }
-        !taken.is_empty()
+        seat.take_for_promotion(g, &shown, t, out)
     }
 
     /// The partner's promotion took no piece from this board within `TAKE_WINDOW_MS`: the
@@ -1117,5 +885,84 @@ impl Session {
                 .into(),
         );
         out.push((t, EventBody::Alert(a)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{CastlingMode, Chess, Square};
+
+    fn seat() -> Seat {
+        let m = bughouse::BughouseMatch {
+            boards: ["a".into(), "b".into()],
+            ..Default::default()
+        };
+        Seat::new(&m, "a")
+    }
+
+    /// The start position with `role` of `color` put on `sq` (replacing what stood there).
+    fn with_piece(sq: Square, color: Color, role: Role) -> shakmaty::Board {
+        let mut b = shakmaty::Board::default();
+        b.set_piece_at(sq, Piece { color, role });
+        b
+    }
+
+    #[test]
+    fn the_seat_knows_its_partner_board() {
+        assert_eq!(seat().partner_label, "b");
+    }
+
+    #[test]
+    fn a_drop_onto_an_opponent_piece_is_seen_from_the_boards_alone() {
+        let before = shakmaty::Board::default();
+        // A white knight where Black's pawn on e7 stood: one square changed.
+        let shown = with_piece(Square::E7, Color::White, Role::Knight);
+        assert_eq!(
+            seat().drop_onto_piece(&before, Color::White, &shown),
+            Some((Square::E7, Role::Knight, Regulation::DjcStein))
+        );
+        // The mover's own piece replaced, or a king involved, is no such drop.
+        let own = with_piece(Square::E2, Color::White, Role::Knight);
+        assert_eq!(seat().drop_onto_piece(&before, Color::White, &own), None);
+        let onto_king = with_piece(Square::E8, Color::White, Role::Queen);
+        assert_eq!(
+            seat().drop_onto_piece(&before, Color::White, &onto_king),
+            None
+        );
+    }
+
+    #[test]
+    fn a_drop_is_replaced_only_after_the_press_back() {
+        let mut g = Game::new("a/1".into(), Chess::default(), CastlingMode::Standard);
+        g.drops = true;
+        let e4 = Move::Normal {
+            role: Role::Pawn,
+            from: Square::E2,
+            capture: None,
+            to: Square::E4,
+            promotion: None,
+        };
+        g.push(e4, 0, (None, None));
+        // Not a drop: nothing to replace, pressed back or not.
+        let shown = g.current().board().clone();
+        assert_eq!(seat().drop_replaced(&g, true, &shown), None);
+        let drop = Move::Put {
+            role: Role::Knight,
+            to: Square::E5,
+        };
+        g.push(drop, 0, (None, None));
+        // Black's knight taken back and put on d5 instead.
+        let mut instead = g.positions[1].clone();
+        instead.play_unchecked(Move::Put {
+            role: Role::Knight,
+            to: Square::D5,
+        });
+        let shown = instead.board().clone();
+        assert_eq!(seat().drop_replaced(&g, false, &shown), None);
+        assert_eq!(seat().drop_replaced(&g, true, &shown), Some(1));
+        // The drop as made is no replacement.
+        let made = g.current().board().clone();
+        assert_eq!(seat().drop_replaced(&g, true, &made), None);
     }
 }

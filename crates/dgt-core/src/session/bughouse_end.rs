@@ -1,0 +1,288 @@
+//! A bughouse game's end as the regulation reads it: a mate or stalemate that waits for the
+//! other game (DJC 5.4 / 5.5; Flemish 5.d / 6.f), the end it becomes, and the regulation's
+//! flags (5.6, 5.8, 10.2).
+
+use super::*;
+use crate::bughouse::{self, Regulation, Standing};
+
+impl Session {
+    /// Mate and stalemate for the player on move. `fresh`: judged right after a move (a
+    /// pending verdict is otherwise only re-checked, silently).
+    pub(super) fn judge_standing(&mut self, t: u64, fresh: bool, out: &mut Emitted) {
+        let (Some(seat), Some(g)) = (&mut self.bughouse, &self.game) else {
+            return;
+        };
+        let pos = g.current();
+        let on_move = pos.turn();
+        let available = bughouse::reserve(&seat.partner, g, g.plies(), on_move, true);
+        let standing = bughouse::standing(pos, seat.regulation, seat.reading, &available);
+        let ply = g.plies();
+        if standing == Standing::Play {
+            seat.pending = None;
+            return;
+        }
+        if !fresh {
+            // Re-checked on a partner board's change: a mate lifted by a piece shown there
+            // (a capture not yet pressed) stands again if that capture was taken back.
+            if seat.regulation != Regulation::Flemish && seat.pending.is_none() {
+                seat.pending = Some((ply, standing));
+            }
+            return;
+        }
+        let reg = seat.regulation;
+        let partner_playing = seat.partner.ended.is_none();
+        let name = arbiter::side_name(on_move);
+        if reg == Regulation::Flemish {
+            // 6.f: the game ends only on the direct opponent's claim; 5.d: a stalemate draws
+            // only when both players of a team are stalemated without reserve pieces.
+            let (kind, severity, message, prescription) = if standing == Standing::Mated {
+                (
+                    AlertKind::Checkmate,
+                    Severity::Claim,
+                    format!("{name} is checkmated (no move, no square to block the check, 6.d)."),
+                    "The game ends when the direct opponent claims the mate (6.f); his team then wins the match (5.d).",
+                )
+            } else {
+                (
+                    AlertKind::Stalemate,
+                    Severity::Info,
+                    format!("{name} has no move and nothing to drop."),
+                    "A draw only if both players of one team are stalemated without reserve pieces (5.d).",
+                )
+            };
+            let mut a = self.alert(kind, severity, Some(on_move), message);
+            a.edition = reg.name().into();
+            a.article = Some(
+                if standing == Standing::Mated {
+                    "6.d, 6.f"
+                } else {
+                    "5.d"
+                }
+                .into(),
+            );
+            a.prescription = Some(prescription.into());
+            out.push((t, EventBody::Alert(a)));
+            return;
+        }
+        if !partner_playing {
+            self.end_standing(t, standing, "the other game has ended", out);
+            return;
+        }
+        if let Some(seat) = &mut self.bughouse {
+            seat.pending = Some((ply, standing));
+        }
+        let (kind, what, article) = if standing == Standing::Mated {
+            (AlertKind::Checkmate, "checkmated", "5.4")
+        } else {
+            (AlertKind::Stalemate, "stalemated", "5.5")
+        };
+        let mut a = self.alert(
+            kind,
+            Severity::Info,
+            Some(on_move),
+            format!(
+                "{name} is {what} with nothing to drop, provisionally: the game ends only when the other game has ended or {name}'s time runs out ({article}); {name}'s clock keeps running."
+            ),
+        );
+        a.edition = reg.name().into();
+        a.article = Some(article.into());
+        a.prescription = Some(
+            "Let the clock run. A piece passed by the partner, or taken off this board by his promotion, can still lift it (5.4)."
+                .into(),
+        );
+        out.push((t, EventBody::Alert(a)));
+    }
+
+    /// A mate or stalemate becomes the result.
+    pub(super) fn end_standing(
+        &mut self,
+        t: u64,
+        standing: Standing,
+        why: &str,
+        out: &mut Emitted,
+    ) {
+        let Some(seat) = &self.bughouse else { return };
+        let reg = seat.regulation;
+        let Some(g) = &self.game else { return };
+        let on_move = g.current().turn();
+        let name = arbiter::side_name(on_move);
+        let (kind, reason, result, article, what) = if standing == Standing::Mated {
+            let result = if on_move.is_white() { "0-1" } else { "1-0" };
+            (
+                AlertKind::Checkmate,
+                EndReason::Checkmate,
+                result,
+                "5.4",
+                "checkmated",
+            )
+        } else {
+            (
+                AlertKind::Stalemate,
+                EndReason::Stalemate,
+                "1/2-1/2",
+                "5.5",
+                "stalemated",
+            )
+        };
+        let mut a = self.alert(
+            kind,
+            Severity::Info,
+            Some(on_move),
+            format!("{name} is {what} and {why}: the game is over, {result}."),
+        );
+        a.edition = reg.name().into();
+        a.article = Some(article.into());
+        a.prescription = Some(format!(
+            "The result is {result}; the final position stays on the board until the other game ends (5.2)."
+        ));
+        self.finish(t, a, result, reason, out);
+    }
+
+    /// Ends the game with `result`, after its alert.
+    pub(super) fn finish(
+        &mut self,
+        t: u64,
+        a: Alert,
+        result: &str,
+        reason: EndReason,
+        out: &mut Emitted,
+    ) {
+        let Some(g) = &mut self.game else { return };
+        if g.is_over() {
+            return;
+        }
+        g.result = Some((result.to_string(), reason));
+        let id = g.id.clone();
+        if let Some(seat) = &mut self.bughouse {
+            seat.pending = None;
+        }
+        out.push((t, EventBody::Alert(a)));
+        out.push((
+            t,
+            EventBody::GameEnd {
+                game: id,
+                result: result.into(),
+                reason,
+            },
+        ));
+    }
+
+    /// Flags under the DJC / KNSB regulation: both down is a draw the arbiter must declare
+    /// at once (5.8, 10.2); one flag loses unless the opponent cannot win even with pieces
+    /// he holds or may still receive (5.6) — while the other game runs he always may.
+    /// Returns false where the FIDE rules decide (the Flemish regulation).
+    pub(super) fn bughouse_flags(
+        &mut self,
+        t: u64,
+        displays: &[ClockSide],
+        out: &mut Emitted,
+    ) -> bool {
+        let Some(seat) = &self.bughouse else {
+            return false;
+        };
+        if seat.regulation.fide_underneath() {
+            return false;
+        }
+        let reg = seat.regulation;
+        let partner_playing = seat.partner.ended.is_none();
+        let pending = seat.pending;
+        let (Some(white), Some(g)) = (self.clock.white_side(), &self.game) else {
+            return true;
+        };
+        let last = self.clock.last().copied();
+        let both = last.is_some_and(|l| l.left.flagged() && l.right.flagged());
+        if both {
+            let mut a = self.alert(
+                AlertKind::BothFlagsFallen,
+                Severity::Intervene,
+                None,
+                "Both flags have fallen: the game is drawn, and the arbiter must declare it now."
+                    .into(),
+            );
+            a.edition = reg.name().into();
+            a.article = Some("5.8, 10.2".into());
+            a.prescription = Some(
+                "Declare the game drawn (10.2: the one case the arbiter acts without a request)."
+                    .into(),
+            );
+            self.finish(t, a, "1/2-1/2", EndReason::BothFlagsFallen, out);
+            return true;
+        }
+        let Some(&d) = displays.first() else {
+            return true;
+        };
+        let flagged = if d == white {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let opp = !flagged;
+        let fname = arbiter::side_name(flagged);
+        let oname = arbiter::side_name(opp);
+        let win = if opp.is_white() { "1-0" } else { "0-1" };
+        let on_move = g.current().turn();
+        let (severity, result, message, article) = match pending {
+            Some((_, Standing::Mated)) if on_move == flagged => (
+                Severity::Info,
+                Some(win),
+                format!("{fname}'s flag fell while checkmated: the game is over, {win}."),
+                "5.4",
+            ),
+            Some((_, Standing::Stalemated)) if on_move == flagged => (
+                Severity::Review,
+                None,
+                format!(
+                    "{fname}'s flag fell while stalemated: the regulation ends the game (5.4) but gives no result; the arbiter decides (10.5)."
+                ),
+                "5.4, 10.5",
+            ),
+            _ if partner_playing => (
+                Severity::Info,
+                Some(win),
+                format!(
+                    "{fname}'s flag has fallen: {oname} wins, {win} — the other game is still running, so {oname} can still receive pieces to win with (5.6)."
+                ),
+                "5.6",
+            ),
+            _ => {
+                let available = bughouse::reserve(&seat.partner, g, g.plies(), opp, true);
+                let ability = crate::dead::full(g.current(), g.castling_mode, opp);
+                let can = available.iter().any(|n| *n > 0)
+                    || ability != crate::dead::MateAbility::CannotMate;
+                let verdict = if can {
+                    format!("{oname} wins, {win}")
+                } else {
+                    format!("a draw: {oname} cannot win by any series of legal moves")
+                };
+                (
+                    Severity::Review,
+                    Some(if can { win } else { "1/2-1/2" }),
+                    format!(
+                        "{fname}'s flag has fallen after the other game ended: {verdict} (5.6, with {oname}'s reserve: {}); whether pieces may still be passed is for the arbiter (10.5).",
+                        bughouse::reserve_words(&available),
+                    ),
+                    "5.6, 10.5",
+                )
+            }
+        };
+        let mut a = self.alert(AlertKind::FlagFall, severity, Some(flagged), message);
+        a.edition = reg.name().into();
+        a.article = Some(article.into());
+        match result {
+            Some(r) => {
+                let reason = if article == "5.4" {
+                    EndReason::Checkmate
+                } else {
+                    EndReason::FlagFall
+                };
+                a.prescription = Some(format!("The result is {r}."));
+                self.finish(t, a, r, reason, out);
+            }
+            None => {
+                a.prescription = Some("Decide the result and enter it (10.5).".into());
+                out.push((t, EventBody::Alert(a)));
+            }
+        }
+        true
+    }
+}

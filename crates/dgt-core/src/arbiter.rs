@@ -7,7 +7,7 @@ use crate::event::{AlertKind, EndReason, Severity};
 use crate::reconstruct::Game;
 
 /// The articles and penalties of one edition of the Laws. A new edition is a new table.
-/// Values and their sources: docs/laws-by-edition.md and docs/edition-table.rs.txt.
+/// Values and their sources: docs/laws-by-edition.md and docs/decisions/edition-table.rs.txt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Laws {
     pub name: &'static str,

@@ -4,7 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Problem, Settings};
+use super::Settings;
+use super::problem::Problem;
 
 /// As short as a token may be (the same rule as `server.arbiter_token`).
 const MIN_TOKEN_CHARS: usize = 16;
@@ -19,12 +20,7 @@ impl Found {
         problem: impl Into<String>,
         fix: impl Into<String>,
     ) {
-        self.0.push(Problem {
-            key: key.into(),
-            value: value.into(),
-            problem: problem.into(),
-            fix: fix.into(),
-        });
+        self.0.push(Problem::new(key, value, problem, fix));
     }
 }
 

@@ -13,7 +13,6 @@
 //! under the systemd unit only the state directory (`/var/lib/dgt-arbiter`) is writable.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,6 +22,7 @@ use dgt_core::time_control::{Category, TimeControl};
 
 use super::Settings;
 use super::load::{Loaded, SYSTEM_FILE, load_sources, process_env};
+pub use super::problem::Problem;
 use super::tables::{is_plain_label, is_serial_number};
 use crate::edge::serial::ScanMode;
 
@@ -30,29 +30,6 @@ mod server;
 
 /// Tokens shorter than this can be guessed from the venue network.
 const MIN_TOKEN_CHARS: usize = 16;
-
-/// One thing wrong with the settings.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    /// The key as written in TOML: `listen`, `serial.labels."13116"`, `tables[3].serials[1]`.
-    pub key: String,
-    /// The value found, as TOML would write it (`"table-1"`, `0`); secrets are hidden.
-    pub value: String,
-    /// What is wrong.
-    pub problem: String,
-    /// What to do about it.
-    pub fix: String,
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} = {}: {}; fix: {}",
-            self.key, self.value, self.problem, self.fix
-        )
-    }
-}
 
 /// Every problem in `settings`, in the order of the keys in `config/default.toml`. Empty
 /// when the daemon may start.
@@ -299,12 +276,7 @@ impl Checker {
         problem: impl Into<String>,
         fix: impl Into<String>,
     ) {
-        self.problems.push(Problem {
-            key: key.into(),
-            value: value.into(),
-            problem: problem.into(),
-            fix: fix.into(),
-        });
+        self.problems.push(Problem::new(key, value, problem, fix));
     }
 
     fn listen(&mut self, s: &Settings) {

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
-use super::check::Problem;
+use super::problem::Problem;
 
 /// How this daemon (a node) or the hub reaches the event's broker.
 #[derive(Debug, Clone, PartialEq, Deserialize)]

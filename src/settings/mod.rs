@@ -32,6 +32,7 @@ mod access;
 mod check;
 pub mod cluster;
 mod load;
+mod problem;
 mod tables;
 
 use std::collections::BTreeMap;
@@ -41,9 +42,10 @@ use serde::Deserialize;
 
 use crate::edge::serial::{ExplicitPort, ScanMode};
 
-pub use check::{Problem, check, check_loaded, check_report, load_checked, load_checked_hub};
+pub use check::{check, check_loaded, check_report, load_checked, load_checked_hub};
 pub use cluster::ClusterSettings;
 pub use load::{Layer, Loaded, SYSTEM_FILE, SettingsError, load, load_layered, load_sources};
+pub use problem::Problem;
 pub use tables::Table;
 
 /// The contract's default HTTP address (contract §4).

@@ -280,7 +280,7 @@ fn check_loaded_lists_every_problem_one_per_line() {
     let v = Venue::new();
     let file = v.write("venue.toml", "listen = \"nowhere\"\n[event]\nround = 0\n");
     let loaded = load_sources(Some(&v.base()), Some(&file), Vec::new()).unwrap();
-    let err = check_loaded(&loaded).unwrap_err();
+    let err = check_loaded(&loaded).unwrap_err().to_string();
     let lines: Vec<&str> = err.lines().collect();
     assert_eq!(lines.len(), 2, "{err}");
     assert!(lines[0].starts_with("listen = \"nowhere\": "), "{err}");

@@ -21,7 +21,7 @@ use dgt_core::input::Supervision;
 use dgt_core::time_control::{Category, TimeControl};
 
 use super::Settings;
-use super::load::{Loaded, SYSTEM_FILE, load_sources, process_env};
+use super::load::{Loaded, SYSTEM_FILE, SettingsError, load_sources, process_env};
 pub use super::problem::Problem;
 use super::tables::{is_plain_label, is_serial_number};
 use crate::edge::serial::ScanMode;
@@ -58,20 +58,29 @@ pub fn check(settings: &Settings) -> Vec<Problem> {
     c.problems
 }
 
+/// Why the daemon (or the hub) will not start with these settings: they could not be read,
+/// or [`check`] found problems. Displayed as `check-config` prints it: the load error, or
+/// every problem, one a line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refused {
+    #[error(transparent)]
+    Load(#[from] SettingsError),
+    #[error("{}", lines(.0))]
+    Problems(Vec<Problem>),
+}
+
 /// What `dgt-arbiter check-config [--config FILE]` prints: Ok with a summary (the layers,
 /// the boards mapped, the addresses, the journal), or Err with every problem, one a line.
 /// Reads [`SYSTEM_FILE`], `file` and the process environment, as `run` does.
-pub fn check_report(file: Option<&Path>) -> Result<String, String> {
-    let loaded = load_sources(Some(Path::new(SYSTEM_FILE)), file, process_env())
-        .map_err(|e| e.to_string())?;
+pub fn check_report(file: Option<&Path>) -> Result<String, Refused> {
+    let loaded = load_sources(Some(Path::new(SYSTEM_FILE)), file, process_env())?;
     check_loaded(&loaded)
 }
 
 /// What `dgt-arbiter hub` starts with: [`load_checked`]'s rules, but the `[cluster]` table
 /// is required and names no node (the hub has no boards of its own).
-pub fn load_checked_hub(file: Option<&Path>) -> Result<Settings, String> {
-    let loaded = load_sources(Some(Path::new(SYSTEM_FILE)), file, process_env())
-        .map_err(|e| e.to_string())?;
+pub fn load_checked_hub(file: Option<&Path>) -> Result<Settings, Refused> {
+    let loaded = load_sources(Some(Path::new(SYSTEM_FILE)), file, process_env())?;
     let mut problems: Vec<Problem> = check(&loaded.settings)
         .into_iter()
         .filter(|p| !p.key.starts_with("cluster.") && !p.key.starts_with("journal."))
@@ -90,30 +99,29 @@ pub fn load_checked_hub(file: Option<&Path>) -> Result<Settings, String> {
     if problems.is_empty() {
         Ok(loaded.settings)
     } else {
-        Err(lines(&problems))
+        Err(Refused::Problems(problems))
     }
 }
 
 /// [`check_report`] for settings already loaded (tests load them with their own layers).
-pub fn check_loaded(loaded: &Loaded) -> Result<String, String> {
+pub fn check_loaded(loaded: &Loaded) -> Result<String, Refused> {
     let problems = check(&loaded.settings);
     if problems.is_empty() {
         Ok(summary(loaded))
     } else {
-        Err(lines(&problems))
+        Err(Refused::Problems(problems))
     }
 }
 
 /// What the daemon starts with: the settings [`super::load`] reads, or — when they cannot be
 /// read or [`check`] finds problems — the same message `check-config` prints.
-pub fn load_checked(file: Option<&Path>) -> Result<Settings, String> {
-    let loaded = load_sources(Some(Path::new(SYSTEM_FILE)), file, process_env())
-        .map_err(|e| e.to_string())?;
+pub fn load_checked(file: Option<&Path>) -> Result<Settings, Refused> {
+    let loaded = load_sources(Some(Path::new(SYSTEM_FILE)), file, process_env())?;
     let problems = check(&loaded.settings);
     if problems.is_empty() {
         Ok(loaded.settings)
     } else {
-        Err(lines(&problems))
+        Err(Refused::Problems(problems))
     }
 }
 

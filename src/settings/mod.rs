@@ -42,7 +42,7 @@ use serde::Deserialize;
 
 use crate::edge::serial::{ExplicitPort, ScanMode};
 
-pub use check::{check, check_loaded, check_report, load_checked, load_checked_hub};
+pub use check::{Refused, check, check_loaded, check_report, load_checked, load_checked_hub};
 pub use cluster::ClusterSettings;
 pub use load::{Layer, Loaded, SYSTEM_FILE, SettingsError, load, load_layered, load_sources};
 pub use problem::Problem;

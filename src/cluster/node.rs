@@ -185,17 +185,43 @@ struct Publisher {
     shared: Arc<Shared>,
 }
 
+/// Why the broker could not be asked or told something (logged, then retried).
+#[derive(Debug, thiserror::Error)]
+enum BrokerError {
+    #[error("the stream {stream}: {create}; {get}")]
+    NoStream {
+        stream: String,
+        create: String,
+        get: String,
+    },
+    #[error("the stream's last message has no step header")]
+    NoStepHeader,
+    #[error("asking the stream for the last step: {0}")]
+    LastStep(String),
+    #[error("{0}")]
+    Encode(#[from] serde_json::Error),
+    #[error("{0}")]
+    Publish(String),
+    #[error("the broker did not acknowledge in time")]
+    AckTimeout,
+}
+
 impl Publisher {
     /// The last step the stream holds from this node (0 for none), creating the stream
     /// when it is not there yet.
-    async fn held_step(&self, js: &jetstream::Context) -> Result<u64, String> {
+    async fn held_step(&self, js: &jetstream::Context) -> Result<u64, BrokerError> {
         let stream = match js.get_or_create_stream(stream_config(&self.names)).await {
             Ok(s) => s,
             // A node's credentials may not allow creating it: then the hub does.
-            Err(create) => js
-                .get_stream(self.names.stream())
-                .await
-                .map_err(|e| format!("the stream {}: {create}; {e}", self.names.stream()))?,
+            Err(create) => {
+                js.get_stream(self.names.stream())
+                    .await
+                    .map_err(|e| BrokerError::NoStream {
+                        stream: self.names.stream(),
+                        create: create.to_string(),
+                        get: e.to_string(),
+                    })?
+            }
         };
         match stream
             .direct_get_last_for_subject(self.names.events(&self.node))
@@ -205,15 +231,15 @@ impl Publisher {
                 .headers
                 .get(TO_STEP_HEADER)
                 .and_then(|v| v.as_str().parse::<u64>().ok())
-                .ok_or_else(|| "the stream's last message has no step header".to_string()),
+                .ok_or(BrokerError::NoStepHeader),
             Err(e) if e.kind() == stream::DirectGetErrorKind::NotFound => Ok(0),
-            Err(e) => Err(format!("asking the stream for the last step: {e}")),
+            Err(e) => Err(BrokerError::LastStep(e.to_string())),
         }
     }
 
     /// Publishes one message and waits for the broker to store it.
-    async fn publish(&self, js: &jetstream::Context, batch: &NodeBatch) -> Result<(), String> {
-        let payload = serde_json::to_vec(batch).map_err(|e| e.to_string())?;
+    async fn publish(&self, js: &jetstream::Context, batch: &NodeBatch) -> Result<(), BrokerError> {
+        let payload = serde_json::to_vec(batch)?;
         let mut headers = HeaderMap::new();
         headers.insert(
             "Nats-Msg-Id",
@@ -223,11 +249,11 @@ impl Publisher {
         let ack = js
             .publish_with_headers(self.names.events(&self.node), headers, payload.into())
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| BrokerError::Publish(e.to_string()))?;
         match tokio::time::timeout(PUBLISH_ACK_TIMEOUT, ack).await {
             Ok(Ok(_)) => Ok(()),
-            Ok(Err(e)) => Err(e.to_string()),
-            Err(_) => Err("the broker did not acknowledge in time".into()),
+            Ok(Err(e)) => Err(BrokerError::Publish(e.to_string())),
+            Err(_) => Err(BrokerError::AckTimeout),
         }
     }
 }

@@ -114,7 +114,7 @@ pub struct StartFen(String);
 #[error("fen \"{text}\": {reason}")]
 pub struct BadFen {
     pub text: String,
-    pub reason: String,
+    pub reason: crate::reconstruct::FenError,
 }
 
 impl StartFen {

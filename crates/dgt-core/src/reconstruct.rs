@@ -626,16 +626,28 @@ fn role_word(r: Role) -> String {
     format!("{article} {}", role_name(r))
 }
 
+/// Why a FEN given by an operator gives no position to play from.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FenError {
+    #[error("not a FEN: {0}")]
+    Syntax(String),
+    #[error("not a legal position: {0}")]
+    Position(String),
+}
+
 /// Builds a position from a FEN given by an operator; the castling mode follows the FEN.
-pub fn position_from_fen(text: &str) -> Result<(Chess, CastlingMode), String> {
-    let f: Fen = text.trim().parse().map_err(|e| format!("not a FEN: {e}"))?;
+pub fn position_from_fen(text: &str) -> Result<(Chess, CastlingMode), FenError> {
+    let f: Fen = text
+        .trim()
+        .parse()
+        .map_err(|e: shakmaty::fen::ParseFenError| FenError::Syntax(e.to_string()))?;
     let standard = f.clone().into_position::<Chess>(CastlingMode::Standard);
     match standard {
         Ok(p) => Ok((p, CastlingMode::Standard)),
         Err(_) => f
             .into_position::<Chess>(CastlingMode::Chess960)
             .map(|p| (p, CastlingMode::Chess960))
-            .map_err(|e| format!("not a legal position: {e}")),
+            .map_err(|e| FenError::Position(e.to_string())),
     }
 }
 

@@ -14,8 +14,8 @@ pub(super) enum LostBecause {
     /// A press found the board changed in more ways than one move of the player on move
     /// can make: not an illegal move (7.5.1 is about a move), but the board gone astray.
     NotOneMove,
-    /// A press came while an illegal move was already raised and the position before it
-    /// not yet reinstated: play went on from the irregular position (7.5.1: the arbiter
+    /// A press came while an illegal move (or an illegal position) was already raised and
+    /// not yet put right: play went on from the irregular position (7.5.1: the arbiter
     /// establishes it), not a further offence of its own.
     PlayWentOnAfterIllegal,
 }
@@ -30,7 +30,7 @@ impl LostBecause {
                 "at a press the board differs from the last legal position in more squares than one move changes"
             }
             LostBecause::PlayWentOnAfterIllegal => {
-                "the clock was pressed again after an illegal move, with the position before it not reinstated"
+                "the clock was pressed while an irregularity already raised (an illegal move, a displaced piece) was not put right"
             }
         }
     }

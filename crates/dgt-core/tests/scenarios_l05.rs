@@ -1185,34 +1185,34 @@ fn l17_s03_offences_of_three_articles_in_one_game() {
         b.press().wait(600);
         let ev = b.run();
         assert_eq!(moves(&ev), ["e1g1", "a7a6", "b2b3", "a6a5"], "{edition}");
-        let illegal = prescription(&one(&ev, AlertKind::IllegalMove));
-        let confirmed = prescription(&alert_of(&ev, AlertKind::TwoHandedMove)[1]);
-        let presses: Vec<String> = alert_of(&ev, AlertKind::ClockPressedWithoutMove)
-            .iter()
-            .map(prescription)
-            .collect();
+        let illegal = one(&ev, AlertKind::IllegalMove);
+        let illegal = offence_verdict(&illegal);
+        let two_hands = alert_of(&ev, AlertKind::TwoHandedMove);
+        let confirmed = offence_verdict(&two_hands[1]);
+        let presses = alert_of(&ev, AlertKind::ClockPressedWithoutMove);
         assert_eq!(presses.len(), 2, "{edition}: {presses:?}");
-        assert!(
-            illegal.contains("add 2 minute(s) to Black's clock"),
-            "{illegal}"
+        assert_eq!(
+            (illegal.opponent(), time_to_opponent(illegal)),
+            (Color::Black, Some(120_000)),
+            "{edition}"
         );
+        assert_eq!(confirmed.offender, Color::White, "{edition}");
         if edition == "fide-2017" {
-            assert!(
-                confirmed.contains("add 2 minute(s) to Black's clock (7.7.1)"),
-                "{confirmed}"
+            assert_eq!(
+                (confirmed.article, time_to_opponent(confirmed)),
+                ("7.7.1", Some(120_000))
             );
-            assert!(
-                presses[0].contains("offence number 1") && !presses[0].contains("loses the game"),
-                "{}",
-                presses[0]
-            );
-            assert!(
-                presses[1].contains("White loses the game") && presses[1].contains("7.8.2"),
-                "{}",
-                presses[1]
-            );
+            let presses: Vec<_> = presses.iter().map(offence_verdict).collect();
+            for (v, n) in presses.iter().zip(1..) {
+                assert_eq!(
+                    (v.offender, v.number, v.article),
+                    (Color::White, n, "7.8.2")
+                );
+            }
+            assert_eq!(time_to_opponent(presses[0]), Some(120_000));
+            assert_eq!(presses[1].decision, OffenceDecision::Loses);
         } else {
-            assert!(confirmed.contains("White loses the game"), "{confirmed}");
+            assert_eq!(confirmed.decision, OffenceDecision::Loses, "{edition}");
         }
     }
 }

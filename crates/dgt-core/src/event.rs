@@ -237,6 +237,9 @@ pub struct Alert {
     /// text): for the core's own checks and views; not part of the event's JSON.
     #[serde(skip)]
     pub verdict: Option<Box<crate::verdict::OffenceVerdict>>,
+    /// The same for a fallen flag: what it decides, the result as data.
+    #[serde(skip)]
+    pub flag_verdict: Option<Box<crate::verdict::FlagVerdict>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub squares: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -272,6 +275,7 @@ impl Alert {
             fen_before: None,
             prescription: None,
             verdict: None,
+            flag_verdict: None,
             squares: Vec::new(),
             white_ms: None,
             black_ms: None,

@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use dgt_core::verdict::OffenceDecision;
+use dgt_core::verdict::{FlagCall, FlagDecision, GameResult, OffenceDecision};
 use dgt_core::{AlertKind, Event, Side};
 use shakmaty::Color;
 
@@ -736,6 +736,22 @@ fn l05_s19_two_knights_are_not_dead() {
         let a = one(&ev, AlertKind::FlagFall);
         assert_eq!((severity(&a).as_str(), article(&a)), ("intervene", art));
         assert_eq!(a.side, Some(Side::Black));
+        let v = flag_verdict(&a);
+        assert_eq!(
+            (v.decision, v.result, v.article),
+            (
+                FlagDecision::LosesOnTime {
+                    flagged: Color::Black
+                },
+                Some(GameResult::WhiteWins),
+                art
+            ),
+            "{edition}"
+        );
+        assert_eq!(
+            (v.call, v.render().as_deref()),
+            (FlagCall::Declared, Some("Result 1-0."))
+        );
         assert_eq!(ends(&ev), [("1-0".to_string(), "flag_fall".to_string())]);
 
         let mut b = game_from(
@@ -749,6 +765,17 @@ fn l05_s19_two_knights_are_not_dead() {
         let ev = b.run();
         let a = one(&ev, AlertKind::FlagFall);
         assert!(a.message.contains("drawn"), "{a:?}");
+        let v = flag_verdict(&a);
+        assert_eq!(
+            (v.decision, v.result),
+            (
+                FlagDecision::OpponentCannotMate {
+                    flagged: Color::White
+                },
+                Some(GameResult::Drawn)
+            ),
+            "{edition}"
+        );
         assert_eq!(
             ends(&ev),
             [("1/2-1/2".to_string(), "flag_fall".to_string())]
@@ -814,11 +841,33 @@ fn l05_s21_period_flag_with_39_or_40_moves() {
             if completed == 39 {
                 assert_eq!(severity(&a), "intervene");
                 assert_eq!(article(&a), by_edition(edition, "6.10", "6.9", "6.9"));
+                let v = flag_verdict(&a);
+                assert_eq!(
+                    (v.decision, v.result),
+                    (
+                        FlagDecision::LosesOnTime {
+                            flagged: Color::White
+                        },
+                        Some(GameResult::BlackWins)
+                    )
+                );
                 assert_eq!(ends(&ev), [("0-1".to_string(), "flag_fall".to_string())]);
             } else {
                 assert_eq!(severity(&a), "info");
                 assert_eq!(article(&a), by_edition(edition, "6.3", "6.4", "6.4"));
                 assert!(a.message.contains("period reached"), "{a:?}");
+                let v = flag_verdict(&a);
+                assert_eq!(
+                    (v.decision, v.result, v.article),
+                    (
+                        FlagDecision::PeriodReached {
+                            flagged: Color::White
+                        },
+                        None,
+                        by_edition(edition, "6.3", "6.4", "6.4")
+                    )
+                );
+                assert_eq!(a.prescription, None);
                 assert!(ends(&ev).is_empty());
             }
         }
@@ -842,13 +891,29 @@ fn l05_s23_rapid_flag_is_silent_until_claimed() {
         (severity(&f).as_str(), f.side),
         ("claim", Some(Side::Black))
     );
-    assert!(prescription(&f).contains("(B8)"), "{f:?}");
+    // Decided only on White's claim (B8): the result is the verdict's, not yet the game's.
+    let v = flag_verdict(&f);
+    assert_eq!(
+        (v.call, v.decision, v.result),
+        (
+            FlagCall::OnClaim,
+            FlagDecision::LosesOnTime {
+                flagged: Color::Black
+            },
+            Some(GameResult::WhiteWins)
+        )
+    );
     assert!(ends(&first).is_empty(), "no result without a claim (B7)");
     assert_eq!(moves(&ev), ["e2e4", "e7e5"]);
     let both = one(&ev, AlertKind::BothFlagsFallen);
     assert_eq!(
         (severity(&both).as_str(), article(&both)),
         ("intervene", "B9")
+    );
+    let v = flag_verdict(&both);
+    assert_eq!(
+        (v.decision, v.result, v.article),
+        (FlagDecision::BothFlagsDrawn, Some(GameResult::Drawn), "B9")
     );
     assert_eq!(
         ends(&ev),
@@ -867,6 +932,12 @@ fn l05_s23_rapid_flag_is_silent_until_claimed() {
         let f = one(&ev, AlertKind::FlagFall);
         assert_eq!(severity(&f), sev, "{edition}");
         assert_eq!(article(&f), "6.9");
+        let call = if sev == "review" {
+            FlagCall::MayCall
+        } else {
+            FlagCall::Declared
+        };
+        assert_eq!(flag_verdict(&f).call, call, "{edition}");
     }
 }
 

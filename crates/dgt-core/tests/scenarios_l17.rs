@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use dgt_core::verdict::OffenceDecision;
+use dgt_core::verdict::{FlagCall, FlagDecision, GameResult, OffenceDecision};
 use dgt_core::{AlertKind, Event, EventBody};
 use shakmaty::Color;
 
@@ -1580,7 +1580,20 @@ fn l17_s18_flag_not_called_before_the_mate() {
         let ev = flagged(None).run_with(when_called.clone());
         let flag = one(&ev, AlertKind::FlagFall);
         assert_eq!(severity(&flag), "intervene", "{edition}");
-        assert!(prescription(&flag).contains(considered), "{edition}");
+        let v = flag_verdict(&flag);
+        assert_eq!(
+            (v.call, v.decision, v.result),
+            (
+                FlagCall::CallFirst {
+                    article: considered
+                },
+                FlagDecision::LosesOnTime {
+                    flagged: Color::White
+                },
+                Some(GameResult::BlackWins)
+            ),
+            "{edition}"
+        );
         assert_eq!(
             ends(&ev),
             [("1-0".to_string(), "checkmate".to_string())],
@@ -1609,6 +1622,16 @@ fn l17_s18_flag_not_called_before_the_mate() {
         let called = alert_of(&ev, AlertKind::FlagFall);
         assert_eq!(called.len(), 2, "{edition}");
         assert_eq!(article(&called[1]), considered);
+        let v = flag_verdict(&called[1]);
+        assert_eq!(
+            (v.call, v.result, v.article),
+            (
+                FlagCall::Called,
+                Some(GameResult::BlackWins),
+                by_edition(edition, "6.10", "6.9", "6.9")
+            ),
+            "{edition}"
+        );
 
         // Black claims the flag instead: the same.
         let ev = flagged(Some(
@@ -1704,6 +1727,9 @@ fn l17_s46_both_flags_under_guideline_iii() {
             ("review", "III.3.1.1"),
             "{edition}"
         );
+        let v = flag_verdict(&a);
+        assert_eq!((v.decision, v.result), (FlagDecision::BothFlagsGoOn, None));
+        assert_eq!(a.prescription, None);
         assert!(ends(&ev).is_empty(), "{edition}");
 
         let mut b = game(edition, "5400", 5400);
@@ -1715,6 +1741,11 @@ fn l17_s46_both_flags_under_guideline_iii() {
             (severity(&a).as_str(), article(&a)),
             ("intervene", "III.3.1.2"),
             "{edition}"
+        );
+        let v = flag_verdict(&a);
+        assert_eq!(
+            (v.decision, v.result),
+            (FlagDecision::BothFlagsDrawn, Some(GameResult::Drawn))
         );
         assert_eq!(
             ends(&ev),
@@ -2051,6 +2082,16 @@ fn l17_s37_reduced_flag_claimed_by_stopping_the_clock() {
                 invalid.message.contains("the claim is invalid"),
                 "{invalid:?}"
             );
+            let v = flag_verdict(&invalid);
+            assert_eq!(
+                (v.decision, v.result),
+                (
+                    FlagDecision::FirstFlagDecides {
+                        flagged: Color::White
+                    },
+                    None
+                )
+            );
         }
         // (d)
         let mut b = flagged(None);
@@ -2059,6 +2100,11 @@ fn l17_s37_reduced_flag_claimed_by_stopping_the_clock() {
         let ev = b.run();
         assert_eq!(ends(&ev), [("0-1".to_string(), "flag_fall".to_string())]);
         let last = alert_of(&ev, AlertKind::FlagFall).pop().unwrap();
+        let v = flag_verdict(&last);
+        assert_eq!(
+            (v.call, v.result),
+            (FlagCall::Called, Some(GameResult::BlackWins))
+        );
         assert_eq!(
             last.message.contains("procedural defect under A4.3"),
             edition == "fide-2017",

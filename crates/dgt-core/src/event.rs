@@ -240,6 +240,9 @@ pub struct Alert {
     /// The same for a fallen flag: what it decides, the result as data.
     #[serde(skip)]
     pub flag_verdict: Option<Box<crate::verdict::FlagVerdict>>,
+    /// The same for a clock check (recording, a quickplay claim, the clock's setting).
+    #[serde(skip)]
+    pub clock_verdict: Option<Box<crate::verdict::ClockVerdict>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub squares: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -276,6 +279,7 @@ impl Alert {
             prescription: None,
             verdict: None,
             flag_verdict: None,
+            clock_verdict: None,
             squares: Vec::new(),
             white_ms: None,
             black_ms: None,

@@ -1,7 +1,8 @@
 //! Typed verdicts: what the Laws prescribe for an offence (7.5.5, 2017 7.7 / 7.8, 2005 7.4b)
 //! as data — the remedy, the time given to the opponent, the result decided, the article —
 //! and the English text an alert's `prescription` carries, rendered here and only here; the
-//! same for what a fallen flag decides (6.9, both flags, a period reached).
+//! same for what a fallen flag decides (6.9, both flags, a period reached) and what the
+//! clock checks prescribe (8.4, III.5, 6.10.2).
 
 use shakmaty::Color;
 
@@ -254,6 +255,68 @@ impl FlagVerdict {
     }
 }
 
+/// A clock time as h:mm:ss.
+pub fn hmmss(ms: u64) -> String {
+    let s = ms / 1000;
+    format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
+}
+
+/// What a check of the clock's readings prescribes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClockVerdict {
+    /// `side` need no longer record the moves for the rest of the period (`exempt`: 8.4);
+    /// once neither player has to, the arbiter or an assistant keeps score (`keep`).
+    RecordingNotRequired {
+        side: Color,
+        exempt: &'static str,
+        keep: &'static str,
+    },
+    /// Only on `claimant`'s claim (III.5; 2005 10.2): drawn if the opponent cannot win by
+    /// normal means or makes no effort to; the decision may be postponed, and a rejected
+    /// claim gives the opponent `rejected_gives_opponent_ms`.
+    QuickplayClaim {
+        claimant: Color,
+        rejected_gives_opponent_ms: u64,
+    },
+    /// Set each clock to `base_ms` before the game starts (`article`: 6.10.2; 2005 6.11).
+    SetStartTime { base_ms: u64, article: &'static str },
+    /// Stop the clock, install the correct setting and adjust the times and the move
+    /// counter (`article`: 6.10.2; 2005 6.11).
+    InstallCorrectSetting { article: &'static str },
+}
+
+impl ClockVerdict {
+    /// The prescription's text, as the alert carries it.
+    pub fn render(&self) -> String {
+        match *self {
+            ClockVerdict::RecordingNotRequired { side, exempt, keep } => format!(
+                "{} may stop keeping score for the rest of the period ({exempt}). Once neither player has to, the arbiter or an assistant should be present and keep score ({keep}).",
+                side_name(side)
+            ),
+            ClockVerdict::QuickplayClaim {
+                claimant,
+                rejected_gives_opponent_ms: ms,
+            } => {
+                let (name, opp) = (side_name(claimant), side_name(!claimant));
+                let extra = match ms {
+                    120_000 => "two extra minutes".to_string(),
+                    ms => format!("{} extra minute(s)", ms / 60_000),
+                };
+                format!(
+                    "Only on {name}'s claim: if {opp} cannot win by normal means or makes no effort to, the game is drawn; the decision may be postponed ({opp} may get {extra}); a rejected claim gives {opp} {extra}."
+                )
+            }
+            ClockVerdict::SetStartTime { base_ms, article } => format!(
+                "Set the clock to {} for each player before the game starts ({article}).",
+                hmmss(base_ms)
+            ),
+            ClockVerdict::InstallCorrectSetting { article } => format!(
+                "Stop the clock, install the correct setting and adjust the times and the move counter ({article})."
+            ),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,5 +405,25 @@ mod tests {
             FlagCall::Declared,
         );
         assert_eq!((on.result, on.render()), (None, None));
+    }
+
+    #[test]
+    fn clock_checks_render_their_prescriptions() {
+        let claim = ClockVerdict::QuickplayClaim {
+            claimant: Color::White,
+            rejected_gives_opponent_ms: 120_000,
+        };
+        assert_eq!(
+            claim.render(),
+            "Only on White's claim: if Black cannot win by normal means or makes no effort to, the game is drawn; the decision may be postponed (Black may get two extra minutes); a rejected claim gives Black two extra minutes."
+        );
+        let set = ClockVerdict::SetStartTime {
+            base_ms: 5_400_000,
+            article: "6.10.2",
+        };
+        assert_eq!(
+            set.render(),
+            "Set the clock to 1:30:00 for each player before the game starts (6.10.2)."
+        );
     }
 }

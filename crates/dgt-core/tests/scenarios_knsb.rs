@@ -448,4 +448,8 @@ fn knsb_15_bronstein_delay_given_back_or_not() {
         "{}",
         a.message
     );
+    assert_eq!(
+        clock_verdict(&a),
+        dgt_core::verdict::ClockVerdict::InstallCorrectSetting { article: "6.10.2" }
+    );
 }

@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use dgt_core::verdict::{FlagCall, FlagDecision, GameResult, OffenceDecision};
+use dgt_core::verdict::{ClockVerdict, FlagCall, FlagDecision, GameResult, OffenceDecision};
 use dgt_core::{AlertKind, Event, Side};
 use shakmaty::Color;
 
@@ -1213,6 +1213,13 @@ fn l05_s29_quickplay_finish_claim_possible() {
             );
             assert_eq!(told[0].side, Some(Side::White));
             assert!(told[0].message.contains("1:45"), "{}", told[0].message);
+            assert_eq!(
+                clock_verdict(&told[0]),
+                ClockVerdict::QuickplayClaim {
+                    claimant: Color::White,
+                    rejected_gives_opponent_ms: 120_000
+                }
+            );
         } else {
             assert!(told.is_empty(), "{edition}: Guideline III not announced");
             let ev = run(edition, "1800", &with_iii);

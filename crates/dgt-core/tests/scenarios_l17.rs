@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use dgt_core::verdict::{FlagCall, FlagDecision, GameResult, OffenceDecision};
+use dgt_core::verdict::{ClockVerdict, FlagCall, FlagDecision, GameResult, OffenceDecision};
 use dgt_core::{AlertKind, Event, EventBody};
 use shakmaty::Color;
 
@@ -1895,6 +1895,11 @@ fn l17_s56_clock_set_without_increment_or_to_other_times() {
         assert_eq!(article(&a), article_);
         assert_eq!(a.side, Some(dgt_core::Side::White));
         assert!(a.message.contains("30 s per move"), "{}", a.message);
+        assert_eq!(
+            clock_verdict(&a),
+            ClockVerdict::InstallCorrectSetting { article: article_ },
+            "{edition}"
+        );
 
         let mut b = game(edition, "5400+30", 5430);
         play_with_increment(&mut b, 30);
@@ -1916,6 +1921,14 @@ fn l17_s56_clock_set_without_increment_or_to_other_times() {
             a.message
         );
         assert_eq!(a.ply, Some(0));
+        assert_eq!(
+            clock_verdict(&a),
+            ClockVerdict::SetStartTime {
+                base_ms: 3_600_000,
+                article: article_
+            },
+            "{edition}"
+        );
     }
 }
 
@@ -2183,7 +2196,14 @@ fn l17_s55_recording_below_five_minutes() {
     let ev = run("5400");
     let a = one(&ev, AlertKind::RecordingNotRequired);
     assert_eq!((severity(&a).as_str(), article(&a)), ("info", "8.4"));
-    assert!(prescription(&a).contains("(8.5.1)"), "{a:?}");
+    assert_eq!(
+        clock_verdict(&a),
+        ClockVerdict::RecordingNotRequired {
+            side: Color::White,
+            exempt: "8.4",
+            keep: "8.5.1"
+        }
+    );
     assert_eq!(a.side, Some(dgt_core::Side::White));
     assert!(a.message.contains("4:59"), "{}", a.message);
     for tc in ["5400+30", "1500+10"] {

@@ -524,3 +524,14 @@ pub fn flag_verdict(a: &dgt_core::Alert) -> dgt_core::verdict::FlagVerdict {
     assert_eq!(a.prescription, v.render());
     v
 }
+
+/// A clock check's verdict as data; its `prescription` is the verdict's text.
+#[track_caller]
+pub fn clock_verdict(a: &dgt_core::Alert) -> dgt_core::verdict::ClockVerdict {
+    let v = *a
+        .clock_verdict
+        .as_deref()
+        .unwrap_or_else(|| panic!("no clock verdict on {a:?}"));
+    assert_eq!(a.prescription.as_deref(), Some(v.render().as_str()));
+    v
+}

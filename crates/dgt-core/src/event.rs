@@ -237,6 +237,12 @@ pub struct Alert {
     /// text): for the core's own checks and views; not part of the event's JSON.
     #[serde(skip)]
     pub verdict: Option<Box<crate::verdict::OffenceVerdict>>,
+    /// The same for a fallen flag: what it decides, the result as data.
+    #[serde(skip)]
+    pub flag_verdict: Option<Box<crate::verdict::FlagVerdict>>,
+    /// The same for a clock check (recording, a quickplay claim, the clock's setting).
+    #[serde(skip)]
+    pub clock_verdict: Option<Box<crate::verdict::ClockVerdict>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub squares: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -272,6 +278,8 @@ impl Alert {
             fen_before: None,
             prescription: None,
             verdict: None,
+            flag_verdict: None,
+            clock_verdict: None,
             squares: Vec::new(),
             white_ms: None,
             black_ms: None,

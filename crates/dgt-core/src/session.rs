@@ -753,11 +753,7 @@ fn seconds(ms: u64) -> String {
     format!("{}.{} s", ms / 1000, (ms % 1000) / 100)
 }
 
-/// A clock time as h:mm:ss.
-fn hmmss(ms: u64) -> String {
-    let s = ms / 1000;
-    format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
-}
+use crate::verdict::hmmss;
 
 /// A time as m:ss.
 fn mmss(ms: u64) -> String {

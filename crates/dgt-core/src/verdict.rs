@@ -1,6 +1,8 @@
 //! Typed verdicts: what the Laws prescribe for an offence (7.5.5, 2017 7.7 / 7.8, 2005 7.4b)
 //! as data — the remedy, the time given to the opponent, the result decided, the article —
-//! and the English text an alert's `prescription` carries, rendered here and only here.
+//! and the English text an alert's `prescription` carries, rendered here and only here; the
+//! same for what a fallen flag decides (6.9, both flags, a period reached) and what the
+//! clock checks prescribe (8.4, III.5, 6.10.2).
 
 use shakmaty::Color;
 
@@ -74,6 +76,247 @@ impl OffenceVerdict {
     }
 }
 
+/// A decided result, as the game's record writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GameResult {
+    WhiteWins,
+    BlackWins,
+    Drawn,
+}
+
+impl GameResult {
+    /// The result in which `winner` wins.
+    pub fn win_for(winner: Color) -> Self {
+        if winner.is_white() {
+            GameResult::WhiteWins
+        } else {
+            GameResult::BlackWins
+        }
+    }
+
+    /// "1-0", "0-1" or "1/2-1/2".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::BlackWins => "0-1",
+            GameResult::Drawn => "1/2-1/2",
+        }
+    }
+}
+
+/// What a fallen flag decides (6.9; 2005 6.10; both flags III.3.1, 2005 6.12 / B9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlagDecision {
+    /// The flag fell at the end of a period whose moves were made (6.4): play goes on.
+    PeriodReached { flagged: Color },
+    /// The flagged player loses on time (6.9): the opponent can checkmate.
+    LosesOnTime { flagged: Color },
+    /// Drawn: the opponent of the flagged player cannot checkmate by any series of legal
+    /// moves (6.9).
+    OpponentCannotMate { flagged: Color },
+    /// Whether the opponent can still checkmate could not be decided: the arbiter judges.
+    Undetermined { flagged: Color },
+    /// The claimant's own flag is down too (L17 T37 (c)): the flag that fell first decides,
+    /// by the arbiter's ruling.
+    FirstFlagDecides { flagged: Color },
+    /// Both flags are down: drawn.
+    BothFlagsDrawn,
+    /// Both flags are down, which fell first unknown, before the last period (2005 6.12a):
+    /// play goes on.
+    BothFlagsGoOn,
+}
+
+/// Who has to act before the flag decides the game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlagCall {
+    /// The arbiter declares the result.
+    Declared,
+    /// The flag counts only once the arbiter observes it or a player claims it (`article`,
+    /// 6.8); then it is declared.
+    CallFirst { article: &'static str },
+    /// The arbiter may call it (2017 A4.5); a claim counts too.
+    MayCall,
+    /// Only the opponent's claim counts (2005 B7 / B8).
+    OnClaim,
+    /// It was called or claimed: it counts now (6.8).
+    Called,
+}
+
+/// The verdict on a fallen flag, as data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlagVerdict {
+    /// The article that decides (6.9; 2005 6.10; the both-flags articles).
+    pub article: &'static str,
+    pub decision: FlagDecision,
+    pub call: FlagCall,
+    /// The result it decides, if any.
+    pub result: Option<GameResult>,
+}
+
+impl FlagVerdict {
+    pub fn new(article: &'static str, decision: FlagDecision, call: FlagCall) -> Self {
+        let result = match decision {
+            FlagDecision::LosesOnTime { flagged } => Some(GameResult::win_for(!flagged)),
+            FlagDecision::OpponentCannotMate { .. } | FlagDecision::BothFlagsDrawn => {
+                Some(GameResult::Drawn)
+            }
+            FlagDecision::PeriodReached { .. }
+            | FlagDecision::Undetermined { .. }
+            | FlagDecision::FirstFlagDecides { .. }
+            | FlagDecision::BothFlagsGoOn => None,
+        };
+        FlagVerdict {
+            article,
+            decision,
+            call,
+            result,
+        }
+    }
+
+    /// What the flag means, in words (also for the alert's message).
+    pub fn consequence(&self) -> String {
+        match self.decision {
+            FlagDecision::PeriodReached { .. } => "period reached, play goes on".into(),
+            FlagDecision::LosesOnTime { flagged } => {
+                format!("{} loses on time", side_name(flagged))
+            }
+            FlagDecision::OpponentCannotMate { flagged } => format!(
+                "{} cannot checkmate by any series of legal moves: the game is drawn",
+                side_name(!flagged)
+            ),
+            FlagDecision::Undetermined { flagged } => format!(
+                "whether {} can still checkmate could not be decided: the arbiter must judge loss or draw",
+                side_name(!flagged)
+            ),
+            FlagDecision::FirstFlagDecides { flagged } => format!(
+                "{} loses, unless {} cannot checkmate",
+                side_name(flagged),
+                side_name(!flagged)
+            ),
+            FlagDecision::BothFlagsDrawn => "both flags have fallen: the game is drawn".into(),
+            FlagDecision::BothFlagsGoOn => "the game goes on".into(),
+        }
+    }
+
+    /// The prescription's text, as the alert carries it; none where play simply goes on.
+    pub fn render(&self) -> Option<String> {
+        match self.decision {
+            FlagDecision::PeriodReached { .. } | FlagDecision::BothFlagsGoOn => return None,
+            FlagDecision::FirstFlagDecides { .. } => {
+                return Some(format!(
+                    "The arbiter rules: by FIDE's interpretation of 2017 the flag that fell first decides ({}, {}); enter the result.",
+                    self.consequence(),
+                    self.article
+                ));
+            }
+            _ => {}
+        }
+        const EXAMINE: &str = "Examine the position (6.9) before declaring the result.";
+        let r = self.result.map(GameResult::as_str);
+        Some(match self.call {
+            FlagCall::Declared => match r {
+                Some(r) => format!("Result {r}."),
+                None => EXAMINE.into(),
+            },
+            FlagCall::CallFirst { article } => format!(
+                "Call the flag: it counts as fallen when the arbiter observes it or a player claims it ({article}); acknowledging this alert records it. {}",
+                FlagVerdict {
+                    call: FlagCall::Declared,
+                    ..*self
+                }
+                .render()
+                .unwrap_or_default()
+            ),
+            FlagCall::MayCall => match r {
+                Some(r) => format!("When the flag is called or claimed: result {r}."),
+                None => EXAMINE.into(),
+            },
+            FlagCall::OnClaim => {
+                let opp = match self.decision {
+                    FlagDecision::LosesOnTime { flagged }
+                    | FlagDecision::OpponentCannotMate { flagged }
+                    | FlagDecision::Undetermined { flagged } => side_name(!flagged),
+                    _ => "the opponent",
+                };
+                let consequence = self.consequence();
+                format!(
+                    "If {opp} stops the clocks and claims while his own flag is up (B8): {}. Otherwise play goes on; if both flags fall, the game is drawn (B9).",
+                    match r {
+                        Some(r) => format!("{consequence}, result {r}"),
+                        None => format!("{consequence} (6.10)"),
+                    }
+                )
+            }
+            FlagCall::Called => match r {
+                Some(r) => format!("Result {r} ({}).", self.article),
+                None => EXAMINE.into(),
+            },
+        })
+    }
+}
+
+/// A clock time as h:mm:ss.
+pub fn hmmss(ms: u64) -> String {
+    let s = ms / 1000;
+    format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
+}
+
+/// What a check of the clock's readings prescribes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClockVerdict {
+    /// `side` need no longer record the moves for the rest of the period (`exempt`: 8.4);
+    /// once neither player has to, the arbiter or an assistant keeps score (`keep`).
+    RecordingNotRequired {
+        side: Color,
+        exempt: &'static str,
+        keep: &'static str,
+    },
+    /// Only on `claimant`'s claim (III.5; 2005 10.2): drawn if the opponent cannot win by
+    /// normal means or makes no effort to; the decision may be postponed, and a rejected
+    /// claim gives the opponent `rejected_gives_opponent_ms`.
+    QuickplayClaim {
+        claimant: Color,
+        rejected_gives_opponent_ms: u64,
+    },
+    /// Set each clock to `base_ms` before the game starts (`article`: 6.10.2; 2005 6.11).
+    SetStartTime { base_ms: u64, article: &'static str },
+    /// Stop the clock, install the correct setting and adjust the times and the move
+    /// counter (`article`: 6.10.2; 2005 6.11).
+    InstallCorrectSetting { article: &'static str },
+}
+
+impl ClockVerdict {
+    /// The prescription's text, as the alert carries it.
+    pub fn render(&self) -> String {
+        match *self {
+            ClockVerdict::RecordingNotRequired { side, exempt, keep } => format!(
+                "{} may stop keeping score for the rest of the period ({exempt}). Once neither player has to, the arbiter or an assistant should be present and keep score ({keep}).",
+                side_name(side)
+            ),
+            ClockVerdict::QuickplayClaim {
+                claimant,
+                rejected_gives_opponent_ms: ms,
+            } => {
+                let (name, opp) = (side_name(claimant), side_name(!claimant));
+                let extra = match ms {
+                    120_000 => "two extra minutes".to_string(),
+                    ms => format!("{} extra minute(s)", ms / 60_000),
+                };
+                format!(
+                    "Only on {name}'s claim: if {opp} cannot win by normal means or makes no effort to, the game is drawn; the decision may be postponed ({opp} may get {extra}); a rejected claim gives {opp} {extra}."
+                )
+            }
+            ClockVerdict::SetStartTime { base_ms, article } => format!(
+                "Set the clock to {} for each player before the game starts ({article}).",
+                hmmss(base_ms)
+            ),
+            ClockVerdict::InstallCorrectSetting { article } => format!(
+                "Stop the clock, install the correct setting and adjust the times and the move counter ({article})."
+            ),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,6 +362,68 @@ mod tests {
             verdict(OffenceDecision::LosesUnlessOpponentCannotMate)
                 .render()
                 .contains("Black loses, unless White cannot checkmate")
+        );
+    }
+
+    #[test]
+    fn a_flag_decides_the_result_and_renders_it_by_who_acts() {
+        let black = Color::Black;
+        let lost = FlagVerdict::new(
+            "6.9",
+            FlagDecision::LosesOnTime { flagged: black },
+            FlagCall::Called,
+        );
+        assert_eq!(lost.result, Some(GameResult::WhiteWins));
+        assert_eq!(lost.render().as_deref(), Some("Result 1-0 (6.9)."));
+        let open = FlagVerdict::new(
+            "6.10",
+            FlagDecision::Undetermined { flagged: black },
+            FlagCall::OnClaim,
+        );
+        assert_eq!(open.result, None);
+        assert_eq!(
+            open.render().as_deref(),
+            Some(
+                "If White stops the clocks and claims while his own flag is up (B8): whether White can still checkmate could not be decided: the arbiter must judge loss or draw (6.10). Otherwise play goes on; if both flags fall, the game is drawn (B9)."
+            )
+        );
+        let first = FlagVerdict::new(
+            "6.9",
+            FlagDecision::FirstFlagDecides { flagged: black },
+            FlagCall::Called,
+        );
+        assert_eq!(first.result, None);
+        assert!(
+            first
+                .render()
+                .unwrap()
+                .contains("(Black loses, unless White cannot checkmate, 6.9)")
+        );
+        let on = FlagVerdict::new(
+            "6.4",
+            FlagDecision::PeriodReached { flagged: black },
+            FlagCall::Declared,
+        );
+        assert_eq!((on.result, on.render()), (None, None));
+    }
+
+    #[test]
+    fn clock_checks_render_their_prescriptions() {
+        let claim = ClockVerdict::QuickplayClaim {
+            claimant: Color::White,
+            rejected_gives_opponent_ms: 120_000,
+        };
+        assert_eq!(
+            claim.render(),
+            "Only on White's claim: if Black cannot win by normal means or makes no effort to, the game is drawn; the decision may be postponed (Black may get two extra minutes); a rejected claim gives Black two extra minutes."
+        );
+        let set = ClockVerdict::SetStartTime {
+            base_ms: 5_400_000,
+            article: "6.10.2",
+        };
+        assert_eq!(
+            set.render(),
+            "Set the clock to 1:30:00 for each player before the game starts (6.10.2)."
         );
     }
 }

@@ -7,6 +7,7 @@ mod common;
 use common::*;
 use dgt_core::capture::parse_capture;
 use dgt_core::event::Orientation;
+use dgt_core::verdict::OffenceDecision;
 use dgt_core::{AlertKind, Event, EventBody, Operation};
 
 #[test]
@@ -526,52 +527,34 @@ fn offences_are_counted_as_the_edition_says() {
     let ev = two_offences("fide-2023", "900+10");
     let press = &alert_of(&ev, AlertKind::ClockPressedWithoutMove)[0];
     assert_eq!(press.article.as_deref(), Some("7.5.3"));
+    let v = offence_verdict(press);
+    assert_eq!((v.number, v.article), (2, "7.5.5"), "{press:?}");
     assert!(
-        press
-            .prescription
-            .as_ref()
-            .unwrap()
-            .contains("offence number 2"),
-        "{press:?}"
-    );
-    assert!(
-        press.prescription.as_ref().unwrap().contains("loses"),
+        matches!(
+            v.decision,
+            OffenceDecision::Loses | OffenceDecision::LosesUnlessOpponentCannotMate
+        ),
         "{press:?}"
     );
     // 2023 rapid: one minute (A.3) for the first offence.
     let illegal = &alert_of(&ev, AlertKind::IllegalMove)[0];
-    assert!(
-        illegal
-            .prescription
-            .as_ref()
-            .unwrap()
-            .contains("add 1 minute"),
-        "{illegal:?}"
-    );
+    assert_eq!(time_to_opponent(offence_verdict(illegal)), Some(60_000));
 
     let ev = two_offences("fide-2018", "900+10");
     let illegal = &alert_of(&ev, AlertKind::IllegalMove)[0];
-    assert!(
-        illegal
-            .prescription
-            .as_ref()
-            .unwrap()
-            .contains("add 2 minute"),
-        "{illegal:?}"
-    );
+    assert_eq!(time_to_opponent(offence_verdict(illegal)), Some(120_000));
 
     let ev = two_offences("fide-2017", "5400");
     let press = &alert_of(&ev, AlertKind::ClockPressedWithoutMove)[0];
     assert_eq!(press.article.as_deref(), Some("7.8.1"));
-    let p = press.prescription.as_ref().unwrap();
-    assert!(
-        p.contains("offence number 1") && p.contains("7.8.2") && !p.contains("loses the game"),
-        "{p}"
-    );
+    let v = offence_verdict(press);
+    assert_eq!((v.number, v.article), (1, "7.8.2"), "{press:?}");
+    assert!(time_to_opponent(v).is_some(), "{press:?}");
 
     let ev = two_offences("fide-2005", "5400");
     let press = &alert_of(&ev, AlertKind::ClockPressedWithoutMove)[0];
     assert_eq!(serde_json::to_value(press.severity).unwrap(), "review");
+    assert!(press.verdict.is_none(), "{press:?}");
     let illegal = &alert_of(&ev, AlertKind::IllegalMove)[0];
     assert_eq!(illegal.article.as_deref(), Some("7.4a"));
 }

@@ -5,7 +5,9 @@
 mod common;
 
 use common::*;
+use dgt_core::verdict::OffenceDecision;
 use dgt_core::{AlertKind, EventBody, Side};
+use shakmaty::Color;
 
 /// The clocks a move event carries, by ply.
 fn move_clocks(ev: &[dgt_core::Event], ply: u32) -> (Option<u64>, Option<u64>) {
@@ -169,9 +171,15 @@ fn knsb_04_press_without_a_move_counts_two_hands_only_on_confirmation() {
         ("intervene", "7.5.3")
     );
     // The two-handed castling was not counted: the first press is offence number 1.
-    assert!(prescription(&p[0]).contains("offence number 1"), "{p:?}");
-    assert!(
-        prescription(&p[1]).contains("White loses the game (7.5.5)"),
+    let (first, second) = (offence_verdict(&p[0]), offence_verdict(&p[1]));
+    assert_eq!((first.offender, first.number), (Color::White, 1), "{p:?}");
+    assert!(matches!(
+        first.decision,
+        OffenceDecision::TimeToOpponent { loses_at: 2, .. }
+    ));
+    assert_eq!(
+        (second.number, second.article, second.decision),
+        (2, "7.5.5", OffenceDecision::Loses),
         "{p:?}"
     );
 }
@@ -439,5 +447,9 @@ fn knsb_15_bronstein_delay_given_back_or_not() {
         a.message.contains("Bronstein delay of 10 s"),
         "{}",
         a.message
+    );
+    assert_eq!(
+        clock_verdict(&a),
+        dgt_core::verdict::ClockVerdict::InstallCorrectSetting { article: "6.10.2" }
     );
 }

@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use dgt_core::verdict::OffenceDecision;
+use dgt_core::verdict::{ClockVerdict, FlagCall, FlagDecision, GameResult, OffenceDecision};
 use dgt_core::{AlertKind, Event, Side};
 use shakmaty::Color;
 
@@ -736,6 +736,22 @@ fn l05_s19_two_knights_are_not_dead() {
         let a = one(&ev, AlertKind::FlagFall);
         assert_eq!((severity(&a).as_str(), article(&a)), ("intervene", art));
         assert_eq!(a.side, Some(Side::Black));
+        let v = flag_verdict(&a);
+        assert_eq!(
+            (v.decision, v.result, v.article),
+            (
+                FlagDecision::LosesOnTime {
+                    flagged: Color::Black
+                },
+                Some(GameResult::WhiteWins),
+                art
+            ),
+            "{edition}"
+        );
+        assert_eq!(
+            (v.call, v.render().as_deref()),
+            (FlagCall::Declared, Some("Result 1-0."))
+        );
         assert_eq!(ends(&ev), [("1-0".to_string(), "flag_fall".to_string())]);
 
         let mut b = game_from(
@@ -749,6 +765,17 @@ fn l05_s19_two_knights_are_not_dead() {
         let ev = b.run();
         let a = one(&ev, AlertKind::FlagFall);
         assert!(a.message.contains("drawn"), "{a:?}");
+        let v = flag_verdict(&a);
+        assert_eq!(
+            (v.decision, v.result),
+            (
+                FlagDecision::OpponentCannotMate {
+                    flagged: Color::White
+                },
+                Some(GameResult::Drawn)
+            ),
+            "{edition}"
+        );
         assert_eq!(
             ends(&ev),
             [("1/2-1/2".to_string(), "flag_fall".to_string())]
@@ -814,11 +841,33 @@ fn l05_s21_period_flag_with_39_or_40_moves() {
             if completed == 39 {
                 assert_eq!(severity(&a), "intervene");
                 assert_eq!(article(&a), by_edition(edition, "6.10", "6.9", "6.9"));
+                let v = flag_verdict(&a);
+                assert_eq!(
+                    (v.decision, v.result),
+                    (
+                        FlagDecision::LosesOnTime {
+                            flagged: Color::White
+                        },
+                        Some(GameResult::BlackWins)
+                    )
+                );
                 assert_eq!(ends(&ev), [("0-1".to_string(), "flag_fall".to_string())]);
             } else {
                 assert_eq!(severity(&a), "info");
                 assert_eq!(article(&a), by_edition(edition, "6.3", "6.4", "6.4"));
                 assert!(a.message.contains("period reached"), "{a:?}");
+                let v = flag_verdict(&a);
+                assert_eq!(
+                    (v.decision, v.result, v.article),
+                    (
+                        FlagDecision::PeriodReached {
+                            flagged: Color::White
+                        },
+                        None,
+                        by_edition(edition, "6.3", "6.4", "6.4")
+                    )
+                );
+                assert_eq!(a.prescription, None);
                 assert!(ends(&ev).is_empty());
             }
         }
@@ -842,13 +891,29 @@ fn l05_s23_rapid_flag_is_silent_until_claimed() {
         (severity(&f).as_str(), f.side),
         ("claim", Some(Side::Black))
     );
-    assert!(prescription(&f).contains("(B8)"), "{f:?}");
+    // Decided only on White's claim (B8): the result is the verdict's, not yet the game's.
+    let v = flag_verdict(&f);
+    assert_eq!(
+        (v.call, v.decision, v.result),
+        (
+            FlagCall::OnClaim,
+            FlagDecision::LosesOnTime {
+                flagged: Color::Black
+            },
+            Some(GameResult::WhiteWins)
+        )
+    );
     assert!(ends(&first).is_empty(), "no result without a claim (B7)");
     assert_eq!(moves(&ev), ["e2e4", "e7e5"]);
     let both = one(&ev, AlertKind::BothFlagsFallen);
     assert_eq!(
         (severity(&both).as_str(), article(&both)),
         ("intervene", "B9")
+    );
+    let v = flag_verdict(&both);
+    assert_eq!(
+        (v.decision, v.result, v.article),
+        (FlagDecision::BothFlagsDrawn, Some(GameResult::Drawn), "B9")
     );
     assert_eq!(
         ends(&ev),
@@ -867,6 +932,12 @@ fn l05_s23_rapid_flag_is_silent_until_claimed() {
         let f = one(&ev, AlertKind::FlagFall);
         assert_eq!(severity(&f), sev, "{edition}");
         assert_eq!(article(&f), "6.9");
+        let call = if sev == "review" {
+            FlagCall::MayCall
+        } else {
+            FlagCall::Declared
+        };
+        assert_eq!(flag_verdict(&f).call, call, "{edition}");
     }
 }
 
@@ -1142,6 +1213,13 @@ fn l05_s29_quickplay_finish_claim_possible() {
             );
             assert_eq!(told[0].side, Some(Side::White));
             assert!(told[0].message.contains("1:45"), "{}", told[0].message);
+            assert_eq!(
+                clock_verdict(&told[0]),
+                ClockVerdict::QuickplayClaim {
+                    claimant: Color::White,
+                    rejected_gives_opponent_ms: 120_000
+                }
+            );
         } else {
             assert!(told.is_empty(), "{edition}: Guideline III not announced");
             let ev = run(edition, "1800", &with_iii);
@@ -1185,34 +1263,34 @@ fn l17_s03_offences_of_three_articles_in_one_game() {
         b.press().wait(600);
         let ev = b.run();
         assert_eq!(moves(&ev), ["e1g1", "a7a6", "b2b3", "a6a5"], "{edition}");
-        let illegal = prescription(&one(&ev, AlertKind::IllegalMove));
-        let confirmed = prescription(&alert_of(&ev, AlertKind::TwoHandedMove)[1]);
-        let presses: Vec<String> = alert_of(&ev, AlertKind::ClockPressedWithoutMove)
-            .iter()
-            .map(prescription)
-            .collect();
+        let illegal = one(&ev, AlertKind::IllegalMove);
+        let illegal = offence_verdict(&illegal);
+        let two_hands = alert_of(&ev, AlertKind::TwoHandedMove);
+        let confirmed = offence_verdict(&two_hands[1]);
+        let presses = alert_of(&ev, AlertKind::ClockPressedWithoutMove);
         assert_eq!(presses.len(), 2, "{edition}: {presses:?}");
-        assert!(
-            illegal.contains("add 2 minute(s) to Black's clock"),
-            "{illegal}"
+        assert_eq!(
+            (illegal.opponent(), time_to_opponent(illegal)),
+            (Color::Black, Some(120_000)),
+            "{edition}"
         );
+        assert_eq!(confirmed.offender, Color::White, "{edition}");
         if edition == "fide-2017" {
-            assert!(
-                confirmed.contains("add 2 minute(s) to Black's clock (7.7.1)"),
-                "{confirmed}"
+            assert_eq!(
+                (confirmed.article, time_to_opponent(confirmed)),
+                ("7.7.1", Some(120_000))
             );
-            assert!(
-                presses[0].contains("offence number 1") && !presses[0].contains("loses the game"),
-                "{}",
-                presses[0]
-            );
-            assert!(
-                presses[1].contains("White loses the game") && presses[1].contains("7.8.2"),
-                "{}",
-                presses[1]
-            );
+            let presses: Vec<_> = presses.iter().map(offence_verdict).collect();
+            for (v, n) in presses.iter().zip(1..) {
+                assert_eq!(
+                    (v.offender, v.number, v.article),
+                    (Color::White, n, "7.8.2")
+                );
+            }
+            assert_eq!(time_to_opponent(presses[0]), Some(120_000));
+            assert_eq!(presses[1].decision, OffenceDecision::Loses);
         } else {
-            assert!(confirmed.contains("White loses the game"), "{confirmed}");
+            assert_eq!(confirmed.decision, OffenceDecision::Loses, "{edition}");
         }
     }
 }

@@ -3,6 +3,7 @@
 //! claim possible (III.5; 2005 10.2).
 
 use super::*;
+use crate::verdict::ClockVerdict;
 
 impl Session {
     /// 8.4: in standard play, a player with less than five minutes left in a period without
@@ -43,9 +44,13 @@ impl Session {
             );
             a.article = Some(exempt.into());
             (a.white_ms, a.black_ms) = (w, b);
-            a.prescription = Some(format!(
-                "{name} may stop keeping score for the rest of the period ({exempt}). Once neither player has to, the arbiter or an assistant should be present and keep score ({keep})."
-            ));
+            let verdict = ClockVerdict::RecordingNotRequired {
+                side: who,
+                exempt,
+                keep,
+            };
+            a.prescription = Some(verdict.render());
+            a.clock_verdict = Some(Box::new(verdict));
             out.push((t, EventBody::Alert(a)));
         }
     }
@@ -82,7 +87,6 @@ impl Session {
         }
         self.watch.quickplay_told[side] = true;
         let name = arbiter::side_name(on_move);
-        let opp = arbiter::side_name(!on_move);
         let mut a = self.alert(
             AlertKind::QuickplayClaimPossible,
             Severity::Claim,
@@ -94,9 +98,13 @@ impl Session {
         );
         a.article = Some(article.into());
         (a.white_ms, a.black_ms) = (w, b);
-        a.prescription = Some(format!(
-            "Only on {name}'s claim: if {opp} cannot win by normal means or makes no effort to, the game is drawn; the decision may be postponed ({opp} may get two extra minutes); a rejected claim gives {opp} two extra minutes."
-        ));
+        // Two minutes to the opponent on a postponed or rejected claim (III.5; 2005 10.2).
+        let verdict = ClockVerdict::QuickplayClaim {
+            claimant: on_move,
+            rejected_gives_opponent_ms: 120_000,
+        };
+        a.prescription = Some(verdict.render());
+        a.clock_verdict = Some(Box::new(verdict));
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -164,10 +172,12 @@ impl Session {
         };
         a.article = Some(article.into());
         (a.white_ms, a.black_ms) = (w, b);
-        a.prescription = Some(format!(
-            "Set the clock to {} for each player before the game starts ({article}).",
-            hmmss(base),
-        ));
+        let verdict = ClockVerdict::SetStartTime {
+            base_ms: base,
+            article,
+        };
+        a.prescription = Some(verdict.render());
+        a.clock_verdict = Some(Box::new(verdict));
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -235,10 +245,11 @@ impl Session {
         );
         a.article = Some(self.edition.clock_setting.into());
         (a.white_ms, a.black_ms) = self.clock.white_black_ms();
-        a.prescription = Some(format!(
-            "Stop the clock, install the correct setting and adjust the times and the move counter ({}).",
-            self.edition.clock_setting
-        ));
+        let verdict = ClockVerdict::InstallCorrectSetting {
+            article: self.edition.clock_setting,
+        };
+        a.prescription = Some(verdict.render());
+        a.clock_verdict = Some(Box::new(verdict));
         out.push((t, EventBody::Alert(a)));
     }
 }

@@ -3,6 +3,7 @@
 //! reduced supervision A.4.3 / A.5.3 / B8).
 
 use super::*;
+use crate::verdict::{FlagCall, FlagDecision, FlagVerdict};
 
 impl Session {
     pub(super) fn on_flags(&mut self, t: u64, displays: &[ClockSide], out: &mut Emitted) {
@@ -62,13 +63,23 @@ impl Session {
                 .and_then(|tc| tc.moves_required_by(period));
             if !final_flag && required.is_some_and(|r| done >= r) {
                 self.watch.periods_reached[side] += 1;
+                let verdict = FlagVerdict::new(
+                    self.edition.time_control_check,
+                    FlagDecision::PeriodReached { flagged },
+                    FlagCall::Declared,
+                );
                 let mut a = self.alert(
                     AlertKind::FlagFall,
                     Severity::Info,
                     Some(flagged),
-                    format!("{}'s flag fell at the end of a period after {done} moves: period reached, play goes on.", arbiter::side_name(flagged)),
+                    format!(
+                        "{}'s flag fell at the end of a period after {done} moves: {}.",
+                        arbiter::side_name(flagged),
+                        verdict.consequence()
+                    ),
                 );
-                a.article = Some(self.edition.time_control_check.into());
+                a.article = Some(verdict.article.into());
+                a.flag_verdict = Some(Box::new(verdict));
                 out.push((t, EventBody::Alert(a)));
                 continue;
             }
@@ -82,13 +93,10 @@ impl Session {
             } else {
                 (AlertKind::FlagFall, EndReason::FlagFall)
             };
-            let (result, consequence) = if both {
-                (
-                    Some("1/2-1/2"),
-                    "both flags have fallen: the game is drawn".to_string(),
-                )
+            let decision = if both {
+                FlagDecision::BothFlagsDrawn
             } else {
-                flag_verdict(flagged, ability)
+                flag_decision(flagged, ability)
             };
             // Reduced supervision in rapid and blitz: 2005 only on a claim (B7), 2017 the
             // arbiter may call it (A4.5, D3), 2018 / 2023 he shall (A.4.5 / A.5.5). A flag
@@ -100,54 +108,38 @@ impl Session {
             };
             // The verified count of completed moves (6.12.2; 2017 6.13.2): the record, not a
             // public display, decides whether a period was completed.
-            let who = arbiter::side_name(flagged);
-            let fell = format!("{who}'s flag has fallen with {done} move(s) completed");
-            let (message, prescription) = match severity {
-                Severity::Claim => (
-                    format!(
-                        "{fell}: it counts only when {} claims it (B7); the arbiter must not point it out.",
-                        arbiter::side_name(opp)
-                    ),
-                    format!(
-                        "If {} stops the clocks and claims while his own flag is up (B8): {}. Otherwise play goes on; if both flags fall, the game is drawn (B9).",
-                        arbiter::side_name(opp),
-                        match result {
-                            Some(r) => format!("{consequence}, result {r}"),
-                            None => format!("{consequence} (6.10)"),
-                        }
-                    ),
-                ),
-                Severity::Review => (
-                    // Only fide-2017 has `review` here: A4.5 (the A4 rules also for blitz, B4).
-                    format!("{fell}: {consequence}. The arbiter may call it (A4.5)."),
-                    match result {
-                        Some(r) => format!("When the flag is called or claimed: result {r}."),
-                        None => "Examine the position (6.9) before declaring the result.".into(),
-                    },
-                ),
-                _ => (
-                    format!("{fell}: {consequence}."),
-                    match result {
-                        Some(r) => format!("Result {r}."),
-                        None => "Examine the position (6.9) before declaring the result.".into(),
-                    },
-                ),
-            };
             let called_later = severity == Severity::Intervene
                 && !both
                 && self.flag_counts == crate::config::FlagCounts::WhenCalled;
-            let prescription = if called_later {
-                format!(
-                    "Call the flag: it counts as fallen when the arbiter observes it or a player claims it ({}); acknowledging this alert records it. {prescription}",
-                    self.edition.flag_considered_fallen
-                )
-            } else {
-                prescription
+            let call = match severity {
+                Severity::Claim => FlagCall::OnClaim,
+                // Only fide-2017 has `review` here: A4.5 (the A4 rules also for blitz, B4).
+                Severity::Review => FlagCall::MayCall,
+                _ if called_later => FlagCall::CallFirst {
+                    article: self.edition.flag_considered_fallen,
+                },
+                _ => FlagCall::Declared,
+            };
+            let verdict = FlagVerdict::new(self.edition.flag_fall, decision, call);
+            let result = verdict.result;
+            let consequence = verdict.consequence();
+            let who = arbiter::side_name(flagged);
+            let fell = format!("{who}'s flag has fallen with {done} move(s) completed");
+            let message = match call {
+                FlagCall::OnClaim => format!(
+                    "{fell}: it counts only when {} claims it (B7); the arbiter must not point it out.",
+                    arbiter::side_name(opp)
+                ),
+                FlagCall::MayCall => {
+                    format!("{fell}: {consequence}. The arbiter may call it (A4.5).")
+                }
+                _ => format!("{fell}: {consequence}."),
             };
             let mut a = self.alert(kind, severity, Some(flagged), message);
-            a.article = Some(self.edition.flag_fall.into());
+            a.article = Some(verdict.article.into());
             (a.white_ms, a.black_ms) = self.clock.white_black_ms();
-            a.prescription = Some(prescription);
+            a.prescription = verdict.render();
+            a.flag_verdict = Some(Box::new(verdict));
             out.push((t, EventBody::Alert(a)));
             if called_later {
                 self.watch.uncalled_flag = Some(UncalledFlag {
@@ -162,12 +154,12 @@ impl Session {
                 continue;
             }
             if let (Some(g), Some(result)) = (&mut self.game, result) {
-                g.result = Some((result.into(), reason));
+                g.result = Some((result.as_str().into(), reason));
                 out.push((
                     t,
                     EventBody::GameEnd {
                         game: g.id.clone(),
-                        result: result.into(),
+                        result: result.as_str().into(),
                         reason,
                     },
                 ));
@@ -214,24 +206,26 @@ impl Session {
     /// the game goes on unless it is the last period, then drawn (6.12a / 6.12b). A known
     /// order is reported. Returns whether the flags were dealt with here.
     pub(super) fn on_both_flags(&mut self, t: u64, unknown: bool, out: &mut Emitted) -> bool {
-        let draw = |s: &mut Self, art: &str, message: String, out: &mut Emitted| {
+        let draw = |s: &mut Self, art: &'static str, message: String, out: &mut Emitted| {
+            let verdict = FlagVerdict::new(art, FlagDecision::BothFlagsDrawn, FlagCall::Declared);
             let mut a = s.alert(
                 AlertKind::BothFlagsFallen,
                 Severity::Intervene,
                 None,
                 message,
             );
-            a.article = Some(art.into());
+            a.article = Some(verdict.article.into());
             (a.white_ms, a.black_ms) = s.clock.white_black_ms();
-            a.prescription = Some("Result 1/2-1/2.".into());
+            a.prescription = verdict.render();
+            a.flag_verdict = Some(Box::new(verdict));
             out.push((t, EventBody::Alert(a)));
-            if let Some(g) = &mut s.game {
-                g.result = Some(("1/2-1/2".into(), EndReason::BothFlagsFallen));
+            if let (Some(g), Some(result)) = (&mut s.game, verdict.result) {
+                g.result = Some((result.as_str().into(), EndReason::BothFlagsFallen));
                 out.push((
                     t,
                     EventBody::GameEnd {
                         game: g.id.clone(),
-                        result: "1/2-1/2".into(),
+                        result: result.as_str().into(),
                         reason: EndReason::BothFlagsFallen,
                     },
                 ));
@@ -270,13 +264,20 @@ impl Session {
                 .is_some()
             });
             if later_period {
+                let verdict =
+                    FlagVerdict::new(go_on, FlagDecision::BothFlagsGoOn, FlagCall::Declared);
                 let mut a = self.alert(
                     AlertKind::BothFlagsFallen,
                     Severity::Review,
                     None,
-                    "Both flags have fallen and which fell first is unknown, before the last period: the game goes on.".into(),
+                    format!(
+                        "Both flags have fallen and which fell first is unknown, before the last period: {}.",
+                        verdict.consequence()
+                    ),
                 );
-                a.article = Some(go_on.into());
+                a.article = Some(verdict.article.into());
+                a.prescription = verdict.render();
+                a.flag_verdict = Some(Box::new(verdict));
                 out.push((t, EventBody::Alert(a)));
             } else {
                 draw(
@@ -359,11 +360,14 @@ impl Session {
         );
         a.article = Some(article.into());
         (a.white_ms, a.black_ms) = self.clock.white_black_ms();
-        a.prescription = Some(format!(
-            "The arbiter rules: by FIDE's interpretation of 2017 the flag that fell first decides ({} loses, unless {} cannot checkmate, 6.9); enter the result.",
-            arbiter::side_name(flagged),
-            arbiter::side_name(claimant)
-        ));
+        // 6.9: the first flag loses unless the opponent cannot checkmate.
+        let verdict = FlagVerdict::new(
+            "6.9",
+            FlagDecision::FirstFlagDecides { flagged },
+            FlagCall::Called,
+        );
+        a.prescription = verdict.render();
+        a.flag_verdict = Some(Box::new(verdict));
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -376,33 +380,33 @@ impl Session {
             return;
         }
         let opp = !flagged;
-        let (result, consequence) = flag_verdict(
+        let decision = flag_decision(
             flagged,
             crate::dead::full(g.current(), g.castling_mode, opp),
         );
+        let verdict = FlagVerdict::new(self.edition.flag_fall, decision, FlagCall::Called);
         let mut a = self.alert(
             AlertKind::FlagFall,
             Severity::Intervene,
             Some(flagged),
             format!(
-                "{}'s flag counts as fallen now ({how}): {consequence}.",
-                arbiter::side_name(flagged)
+                "{}'s flag counts as fallen now ({how}): {}.",
+                arbiter::side_name(flagged),
+                verdict.consequence()
             ),
         );
         a.article = Some(self.edition.flag_considered_fallen.into());
         (a.white_ms, a.black_ms) = self.clock.white_black_ms();
-        a.prescription = Some(match result {
-            Some(r) => format!("Result {r} ({}).", self.edition.flag_fall),
-            None => "Examine the position (6.9) before declaring the result.".into(),
-        });
+        a.prescription = verdict.render();
+        a.flag_verdict = Some(Box::new(verdict));
         out.push((t, EventBody::Alert(a)));
-        if let (Some(g), Some(result)) = (&mut self.game, result) {
-            g.result = Some((result.into(), EndReason::FlagFall));
+        if let (Some(g), Some(result)) = (&mut self.game, verdict.result) {
+            g.result = Some((result.as_str().into(), EndReason::FlagFall));
             out.push((
                 t,
                 EventBody::GameEnd {
                     game: g.id.clone(),
-                    result: result.into(),
+                    result: result.as_str().into(),
                     reason: EndReason::FlagFall,
                 },
             ));
@@ -411,23 +415,11 @@ impl Session {
 }
 
 /// 6.9 (2005 6.10): a flag loses unless the opponent cannot checkmate by any series of
-/// legal moves — never a draw without a proof. The result, if decided, and the words for it.
-pub(super) fn flag_verdict(flagged: Color, ability: MateAbility) -> (Option<&'static str>, String) {
-    let opp = arbiter::side_name(!flagged);
+/// legal moves — never a draw without a proof.
+pub(super) fn flag_decision(flagged: Color, ability: MateAbility) -> FlagDecision {
     match ability {
-        MateAbility::CanMate => (
-            Some(if flagged.is_white() { "0-1" } else { "1-0" }),
-            format!("{} loses on time", arbiter::side_name(flagged)),
-        ),
-        MateAbility::CannotMate => (
-            Some("1/2-1/2"),
-            format!("{opp} cannot checkmate by any series of legal moves: the game is drawn"),
-        ),
-        MateAbility::Undetermined => (
-            None,
-            format!(
-                "whether {opp} can still checkmate could not be decided: the arbiter must judge loss or draw"
-            ),
-        ),
+        MateAbility::CanMate => FlagDecision::LosesOnTime { flagged },
+        MateAbility::CannotMate => FlagDecision::OpponentCannotMate { flagged },
+        MateAbility::Undetermined => FlagDecision::Undetermined { flagged },
     }
 }

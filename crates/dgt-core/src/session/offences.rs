@@ -614,18 +614,8 @@ impl Session {
         )
     }
 
-    /// What the Laws prescribe for the next offence of `side`: the remedy and the time
-    /// penalty, or the loss (or draw) at the offence that decides the game.
-    pub(super) fn offence_prescription(
-        &self,
-        side: Color,
-        offence: Offence,
-        remedy: &str,
-    ) -> String {
-        self.offence_verdict(side, offence, remedy).render()
-    }
-
-    /// The verdict on the next offence of `side`, as data.
+    /// The verdict on the next offence of `side`, as data: the remedy and the time penalty,
+    /// or the loss (or draw) at the offence that decides the game.
     pub(super) fn offence_verdict(
         &self,
         side: Color,

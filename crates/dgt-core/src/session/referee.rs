@@ -315,17 +315,20 @@ impl Session {
             ),
         );
         a.article = Some(self.edition.press_without_move.into());
-        a.prescription = Some(if counted {
-            let p = self.offence_prescription(
+        if counted {
+            let verdict = self.offence_verdict(
                 mover,
                 Offence::PressWithoutMove,
                 "Start the player's clock again: a move must be made",
             );
             self.count_offence(mover, Offence::PressWithoutMove);
-            p
+            a.prescription = Some(verdict.render());
+            a.verdict = Some(Box::new(verdict));
         } else {
-            "Not an offence in this edition: the arbiter may act under 13.4; the move must still be made.".into()
-        });
+            a.prescription = Some(
+                "Not an offence in this edition: the arbiter may act under 13.4; the move must still be made.".into(),
+            );
+        }
         out.push((t, EventBody::Alert(a)));
     }
 

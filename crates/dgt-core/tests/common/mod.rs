@@ -512,3 +512,26 @@ impl Board {
         self
     }
 }
+
+/// A flag alert's verdict as data; its `prescription` is the verdict's text (none where play
+/// simply goes on).
+#[track_caller]
+pub fn flag_verdict(a: &dgt_core::Alert) -> dgt_core::verdict::FlagVerdict {
+    let v = *a
+        .flag_verdict
+        .as_deref()
+        .unwrap_or_else(|| panic!("no flag verdict on {a:?}"));
+    assert_eq!(a.prescription, v.render());
+    v
+}
+
+/// A clock check's verdict as data; its `prescription` is the verdict's text.
+#[track_caller]
+pub fn clock_verdict(a: &dgt_core::Alert) -> dgt_core::verdict::ClockVerdict {
+    let v = *a
+        .clock_verdict
+        .as_deref()
+        .unwrap_or_else(|| panic!("no clock verdict on {a:?}"));
+    assert_eq!(a.prescription.as_deref(), Some(v.render().as_str()));
+    v
+}

@@ -45,6 +45,8 @@
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::Instant;
 use tokio_serial::SerialStream;
+
+use super::sleep_until;
 use tokio_util::sync::CancellationToken;
 
 use super::backoff::Backoff;
@@ -163,14 +165,6 @@ async fn drive_inner(
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(LineError::Read(e)),
         }
-    }
-}
-
-/// Sleeps until `wake`, or for ever without one.
-async fn sleep_until(wake: Option<Instant>) {
-    match wake {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
     }
 }
 

@@ -9,6 +9,8 @@ use dgt_core::Input;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::Instant;
 use tokio_serial::SerialStream;
+
+use super::sleep_until;
 use tokio_util::sync::CancellationToken;
 
 use super::backoff::Backoff;
@@ -155,14 +157,6 @@ async fn drive(
             },
             _ = sleep_until(wake) => link.handle_timeout(Instant::now().into_std()),
         }
-    }
-}
-
-/// Sleeps until `wake`, or for ever without one.
-async fn sleep_until(wake: Option<Instant>) {
-    match wake {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
     }
 }
 

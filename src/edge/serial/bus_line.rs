@@ -42,11 +42,10 @@
 //!   came late, after its repeat was asked; or the board never heard the `SEND_CHANGES` and
 //!   repeated its previous packet) is passed on once.
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::Instant;
 use tokio_serial::SerialStream;
 
-use super::sleep_until;
+use super::line::{LineIoError, read_some, sleep_until, write_within};
 use tokio_util::sync::CancellationToken;
 
 use super::backoff::Backoff;
@@ -99,20 +98,6 @@ pub async fn run(port: PortCandidate, context: SerialContext, cancel: Cancellati
     }
 }
 
-/// Why a line stopped working.
-#[derive(Debug, thiserror::Error)]
-enum LineError {
-    /// A pty master dropped, or a USB unplug, reads as end of file.
-    #[error("end of file")]
-    EndOfFile,
-    #[error("read error: {0}")]
-    Read(std::io::Error),
-    #[error("write error: {0}")]
-    Write(std::io::Error),
-    #[error("write stalled")]
-    WriteStalled,
-}
-
 /// Moves bytes between the open port and the machine until the port fails; returns why.
 async fn drive(
     poller: &mut BusPoller,
@@ -130,40 +115,26 @@ async fn drive_inner(
     poller: &mut BusPoller,
     stream: &mut SerialStream,
     context: &SerialContext,
-) -> Result<std::convert::Infallible, LineError> {
+) -> Result<std::convert::Infallible, LineIoError> {
     let mut buf = [0u8; 1024];
     loop {
         // What the machine decided before its next command is told first (protocol order).
         forward_events(poller, context).await;
         while let Some(transmit) = poller.poll_transmit() {
             let t = context.clock.now_ms();
-            let written = tokio::time::timeout(context.timing.write_timeout, async {
-                stream.write_all(&transmit.bytes).await?;
-                stream.flush().await
-            })
-            .await;
-            match written {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => return Err(LineError::Write(e)),
-                Err(_) => return Err(LineError::WriteStalled),
-            }
+            write_within(stream, &transmit.bytes, context.timing.write_timeout).await?;
             if let Some(board) = transmit.report_to {
                 send(context, t, board, dgt_core::InputKind::Tx(transmit.bytes)).await;
             }
         }
         let wake = poller.poll_timeout().map(Instant::from_std);
-        let read = tokio::select! {
-            read = stream.read(&mut buf) => read,
-            _ = sleep_until(wake) => {
-                poller.handle_timeout(Instant::now().into_std());
-                continue;
+        tokio::select! {
+            read = read_some(stream, &mut buf) => {
+                if let Some(n) = read? {
+                    poller.handle_bytes(Instant::now().into_std(), &buf[..n]);
+                }
             }
-        };
-        match read {
-            Ok(0) => return Err(LineError::EndOfFile),
-            Ok(n) => poller.handle_bytes(Instant::now().into_std(), &buf[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(LineError::Read(e)),
+            _ = sleep_until(wake) => poller.handle_timeout(Instant::now().into_std()),
         }
     }
 }

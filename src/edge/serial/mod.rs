@@ -45,15 +45,6 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-/// Sleeps until `wake`, or for ever without one: the drivers of the sans-IO link and bus
-/// machines wait for the machine's next time-out this way.
-async fn sleep_until(wake: Option<tokio::time::Instant>) {
-    match wake {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
-    }
-}
-
 pub use discovery::{ExplicitPort, PortCandidate, PortList, PortScan, ScanMode, SystemPorts};
 pub use identity::{label_for_port, label_for_serial};
 

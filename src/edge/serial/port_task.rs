@@ -6,11 +6,10 @@
 //! and stamps what the machine reports with the daemon's time.
 
 use dgt_core::Input;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::Instant;
 use tokio_serial::SerialStream;
 
-use super::sleep_until;
+use super::line::{LineIoError, read_some, sleep_until, write_within};
 use tokio_util::sync::CancellationToken;
 
 use super::backoff::Backoff;
@@ -74,16 +73,9 @@ struct LinkEnd {
 /// Why a port stopped working.
 #[derive(Debug, thiserror::Error)]
 enum PortError {
-    /// Dropping a pty master, or a USB unplug, reads as end of file (rust-dependencies §1);
-    /// retrying would spin.
-    #[error("end of file")]
-    EndOfFile,
-    #[error("read error: {0}")]
-    Read(std::io::Error),
-    #[error("write error: {0}")]
-    Write(std::io::Error),
-    #[error("write stalled")]
-    WriteStalled,
+    /// The line itself: end of file, a read or write error, a stalled write.
+    #[error(transparent)]
+    Line(#[from] LineIoError),
     #[error("daemon stopped")]
     Stopped,
     /// The link's own verdict (no answer to the heartbeat, no DGT board).
@@ -128,18 +120,8 @@ async fn drive(
         while let Some(command) = link.poll_transmit() {
             let bytes = command.encode();
             let began = Instant::now();
-            let written = tokio::time::timeout(context.timing.write_timeout, async {
-                stream.write_all(&bytes).await?;
-                stream.flush().await
-            })
-            .await;
-            match written {
-                Ok(Ok(())) => {
-                    link.handle_written(&command, began.into_std(), Instant::now().into_std())
-                }
-                Ok(Err(e)) => return Err(PortError::Write(e)),
-                Err(_) => return Err(PortError::WriteStalled),
-            }
+            write_within(stream, &bytes, context.timing.write_timeout).await?;
+            link.handle_written(&command, began.into_std(), Instant::now().into_std());
         }
         forward_events(link, context).await;
         if let Some(reason) = link.ended() {
@@ -149,12 +131,11 @@ async fn drive(
         tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(PortError::Stopped),
-            read = stream.read(&mut buf) => match read {
-                Ok(0) => return Err(PortError::EndOfFile),
-                Ok(n) => link.handle_bytes(Instant::now().into_std(), &buf[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(PortError::Read(e)),
-            },
+            read = read_some(stream, &mut buf) => {
+                if let Some(n) = read? {
+                    link.handle_bytes(Instant::now().into_std(), &buf[..n]);
+                }
+            }
             _ = sleep_until(wake) => link.handle_timeout(Instant::now().into_std()),
         }
     }

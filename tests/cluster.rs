@@ -439,9 +439,36 @@ fn a_broker_killed_mid_game_loses_nothing_and_doubles_nothing() {
     assert!(grew > before);
     let (status, _) = get(node.addr, "/api/boards");
     assert_eq!(status, 200);
+    // The hub knows it is cut off: /health says so in words the dashboard shows, and what it
+    // lists of the nodes is marked as last heard before the loss.
+    let health = eventually(
+        Duration::from_secs(20),
+        "the hub sees the broker gone",
+        || {
+            let h = get_json(hub_addr, "/health");
+            (h["daemon"]["hub"]["broker_connected"] == false).then_some(h)
+        },
+    );
+    assert_eq!(health["status"], "degraded", "{health}");
+    let notice = health["daemon"]["notice"].as_str().unwrap_or_default();
+    assert!(notice.contains("lost the broker"), "{health}");
+    assert_eq!(node_entry(hub_addr, "hall-a").unwrap()["stale"], true);
     broker.restart();
     // Play goes on a little after the broker is back, then the node stops.
-    std::thread::sleep(Duration::from_secs(2));
+    std::thread::sleep(Duration::from_secs(4));
+    // The node was silent only because the hub could not hear anyone: back on the broker, the
+    // hub hears it again before it judges, and no arbiter is told the PC went offline.
+    let alerts = get_json(hub_addr, "/api/alerts");
+    let false_offline: Vec<&Value> = alerts
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["kind"] == "node_offline")
+        .collect();
+    assert!(false_offline.is_empty(), "{false_offline:?}");
+    let n = node_entry(hub_addr, "hall-a").unwrap();
+    assert_eq!(n["state"], "online", "{n}");
+    assert_eq!(n.get("stale"), None, "{n}");
     let journal = node.journal.clone();
     node.proc.terminate();
     hub_caught_up(hub_addr, "hall-a", &journal);

@@ -60,7 +60,12 @@ struct HubState {
     stream_position: u64,
     reader_restarts: u64,
     connected: bool,
-    started: Instant,
+    /// Since when the hub has been able to hear heartbeats: its start, or the moment it
+    /// found the broker again. Silence shorter than an offline period since then proves
+    /// nothing about a node.
+    listening_since: Instant,
+    /// When the hub found itself cut off from the broker (None while connected).
+    lost_since: Option<Instant>,
 }
 
 type Shared = Arc<Mutex<HubState>>;
@@ -130,7 +135,8 @@ impl Hub {
             stream_position: 0,
             reader_restarts: 0,
             connected: true,
-            started: Instant::now(),
+            listening_since: Instant::now(),
+            lost_since: None,
         }));
         // The stream up to its end now is the history the server starts from.
         let mut history = Vec::new();
@@ -375,7 +381,16 @@ async fn watch_nodes(
         let changes = {
             let mut state = lock(&shared);
             state.connected = client.connection_state() == async_nats::connection::State::Connected;
-            let warm = state.started.elapsed() >= offline_after;
+            if !state.connected {
+                // Cut off, the hub hears no node at all: their silence says nothing, and
+                // a state could not be written anyway.
+                state.lost_since.get_or_insert_with(Instant::now);
+                continue;
+            }
+            if state.lost_since.take().is_some() {
+                state.listening_since = Instant::now();
+            }
+            let warm = state.listening_since.elapsed() >= offline_after;
             let mut nodes: Vec<String> = state.view.nodes().keys().cloned().collect();
             nodes.extend(state.live.keys().cloned());
             nodes.sort();
@@ -387,7 +402,7 @@ async fn watch_nodes(
                     .get(&node)
                     .is_some_and(|l| l.heard.elapsed() < offline_after);
                 // Until the hub has listened for a whole offline period, silence proves
-                // nothing (it just started).
+                // nothing (it just started, or just found the broker again).
                 if !heard && !warm {
                     continue;
                 }
@@ -588,6 +603,7 @@ struct HubStatus {
 impl HubStatus {
     fn node_list(&self) -> Vec<serde_json::Value> {
         let state = lock(&self.shared);
+        let cut_off = !state.connected;
         let mut names: Vec<&String> = state.view.nodes().keys().collect();
         names.extend(state.live.keys());
         names.sort();
@@ -600,7 +616,7 @@ impl HubStatus {
                 let live = state.live.get(n);
                 let heard = live.is_some_and(|l| l.heard.elapsed() < self.offline_after);
                 let online = track.online.unwrap_or(heard);
-                json!({
+                let mut entry = json!({
                     "node": n,
                     "state": if online { "online" } else { "offline" },
                     "last_seq": track.last_seq,
@@ -612,7 +628,12 @@ impl HubStatus {
                     "heard_ms_ago": live.map(|l| l.heard.elapsed().as_millis() as u64),
                     "published_step": track.to_step,
                     "gaps": track.gaps,
-                })
+                });
+                if cut_off {
+                    // What the hub heard before it lost the broker; nobody can know better.
+                    entry["stale"] = json!(true);
+                }
+                entry
             })
             .collect()
     }
@@ -621,9 +642,12 @@ impl HubStatus {
 impl StatusSource for HubStatus {
     fn health(&self) -> serde_json::Value {
         let nodes = self.node_list();
-        let connected = lock(&self.shared).connected;
+        let (connected, lost_since) = {
+            let state = lock(&self.shared);
+            (state.connected, state.lost_since)
+        };
         let offline = nodes.iter().filter(|n| n["state"] == "offline").count();
-        json!({
+        let mut health = json!({
             "ok": connected && offline == 0,
             "hub": {
                 "broker_connected": connected,
@@ -632,7 +656,17 @@ impl StatusSource for HubStatus {
                 "stream_position": lock(&self.shared).stream_position,
                 "reader_restarts": lock(&self.shared).reader_restarts,
             },
-        })
+        });
+        if !connected {
+            // The dashboard shows `notice` in its banner: the arbiter must know the boards on
+            // screen may be behind the hall (the nodes keep journaling; nothing is lost).
+            let ago = lost_since.map_or(0, |t| t.elapsed().as_secs());
+            health["notice"] = json!(format!(
+                "The hub lost the broker {ago} s ago: boards and node states are as last \
+                 heard; the venue PCs keep journaling and catch up when it is back."
+            ));
+        }
+        health
     }
 
     fn metrics(&self) -> String {

@@ -13,7 +13,7 @@
 //! board's seat is in `seat`, its game's end in `bughouse_end`.
 
 use dgt_protocol::{BoardMessage, ClockMessage, ClockTimes, Decoded, Decoder, LineMode};
-use shakmaty::{CastlingMode, Chess, Color, Move, Position};
+use shakmaty::{ByColor, CastlingMode, Chess, Color, Move, Position};
 
 use crate::arbiter::{self, Laws};
 use crate::board::{self, PhysicalBoard};
@@ -114,10 +114,10 @@ const EQUIPMENT_COALESCE_MS: u64 = 30 * 60_000;
 #[derive(Debug, Default)]
 struct GameWatch {
     illegal_alerted: bool,
-    /// Offences per counter and player ([class][white, black]); see [`Offence`].
-    offences: [[u32; 2]; 3],
+    /// Offences per counter and player; see [`Offence`].
+    offences: [ByColor<u32>; 3],
     /// Periods of a multi-period control each player has completed (flags seen in time).
-    periods_reached: [usize; 2],
+    periods_reached: ByColor<usize>,
     /// A flag that fell without ending the game (reduced supervision: only on a claim, or
     /// for the arbiter to call), and whose it was.
     flag_pending: Option<Color>,
@@ -130,16 +130,16 @@ struct GameWatch {
     /// missing (knocked off, L17 T43): play is followed as if they stood on their squares
     /// until they are back or the position is reinstated.
     ghosts: Vec<(shakmaty::Square, shakmaty::Piece)>,
-    /// Presses in a row per player ([white, black]) that added less than half the increment
-    /// due, and whether the clock setting was already reported for this game.
-    short_increments: [u32; 2],
+    /// Presses in a row per player that added less than half the increment due, and
+    /// whether the clock setting was already reported for this game.
+    short_increments: ByColor<u32>,
     clock_setting_reported: bool,
     /// A press was seen in this game: the starting times are no longer on the clock.
     pressed_in_game: bool,
-    /// Players already told of a quickplay-finish claim in this game ([white, black]).
-    quickplay_told: [bool; 2],
-    /// The period ([white, black]) for which 8.4 was last reported, plus one (0 = never).
-    recording_told: [usize; 2],
+    /// Players already told of a quickplay-finish claim in this game.
+    quickplay_told: ByColor<bool>,
+    /// The period per player for which 8.4 was last reported, plus one (0 = never).
+    recording_told: ByColor<usize>,
     /// The ply at which the "castling illegal" hint was given (once per position).
     castling_hint_at: Option<usize>,
     /// The arbiter was told that play went on after the game's end by rule.

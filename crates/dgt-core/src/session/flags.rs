@@ -55,14 +55,13 @@ impl Session {
                 .count() as u32;
             // 6.4 (2005 6.3): at the flag of period k, the moves of periods 0..=k must be
             // completed.
-            let side = if flagged.is_white() { 0 } else { 1 };
-            let period = self.watch.periods_reached[side];
+            let period = self.watch.periods_reached[flagged];
             let required = self
                 .time_control
                 .as_ref()
                 .and_then(|tc| tc.moves_required_by(period));
             if !final_flag && required.is_some_and(|r| done >= r) {
-                self.watch.periods_reached[side] += 1;
+                self.watch.periods_reached[flagged] += 1;
                 let verdict = FlagVerdict::new(
                     self.edition.time_control_check,
                     FlagDecision::PeriodReached { flagged },
@@ -259,7 +258,10 @@ impl Session {
             };
             let later_period = self.time_control.as_ref().is_some_and(|tc| {
                 tc.moves_required_by(
-                    self.watch.periods_reached[0].min(self.watch.periods_reached[1]),
+                    self.watch
+                        .periods_reached
+                        .white
+                        .min(self.watch.periods_reached.black),
                 )
                 .is_some()
             });

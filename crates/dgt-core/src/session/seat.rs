@@ -62,7 +62,7 @@ impl Seat {
             reading: m.drop_ranks,
             partner_label: m.boards[if first { 1 } else { 0 }].clone(),
             partner: PartnerView::default(),
-            taken_applied: [[0; 6]; 2],
+            taken_applied: Pieces::default(),
             taken_due_since: None,
             pending: None,
             illegal_drop_at: None,
@@ -102,9 +102,8 @@ impl Seat {
         let mut taken = Vec::new();
         for color in Color::ALL {
             for role in Role::ALL {
-                let (c, r) = (bughouse::ci(color), bughouse::ri(role));
-                while self.taken_applied[c][r] < self.partner.taken[c][r] {
-                    let piece = Piece { color, role };
+                let piece = Piece { color, role };
+                while self.taken_applied[piece] < self.partner.taken[piece] {
                     let pos = g.current();
                     let Some(sq) = (pos.board().by_piece(piece) & !shown.occupied())
                         .into_iter()
@@ -118,7 +117,7 @@ impl Seat {
                     }) else {
                         break;
                     };
-                    self.taken_applied[c][r] += 1;
+                    self.taken_applied[piece] += 1;
                     if let Some(last) = g.positions.last_mut() {
                         *last = edited;
                     }
@@ -707,8 +706,7 @@ impl Session {
         let mover = before.turn();
         let available = bughouse::reserve(&seat.partner, g, ply - 1, mover, true);
         let pressed = bughouse::reserve(&seat.partner, g, ply - 1, mover, false);
-        let r = bughouse::ri(role);
-        let early = pressed[r] == 0 && available[r] > 0;
+        let early = *pressed.get(role) == 0 && *available.get(role) > 0;
         let faults =
             bughouse::judge_drop(before, role, to, seat.regulation, seat.reading, &available);
         if faults.is_empty() {
@@ -838,8 +836,8 @@ impl Session {
         let mut owed = Vec::new();
         for color in Color::ALL {
             for role in Role::ALL {
-                let (c, r) = (bughouse::ci(color), bughouse::ri(role));
-                for _ in seat.taken_applied[c][r]..seat.partner.taken[c][r] {
+                let piece = Piece { color, role };
+                for _ in seat.taken_applied[piece]..seat.partner.taken[piece] {
                     owed.push(format!(
                         "{} {}",
                         if color.is_white() { "white" } else { "black" },

@@ -32,6 +32,7 @@ use crate::input::{ClockSide, InputKind, Link, Operation, SetupOp, Supervision};
 use crate::reconstruct::{self, Game, Interpretation, fen};
 use crate::time_control::TimeControl;
 
+mod bughouse_drops;
 mod bughouse_end;
 mod clock_checks;
 mod flags;

@@ -42,6 +42,7 @@ mod offences;
 mod phase;
 mod presses;
 mod reader;
+mod reader_state;
 mod record;
 mod referee;
 mod seat;
@@ -50,7 +51,7 @@ mod start;
 mod timers;
 
 use phase::Phase;
-use shown::ShownHistory;
+use reader_state::ReaderState;
 use timers::{Timer, Timers};
 
 /// A press waiting for its verdict ([`Timer::PressVerdict`]): the display pressed, and
@@ -212,18 +213,11 @@ pub struct Session {
     link: LinkState,
     was_disconnected: bool,
 
-    /// The latest placement since the last commit that legal moves explain, and when.
-    last_ahead: Option<(u64, Vec<Move>)>,
-    /// A placement moves explained (`last_ahead`) that the opponent then began to answer,
-    /// the mover's pieces still where those moves left them: its last move is complete.
-    /// Kept with the game's ply count it starts from.
-    answered: Option<(usize, Vec<Move>)>,
+    /// What the move reader remembers between readings (`reader_state.rs`).
+    reader: ReaderState,
     /// Both displays gained time between two readings with the lever where it was: two
     /// presses (a move and its reply) came between the clock's reports.
     two_presses_unseen: bool,
-    /// Recent placements that legal moves explained: the first of two moves seen together is
-    /// believed only if the board once showed it by itself.
-    seen: ShownHistory,
     /// Every waiting period's deadline: the settle, a press's verdict, a press awaited, an
     /// illegal placement persisting, corrections becoming final, the board's log awaited.
     timers: Timers,
@@ -233,9 +227,6 @@ pub struct Session {
     press_reading: Option<ClockTimes>,
     /// When the last press was seen.
     press_seen_at: u64,
-    /// The board was not watched for a while (a dump changed it, or the link came back):
-    /// the next decision may find several moves.
-    after_gap: bool,
     /// Where the board's log (protocol §3.6) was last read; `None` until a board sends one.
     ee_mark: Option<eeprom::Mark>,
     flag_counts: crate::config::FlagCounts,
@@ -306,10 +297,8 @@ impl Session {
             port: None,
             link: LinkState::Connected,
             was_disconnected: false,
-            last_ahead: None,
-            answered: None,
+            reader: ReaderState::default(),
             two_presses_unseen: false,
-            seen: ShownHistory::default(),
             timers: Timers::default(),
             press_look: None,
             press_reading: None,
@@ -318,7 +307,6 @@ impl Session {
             guideline_iii: config.guideline_iii,
             wrong_setup: None,
             any_press_at: 0,
-            after_gap: false,
             ee_mark: None,
             handling: HandlingLog::default(),
             same_since: 0,

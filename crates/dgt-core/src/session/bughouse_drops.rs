@@ -32,7 +32,7 @@ impl Session {
             return;
         };
         let made_drop = matches!(made, Move::Put { .. }).then(|| made.to());
-        let shown_drop = self.seen.newest_first().find_map(|s| {
+        let shown_drop = self.reader.seen.newest_first().find_map(|s| {
             if s.ply != ply {
                 return None;
             }
@@ -218,7 +218,7 @@ impl Session {
             "Nothing to do: the game goes on. Whether the pawn still passes to the opponent (3.2) the regulation does not say; the reserve count includes it.".into(),
         );
         out.push((t, EventBody::Alert(a)));
-        self.last_ahead = None;
+        self.reader.last_ahead = None;
         self.timers.clear(Timer::PressWait);
         self.displaced = 0;
         self.same_since = t;

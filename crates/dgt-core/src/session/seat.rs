@@ -231,7 +231,7 @@ impl Session {
         let mut v = PartnerView::of(self.game.as_ref());
         // Moves the board shows now but whose press has not come: only while the board
         // still shows them (a capture put back releases nothing).
-        if let (Some(g), Some((_, path))) = (&self.game, &self.last_ahead)
+        if let (Some(g), Some((_, path))) = (&self.game, &self.reader.last_ahead)
             && !g.is_over()
         {
             let mut after = g.current().clone();

@@ -118,36 +118,22 @@ struct GameWatch {
     illegal_alerted: bool,
     /// Offences per counter and player; see [`Offence`].
     offences: [ByColor<u32>; 3],
-    /// Periods of a multi-period control each player has completed (flags seen in time).
-    periods_reached: ByColor<usize>,
-    /// A flag that fell without ending the game (reduced supervision: only on a claim, or
-    /// for the arbiter to call), and whose it was.
-    flag_pending: Option<Color>,
-    /// A flag that has fallen on the display but counts only once called (`when_called`,
-    /// 6.8): who flagged, when, and the id of the alert that reported it.
-    uncalled_flag: Option<UncalledFlag>,
+    /// The flags seen in this game.
+    flags: FlagWatch,
     /// Recent two-handed-move alerts the arbiter may confirm: (alert id, mover, ply).
     suspicions: Vec<(u64, Color, u32)>,
     /// Pieces gone from the board since an `illegal_position` that only showed pieces
     /// missing (knocked off, L17 T43): play is followed as if they stood on their squares
     /// until they are back or the position is reinstated.
     ghosts: Vec<(shakmaty::Square, shakmaty::Piece)>,
-    /// Presses in a row per player that added less than half the increment due, and
-    /// whether the clock setting was already reported for this game.
-    short_increments: ByColor<u32>,
-    clock_setting_reported: bool,
+    /// What the clock readings were checked for, and what was told once per game.
+    clock_hints: ClockHints,
     /// A press was seen in this game: the starting times are no longer on the clock.
     pressed_in_game: bool,
-    /// Players already told of a quickplay-finish claim in this game.
-    quickplay_told: ByColor<bool>,
-    /// The period per player for which 8.4 was last reported, plus one (0 = never).
-    recording_told: ByColor<usize>,
     /// The ply at which the "castling illegal" hint was given (once per position).
     castling_hint_at: Option<usize>,
     /// The arbiter was told that play went on after the game's end by rule.
     told_play_after_end: bool,
-    /// The flag that ended the game (who, when), until the other flag is reported too.
-    game_ending_flag: Option<(Color, u64)>,
     /// A formally illegal move completed by a press and not (yet) corrected: the placement it
     /// left and who made it. If the opponent moves from there, tracking continues from it.
     stood: Option<(shakmaty::Board, Color)>,
@@ -169,14 +155,43 @@ struct GameWatch {
     lost_track: bool,
 }
 
-impl GameWatch {
+/// The flags of one game (`flags.rs`): periods completed, a flag waiting to count, the flag
+/// that ended the game.
+#[derive(Debug, Default)]
+struct FlagWatch {
+    /// Periods of a multi-period control each player has completed (flags seen in time).
+    periods_reached: ByColor<usize>,
+    /// A flag that fell without ending the game (reduced supervision: only on a claim, or
+    /// for the arbiter to call), and whose it was.
+    pending: Option<Color>,
+    /// A flag that has fallen on the display but counts only once called (`when_called`,
+    /// 6.8): who flagged, when, and the id of the alert that reported it.
+    uncalled: Option<UncalledFlag>,
+    /// The flag that ended the game (who, when), until the other flag is reported too.
+    game_ending: Option<(Color, u64)>,
+}
+
+impl FlagWatch {
     /// The flag down but not yet counted (uncalled, or pending a claim), taken off the watch.
-    fn take_waiting_flag(&mut self) -> Option<Color> {
-        self.uncalled_flag
+    fn take_waiting(&mut self) -> Option<Color> {
+        self.uncalled
             .take()
             .map(|f| f.flagged)
-            .or(self.flag_pending.take())
+            .or(self.pending.take())
     }
+}
+
+/// The clock checks of one game (`clock_checks.rs`) and what they told once.
+#[derive(Debug, Default)]
+struct ClockHints {
+    /// Presses in a row per player that added less than half the increment due, and
+    /// whether the clock setting was already reported for this game.
+    short_increments: ByColor<u32>,
+    setting_reported: bool,
+    /// Players already told of a quickplay-finish claim in this game.
+    quickplay_told: ByColor<bool>,
+    /// The period per player for which 8.4 was last reported, plus one (0 = never).
+    recording_told: ByColor<usize>,
 }
 
 pub struct Session {
@@ -547,7 +562,8 @@ impl Session {
             Operation::Ack(id) => {
                 if self
                     .watch
-                    .uncalled_flag
+                    .flags
+                    .uncalled
                     .as_ref()
                     .is_some_and(|f| f.alert == Some(*id))
                 {
@@ -617,7 +633,7 @@ impl Session {
         }
         if a.kind == AlertKind::FlagFall
             && a.severity == Severity::Intervene
-            && let Some(f) = &mut self.watch.uncalled_flag
+            && let Some(f) = &mut self.watch.flags.uncalled
             && f.alert.is_none()
         {
             f.alert = Some(a.id);
@@ -747,4 +763,27 @@ use crate::verdict::hmmss;
 /// A time as m:ss.
 fn mmss(ms: u64) -> String {
     format!("{}:{:02}", ms / 60_000, (ms / 1000) % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn taking_the_waiting_flag_prefers_the_uncalled_one_and_clears_both() {
+        let mut flags = FlagWatch {
+            pending: Some(Color::Black),
+            uncalled: Some(UncalledFlag {
+                flagged: Color::White,
+                t_ms: 10,
+                alert: None,
+            }),
+            ..FlagWatch::default()
+        };
+        assert_eq!(flags.take_waiting(), Some(Color::White));
+        assert_eq!(flags.take_waiting(), None, "the pending flag went with it");
+        flags.pending = Some(Color::Black);
+        assert_eq!(flags.take_waiting(), Some(Color::Black));
+        assert_eq!(flags.take_waiting(), None);
+    }
 }

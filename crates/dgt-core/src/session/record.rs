@@ -90,7 +90,7 @@ impl Session {
             a.fen = Some(fen(g.current()));
             a.game = Some(g.id.clone());
             a.prescription = Some(format!("Stop the clock; the result is {}.", end.result));
-            if let Some(f) = &self.watch.uncalled_flag {
+            if let Some(f) = &self.watch.flags.uncalled {
                 // L17 T18: the flag had not been called, so it had not fallen (6.8).
                 a.message.push_str(&format!(
                     " {}'s flag was down on the clock {} earlier but had not been called: it does not count ({}).",

@@ -21,7 +21,10 @@ pub enum ServerConfigError {
         source: std::net::AddrParseError,
     },
     #[error("sections {name:?}: {detail}")]
-    BadSection { name: String, detail: String },
+    BadSection {
+        name: String,
+        detail: crate::settings::BadTableRange,
+    },
 }
 
 /// The server's settings from the daemon's.

@@ -4,8 +4,9 @@
 
 use dgt_emulator::{BoardSpec, TimeControl};
 
-use crate::edge::emulated::{GameSeries, SeriesBoard};
-use crate::edge::pty_board::{self, BoardClock, BoardModel, PtyBoard, SharedBoard};
+use super::BenchError;
+use crate::simulated::emulated::{GameSeries, SeriesBoard};
+use crate::simulated::pty_board::{self, BoardClock, BoardModel, PtyBoard, SharedBoard};
 
 /// The first board's serial number; board `i` reports `FIRST_SERIAL + i` (5 digits, at most
 /// 16383: the bus address holds 14 bits).
@@ -74,7 +75,7 @@ fn series(index: usize, seed: u64) -> GameSeries {
 
 impl Boards {
     /// Plugs in `n` boards, each on its own pty. Must run inside a tokio runtime.
-    pub fn plug_in(n: usize, seed: u64) -> Result<Boards, String> {
+    pub fn plug_in(n: usize, seed: u64) -> Result<Boards, BenchError> {
         let mut boards = Vec::with_capacity(n);
         let mut ptys = Vec::with_capacity(n);
         for i in 0..n {
@@ -83,7 +84,7 @@ impl Boards {
                 writes: Vec::new(),
             });
             let pty = PtyBoard::plug_in(board.clone(), BoardClock::start(), None)
-                .map_err(|e| format!("cannot open a pseudo-terminal for board {i}: {e}"))?;
+                .map_err(|source| BenchError::Pty { board: i, source })?;
             boards.push(board);
             ptys.push(pty);
         }

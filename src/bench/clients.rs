@@ -11,6 +11,7 @@ use serde::Deserialize;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use super::BenchError;
 use super::boards::unix_us;
 
 /// What one client saw: per node, the arrival time (Unix µs) of each seq (0: not received).
@@ -71,21 +72,28 @@ pub type NodeIndex = Arc<HashMap<String, usize>>;
 
 /// The running clients.
 pub struct Clients {
-    tasks: Vec<JoinHandle<Result<Received, String>>>,
+    tasks: Vec<JoinHandle<Result<Received, BenchError>>>,
     stop: watch::Sender<bool>,
     seen: Vec<Arc<Mutex<Received>>>,
 }
 
 impl Clients {
     /// Connects `n` clients to `addr`'s `/ws`; returns once all are connected.
-    pub async fn connect(addr: SocketAddr, n: usize, nodes: NodeIndex) -> Result<Clients, String> {
+    pub async fn connect(
+        addr: SocketAddr,
+        n: usize,
+        nodes: NodeIndex,
+    ) -> Result<Clients, BenchError> {
         let (stop, stopped) = watch::channel(false);
         let mut tasks = Vec::new();
         let mut seen = Vec::new();
         for _ in 0..n {
             let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws?since=0"))
                 .await
-                .map_err(|e| format!("WebSocket client on {addr}: {e}"))?;
+                .map_err(|e| BenchError::WebSocketConnect {
+                    addr,
+                    source: Box::new(e),
+                })?;
             let received = Arc::new(Mutex::new(Received::default()));
             seen.push(received.clone());
             let nodes = nodes.clone();
@@ -98,7 +106,7 @@ impl Clients {
                         frame = stream.next() => {
                             let at = unix_us();
                             let Some(frame) = frame else { break };
-                            let frame = frame.map_err(|e| format!("WebSocket: {e}"))?;
+                            let frame = frame.map_err(|e| BenchError::WebSocket(Box::new(e)))?;
                             let Ok(text) = frame.to_text() else { continue };
                             let mut r = received.lock().unwrap_or_else(|e| e.into_inner());
                             note(&mut r, text, &nodes, at);
@@ -120,11 +128,11 @@ impl Clients {
     }
 
     /// Disconnects them and hands back what each received.
-    pub async fn finish(self) -> Result<Vec<Received>, String> {
+    pub async fn finish(self) -> Result<Vec<Received>, BenchError> {
         let _ = self.stop.send(true);
         let mut out = Vec::new();
         for t in self.tasks {
-            out.push(t.await.map_err(|e| format!("client task: {e}"))??);
+            out.push(t.await.map_err(BenchError::ClientTask)??);
         }
         Ok(out)
     }

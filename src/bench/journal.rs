@@ -6,6 +6,8 @@ use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags};
 
+use super::BenchError;
+
 /// One journaled event and its cause.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Journaled {
@@ -21,16 +23,19 @@ pub struct Journaled {
 }
 
 /// Every event of the journal at `path` up to seq `last`.
-pub fn events(path: &Path, last: u64) -> Result<Vec<Journaled>, String> {
-    let db = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .map_err(|e| format!("journal {}: {e}", path.display()))?;
+pub fn events(path: &Path, last: u64) -> Result<Vec<Journaled>, BenchError> {
+    let fail = |source| BenchError::Journal {
+        path: path.to_path_buf(),
+        source,
+    };
+    let db = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(fail)?;
     let mut query = db
         .prepare(
             "SELECT e.seq, e.t_ms, e.board, \
              coalesce(s.kind = 'rx' AND s.t_ms = e.t_ms AND s.board = e.board, 0) \
              FROM events e JOIN steps s ON s.id = e.step WHERE e.seq <= ?1 ORDER BY e.seq",
         )
-        .map_err(|e| format!("journal {}: {e}", path.display()))?;
+        .map_err(fail)?;
     let rows = query
         .query_map([last as i64], |row| {
             Ok(Journaled {
@@ -40,9 +45,8 @@ pub fn events(path: &Path, last: u64) -> Result<Vec<Journaled>, String> {
                 from_board: row.get::<_, i64>(3)? != 0,
             })
         })
-        .map_err(|e| format!("journal {}: {e}", path.display()))?;
-    rows.collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("journal {}: {e}", path.display()))
+        .map_err(fail)?;
+    rows.collect::<Result<Vec<_>, _>>().map_err(fail)
 }
 
 /// The journal's size on disk (the database and its write-ahead log), in bytes.
@@ -57,21 +61,24 @@ pub fn size(path: &Path) -> u64 {
 }
 
 /// The core times of the journal's first and last steps (ms).
-pub fn time_span(path: &Path) -> Result<(u64, u64), String> {
-    let db = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .map_err(|e| format!("journal {}: {e}", path.display()))?;
+pub fn time_span(path: &Path) -> Result<(u64, u64), BenchError> {
+    let fail = |source| BenchError::Journal {
+        path: path.to_path_buf(),
+        source,
+    };
+    let db = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(fail)?;
     db.query_row("SELECT min(t_ms), max(t_ms) FROM steps", [], |row| {
         Ok((
             row.get::<_, Option<i64>>(0)?.unwrap_or(0) as u64,
             row.get::<_, Option<i64>>(1)?.unwrap_or(0) as u64,
         ))
     })
-    .map_err(|e| format!("journal {}: {e}", path.display()))
+    .map_err(fail)
 }
 
 /// The size of a journal with nothing in it (its schema), made under `dir`.
-pub fn empty_size(dir: &Path) -> Result<u64, String> {
+pub fn empty_size(dir: &Path) -> Result<u64, BenchError> {
     let path = dir.join("empty.sqlite");
-    drop(dgt_journal::Journal::open(&path).map_err(|e| format!("empty journal: {e}"))?);
+    drop(dgt_journal::Journal::open(&path).map_err(BenchError::EmptyJournal)?);
     Ok(size(&path))
 }

@@ -24,6 +24,7 @@
 
 pub mod boards;
 pub mod clients;
+mod error;
 pub mod journal;
 pub mod procs;
 
@@ -37,6 +38,7 @@ use serde::Serialize;
 
 use boards::{Boards, MAX_BOARDS, WriteLog, unix_us};
 use clients::{Clients, Received};
+pub use error::BenchError;
 use procs::Process;
 
 /// What to run.
@@ -120,13 +122,16 @@ fn node_config(ports: &[String], nats: Option<u16>, name: &str) -> String {
     text
 }
 
-fn write(path: &Path, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+fn write(path: &Path, text: &str) -> Result<(), BenchError> {
+    std::fs::write(path, text).map_err(|source| BenchError::File {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
-fn path_str(p: &Path) -> Result<&str, String> {
+fn path_str(p: &Path) -> Result<&str, BenchError> {
     p.to_str()
-        .ok_or_else(|| format!("{} is not UTF-8", p.display()))
+        .ok_or_else(|| BenchError::PathNotUtf8(p.to_path_buf()))
 }
 
 fn start_node(
@@ -135,7 +140,7 @@ fn start_node(
     name: &str,
     ports: &[String],
     nats: Option<u16>,
-) -> Result<Node, String> {
+) -> Result<Node, BenchError> {
     let config = dir.join(format!("{name}.toml"));
     write(&config, &node_config(ports, nats, name))?;
     let journal = dir.join(format!("{name}.sqlite"));
@@ -163,50 +168,58 @@ fn start_node(
 }
 
 /// Waits until the node sees all its boards; notes its clock's epoch.
-fn wait_connected(node: &mut Node, within: Duration) -> Result<(), String> {
+fn wait_connected(node: &mut Node, within: Duration) -> Result<(), BenchError> {
     let end = Instant::now() + within;
     loop {
         let h = procs::health(node.addr)?;
         let connected = h["boards_connected"].as_u64().unwrap_or(0) as usize;
         if connected >= node.boards {
-            node.epoch_ms = h["daemon"]["clock_epoch_unix_ms"]
-                .as_u64()
-                .ok_or_else(|| format!("{}: /health has no clock_epoch_unix_ms", node.name))?;
+            node.epoch_ms = h["daemon"]["clock_epoch_unix_ms"].as_u64().ok_or_else(|| {
+                BenchError::HealthField {
+                    node: node.name.clone(),
+                    field: "clock_epoch_unix_ms",
+                }
+            })?;
             return Ok(());
         }
         if Instant::now() > end {
-            return Err(format!(
-                "{}: only {connected} of {} boards connected after {within:?}",
-                node.name, node.boards
-            ));
+            return Err(BenchError::NotConnected {
+                node: node.name.clone(),
+                connected,
+                boards: node.boards,
+                within,
+            });
         }
         std::thread::sleep(Duration::from_millis(200));
     }
 }
 
-fn committed_seq(node: &Node) -> Result<u64, String> {
+fn committed_seq(node: &Node) -> Result<u64, BenchError> {
     let h = procs::health(node.addr)?;
     h["daemon"]["journal"]["committed_seq"]
         .as_u64()
-        .ok_or_else(|| format!("{}: /health has no committed_seq", node.name))
+        .ok_or_else(|| BenchError::HealthField {
+            node: node.name.clone(),
+            field: "committed_seq",
+        })
 }
 
 /// Runs the bench; progress on stderr.
-pub async fn run(o: BenchOptions) -> Result<BenchReport, String> {
+pub async fn run(o: BenchOptions) -> Result<BenchReport, BenchError> {
     if o.boards == 0 || o.boards > MAX_BOARDS {
-        return Err(format!("--boards must be 1 to {MAX_BOARDS}"));
+        return Err(BenchError::BoardCount);
     }
     if o.seconds == 0 {
-        return Err("--seconds must be at least 1".into());
+        return Err(BenchError::NoSeconds);
     }
     if o.nodes > o.boards {
-        return Err("--nodes cannot exceed --boards (each node needs a board)".into());
+        return Err(BenchError::MoreNodesThanBoards);
     }
     if o.clients == 0 {
-        return Err("--clients must be at least 1 (they measure latency and loss)".into());
+        return Err(BenchError::NoClients);
     }
-    let dir = tempfile::tempdir().map_err(|e| format!("temporary directory: {e}"))?;
-    let exe = std::env::current_exe().map_err(|e| format!("this program's path: {e}"))?;
+    let dir = tempfile::tempdir().map_err(BenchError::TempDir)?;
+    let exe = std::env::current_exe().map_err(BenchError::OwnPath)?;
     let boards = Boards::plug_in(o.boards, o.seed)?;
     let paths = boards.paths();
     eprintln!("bench: {} boards on pseudo-terminals", o.boards);

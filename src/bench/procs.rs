@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::BenchError;
+
 /// A child process whose stderr goes to a log file.
 pub struct Process {
     pub child: Child,
@@ -15,8 +17,16 @@ pub struct Process {
 }
 
 impl Process {
-    pub fn spawn(what: &str, program: &Path, args: &[&str], log: PathBuf) -> Result<Self, String> {
-        let file = std::fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
+    pub fn spawn(
+        what: &str,
+        program: &Path,
+        args: &[&str],
+        log: PathBuf,
+    ) -> Result<Self, BenchError> {
+        let file = std::fs::File::create(&log).map_err(|source| BenchError::File {
+            path: log.clone(),
+            source,
+        })?;
         let child = Command::new(program)
             .args(args)
             .env("NO_COLOR", "1")
@@ -25,7 +35,11 @@ impl Process {
             .stdout(Stdio::null())
             .stderr(file)
             .spawn()
-            .map_err(|e| format!("cannot start {what} ({}): {e}", program.display()))?;
+            .map_err(|source| BenchError::Start {
+                what: what.to_string(),
+                program: program.to_path_buf(),
+                source,
+            })?;
         Ok(Process {
             child,
             log,
@@ -38,7 +52,7 @@ impl Process {
     }
 
     /// Waits for the "dashboard at http://ADDR/" line on stderr.
-    pub fn dashboard_addr(&mut self, within: Duration) -> Result<SocketAddr, String> {
+    pub fn dashboard_addr(&mut self, within: Duration) -> Result<SocketAddr, BenchError> {
         let end = Instant::now() + within;
         loop {
             let text = std::fs::read_to_string(&self.log).unwrap_or_default();
@@ -50,20 +64,24 @@ impl Process {
                 }
             }
             if let Ok(Some(status)) = self.child.try_wait() {
-                return Err(format!(
-                    "{} exited ({status}) before serving; its log:\n{text}",
-                    self.what
-                ));
+                return Err(BenchError::ExitedBeforeServing {
+                    what: self.what.clone(),
+                    status,
+                    log: text,
+                });
             }
             if Instant::now() > end {
-                return Err(format!("{} did not serve within {within:?}", self.what));
+                return Err(BenchError::NotServing {
+                    what: self.what.clone(),
+                    within,
+                });
             }
             std::thread::sleep(Duration::from_millis(50));
         }
     }
 
     /// SIGTERM (a clean stop: the journal is flushed), then waits; SIGKILL after `within`.
-    pub fn stop(&mut self, within: Duration) -> Result<(), String> {
+    pub fn stop(&mut self, within: Duration) -> Result<(), BenchError> {
         let _ = Command::new("kill")
             .args(["-TERM", &self.pid().to_string()])
             .status();
@@ -71,14 +89,27 @@ impl Process {
         loop {
             match self.child.try_wait() {
                 Ok(Some(status)) if status.success() => return Ok(()),
-                Ok(Some(status)) => return Err(format!("{} stopped with {status}", self.what)),
+                Ok(Some(status)) => {
+                    return Err(BenchError::StoppedWith {
+                        what: self.what.clone(),
+                        status,
+                    });
+                }
                 Ok(None) if Instant::now() > end => {
                     let _ = self.child.kill();
                     let _ = self.child.wait();
-                    return Err(format!("{} did not stop within {within:?}", self.what));
+                    return Err(BenchError::NotStopped {
+                        what: self.what.clone(),
+                        within,
+                    });
                 }
                 Ok(None) => std::thread::sleep(Duration::from_millis(50)),
-                Err(e) => return Err(format!("{}: {e}", self.what)),
+                Err(source) => {
+                    return Err(BenchError::Wait {
+                        what: self.what.clone(),
+                        source,
+                    });
+                }
             }
         }
     }
@@ -95,28 +126,28 @@ impl Drop for Process {
 
 /// A free loopback port (bound and released: another process could take it meanwhile,
 /// which nobody does on a test machine in the milliseconds in between).
-pub fn free_port() -> Result<u16, String> {
+pub fn free_port() -> Result<u16, BenchError> {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
-        .map_err(|e| format!("no free loopback port: {e}"))
+        .map_err(BenchError::NoFreePort)
 }
 
 /// `nats-server` on PATH, or where Debian installs it.
-pub fn nats_server() -> Result<PathBuf, String> {
+pub fn nats_server() -> Result<PathBuf, BenchError> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .chain(["/usr/sbin".into(), "/usr/bin".into()])
         .map(|d| d.join("nats-server"))
         .find(|p| p.is_file())
-        .ok_or_else(|| "nats-server is not installed (apt-get install nats-server)".to_string())
+        .ok_or(BenchError::NoNatsServer)
 }
 
 /// Starts `nats-server` with JetStream on a free loopback port, its store under `dir`.
-pub fn start_broker(dir: &Path) -> Result<(Process, u16), String> {
+pub fn start_broker(dir: &Path) -> Result<(Process, u16), BenchError> {
     let port = free_port()?;
     let store = dir.join("jetstream");
-    let store = store.to_str().ok_or("temporary path is not UTF-8")?;
+    let store = store.to_str().ok_or(BenchError::TempPathNotUtf8)?;
     let broker = Process::spawn(
         "nats-server",
         &nats_server()?,
@@ -135,7 +166,7 @@ pub fn start_broker(dir: &Path) -> Result<(Process, u16), String> {
     let end = Instant::now() + Duration::from_secs(20);
     while TcpStream::connect(addr).is_err() {
         if Instant::now() > end {
-            return Err(format!("nats-server did not listen on {addr}"));
+            return Err(BenchError::BrokerNotListening(addr));
         }
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -174,27 +205,34 @@ pub fn rss_mib(pid: u32) -> Option<f64> {
 }
 
 /// `GET path` on loopback (HTTP/1.0, the body as text).
-pub fn http_get(addr: SocketAddr, path: &str) -> Result<String, String> {
+pub fn http_get(addr: SocketAddr, path: &str) -> Result<String, BenchError> {
     use std::io::{Read, Write};
     let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5))
-        .map_err(|e| format!("{addr}: {e}"))?;
+        .map_err(|source| BenchError::Connect { addr, source })?;
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
-        .map_err(|e| e.to_string())?;
-    write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").map_err(|e| e.to_string())?;
+        .map_err(BenchError::Request)?;
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").map_err(BenchError::Request)?;
     let mut text = String::new();
     stream
         .read_to_string(&mut text)
-        .map_err(|e| format!("{addr}{path}: {e}"))?;
+        .map_err(|source| BenchError::Response {
+            addr,
+            path: path.to_string(),
+            source,
+        })?;
     text.split_once("\r\n\r\n")
         .map(|(_, body)| body.to_string())
-        .ok_or_else(|| format!("{addr}{path}: no HTTP body"))
+        .ok_or_else(|| BenchError::NoBody {
+            addr,
+            path: path.to_string(),
+        })
 }
 
 /// `/health` as JSON.
-pub fn health(addr: SocketAddr) -> Result<serde_json::Value, String> {
+pub fn health(addr: SocketAddr) -> Result<serde_json::Value, BenchError> {
     let body = http_get(addr, "/health")?;
-    serde_json::from_str(&body).map_err(|e| format!("{addr}/health: {e}"))
+    serde_json::from_str(&body).map_err(|source| BenchError::Health { addr, source })
 }
 
 #[cfg(test)]

@@ -7,13 +7,10 @@
 //! * [`clock`] is the daemon's clock, shared by both.
 //!
 //! The simulated boards (emulated, scripted, on pseudo-terminals) are not an edge: they are
-//! [`crate::simulated`]. Their old paths here are kept as aliases while other work still
-//! names them so.
+//! [`crate::simulated`].
 
 pub mod clock;
 pub mod daemon;
 pub mod metrics;
 pub mod serial;
 pub mod systemd;
-
-pub use crate::simulated::{bus_line_board, emulated, pty_board, scripted_board};

@@ -51,7 +51,7 @@ pub fn check(s: &Settings) -> Vec<Problem> {
             Err(e) => c.add(
                 format!("sections[{i}].tables"),
                 format!("{:?}", section.tables),
-                e,
+                e.to_string(),
                 "list table numbers (1 and up) or ranges such as \"41-80\"",
             ),
             Ok(tables) => {

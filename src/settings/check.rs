@@ -812,17 +812,37 @@ fn parent_of(path: &Path) -> &Path {
     }
 }
 
+/// Why a folder cannot take the daemon's files (its path shown absolute).
+#[derive(Debug, thiserror::Error)]
+enum FolderProblem {
+    #[error("the folder {} does not exist", .0.display())]
+    Missing(PathBuf),
+    #[error("{} is not a folder", .0.display())]
+    NotAFolder(PathBuf),
+    #[error("cannot write in {}: {source}", .dir.display())]
+    NotWritable {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    /// The folder is missing and its parent cannot take it.
+    #[error("{} does not exist and {parent}", .dir.display())]
+    CannotCreate {
+        dir: PathBuf,
+        parent: Box<FolderProblem>,
+    },
+}
+
 /// A folder exists and a file can be created in it (by creating and removing one).
 /// Relative paths are taken from the working directory, as the daemon takes them (the unit
 /// sets it to the state directory), and shown absolute.
-fn writable_dir(dir: &Path) -> Result<(), String> {
+fn writable_dir(dir: &Path) -> Result<(), FolderProblem> {
     let shown = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
     let dir = shown.as_path();
     if !dir.exists() {
-        return Err(format!("the folder {} does not exist", dir.display()));
+        return Err(FolderProblem::Missing(shown));
     }
     if !dir.is_dir() {
-        return Err(format!("{} is not a folder", dir.display()));
+        return Err(FolderProblem::NotAFolder(shown));
     }
     static PROBES: AtomicU64 = AtomicU64::new(0);
     let probe: PathBuf = dir.join(format!(
@@ -840,18 +860,18 @@ fn writable_dir(dir: &Path) -> Result<(), String> {
             Ok(())
         }
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(format!("cannot write in {}: {e}", dir.display())),
+        Err(source) => Err(FolderProblem::NotWritable { dir: shown, source }),
     }
 }
 
 /// A folder that is writable, or can be created in a writable parent.
-fn creatable_dir(dir: &Path) -> Result<(), String> {
+fn creatable_dir(dir: &Path) -> Result<(), FolderProblem> {
     if dir.exists() {
         return writable_dir(dir);
     }
-    writable_dir(parent_of(dir)).map_err(|why| {
-        let shown = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-        format!("{} does not exist and {why}", shown.display())
+    writable_dir(parent_of(dir)).map_err(|why| FolderProblem::CannotCreate {
+        dir: std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()),
+        parent: Box::new(why),
     })
 }
 
@@ -871,6 +891,29 @@ mod tests {
             p.to_string(),
             "serial.labels.\"13116\" = \"table-1\": label used twice (also for \"13117\"); \
              fix: give each board its own label, or remove one"
+        );
+    }
+
+    #[test]
+    fn a_folder_problem_says_which_folder_and_why() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("a-file");
+        std::fs::write(&file, "").unwrap();
+        let missing = tmp.path().join("gone");
+        let deeper = missing.join("deeper");
+        assert!(writable_dir(tmp.path()).is_ok());
+        assert!(creatable_dir(&missing).is_ok());
+        assert_eq!(
+            writable_dir(&file).unwrap_err().to_string(),
+            format!("{} is not a folder", file.display())
+        );
+        assert_eq!(
+            creatable_dir(&deeper).unwrap_err().to_string(),
+            format!(
+                "{} does not exist and the folder {} does not exist",
+                deeper.display(),
+                missing.display()
+            )
         );
     }
 

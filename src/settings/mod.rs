@@ -184,9 +184,14 @@ pub enum TableSpan {
     Range(String),
 }
 
+/// A section's table range that is not one ("41-80": from 1, at most 10,000 tables).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a range of tables like \"41-80\"")]
+pub struct BadTableRange(pub String);
+
 impl SectionSettings {
     /// The tables listed, ranges expanded; the first bad range as an error.
-    pub fn table_numbers(&self) -> Result<Vec<u32>, String> {
+    pub fn table_numbers(&self) -> Result<Vec<u32>, BadTableRange> {
         let mut out = Vec::new();
         for span in &self.tables {
             match span {
@@ -197,7 +202,7 @@ impl SectionSettings {
                     });
                     match parsed {
                         Some((a, b)) if a >= 1 && a <= b && b - a < 10_000 => out.extend(a..=b),
-                        _ => return Err(format!("{r:?} is not a range of tables like \"41-80\"")),
+                        _ => return Err(BadTableRange(r.clone())),
                     }
                 }
             }

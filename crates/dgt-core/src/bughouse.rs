@@ -13,7 +13,9 @@
 //! [`PartnerView`] to the other.
 
 use serde::{Deserialize, Serialize};
-use shakmaty::{Bitboard, Chess, Color, Move, Piece, Position, Role, Square, attacks};
+use shakmaty::{
+    Bitboard, ByColor, ByRole, Chess, Color, Move, Piece, Position, Role, Square, attacks,
+};
 
 use crate::reconstruct::Game;
 
@@ -174,18 +176,11 @@ impl DropFault {
     }
 }
 
-/// Counts per colour and role ([white, black][pawn … king]).
-pub type Pieces = [[u8; 6]; 2];
+/// Counts of pieces per role: a reserve, what may be dropped (2.2).
+pub type Reserve = ByRole<u8>;
 
-/// The index of a colour in [`Pieces`].
-pub fn ci(c: Color) -> usize {
-    if c.is_white() { 0 } else { 1 }
-}
-
-/// The index of a role in [`Pieces`] (pawn 0 … king 5).
-pub fn ri(r: Role) -> usize {
-    r as usize - 1
-}
+/// Counts of pieces per colour and role.
+pub type Pieces = ByColor<Reserve>;
 
 /// What one board tells its partner board.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -218,21 +213,21 @@ impl PartnerView {
         for (k, played) in g.moves.iter().enumerate() {
             let mover = g.positions[k].turn();
             if let Some(role) = played.mv.capture() {
-                v.released[ci(!mover)][ri(role)] += 1;
+                *v.released[!mover].get_mut(role) += 1;
             }
             if let Some(role) = played.mv.promotion() {
-                v.taken[ci(mover)][ri(role)] += 1;
-                v.released[ci(mover)][ri(Role::Pawn)] += 1;
+                *v.taken[mover].get_mut(role) += 1;
+                v.released[mover].pawn += 1;
             } else if forfeited_promotion(&played.mv) {
                 // 3.1: no piece to take, the pawn is lost; whether it still goes to the
                 // opponent (3.2) is not said — counted, as the reserve is an upper bound.
-                v.released[ci(mover)][ri(Role::Pawn)] += 1;
+                v.released[mover].pawn += 1;
             }
         }
         let board = g.current().board();
         for color in Color::ALL {
             for role in Role::ALL {
-                v.pieces[ci(color)][ri(role)] =
+                *v.pieces[color].get_mut(role) =
                     (board.by_color(color) & board.by_role(role)).count() as u8;
             }
         }
@@ -245,7 +240,7 @@ impl PartnerView {
         for m in shown {
             let mover = pos.turn();
             if let Some(role) = m.capture() {
-                self.released_unpressed[ci(!mover)][ri(role)] += 1;
+                *self.released_unpressed[!mover].get_mut(role) += 1;
             }
             pos.play_unchecked(*m);
         }
@@ -254,10 +249,10 @@ impl PartnerView {
 
     /// What may come from this board to the player of `color` on the partner board: the
     /// completed moves' pieces and, with `unpressed`, those of a capture not yet pressed.
-    pub fn released_to(&self, color: Color, unpressed: bool) -> [u8; 6] {
-        let mut r = self.released[ci(color)];
+    pub fn released_to(&self, color: Color, unpressed: bool) -> Reserve {
+        let mut r = self.released[color];
         if unpressed {
-            for (n, extra) in r.iter_mut().zip(self.released_unpressed[ci(color)]) {
+            for (n, extra) in r.iter_mut().zip(self.released_unpressed[color]) {
                 *n += extra;
             }
         }
@@ -276,17 +271,17 @@ pub fn forfeited_promotion(m: &Move) -> bool {
 pub fn has_piece_to_take(pieces: &Pieces, color: Color) -> bool {
     [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
         .iter()
-        .any(|r| pieces[ci(color)][ri(*r)] > 0)
+        .any(|r| *pieces[color].get(*r) > 0)
 }
 
 /// The pieces of `color` dropped in `game` (its first `plies` plies).
-fn dropped(game: &Game, plies: usize, color: Color) -> [u8; 6] {
-    let mut n = [0u8; 6];
+fn dropped(game: &Game, plies: usize, color: Color) -> Reserve {
+    let mut n = Reserve::default();
     for (k, played) in game.moves.iter().take(plies).enumerate() {
         if let Move::Put { role, .. } = played.mv
             && game.positions[k].turn() == color
         {
-            n[ri(role)] += 1;
+            *n.get_mut(role) += 1;
         }
     }
     n
@@ -300,7 +295,7 @@ pub fn reserve(
     plies: usize,
     color: Color,
     unpressed: bool,
-) -> [u8; 6] {
+) -> Reserve {
     let used = dropped(game, plies, color);
     let mut r = partner.released_to(color, unpressed);
     for (have, gone) in r.iter_mut().zip(used) {
@@ -310,7 +305,7 @@ pub fn reserve(
 }
 
 /// The reserve as FEN letters, queens first ("QNNP"; lower case for Black).
-pub fn reserve_letters(r: &[u8; 6], color: Color) -> String {
+pub fn reserve_letters(r: &Reserve, color: Color) -> String {
     [
         Role::Queen,
         Role::Rook,
@@ -319,16 +314,16 @@ pub fn reserve_letters(r: &[u8; 6], color: Color) -> String {
         Role::Pawn,
     ]
     .iter()
-    .flat_map(|role| std::iter::repeat_n(role.of(color).char(), usize::from(r[ri(*role)])))
+    .flat_map(|role| std::iter::repeat_n(role.of(color).char(), usize::from(*r.get(*role))))
     .collect()
 }
 
 /// The reserve in words ("2 knights, 1 pawn"), for the evidence.
-pub fn reserve_words(r: &[u8; 6]) -> String {
+pub fn reserve_words(r: &Reserve) -> String {
     let parts: Vec<String> = Role::ALL
         .iter()
-        .filter(|role| r[ri(**role)] > 0)
-        .map(|role| format!("{} {}", r[ri(*role)], crate::reconstruct::role_name(*role)))
+        .filter(|role| *r.get(**role) > 0)
+        .map(|role| format!("{} {}", r.get(*role), crate::reconstruct::role_name(*role)))
         .collect();
     if parts.is_empty() {
         "nothing".into()
@@ -353,11 +348,11 @@ pub fn judge_drop(
     to: Square,
     reg: Regulation,
     reading: RankReading,
-    available: &[u8; 6],
+    available: &Reserve,
 ) -> Vec<DropFault> {
     let me = before.turn();
     let mut faults = Vec::new();
-    if available[ri(role)] == 0 {
+    if *available.get(role) == 0 {
         faults.push(DropFault::NotAvailable);
     }
     if before.board().piece_at(to).is_some() {
@@ -416,7 +411,7 @@ pub fn has_legal_drop(
     pos: &Chess,
     reg: Regulation,
     reading: RankReading,
-    available: &[u8; 6],
+    available: &Reserve,
 ) -> bool {
     let empty = !pos.board().occupied();
     let targets = if pos.is_check() {
@@ -426,7 +421,7 @@ pub fn has_legal_drop(
     };
     Role::ALL
         .iter()
-        .filter(|r| available[ri(**r)] > 0)
+        .filter(|r| *available.get(**r) > 0)
         .any(|role| {
             targets
                 .into_iter()
@@ -450,7 +445,7 @@ pub fn standing(
     pos: &Chess,
     reg: Regulation,
     reading: RankReading,
-    available: &[u8; 6],
+    available: &Reserve,
 ) -> Standing {
     if !crate::reconstruct::legal_moves(pos).is_empty() {
         return Standing::Play;
@@ -505,10 +500,24 @@ mod tests {
     }
 
     const P2: &str = "rnbqkbnr/pppp1ppp/8/4p3/4P3/2N5/PPPP1PPP/R1BQKBNR b KQkq - 1 2";
-    const KNIGHT: [u8; 6] = [0, 1, 0, 0, 0, 0];
-    const PAWN: [u8; 6] = [1, 0, 0, 0, 0, 0];
+    const KNIGHT: Reserve = ByRole {
+        pawn: 0,
+        knight: 1,
+        bishop: 0,
+        rook: 0,
+        queen: 0,
+        king: 0,
+    };
+    const PAWN: Reserve = ByRole {
+        pawn: 1,
+        knight: 0,
+        bishop: 0,
+        rook: 0,
+        queen: 0,
+        king: 0,
+    };
 
-    fn faults(fen: &str, role: Role, sq: Square, reg: Regulation, r: &[u8; 6]) -> Vec<DropFault> {
+    fn faults(fen: &str, role: Role, sq: Square, reg: Regulation, r: &Reserve) -> Vec<DropFault> {
         judge_drop(&pos(fen), role, sq, reg, RankReading::Relative, r)
     }
 
@@ -566,7 +575,7 @@ mod tests {
     #[test]
     fn mate_and_stalemate_with_drops() {
         let dj = Regulation::DjcStein;
-        let none = [0u8; 6];
+        let none = Reserve::default();
         // B09: a back-rank mate; a knight in reserve blocks on f8 (a black piece on Black's
         // own first rank is allowed).
         let mate = "4R2k/6pp/8/8/8/8/8/6K1 b - - 0 1";
@@ -659,8 +668,18 @@ mod tests {
 
     #[test]
     fn reserves_as_letters() {
-        assert_eq!(reserve_letters(&[1, 2, 0, 0, 1, 0], Color::White), "QNNP");
-        assert_eq!(reserve_letters(&[0, 0, 1, 0, 0, 0], Color::Black), "b");
+        let white = ByRole {
+            pawn: 1,
+            knight: 2,
+            queen: 1,
+            ..Reserve::default()
+        };
+        let black = ByRole {
+            bishop: 1,
+            ..Reserve::default()
+        };
+        assert_eq!(reserve_letters(&white, Color::White), "QNNP");
+        assert_eq!(reserve_letters(&black, Color::Black), "b");
     }
 
     #[test]

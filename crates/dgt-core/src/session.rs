@@ -13,7 +13,7 @@
 //! board's seat is in `seat`, its game's end in `bughouse_end`.
 
 use dgt_protocol::{BoardMessage, ClockMessage, ClockTimes, Decoded, Decoder, LineMode};
-use shakmaty::{CastlingMode, Chess, Color, Move, Position};
+use shakmaty::{ByColor, CastlingMode, Chess, Color, Move, Position};
 
 use crate::arbiter::{self, Laws};
 use crate::board::{self, PhysicalBoard};
@@ -32,6 +32,7 @@ use crate::input::{ClockSide, InputKind, Link, Operation, SetupOp, Supervision};
 use crate::reconstruct::{self, Game, Interpretation, fen};
 use crate::time_control::TimeControl;
 
+mod bughouse_drops;
 mod bughouse_end;
 mod clock_checks;
 mod flags;
@@ -41,6 +42,7 @@ mod offences;
 mod phase;
 mod presses;
 mod reader;
+mod reader_state;
 mod record;
 mod referee;
 mod seat;
@@ -49,7 +51,7 @@ mod start;
 mod timers;
 
 use phase::Phase;
-use shown::ShownHistory;
+use reader_state::ReaderState;
 use timers::{Timer, Timers};
 
 /// A press waiting for its verdict ([`Timer::PressVerdict`]): the display pressed, and
@@ -114,38 +116,24 @@ const EQUIPMENT_COALESCE_MS: u64 = 30 * 60_000;
 #[derive(Debug, Default)]
 struct GameWatch {
     illegal_alerted: bool,
-    /// Offences per counter and player ([class][white, black]); see [`Offence`].
-    offences: [[u32; 2]; 3],
-    /// Periods of a multi-period control each player has completed (flags seen in time).
-    periods_reached: [usize; 2],
-    /// A flag that fell without ending the game (reduced supervision: only on a claim, or
-    /// for the arbiter to call), and whose it was.
-    flag_pending: Option<Color>,
-    /// A flag that has fallen on the display but counts only once called (`when_called`,
-    /// 6.8): who flagged, when, and the id of the alert that reported it.
-    uncalled_flag: Option<UncalledFlag>,
+    /// Offences per counter and player; see [`Offence`].
+    offences: [ByColor<u32>; 3],
+    /// The flags seen in this game.
+    flags: FlagWatch,
     /// Recent two-handed-move alerts the arbiter may confirm: (alert id, mover, ply).
     suspicions: Vec<(u64, Color, u32)>,
     /// Pieces gone from the board since an `illegal_position` that only showed pieces
     /// missing (knocked off, L17 T43): play is followed as if they stood on their squares
     /// until they are back or the position is reinstated.
     ghosts: Vec<(shakmaty::Square, shakmaty::Piece)>,
-    /// Presses in a row per player ([white, black]) that added less than half the increment
-    /// due, and whether the clock setting was already reported for this game.
-    short_increments: [u32; 2],
-    clock_setting_reported: bool,
+    /// What the clock readings were checked for, and what was told once per game.
+    clock_hints: ClockHints,
     /// A press was seen in this game: the starting times are no longer on the clock.
     pressed_in_game: bool,
-    /// Players already told of a quickplay-finish claim in this game ([white, black]).
-    quickplay_told: [bool; 2],
-    /// The period ([white, black]) for which 8.4 was last reported, plus one (0 = never).
-    recording_told: [usize; 2],
     /// The ply at which the "castling illegal" hint was given (once per position).
     castling_hint_at: Option<usize>,
     /// The arbiter was told that play went on after the game's end by rule.
     told_play_after_end: bool,
-    /// The flag that ended the game (who, when), until the other flag is reported too.
-    game_ending_flag: Option<(Color, u64)>,
     /// A formally illegal move completed by a press and not (yet) corrected: the placement it
     /// left and who made it. If the opponent moves from there, tracking continues from it.
     stood: Option<(shakmaty::Board, Color)>,
@@ -167,14 +155,43 @@ struct GameWatch {
     lost_track: bool,
 }
 
-impl GameWatch {
+/// The flags of one game (`flags.rs`): periods completed, a flag waiting to count, the flag
+/// that ended the game.
+#[derive(Debug, Default)]
+struct FlagWatch {
+    /// Periods of a multi-period control each player has completed (flags seen in time).
+    periods_reached: ByColor<usize>,
+    /// A flag that fell without ending the game (reduced supervision: only on a claim, or
+    /// for the arbiter to call), and whose it was.
+    pending: Option<Color>,
+    /// A flag that has fallen on the display but counts only once called (`when_called`,
+    /// 6.8): who flagged, when, and the id of the alert that reported it.
+    uncalled: Option<UncalledFlag>,
+    /// The flag that ended the game (who, when), until the other flag is reported too.
+    game_ending: Option<(Color, u64)>,
+}
+
+impl FlagWatch {
     /// The flag down but not yet counted (uncalled, or pending a claim), taken off the watch.
-    fn take_waiting_flag(&mut self) -> Option<Color> {
-        self.uncalled_flag
+    fn take_waiting(&mut self) -> Option<Color> {
+        self.uncalled
             .take()
             .map(|f| f.flagged)
-            .or(self.flag_pending.take())
+            .or(self.pending.take())
     }
+}
+
+/// The clock checks of one game (`clock_checks.rs`) and what they told once.
+#[derive(Debug, Default)]
+struct ClockHints {
+    /// Presses in a row per player that added less than half the increment due, and
+    /// whether the clock setting was already reported for this game.
+    short_increments: ByColor<u32>,
+    setting_reported: bool,
+    /// Players already told of a quickplay-finish claim in this game.
+    quickplay_told: ByColor<bool>,
+    /// The period per player for which 8.4 was last reported, plus one (0 = never).
+    recording_told: ByColor<usize>,
 }
 
 pub struct Session {
@@ -211,18 +228,11 @@ pub struct Session {
     link: LinkState,
     was_disconnected: bool,
 
-    /// The latest placement since the last commit that legal moves explain, and when.
-    last_ahead: Option<(u64, Vec<Move>)>,
-    /// A placement moves explained (`last_ahead`) that the opponent then began to answer,
-    /// the mover's pieces still where those moves left them: its last move is complete.
-    /// Kept with the game's ply count it starts from.
-    answered: Option<(usize, Vec<Move>)>,
+    /// What the move reader remembers between readings (`reader_state.rs`).
+    reader: ReaderState,
     /// Both displays gained time between two readings with the lever where it was: two
     /// presses (a move and its reply) came between the clock's reports.
     two_presses_unseen: bool,
-    /// Recent placements that legal moves explained: the first of two moves seen together is
-    /// believed only if the board once showed it by itself.
-    seen: ShownHistory,
     /// Every waiting period's deadline: the settle, a press's verdict, a press awaited, an
     /// illegal placement persisting, corrections becoming final, the board's log awaited.
     timers: Timers,
@@ -232,9 +242,6 @@ pub struct Session {
     press_reading: Option<ClockTimes>,
     /// When the last press was seen.
     press_seen_at: u64,
-    /// The board was not watched for a while (a dump changed it, or the link came back):
-    /// the next decision may find several moves.
-    after_gap: bool,
     /// Where the board's log (protocol §3.6) was last read; `None` until a board sends one.
     ee_mark: Option<eeprom::Mark>,
     flag_counts: crate::config::FlagCounts,
@@ -305,10 +312,8 @@ impl Session {
             port: None,
             link: LinkState::Connected,
             was_disconnected: false,
-            last_ahead: None,
-            answered: None,
+            reader: ReaderState::default(),
             two_presses_unseen: false,
-            seen: ShownHistory::default(),
             timers: Timers::default(),
             press_look: None,
             press_reading: None,
@@ -317,7 +322,6 @@ impl Session {
             guideline_iii: config.guideline_iii,
             wrong_setup: None,
             any_press_at: 0,
-            after_gap: false,
             ee_mark: None,
             handling: HandlingLog::default(),
             same_since: 0,
@@ -558,7 +562,8 @@ impl Session {
             Operation::Ack(id) => {
                 if self
                     .watch
-                    .uncalled_flag
+                    .flags
+                    .uncalled
                     .as_ref()
                     .is_some_and(|f| f.alert == Some(*id))
                 {
@@ -628,7 +633,7 @@ impl Session {
         }
         if a.kind == AlertKind::FlagFall
             && a.severity == Severity::Intervene
-            && let Some(f) = &mut self.watch.uncalled_flag
+            && let Some(f) = &mut self.watch.flags.uncalled
             && f.alert.is_none()
         {
             f.alert = Some(a.id);
@@ -758,4 +763,27 @@ use crate::verdict::hmmss;
 /// A time as m:ss.
 fn mmss(ms: u64) -> String {
     format!("{}:{:02}", ms / 60_000, (ms / 1000) % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn taking_the_waiting_flag_prefers_the_uncalled_one_and_clears_both() {
+        let mut flags = FlagWatch {
+            pending: Some(Color::Black),
+            uncalled: Some(UncalledFlag {
+                flagged: Color::White,
+                t_ms: 10,
+                alert: None,
+            }),
+            ..FlagWatch::default()
+        };
+        assert_eq!(flags.take_waiting(), Some(Color::White));
+        assert_eq!(flags.take_waiting(), None, "the pending flag went with it");
+        flags.pending = Some(Color::Black);
+        assert_eq!(flags.take_waiting(), Some(Color::Black));
+        assert_eq!(flags.take_waiting(), None);
+    }
 }

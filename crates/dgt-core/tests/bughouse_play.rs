@@ -8,22 +8,18 @@
 mod common;
 
 use common::*;
-use dgt_core::bughouse::{BughouseMatch, RankReading, Regulation, judge_drop};
+use dgt_core::bughouse::{BughouseMatch, Pieces, RankReading, Regulation, judge_drop};
 use dgt_core::{AlertKind, Core, CoreConfig, Event, EventBody, Input};
 use proptest::prelude::*;
-use shakmaty::{Chess, Color, FromSetup, Move, Position, Role, Square};
+use shakmaty::{Chess, FromSetup, Move, Position, Role, Square};
 
 /// One board of the match as the generator plays it.
 struct Side {
     board: Board,
     pos: Chess,
-    /// What each colour on this board may drop ([white, black][pawn … queen]).
-    reserve: [[u8; 6]; 2],
+    /// What each colour on this board may drop.
+    reserve: Pieces,
     played: Vec<String>,
-}
-
-fn ci(c: Color) -> usize {
-    usize::from(c.is_black())
 }
 
 /// Plays `m` on the builder the way a player's hand does it: a capture with the captured
@@ -112,7 +108,7 @@ fn check(steps: &[(bool, usize, u8)]) -> Result<(), String> {
             Side {
                 board: b,
                 pos: Chess::default(),
-                reserve: [[0; 6]; 2],
+                reserve: Pieces::default(),
                 played: Vec::new(),
             }
         })
@@ -123,7 +119,7 @@ fn check(steps: &[(bool, usize, u8)]) -> Result<(), String> {
         let s = &mut sides[i];
         let me = s.pos.turn();
         // Drops the regulation allows from what this player may hold.
-        let reserve = s.reserve[ci(me)];
+        let reserve = s.reserve[me];
         let mut drops = Vec::new();
         for role in [
             Role::Pawn,
@@ -195,7 +191,7 @@ fn check(steps: &[(bool, usize, u8)]) -> Result<(), String> {
         s.played
             .push(m.to_uci(shakmaty::CastlingMode::Standard).to_string());
         if let Move::Put { role, .. } = m {
-            s.reserve[ci(me)][role as usize - 1] -= 1;
+            *s.reserve[me].get_mut(role) -= 1;
         }
         let captured = m.capture();
         s.pos.play_unchecked(m);
@@ -203,11 +199,11 @@ fn check(steps: &[(bool, usize, u8)]) -> Result<(), String> {
         // player of that colour (partners play opposite colours); a promoted pawn goes to
         // the opponent, who may pass it on (3.2).
         if let Some(role) = captured {
-            sides[1 - i].reserve[ci(!me)][role as usize - 1] += 1;
+            *sides[1 - i].reserve[!me].get_mut(role) += 1;
         }
         if let (Some(sq), Some(at)) = (taken_from, lifted_at) {
             let o = &mut sides[1 - i];
-            o.reserve[ci(me)][0] += 1;
+            o.reserve[me].pawn += 1;
             o.board.t = at;
             o.board.lift(&sq.to_string());
             o.pos = without(&o.pos, sq)?;

@@ -18,20 +18,23 @@ impl Session {
             return;
         }
         let (w, b) = self.clock.white_black_ms();
-        for (side, ms) in [(0usize, w), (1, b)] {
+        for (who, ms) in [(Color::White, w), (Color::Black, b)] {
             let Some(ms) = ms else { continue };
-            let period = self.watch.periods_reached[side].min(tc.periods.len().saturating_sub(1));
+            let period =
+                self.watch.flags.periods_reached[who].min(tc.periods.len().saturating_sub(1));
             let big_increment = matches!(
                 tc.periods.get(period).map(|p| p.bonus),
                 Some(Bonus::Increment(inc)) if inc >= 30_000
             );
-            if ms == 0 || ms >= 300_000 || big_increment || self.watch.recording_told[side] > period
+            if ms == 0
+                || ms >= 300_000
+                || big_increment
+                || self.watch.clock_hints.recording_told[who] > period
             {
                 continue;
             }
-            self.watch.recording_told[side] = period + 1;
+            self.watch.clock_hints.recording_told[who] = period + 1;
             let (exempt, keep) = self.edition.recording_exempt;
-            let who = Color::from_white(side == 0);
             let name = arbiter::side_name(who);
             let mut a = self.alert(
                 AlertKind::RecordingNotRequired,
@@ -71,11 +74,10 @@ impl Session {
             return;
         }
         let on_move = g.current().turn();
-        let side = usize::from(!on_move.is_white());
-        let period = self.watch.periods_reached[side];
+        let period = self.watch.flags.periods_reached[on_move];
         let last_period = tc.moves_required_by(period).is_none();
         let no_increment = tc.periods.iter().all(|p| p.bonus == Bonus::None);
-        if self.watch.quickplay_told[side] || !last_period || !no_increment {
+        if self.watch.clock_hints.quickplay_told[on_move] || !last_period || !no_increment {
             return;
         }
         let (w, b) = self.clock.white_black_ms();
@@ -85,7 +87,7 @@ impl Session {
         if ms == 0 || ms >= 120_000 {
             return;
         }
-        self.watch.quickplay_told[side] = true;
+        self.watch.clock_hints.quickplay_told[on_move] = true;
         let name = arbiter::side_name(on_move);
         let mut a = self.alert(
             AlertKind::QuickplayClaimPossible,
@@ -112,7 +114,7 @@ impl Session {
     /// first period's time (or it plus the first increment), and the running one no more.
     pub(super) fn check_start_times(&mut self, t: u64, times: &ClockTimes, out: &mut Emitted) {
         const TOLERANCE_MS: u64 = 2_000;
-        if self.watch.clock_setting_reported {
+        if self.watch.clock_hints.setting_reported {
             return;
         }
         let (Some(g), Some(tc)) = (&self.game, &self.time_control) else {
@@ -148,7 +150,7 @@ impl Session {
         if !wrong {
             return;
         }
-        self.watch.clock_setting_reported = true;
+        self.watch.clock_hints.setting_reported = true;
         let (w, b) = self.clock.white_black_of(times);
         let show = |ms: Option<u64>| ms.map(hmmss).unwrap_or_else(|| "?".into());
         let mut a = self.alert(
@@ -196,14 +198,14 @@ impl Session {
     ) {
         use crate::time_control::Bonus;
         const PRESSES: u32 = 3;
-        if self.watch.clock_setting_reported {
+        if self.watch.clock_hints.setting_reported {
             return;
         }
         let (Some(white), Some(tc)) = (self.clock.white_side(), &self.time_control) else {
             return;
         };
-        let side = usize::from(display != white);
-        let period = self.watch.periods_reached[side].min(tc.periods.len().saturating_sub(1));
+        let who = Color::from_white(display == white);
+        let period = self.watch.flags.periods_reached[who].min(tc.periods.len().saturating_sub(1));
         // What the press must give back: a Fischer increment always; a Bronstein delay the
         // time used, up to the delay (KNSB-15: 30 s, delay 10 s, a move in 12 s → 28 s).
         let (inc, what) = match tc.periods.get(period).map(|p| p.bonus) {
@@ -220,15 +222,14 @@ impl Session {
         let ms = |t: &ClockTimes| crate::clock::display_ms(t, display);
         let gained = ms(now) as i64 - ms(before) as i64;
         if gained + 1_500 >= inc as i64 {
-            self.watch.short_increments[side] = 0;
+            self.watch.clock_hints.short_increments[who] = 0;
             return;
         }
-        self.watch.short_increments[side] += 1;
-        if self.watch.short_increments[side] < PRESSES {
+        self.watch.clock_hints.short_increments[who] += 1;
+        if self.watch.clock_hints.short_increments[who] < PRESSES {
             return;
         }
-        self.watch.clock_setting_reported = true;
-        let who = Color::from_white(side == 0);
+        self.watch.clock_hints.setting_reported = true;
         let mut a = self.alert(
             AlertKind::ClockSettingMismatch,
             Severity::Review,

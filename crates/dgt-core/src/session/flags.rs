@@ -24,7 +24,7 @@ impl Session {
         // readings). One flag while the other was already down and the game went on: known.
         let new_both = both && displays.len() == 2;
         if both
-            && (new_both || self.watch.flag_pending.is_some())
+            && (new_both || self.watch.flags.pending.is_some())
             && self.on_both_flags(t, new_both, out)
         {
             return;
@@ -55,14 +55,13 @@ impl Session {
                 .count() as u32;
             // 6.4 (2005 6.3): at the flag of period k, the moves of periods 0..=k must be
             // completed.
-            let side = if flagged.is_white() { 0 } else { 1 };
-            let period = self.watch.periods_reached[side];
+            let period = self.watch.flags.periods_reached[flagged];
             let required = self
                 .time_control
                 .as_ref()
                 .and_then(|tc| tc.moves_required_by(period));
             if !final_flag && required.is_some_and(|r| done >= r) {
-                self.watch.periods_reached[side] += 1;
+                self.watch.flags.periods_reached[flagged] += 1;
                 let verdict = FlagVerdict::new(
                     self.edition.time_control_check,
                     FlagDecision::PeriodReached { flagged },
@@ -142,7 +141,7 @@ impl Session {
             a.flag_verdict = Some(Box::new(verdict));
             out.push((t, EventBody::Alert(a)));
             if called_later {
-                self.watch.uncalled_flag = Some(UncalledFlag {
+                self.watch.flags.uncalled = Some(UncalledFlag {
                     flagged,
                     t_ms: t,
                     alert: None,
@@ -150,7 +149,7 @@ impl Session {
                 continue;
             }
             if severity != Severity::Intervene {
-                self.watch.flag_pending = Some(flagged);
+                self.watch.flags.pending = Some(flagged);
                 continue;
             }
             if let (Some(g), Some(result)) = (&mut self.game, result) {
@@ -164,7 +163,7 @@ impl Session {
                     },
                 ));
                 if !both {
-                    self.watch.game_ending_flag = Some((flagged, t));
+                    self.watch.flags.game_ending = Some((flagged, t));
                 }
             }
             if both {
@@ -176,7 +175,7 @@ impl Session {
     /// The other flag falls after a flag ended the game: the order is known and reported
     /// for the record (L17 T46 (c), L05 T22 (c)); the result does not change.
     pub(super) fn second_flag_after_end(&mut self, t: u64, out: &mut Emitted) {
-        let Some((first, at)) = self.watch.game_ending_flag else {
+        let Some((first, at)) = self.watch.flags.game_ending else {
             return;
         };
         let both = self
@@ -186,7 +185,7 @@ impl Session {
         if !both {
             return;
         }
-        self.watch.game_ending_flag = None;
+        self.watch.flags.game_ending = None;
         let mut a = self.alert(
             AlertKind::BothFlagsFallen,
             Severity::Info,
@@ -259,7 +258,11 @@ impl Session {
             };
             let later_period = self.time_control.as_ref().is_some_and(|tc| {
                 tc.moves_required_by(
-                    self.watch.periods_reached[0].min(self.watch.periods_reached[1]),
+                    self.watch
+                        .flags
+                        .periods_reached
+                        .white
+                        .min(self.watch.flags.periods_reached.black),
                 )
                 .is_some()
             });
@@ -289,7 +292,7 @@ impl Session {
             }
             return true;
         }
-        let Some(first) = self.watch.flag_pending else {
+        let Some(first) = self.watch.flags.pending else {
             return false;
         };
         let mut a = self.alert(
@@ -312,7 +315,7 @@ impl Session {
         if self.game.as_ref().is_none_or(|g| g.is_over()) {
             return;
         }
-        if self.watch.uncalled_flag.is_some() || self.watch.flag_pending.is_some() {
+        if self.watch.flags.uncalled.is_some() || self.watch.flags.pending.is_some() {
             let (article, must_stop) = self.edition.reduced_flag_claim;
             let how = if self.reduced() && must_stop && self.clock.running().is_some() {
                 format!(
@@ -343,7 +346,7 @@ impl Session {
     /// too — the claim is invalid (A4.3 / A.4.3 / A.5.3). FIDE's 2017 interpretation (#6)
     /// lets the flag that fell first decide, which the arbiter rules on: no result here.
     pub(super) fn claim_with_own_flag_down(&mut self, t: u64, article: &str, out: &mut Emitted) {
-        let Some(flagged) = self.watch.take_waiting_flag() else {
+        let Some(flagged) = self.watch.flags.take_waiting() else {
             return;
         };
         let claimant = !flagged;
@@ -372,7 +375,7 @@ impl Session {
     }
 
     pub(super) fn flag_called(&mut self, t: u64, how: &str, out: &mut Emitted) {
-        let Some(flagged) = self.watch.take_waiting_flag() else {
+        let Some(flagged) = self.watch.flags.take_waiting() else {
             return;
         };
         let Some(g) = &self.game else { return };

@@ -88,7 +88,7 @@ impl Session {
                 let was_known = self.board.is_known();
                 if self.board.apply_dump(&codes) {
                     // A dump that changes the board means changes were missed.
-                    self.after_gap = was_known;
+                    self.reader.after_gap = was_known;
                     if was_known {
                         for (i, code) in before.iter().enumerate() {
                             self.record_handling(t, i, *code);
@@ -203,7 +203,7 @@ impl Session {
         // The board went on while the log was sent (~8 s at 9600 baud): what it reports next
         // may hold several moves, as after any gap.
         if self.phase().is_playing() {
-            self.after_gap = true;
+            self.reader.after_gap = true;
         }
         self.ee_mark = Some(eeprom::Mark {
             squares: *self.board.codes(),
@@ -230,7 +230,7 @@ impl Session {
         match link {
             Link::Connected { port } | Link::BusConnected { port, .. } => {
                 self.port = port.clone();
-                self.after_gap = true;
+                self.reader.after_gap = true;
                 self.link = LinkState::Connected;
                 // A bus line's bytes are bus frames (protocol §3.7).
                 self.bus = match link {

@@ -539,9 +539,8 @@ impl Session {
 
     pub(super) fn count_offence(&mut self, side: Color, offence: Offence) -> u32 {
         let class = self.offence_class(offence);
-        let i = if side.is_white() { 0 } else { 1 };
-        self.watch.offences[class][i] += 1;
-        self.watch.offences[class][i]
+        self.watch.offences[class][side] += 1;
+        self.watch.offences[class][side]
     }
 
     /// Whether the game is rapid or blitz (its time control, within the configured bounds).
@@ -623,8 +622,7 @@ impl Session {
         remedy: &str,
     ) -> OffenceVerdict {
         let class = self.offence_class(offence);
-        let i = if side.is_white() { 0 } else { 1 };
-        let n = self.watch.offences[class][i] + 1;
+        let n = self.watch.offences[class][side] + 1;
         let penalty_article = match offence {
             Offence::PressWithoutMove => self
                 .edition
@@ -684,7 +682,7 @@ impl Session {
         };
         let message = if counted {
             let class = self.offence_class(Offence::TwoHands);
-            let n = self.watch.offences[class][usize::from(!mover.is_white())];
+            let n = self.watch.offences[class][mover];
             format!(
                 "The arbiter confirmed that {name} made the move at ply {ply} with two hands; offence number {n} for {name}."
             )

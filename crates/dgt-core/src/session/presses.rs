@@ -67,7 +67,7 @@ impl Session {
         // that stops by itself at a final flag does so in the flag's own reading.
         if obs.stopped
             && obs.new_flags.is_empty()
-            && (self.watch.uncalled_flag.is_some() || self.watch.flag_pending.is_some())
+            && (self.watch.flags.uncalled.is_some() || self.watch.flags.pending.is_some())
             && self.phase().is_playing()
         {
             let article = if self.reduced() {

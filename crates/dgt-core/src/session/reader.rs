@@ -90,7 +90,7 @@ impl Session {
             other => other,
         };
         if !matches!(interp, Interpretation::Unexplained) {
-            self.after_gap = false;
+            self.reader.after_gap = false;
         }
         Some(match self.prefer_shown(interp) {
             Interpretation::Same => Reading::Same,
@@ -122,7 +122,7 @@ impl Session {
         let interp = self.prefer_shown(interp);
         // At ply 0 with nothing moved, a press only starts White's clock. (Judged here, not
         // when the press is seen: White's first move may be on the board, not yet reported.)
-        if g.plies() == 0 && self.last_ahead.is_none() && interp == Interpretation::Same {
+        if g.plies() == 0 && self.reader.last_ahead.is_none() && interp == Interpretation::Same {
             return Some((mover, PressReading::ClockStarted));
         }
         let presser = self.presser(display);
@@ -184,6 +184,7 @@ impl Session {
             // The board moved on: the move the press completed is the last one the board
             // showed.
             _ if self
+                .reader
                 .last_ahead
                 .as_ref()
                 .is_some_and(|(_, p)| self.believable(p)) =>
@@ -292,8 +293,7 @@ impl Session {
         {
             let ply = self.game.as_ref().map_or(0, |g| g.plies()) + path.len();
             let board = self.seen_board();
-            self.seen.record(ply, board);
-            self.last_ahead = Some((t, path));
+            self.reader.note_ahead(t, ply, board, path);
         }
     }
 
@@ -302,14 +302,14 @@ impl Session {
     /// last placement moves explained, a move or two at a time, as long as it was watched.
     pub(super) fn chained(&self) -> Option<Vec<Move>> {
         let g = self.game.as_ref()?;
-        let (_, prev) = self.last_ahead.as_ref()?;
+        let (_, prev) = self.reader.last_ahead.as_ref()?;
         self.extended_to_board(g, prev)
     }
 
     /// `prev` (moves from the current position) followed by the moves that lead on from
     /// there to what the board shows, within the depth allowed while it is watched.
     pub(super) fn extended_to_board(&self, g: &Game, prev: &[Move]) -> Option<Vec<Move>> {
-        if self.after_gap || prev.len() + 1 > DEPTH_AFTER_GAP {
+        if self.reader.after_gap || prev.len() + 1 > DEPTH_AFTER_GAP {
             return None;
         }
         let mut pos = g.current().clone();
@@ -330,7 +330,7 @@ impl Session {
     /// square stays there; a slide does not wait for the opponent's hand).
     pub(super) fn note_answered(&mut self) {
         let Some(g) = self.game.as_ref() else { return };
-        let Some((_, path)) = self.last_ahead.as_ref() else {
+        let Some((_, path)) = self.reader.last_ahead.as_ref() else {
             return;
         };
         let mut pos = g.current().clone();
@@ -345,7 +345,7 @@ impl Session {
                 pos.board().color_at(sq) != Some(!answerer) && shown.color_at(sq) != Some(!answerer)
             });
         if only_answerer {
-            self.answered = Some((g.plies(), path.clone()));
+            self.reader.answered = Some((g.plies(), path.clone()));
         }
     }
 
@@ -353,7 +353,7 @@ impl Session {
     /// moves, then the reply and what followed it.
     pub(super) fn continued_after_answer(&self) -> Option<Vec<Move>> {
         let g = self.game.as_ref()?;
-        let (plies, prev) = self.answered.as_ref()?;
+        let (plies, prev) = self.reader.answered.as_ref()?;
         if *plies != g.plies() {
             return None;
         }
@@ -397,7 +397,7 @@ impl Session {
     /// How recently (a larger number is more recent) the board showed `board` as the
     /// position after `ply` plies.
     pub(super) fn shown_as(&self, ply: usize, board: &shakmaty::Board) -> Option<usize> {
-        self.seen.when(ply, board)
+        self.reader.shown_as(ply, board)
     }
 
     /// Whether the board is the current position after a move it showed, with one piece of
@@ -458,11 +458,7 @@ impl Session {
     }
 
     pub(super) fn decision_depth(&self) -> usize {
-        if self.after_gap {
-            DEPTH_AFTER_GAP
-        } else {
-            DEPTH_WATCHED
-        }
+        self.reader.decision_depth()
     }
 
     pub(super) fn interpret(&self, depth: usize) -> Option<Interpretation> {
@@ -558,7 +554,7 @@ impl Session {
     /// Two moves at once are believed only if the first was seen on the board by itself:
     /// "Qxg3, queen lifted by the recapturing hand" also reads as "Qxf4 gxf4".
     pub(super) fn believable(&self, path: &[Move]) -> bool {
-        path.len() == 1 || self.after_gap || self.was_shown(&path[0])
+        path.len() == 1 || self.reader.after_gap || self.was_shown(&path[0])
     }
 
     /// How many moves of `path`, from its start, the board showed one by one: the placement
@@ -570,7 +566,7 @@ impl Session {
     /// nothing was shown in between, and the whole path stands.
     pub(super) fn shown_prefix(&self, path: &[Move]) -> usize {
         let Some(g) = &self.game else { return 0 };
-        if self.after_gap {
+        if self.reader.after_gap {
             return path.len();
         }
         let mut pos = g.current().clone();

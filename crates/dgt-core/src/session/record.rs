@@ -54,15 +54,8 @@ impl Session {
             // behind, protocol §4.1): the move stays correctable for a moment.
             self.timers.set(Timer::Correction, t + PRESS_CORRECTION_MS);
         }
-        // The board showed the placement after `last_ahead` (protocol §3.3: it tells only
-        // which piece stands where): when the moves committed are its first ones, the rest
-        // (the reply already on the board) is still what the board showed last, for the
-        // reply's own press to complete even if the board is mid-slide by then (§4.1).
-        self.last_ahead = self.last_ahead.take().and_then(|(at, p)| {
-            (p.len() > path.len() && p.starts_with(path)).then(|| (at, p[path.len()..].to_vec()))
-        });
-        // The game moved on: an answered placement read from the old position is gone.
-        self.answered = None;
+        // What the board showed ahead of the game moves on with it (`ReaderState::committed`).
+        self.reader.committed(path);
         self.timers.clear(Timer::PressWait);
         self.displaced = 0;
         self.two_presses_unseen = false;
@@ -97,7 +90,7 @@ impl Session {
             a.fen = Some(fen(g.current()));
             a.game = Some(g.id.clone());
             a.prescription = Some(format!("Stop the clock; the result is {}.", end.result));
-            if let Some(f) = &self.watch.uncalled_flag {
+            if let Some(f) = &self.watch.flags.uncalled {
                 // L17 T18: the flag had not been called, so it had not fallen (6.8).
                 a.message.push_str(&format!(
                     " {}'s flag was down on the clock {} earlier but had not been called: it does not count ({}).",
@@ -162,8 +155,7 @@ impl Session {
         self.watch.illegal_alerted = false;
         self.watch.stood = None;
         self.watch.lost_track = false;
-        self.last_ahead = None;
-        self.answered = None;
+        self.reader.forget_ahead();
         self.timers.clear(Timer::PressWait);
     }
 

@@ -18,7 +18,7 @@ impl Session {
         // log holds the whole outage, its scan lags the press): the gap stays open until
         // the board shows a placement that moves explain.
         if self.bus.is_none() {
-            self.after_gap = false;
+            self.reader.after_gap = false;
         }
         if self.settled_new_game(t, depth, out) {
             return;
@@ -77,7 +77,7 @@ impl Session {
         kings: bool,
         out: &mut Emitted,
     ) {
-        if let Some((shown_at, path)) = self.last_ahead.take()
+        if let Some((shown_at, path)) = self.reader.last_ahead.take()
             && let Some(g) = &self.game
             && !(kings
                 && path
@@ -390,6 +390,7 @@ impl Session {
             return;
         };
         if self
+            .reader
             .last_ahead
             .as_ref()
             .is_some_and(|(_, p)| self.believable(p))
@@ -408,7 +409,7 @@ impl Session {
         mover: Color,
         out: &mut Emitted,
     ) {
-        let (shown_at, mut path) = self.last_ahead.take().unwrap_or_default();
+        let (shown_at, mut path) = self.reader.last_ahead.take().unwrap_or_default();
         path.truncate(self.shown_prefix(&path));
         self.infer_from_press(display, mover);
         let done = self.completed_by_press(display, mover, &path);

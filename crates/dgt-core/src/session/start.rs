@@ -153,8 +153,7 @@ impl Session {
         if let Some(d) = self.clock.running() {
             self.infer_running_side_to_move(d);
         }
-        self.last_ahead = None;
-        self.answered = None;
+        self.reader.forget_ahead();
         self.handling.clear();
         self.same_since = t;
         self.watch = GameWatch::default();

@@ -1,0 +1,230 @@
+//! Where a game starts: the initial position, a Chess960 start, a board set up wrongly, a
+//! position an operator gives as FEN, and a position changed by hand (bughouse).
+
+use std::sync::OnceLock;
+
+use shakmaty::fen::Fen;
+use shakmaty::{
+    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Position, Role, Setup,
+    Square,
+};
+
+fn chess960_boards() -> &'static Vec<Board> {
+    static BOARDS: OnceLock<Vec<Board>> = OnceLock::new();
+    BOARDS.get_or_init(|| (0..960).map(Board::chess960).collect())
+}
+
+/// If the placement is a start position — the standard one or a Chess960 one — the game it
+/// starts and its castling mode.
+pub fn start_position(board: &Board) -> Option<(Chess, CastlingMode)> {
+    if *board == Board::default() {
+        return Some((Chess::default(), CastlingMode::Standard));
+    }
+    // Quick reject before comparing with the 960 positions: 32 pieces, pawns on ranks 2 and 7.
+    if board.occupied().count() != 32
+        || board.pawns()
+            != (Bitboard::from_rank(shakmaty::Rank::Second)
+                | Bitboard::from_rank(shakmaty::Rank::Seventh))
+    {
+        return None;
+    }
+    if chess960_boards().iter().any(|b| b == board) {
+        // X-FEN "KQkq" means the outermost rooks, which in a start position are the only ones.
+        let fen = format!("{board} w KQkq - 0 1");
+        let pos = fen
+            .parse::<Fen>()
+            .ok()?
+            .into_position::<Chess>(CastlingMode::Chess960)
+            .ok()?;
+        return Some((pos, CastlingMode::Chess960));
+    }
+    None
+}
+
+/// A board that looks like a game's start — 32 pieces, each side's pawns on its second rank
+/// and its eight pieces on its first — but is neither the initial position nor a Chess960
+/// start (7.2.1; 2005 7.1a; II.2). Returns what is wrong, and the position to follow the
+/// game from if it is played anyway: White to move, castling only for a king and rook on
+/// their standard squares.
+pub fn wrong_setup(board: &Board) -> Option<(Chess, String)> {
+    use shakmaty::{File, Rank};
+    let first = |c: Color| {
+        if c.is_white() {
+            Rank::First
+        } else {
+            Rank::Eighth
+        }
+    };
+    let second = |c: Color| {
+        if c.is_white() {
+            Rank::Second
+        } else {
+            Rank::Seventh
+        }
+    };
+    if board.occupied().count() != 32 || start_position(board).is_some() {
+        return None;
+    }
+    for c in Color::ALL {
+        let home = Bitboard::from_rank(first(c));
+        if (board.pawns() & board.by_color(c)) != Bitboard::from_rank(second(c))
+            || (board.by_color(c) & !board.pawns()) != home
+            || (board.kings() & board.by_color(c)).count() != 1
+            || (board.queens() & board.by_color(c)).count() != 1
+            || (board.rooks() & board.by_color(c)).count() != 2
+            || (board.bishops() & board.by_color(c)).count() != 2
+        {
+            return None;
+        }
+    }
+    let standard = Board::default();
+    let mut faults = Vec::new();
+    for c in Color::ALL {
+        let wrong: Vec<String> = File::ALL
+            .iter()
+            .map(|&f| Square::from_coords(f, first(c)))
+            .filter(|&sq| board.piece_at(sq) != standard.piece_at(sq))
+            .filter_map(|sq| {
+                board
+                    .piece_at(sq)
+                    .map(|p| format!("{} on {sq}", role_word(p.role)))
+            })
+            .collect();
+        if !wrong.is_empty() {
+            let side = if c.is_white() { "White" } else { "Black" };
+            faults.push(format!("{side} has {}", wrong.join(", ")));
+        }
+    }
+    // A Chess960 start must have the bishops on squares of both colours and the king between
+    // the rooks, the same for both sides (II.2).
+    let mirrored = File::ALL.iter().all(|&f| {
+        board.role_at(Square::from_coords(f, Rank::First))
+            == board.role_at(Square::from_coords(f, Rank::Eighth))
+    });
+    let mut why960 = Vec::new();
+    if mirrored {
+        let bishops = board.bishops() & board.white();
+        if bishops
+            .into_iter()
+            .map(|sq| sq.is_light())
+            .collect::<Vec<_>>()
+            .windows(2)
+            .all(|w| w[0] == w[1])
+        {
+            why960.push("both bishops stand on squares of one colour");
+        }
+        let king = (board.kings() & board.white()).first().map(|sq| sq.file());
+        let rooks: Vec<File> = (board.rooks() & board.white())
+            .into_iter()
+            .map(|sq| sq.file())
+            .collect();
+        if let (Some(k), [a, b]) = (king, rooks.as_slice())
+            && !(a.min(b) < &k && &k < a.max(b))
+        {
+            why960.push("the king does not stand between the rooks");
+        }
+    }
+    let mut what = format!("not the initial position: {}", faults.join("; "));
+    if !why960.is_empty() {
+        what.push_str(&format!(
+            "; not a Chess960 start either: {}",
+            why960.join(" and ")
+        ));
+    }
+    let right = |c: Color, rook_file: File, letter: char| {
+        let king = Square::from_coords(File::E, first(c));
+        let rook = Square::from_coords(rook_file, first(c));
+        (board.role_at(king) == Some(Role::King) && board.role_at(rook) == Some(Role::Rook))
+            .then_some(if c.is_white() {
+                letter.to_ascii_uppercase()
+            } else {
+                letter
+            })
+    };
+    let rights: String = [
+        right(Color::White, File::H, 'k'),
+        right(Color::White, File::A, 'q'),
+        right(Color::Black, File::H, 'k'),
+        right(Color::Black, File::A, 'q'),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let rights = if rights.is_empty() {
+        "-".to_string()
+    } else {
+        rights
+    };
+    // Two bishops on one colour with eight pawns read as "too much material" (a promotion
+    // that cannot have happened): here it is only a set-up error.
+    let pos = format!("{board} w {rights} - 0 1")
+        .parse::<Fen>()
+        .ok()?
+        .into_position::<Chess>(CastlingMode::Standard)
+        .or_else(shakmaty::PositionError::ignore_too_much_material)
+        .ok()?;
+    Some((pos, what))
+}
+
+/// A piece's name ("knight").
+pub fn role_name(r: Role) -> &'static str {
+    match r {
+        Role::Pawn => "pawn",
+        Role::Knight => "knight",
+        Role::Bishop => "bishop",
+        Role::Rook => "rook",
+        Role::Queen => "queen",
+        Role::King => "king",
+    }
+}
+
+/// A piece's name with its article: "the" for the one king and queen of a set-up.
+fn role_word(r: Role) -> String {
+    let article = if matches!(r, Role::King | Role::Queen) {
+        "the"
+    } else {
+        "a"
+    };
+    format!("{article} {}", role_name(r))
+}
+
+/// Why a FEN given by an operator gives no position to play from.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FenError {
+    #[error("not a FEN: {0}")]
+    Syntax(String),
+    #[error("not a legal position: {0}")]
+    Position(String),
+}
+
+/// Builds a position from a FEN given by an operator; the castling mode follows the FEN.
+pub fn position_from_fen(text: &str) -> Result<(Chess, CastlingMode), FenError> {
+    let f: Fen = text
+        .trim()
+        .parse()
+        .map_err(|e: shakmaty::fen::ParseFenError| FenError::Syntax(e.to_string()))?;
+    let standard = f.clone().into_position::<Chess>(CastlingMode::Standard);
+    match standard {
+        Ok(p) => Ok((p, CastlingMode::Standard)),
+        Err(_) => f
+            .into_position::<Chess>(CastlingMode::Chess960)
+            .map(|p| (p, CastlingMode::Chess960))
+            .map_err(|e| FenError::Position(e.to_string())),
+    }
+}
+
+/// The position `pos` changed by hand (`edit` on its setup), not by a move: a piece taken
+/// off for a promotion on the other bughouse board, a pawn lost with its promotion. More
+/// material than one set, a check no move explains, castling rights or an en-passant square
+/// the change made void are accepted; `None` for what cannot stand at all (the side not to
+/// move in check, a king missing).
+pub fn edited(pos: &Chess, mode: CastlingMode, edit: impl FnOnce(&mut Setup)) -> Option<Chess> {
+    let mut setup = pos.to_setup(EnPassantMode::Legal);
+    edit(&mut setup);
+    Chess::from_setup(setup, mode)
+        .or_else(shakmaty::PositionError::ignore_too_much_material)
+        .or_else(shakmaty::PositionError::ignore_impossible_check)
+        .or_else(shakmaty::PositionError::ignore_invalid_castling_rights)
+        .or_else(shakmaty::PositionError::ignore_invalid_ep_square)
+        .ok()
+}

@@ -337,7 +337,7 @@ pub enum EventBody {
     Alert(Alert),
     GameEnd {
         game: String,
-        result: String,
+        result: crate::outcome::GameResult,
         reason: EndReason,
     },
     /// Bughouse: what each player of the board may drop — an upper bound, since hand-overs
@@ -443,7 +443,7 @@ mod tests {
                 11,
                 EventBody::GameEnd {
                     game: "b/1".into(),
-                    result: "1-0".into(),
+                    result: crate::outcome::GameResult::WhiteWins,
                     reason: EndReason::Checkmate,
                 },
             ),

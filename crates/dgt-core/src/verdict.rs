@@ -6,6 +6,8 @@
 
 use shakmaty::Color;
 
+pub use crate::outcome::GameResult;
+
 /// A side as prescriptions and messages name it.
 pub fn side_name(c: Color) -> &'static str {
     if c.is_white() { "White" } else { "Black" }
@@ -73,34 +75,6 @@ impl OffenceVerdict {
             ),
         };
         format!("{name}'s offence number {n}: {verdict} ({article}).")
-    }
-}
-
-/// A decided result, as the game's record writes it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GameResult {
-    WhiteWins,
-    BlackWins,
-    Drawn,
-}
-
-impl GameResult {
-    /// The result in which `winner` wins.
-    pub fn win_for(winner: Color) -> Self {
-        if winner.is_white() {
-            GameResult::WhiteWins
-        } else {
-            GameResult::BlackWins
-        }
-    }
-
-    /// "1-0", "0-1" or "1/2-1/2".
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GameResult::WhiteWins => "1-0",
-            GameResult::BlackWins => "0-1",
-            GameResult::Drawn => "1/2-1/2",
-        }
     }
 }
 

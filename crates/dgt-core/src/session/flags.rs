@@ -154,12 +154,12 @@ impl Session {
                 continue;
             }
             if let (Some(g), Some(result)) = (&mut self.game, result) {
-                g.result = Some((result.as_str().into(), reason));
+                g.result = Some((result, reason));
                 out.push((
                     t,
                     EventBody::GameEnd {
                         game: g.id.clone(),
-                        result: result.as_str().into(),
+                        result,
                         reason,
                     },
                 ));
@@ -220,12 +220,12 @@ impl Session {
             a.flag_verdict = Some(Box::new(verdict));
             out.push((t, EventBody::Alert(a)));
             if let (Some(g), Some(result)) = (&mut s.game, verdict.result) {
-                g.result = Some((result.as_str().into(), EndReason::BothFlagsFallen));
+                g.result = Some((result, EndReason::BothFlagsFallen));
                 out.push((
                     t,
                     EventBody::GameEnd {
                         game: g.id.clone(),
-                        result: result.as_str().into(),
+                        result,
                         reason: EndReason::BothFlagsFallen,
                     },
                 ));
@@ -401,12 +401,12 @@ impl Session {
         a.flag_verdict = Some(Box::new(verdict));
         out.push((t, EventBody::Alert(a)));
         if let (Some(g), Some(result)) = (&mut self.game, verdict.result) {
-            g.result = Some((result.as_str().into(), EndReason::FlagFall));
+            g.result = Some((result, EndReason::FlagFall));
             out.push((
                 t,
                 EventBody::GameEnd {
                     game: g.id.clone(),
-                    result: result.as_str().into(),
+                    result,
                     reason: EndReason::FlagFall,
                 },
             ));

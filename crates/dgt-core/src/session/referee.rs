@@ -72,7 +72,7 @@ impl Session {
     fn settled_gesture(
         &mut self,
         t: u64,
-        result: &'static str,
+        result: GameResult,
         how: String,
         kings: bool,
         out: &mut Emitted,

@@ -298,7 +298,7 @@ pub fn ends(ev: &[Event]) -> Vec<(String, String)> {
     ev.iter()
         .filter_map(|e| match &e.body {
             EventBody::GameEnd { result, reason, .. } => Some((
-                result.clone(),
+                result.to_string(),
                 serde_json::to_value(reason)
                     .ok()?
                     .as_str()

@@ -229,6 +229,64 @@ impl FlagVerdict {
     }
 }
 
+/// The verdict an alert carries: one of the three kinds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Offence(OffenceVerdict),
+    Flag(FlagVerdict),
+    Clock(ClockVerdict),
+}
+
+impl Verdict {
+    pub fn offence(&self) -> Option<&OffenceVerdict> {
+        match self {
+            Verdict::Offence(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn flag(&self) -> Option<&FlagVerdict> {
+        match self {
+            Verdict::Flag(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn clock(&self) -> Option<&ClockVerdict> {
+        match self {
+            Verdict::Clock(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The prescription's text, as the alert carries it (none where a flag's play goes on).
+    pub fn render(&self) -> Option<String> {
+        match self {
+            Verdict::Offence(v) => Some(v.render()),
+            Verdict::Flag(v) => v.render(),
+            Verdict::Clock(v) => Some(v.render()),
+        }
+    }
+}
+
+impl From<OffenceVerdict> for Verdict {
+    fn from(v: OffenceVerdict) -> Self {
+        Verdict::Offence(v)
+    }
+}
+
+impl From<FlagVerdict> for Verdict {
+    fn from(v: FlagVerdict) -> Self {
+        Verdict::Flag(v)
+    }
+}
+
+impl From<ClockVerdict> for Verdict {
+    fn from(v: ClockVerdict) -> Self {
+        Verdict::Clock(v)
+    }
+}
+
 /// A clock time as h:mm:ss.
 pub fn hmmss(ms: u64) -> String {
     let s = ms / 1000;

@@ -50,7 +50,7 @@ impl Session {
                 keep,
             };
             a.prescription = Some(verdict.render());
-            a.clock_verdict = Some(Box::new(verdict));
+            a.verdict = Some(Box::new(verdict.into()));
             out.push((t, EventBody::Alert(a)));
         }
     }
@@ -104,7 +104,7 @@ impl Session {
             rejected_gives_opponent_ms: 120_000,
         };
         a.prescription = Some(verdict.render());
-        a.clock_verdict = Some(Box::new(verdict));
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -177,7 +177,7 @@ impl Session {
             article,
         };
         a.prescription = Some(verdict.render());
-        a.clock_verdict = Some(Box::new(verdict));
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -249,7 +249,7 @@ impl Session {
             article: self.edition.clock_setting,
         };
         a.prescription = Some(verdict.render());
-        a.clock_verdict = Some(Box::new(verdict));
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 }

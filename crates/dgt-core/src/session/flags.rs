@@ -79,7 +79,7 @@ impl Session {
                     ),
                 );
                 a.article = Some(verdict.article.into());
-                a.flag_verdict = Some(Box::new(verdict));
+                a.verdict = Some(Box::new(verdict.into()));
                 out.push((t, EventBody::Alert(a)));
                 continue;
             }
@@ -139,7 +139,7 @@ impl Session {
             a.article = Some(verdict.article.into());
             (a.white_ms, a.black_ms) = self.clock.white_black_ms();
             a.prescription = verdict.render();
-            a.flag_verdict = Some(Box::new(verdict));
+            a.verdict = Some(Box::new(verdict.into()));
             out.push((t, EventBody::Alert(a)));
             if called_later {
                 self.watch.uncalled_flag = Some(UncalledFlag {
@@ -217,7 +217,7 @@ impl Session {
             a.article = Some(verdict.article.into());
             (a.white_ms, a.black_ms) = s.clock.white_black_ms();
             a.prescription = verdict.render();
-            a.flag_verdict = Some(Box::new(verdict));
+            a.verdict = Some(Box::new(verdict.into()));
             out.push((t, EventBody::Alert(a)));
             if let (Some(g), Some(result)) = (&mut s.game, verdict.result) {
                 g.result = Some((result, EndReason::BothFlagsFallen));
@@ -277,7 +277,7 @@ impl Session {
                 );
                 a.article = Some(verdict.article.into());
                 a.prescription = verdict.render();
-                a.flag_verdict = Some(Box::new(verdict));
+                a.verdict = Some(Box::new(verdict.into()));
                 out.push((t, EventBody::Alert(a)));
             } else {
                 draw(
@@ -367,7 +367,7 @@ impl Session {
             FlagCall::Called,
         );
         a.prescription = verdict.render();
-        a.flag_verdict = Some(Box::new(verdict));
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -398,7 +398,7 @@ impl Session {
         a.article = Some(self.edition.flag_considered_fallen.into());
         (a.white_ms, a.black_ms) = self.clock.white_black_ms();
         a.prescription = verdict.render();
-        a.flag_verdict = Some(Box::new(verdict));
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
         if let (Some(g), Some(result)) = (&mut self.game, verdict.result) {
             g.result = Some((result, EndReason::FlagFall));

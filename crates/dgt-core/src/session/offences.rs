@@ -183,7 +183,7 @@ impl Session {
         a.game = Some(game_id);
         a.squares = board::square_names(d);
         a.prescription = Some(prescription);
-        a.verdict = verdict.map(Box::new);
+        a.verdict = verdict.map(|v| Box::new(v.into()));
         if let Some((w, b)) = logged {
             (a.white_ms, a.black_ms) = (w, b);
         }
@@ -700,7 +700,7 @@ impl Session {
         a.article = Some(self.edition.two_hands.into());
         a.ply = Some(ply);
         a.prescription = Some(prescription);
-        a.verdict = verdict.map(Box::new);
+        a.verdict = verdict.map(|v| Box::new(v.into()));
         out.push((t, EventBody::Alert(a)));
     }
 }

@@ -374,8 +374,7 @@ pub fn prescription(a: &dgt_core::Alert) -> String {
 #[track_caller]
 pub fn offence_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::OffenceVerdict {
     let v = a
-        .verdict
-        .as_deref()
+        .offence_verdict()
         .unwrap_or_else(|| panic!("no verdict on {a:?}"));
     assert_eq!(a.prescription.as_deref(), Some(v.render().as_str()));
     v
@@ -518,8 +517,7 @@ impl Board {
 #[track_caller]
 pub fn flag_verdict(a: &dgt_core::Alert) -> dgt_core::verdict::FlagVerdict {
     let v = *a
-        .flag_verdict
-        .as_deref()
+        .flag_verdict()
         .unwrap_or_else(|| panic!("no flag verdict on {a:?}"));
     assert_eq!(a.prescription, v.render());
     v
@@ -529,8 +527,7 @@ pub fn flag_verdict(a: &dgt_core::Alert) -> dgt_core::verdict::FlagVerdict {
 #[track_caller]
 pub fn clock_verdict(a: &dgt_core::Alert) -> dgt_core::verdict::ClockVerdict {
     let v = *a
-        .clock_verdict
-        .as_deref()
+        .clock_verdict()
         .unwrap_or_else(|| panic!("no clock verdict on {a:?}"));
     assert_eq!(a.prescription.as_deref(), Some(v.render().as_str()));
     v

@@ -264,6 +264,13 @@ impl Alert {
             .and_then(crate::verdict::Verdict::offence)
     }
 
+    /// The illegal move's verdict it carries under bughouse or reduced supervision, if any.
+    pub fn illegal_move_verdict(&self) -> Option<&crate::verdict::IllegalMoveVerdict> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::illegal_move)
+    }
+
     /// The fallen flag's verdict it carries, if any.
     pub fn flag_verdict(&self) -> Option<&crate::verdict::FlagVerdict> {
         self.verdict

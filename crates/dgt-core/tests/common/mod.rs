@@ -380,6 +380,17 @@ pub fn offence_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::OffenceVerdic
     v
 }
 
+/// An illegal move's verdict under bughouse or reduced supervision, as data; its
+/// `prescription` is the verdict's text.
+#[track_caller]
+pub fn illegal_move_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::IllegalMoveVerdict {
+    let v = a
+        .illegal_move_verdict()
+        .unwrap_or_else(|| panic!("no illegal move verdict on {a:?}"));
+    assert_eq!(a.prescription.as_deref(), Some(v.render().as_str()));
+    v
+}
+
 /// The time an offence verdict adds to the opponent (ms), `None` when it decides the game.
 pub fn time_to_opponent(v: &dgt_core::verdict::OffenceVerdict) -> Option<u64> {
     match v.decision {

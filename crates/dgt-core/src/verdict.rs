@@ -98,6 +98,8 @@ pub enum FlagDecision {
     /// Both flags are down, which fell first unknown, before the last period (2005 6.12a):
     /// play goes on.
     BothFlagsGoOn,
+    /// A flag was claimed, but none is down on the clock (6.8): the arbiter checks the clock.
+    NoFlagDown,
 }
 
 /// Who has to act before the flag decides the game.
@@ -137,7 +139,8 @@ impl FlagVerdict {
             FlagDecision::PeriodReached { .. }
             | FlagDecision::Undetermined { .. }
             | FlagDecision::FirstFlagDecides { .. }
-            | FlagDecision::BothFlagsGoOn => None,
+            | FlagDecision::BothFlagsGoOn
+            | FlagDecision::NoFlagDown => None,
         };
         FlagVerdict {
             article,
@@ -169,6 +172,7 @@ impl FlagVerdict {
             ),
             FlagDecision::BothFlagsDrawn => "both flags have fallen: the game is drawn".into(),
             FlagDecision::BothFlagsGoOn => "the game goes on".into(),
+            FlagDecision::NoFlagDown => "no flag is down on the clock".into(),
         }
     }
 
@@ -176,6 +180,9 @@ impl FlagVerdict {
     pub fn render(&self) -> Option<String> {
         match self.decision {
             FlagDecision::PeriodReached { .. } | FlagDecision::BothFlagsGoOn => return None,
+            FlagDecision::NoFlagDown => {
+                return Some("Check the clock: if no flag has fallen, the game goes on.".into());
+            }
             FlagDecision::FirstFlagDecides { .. } => {
                 return Some(format!(
                     "The arbiter rules: by FIDE's interpretation of 2017 the flag that fell first decides ({}, {}); enter the result.",

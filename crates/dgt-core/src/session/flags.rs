@@ -324,15 +324,21 @@ impl Session {
             self.flag_called(t, &how, out);
             return;
         }
+        let verdict = FlagVerdict::new(
+            self.edition.flag_considered_fallen,
+            FlagDecision::NoFlagDown,
+            FlagCall::Called,
+        );
         let mut a = self.alert(
             AlertKind::FlagFall,
             Severity::Review,
             None,
-            "Flag claim recorded, but no flag is down on the clock.".into(),
+            format!("Flag claim recorded, but {}.", verdict.consequence()),
         );
-        a.article = Some(self.edition.flag_considered_fallen.into());
+        a.article = Some(verdict.article.into());
         (a.white_ms, a.black_ms) = self.clock.white_black_ms();
-        a.prescription = Some("Check the clock: if no flag has fallen, the game goes on.".into());
+        a.prescription = verdict.render();
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 

@@ -152,6 +152,12 @@ fn malformed_captures_get_a_one_line_error_and_a_failing_exit() {
             "{\"t_ms\": 0, \"op\": {\"setup\": {\"time_control\": \"5400:1800\"}}}\n",
             "line 1: unknown or malformed \"op\": time control \"5400:1800\": period 1 has no move count",
         ),
+        // A result there is not: refused with the reason, not carried along as text.
+        (
+            "bad-result.jsonl",
+            "{\"t_ms\": 0, \"rx\": \"\"}\n{\"t_ms\": 1, \"op\": {\"result\": \"+/-\"}}\n",
+            "line 2: unknown or malformed \"op\": unknown result \"+/-\": use one of 1-0, 0-1, 1/2-1/2",
+        ),
         (
             "bad-fen.jsonl",
             "{\"t_ms\": 0, \"op\": {\"setup\": {\"fen\": \"8/8/8/8/8/8/8/8 w - - 0 1\"}}}\n",

@@ -4,6 +4,7 @@
 use shakmaty::{Chess, EnPassantMode, Position, zobrist::Zobrist64};
 
 use crate::event::{AlertKind, EndReason, Severity};
+use crate::outcome::GameResult;
 use crate::reconstruct::Game;
 
 /// The articles and penalties of one edition of the Laws. A new edition is a new table.
@@ -499,7 +500,7 @@ pub fn edition_with(edition: Edition, fivefold: Option<crate::config::FivefoldRe
 pub struct RuleEnd {
     pub kind: AlertKind,
     pub reason: EndReason,
-    pub result: &'static str,
+    pub result: GameResult,
     pub article: &'static str,
     pub message: String,
 }
@@ -546,7 +547,7 @@ pub fn end_by_rule(game: &Game, ed: &Laws) -> Option<RuleEnd> {
         return Some(RuleEnd {
             kind: AlertKind::Checkmate,
             reason: EndReason::Checkmate,
-            result: if mover.is_white() { "1-0" } else { "0-1" },
+            result: GameResult::win_for(mover),
             article: ed.checkmate,
             message: format!("{} is checkmated: the game is over.", side_name(pos.turn())),
         });
@@ -555,7 +556,7 @@ pub fn end_by_rule(game: &Game, ed: &Laws) -> Option<RuleEnd> {
         return Some(RuleEnd {
             kind: AlertKind::Stalemate,
             reason: EndReason::Stalemate,
-            result: "1/2-1/2",
+            result: GameResult::Drawn,
             article: ed.stalemate,
             message: format!(
                 "{} is stalemated: the game is drawn.",
@@ -567,7 +568,7 @@ pub fn end_by_rule(game: &Game, ed: &Laws) -> Option<RuleEnd> {
         return Some(RuleEnd {
             kind: AlertKind::DeadPosition,
             reason: EndReason::DeadPosition,
-            result: "1/2-1/2",
+            result: GameResult::Drawn,
             article: ed.dead_position,
             message: "Neither player can checkmate by any series of legal moves: the game is drawn (dead position).".into(),
         });
@@ -578,7 +579,7 @@ pub fn end_by_rule(game: &Game, ed: &Laws) -> Option<RuleEnd> {
         return Some(RuleEnd {
             kind: AlertKind::FivefoldRepetition,
             reason: EndReason::FivefoldRepetition,
-            result: "1/2-1/2",
+            result: GameResult::Drawn,
             article,
             message: "The same position has appeared for the fifth time: the game is drawn.".into(),
         });
@@ -589,7 +590,7 @@ pub fn end_by_rule(game: &Game, ed: &Laws) -> Option<RuleEnd> {
         return Some(RuleEnd {
             kind: AlertKind::SeventyFiveMoveRule,
             reason: EndReason::SeventyFiveMoveRule,
-            result: "1/2-1/2",
+            result: GameResult::Drawn,
             article,
             message: "75 moves by each player without a pawn move or capture: the game is drawn."
                 .into(),
@@ -627,7 +628,7 @@ mod tests {
         let g = game(&["f2f3", "e7e5", "g2g4", "d8h4"]);
         let end = end_by_rule(&g, Edition::Fide2023.laws()).unwrap();
         assert_eq!(end.kind, AlertKind::Checkmate);
-        assert_eq!(end.result, "0-1");
+        assert_eq!(end.result, GameResult::BlackWins);
     }
 
     #[test]

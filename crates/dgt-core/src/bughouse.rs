@@ -17,6 +17,7 @@ use shakmaty::{
     Bitboard, ByColor, ByRole, Chess, Color, Move, Piece, Position, Role, Square, attacks,
 };
 
+use crate::outcome::GameResult;
 use crate::reconstruct::Game;
 
 /// One bughouse match: two boards and the regulation they play under.
@@ -197,7 +198,7 @@ pub struct PartnerView {
     pub released_unpressed: Pieces,
     /// The game there has ended (its result). Until then — also before it began — pieces
     /// may still come from there.
-    pub ended: Option<String>,
+    pub ended: Option<crate::outcome::GameResult>,
     /// When its clock was first seen running for a game from the initial position (6.4).
     pub clock_started: Option<u64>,
     /// The pieces standing there now, by colour (what a promotion here could take, 3.1).
@@ -209,7 +210,7 @@ impl PartnerView {
     pub fn of(game: Option<&Game>) -> PartnerView {
         let mut v = PartnerView::default();
         let Some(g) = game else { return v };
-        v.ended = g.result.as_ref().map(|(r, _)| r.clone());
+        v.ended = g.result.map(|(r, _)| r);
         for (k, played) in g.moves.iter().enumerate() {
             let mover = g.positions[k].turn();
             if let Some(role) = played.mv.capture() {
@@ -467,17 +468,11 @@ pub fn standing(
 }
 
 /// The match score from the two results (8.2: the sum; team A has White on the first
-/// board and Black on the second). `None` until the score is known.
-pub fn score(first: &str, second: &str) -> Option<(f32, f32)> {
-    let points = |r: &str| match r {
-        "1-0" => Some((1.0, 0.0)),
-        "0-1" => Some((0.0, 1.0)),
-        "1/2-1/2" => Some((0.5, 0.5)),
-        _ => None,
-    };
-    let (w1, b1) = points(first)?;
-    let (w2, b2) = points(second)?;
-    Some((w1 + b2, b1 + w2))
+/// board and Black on the second).
+pub fn score(first: GameResult, second: GameResult) -> (f32, f32) {
+    let (w1, b1) = first.points();
+    let (w2, b2) = second.points();
+    (w1 + b2, b1 + w2)
 }
 
 /// A score as the arbiter writes it: 1½.
@@ -685,9 +680,9 @@ mod tests {
     #[test]
     fn the_score_adds_both_games() {
         // B20: board 1 1-0, board 2 drawn: team A 1½ – ½.
-        assert_eq!(score("1-0", "1/2-1/2"), Some((1.5, 0.5)));
-        assert_eq!(score("0-1", "1-0"), Some((0.0, 2.0)));
-        assert_eq!(score("1-0", "*"), None);
+        use GameResult::*;
+        assert_eq!(score(WhiteWins, Drawn), (1.5, 0.5));
+        assert_eq!(score(BlackWins, WhiteWins), (0.0, 2.0));
         assert_eq!(
             (points(1.5), points(0.5), points(2.0)),
             ("1½".into(), "½".into(), "2".into())

@@ -187,7 +187,10 @@ mod tests {
         .unwrap();
         assert_eq!(i.board, "board-1");
         let i = parse_line(r#"{"t_ms": 1, "op": {"result": "1-0"}}"#, 1, 0).unwrap();
-        assert_eq!(i.kind, InputKind::Op(Operation::Result("1-0".into())));
+        assert_eq!(
+            i.kind,
+            InputKind::Op(Operation::Result("1-0".parse().unwrap()))
+        );
     }
 
     #[test]
@@ -254,6 +257,41 @@ mod tests {
         assert!(write_line(&i).contains(
             r#""setup":{"fen":"8/8/8/8/8/8/8/K1k5 w - - 0 1","time_control":"40/5400+30:1800+30"}"#
         ));
+    }
+
+    /// A result there is not — the arbiter's or a table's — is refused with the reason, not
+    /// carried along as text.
+    #[test]
+    fn an_op_with_an_unknown_result_is_refused() {
+        for (op, reason) in [
+            (
+                r#"{"result": "*"}"#,
+                r#"unknown result "*": use one of 1-0, 0-1, 1/2-1/2"#,
+            ),
+            (
+                r#"{"table_result": {"round": 1, "table": 2, "result": "1-1"}}"#,
+                r#"unknown result "1-1": use one of 1-0, 0-1, 1/2-1/2, +-, -+, --, 1-0u"#,
+            ),
+        ] {
+            let e = parse_line(&format!(r#"{{"t_ms": 1, "op": {op}}}"#), 3, 0).unwrap_err();
+            assert_eq!(e.line, 3);
+            assert!(e.reason.contains(reason), "{}", e.reason);
+        }
+        let i = parse_line(
+            r#"{"t_ms": 1, "op": {"table_result": {"round": 1, "table": 2, "result": "-+"}}}"#,
+            1,
+            0,
+        )
+        .unwrap();
+        let InputKind::Op(Operation::TableResult(r)) = i.kind else {
+            panic!("not a table result: {i:?}")
+        };
+        assert_eq!(
+            r.result,
+            Some(crate::TableResult::Forfeit {
+                winner: shakmaty::Color::Black
+            })
+        );
     }
 
     /// A set-up naming an edition there is not is refused with the reason, not played

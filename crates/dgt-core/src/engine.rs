@@ -7,6 +7,7 @@ use crate::bughouse;
 use crate::config::CoreConfig;
 use crate::event::{Alert, AlertKind, Event, EventBody, Severity};
 use crate::input::{Input, InputKind, Operation};
+use crate::outcome::GameResult;
 use crate::session::Session;
 
 /// Events a stage produced, before they are numbered: (t_ms, body).
@@ -192,18 +193,16 @@ impl Core {
         if self.scored.contains(&key) {
             return;
         }
-        let r1 = g1.result.as_ref().map(|(r, _)| r.as_str());
-        let r2 = g2.result.as_ref().map(|(r, _)| r.as_str());
+        let r1 = g1.result.map(|(r, _)| r);
+        let r2 = g2.result.map(|(r, _)| r);
         // Team A has White on the first board and Black on the second (1.4).
-        let a_wins = r1 == Some("1-0") || r2 == Some("0-1");
-        let b_wins = r1 == Some("0-1") || r2 == Some("1-0");
+        let a_wins = r1 == Some(GameResult::WhiteWins) || r2 == Some(GameResult::BlackWins);
+        let b_wins = r1 == Some(GameResult::BlackWins) || r2 == Some(GameResult::WhiteWins);
         let (message, article) = match (r1, r2) {
             (Some(x), Some(y))
                 if m.rules != bughouse::Regulation::Flemish || !(a_wins || b_wins) =>
             {
-                let Some((a, b)) = bughouse::score(x, y) else {
-                    return;
-                };
+                let (a, b) = bughouse::score(x, y);
                 (
                     format!(
                         "Both games have ended (board {} {x}, board {} {y}): team A {} – team B {}.",
@@ -221,7 +220,7 @@ impl Core {
             }
             _ if m.rules == bughouse::Regulation::Flemish && (a_wins || b_wins) => {
                 let team = if a_wins { 'A' } else { 'B' };
-                let won_on = if r1.is_some_and(|r| r != "1/2-1/2") {
+                let won_on = if r1.is_some_and(|r| r != GameResult::Drawn) {
                     &m.boards[0]
                 } else {
                     &m.boards[1]

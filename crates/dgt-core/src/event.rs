@@ -233,16 +233,11 @@ pub struct Alert {
     /// What the Laws prescribe.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prescription: Option<String>,
-    /// The prescription as data where it is an offence's verdict (`prescription` is its
-    /// text): for the core's own checks and views; not part of the event's JSON.
+    /// The prescription as data where it is a verdict — an offence's, a fallen flag's, a
+    /// clock check's (`prescription` is its text): for the core's own checks and views; not
+    /// part of the event's JSON.
     #[serde(skip)]
-    pub verdict: Option<Box<crate::verdict::OffenceVerdict>>,
-    /// The same for a fallen flag: what it decides, the result as data.
-    #[serde(skip)]
-    pub flag_verdict: Option<Box<crate::verdict::FlagVerdict>>,
-    /// The same for a clock check (recording, a quickplay claim, the clock's setting).
-    #[serde(skip)]
-    pub clock_verdict: Option<Box<crate::verdict::ClockVerdict>>,
+    pub verdict: Option<Box<crate::verdict::Verdict>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub squares: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -262,6 +257,34 @@ pub struct Alert {
 }
 
 impl Alert {
+    /// The offence verdict it carries, if any.
+    pub fn offence_verdict(&self) -> Option<&crate::verdict::OffenceVerdict> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::offence)
+    }
+
+    /// The illegal move's verdict it carries under bughouse or reduced supervision, if any.
+    pub fn illegal_move_verdict(&self) -> Option<&crate::verdict::IllegalMoveVerdict> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::illegal_move)
+    }
+
+    /// The fallen flag's verdict it carries, if any.
+    pub fn flag_verdict(&self) -> Option<&crate::verdict::FlagVerdict> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::flag)
+    }
+
+    /// The clock check's verdict it carries, if any.
+    pub fn clock_verdict(&self) -> Option<&crate::verdict::ClockVerdict> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::clock)
+    }
+
     /// An alert with the evidence fields empty; `id` is filled in when it is emitted.
     pub fn new(kind: AlertKind, severity: Severity, edition: &str, message: String) -> Self {
         Alert {
@@ -278,8 +301,6 @@ impl Alert {
             fen_before: None,
             prescription: None,
             verdict: None,
-            flag_verdict: None,
-            clock_verdict: None,
             squares: Vec::new(),
             white_ms: None,
             black_ms: None,
@@ -337,7 +358,7 @@ pub enum EventBody {
     Alert(Alert),
     GameEnd {
         game: String,
-        result: String,
+        result: crate::outcome::GameResult,
         reason: EndReason,
     },
     /// Bughouse: what each player of the board may drop — an upper bound, since hand-overs
@@ -443,7 +464,7 @@ mod tests {
                 11,
                 EventBody::GameEnd {
                     game: "b/1".into(),
-                    result: "1-0".into(),
+                    result: crate::outcome::GameResult::WhiteWins,
                     reason: EndReason::Checkmate,
                 },
             ),

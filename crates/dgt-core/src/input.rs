@@ -172,8 +172,9 @@ pub enum Operation {
     /// Acknowledge an alert by its id.
     Ack(u64),
     Claim(ClaimOp),
-    /// The arbiter records a result: "1-0", "0-1", "1/2-1/2".
-    Result(String),
+    /// The arbiter records a result: "1-0", "0-1", "1/2-1/2" (any other is refused when
+    /// the op is read).
+    Result(crate::outcome::GameResult),
     /// The arbiter confirms a suspicion alert by its id (a move made with two hands): the
     /// offence is counted and penalised (7.5.4 / 2017 7.7).
     Confirm(u64),

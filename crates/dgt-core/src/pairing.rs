@@ -88,14 +88,15 @@ impl RoundPairings {
 
 /// `{"table_result": {...}}`: a result the arbiter enters for a table, for what no board
 /// shows — a forfeit, a table without an e-board, a correction. `result` is one of
-/// [`TABLE_RESULTS`]; `None` withdraws an earlier entry.
+/// [`TABLE_RESULTS`] (an unknown one is refused when the op is read); `None` withdraws an
+/// earlier entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TableResultOp {
     pub round: u32,
     pub table: u32,
     #[serde(default)]
-    pub result: Option<String>,
+    pub result: Option<crate::outcome::TableResult>,
 }
 
 /// The results an arbiter may enter for a table: played games, forfeits (White wins by

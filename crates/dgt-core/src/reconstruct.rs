@@ -15,6 +15,7 @@ use shakmaty::{
 
 use crate::board::Placement;
 use crate::event::EndReason;
+use crate::outcome::GameResult;
 
 mod illegal;
 mod in_hand;
@@ -52,7 +53,7 @@ pub struct Game {
     /// How many moves are final: completed by a press, or followed by the opponent's move.
     /// Only a later, unconfirmed move may be corrected.
     pub confirmed: usize,
-    pub result: Option<(String, EndReason)>,
+    pub result: Option<(GameResult, EndReason)>,
     /// Pieces may be put on the board from the hand (bughouse drops, `Move::Put`): placements
     /// with a piece more are read as drops, whatever the regulation says of them.
     pub drops: bool,
@@ -207,13 +208,13 @@ pub fn interpret(game: &Game, target: &Board, max_plies: usize) -> Interpretatio
 /// A result signalled on the board (protocol §4.5): both kings on the four centre squares
 /// (both on light squares e4/d5 = 1-0, both dark d4/e5 = 0-1, mixed = draw), or a magic
 /// piece (13 draw, 14 White wins, 15 Black wins).
-pub fn result_gesture(p: &Placement) -> Option<(&'static str, String)> {
+pub fn result_gesture(p: &Placement) -> Option<(GameResult, String)> {
     use dgt_protocol::DgtPiece;
     if let Some((sq, piece)) = p.magic.first() {
         let result = match piece {
-            DgtPiece::MagicWhiteWins => "1-0",
-            DgtPiece::MagicBlackWins => "0-1",
-            _ => "1/2-1/2",
+            DgtPiece::MagicWhiteWins => GameResult::WhiteWins,
+            DgtPiece::MagicBlackWins => GameResult::BlackWins,
+            _ => GameResult::Drawn,
         };
         return Some((result, format!("result piece placed on {sq}")));
     }
@@ -224,9 +225,9 @@ pub fn result_gesture(p: &Placement) -> Option<(&'static str, String)> {
         return None;
     }
     let result = match (wk.is_light(), bk.is_light()) {
-        (true, true) => "1-0",
-        (false, false) => "0-1",
-        _ => "1/2-1/2",
+        (true, true) => GameResult::WhiteWins,
+        (false, false) => GameResult::BlackWins,
+        _ => GameResult::Drawn,
     };
     Some((result, format!("kings placed on {wk} and {bk}")))
 }
@@ -388,7 +389,7 @@ mod tests {
             })
             .unwrap()
             .0,
-            "1-0"
+            GameResult::WhiteWins
         );
         b.discard_piece_at(Square::D5);
         b.set_piece_at(
@@ -405,7 +406,7 @@ mod tests {
             })
             .unwrap()
             .0,
-            "1/2-1/2"
+            GameResult::Drawn
         );
         assert!(
             result_gesture(&Placement {

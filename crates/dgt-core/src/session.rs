@@ -29,6 +29,7 @@ use crate::event::{
 };
 use crate::handling::{Handling, HandlingLog, HandlingThresholds, Signal};
 use crate::input::{ClockSide, InputKind, Link, Operation, SetupOp, Supervision};
+use crate::outcome::GameResult;
 use crate::reconstruct::{self, Game, Interpretation, fen};
 use crate::time_control::TimeControl;
 
@@ -469,19 +470,19 @@ impl Session {
         match op {
             Operation::Setup(s) => self.on_setup(t, s, out),
             Operation::Result(r) => {
-                self.check_result(t, r, out);
+                self.check_result(t, *r, out);
                 if let Some(g) = self.playing_mut() {
                     let id = g.id.clone();
-                    g.result = Some((r.clone(), EndReason::Arbiter));
+                    g.result = Some((*r, EndReason::Arbiter));
                     out.push((
                         t,
                         EventBody::GameEnd {
                             game: id,
-                            result: r.clone(),
+                            result: *r,
                             reason: EndReason::Arbiter,
                         },
                     ));
-                    self.resigned_out_of_turn(r);
+                    self.resigned_out_of_turn(*r);
                 }
             }
             Operation::Claim(c) if c.kind.as_deref().is_some_and(|k| k.contains("flag")) => {
@@ -643,10 +644,10 @@ impl Session {
     /// The arbiter's result against the Laws and the board (L17 fn 138): a draw before both
     /// players have moved (5.2.3, 2017+), or a result that differs from the game's end by
     /// rule, which stands (events after the end never change the result).
-    fn check_result(&mut self, t: u64, result: &str, out: &mut Emitted) {
+    fn check_result(&mut self, t: u64, result: GameResult, out: &mut Emitted) {
         let Some(g) = &self.game else { return };
         let (message, article, prescription) = match &g.result {
-            Some((ended, reason)) if ended != result && *reason != EndReason::Arbiter => {
+            Some((ended, reason)) if *ended != result && *reason != EndReason::Arbiter => {
                 let why = reason.words();
                 (
                     format!(
@@ -659,7 +660,7 @@ impl Session {
                     ),
                 )
             }
-            None if result == "1/2-1/2" => {
+            None if result == GameResult::Drawn => {
                 let Some(article) = self.edition.draw_agreement_after_moves else {
                     return;
                 };

@@ -6,6 +6,8 @@
 
 use shakmaty::Color;
 
+pub use crate::outcome::GameResult;
+
 /// A side as prescriptions and messages name it.
 pub fn side_name(c: Color) -> &'static str {
     if c.is_white() { "White" } else { "Black" }
@@ -76,34 +78,6 @@ impl OffenceVerdict {
     }
 }
 
-/// A decided result, as the game's record writes it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GameResult {
-    WhiteWins,
-    BlackWins,
-    Drawn,
-}
-
-impl GameResult {
-    /// The result in which `winner` wins.
-    pub fn win_for(winner: Color) -> Self {
-        if winner.is_white() {
-            GameResult::WhiteWins
-        } else {
-            GameResult::BlackWins
-        }
-    }
-
-    /// "1-0", "0-1" or "1/2-1/2".
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GameResult::WhiteWins => "1-0",
-            GameResult::BlackWins => "0-1",
-            GameResult::Drawn => "1/2-1/2",
-        }
-    }
-}
-
 /// What a fallen flag decides (6.9; 2005 6.10; both flags III.3.1, 2005 6.12 / B9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FlagDecision {
@@ -124,6 +98,8 @@ pub enum FlagDecision {
     /// Both flags are down, which fell first unknown, before the last period (2005 6.12a):
     /// play goes on.
     BothFlagsGoOn,
+    /// A flag was claimed, but none is down on the clock (6.8): the arbiter checks the clock.
+    NoFlagDown,
 }
 
 /// Who has to act before the flag decides the game.
@@ -163,7 +139,8 @@ impl FlagVerdict {
             FlagDecision::PeriodReached { .. }
             | FlagDecision::Undetermined { .. }
             | FlagDecision::FirstFlagDecides { .. }
-            | FlagDecision::BothFlagsGoOn => None,
+            | FlagDecision::BothFlagsGoOn
+            | FlagDecision::NoFlagDown => None,
         };
         FlagVerdict {
             article,
@@ -195,6 +172,7 @@ impl FlagVerdict {
             ),
             FlagDecision::BothFlagsDrawn => "both flags have fallen: the game is drawn".into(),
             FlagDecision::BothFlagsGoOn => "the game goes on".into(),
+            FlagDecision::NoFlagDown => "no flag is down on the clock".into(),
         }
     }
 
@@ -202,6 +180,9 @@ impl FlagVerdict {
     pub fn render(&self) -> Option<String> {
         match self.decision {
             FlagDecision::PeriodReached { .. } | FlagDecision::BothFlagsGoOn => return None,
+            FlagDecision::NoFlagDown => {
+                return Some("Check the clock: if no flag has fallen, the game goes on.".into());
+            }
             FlagDecision::FirstFlagDecides { .. } => {
                 return Some(format!(
                     "The arbiter rules: by FIDE's interpretation of 2017 the flag that fell first decides ({}, {}); enter the result.",
@@ -252,6 +233,204 @@ impl FlagVerdict {
                 None => EXAMINE.into(),
             },
         })
+    }
+}
+
+/// What an illegal move (or an unfinished promotion) completed by a press prescribes where
+/// more than the offence's own verdict applies: bughouse, reduced supervision (the window
+/// rules of A.4.2 / B.4; 2017 A4.2; 2005 B6 / C3, only on a claim).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IllegalMoveVerdict {
+    /// Bughouse (DJC 7.4-7.6, 10.1, 10.3): the remedy only if the opponent demands it; no
+    /// time is added and no count loses by itself.
+    BughouseOnDemand { offender: Color, remedy: String },
+    /// Reduced supervision, 2005 rapid: a case in which the arbiter intervenes without a
+    /// claim (a pawn left on its last rank, both kings in check; B6).
+    ArbiterIntervenes {
+        window: &'static str,
+        offence: OffenceVerdict,
+    },
+    /// Reduced supervision, 2005 rapid: the offence's verdict only on the opponent's claim
+    /// before his own move (B6).
+    OnClaim {
+        window: &'static str,
+        offence: OffenceVerdict,
+    },
+    /// Reduced supervision, 2005 blitz (C3): on the opponent's claim he wins, or the game is
+    /// drawn — `drawn` where he is known not to be able to checkmate.
+    OnClaimWinsOrDrawn {
+        offender: Color,
+        window: &'static str,
+        drawn: bool,
+    },
+    /// Reduced supervision, 2017 (A4.2): seen or claimed in time, the offender loses, or the
+    /// game is drawn if the opponent cannot checkmate (`None`: not known).
+    SeenInTimeLoses {
+        offender: Color,
+        window: &'static str,
+        opponent_can_mate: Option<bool>,
+    },
+    /// Reduced supervision, 2018+ (A.4.2 / A.5.2): the offence's verdict, while the window
+    /// is open.
+    WithinWindow {
+        window: &'static str,
+        offence: OffenceVerdict,
+    },
+}
+
+impl IllegalMoveVerdict {
+    /// Who made the illegal move.
+    pub fn offender(&self) -> Color {
+        match self {
+            IllegalMoveVerdict::BughouseOnDemand { offender, .. }
+            | IllegalMoveVerdict::OnClaimWinsOrDrawn { offender, .. }
+            | IllegalMoveVerdict::SeenInTimeLoses { offender, .. } => *offender,
+            IllegalMoveVerdict::ArbiterIntervenes { offence, .. }
+            | IllegalMoveVerdict::OnClaim { offence, .. }
+            | IllegalMoveVerdict::WithinWindow { offence, .. } => offence.offender,
+        }
+    }
+
+    /// Whether only a player's claim (or demand) brings the arbiter in.
+    pub fn on_claim(&self) -> bool {
+        matches!(
+            self,
+            IllegalMoveVerdict::BughouseOnDemand { .. }
+                | IllegalMoveVerdict::OnClaim { .. }
+                | IllegalMoveVerdict::OnClaimWinsOrDrawn { .. }
+        )
+    }
+
+    /// The prescription's text, as the alert carries it.
+    pub fn render(&self) -> String {
+        let name = side_name(self.offender());
+        let opp = side_name(!self.offender());
+        let until = |window: &str| {
+            format!("only until {opp} has made his next move; after it the move stands ({window})")
+        };
+        match self {
+            IllegalMoveVerdict::BughouseOnDemand { remedy, .. } => format!(
+                "{remedy} — only if {opp} demands it (7.4; a press back without a move is the demand, 7.6); moving on accepts it (7.5). No time is added; for repeated illegal moves the arbiter may add time or declare the game lost (10.3)."
+            ),
+            IllegalMoveVerdict::ArbiterIntervenes { window, offence } => format!(
+                "The arbiter intervenes without a claim ({window}): {}",
+                offence.render()
+            ),
+            IllegalMoveVerdict::OnClaim { window, offence } => format!(
+                "Only if {opp} claims before making his own move ({window}): {} The arbiter does not act without a claim; {}.",
+                offence.render(),
+                until(window)
+            ),
+            IllegalMoveVerdict::OnClaimWinsOrDrawn { window, drawn, .. } => {
+                let verdict = if *drawn {
+                    format!("the game is drawn, as {opp} cannot checkmate")
+                } else {
+                    format!(
+                        "{opp} wins, or the game is drawn if {opp} cannot checkmate by any series of legal moves"
+                    )
+                };
+                format!(
+                    "If {opp} claims before making his own move: {verdict} ({window}). The arbiter does not act without a claim; {}.",
+                    until(window)
+                )
+            }
+            IllegalMoveVerdict::SeenInTimeLoses {
+                window,
+                opponent_can_mate,
+                ..
+            } => {
+                let verdict = match opponent_can_mate {
+                    Some(false) => format!(
+                        "the game is drawn: {opp} cannot checkmate by any series of legal moves"
+                    ),
+                    Some(true) => format!("{name} loses the game"),
+                    None => format!(
+                        "{name} loses, unless {opp} cannot checkmate by any series of legal moves (examine the position)"
+                    ),
+                };
+                format!(
+                    "Seen or claimed in time: {verdict} ({window}); {}.",
+                    until(window)
+                )
+            }
+            IllegalMoveVerdict::WithinWindow { window, offence } => {
+                format!("{} The arbiter acts {}.", offence.render(), until(window))
+            }
+        }
+    }
+}
+
+/// The verdict an alert carries: one of its kinds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Offence(OffenceVerdict),
+    /// An illegal move's verdict under bughouse or reduced-supervision rules.
+    IllegalMove(IllegalMoveVerdict),
+    Flag(FlagVerdict),
+    Clock(ClockVerdict),
+}
+
+impl Verdict {
+    pub fn offence(&self) -> Option<&OffenceVerdict> {
+        match self {
+            Verdict::Offence(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn illegal_move(&self) -> Option<&IllegalMoveVerdict> {
+        match self {
+            Verdict::IllegalMove(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn flag(&self) -> Option<&FlagVerdict> {
+        match self {
+            Verdict::Flag(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn clock(&self) -> Option<&ClockVerdict> {
+        match self {
+            Verdict::Clock(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The prescription's text, as the alert carries it (none where a flag's play goes on).
+    pub fn render(&self) -> Option<String> {
+        match self {
+            Verdict::Offence(v) => Some(v.render()),
+            Verdict::IllegalMove(v) => Some(v.render()),
+            Verdict::Flag(v) => v.render(),
+            Verdict::Clock(v) => Some(v.render()),
+        }
+    }
+}
+
+impl From<OffenceVerdict> for Verdict {
+    fn from(v: OffenceVerdict) -> Self {
+        Verdict::Offence(v)
+    }
+}
+
+impl From<IllegalMoveVerdict> for Verdict {
+    fn from(v: IllegalMoveVerdict) -> Self {
+        Verdict::IllegalMove(v)
+    }
+}
+
+impl From<FlagVerdict> for Verdict {
+    fn from(v: FlagVerdict) -> Self {
+        Verdict::Flag(v)
+    }
+}
+
+impl From<ClockVerdict> for Verdict {
+    fn from(v: ClockVerdict) -> Self {
+        Verdict::Clock(v)
     }
 }
 
@@ -362,6 +541,71 @@ mod tests {
             verdict(OffenceDecision::LosesUnlessOpponentCannotMate)
                 .render()
                 .contains("Black loses, unless White cannot checkmate")
+        );
+    }
+
+    #[test]
+    fn illegal_move_window_rules_render_around_the_offence() {
+        let offence = verdict(OffenceDecision::TimeToOpponent {
+            add_ms: 60_000,
+            loses_at: 2,
+        });
+        let full = offence.render();
+        let bughouse = IllegalMoveVerdict::BughouseOnDemand {
+            offender: Color::Black,
+            remedy: "Take the move back".into(),
+        };
+        assert!(bughouse.on_claim());
+        assert_eq!(
+            bughouse.render(),
+            "Take the move back — only if White demands it (7.4; a press back without a move is the demand, 7.6); moving on accepts it (7.5). No time is added; for repeated illegal moves the arbiter may add time or declare the game lost (10.3)."
+        );
+        let on_claim = IllegalMoveVerdict::OnClaim {
+            window: "B6",
+            offence: offence.clone(),
+        };
+        assert_eq!(
+            on_claim.render(),
+            format!(
+                "Only if White claims before making his own move (B6): {full} The arbiter does not act without a claim; only until White has made his next move; after it the move stands (B6)."
+            )
+        );
+        let within = IllegalMoveVerdict::WithinWindow {
+            window: "A.5.2",
+            offence: offence.clone(),
+        };
+        assert!(!within.on_claim());
+        assert_eq!(
+            within.render(),
+            format!(
+                "{full} The arbiter acts only until White has made his next move; after it the move stands (A.5.2)."
+            )
+        );
+        assert_eq!(
+            IllegalMoveVerdict::ArbiterIntervenes {
+                window: "B6",
+                offence
+            }
+            .render(),
+            format!("The arbiter intervenes without a claim (B6): {full}")
+        );
+        assert_eq!(
+            IllegalMoveVerdict::OnClaimWinsOrDrawn {
+                offender: Color::Black,
+                window: "C3",
+                drawn: true
+            }
+            .render(),
+            "If White claims before making his own move: the game is drawn, as White cannot checkmate (C3). The arbiter does not act without a claim; only until White has made his next move; after it the move stands (C3)."
+        );
+        assert_eq!(
+            IllegalMoveVerdict::SeenInTimeLoses {
+                offender: Color::Black,
+                window: "A4.2",
+                opponent_can_mate: None
+            }
+            .render(),
+            "Seen or claimed in time: Black loses, unless White cannot checkmate by any series of legal moves (examine the position) (A4.2); only until White has made his next move; after it the move stands (A4.2)."
         );
     }
 

@@ -8,7 +8,7 @@ use common::*;
 use dgt_core::capture::parse_capture;
 use dgt_core::event::Orientation;
 use dgt_core::verdict::OffenceDecision;
-use dgt_core::{AlertKind, Event, EventBody, Operation};
+use dgt_core::{AlertKind, Event, EventBody, GameResult, Operation};
 
 #[test]
 fn a_quick_slide_is_one_move() {
@@ -289,10 +289,9 @@ fn kings_in_the_centre_signal_a_result_and_are_never_a_move() {
     let ev = b.run();
     assert_eq!(moves(&ev).len(), 4);
     assert!(alerts(&ev).contains(&AlertKind::ResultGesture));
-    assert!(
-        ev.iter()
-            .any(|e| matches!(&e.body, EventBody::GameEnd { result, .. } if result == "0-1"))
-    );
+    assert!(ev.iter().any(
+        |e| matches!(&e.body, EventBody::GameEnd { result, .. } if *result == GameResult::BlackWins)
+    ));
 }
 
 #[test]
@@ -300,10 +299,9 @@ fn a_magic_piece_signals_a_draw() {
     let mut b = started();
     b.mv("e2", "e4", 'P').wait(400).put("e5", '1').wait(400);
     let ev = b.run();
-    assert!(
-        ev.iter()
-            .any(|e| matches!(&e.body, EventBody::GameEnd { result, .. } if result == "1/2-1/2"))
-    );
+    assert!(ev.iter().any(
+        |e| matches!(&e.body, EventBody::GameEnd { result, .. } if *result == GameResult::Drawn)
+    ));
 }
 
 #[test]
@@ -319,10 +317,9 @@ fn checkmate_ends_the_game_without_a_press() {
     }
     let ev = b.run();
     assert!(alerts(&ev).contains(&AlertKind::Checkmate));
-    assert!(
-        ev.iter()
-            .any(|e| matches!(&e.body, EventBody::GameEnd { result, .. } if result == "0-1"))
-    );
+    assert!(ev.iter().any(
+        |e| matches!(&e.body, EventBody::GameEnd { result, .. } if *result == GameResult::BlackWins)
+    ));
 }
 
 #[test]
@@ -379,10 +376,9 @@ fn flag_fall_loses_or_draws_by_material() {
     ]);
     let ev = b.run();
     assert!(alerts(&ev).contains(&AlertKind::FlagFall));
-    assert!(
-        ev.iter()
-            .any(|e| matches!(&e.body, EventBody::GameEnd { result, .. } if result == "0-1"))
-    );
+    assert!(ev.iter().any(
+        |e| matches!(&e.body, EventBody::GameEnd { result, .. } if *result == GameResult::BlackWins)
+    ));
 
     // Black has a lone king: White's flag fall is a draw (6.9).
     let mut b = Board::new();
@@ -398,10 +394,9 @@ fn flag_fall_loses_or_draws_by_material() {
         0x8D, 0, 0x0A, 0x00, 0x00, 0x02, 0x10, 0x00, 0x00, 0x01,
     ]);
     let ev = b.run();
-    assert!(
-        ev.iter()
-            .any(|e| matches!(&e.body, EventBody::GameEnd { result, .. } if result == "1/2-1/2"))
-    );
+    assert!(ev.iter().any(
+        |e| matches!(&e.body, EventBody::GameEnd { result, .. } if *result == GameResult::Drawn)
+    ));
 }
 
 #[test]
@@ -465,10 +460,9 @@ fn a_period_flag_is_only_a_loss_without_the_required_moves() {
     );
     assert!(reached.iter().any(|e| matches!(&e.body, EventBody::Alert(a) if a.kind == AlertKind::FlagFall && a.message.contains("period reached"))));
     let lost = play(1);
-    assert!(
-        lost.iter()
-            .any(|e| matches!(&e.body, EventBody::GameEnd { result, .. } if result == "0-1"))
-    );
+    assert!(lost.iter().any(
+        |e| matches!(&e.body, EventBody::GameEnd { result, .. } if *result == GameResult::BlackWins)
+    ));
 }
 
 /// Tracking continues from a formally illegal position when the opponent plays on.

@@ -5,7 +5,9 @@
 mod common;
 
 use common::*;
-use dgt_core::verdict::{ClockVerdict, FlagCall, FlagDecision, GameResult, OffenceDecision};
+use dgt_core::verdict::{
+    ClockVerdict, FlagCall, FlagDecision, GameResult, IllegalMoveVerdict, OffenceDecision,
+};
 use dgt_core::{AlertKind, Event, Side};
 use shakmaty::Color;
 
@@ -204,6 +206,33 @@ fn l05_s05_blitz_illegal_move_claimed_or_answered() {
         assert_eq!(severity(&a), sev, "{edition}");
         assert!(prescription(&a).contains(verdict), "{edition}: {a:?}");
         assert!(ends(&ev).is_empty(), "the arbiter enters the result");
+        // The window rules as data: 2005 a claim only (C3), 2017 a loss (A4.2), 2018+ the
+        // offence's verdict within the window.
+        let v = illegal_move_verdict(&a);
+        assert_eq!(v.offender(), Color::Black, "{edition}");
+        match edition {
+            "fide-2005" => assert_eq!(
+                *v,
+                IllegalMoveVerdict::OnClaimWinsOrDrawn {
+                    offender: Color::Black,
+                    window: "C3",
+                    drawn: false
+                }
+            ),
+            "fide-2017" => assert_eq!(
+                *v,
+                IllegalMoveVerdict::SeenInTimeLoses {
+                    offender: Color::Black,
+                    window: "A4.2",
+                    opponent_can_mate: Some(true)
+                }
+            ),
+            _ => assert!(
+                matches!(v, IllegalMoveVerdict::WithinWindow { offence, .. }
+                    if offence.decision == OffenceDecision::TimeToOpponent { add_ms: 60_000, loses_at: 2 }),
+                "{edition}: {v:?}"
+            ),
+        }
     }
     // The variant: White answers T03's 2…Nf6 with 3.Nf3 and then claims: the claim is void,
     // the illegal move stands (C3), and Black, in check, must answer it.
@@ -325,6 +354,12 @@ fn l05_s08_rapid_claims_and_the_two_cases_the_arbiter_acts_on() {
     );
     assert_eq!(severity(&a), "claim");
     assert!(prescription(&a).contains("Only if White claims"), "{a:?}");
+    let v = illegal_move_verdict(&a);
+    assert!(
+        matches!(v, IllegalMoveVerdict::OnClaim { offence, .. } if offence.offender == Color::Black),
+        "{v:?}"
+    );
+    assert!(v.on_claim());
     // (b) and (c), 2005 rapid: the arbiter intervenes (B6).
     let p = one(
         &promotion("fide-2005", "1500"),
@@ -332,6 +367,13 @@ fn l05_s08_rapid_claims_and_the_two_cases_the_arbiter_acts_on() {
     );
     assert_eq!((severity(&p).as_str(), article(&p)), ("intervene", "7.4a"));
     assert!(prescription(&p).contains("(B6)"), "{p:?}");
+    assert!(
+        matches!(
+            illegal_move_verdict(&p),
+            IllegalMoveVerdict::ArbiterIntervenes { window: "B6", .. }
+        ),
+        "{p:?}"
+    );
     assert!(prescription(&p).contains("add 2 minute(s) to Black's clock (7.4b)"));
     let c = one(&both_checks("fide-2005", "1500"), AlertKind::IllegalMove);
     assert_eq!((severity(&c).as_str(), article(&c)), ("intervene", "7.4a"));

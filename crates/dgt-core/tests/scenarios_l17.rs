@@ -1653,6 +1653,8 @@ fn l17_s18_flag_not_called_before_the_mate() {
         let a = one(&ev, AlertKind::FlagFall);
         assert_eq!(severity(&a), "review");
         assert!(a.message.contains("no flag is down"), "{}", a.message);
+        let v = flag_verdict(&a);
+        assert_eq!((v.decision, v.result), (FlagDecision::NoFlagDown, None));
         assert!(ends(&ev).is_empty());
 
         // The default: the game ends at the physical flag.

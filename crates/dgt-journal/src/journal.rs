@@ -678,7 +678,7 @@ fn insert_event(
             tx.prepare_cached(
                 "UPDATE games SET result = ?2, reason = ?3, end_seq = ?4 WHERE id = ?1",
             )?
-            .execute(params![game, result, reason, seq])?;
+            .execute(params![game, result.as_str(), reason, seq])?;
         }
         _ => {}
     }

@@ -305,3 +305,38 @@ fn the_journal_file_is_private() {
     let _j = Journal::open(&old).unwrap();
     assert_eq!(mode(&old), 0o600);
 }
+
+/// A journaled op with a result there is not (a game's or a table's) is a bad row with the
+/// reason, never played as text.
+#[test]
+fn a_step_with_an_unknown_result_is_a_bad_row() {
+    for (op, reason) in [
+        (
+            r#"{"result":"*"}"#,
+            r#"unknown result "*": use one of 1-0, 0-1, 1/2-1/2"#,
+        ),
+        (
+            r#"{"table_result":{"round":1,"table":2,"result":"0-0"}}"#,
+            r#"unknown result "0-0": use one of 1-0, 0-1, 1/2-1/2, +-, -+, --"#,
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.sqlite");
+        drop(Journal::open(&path).unwrap());
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .execute(
+                "INSERT INTO steps (t_ms, board, kind, json) VALUES (1, 'board-7', 'op', ?1)",
+                [op],
+            )
+            .unwrap();
+        let err = Journal::open(&path).unwrap().steps().unwrap_err();
+        let JournalError::BadRow { detail, .. } = &err else {
+            panic!("not a bad row: {err:?}")
+        };
+        assert!(
+            detail.starts_with("step 1: ") && detail.contains(reason),
+            "{detail}"
+        );
+    }
+}

@@ -257,13 +257,13 @@ impl RoundBook {
                     result: None,
                     first_seq: event.seq,
                 });
-                g.result = Some(result.clone());
+                g.result = Some(result.to_string());
             }
             EventBody::Pairings(p) => self.import(p, event.seq),
             EventBody::TableResult(r) => match self.rounds.get_mut(&r.round) {
-                Some(info) => match &r.result {
+                Some(info) => match r.result {
                     Some(res) => {
-                        info.entered.insert(r.table, res.clone());
+                        info.entered.insert(r.table, res.to_string());
                     }
                     None => {
                         info.entered.remove(&r.table);
@@ -271,7 +271,7 @@ impl RoundBook {
                 },
                 None => {
                     self.early_entries
-                        .insert((r.round, r.table), r.result.clone());
+                        .insert((r.round, r.table), r.result.map(|r| r.to_string()));
                 }
             },
             _ => {}
@@ -279,7 +279,7 @@ impl RoundBook {
     }
 
     /// Applies one event as the journal stores it (a JSON line of the contract); lines of
-    /// other kinds, or unreadable ones, change nothing.
+    /// other kinds, or unreadable ones (an unknown result too), change nothing.
     pub fn apply_json(&mut self, line: &str) {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
             return;
@@ -306,7 +306,10 @@ impl RoundBook {
             }),
             Some("game_end") => EventBody::GameEnd {
                 game: text("game").unwrap_or_default(),
-                result: text("result").unwrap_or_default(),
+                result: match text("result").map(|r| r.parse()) {
+                    Some(Ok(r)) => r,
+                    _ => return,
+                },
                 reason: dgt_core::event::EndReason::Arbiter,
             },
             Some("pairings") => match serde_json::from_value::<RoundPairings>(v.clone()) {
@@ -316,7 +319,11 @@ impl RoundBook {
             Some("table_result") => EventBody::TableResult(dgt_core::pairing::TableResultOp {
                 round: number("round").unwrap_or(0) as u32,
                 table: number("table").unwrap_or(0) as u32,
-                result: text("result"),
+                result: match text("result").map(|r| r.parse()) {
+                    None => None,
+                    Some(Ok(r)) => Some(r),
+                    Some(Err(_)) => return,
+                },
             }),
             _ => return,
         };

@@ -224,7 +224,7 @@ fn end(seq: u64, board: &str, game: &str, result: &str) -> Event {
         board,
         EventBody::GameEnd {
             game: game.into(),
-            result: result.into(),
+            result: result.parse().unwrap(),
             reason: EndReason::Arbiter,
         },
     )
@@ -257,7 +257,7 @@ fn games_belong_to_the_round_they_start_in_and_results_come_out() {
             EventBody::TableResult(TableResultOp {
                 round: 3,
                 table: 4,
-                result: Some("-+".into()),
+                result: Some("-+".parse().unwrap()),
             }),
         ),
     ] {

@@ -510,7 +510,7 @@ impl Hall {
                     .games
                     .entry(game.clone())
                     .or_insert_with(|| GameRecord::new(game, &event.board, None, event.t_ms));
-                record.result = Some(result.clone());
+                record.result = Some(result.to_string());
                 record.reason = Some(*reason);
                 record.end_t_ms = Some(event.t_ms);
             }

@@ -204,7 +204,7 @@ mod tests {
         let mut e = clock(seq);
         e.body = EventBody::GameEnd {
             game: "1/1".into(),
-            result: "1-0".into(),
+            result: "1-0".parse().unwrap(),
             reason: dgt_core::event::EndReason::Checkmate,
         };
         e

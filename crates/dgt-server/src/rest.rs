@@ -485,17 +485,15 @@ async fn result(
     let who = may_act(&app, &headers, &q)?;
     must_cover(&app, &who, &board)?;
     let value: Value = parse_body(&body)?;
-    let result = value
+    let result: dgt_core::GameResult = value
         .get("result")
         .and_then(Value::as_str)
         .or(value.as_str())
         .unwrap_or_default()
-        .to_string();
-    if !["1-0", "0-1", "1/2-1/2"].contains(&result.as_str()) {
-        return Err(ApiError::BadRequest(
-            "result must be \"1-0\", \"0-1\" or \"1/2-1/2\"".into(),
-        ));
-    }
+        .parse()
+        .map_err(|_| {
+            ApiError::BadRequest("result must be \"1-0\", \"0-1\" or \"1/2-1/2\"".into())
+        })?;
     forward_by(&app, &who, &board, Operation::Result(result)).await?;
     Ok(ok(json!({ "ok": true, "board": board })))
 }

@@ -21,6 +21,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use dgt_core::Operation;
+use dgt_core::TableResult;
 use dgt_core::pairing::{Pairing, ROUND_BOARD, TABLE_RESULTS, TableResultOp};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -155,7 +156,7 @@ pub(crate) async fn enter_result(
     let value: Value = parse_body(&body)?;
     let result = match value.get("result") {
         Some(Value::Null) => None,
-        Some(Value::String(r)) if TABLE_RESULTS.contains(&r.as_str()) => Some(r.clone()),
+        Some(Value::String(r)) if let Ok(r) = r.parse::<TableResult>() => Some(r),
         _ => {
             return Err(ApiError::BadRequest(format!(
                 "result must be one of {} (or null to withdraw an entry)",

@@ -127,13 +127,16 @@ async fn a_floor_arbiter_sees_and_acts_on_their_sections_only() {
     assert_eq!(code, 200);
     let op = server.ops.recv().await.unwrap();
     assert_eq!(op.board, "board-5");
-    assert_eq!(op.kind, InputKind::Op(Operation::Result("1-0".into())));
+    assert_eq!(
+        op.kind,
+        InputKind::Op(Operation::Result("1-0".parse().unwrap()))
+    );
     let by = server.ops.recv().await.unwrap();
     let InputKind::Op(Operation::By(by)) = by.kind else {
         panic!("no signature: {by:?}")
     };
     assert_eq!((by.arbiter.as_str(), by.role.as_str()), ("Ana", "floor"));
-    assert_eq!(*by.action, Operation::Result("1-0".into()));
+    assert_eq!(*by.action, Operation::Result("1-0".parse().unwrap()));
 
     // The feed: her snapshot holds only section B's boards and alerts.
     let mut ws = ws_connect(&format!("ws://{addr}/ws?token=ana-floor-secret-00002")).await;

@@ -193,7 +193,7 @@ fn hall_of(boards: u32) -> (Vec<Event>, String, u64) {
                 t_ms + 500,
                 EventBody::GameEnd {
                     game: game.clone(),
-                    result: ["1-0", "0-1", "1/2-1/2"][t as usize % 3].into(),
+                    result: ["1-0", "0-1", "1/2-1/2"][t as usize % 3].parse().unwrap(),
                     reason: dgt_core::event::EndReason::ResultGesture,
                 },
             );

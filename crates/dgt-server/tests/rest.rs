@@ -222,19 +222,21 @@ async fn setup_result_and_claim_go_to_the_core() {
     );
     assert_eq!(
         server.next_action().await.kind,
-        InputKind::Op(Operation::Result("1/2-1/2".into()))
+        InputKind::Op(Operation::Result("1/2-1/2".parse().unwrap()))
     );
-    assert_eq!(
-        http(
-            addr,
-            "POST",
-            "/api/boards/board-7/result",
-            &[],
-            r#"{"result":"2-0"}"#
-        )
-        .await
-        .0,
-        400
+    // A result there is not is refused with the reason, and nothing is forwarded.
+    let (status, body) = http(
+        addr,
+        "POST",
+        "/api/boards/board-7/result",
+        &[],
+        r#"{"result":"2-0"}"#,
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body.contains(r#"result must be \"1-0\", \"0-1\" or \"1/2-1/2\""#),
+        "{body}"
     );
 
     let claim = r#"{"kind":"threefold_repetition","side":"white","move":"g1f3"}"#;

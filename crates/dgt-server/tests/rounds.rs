@@ -196,7 +196,14 @@ async fn a_trf_upload_is_checked_whole_and_handed_to_the_core() {
     let InputKind::Op(Operation::TableResult(r)) = op.kind else {
         panic!("not a table result: {op:?}")
     };
-    assert_eq!((r.round, r.table, r.result.as_deref()), (3, 4, Some("-+")));
+    assert_eq!(
+        (
+            r.round,
+            r.table,
+            r.result.map(dgt_core::TableResult::as_str)
+        ),
+        (3, 4, Some("-+"))
+    );
 }
 
 async fn start_server() -> TestServer {
@@ -254,7 +261,7 @@ async fn boards_and_pgn_carry_the_players_and_unpaired_things_are_shown() {
             "1",
             EventBody::GameEnd {
                 game: "1/1".into(),
-                result: "1/2-1/2".into(),
+                result: "1/2-1/2".parse().unwrap(),
                 reason: EndReason::Arbiter,
             },
         ),
@@ -264,7 +271,7 @@ async fn boards_and_pgn_carry_the_players_and_unpaired_things_are_shown() {
             EventBody::TableResult(dgt_core::pairing::TableResultOp {
                 round: 3,
                 table: 4,
-                result: Some("-+".into()),
+                result: Some("-+".parse().unwrap()),
             }),
         ),
     ]);
@@ -572,7 +579,7 @@ async fn livechess_tournament_calls_as_broadcast_tools_make_them() {
             "1",
             EventBody::GameEnd {
                 game: "1/1".into(),
-                result: "0-1".into(),
+                result: "0-1".parse().unwrap(),
                 reason: EndReason::Arbiter,
             },
         ),
@@ -582,7 +589,7 @@ async fn livechess_tournament_calls_as_broadcast_tools_make_them() {
             EventBody::TableResult(dgt_core::pairing::TableResultOp {
                 round: 3,
                 table: 4,
-                result: Some("-+".into()),
+                result: Some("-+".parse().unwrap()),
             }),
         ),
     ]);

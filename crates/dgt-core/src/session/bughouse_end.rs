@@ -107,7 +107,7 @@ impl Session {
         let on_move = g.current().turn();
         let name = arbiter::side_name(on_move);
         let (kind, reason, result, article, what) = if standing == Standing::Mated {
-            let result = if on_move.is_white() { "0-1" } else { "1-0" };
+            let result = GameResult::win_for(!on_move);
             (
                 AlertKind::Checkmate,
                 EndReason::Checkmate,
@@ -119,7 +119,7 @@ impl Session {
             (
                 AlertKind::Stalemate,
                 EndReason::Stalemate,
-                "1/2-1/2",
+                GameResult::Drawn,
                 "5.5",
                 "stalemated",
             )
@@ -143,7 +143,7 @@ impl Session {
         &mut self,
         t: u64,
         a: Alert,
-        result: &str,
+        result: GameResult,
         reason: EndReason,
         out: &mut Emitted,
     ) {
@@ -151,7 +151,7 @@ impl Session {
         if g.is_over() {
             return;
         }
-        g.result = Some((result.to_string(), reason));
+        g.result = Some((result, reason));
         let id = g.id.clone();
         if let Some(seat) = &mut self.bughouse {
             seat.pending = None;
@@ -161,7 +161,7 @@ impl Session {
             t,
             EventBody::GameEnd {
                 game: id,
-                result: result.into(),
+                result,
                 reason,
             },
         ));
@@ -205,7 +205,7 @@ impl Session {
                 "Declare the game drawn (10.2: the one case the arbiter acts without a request)."
                     .into(),
             );
-            self.finish(t, a, "1/2-1/2", EndReason::BothFlagsFallen, out);
+            self.finish(t, a, GameResult::Drawn, EndReason::BothFlagsFallen, out);
             return true;
         }
         let Some(&d) = displays.first() else {
@@ -219,7 +219,7 @@ impl Session {
         let opp = !flagged;
         let fname = arbiter::side_name(flagged);
         let oname = arbiter::side_name(opp);
-        let win = if opp.is_white() { "1-0" } else { "0-1" };
+        let win = GameResult::win_for(opp);
         let on_move = g.current().turn();
         let (severity, result, message, article) = match pending {
             Some((_, Standing::Mated)) if on_move == flagged => (
@@ -256,7 +256,7 @@ impl Session {
                 };
                 (
                     Severity::Review,
-                    Some(if can { win } else { "1/2-1/2" }),
+                    Some(if can { win } else { GameResult::Drawn }),
                     format!(
                         "{fname}'s flag has fallen after the other game ended: {verdict} (5.6, with {oname}'s reserve: {}); whether pieces may still be passed is for the arbiter (10.5).",
                         bughouse::reserve_words(&available),

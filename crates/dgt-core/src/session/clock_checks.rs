@@ -53,7 +53,7 @@ impl Session {
                 keep,
             };
             a.prescription = Some(verdict.render());
-            a.clock_verdict = Some(Box::new(verdict));
+            a.verdict = Some(Box::new(verdict.into()));
             out.push((t, EventBody::Alert(a)));
         }
     }
@@ -106,7 +106,7 @@ impl Session {
             rejected_gives_opponent_ms: 120_000,
         };
         a.prescription = Some(verdict.render());
-        a.clock_verdict = Some(Box::new(verdict));
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -179,7 +179,7 @@ impl Session {
             article,
         };
         a.prescription = Some(verdict.render());
-        a.clock_verdict = Some(Box::new(verdict));
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -250,7 +250,7 @@ impl Session {
             article: self.edition.clock_setting,
         };
         a.prescription = Some(verdict.render());
-        a.clock_verdict = Some(Box::new(verdict));
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 }

@@ -78,7 +78,7 @@ impl Session {
                     ),
                 );
                 a.article = Some(verdict.article.into());
-                a.flag_verdict = Some(Box::new(verdict));
+                a.verdict = Some(Box::new(verdict.into()));
                 out.push((t, EventBody::Alert(a)));
                 continue;
             }
@@ -138,7 +138,7 @@ impl Session {
             a.article = Some(verdict.article.into());
             (a.white_ms, a.black_ms) = self.clock.white_black_ms();
             a.prescription = verdict.render();
-            a.flag_verdict = Some(Box::new(verdict));
+            a.verdict = Some(Box::new(verdict.into()));
             out.push((t, EventBody::Alert(a)));
             if called_later {
                 self.watch.flags.uncalled = Some(UncalledFlag {
@@ -153,12 +153,12 @@ impl Session {
                 continue;
             }
             if let (Some(g), Some(result)) = (&mut self.game, result) {
-                g.result = Some((result.as_str().into(), reason));
+                g.result = Some((result, reason));
                 out.push((
                     t,
                     EventBody::GameEnd {
                         game: g.id.clone(),
-                        result: result.as_str().into(),
+                        result,
                         reason,
                     },
                 ));
@@ -216,15 +216,15 @@ impl Session {
             a.article = Some(verdict.article.into());
             (a.white_ms, a.black_ms) = s.clock.white_black_ms();
             a.prescription = verdict.render();
-            a.flag_verdict = Some(Box::new(verdict));
+            a.verdict = Some(Box::new(verdict.into()));
             out.push((t, EventBody::Alert(a)));
             if let (Some(g), Some(result)) = (&mut s.game, verdict.result) {
-                g.result = Some((result.as_str().into(), EndReason::BothFlagsFallen));
+                g.result = Some((result, EndReason::BothFlagsFallen));
                 out.push((
                     t,
                     EventBody::GameEnd {
                         game: g.id.clone(),
-                        result: result.as_str().into(),
+                        result,
                         reason: EndReason::BothFlagsFallen,
                     },
                 ));
@@ -280,7 +280,7 @@ impl Session {
                 );
                 a.article = Some(verdict.article.into());
                 a.prescription = verdict.render();
-                a.flag_verdict = Some(Box::new(verdict));
+                a.verdict = Some(Box::new(verdict.into()));
                 out.push((t, EventBody::Alert(a)));
             } else {
                 draw(
@@ -327,15 +327,21 @@ impl Session {
             self.flag_called(t, &how, out);
             return;
         }
+        let verdict = FlagVerdict::new(
+            self.edition.flag_considered_fallen,
+            FlagDecision::NoFlagDown,
+            FlagCall::Called,
+        );
         let mut a = self.alert(
             AlertKind::FlagFall,
             Severity::Review,
             None,
-            "Flag claim recorded, but no flag is down on the clock.".into(),
+            format!("Flag claim recorded, but {}.", verdict.consequence()),
         );
-        a.article = Some(self.edition.flag_considered_fallen.into());
+        a.article = Some(verdict.article.into());
         (a.white_ms, a.black_ms) = self.clock.white_black_ms();
-        a.prescription = Some("Check the clock: if no flag has fallen, the game goes on.".into());
+        a.prescription = verdict.render();
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -370,7 +376,7 @@ impl Session {
             FlagCall::Called,
         );
         a.prescription = verdict.render();
-        a.flag_verdict = Some(Box::new(verdict));
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -401,15 +407,15 @@ impl Session {
         a.article = Some(self.edition.flag_considered_fallen.into());
         (a.white_ms, a.black_ms) = self.clock.white_black_ms();
         a.prescription = verdict.render();
-        a.flag_verdict = Some(Box::new(verdict));
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
         if let (Some(g), Some(result)) = (&mut self.game, verdict.result) {
-            g.result = Some((result.as_str().into(), EndReason::FlagFall));
+            g.result = Some((result, EndReason::FlagFall));
             out.push((
                 t,
                 EventBody::GameEnd {
                     game: g.id.clone(),
-                    result: result.as_str().into(),
+                    result,
                     reason: EndReason::FlagFall,
                 },
             ));

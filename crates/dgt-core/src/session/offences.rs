@@ -4,7 +4,7 @@
 //! confirmation of a two-handed move (7.5.4; 2017 7.7).
 
 use super::*;
-use crate::verdict::{OffenceDecision, OffenceVerdict};
+use crate::verdict::{IllegalMoveVerdict, OffenceDecision, OffenceVerdict, Verdict};
 
 /// Why the core stopped reading moves from the board (`lose_track`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,7 +183,7 @@ impl Session {
         a.game = Some(game_id);
         a.squares = board::square_names(d);
         a.prescription = Some(prescription);
-        a.verdict = verdict.map(Box::new);
+        a.verdict = Some(Box::new(verdict));
         if let Some((w, b)) = logged {
             (a.white_ms, a.black_ms) = (w, b);
         }
@@ -443,88 +443,69 @@ impl Session {
         mover: Color,
         remedy: &str,
         arbiter_acts: bool,
-    ) -> (Severity, String, Option<OffenceVerdict>) {
-        if let Some(seat) = &self.bughouse
+    ) -> (Severity, String, Verdict) {
+        let verdict: Verdict = if let Some(seat) = &self.bughouse
             && !seat.regulation.fide_underneath()
         {
-            // Bughouse (DJC 7.4-7.6, 10.1, 10.3): the opponent accepts or demands a take-back;
-            // no time is added and no count loses by itself.
-            return (
-                Severity::Claim,
-                format!(
-                    "{remedy} — only if {} demands it (7.4; a press back without a move is the demand, 7.6); moving on accepts it (7.5). No time is added; for repeated illegal moves the arbiter may add time or declare the game lost (10.3).",
-                    arbiter::side_name(!mover)
-                ),
-                None,
-            );
-        }
-        let verdict = self.offence_verdict(mover, Offence::IllegalMove, remedy);
-        let full = verdict.render();
-        if !self.reduced() {
-            return (Severity::Intervene, full, Some(verdict));
-        }
-        let name = arbiter::side_name(mover);
-        let opp = arbiter::side_name(!mover);
+            IllegalMoveVerdict::BughouseOnDemand {
+                offender: mover,
+                remedy: remedy.to_string(),
+            }
+            .into()
+        } else {
+            let offence = self.offence_verdict(mover, Offence::IllegalMove, remedy);
+            if self.reduced() {
+                self.reduced_illegal_verdict(offence, arbiter_acts).into()
+            } else {
+                offence.into()
+            }
+        };
+        let severity = match verdict.illegal_move() {
+            Some(v) if v.on_claim() => Severity::Claim,
+            _ => Severity::Intervene,
+        };
+        let text = verdict.render().unwrap_or_default();
+        (severity, text, verdict)
+    }
+
+    /// The window rules of reduced supervision around the offence's verdict.
+    fn reduced_illegal_verdict(
+        &self,
+        offence: OffenceVerdict,
+        arbiter_acts: bool,
+    ) -> IllegalMoveVerdict {
+        let offender = offence.offender;
         let window = self.window_article();
-        let until =
-            format!("only until {opp} has made his next move; after it the move stands ({window})");
         let blitz_2005 =
             window == self.edition.reduced_window_blitz && window != self.edition.reduced_window;
-        if self.edition.rapid_blitz_claim_only && arbiter_acts && !blitz_2005 {
-            return (
-                Severity::Intervene,
-                format!("The arbiter intervenes without a claim ({window}): {full}"),
-                None,
-            );
-        }
-        if self.edition.rapid_blitz_claim_only {
-            let p = if blitz_2005 {
-                let draw = self.game.as_ref().map(|g| {
-                    crate::dead::full(g.current(), g.castling_mode, !mover)
-                        == MateAbility::CannotMate
-                });
-                let verdict = if draw == Some(true) {
-                    format!("the game is drawn, as {opp} cannot checkmate")
-                } else {
-                    format!(
-                        "{opp} wins, or the game is drawn if {opp} cannot checkmate by any series of legal moves"
-                    )
-                };
-                format!(
-                    "If {opp} claims before making his own move: {verdict} ({window}). The arbiter does not act without a claim; {until}."
-                )
-            } else {
-                format!(
-                    "Only if {opp} claims before making his own move ({window}): {full} The arbiter does not act without a claim; {until}."
-                )
-            };
-            return (Severity::Claim, p, None);
-        }
-        if self.edition.reduced_first_illegal_loses {
-            let ability = self
-                .game
+        let ability = || {
+            self.game
                 .as_ref()
-                .map(|g| crate::dead::full(g.current(), g.castling_mode, !mover));
-            let verdict = match ability {
-                Some(MateAbility::CannotMate) => format!(
-                    "the game is drawn: {opp} cannot checkmate by any series of legal moves"
-                ),
-                Some(MateAbility::CanMate) => format!("{name} loses the game"),
-                _ => format!(
-                    "{name} loses, unless {opp} cannot checkmate by any series of legal moves (examine the position)"
-                ),
-            };
-            return (
-                Severity::Intervene,
-                format!("Seen or claimed in time: {verdict} ({window}); {until}."),
-                None,
-            );
+                .map(|g| crate::dead::full(g.current(), g.castling_mode, !offender))
+        };
+        if self.edition.rapid_blitz_claim_only && arbiter_acts && !blitz_2005 {
+            IllegalMoveVerdict::ArbiterIntervenes { window, offence }
+        } else if self.edition.rapid_blitz_claim_only && blitz_2005 {
+            IllegalMoveVerdict::OnClaimWinsOrDrawn {
+                offender,
+                window,
+                drawn: ability() == Some(MateAbility::CannotMate),
+            }
+        } else if self.edition.rapid_blitz_claim_only {
+            IllegalMoveVerdict::OnClaim { window, offence }
+        } else if self.edition.reduced_first_illegal_loses {
+            IllegalMoveVerdict::SeenInTimeLoses {
+                offender,
+                window,
+                opponent_can_mate: match ability() {
+                    Some(MateAbility::CannotMate) => Some(false),
+                    Some(MateAbility::CanMate) => Some(true),
+                    _ => None,
+                },
+            }
+        } else {
+            IllegalMoveVerdict::WithinWindow { window, offence }
         }
-        (
-            Severity::Intervene,
-            format!("{full} The arbiter acts {until}."),
-            None,
-        )
     }
 
     /// The counter an offence adds to: one for everything (2018+: 7.5.5), or per article
@@ -698,7 +679,7 @@ impl Session {
         a.article = Some(self.edition.two_hands.into());
         a.ply = Some(ply);
         a.prescription = Some(prescription);
-        a.verdict = verdict.map(Box::new);
+        a.verdict = verdict.map(|v| Box::new(v.into()));
         out.push((t, EventBody::Alert(a)));
     }
 }

@@ -66,7 +66,7 @@ mod tests {
     #[test]
     fn a_game_with_a_result_is_over() {
         let mut g = game();
-        g.result = Some(("1-0".into(), EndReason::Arbiter));
+        g.result = Some((crate::GameResult::WhiteWins, EndReason::Arbiter));
         let p = Phase::of(Some(&g));
         assert!(matches!(p, Phase::Over(over) if over.id == "b/1"));
         assert!(!p.is_playing());

@@ -11,7 +11,7 @@ pub(super) enum Reading {
     /// The players signalled a result on the board (protocol §4.5); `kings`: by the kings
     /// in the centre, not by a magic piece.
     Gesture {
-        result: &'static str,
+        result: GameResult,
         how: String,
         kings: bool,
     },

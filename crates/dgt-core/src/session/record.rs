@@ -78,7 +78,7 @@ impl Session {
         let Some(g) = &mut self.game else { return };
         if let Some(end) = arbiter::end_by_rule(g, &self.edition) {
             let ply = g.plies() as u32;
-            g.result = Some((end.result.to_string(), end.reason));
+            g.result = Some((end.result, end.reason));
             let mut a = Alert::new(
                 end.kind,
                 arbiter::end_severity(),
@@ -105,7 +105,7 @@ impl Session {
                 t,
                 EventBody::GameEnd {
                     game: id,
-                    result: end.result.into(),
+                    result: end.result,
                     reason: end.reason,
                 },
             ));
@@ -247,9 +247,15 @@ impl Session {
         out.push((t, EventBody::Alert(a)));
     }
 
-    pub(super) fn end_by_gesture(&mut self, t: u64, result: &str, how: String, out: &mut Emitted) {
+    pub(super) fn end_by_gesture(
+        &mut self,
+        t: u64,
+        result: GameResult,
+        how: String,
+        out: &mut Emitted,
+    ) {
         let Some(g) = &mut self.game else { return };
-        g.result = Some((result.to_string(), EndReason::ResultGesture));
+        g.result = Some((result, EndReason::ResultGesture));
         let mut a = Alert::new(
             AlertKind::ResultGesture,
             Severity::Review,
@@ -265,7 +271,7 @@ impl Session {
             t,
             EventBody::GameEnd {
                 game: id,
-                result: result.into(),
+                result,
                 reason: EndReason::ResultGesture,
             },
         ));
@@ -284,7 +290,7 @@ impl Session {
         let Phase::Over(g) = Phase::of(self.game.as_ref()) else {
             return;
         };
-        let Some((result, reason)) = g.result.clone() else {
+        let Some((result, reason)) = g.result else {
             return;
         };
         if !matches!(

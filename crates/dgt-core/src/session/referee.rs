@@ -72,7 +72,7 @@ impl Session {
     fn settled_gesture(
         &mut self,
         t: u64,
-        result: &'static str,
+        result: GameResult,
         how: String,
         kings: bool,
         out: &mut Emitted,
@@ -323,7 +323,7 @@ impl Session {
             );
             self.count_offence(mover, Offence::PressWithoutMove);
             a.prescription = Some(verdict.render());
-            a.verdict = Some(Box::new(verdict));
+            a.verdict = Some(Box::new(verdict.into()));
         } else {
             a.prescription = Some(
                 "Not an offence in this edition: the arbiter may act under 13.4; the move must still be made.".into(),

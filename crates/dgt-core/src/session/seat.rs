@@ -363,14 +363,12 @@ impl Session {
     /// DJC 5.3: a player resigns only when on move; a resignation out of turn stands, but
     /// the opponent may play one last move (which may feed his partner). Called when the
     /// arbiter enters a decisive result while the winner is on move.
-    pub(super) fn resigned_out_of_turn(&mut self, result: &str) {
+    pub(super) fn resigned_out_of_turn(&mut self, result: crate::GameResult) {
         let (Some(seat), Some(g)) = (&mut self.bughouse, &self.game) else {
             return;
         };
-        let winner = match result {
-            "1-0" => Color::White,
-            "0-1" => Color::Black,
-            _ => return,
+        let Some(winner) = result.winner() else {
+            return;
         };
         if !seat.regulation.fide_underneath() && g.current().turn() == winner {
             seat.last_move_for = Some(winner);

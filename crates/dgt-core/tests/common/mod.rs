@@ -298,7 +298,7 @@ pub fn ends(ev: &[Event]) -> Vec<(String, String)> {
     ev.iter()
         .filter_map(|e| match &e.body {
             EventBody::GameEnd { result, reason, .. } => Some((
-                result.clone(),
+                result.to_string(),
                 serde_json::to_value(reason)
                     .ok()?
                     .as_str()
@@ -374,9 +374,19 @@ pub fn prescription(a: &dgt_core::Alert) -> String {
 #[track_caller]
 pub fn offence_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::OffenceVerdict {
     let v = a
-        .verdict
-        .as_deref()
+        .offence_verdict()
         .unwrap_or_else(|| panic!("no verdict on {a:?}"));
+    assert_eq!(a.prescription.as_deref(), Some(v.render().as_str()));
+    v
+}
+
+/// An illegal move's verdict under bughouse or reduced supervision, as data; its
+/// `prescription` is the verdict's text.
+#[track_caller]
+pub fn illegal_move_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::IllegalMoveVerdict {
+    let v = a
+        .illegal_move_verdict()
+        .unwrap_or_else(|| panic!("no illegal move verdict on {a:?}"));
     assert_eq!(a.prescription.as_deref(), Some(v.render().as_str()));
     v
 }
@@ -518,8 +528,7 @@ impl Board {
 #[track_caller]
 pub fn flag_verdict(a: &dgt_core::Alert) -> dgt_core::verdict::FlagVerdict {
     let v = *a
-        .flag_verdict
-        .as_deref()
+        .flag_verdict()
         .unwrap_or_else(|| panic!("no flag verdict on {a:?}"));
     assert_eq!(a.prescription, v.render());
     v
@@ -529,8 +538,7 @@ pub fn flag_verdict(a: &dgt_core::Alert) -> dgt_core::verdict::FlagVerdict {
 #[track_caller]
 pub fn clock_verdict(a: &dgt_core::Alert) -> dgt_core::verdict::ClockVerdict {
     let v = *a
-        .clock_verdict
-        .as_deref()
+        .clock_verdict()
         .unwrap_or_else(|| panic!("no clock verdict on {a:?}"));
     assert_eq!(a.prescription.as_deref(), Some(v.render().as_str()));
     v

@@ -97,3 +97,37 @@ fn one_illegal_move_alone_is_still_counted() {
         illegal[0].message
     );
 }
+
+/// White's first move in a time scramble: the press comes before the board has reported the
+/// knight (it reports a square up to ~400 ms after the piece lands, protocol §4.1). At the
+/// first look nothing has moved yet; read then as a press that only started the clock, it
+/// turned the clock's sides round, and every later press was credited to the other player
+/// as a press without a move (seed 94 of the scramble pace). The first look waits for the
+/// board to catch up.
+#[test]
+fn a_first_press_before_the_board_reports_the_move_keeps_the_clock_sides() {
+    let mut b = game("fide-2023", "3+2", 180);
+    // Reported 270 and 355 ms after the press (a scan every ~200–250 ms, the clock relayed
+    // every 300–450 ms: the knight landed before the press, §4.1, §2.2).
+    b.press().wait(220);
+    b.lift("b1").wait(5).put("c3", 'N').wait(600);
+    for (from, to, piece) in [("c7", "c5", 'p'), ("e2", "e4", 'P'), ("b8", "c6", 'n')] {
+        b.lift(from).wait(5).put(to, piece).wait(30);
+        b.press().wait(600);
+    }
+    b.wait(2000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["b1c3", "c7c5", "e2e4", "b8c6"]);
+    let kinds = alerts(&ev);
+    assert!(
+        !kinds.contains(&AlertKind::ClockPressedWithoutMove)
+            && !kinds.contains(&AlertKind::IllegalPosition),
+        "{kinds:?}"
+    );
+    // White's display is the left one, whose time ran when the game began.
+    let white_side = ev.iter().rev().find_map(|e| match &e.body {
+        dgt_core::EventBody::Clock(c) => Some(c.white_side),
+        _ => None,
+    });
+    assert_eq!(white_side, Some(Some(dgt_core::input::ClockSide::Left)));
+}

@@ -131,3 +131,42 @@ fn a_first_press_before_the_board_reports_the_move_keeps_the_clock_sides() {
     });
     assert_eq!(white_side, Some(Some(dgt_core::input::ClockSide::Left)));
 }
+
+/// The clock stands with White's lever high; it is started and White has moved and pressed
+/// before the board relays the clock again (every 300–450 ms, protocol §2.2): the first
+/// running report shows Black's time running. The lever (a physical rocker, status D1,
+/// §3.4) went down on White's side while the clock stood: White pressed. Read as a plain
+/// start, Black's display was taken for White's and every later press was credited to the
+/// other player (scramble seeds 102, 145, 150, 179, 182).
+#[test]
+fn a_start_and_a_press_between_two_clock_reports_keep_the_clock_sides() {
+    let mut b = started();
+    b.op(r#"{"setup": {"edition": "fide-2023", "time_control": "3+2"}}"#);
+    // Stopped, the left lever high: White's time will run on the left.
+    b.clock = Some((182, 182, None));
+    b.reading();
+    b.wait(1000);
+    b.lift("e2").wait(5).put("e4", 'P').wait(40);
+    // Started, White's press: the right display runs, the left one got the increment.
+    b.clock = Some((184, 182, Some(true)));
+    b.reading();
+    b.wait(600);
+    for (from, to, piece) in [("e7", "e5", 'p'), ("g1", "f3", 'N'), ("b8", "c6", 'n')] {
+        b.lift(from).wait(5).put(to, piece).wait(30);
+        b.press().wait(600);
+    }
+    b.wait(2000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4", "e7e5", "g1f3", "b8c6"]);
+    let kinds = alerts(&ev);
+    assert!(
+        !kinds.contains(&AlertKind::ClockPressedWithoutMove)
+            && !kinds.contains(&AlertKind::IllegalPosition),
+        "{kinds:?}"
+    );
+    let white_side = ev.iter().rev().find_map(|e| match &e.body {
+        dgt_core::EventBody::Clock(c) => Some(c.white_side),
+        _ => None,
+    });
+    assert_eq!(white_side, Some(Some(dgt_core::input::ClockSide::Left)));
+}

@@ -90,6 +90,7 @@ fn main() {
     let mut core = Core::new(CoreConfig::default());
     let mut rebuilt: Vec<(String, u64)> = Vec::new();
     let mut lines = Vec::new();
+    let mut white_side_read = None;
     let window: Option<(u64, u64)> = std::env::args().nth(2).and_then(|a| {
         let (x, y) = a.split_once('-')?;
         Some((x.parse().ok()?, y.parse().ok()?))
@@ -126,7 +127,13 @@ fn main() {
                     rebuilt.push((m.uci.clone(), e.t_ms));
                     lines.push(format!("{} move {} {}", e.t_ms, m.ply, m.uci));
                 }
-                EventBody::Clock(_) => {}
+                // The clock's sides as the core reads them, when they change.
+                EventBody::Clock(c) => {
+                    if c.white_side != white_side_read {
+                        white_side_read = c.white_side;
+                        lines.push(format!("{} white_side {:?}", e.t_ms, c.white_side));
+                    }
+                }
                 other => lines.push(format!(
                     "{} {}",
                     e.t_ms,

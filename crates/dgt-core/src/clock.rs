@@ -20,6 +20,11 @@ pub struct ClockObservation {
     pub press: Option<ClockSide>,
     /// The clock went from stopped to running.
     pub started: bool,
+    /// The clock went from stopped to running with the other side's time: the lever (a
+    /// physical rocker, status D1, protocol §3.4) was high on this display while the clock
+    /// stood and is low now — its player pressed it, and the clock was started and pressed
+    /// between two reports (the board relays the clock every 300–450 ms, protocol §2.2).
+    pub started_by_press: Option<ClockSide>,
     /// The clock went from running to stopped (paused).
     pub stopped: bool,
     /// A time changed while the clock was stopped: an arbiter's correction.
@@ -194,7 +199,12 @@ impl ClockTracker {
         obs.two_presses = two_presses;
         match (was, now) {
             (Some(a), Some(b)) if a != b => obs.press = Some(a),
-            (None, Some(_)) => obs.started = true,
+            (None, Some(b)) => {
+                obs.started = true;
+                if prev.status.right_lever_high != t.status.right_lever_high {
+                    obs.started_by_press = Some(other(b));
+                }
+            }
             (Some(_), None) => obs.stopped = true,
             _ => {}
         }
@@ -248,6 +258,22 @@ mod tests {
         assert_eq!(c.rejected_count(), 1);
         c.infer_white_side(ClockSide::Left);
         assert_eq!(c.white_black_ms(), (Some(181_000), Some(182_000)));
+    }
+
+    #[test]
+    fn start_with_the_lever_flipped_is_a_press() {
+        let mut c = ClockTracker::new(None);
+        // Stopped, lever high on the right; next report: left runs, the right display up by
+        // the increment — the right player pressed after the clock was started.
+        c.observe(reading([0x20, 0x03, 0x02, 0x20, 0x03, 0x02, 0x02]));
+        let o = c.observe(reading([0x20, 0x03, 0x12, 0x20, 0x03, 0x02, 0x01]));
+        assert!(o.started);
+        assert_eq!(o.started_by_press, Some(ClockSide::Right));
+        // Started with the lever where it stood: no press.
+        let mut c = ClockTracker::new(None);
+        c.observe(reading([0x20, 0x03, 0x02, 0x20, 0x03, 0x02, 0x02]));
+        let o = c.observe(reading([0x20, 0x03, 0x02, 0x20, 0x03, 0x01, 0x03]));
+        assert!(o.started && o.started_by_press.is_none());
     }
 
     #[test]

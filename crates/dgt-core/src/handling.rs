@@ -118,6 +118,15 @@ impl HandlingLog {
             .filter(move |h| h.t_ms > since && h.t_ms <= until)
     }
 
+    /// When the board last reported a piece of `color` put on `square`, if it did.
+    pub fn last_put_on(&self, square: Square, color: Color) -> Option<u64> {
+        self.entries
+            .iter()
+            .rev()
+            .find(|h| h.square == square && h.after.is_some_and(|p| p.color == color))
+            .map(|h| h.t_ms)
+    }
+
     /// The first piece lifted after `since` (its square), if any.
     pub fn first_lift_since(&self, since: u64) -> Option<Square> {
         self.entries

@@ -97,3 +97,76 @@ fn one_illegal_move_alone_is_still_counted() {
         illegal[0].message
     );
 }
+
+/// White's first move in a time scramble: the press comes before the board has reported the
+/// knight (it reports a square up to ~400 ms after the piece lands, protocol §4.1). At the
+/// first look nothing has moved yet; read then as a press that only started the clock, it
+/// turned the clock's sides round, and every later press was credited to the other player
+/// as a press without a move (seed 94 of the scramble pace). The first look waits for the
+/// board to catch up.
+#[test]
+fn a_first_press_before_the_board_reports_the_move_keeps_the_clock_sides() {
+    let mut b = game("fide-2023", "3+2", 180);
+    // Reported 270 and 355 ms after the press (a scan every ~200–250 ms, the clock relayed
+    // every 300–450 ms: the knight landed before the press, §4.1, §2.2).
+    b.press().wait(220);
+    b.lift("b1").wait(5).put("c3", 'N').wait(600);
+    for (from, to, piece) in [("c7", "c5", 'p'), ("e2", "e4", 'P'), ("b8", "c6", 'n')] {
+        b.lift(from).wait(5).put(to, piece).wait(30);
+        b.press().wait(600);
+    }
+    b.wait(2000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["b1c3", "c7c5", "e2e4", "b8c6"]);
+    let kinds = alerts(&ev);
+    assert!(
+        !kinds.contains(&AlertKind::ClockPressedWithoutMove)
+            && !kinds.contains(&AlertKind::IllegalPosition),
+        "{kinds:?}"
+    );
+    // White's display is the left one, whose time ran when the game began.
+    let white_side = ev.iter().rev().find_map(|e| match &e.body {
+        dgt_core::EventBody::Clock(c) => Some(c.white_side),
+        _ => None,
+    });
+    assert_eq!(white_side, Some(Some(dgt_core::input::ClockSide::Left)));
+}
+
+/// The clock stands with White's lever high; it is started and White has moved and pressed
+/// before the board relays the clock again (every 300–450 ms, protocol §2.2): the first
+/// running report shows Black's time running. The lever (a physical rocker, status D1,
+/// §3.4) went down on White's side while the clock stood: White pressed. Read as a plain
+/// start, Black's display was taken for White's and every later press was credited to the
+/// other player (scramble seeds 102, 145, 150, 179, 182).
+#[test]
+fn a_start_and_a_press_between_two_clock_reports_keep_the_clock_sides() {
+    let mut b = started();
+    b.op(r#"{"setup": {"edition": "fide-2023", "time_control": "3+2"}}"#);
+    // Stopped, the left lever high: White's time will run on the left.
+    b.clock = Some((182, 182, None));
+    b.reading();
+    b.wait(1000);
+    b.lift("e2").wait(5).put("e4", 'P').wait(40);
+    // Started, White's press: the right display runs, the left one got the increment.
+    b.clock = Some((184, 182, Some(true)));
+    b.reading();
+    b.wait(600);
+    for (from, to, piece) in [("e7", "e5", 'p'), ("g1", "f3", 'N'), ("b8", "c6", 'n')] {
+        b.lift(from).wait(5).put(to, piece).wait(30);
+        b.press().wait(600);
+    }
+    b.wait(2000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4", "e7e5", "g1f3", "b8c6"]);
+    let kinds = alerts(&ev);
+    assert!(
+        !kinds.contains(&AlertKind::ClockPressedWithoutMove)
+            && !kinds.contains(&AlertKind::IllegalPosition),
+        "{kinds:?}"
+    );
+    let white_side = ev.iter().rev().find_map(|e| match &e.body {
+        dgt_core::EventBody::Clock(c) => Some(c.white_side),
+        _ => None,
+    });
+    assert_eq!(white_side, Some(Some(dgt_core::input::ClockSide::Left)));
+}

@@ -29,10 +29,17 @@ impl Session {
             && self.game.as_ref().is_some_and(|g| {
                 self.board.placement(self.orientation).board != *g.current().board()
             });
-        if obs.started
-            && !moved_unseen
+        let at_start = obs.started
             && self.clock.white_side().is_none()
-            && self.game.as_ref().is_some_and(|g| g.plies() == 0)
+            && self.game.as_ref().is_some_and(|g| g.plies() == 0);
+        // The clock was started and pressed between two reports (the lever flipped while it
+        // stood, protocol §3.4): the side running now is not the one started. The press is
+        // judged as any other — it completed White's first move if the board shows one once
+        // it has caught up, else it only started White's clock.
+        let start_press = obs.started_by_press.filter(|_| at_start && !moved_unseen);
+        if at_start
+            && !moved_unseen
+            && start_press.is_none()
             && let Some(d) = self.clock.running()
         {
             self.infer_running_side_to_move(d);
@@ -50,7 +57,7 @@ impl Session {
         if obs.two_presses {
             self.two_presses_unseen = true;
         }
-        if let Some(display) = obs.press {
+        if let Some(display) = obs.press.or(start_press) {
             self.two_presses_unseen = false;
             // The presser's clock ran since the previous press (his thinking time).
             let thought = (self.watch.pressed_in_game && self.any_press_at > 0)

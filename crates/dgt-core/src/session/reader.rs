@@ -122,7 +122,28 @@ impl Session {
         let interp = self.prefer_shown(interp);
         // At ply 0 with nothing moved, a press only starts White's clock. (Judged here, not
         // when the press is seen: White's first move may be on the board, not yet reported.)
+        // At the first look the board may still be catching up — it reports a square up to
+        // ~400 ms after the piece lands (protocol §4.1), and in a time scramble White presses
+        // within ~50 ms of the placement — so look once more: a press read as a start too
+        // early would turn the clock's sides round and credit every later press to the
+        // wrong player. A first move whose piece the board reported landing later than that
+        // after the press was made after it: the press only started the clock.
         if g.plies() == 0 && self.reader.last_ahead.is_none() && interp == Interpretation::Same {
+            let reading = if final_look {
+                PressReading::ClockStarted
+            } else {
+                PressReading::LookAgain
+            };
+            return Some((mover, reading));
+        }
+        if g.plies() == 0
+            && final_look
+            && let Interpretation::Ahead(path) = &interp
+            && self
+                .handling
+                .last_put_on(path[0].to(), mover)
+                .is_some_and(|landed| landed > self.press_seen_at + REPORT_LAG_MS)
+        {
             return Some((mover, PressReading::ClockStarted));
         }
         let presser = self.presser(display);

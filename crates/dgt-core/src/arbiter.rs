@@ -803,9 +803,26 @@ pub fn claims_available(game: &Game, ed: &Laws) -> Vec<ClaimAvailable> {
             ),
         });
     } else {
-        for m in crate::reconstruct::legal_moves(pos) {
+        // A move makes a position stand for the third time only if it stood twice already:
+        // the moves are tried only when some position did (most moves of most games, none).
+        let mut sorted = keys.clone();
+        sorted.sort_unstable();
+        let twice: Vec<u64> = sorted
+            .windows(2)
+            .filter(|w| w[0] == w[1])
+            .map(|w| w[0])
+            .collect();
+        let moves = if twice.is_empty() {
+            shakmaty::MoveList::new()
+        } else {
+            crate::reconstruct::legal_moves(pos)
+        };
+        for m in moves {
             let mut next = pos.clone();
             next.play_unchecked(m);
+            if twice.binary_search(&repetition_key(&next)).is_err() {
+                continue;
+            }
             let before = earlier_in(&keys, &next, n + 1);
             if before.len() >= 2 {
                 let san = shakmaty::san::SanPlus::from_move(pos.clone(), m).to_string();

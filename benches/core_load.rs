@@ -28,10 +28,9 @@ fn full_size() -> bool {
     std::env::args().any(|a| a == "--bench")
 }
 
-/// Each board's games back to back (a pause between two), until `hours` of play; the
+/// Each board's games back to back (a pause between two), until `end_ms` of play; the
 /// inputs of all boards merged in time order.
-fn play(boards: usize, first_seed: u64, hours: u64) -> Vec<Input> {
-    let end_ms = hours * 3_600_000;
+fn play(boards: usize, first_seed: u64, end_ms: u64) -> Vec<Input> {
     let mut all = Vec::new();
     for b in 0..boards {
         let label = format!("board-{}", 10001 + b);
@@ -154,13 +153,14 @@ const ROUND_HOURS: u64 = 5;
 /// timers fired when due. Made in a temporary directory that the caller keeps (and removes).
 fn round_journal() -> (tempfile::TempDir, std::path::PathBuf) {
     let started = std::time::Instant::now();
-    let (boards, hours) = if full_size() {
-        (ROUND_BOARDS, ROUND_HOURS)
+    let (boards, minutes) = if full_size() {
+        (ROUND_BOARDS, ROUND_HOURS * 60)
     } else {
-        // One game per board: the test run only shows the benchmark still works.
-        (2, 0)
+        // The test run (`cargo test --benches`) replays a short round: two boards, 20 minutes.
+        (2, 20)
     };
-    let inputs = play(boards, 100_000, hours);
+    let inputs = play(boards, 100_000, minutes * 60_000);
+    assert!(!inputs.is_empty(), "the round has board inputs");
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join("round.sqlite");
     let mut journal = dgt_journal::Journal::open(&path).expect("a new journal");
@@ -180,7 +180,7 @@ fn round_journal() -> (tempfile::TempDir, std::path::PathBuf) {
     journal.append_all([&batch]).expect("journal written");
     drop(journal);
     eprintln!(
-        "round journal: {boards} boards x {hours} h, {} inputs, {:.0} MiB, made in {:.0} s",
+        "round journal: {boards} boards x {minutes} min, {} inputs, {:.0} MiB, made in {:.0} s",
         inputs.len(),
         std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) as f64 / 1048576.0,
         started.elapsed().as_secs_f64()
@@ -196,6 +196,7 @@ fn replay_a_round_from_its_journal(bencher: divan::Bencher) {
     let (_dir, path) = round_journal();
     let journal = dgt_journal::Journal::open_read_only(&path).expect("the round journal");
     let steps = journal.step_count().expect("steps");
+    assert!(steps > 0, "the round journal has steps to replay");
     bencher
         .counter(divan::counter::ItemsCount::new(steps as usize))
         .bench_local(|| {
@@ -203,6 +204,7 @@ fn replay_a_round_from_its_journal(bencher: divan::Bencher) {
             let (_core, report) =
                 dgt_journal::recover(&journal, CoreConfig::default()).expect("recovered");
             assert!(report.is_exact(), "the replay gives the journaled events");
+            assert_eq!(report.steps, steps, "every journaled step replayed");
             report.steps
         });
 }

@@ -1,7 +1,7 @@
 //! The Laws of Chess as data per edition: which article applies, what it prescribes, and the
 //! game ends that happen by rule at the move made (no press needed).
 
-use shakmaty::{Chess, EnPassantMode, Position, zobrist::Zobrist64};
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Position, zobrist::Zobrist64};
 
 use crate::event::{AlertKind, EndReason, Severity};
 use crate::outcome::GameResult;
@@ -513,32 +513,65 @@ pub fn repetition_key(pos: &Chess) -> u64 {
 
 /// How often the current position has stood on the board in this game (including now).
 pub fn occurrences(game: &Game) -> usize {
-    let key = repetition_key(game.current());
+    let (current, earlier) = split_current(game);
+    occurrences_in(earlier, current)
+}
+
+/// The game's current position and the positions before it.
+fn split_current(game: &Game) -> (&Chess, &[Chess]) {
     game.positions
-        .iter()
-        .filter(|p| repetition_key(p) == key)
-        .count()
+        .split_last()
+        .expect("a game always has its start position")
+}
+
+/// [`occurrences`] of `current` after the positions `earlier` (a game's history).
+fn occurrences_in(earlier: &[Chess], current: &Chess) -> usize {
+    let key = repetition_key(current);
+    1 + earlier.iter().filter(|p| repetition_key(p) == key).count()
 }
 
 /// Fivefold repetition (9.6.1): any five occurrences, or — 2017 as printed — the same
 /// position after five consecutive alternate moves by each player (plies p, p−4, … p−16).
 pub fn fivefold(game: &Game, consecutive: bool) -> bool {
+    let (current, earlier) = split_current(game);
+    fivefold_in(earlier, current, consecutive)
+}
+
+/// [`fivefold`] of `current` after the positions `earlier`.
+fn fivefold_in(earlier: &[Chess], current: &Chess, consecutive: bool) -> bool {
     if !consecutive {
-        return occurrences(game) >= 5;
+        return occurrences_in(earlier, current) >= 5;
     }
-    let n = game.positions.len();
+    // Plies p−4, p−8, p−12, p−16 of the game whose ply p is `current`.
+    let n = earlier.len() + 1;
     if n < 17 {
         return false;
     }
-    let key = repetition_key(game.current());
-    (1..5).all(|k| repetition_key(&game.positions[n - 1 - 4 * k]) == key)
+    let key = repetition_key(current);
+    (1..5).all(|k| repetition_key(&earlier[n - 1 - 4 * k]) == key)
 }
 
 /// Checks the game ends the Laws apply at the move made: checkmate, stalemate, dead position
 /// (insufficient material — the full dead-position analysis is separate), fivefold
 /// repetition and the 75-move rule.
 pub fn end_by_rule(game: &Game, ed: &Laws) -> Option<RuleEnd> {
-    let pos = game.current();
+    let (current, earlier) = split_current(game);
+    end_by_rule_on(earlier, current, game.castling_mode, ed)
+}
+
+/// [`end_by_rule`] as if `next` (the position after a legal move) were pushed onto `game`:
+/// whether a move would end the game, asked without copying the game.
+pub fn end_by_rule_after(game: &Game, next: &Chess, ed: &Laws) -> Option<RuleEnd> {
+    end_by_rule_on(&game.positions, next, game.castling_mode, ed)
+}
+
+/// The ends of [`end_by_rule`] at `pos`, reached after the positions `earlier`.
+fn end_by_rule_on(
+    earlier: &[Chess],
+    pos: &Chess,
+    castling_mode: CastlingMode,
+    ed: &Laws,
+) -> Option<RuleEnd> {
     let mover = !pos.turn();
     // Judged on the legal moves without king captures (a position after an illegal move that
     // stood may leave the side not to move in check; 1.4.1).
@@ -564,7 +597,7 @@ pub fn end_by_rule(game: &Game, ed: &Laws) -> Option<RuleEnd> {
             ),
         });
     }
-    if crate::dead::is_dead(pos, game.castling_mode) == crate::dead::MateAbility::CannotMate {
+    if crate::dead::is_dead(pos, castling_mode) == crate::dead::MateAbility::CannotMate {
         return Some(RuleEnd {
             kind: AlertKind::DeadPosition,
             reason: EndReason::DeadPosition,
@@ -574,7 +607,7 @@ pub fn end_by_rule(game: &Game, ed: &Laws) -> Option<RuleEnd> {
         });
     }
     if let Some(article) = ed.fivefold
-        && fivefold(game, ed.fivefold_consecutive)
+        && fivefold_in(earlier, pos, ed.fivefold_consecutive)
     {
         return Some(RuleEnd {
             kind: AlertKind::FivefoldRepetition,
@@ -645,6 +678,38 @@ mod tests {
             AlertKind::FivefoldRepetition
         );
         assert!(end_by_rule(&g, Edition::Fide2005.laws()).is_none());
+    }
+
+    /// Asking whether a move would end the game, without pushing it, gives the same end as
+    /// pushing it: checkmate (Fool's mate) and both fivefold rules (9.6.1) at the last move.
+    #[test]
+    fn the_end_a_move_would_bring_is_the_end_it_brings() {
+        let mut shuffle = Vec::new();
+        for _ in 0..4 {
+            shuffle.extend(["g1f3", "g8f6", "f3g1", "f6g8"]);
+        }
+        for ucis in [&["f2f3", "e7e5", "g2g4", "d8h4"][..], &shuffle[..]] {
+            let (last, before) = ucis.split_last().unwrap();
+            let g = game(before);
+            let m = last
+                .parse::<UciMove>()
+                .unwrap()
+                .to_move(g.current())
+                .unwrap();
+            let whole = game(ucis);
+            for ed in [
+                Edition::Fide2023,
+                Edition::Fide2018,
+                Edition::Fide2017,
+                Edition::Fide2005,
+            ] {
+                let asked = end_by_rule_after(&g, &g.position_after(m), ed.laws());
+                let pushed = end_by_rule(&whole, ed.laws());
+                assert!(pushed.is_some() || ed == Edition::Fide2005);
+                assert_eq!(asked.map(|e| e.kind), pushed.map(|e| e.kind));
+            }
+            assert!(end_by_rule(&g, Edition::Fide2023.laws()).is_none());
+        }
     }
 
     #[test]
@@ -739,9 +804,26 @@ pub fn claims_available(game: &Game, ed: &Laws) -> Vec<ClaimAvailable> {
             ),
         });
     } else {
-        for m in crate::reconstruct::legal_moves(pos) {
+        // A move makes a position stand for the third time only if it stood twice already:
+        // the moves are tried only when some position did (most moves of most games, none).
+        let mut sorted = keys.clone();
+        sorted.sort_unstable();
+        let twice: Vec<u64> = sorted
+            .windows(2)
+            .filter(|w| w[0] == w[1])
+            .map(|w| w[0])
+            .collect();
+        let moves = if twice.is_empty() {
+            shakmaty::MoveList::new()
+        } else {
+            crate::reconstruct::legal_moves(pos)
+        };
+        for m in moves {
             let mut next = pos.clone();
             next.play_unchecked(m);
+            if twice.binary_search(&repetition_key(&next)).is_err() {
+                continue;
+            }
             let before = earlier_in(&keys, &next, n + 1);
             if before.len() >= 2 {
                 let san = shakmaty::san::SanPlus::from_move(pos.clone(), m).to_string();

@@ -119,12 +119,17 @@ pub fn chess_piece(p: DgtPiece) -> Option<Piece> {
 }
 
 /// The squares where two boards differ.
+///
+/// A square's content differs exactly when its colour or its role does (an empty square has
+/// neither), so the differing squares are those of the colour and role sets that differ:
+/// eight set comparisons instead of a look at every occupied square.
 pub fn diff(a: &Board, b: &Board) -> Bitboard {
     let mut d = Bitboard::EMPTY;
-    for sq in a.occupied() | b.occupied() {
-        if a.piece_at(sq) != b.piece_at(sq) {
-            d.add(sq);
-        }
+    for c in Color::ALL {
+        d |= a.by_color(c) ^ b.by_color(c);
+    }
+    for r in Role::ALL {
+        d |= a.by_role(r) ^ b.by_role(r);
     }
     d
 }
@@ -148,6 +153,38 @@ mod tests {
             c[56 + f] = back[f];
         }
         c
+    }
+
+    /// The squares whose pieces differ, looked at one by one.
+    fn diff_square_by_square(a: &Board, b: &Board) -> Bitboard {
+        let mut d = Bitboard::EMPTY;
+        for sq in Square::ALL {
+            if a.piece_at(sq) != b.piece_at(sq) {
+                d.add(sq);
+            }
+        }
+        d
+    }
+
+    #[test]
+    fn diff_is_every_square_whose_piece_differs() {
+        let start = Board::default();
+        let mut other = Board::default();
+        // A piece gone, a piece added, a piece of the other colour, another role.
+        other.discard_piece_at(Square::E2);
+        other.set_piece_at(Square::E4, Color::White.pawn());
+        other.set_piece_at(Square::D1, Color::Black.queen());
+        other.set_piece_at(Square::B8, Color::Black.bishop());
+        for (a, b) in [
+            (&start, &other),
+            (&other, &start),
+            (&start, &start),
+            (&Board::empty(), &start),
+            (&other, &Board::empty()),
+        ] {
+            assert_eq!(diff(a, b), diff_square_by_square(a, b));
+        }
+        assert_eq!(diff(&start, &other).count(), 4);
     }
 
     #[test]

@@ -121,8 +121,12 @@ pub fn full(pos: &Chess, mode: CastlingMode, side: Color) -> MateAbility {
 }
 
 fn full_on(b: &chess::Board, side: Color) -> MateAbility {
+    memo::count_search();
     match chasolver::winnability(b, color(side)) {
-        Some(chasolver::Winnability::Winnable { .. }) => MateAbility::CanMate,
+        Some(chasolver::Winnability::Winnable { helpmate }) => {
+            memo::remember_line(b, side, &helpmate);
+            MateAbility::CanMate
+        }
         Some(chasolver::Winnability::Unwinnable) => MateAbility::CannotMate,
         None => MateAbility::Undetermined,
     }
@@ -151,7 +155,15 @@ fn dead_on(b: &chess::Board) -> MateAbility {
     let black = memo::remembered(b, memo::Query::Fast(Color::Black), || {
         fast_on(b, Color::Black)
     });
-    let full = |side| memo::remembered(b, memo::Query::Full(side), || full_on(b, side));
+    // A side the fast check leaves open is asked about in full; a known helpmate line that
+    // this position reaches in at most two moves proves it can mate without a search. Such a
+    // proof only ever stands for "not CannotMate" here (it is not remembered as the full
+    // verdict, which the flag and illegal-move rules read directly).
+    let full = |side| {
+        memo::known(b, memo::Query::Full(side))
+            .or_else(|| memo::proved_by_line(b, side).then_some(MateAbility::CanMate))
+            .unwrap_or_else(|| memo::remembered(b, memo::Query::Full(side), || full_on(b, side)))
+    };
     match (white, black) {
         (MateAbility::CannotMate, MateAbility::CannotMate) => MateAbility::CannotMate,
         (MateAbility::CannotMate, _) => full(Color::Black),
@@ -176,7 +188,9 @@ pub fn forget_remembered() {
 mod memo {
     use std::cell::RefCell;
     use std::collections::HashMap;
+    use std::rc::Rc;
 
+    use chess::{ChessMove, MoveGen};
     use shakmaty::Color;
 
     use super::MateAbility;
@@ -198,6 +212,8 @@ mod memo {
         older: HashMap<(chess::Board, Query), MateAbility>,
         /// Analyses actually run (not answered from memory).
         analyses: u64,
+        /// Helpmate searches run (chasolver's full analysis).
+        searches: u64,
     }
 
     thread_local! {
@@ -231,12 +247,168 @@ mod memo {
         v
     }
 
+    /// The remembered verdict of `query` on `board`, if any (nothing is analysed).
+    pub(super) fn known(board: &chess::Board, query: Query) -> Option<MateAbility> {
+        let key = (*board, query);
+        MEMO.with(|m| {
+            let m = m.borrow();
+            m.recent.get(&key).or_else(|| m.older.get(&key)).copied()
+        })
+    }
+
     pub(super) fn forget() {
         MEMO.with(|m| {
             let mut m = m.borrow_mut();
             m.recent.clear();
             m.older.clear();
         });
+        LINES.with(|l| {
+            let mut l = l.borrow_mut();
+            l.recent.clear();
+            l.older.clear();
+        });
+    }
+
+    /// Counts one helpmate search (chasolver's full analysis).
+    pub(super) fn count_search() {
+        MEMO.with(|m| m.borrow_mut().searches += 1);
+    }
+
+    /// Helpmate searches run on this thread so far.
+    #[cfg(test)]
+    pub(super) fn searches() -> u64 {
+        MEMO.with(|m| m.borrow().searches)
+    }
+
+    /// Longest line kept (plies): a line grows by two plies each time a position is proved
+    /// through it, so a game that keeps wandering off it goes back to a search now and then.
+    const LONGEST_LINE: usize = 256;
+
+    /// Positions on a kept line per generation (about 130 bytes each: at most ~1 MiB a
+    /// thread for both generations, the lines themselves shared).
+    const LINE_GENERATION: usize = 4096;
+
+    /// A helpmate line: from the position it is kept under, `moves[from..]` are legal moves
+    /// ending in the side's checkmate of the opponent.
+    type Line = (Rc<[ChessMove]>, usize);
+
+    /// Positions on helpmate lines found lately, per side that mates at the end.
+    #[derive(Default)]
+    struct Lines {
+        recent: HashMap<(chess::Board, Color), Line>,
+        older: HashMap<(chess::Board, Color), Line>,
+    }
+
+    impl Lines {
+        fn get(&self, board: &chess::Board, side: Color) -> Option<Line> {
+            let key = (*board, side);
+            self.recent
+                .get(&key)
+                .or_else(|| self.older.get(&key))
+                .cloned()
+        }
+
+        fn insert(&mut self, board: chess::Board, side: Color, line: Line) {
+            if self.recent.len() >= LINE_GENERATION {
+                self.older = std::mem::take(&mut self.recent);
+            }
+            self.recent.insert((board, side), line);
+        }
+    }
+
+    thread_local! {
+        static LINES: RefCell<Lines> = RefCell::new(Lines::default());
+    }
+
+    fn chess_color(c: Color) -> chess::Color {
+        if c.is_white() {
+            chess::Color::White
+        } else {
+            chess::Color::Black
+        }
+    }
+
+    /// Keeps a helpmate line chasolver found from `board` for `side`, each position on it
+    /// remembered — once the line is checked move by move: every move legal, and the last
+    /// position `side`'s checkmate of the opponent. A line that fails the check is not kept.
+    pub(super) fn remember_line(board: &chess::Board, side: Color, moves: &[ChessMove]) {
+        if moves.is_empty() || moves.len() > LONGEST_LINE {
+            return;
+        }
+        let mut positions = Vec::with_capacity(moves.len());
+        let mut b = *board;
+        for &m in moves {
+            if !b.legal(m) {
+                return;
+            }
+            positions.push(b);
+            b = b.make_move_new(m);
+        }
+        if b.status() != chess::BoardStatus::Checkmate || b.side_to_move() != chess_color(!side) {
+            return;
+        }
+        let line: Rc<[ChessMove]> = moves.into();
+        LINES.with(|l| {
+            let mut l = l.borrow_mut();
+            for (i, p) in positions.into_iter().enumerate() {
+                l.insert(p, side, (line.clone(), i));
+            }
+        });
+    }
+
+    /// Whether `side` can mate from `board`, proved by a kept helpmate line: `board` is on
+    /// one, or reaches a position on one in one or two legal moves (the game left the line
+    /// with moves that can be taken back, as a king's walk). The moves to the line and the
+    /// rest of it make a line from `board`, kept in turn. `false` says only that no proof was
+    /// found this way.
+    pub(super) fn proved_by_line(board: &chess::Board, side: Color) -> bool {
+        LINES.with(|l| {
+            let mut l = l.borrow_mut();
+            if l.recent.is_empty() && l.older.is_empty() {
+                return false;
+            }
+            if l.get(board, side).is_some() {
+                return true;
+            }
+            for first in MoveGen::new_legal(board) {
+                let one = board.make_move_new(first);
+                if let Some((line, from)) = l.get(&one, side) {
+                    extend(&mut l, side, &[(*board, first)], &line, from);
+                    return true;
+                }
+                for second in MoveGen::new_legal(&one) {
+                    let two = one.make_move_new(second);
+                    if let Some((line, from)) = l.get(&two, side) {
+                        extend(&mut l, side, &[(*board, first), (one, second)], &line, from);
+                        return true;
+                    }
+                }
+            }
+            false
+        })
+    }
+
+    /// Keeps the line made of `steps` (each a position and the legal move played from it)
+    /// followed by `line[from..]`, under the positions of `steps`, if not too long.
+    fn extend(
+        l: &mut Lines,
+        side: Color,
+        steps: &[(chess::Board, ChessMove)],
+        line: &[ChessMove],
+        from: usize,
+    ) {
+        let rest = &line[from..];
+        if steps.len() + rest.len() > LONGEST_LINE {
+            return;
+        }
+        let moves: Rc<[ChessMove]> = steps
+            .iter()
+            .map(|&(_, m)| m)
+            .chain(rest.iter().copied())
+            .collect();
+        for (i, &(p, _)) in steps.iter().enumerate() {
+            l.insert(p, side, (moves.clone(), i));
+        }
     }
 
     /// Analyses run on this thread so far.
@@ -341,6 +513,69 @@ mod tests {
         forget_remembered();
         assert_eq!(is_dead(&p, CastlingMode::Standard), first);
         assert!(memo::analyses() > analysed, "analysed again once forgotten");
+    }
+
+    fn after(p: &Chess, ucis: &[&str]) -> Chess {
+        let mut p = p.clone();
+        for u in ucis {
+            let m = u
+                .parse::<shakmaty::uci::UciMove>()
+                .unwrap()
+                .to_move(&p)
+                .unwrap();
+            p = p.play(m).unwrap();
+        }
+        p
+    }
+
+    #[test]
+    fn a_helpmate_line_proves_the_positions_near_it_without_a_search() {
+        forget_remembered();
+        // White's rook against a bare king: Black cannot mate (fast check), White's helpmate
+        // is searched for once.
+        let start = pos("8/8/4k3/8/8/8/3RK3/8 w - - 0 1");
+        assert_eq!(
+            is_dead(&start, CastlingMode::Standard),
+            MateAbility::CanMate
+        );
+        let searched = memo::searches();
+        assert!(searched > 0, "the first position is searched");
+        // Rd3 Ke7 can be taken back (Rd2 Ke6): the line from the start proves the position
+        // after them, two moves away.
+        let wandered = after(&start, &["d2d3", "e6e7"]);
+        assert_ne!(
+            is_dead(&wandered, CastlingMode::Standard),
+            MateAbility::CannotMate
+        );
+        assert_eq!(
+            memo::searches(),
+            searched,
+            "proved by the line, not searched"
+        );
+        // Two bare kings: dead, whatever lines are kept.
+        let bare = pos("8/8/4k3/8/8/8/4K3/8 w - - 0 1");
+        assert_eq!(
+            is_dead(&bare, CastlingMode::Standard),
+            MateAbility::CannotMate
+        );
+        // Forgotten, the same position is searched again.
+        forget_remembered();
+        is_dead(&wandered, CastlingMode::Standard);
+        assert!(memo::searches() > searched);
+    }
+
+    #[test]
+    fn a_line_that_does_not_end_in_mate_is_not_kept() {
+        forget_remembered();
+        let p = pos("8/8/4k3/8/8/8/3RK3/8 w - - 0 1");
+        let b = chess_board(&p, CastlingMode::Standard).unwrap();
+        let rd3 = chess::ChessMove::new(chess::Square::D2, chess::Square::D3, None);
+        memo::remember_line(&b, Color::White, &[rd3]);
+        assert!(!memo::proved_by_line(&b, Color::White));
+        // Nor one with an illegal move (the king cannot move two squares).
+        let ke4 = chess::ChessMove::new(chess::Square::E2, chess::Square::E4, None);
+        memo::remember_line(&b, Color::White, &[ke4]);
+        assert!(!memo::proved_by_line(&b, Color::White));
     }
 
     #[test]

@@ -89,6 +89,19 @@ impl Game {
     }
 
     /// Plays a legal move from the current position; returns its ply (1-based).
+    /// The position [`Game::push`] would reach with the legal move `mv`.
+    pub fn position_after(&self, mv: Move) -> Chess {
+        let mut next = self.current().clone();
+        match mv {
+            // As in `push`: a drop is judged by the bughouse regulation.
+            Move::Put { .. } => next.play_unchecked(mv),
+            _ => {
+                next = next.play(mv).expect("only legal moves are asked about");
+            }
+        }
+        next
+    }
+
     pub fn push(&mut self, mv: Move, t_ms: u64, clocks: (Option<u64>, Option<u64>)) -> u32 {
         let pos = self.current().clone();
         let uci = mv.to_uci(self.castling_mode).to_string();

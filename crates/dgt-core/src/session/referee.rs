@@ -154,9 +154,7 @@ impl Session {
         let ends_game = !centre
             && self.bughouse.is_none()
             && self.game.as_ref().is_some_and(|g| {
-                let mut after = g.clone();
-                after.push(last, t, (None, None));
-                arbiter::end_by_rule(&after, &self.edition).is_some()
+                arbiter::end_by_rule_after(g, &g.position_after(last), &self.edition).is_some()
             });
         // A move that ends the game cannot be corrected once taken, so with the mover's clock
         // still running (no press yet) it waits until the board has had time to report the

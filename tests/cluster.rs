@@ -469,6 +469,20 @@ fn a_broker_killed_mid_game_loses_nothing_and_doubles_nothing() {
     let n = node_entry(hub_addr, "hall-a").unwrap();
     assert_eq!(n["state"], "online", "{n}");
     assert_eq!(n.get("stale"), None, "{n}");
+    // The backlog of the outage reaches the hub while the node still runs (on a loaded machine
+    // it can take longer than a stopping node's bounded last publish).
+    let target = journal_events(&node.journal)
+        .last()
+        .and_then(|e| e["seq"].as_u64())
+        .unwrap_or(0);
+    eventually(
+        Duration::from_secs(60),
+        "the outage's backlog on the hub",
+        || {
+            let seq = node_entry(hub_addr, "hall-a")?["last_seq"].as_u64()?;
+            (seq >= target).then_some(())
+        },
+    );
     let journal = node.journal.clone();
     node.proc.terminate();
     hub_caught_up(hub_addr, "hall-a", &journal);

@@ -642,9 +642,14 @@ impl HubStatus {
 impl StatusSource for HubStatus {
     fn health(&self) -> serde_json::Value {
         let nodes = self.node_list();
-        let (connected, lost_since) = {
+        let (connected, lost_since, stream_position, reader_restarts) = {
             let state = lock(&self.shared);
-            (state.connected, state.lost_since)
+            (
+                state.connected,
+                state.lost_since,
+                state.stream_position,
+                state.reader_restarts,
+            )
         };
         let offline = nodes.iter().filter(|n| n["state"] == "offline").count();
         let mut health = json!({
@@ -653,8 +658,8 @@ impl StatusSource for HubStatus {
                 "broker_connected": connected,
                 "nodes": nodes.len(),
                 "nodes_offline": offline,
-                "stream_position": lock(&self.shared).stream_position,
-                "reader_restarts": lock(&self.shared).reader_restarts,
+                "stream_position": stream_position,
+                "reader_restarts": reader_restarts,
             },
         });
         if !connected {

@@ -1,7 +1,8 @@
 //! The core's front door: routes inputs to one [`Session`] per board, fires timers in time
 //! order, and numbers the events.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use crate::bughouse;
 use crate::config::CoreConfig;
@@ -15,16 +16,28 @@ pub type Emitted = Vec<(u64, EventBody)>;
 
 pub struct Core {
     config: CoreConfig,
-    sessions: BTreeMap<String, Session>,
+    /// Each board's place in `slots`, by label (label order is the order of `sessions`).
+    index: BTreeMap<String, usize>,
+    /// One per board heard from, in the order they were first heard from: an input or a
+    /// timer finds its board with one look-up, and everything after works on the slot.
+    slots: Vec<Slot>,
     next_seq: u64,
     /// Bughouse matches whose score was told, by their two game ids.
     scored: std::collections::BTreeSet<(String, String)>,
-    /// Every board's pending timer as (deadline, board), earliest first: the next timer is
-    /// found without asking every session (a venue has hundreds of boards, and the daemon
-    /// asks after every input).
-    timers: BTreeSet<(u64, String)>,
-    /// The deadline each board has in `timers`.
-    armed: HashMap<String, u64>,
+    /// Every board's pending timer as (deadline, board label, slot), earliest first (board
+    /// label breaks ties): the next timer is found without asking every session (a venue
+    /// has hundreds of boards, and the daemon asks after every input).
+    timers: BTreeSet<(u64, Arc<str>, usize)>,
+    /// Kept between inputs so that a session's events need no new buffer each time.
+    scratch: Emitted,
+}
+
+/// One board's session, with what the core's timer index holds for it.
+struct Slot {
+    label: Arc<str>,
+    session: Session,
+    /// The deadline this board has in `timers`.
+    armed: Option<u64>,
 }
 
 impl Core {
@@ -36,11 +49,12 @@ impl Core {
     pub fn with_first_seq(config: CoreConfig, seq: u64) -> Self {
         Core {
             config,
-            sessions: BTreeMap::new(),
+            index: BTreeMap::new(),
+            slots: Vec::new(),
             next_seq: seq.max(1),
             scored: Default::default(),
             timers: BTreeSet::new(),
-            armed: HashMap::new(),
+            scratch: Emitted::new(),
         }
     }
 
@@ -66,19 +80,32 @@ impl Core {
             _ => None,
         };
         if let Some(body) = passed_back {
-            self.number(&input.board, vec![(input.t_ms, body)], &mut out);
+            let slot = self.index.get(&input.board).copied();
+            let mut emitted = vec![(input.t_ms, body)];
+            self.number(&input.board, slot, &mut emitted, &mut out);
             return out;
         }
-        let config = &self.config;
-        let session = self
-            .sessions
-            .entry(input.board.clone())
-            .or_insert_with(|| Session::new(&input.board, config));
-        let mut emitted = Emitted::new();
-        session.handle(input.t_ms, &input.kind, &mut emitted);
-        self.number(&input.board, emitted, &mut out);
-        self.bughouse(&input.board, input.t_ms, &mut out);
-        self.rearm_around(&input.board);
+        let i = match self.index.get(&input.board) {
+            Some(&i) => i,
+            None => {
+                let i = self.slots.len();
+                self.slots.push(Slot {
+                    label: Arc::from(input.board.as_str()),
+                    session: Session::new(&input.board, &self.config),
+                    armed: None,
+                });
+                self.index.insert(input.board.clone(), i);
+                i
+            }
+        };
+        let mut emitted = std::mem::take(&mut self.scratch);
+        self.slots[i]
+            .session
+            .handle(input.t_ms, &input.kind, &mut emitted);
+        self.number(&input.board, Some(i), &mut emitted, &mut out);
+        self.scratch = emitted;
+        self.bughouse(i, input.t_ms, &mut out);
+        self.rearm_around(i);
         out
     }
 
@@ -86,93 +113,92 @@ impl Core {
     pub fn advance(&mut self, t_ms: u64) -> Vec<Event> {
         let mut out = Vec::new();
         loop {
-            let due = self.timers.first().filter(|(d, _)| *d <= t_ms).cloned();
-            let Some((d, board)) = due else { break };
-            let mut emitted = Emitted::new();
-            if let Some(s) = self.sessions.get_mut(&board) {
-                s.on_timer(d, &mut emitted);
-            }
-            self.number(&board, emitted, &mut out);
-            self.bughouse(&board, d, &mut out);
-            self.rearm_around(&board);
+            let due = self
+                .timers
+                .first()
+                .filter(|(d, _, _)| *d <= t_ms)
+                .map(|(d, _, i)| (*d, *i));
+            let Some((d, i)) = due else { break };
+            let mut emitted = std::mem::take(&mut self.scratch);
+            self.slots[i].session.on_timer(d, &mut emitted);
+            let label = self.slots[i].label.clone();
+            self.number(&label, Some(i), &mut emitted, &mut out);
+            self.scratch = emitted;
+            self.bughouse(i, d, &mut out);
+            self.rearm_around(i);
         }
         out
     }
 
-    /// Files the timers of `board` and of its bughouse partner (the only sessions an input
-    /// or a timer of `board` can change) anew in `timers`.
-    fn rearm_around(&mut self, board: &str) {
-        let partner = self
-            .sessions
-            .get(board)
-            .and_then(|s| s.bughouse_partner())
-            .map(str::to_string);
-        self.rearm(board);
+    /// The slot of `board`'s bughouse partner, once the partner board was heard from.
+    fn partner_of(&self, i: usize) -> Option<usize> {
+        let partner = self.slots[i].session.bughouse_partner()?;
+        self.index.get(partner).copied()
+    }
+
+    /// Files the timers of board `i` and of its bughouse partner (the only sessions an input
+    /// or a timer of the board can change) anew in `timers`.
+    fn rearm_around(&mut self, i: usize) {
+        let partner = self.partner_of(i);
+        self.rearm(i);
         if let Some(p) = partner {
-            self.rearm(&p);
+            self.rearm(p);
         }
     }
 
-    fn rearm(&mut self, board: &str) {
-        let now = self.sessions.get(board).and_then(|s| s.deadline());
-        let before = self.armed.get(board).copied();
-        if now == before {
+    fn rearm(&mut self, i: usize) {
+        let slot = &mut self.slots[i];
+        let now = slot.session.deadline();
+        if now == slot.armed {
             return;
         }
-        if let Some(d) = before {
-            self.timers.remove(&(d, board.to_string()));
-            self.armed.remove(board);
+        if let Some(d) = slot.armed {
+            self.timers.remove(&(d, slot.label.clone(), i));
         }
         if let Some(d) = now {
-            self.timers.insert((d, board.to_string()));
-            self.armed.insert(board.to_string(), d);
+            self.timers.insert((d, slot.label.clone(), i));
         }
+        slot.armed = now;
     }
 
     /// Bughouse: what changed on `board` reaches its partner board (captures fill reserves,
     /// promotions take pieces, an end makes a waiting mate final), and the partner's
     /// reaction comes back; then the match score once it is decided.
-    fn bughouse(&mut self, board: &str, t_ms: u64, out: &mut Vec<Event>) {
-        let Some(partner) = self
-            .sessions
-            .get(board)
-            .and_then(|s| s.bughouse_partner())
-            .map(str::to_string)
-        else {
+    fn bughouse(&mut self, i: usize, t_ms: u64, out: &mut Vec<Event>) {
+        if self.slots[i].session.bughouse_partner().is_none() {
             return;
-        };
+        }
         // A partner board not heard from yet has nothing to tell; it is told when it is.
         // Each side's view of the other, until neither changes (an end on one board can end
         // a waiting mate on the other, which the first must hear of).
-        let pair = [board.to_string(), partner];
-        for _ in 0..3 {
-            let mut changed = false;
-            for (from, to) in [(0, 1), (1, 0)] {
-                let Some(view) = self.sessions.get(&pair[from]).map(|s| s.view_for_partner())
-                else {
-                    continue;
-                };
-                let Some(other) = self.sessions.get_mut(&pair[to]) else {
-                    continue;
-                };
-                if other.partner_view() == Some(&view) {
-                    continue;
+        if let Some(j) = self.partner_of(i) {
+            let pair = [i, j];
+            for _ in 0..3 {
+                let mut changed = false;
+                for (from, to) in [(0, 1), (1, 0)] {
+                    let view = self.slots[pair[from]].session.view_for_partner();
+                    let other = &mut self.slots[pair[to]].session;
+                    if other.partner_view() == Some(&view) {
+                        continue;
+                    }
+                    changed = true;
+                    let mut emitted = Emitted::new();
+                    other.partner_update(t_ms, view, &mut emitted);
+                    let label = self.slots[pair[to]].label.clone();
+                    self.number(&label, Some(pair[to]), &mut emitted, out);
                 }
-                changed = true;
-                let mut emitted = Emitted::new();
-                other.partner_update(t_ms, view, &mut emitted);
-                self.number(&pair[to], emitted, out);
-            }
-            if !changed {
-                break;
+                if !changed {
+                    break;
+                }
             }
         }
-        self.match_score(board, t_ms, out);
+        let label = self.slots[i].label.clone();
+        self.match_score(&label, i, t_ms, out);
     }
 
     /// 8.2 (DJC, KNSB): the match score is the sum of the two results, told when both games
     /// have ended; Flemish 5.d: a team wins the match as soon as it wins on either board.
-    fn match_score(&mut self, board: &str, t_ms: u64, out: &mut Vec<Event>) {
+    fn match_score(&mut self, board: &str, i: usize, t_ms: u64, out: &mut Vec<Event>) {
         // Only the match of the board that changed: this runs after each of its inputs.
         let Some(m) = self
             .config
@@ -182,7 +208,7 @@ impl Core {
         else {
             return;
         };
-        let game = |b: &str| self.sessions.get(b).and_then(|s| s.game());
+        let game = |b: &str| self.session(b).and_then(|s| s.game());
         let (Some(g1), Some(g2)) = (game(&m.boards[0]), game(&m.boards[1])) else {
             return;
         };
@@ -242,25 +268,37 @@ impl Core {
         );
         a.article = Some(article.into());
         self.scored.insert(key);
-        self.number(board, vec![(t_ms, EventBody::Alert(a))], out);
+        self.number(board, Some(i), &mut vec![(t_ms, EventBody::Alert(a))], out);
     }
 
     /// The earliest pending timer over all boards.
     pub fn next_deadline(&self) -> Option<u64> {
-        self.timers.first().map(|(d, _)| *d)
+        self.timers.first().map(|(d, _, _)| *d)
     }
 
     /// Read access to a board's session (for snapshots).
     pub fn session(&self, board: &str) -> Option<&Session> {
-        self.sessions.get(board)
+        self.index.get(board).map(|&i| &self.slots[i].session)
     }
 
+    /// Every board's session, in label order.
     pub fn sessions(&self) -> impl Iterator<Item = (&String, &Session)> {
-        self.sessions.iter()
+        self.index
+            .iter()
+            .map(|(label, &i)| (label, &self.slots[i].session))
     }
 
-    fn number(&mut self, board: &str, emitted: Emitted, out: &mut Vec<Event>) {
-        for (t_ms, mut body) in emitted {
+    /// Numbers `emitted` (leaving it empty) as events of `board`, whose slot is `slot` when
+    /// the board has a session.
+    fn number(
+        &mut self,
+        board: &str,
+        slot: Option<usize>,
+        emitted: &mut Emitted,
+        out: &mut Vec<Event>,
+    ) {
+        out.reserve(emitted.len());
+        for (t_ms, mut body) in emitted.drain(..) {
             let seq = self.next_seq;
             self.next_seq += 1;
             if let EventBody::Alert(a) = &mut body {
@@ -270,8 +308,8 @@ impl Core {
                 if a.repeats.is_none() {
                     a.id = seq;
                 }
-                if let Some(s) = self.sessions.get_mut(board) {
-                    s.alert_numbered(a);
+                if let Some(i) = slot {
+                    self.slots[i].session.alert_numbered(a);
                 }
             }
             out.push(Event::new(seq, board, t_ms, body));

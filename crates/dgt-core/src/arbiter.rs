@@ -1,7 +1,7 @@
 //! The Laws of Chess as data per edition: which article applies, what it prescribes, and the
 //! game ends that happen by rule at the move made (no press needed).
 
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Position, zobrist::Zobrist64};
+use shakmaty::{CastlingMode, Chess, Position};
 
 use crate::event::{AlertKind, EndReason, Severity};
 use crate::outcome::GameResult;
@@ -505,11 +505,7 @@ pub struct RuleEnd {
     pub message: String,
 }
 
-/// The identity of a position for repetition (9.2): placement, player to move, castling
-/// rights, and en passant only when a capture is legal.
-pub fn repetition_key(pos: &Chess) -> u64 {
-    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
-}
+pub use crate::reconstruct::repetition_key;
 
 /// How often the current position has stood on the board in this game (including now).
 pub fn occurrences(game: &Game) -> usize {
@@ -517,17 +513,19 @@ pub fn occurrences(game: &Game) -> usize {
     occurrences_in(earlier, current)
 }
 
-/// The game's current position and the positions before it.
-fn split_current(game: &Game) -> (&Chess, &[Chess]) {
-    game.positions
+/// The repetition keys of the game's current position and of the positions before it.
+fn split_current(game: &Game) -> (u64, &[u64]) {
+    let (current, earlier) = game
+        .repetition_keys()
         .split_last()
-        .expect("a game always has its start position")
+        .expect("a game always has its start position");
+    (*current, earlier)
 }
 
-/// [`occurrences`] of `current` after the positions `earlier` (a game's history).
-fn occurrences_in(earlier: &[Chess], current: &Chess) -> usize {
-    let key = repetition_key(current);
-    1 + earlier.iter().filter(|p| repetition_key(p) == key).count()
+/// [`occurrences`] of the position keyed `current` after the positions keyed `earlier` (a
+/// game's history).
+fn occurrences_in(earlier: &[u64], current: u64) -> usize {
+    1 + earlier.iter().filter(|&&k| k == current).count()
 }
 
 /// Fivefold repetition (9.6.1): any five occurrences, or — 2017 as printed — the same
@@ -537,8 +535,8 @@ pub fn fivefold(game: &Game, consecutive: bool) -> bool {
     fivefold_in(earlier, current, consecutive)
 }
 
-/// [`fivefold`] of `current` after the positions `earlier`.
-fn fivefold_in(earlier: &[Chess], current: &Chess, consecutive: bool) -> bool {
+/// [`fivefold`] of the position keyed `current` after the positions keyed `earlier`.
+fn fivefold_in(earlier: &[u64], current: u64, consecutive: bool) -> bool {
     if !consecutive {
         return occurrences_in(earlier, current) >= 5;
     }
@@ -547,27 +545,27 @@ fn fivefold_in(earlier: &[Chess], current: &Chess, consecutive: bool) -> bool {
     if n < 17 {
         return false;
     }
-    let key = repetition_key(current);
-    (1..5).all(|k| repetition_key(&earlier[n - 1 - 4 * k]) == key)
+    (1..5).all(|k| earlier[n - 1 - 4 * k] == current)
 }
 
 /// Checks the game ends the Laws apply at the move made: checkmate, stalemate, dead position
 /// (insufficient material — the full dead-position analysis is separate), fivefold
 /// repetition and the 75-move rule.
 pub fn end_by_rule(game: &Game, ed: &Laws) -> Option<RuleEnd> {
-    let (current, earlier) = split_current(game);
-    end_by_rule_on(earlier, current, game.castling_mode, ed)
+    let (_, earlier) = split_current(game);
+    end_by_rule_on(earlier, game.current(), game.castling_mode, ed)
 }
 
 /// [`end_by_rule`] as if `next` (the position after a legal move) were pushed onto `game`:
 /// whether a move would end the game, asked without copying the game.
 pub fn end_by_rule_after(game: &Game, next: &Chess, ed: &Laws) -> Option<RuleEnd> {
-    end_by_rule_on(&game.positions, next, game.castling_mode, ed)
+    end_by_rule_on(game.repetition_keys(), next, game.castling_mode, ed)
 }
 
-/// The ends of [`end_by_rule`] at `pos`, reached after the positions `earlier`.
+/// The ends of [`end_by_rule`] at `pos`, reached after the positions whose repetition keys
+/// are `earlier`.
 fn end_by_rule_on(
-    earlier: &[Chess],
+    earlier: &[u64],
     pos: &Chess,
     castling_mode: CastlingMode,
     ed: &Laws,
@@ -607,7 +605,7 @@ fn end_by_rule_on(
         });
     }
     if let Some(article) = ed.fivefold
-        && fivefold_in(earlier, pos, ed.fivefold_consecutive)
+        && fivefold_in(earlier, repetition_key(pos), ed.fivefold_consecutive)
     {
         return Some(RuleEnd {
             kind: AlertKind::FivefoldRepetition,
@@ -772,8 +770,7 @@ pub struct ClaimAvailable {
 
 /// Plies (0 = start) at which `pos` stood in the game before ply `before`, by 9.2 identity.
 fn earlier_occurrences(game: &Game, pos: &Chess, before: usize) -> Vec<usize> {
-    let keys: Vec<u64> = game.positions.iter().map(repetition_key).collect();
-    earlier_in(&keys, pos, before)
+    earlier_in(game.repetition_keys(), pos, before)
 }
 
 fn earlier_in(keys: &[u64], pos: &Chess, before: usize) -> Vec<usize> {
@@ -790,8 +787,8 @@ pub fn claims_available(game: &Game, ed: &Laws) -> Vec<ClaimAvailable> {
     let n = game.plies();
     let who = side_name(pos.turn());
     let mut out = Vec::new();
-    let keys: Vec<u64> = game.positions.iter().map(repetition_key).collect();
-    let now = earlier_in(&keys, pos, n);
+    let keys = game.repetition_keys();
+    let now = earlier_in(keys, pos, n);
     if now.len() >= 2 {
         out.push(ClaimAvailable {
             kind: AlertKind::ThreefoldRepetitionAvailable,
@@ -806,7 +803,7 @@ pub fn claims_available(game: &Game, ed: &Laws) -> Vec<ClaimAvailable> {
     } else {
         // A move makes a position stand for the third time only if it stood twice already:
         // the moves are tried only when some position did (most moves of most games, none).
-        let mut sorted = keys.clone();
+        let mut sorted = keys.to_vec();
         sorted.sort_unstable();
         let twice: Vec<u64> = sorted
             .windows(2)
@@ -824,7 +821,7 @@ pub fn claims_available(game: &Game, ed: &Laws) -> Vec<ClaimAvailable> {
             if twice.binary_search(&repetition_key(&next)).is_err() {
                 continue;
             }
-            let before = earlier_in(&keys, &next, n + 1);
+            let before = earlier_in(keys, &next, n + 1);
             if before.len() >= 2 {
                 let san = shakmaty::san::SanPlus::from_move(pos.clone(), m).to_string();
                 out.push(ClaimAvailable {

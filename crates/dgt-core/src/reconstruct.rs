@@ -11,6 +11,7 @@ use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::{
     Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role, Square,
+    zobrist::Zobrist64,
 };
 
 use crate::board::Placement;
@@ -41,14 +42,25 @@ pub struct PlayedMove {
     pub black_ms: Option<u64>,
 }
 
+/// The identity of a position for repetition (9.2): placement, player to move, castling
+/// rights, and en passant only when a capture is legal.
+pub fn repetition_key(pos: &Chess) -> u64 {
+    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+}
+
 /// A game on one board.
 #[derive(Debug, Clone)]
 pub struct Game {
     pub id: String,
     pub start_fen: String,
     pub castling_mode: CastlingMode,
-    /// positions[k] is the position after k plies; positions[0] the start.
+    /// positions[k] is the position after k plies; positions[0] the start. Changed only
+    /// through `Game`'s methods, which keep `keys` in step.
     pub positions: Vec<Chess>,
+    /// keys[k] is the repetition key (9.2) of positions[k]: the arbiter compares the current
+    /// position with every earlier one at each move, and hashing them anew each time was
+    /// the most of that.
+    keys: Vec<u64>,
     pub moves: Vec<PlayedMove>,
     /// How many moves are final: completed by a press, or followed by the opponent's move.
     /// Only a later, unconfirmed move may be corrected.
@@ -66,6 +78,7 @@ impl Game {
             id,
             start_fen,
             castling_mode,
+            keys: vec![repetition_key(&start)],
             positions: vec![start],
             moves: Vec::new(),
             confirmed: 0,
@@ -82,6 +95,26 @@ impl Game {
 
     pub fn plies(&self) -> usize {
         self.moves.len()
+    }
+
+    /// The repetition key (9.2) of each position, `positions`' order.
+    pub fn repetition_keys(&self) -> &[u64] {
+        debug_assert_eq!(self.keys.len(), self.positions.len());
+        &self.keys
+    }
+
+    /// Replaces the current position by `pos` (a bughouse piece taken off the board for a
+    /// promotion on the partner board, 3.1 of the regulations: no move).
+    pub fn replace_current(&mut self, pos: Chess) {
+        let k = self.positions.len() - 1;
+        self.keys[k] = repetition_key(&pos);
+        self.positions[k] = pos;
+    }
+
+    /// Adds the position after a ply.
+    fn push_position(&mut self, pos: Chess) {
+        self.keys.push(repetition_key(&pos));
+        self.positions.push(pos);
     }
 
     pub fn is_over(&self) -> bool {
@@ -119,7 +152,7 @@ impl Game {
             }
             _ => pos.play(mv).expect("only legal moves are pushed"),
         };
-        self.positions.push(next);
+        self.push_position(next);
         self.moves.push(PlayedMove {
             mv,
             uci,
@@ -135,6 +168,7 @@ impl Game {
     pub fn truncate(&mut self, plies: usize) {
         self.moves.truncate(plies);
         self.positions.truncate(plies + 1);
+        self.keys.truncate(plies + 1);
         self.confirmed = self.confirmed.min(plies);
     }
 
@@ -147,7 +181,7 @@ impl Game {
         t_ms: u64,
         clocks: (Option<u64>, Option<u64>),
     ) -> u32 {
-        self.positions.push(after);
+        self.push_position(after);
         self.moves.push(PlayedMove {
             mv: step.mv,
             uci: step.uci,
@@ -277,6 +311,30 @@ mod tests {
     fn play(pos: &Chess, uci: &str) -> Chess {
         let m = uci.parse::<UciMove>().unwrap().to_move(pos).unwrap();
         pos.clone().play(m).unwrap()
+    }
+
+    /// The repetition keys the game keeps are those of its positions after every change:
+    /// moves, a take-back and a replaced current position.
+    #[test]
+    fn repetition_keys_follow_the_positions() {
+        let in_step = |g: &Game| {
+            let fresh: Vec<u64> = g.positions.iter().map(repetition_key).collect();
+            assert_eq!(g.repetition_keys(), fresh.as_slice());
+        };
+        let mut g = game(&["g1f3", "g8f6", "f3g1", "f6g8"]);
+        in_step(&g);
+        assert_eq!(g.repetition_keys()[0], g.repetition_keys()[4]);
+        g.truncate(2);
+        in_step(&g);
+        let mut without_knight = g.current().to_setup(EnPassantMode::Legal);
+        without_knight.board.discard_piece_at(Square::F3);
+        let edited = without_knight
+            .position::<Chess>(CastlingMode::Standard)
+            .unwrap();
+        let before = g.repetition_keys()[2];
+        g.replace_current(edited);
+        in_step(&g);
+        assert_ne!(g.repetition_keys()[2], before);
     }
 
     fn game(ucis: &[&str]) -> Game {

@@ -120,9 +120,7 @@ impl Seat {
                         break;
                     };
                     self.taken_applied[piece] += 1;
-                    if let Some(last) = g.positions.last_mut() {
-                        *last = edited;
-                    }
+                    g.replace_current(edited);
                     taken.push(sq);
                     let mut a = Alert::new(
                         AlertKind::PieceTakenForPromotion,

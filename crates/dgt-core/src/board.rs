@@ -6,7 +6,7 @@
 //! the chess placement.
 
 use dgt_protocol::DgtPiece;
-use shakmaty::{Bitboard, Board, Color, Piece, Role, Square};
+use shakmaty::{Bitboard, Board, ByColor, ByRole, Color, Piece, Role, Square};
 
 use crate::event::Orientation;
 
@@ -73,17 +73,26 @@ impl PhysicalBoard {
 
     /// The placement seen with the given orientation.
     pub fn placement(&self, orientation: Orientation) -> Placement {
-        let mut board = Board::empty();
+        // Read after every field update: the sets are gathered square by square and the
+        // board made from them once (each square holds one piece, so they never overlap).
+        let mut by_role = ByRole::<Bitboard>::default();
+        let mut by_color = ByColor::<Bitboard>::default();
         let mut magic = Vec::new();
         for (i, &code) in self.codes.iter().enumerate() {
+            if code == 0 {
+                continue;
+            }
             let sq = to_square(i, orientation);
             let p = DgtPiece::from_code(code);
             if p.is_magic() {
                 magic.push((sq, p));
             } else if let Some(piece) = chess_piece(p) {
-                board.set_piece_at(sq, piece);
+                by_role.get_mut(piece.role).add(sq);
+                by_color.get_mut(piece.color).add(sq);
             }
         }
+        let board = Board::try_from_bitboards(by_role, by_color)
+            .expect("one piece per square: the sets cannot overlap");
         Placement { board, magic }
     }
 }

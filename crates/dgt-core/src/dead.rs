@@ -3,9 +3,7 @@
 //! CHA algorithm). Never claims "cannot mate" without a proof: what chasolver cannot decide
 //! is [`MateAbility::Undetermined`], and the arbiter stage turns that into a `review`.
 
-use std::str::FromStr;
-
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Fen};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, Role, Square, fen::Fen};
 
 impl Agreement {
     /// Adds another part's counts (the check runs on several threads).
@@ -72,8 +70,51 @@ fn chess_board(pos: &Chess, mode: CastlingMode) -> Option<chess::Board> {
     if !fits_the_move_list(pos.board()) {
         return None;
     }
-    let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
-    chess::Board::from_str(&fen).ok()
+    // Built as the `chess` crate reads the FEN `Fen::from_position(pos, EnPassantMode::Legal)`
+    // (its pieces, side to move, K/Q/k/q rights and en passant file), without the text.
+    let mut b = chess::BoardBuilder::new();
+    for (sq, piece) in pos.board() {
+        b.piece(chess_square(sq), chess_role(piece.role), color(piece.color));
+    }
+    b.side_to_move(color(pos.turn()));
+    // Standard castling keeps rights only for rooks in the corners, written K/Q/k/q.
+    let rights = pos.castles().castling_rights();
+    for c in Color::ALL {
+        let (h, a) = c.fold_wb((Square::H1, Square::A1), (Square::H8, Square::A8));
+        let (king_side, queen_side) = (rights.contains(h), rights.contains(a));
+        b.castle_rights(
+            color(c),
+            match (king_side, queen_side) {
+                (true, true) => chess::CastleRights::Both,
+                (true, false) => chess::CastleRights::KingSide,
+                (false, true) => chess::CastleRights::QueenSide,
+                (false, false) => chess::CastleRights::NoRights,
+            },
+        );
+    }
+    b.en_passant(
+        pos.ep_square(EnPassantMode::Legal)
+            .map(|sq| chess::File::from_index(sq.file() as usize)),
+    );
+    chess::Board::try_from(&b).ok()
+}
+
+fn chess_square(sq: Square) -> chess::Square {
+    chess::Square::make_square(
+        chess::Rank::from_index(sq.rank() as usize),
+        chess::File::from_index(sq.file() as usize),
+    )
+}
+
+fn chess_role(role: Role) -> chess::Piece {
+    match role {
+        Role::Pawn => chess::Piece::Pawn,
+        Role::Knight => chess::Piece::Knight,
+        Role::Bishop => chess::Piece::Bishop,
+        Role::Rook => chess::Piece::Rook,
+        Role::Queen => chess::Piece::Queen,
+        Role::King => chess::Piece::King,
+    }
 }
 
 /// Whether each side has one king and at most 16 pieces: the `chess` crate's move generator
@@ -427,6 +468,30 @@ mod tests {
             .unwrap()
             .into_position(CastlingMode::Standard)
             .unwrap()
+    }
+
+    /// The board handed to chasolver is the one the `chess` crate reads from the position's
+    /// FEN: castling rights one by one, en passant (legal or not capturable), either side.
+    #[test]
+    fn the_chess_board_is_the_one_its_fen_gives() {
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/8/8/8/8/8/8/R3K2R b Kq - 3 20",
+            "r3k2r/8/8/8/8/8/8/R3K2R w Qk - 3 20",
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            "rnbqkbnr/pppp1ppp/8/8/3Pp3/8/PPP1PPPP/RNBQKBNR b KQkq d3 0 2",
+            "4k3/8/8/8/3p4/8/4P3/4K3 w - - 0 1",
+            "8/8/4k3/8/8/3BK3/8/8 b - - 0 1",
+        ] {
+            let p = pos(fen);
+            let text = Fen::from_position(&p, EnPassantMode::Legal).to_string();
+            let via_text: chess::Board = text.parse().unwrap();
+            assert_eq!(
+                chess_board(&p, CastlingMode::Standard),
+                Some(via_text),
+                "{fen}"
+            );
+        }
     }
 
     #[test]

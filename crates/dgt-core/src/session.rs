@@ -174,12 +174,15 @@ struct FlagWatch {
 }
 
 impl FlagWatch {
-    /// The flag down but not yet counted (uncalled, or pending a claim), taken off the watch.
+    /// The flag down but not yet counted (uncalled, or pending a claim): the uncalled one if
+    /// both are set. Both are taken off the watch on purpose: each caller settles the flag —
+    /// a called flag ends the game (6.8, 6.9), a claim made with the claimant's own flag down
+    /// goes to the arbiter (A4.3 / A.4.3 / A.5.3) — and a flag falling while another still
+    /// shows is read as both flags down, not as a second waiting flag.
     fn take_waiting(&mut self) -> Option<Color> {
-        self.uncalled
-            .take()
-            .map(|f| f.flagged)
-            .or(self.pending.take())
+        let uncalled = self.uncalled.take().map(|f| f.flagged);
+        let pending = self.pending.take();
+        uncalled.or(pending)
     }
 }
 

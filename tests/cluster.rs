@@ -77,20 +77,7 @@ fn start_node(dir: &Path, broker: &Broker, name: &str, seed: u64) -> Node {
 
 fn start_node_on(dir: &Path, broker: &Broker, name: &str, seed: u64, journal: PathBuf) -> Node {
     let config = node_config(dir, broker, name);
-    let mut proc = Proc::spawn(&[
-        "demo",
-        "--boards",
-        "2",
-        "--seed",
-        &seed.to_string(),
-        "--listen",
-        "127.0.0.1:0",
-        "--journal",
-        path_str(&journal),
-        "--config",
-        path_str(&config),
-    ]);
-    let addr = dashboard_addr(&proc.stderr_line("dashboard at", Duration::from_secs(30)));
+    let (proc, addr) = start_demo(2, Some(seed), &journal, Some(&config));
     Node {
         name: name.into(),
         proc,

@@ -6,6 +6,7 @@
 //! which the running side's time goes up, or that says "no clock", is not taken as a time.
 
 use dgt_protocol::ClockTimes;
+use shakmaty::ByColor;
 
 use crate::input::ClockSide;
 
@@ -142,6 +143,12 @@ impl ClockTracker {
         }
     }
 
+    /// White's and Black's ms of the last reading by colour, when the mapping is known.
+    pub fn ms_by_color(&self) -> ByColor<Option<u64>> {
+        let (white, black) = self.white_black_ms();
+        ByColor { white, black }
+    }
+
     /// (White's ms, Black's ms) of a given reading, when the mapping is known.
     pub fn white_black_of(&self, t: &ClockTimes) -> (Option<u64>, Option<u64>) {
         match self.white_side {
@@ -270,8 +277,22 @@ mod tests {
         let o = c.observe(reading([0x20, 0x03, 0x09, 0x20, 0x03, 0x01, 0x13]));
         assert!(o.rejected && !o.accepted);
         assert_eq!(c.rejected_count(), 1);
+        assert_eq!(
+            c.ms_by_color(),
+            ByColor {
+                white: None,
+                black: None
+            }
+        );
         c.infer_white_side(ClockSide::Left);
         assert_eq!(c.white_black_ms(), (Some(181_000), Some(182_000)));
+        assert_eq!(
+            c.ms_by_color(),
+            ByColor {
+                white: Some(181_000),
+                black: Some(182_000)
+            }
+        );
     }
 
     #[test]

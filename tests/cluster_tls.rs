@@ -63,21 +63,7 @@ fn start_node(dir: &Path, name: &str, table: String) -> Proc {
     let config = dir.join(format!("{name}.toml"));
     std::fs::write(&config, table).unwrap();
     let journal = dir.join(format!("{name}.sqlite"));
-    let mut proc = Proc::spawn(&[
-        "demo",
-        "--boards",
-        "2",
-        "--seed",
-        "5",
-        "--listen",
-        "127.0.0.1:0",
-        "--journal",
-        path_str(&journal),
-        "--config",
-        path_str(&config),
-    ]);
-    proc.stderr_line("dashboard at", Duration::from_secs(30));
-    proc
+    start_demo(2, Some(5), &journal, Some(&config)).0
 }
 
 #[test]

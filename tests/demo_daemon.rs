@@ -12,16 +12,7 @@ use daemon_processes::*;
 fn demo_serves_the_dashboard_and_its_journal_exports_replay_identically() {
     let dir = tempfile::tempdir().unwrap();
     let journal = temp_path(&dir, "journal.sqlite");
-    let mut demo = Proc::spawn(&[
-        "demo",
-        "--boards",
-        "3",
-        "--listen",
-        "127.0.0.1:0",
-        "--journal",
-        path_str(&journal),
-    ]);
-    let addr = dashboard_addr(&demo.stderr_line("dashboard at", Duration::from_secs(30)));
+    let (demo, addr) = start_demo(3, None, &journal, None);
 
     let (status, page) = get(addr, "/");
     assert_eq!(status, 200);
@@ -126,16 +117,7 @@ fn a_damaged_journal_is_set_aside_and_the_daemon_runs_on() {
     let journal = temp_path(&dir, "journal.sqlite");
     let garbage = b"this is not an SQLite database, it was overwritten by accident ".repeat(200);
     std::fs::write(&journal, &garbage).unwrap();
-    let mut demo = Proc::spawn(&[
-        "demo",
-        "--boards",
-        "1",
-        "--listen",
-        "127.0.0.1:0",
-        "--journal",
-        path_str(&journal),
-    ]);
-    let addr = dashboard_addr(&demo.stderr_line("dashboard at", Duration::from_secs(30)));
+    let (demo, addr) = start_demo(1, None, &journal, None);
     let health = get_json(addr, "/health");
     assert_eq!(health["status"], "degraded", "{health}");
     let notice = health["daemon"]["notice"].as_str().unwrap();
@@ -179,18 +161,7 @@ fn the_broadcast_folders_follow_the_games_and_the_public_copy_is_delayed() {
     )
     .unwrap();
     let journal = temp_path(&dir, "j.sqlite");
-    let mut demo = Proc::spawn(&[
-        "demo",
-        "--boards",
-        "2",
-        "--listen",
-        "127.0.0.1:0",
-        "--journal",
-        path_str(&journal),
-        "--config",
-        path_str(&config),
-    ]);
-    demo.stderr_line("dashboard at", Duration::from_secs(30));
+    let (demo, _) = start_demo(2, None, &journal, Some(&config));
     let game_files = eventually(Duration::from_secs(60), "moves in the live folder", || {
         let index = std::fs::read_to_string(live.join("round-2/index.json")).ok()?;
         let index: serde_json::Value = serde_json::from_str(&index).ok()?;

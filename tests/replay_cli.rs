@@ -158,6 +158,18 @@ fn malformed_captures_get_a_one_line_error_and_a_failing_exit() {
             "{\"t_ms\": 0, \"rx\": \"\"}\n{\"t_ms\": 1, \"op\": {\"result\": \"+/-\"}}\n",
             "line 2: unknown or malformed \"op\": unknown result \"+/-\": use one of 1-0, 0-1, 1/2-1/2",
         ),
+        // A claim of a kind there is not, or by neither side: refused with the reason, not
+        // read as a repetition claim by the player on move (D54).
+        (
+            "bad-claim-kind.jsonl",
+            "{\"t_ms\": 0, \"rx\": \"\"}\n{\"t_ms\": 1, \"op\": {\"claim\": {\"kind\": \"other\"}}}\n",
+            "line 2: unknown or malformed \"op\": unknown claim kind \"other\": use one of threefold_repetition, fifty_move_rule, flag",
+        ),
+        (
+            "bad-claimant.jsonl",
+            "{\"t_ms\": 0, \"op\": {\"claim\": {\"kind\": \"fifty\", \"side\": \"White\"}}}\n",
+            "line 1: unknown or malformed \"op\": unknown claimant \"White\": use white or black",
+        ),
         (
             "bad-fen.jsonl",
             "{\"t_ms\": 0, \"op\": {\"setup\": {\"fen\": \"8/8/8/8/8/8/8/8 w - - 0 1\"}}}\n",

@@ -147,6 +147,30 @@ fn lines(r: impl Read + Send + 'static) -> mpsc::Receiver<String> {
     rx
 }
 
+/// Starts `dgt-arbiter demo` with `boards` simulated boards on a loopback port, journaling
+/// to `journal`, with a seed and a config file if given; waits for its dashboard and
+/// returns the process and the dashboard's address.
+pub fn start_demo(
+    boards: u32,
+    seed: Option<u64>,
+    journal: &Path,
+    config: Option<&Path>,
+) -> (Proc, SocketAddr) {
+    let boards = boards.to_string();
+    let seed = seed.map(|s| s.to_string());
+    let mut args = vec!["demo", "--boards", &boards];
+    if let Some(seed) = &seed {
+        args.extend(["--seed", seed]);
+    }
+    args.extend(["--listen", "127.0.0.1:0", "--journal", path_str(journal)]);
+    if let Some(config) = config {
+        args.extend(["--config", path_str(config)]);
+    }
+    let mut proc = Proc::spawn(&args);
+    let addr = dashboard_addr(&proc.stderr_line("dashboard at", Duration::from_secs(30)));
+    (proc, addr)
+}
+
 /// The address in a "dashboard at http://ADDR/" line.
 pub fn dashboard_addr(line: &str) -> SocketAddr {
     let start = line.find("http://").expect("an address") + 7;

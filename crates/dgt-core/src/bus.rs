@@ -31,7 +31,10 @@
 //!   clock running. Presses themselves still come from the polled `BUS_BWTIME` readings (lever
 //!   bit and running time, §3.4): a log entry "might be" skipped on fast moves, holds only
 //!   the stopped display's time and cannot be placed in time within the batch, and a second
-//!   source of presses would risk counting one press twice;
+//!   source of presses would risk counting one press twice. Their number is used once: two
+//!   or more logged with the same display running at the next reading say that a move and
+//!   its reply were both pressed between two readings
+//!   ([`crate::clock::ClockTracker::presses_logged`]);
 //! * pings, `START_GAME_WRITTEN` and anything else only show the board is there (the edge
 //!   keeps the link state); bad checksums are the edge's business (it asks
 //!   `REPEAT_CHANGES`).
@@ -48,10 +51,11 @@ pub enum BusFact {
     /// time of its own.
     LoggedField { square: u8, piece: u8 },
     /// The packet logged lever presses, the first of them by the player of the left
-    /// display or not (left and right are never swapped when the board is turned, §3.6).
+    /// display or not (left and right are never swapped when the board is turned, §3.6),
+    /// `count` of them in all (a lower bound: an entry "might be" skipped on fast moves).
     /// Comes after the packet's field changes: a press is logged at once, a piece only at
     /// the end of the board's 200–250 ms scan, so the order inside a packet says little.
-    Pressed { first_left: bool },
+    Pressed { first_left: bool, count: u8 },
 }
 
 /// What the session keeps about the bus side of one board.
@@ -116,6 +120,7 @@ fn dump(codes: [u8; 64]) -> BusFact {
 fn changes(log: &[EeEntry]) -> Vec<BusFact> {
     let mut facts = Vec::new();
     let mut first_press = None;
+    let mut presses: u8 = 0;
     // The board being rebuilt from a power-up's field tags, until another kind of entry.
     let mut rebuilding: Option<[u8; 64]> = None;
     for entry in log {
@@ -142,6 +147,7 @@ fn changes(log: &[EeEntry]) -> Vec<BusFact> {
                 }
                 if let EeEntry::LeverPress { left, .. } = other {
                     first_press = first_press.or(Some(left));
+                    presses = presses.saturating_add(1);
                 }
             }
         }
@@ -149,7 +155,10 @@ fn changes(log: &[EeEntry]) -> Vec<BusFact> {
     if let Some(board) = rebuilding {
         facts.push(dump(board));
     }
-    facts.extend(first_press.map(|first_left| BusFact::Pressed { first_left }));
+    facts.extend(first_press.map(|first_left| BusFact::Pressed {
+        first_left,
+        count: presses,
+    }));
     facts
 }
 
@@ -265,7 +274,10 @@ mod tests {
                     square: 1,
                     piece: 0
                 },
-                BusFact::Pressed { first_left: true },
+                BusFact::Pressed {
+                    first_left: true,
+                    count: 2
+                },
             ]
         );
     }

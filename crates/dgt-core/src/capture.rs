@@ -30,19 +30,29 @@ struct Line {
     link: Option<Value>,
 }
 
-fn hex_bytes(v: &Value, key: &str) -> Result<Vec<u8>, String> {
-    let s = v
-        .as_str()
-        .ok_or_else(|| format!("\"{key}\" must be a string of hex digits"))?;
+/// Why an `rx` / `tx` payload is not a string of hex bytes; `key` names the field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum HexError {
+    #[error("\"{key}\" must be a string of hex digits")]
+    NotAString { key: &'static str },
+    #[error("\"{key}\" has an odd number of hex digits")]
+    OddLength { key: &'static str },
+    /// `position`: the index of the first digit of the pair that is not hex.
+    #[error("\"{key}\" holds a non-hex character near position {position}")]
+    NotHex { key: &'static str, position: usize },
+}
+
+fn hex_bytes(v: &Value, key: &'static str) -> Result<Vec<u8>, HexError> {
+    let s = v.as_str().ok_or(HexError::NotAString { key })?;
     if s.len() % 2 != 0 {
-        return Err(format!("\"{key}\" has an odd number of hex digits"));
+        return Err(HexError::OddLength { key });
     }
     (0..s.len())
         .step_by(2)
         .map(|i| {
             s.get(i..i + 2)
                 .and_then(|h| u8::from_str_radix(h, 16).ok())
-                .ok_or_else(|| format!("\"{key}\" holds a non-hex character near position {i}"))
+                .ok_or(HexError::NotHex { key, position: i })
         })
         .collect()
 }
@@ -85,9 +95,9 @@ pub fn parse_line(text: &str, line: usize, previous_t: u64) -> Result<Input, Cap
         ));
     }
     let kind = if let Some(v) = raw.rx {
-        InputKind::Rx(hex_bytes(&v, "rx").map_err(err)?)
+        InputKind::Rx(hex_bytes(&v, "rx").map_err(|e| err(e.to_string()))?)
     } else if let Some(v) = raw.tx {
-        InputKind::Tx(hex_bytes(&v, "tx").map_err(err)?)
+        InputKind::Tx(hex_bytes(&v, "tx").map_err(|e| err(e.to_string()))?)
     } else if let Some(v) = raw.op {
         InputKind::Op(
             serde_json::from_value::<Operation>(v)
@@ -214,6 +224,39 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.line, 2);
         assert!(e.to_string().starts_with("line 2: "));
+    }
+
+    /// A bad hex payload is refused with the field, the fault and where it is.
+    #[test]
+    fn a_bad_hex_payload_names_the_field_and_the_fault() {
+        assert_eq!(
+            hex_bytes(&Value::from("8e0g"), "rx"),
+            Err(HexError::NotHex {
+                key: "rx",
+                position: 2
+            })
+        );
+        assert_eq!(
+            hex_bytes(&Value::from(7), "tx"),
+            Err(HexError::NotAString { key: "tx" })
+        );
+        assert_eq!(hex_bytes(&Value::from("8e01"), "rx"), Ok(vec![0x8e, 0x01]));
+        for (text, message) in [
+            (
+                r#"{"t_ms": 1, "rx": "8e0g"}"#,
+                r#"line 3: "rx" holds a non-hex character near position 2"#,
+            ),
+            (
+                r#"{"t_ms": 1, "tx": "8e0"}"#,
+                r#"line 3: "tx" has an odd number of hex digits"#,
+            ),
+            (
+                r#"{"t_ms": 1, "rx": 142}"#,
+                r#"line 3: "rx" must be a string of hex digits"#,
+            ),
+        ] {
+            assert_eq!(parse_line(text, 3, 0).unwrap_err().to_string(), message);
+        }
     }
 
     /// A set-up whose FEN or time control the core could not play is refused with the

@@ -6,6 +6,7 @@
 //! which the running side's time goes up, or that says "no clock", is not taken as a time.
 
 use dgt_protocol::ClockTimes;
+use shakmaty::ByColor;
 
 use crate::input::ClockSide;
 
@@ -48,6 +49,9 @@ pub struct ClockTracker {
     white_side_fixed: bool,
     connected: bool,
     rejected: u64,
+    /// Lever presses a bus board logged since the previous reading (protocol §3.6), told by
+    /// [`ClockTracker::presses_logged`] and used by the next reading only.
+    logged_presses: u8,
 }
 
 /// The display whose time runs, if the clock runs.
@@ -139,6 +143,12 @@ impl ClockTracker {
         }
     }
 
+    /// White's and Black's ms of the last reading by colour, when the mapping is known.
+    pub fn ms_by_color(&self) -> ByColor<Option<u64>> {
+        let (white, black) = self.white_black_ms();
+        ByColor { white, black }
+    }
+
     /// (White's ms, Black's ms) of a given reading, when the mapping is known.
     pub fn white_black_of(&self, t: &ClockTimes) -> (Option<u64>, Option<u64>) {
         match self.white_side {
@@ -147,8 +157,16 @@ impl ClockTracker {
         }
     }
 
+    /// A bus board's changes packet logged `count` lever presses (protocol §3.6): the clock
+    /// is read once a poll there, so two presses can fall between two readings with the
+    /// displays in whole seconds showing no trace of the increments.
+    pub fn presses_logged(&mut self, count: u8) {
+        self.logged_presses = self.logged_presses.saturating_add(count);
+    }
+
     /// Takes one reading.
     pub fn observe(&mut self, t: ClockTimes) -> ClockObservation {
+        let logged_presses = std::mem::take(&mut self.logged_presses);
         let mut obs = ClockObservation::default();
         if t.status.no_clock {
             if self.connected {
@@ -182,9 +200,12 @@ impl ClockTracker {
         // Both displays up with the same one running: two presses between two reports, each
         // adding the increment to its presser's display (protocol §3.4, 0x20 increment
         // indicator), the lever back where it was.
+        // On a bus line the board's log says so itself: two presses or more logged and the
+        // same display running (an entry may be skipped, never invented, §3.6).
         let two_presses = matches!((was, now), (Some(a), Some(b)) if a == b
-            && display_ms(&t, a) > display_ms(&prev, a)
-            && display_ms(&t, other(a)) > display_ms(&prev, other(a)));
+            && (logged_presses >= 2
+                || (display_ms(&t, a) > display_ms(&prev, a)
+                    && display_ms(&t, other(a)) > display_ms(&prev, other(a)))));
         // A display that ran before and still runs can only lose time (but for two presses).
         if let (Some(a), Some(b)) = (was, now)
             && a == b
@@ -256,8 +277,22 @@ mod tests {
         let o = c.observe(reading([0x20, 0x03, 0x09, 0x20, 0x03, 0x01, 0x13]));
         assert!(o.rejected && !o.accepted);
         assert_eq!(c.rejected_count(), 1);
+        assert_eq!(
+            c.ms_by_color(),
+            ByColor {
+                white: None,
+                black: None
+            }
+        );
         c.infer_white_side(ClockSide::Left);
         assert_eq!(c.white_black_ms(), (Some(181_000), Some(182_000)));
+        assert_eq!(
+            c.ms_by_color(),
+            ByColor {
+                white: Some(181_000),
+                black: Some(182_000)
+            }
+        );
     }
 
     #[test]
@@ -274,6 +309,24 @@ mod tests {
         c.observe(reading([0x20, 0x03, 0x02, 0x20, 0x03, 0x02, 0x02]));
         let o = c.observe(reading([0x20, 0x03, 0x02, 0x20, 0x03, 0x01, 0x03]));
         assert!(o.started && o.started_by_press.is_none());
+    }
+
+    #[test]
+    fn two_logged_presses_with_the_same_display_running_are_two_presses() {
+        // The right display runs at 1:00, then runs at 1:01 (its press added the increment,
+        // the left player pressed back): the left display, in whole seconds, shows no change.
+        let mut c = ClockTracker::new(None);
+        c.observe(reading([0x20, 0x01, 0x00, 0x20, 0x01, 0x03, 0x13]));
+        let up = reading([0x20, 0x01, 0x01, 0x20, 0x01, 0x03, 0x13]);
+        // Without the log's word the reading is implausible and dropped.
+        assert!(c.clone().observe(up).rejected);
+        // A bus board's changes packet logged two presses (protocol §3.6).
+        c.presses_logged(2);
+        let o = c.observe(up);
+        assert!(o.accepted && o.two_presses && o.press.is_none(), "{o:?}");
+        // The count serves one reading only.
+        let o = c.observe(reading([0x20, 0x01, 0x02, 0x20, 0x01, 0x03, 0x13]));
+        assert!(o.rejected);
     }
 
     #[test]

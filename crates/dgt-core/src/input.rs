@@ -153,15 +153,30 @@ impl<'de> Deserialize<'de> for StartFen {
     }
 }
 
-/// A claim an arbiter records (9.2, 9.3): the claimant's intended move, if any.
+/// A claim an arbiter records (9.2, 9.3, 6.8): its kind, the claimant and the claimant's
+/// intended move, if any. An unknown kind or claimant is refused when the op is read (D54).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClaimOp {
+    /// None: a repetition claim (the documented default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub side: Option<String>,
+    pub kind: Option<crate::claim::ClaimKindName>,
+    /// None: the player on move claims.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::claim::claimant"
+    )]
+    pub side: Option<crate::event::Side>,
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "move")]
     pub intended_move: Option<String>,
+}
+
+impl ClaimOp {
+    /// The kind claimed; a claim that names none is a repetition claim (9.2).
+    pub fn claim_kind(&self) -> crate::claim::ClaimKind {
+        self.kind
+            .map_or(crate::claim::ClaimKind::ThreefoldRepetition, |k| k.kind())
+    }
 }
 
 /// An operator or arbiter action, exactly as the dashboard sends it (contract §2).

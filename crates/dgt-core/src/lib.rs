@@ -18,6 +18,7 @@ pub mod board;
 pub mod bughouse;
 pub mod bus;
 pub mod capture;
+pub mod claim;
 pub mod clock;
 pub mod config;
 pub mod dead;

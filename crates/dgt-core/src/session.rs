@@ -18,6 +18,7 @@ use shakmaty::{ByColor, CastlingMode, Chess, Color, Move, Position};
 use crate::arbiter::{self, Laws};
 use crate::board::{self, PhysicalBoard};
 use crate::bus::{BusBoard, BusFact};
+use crate::claim::ClaimKind;
 use crate::clock::{ClockObservation, ClockTracker};
 use crate::config::CoreConfig;
 use crate::dead::MateAbility;
@@ -173,12 +174,15 @@ struct FlagWatch {
 }
 
 impl FlagWatch {
-    /// The flag down but not yet counted (uncalled, or pending a claim), taken off the watch.
+    /// The flag down but not yet counted (uncalled, or pending a claim): the uncalled one if
+    /// both are set. Both are taken off the watch on purpose: each caller settles the flag —
+    /// a called flag ends the game (6.8, 6.9), a claim made with the claimant's own flag down
+    /// goes to the arbiter (A4.3 / A.4.3 / A.5.3) — and a flag falling while another still
+    /// shows is read as both flags down, not as a second waiting flag.
     fn take_waiting(&mut self) -> Option<Color> {
-        self.uncalled
-            .take()
-            .map(|f| f.flagged)
-            .or(self.pending.take())
+        let uncalled = self.uncalled.take().map(|f| f.flagged);
+        let pending = self.pending.take();
+        uncalled.or(pending)
     }
 }
 
@@ -485,7 +489,7 @@ impl Session {
                     self.resigned_out_of_turn(*r);
                 }
             }
-            Operation::Claim(c) if c.kind.as_deref().is_some_and(|k| k.contains("flag")) => {
+            Operation::Claim(c) if c.claim_kind() == ClaimKind::Flag => {
                 self.flag_claimed(t, out);
             }
             Operation::Claim(c) => {
@@ -495,12 +499,8 @@ impl Session {
                     arbiter::check_claim(g, &self.edition, c.intended_move.as_deref());
                 // 9.2 / 9.3: the claim is the right of the player on move.
                 let on_move = g.current().turn();
-                let claimant = match c.side.as_deref() {
-                    Some("white") => Color::White,
-                    Some("black") => Color::Black,
-                    _ => on_move,
-                };
-                let kind = if c.kind.as_deref().is_some_and(|k| k.contains("fifty")) {
+                let claimant = c.side.map_or(on_move, Color::from);
+                let kind = if c.claim_kind() == ClaimKind::FiftyMoveRule {
                     AlertKind::FiftyMoveRuleAvailable
                 } else {
                     AlertKind::ThreefoldRepetitionAvailable

@@ -360,12 +360,105 @@ impl IllegalMoveVerdict {
     }
 }
 
+/// What a fallen flag decides in bughouse (DJC / KNSB regulation 5.4, 5.6, 10.5): the
+/// partner game's state and the flagged player's position decide.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BughouseFlagVerdict {
+    /// The flagged player was checkmated on the board: the game is over (5.4).
+    WhileMated { flagged: Color },
+    /// The flagged player was stalemated: the regulation ends the game but gives no result;
+    /// the arbiter decides (5.4, 10.5).
+    WhileStalemated { flagged: Color },
+    /// The other game is still running: the opponent wins, as he can still receive pieces
+    /// (5.6).
+    PartnerPlaying { flagged: Color },
+    /// The other game has ended: the opponent wins if he can still win with `reserve` (his
+    /// reserve, in words) or on the board, else drawn; passing pieces is for the arbiter
+    /// (5.6, 10.5).
+    AfterOtherGame {
+        flagged: Color,
+        can_win: bool,
+        reserve: String,
+    },
+}
+
+impl BughouseFlagVerdict {
+    pub fn flagged(&self) -> Color {
+        match self {
+            BughouseFlagVerdict::WhileMated { flagged }
+            | BughouseFlagVerdict::WhileStalemated { flagged }
+            | BughouseFlagVerdict::PartnerPlaying { flagged }
+            | BughouseFlagVerdict::AfterOtherGame { flagged, .. } => *flagged,
+        }
+    }
+
+    /// The result it decides; `None` where the arbiter decides.
+    pub fn result(&self) -> Option<GameResult> {
+        let win = GameResult::win_for(!self.flagged());
+        match self {
+            BughouseFlagVerdict::WhileStalemated { .. } => None,
+            BughouseFlagVerdict::AfterOtherGame { can_win: false, .. } => Some(GameResult::Drawn),
+            _ => Some(win),
+        }
+    }
+
+    /// The regulation's articles.
+    pub fn article(&self) -> &'static str {
+        match self {
+            BughouseFlagVerdict::WhileMated { .. } => "5.4",
+            BughouseFlagVerdict::WhileStalemated { .. } => "5.4, 10.5",
+            BughouseFlagVerdict::PartnerPlaying { .. } => "5.6",
+            BughouseFlagVerdict::AfterOtherGame { .. } => "5.6, 10.5",
+        }
+    }
+
+    /// What happened, for the alert's message.
+    pub fn message(&self) -> String {
+        let fname = side_name(self.flagged());
+        let oname = side_name(!self.flagged());
+        let win = GameResult::win_for(!self.flagged());
+        match self {
+            BughouseFlagVerdict::WhileMated { .. } => {
+                format!("{fname}'s flag fell while checkmated: the game is over, {win}.")
+            }
+            BughouseFlagVerdict::WhileStalemated { .. } => format!(
+                "{fname}'s flag fell while stalemated: the regulation ends the game (5.4) but gives no result; the arbiter decides (10.5)."
+            ),
+            BughouseFlagVerdict::PartnerPlaying { .. } => format!(
+                "{fname}'s flag has fallen: {oname} wins, {win} — the other game is still running, so {oname} can still receive pieces to win with (5.6)."
+            ),
+            BughouseFlagVerdict::AfterOtherGame {
+                can_win, reserve, ..
+            } => {
+                let verdict = if *can_win {
+                    format!("{oname} wins, {win}")
+                } else {
+                    format!("a draw: {oname} cannot win by any series of legal moves")
+                };
+                format!(
+                    "{fname}'s flag has fallen after the other game ended: {verdict} (5.6, with {oname}'s reserve: {reserve}); whether pieces may still be passed is for the arbiter (10.5)."
+                )
+            }
+        }
+    }
+
+    /// The prescription's text, as the alert carries it.
+    pub fn render(&self) -> String {
+        match self.result() {
+            Some(r) => format!("The result is {r}."),
+            None => "Decide the result and enter it (10.5).".into(),
+        }
+    }
+}
+
 /// The verdict an alert carries: one of its kinds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
     Offence(OffenceVerdict),
     /// An illegal move's verdict under bughouse or reduced-supervision rules.
     IllegalMove(IllegalMoveVerdict),
+    /// A fallen flag's verdict under a bughouse regulation.
+    BughouseFlag(BughouseFlagVerdict),
     Flag(FlagVerdict),
     Clock(ClockVerdict),
 }
@@ -381,6 +474,13 @@ impl Verdict {
     pub fn illegal_move(&self) -> Option<&IllegalMoveVerdict> {
         match self {
             Verdict::IllegalMove(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn bughouse_flag(&self) -> Option<&BughouseFlagVerdict> {
+        match self {
+            Verdict::BughouseFlag(v) => Some(v),
             _ => None,
         }
     }
@@ -404,6 +504,7 @@ impl Verdict {
         match self {
             Verdict::Offence(v) => Some(v.render()),
             Verdict::IllegalMove(v) => Some(v.render()),
+            Verdict::BughouseFlag(v) => Some(v.render()),
             Verdict::Flag(v) => v.render(),
             Verdict::Clock(v) => Some(v.render()),
         }
@@ -419,6 +520,12 @@ impl From<OffenceVerdict> for Verdict {
 impl From<IllegalMoveVerdict> for Verdict {
     fn from(v: IllegalMoveVerdict) -> Self {
         Verdict::IllegalMove(v)
+    }
+}
+
+impl From<BughouseFlagVerdict> for Verdict {
+    fn from(v: BughouseFlagVerdict) -> Self {
+        Verdict::BughouseFlag(v)
     }
 }
 

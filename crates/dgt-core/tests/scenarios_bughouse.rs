@@ -9,7 +9,8 @@ mod common;
 
 use common::*;
 use dgt_core::bughouse::{BughouseMatch, Regulation};
-use dgt_core::{AlertKind, Core, CoreConfig, Event, EventBody, Input, Side};
+use dgt_core::verdict::BughouseFlagVerdict;
+use dgt_core::{AlertKind, Core, CoreConfig, Event, EventBody, GameResult, Input, Side};
 
 /// After 1.e4 e5 2.Nc3, Black (A2) to move: the digest's `P2`.
 const P2: &str = "rnbqkbnr/pppp1ppp/8/4p3/4P3/2N5/PPPP1PPP/R1BQKBNR b KQkq - 1 2";
@@ -309,6 +310,9 @@ fn bug09b_bug09d_mate_lifted_by_a_drop_or_ended_by_the_flag() {
     assert_eq!(ends(&ev), [("1-0".to_string(), "checkmate".to_string())]);
     let flag = one(&ev, AlertKind::FlagFall);
     assert_eq!(article(&flag), "5.4");
+    let v = bughouse_flag_verdict(&flag);
+    assert!(matches!(v, BughouseFlagVerdict::WhileMated { .. }), "{v:?}");
+    assert_eq!(v.result(), Some(GameResult::WhiteWins));
 }
 
 /// L05-BUG10 (B10): a stalemate waits too (5.5) and becomes a draw when board 1 ends.
@@ -335,6 +339,17 @@ fn bug11_bug12_flags() {
     let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
     let f = one(&ev, AlertKind::FlagFall);
     assert_eq!((severity(&f).as_str(), f.side), ("info", Some(Side::Black)));
+    let v = bughouse_flag_verdict(&f);
+    assert_eq!(
+        *v,
+        BughouseFlagVerdict::PartnerPlaying {
+            flagged: shakmaty::Color::Black
+        }
+    );
+    assert_eq!(
+        (v.article(), v.result()),
+        ("5.6", Some(GameResult::WhiteWins))
+    );
     assert_eq!(ends(&ev), [("1-0".to_string(), "flag_fall".to_string())]);
 
     let mut b1 = seat("1", "4k3/8/8/8/8/8/8/4K3 w - - 0 1", 0);

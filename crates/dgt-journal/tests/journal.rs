@@ -306,6 +306,25 @@ fn the_journal_file_is_private() {
     assert_eq!(mode(&old), 0o600);
 }
 
+/// The reason `steps()` gives for a journal whose one step is the op `op`.
+fn bad_row_detail(op: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.sqlite");
+    drop(Journal::open(&path).unwrap());
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute(
+            "INSERT INTO steps (t_ms, board, kind, json) VALUES (1, 'board-7', 'op', ?1)",
+            [op],
+        )
+        .unwrap();
+    let err = Journal::open(&path).unwrap().steps().unwrap_err();
+    let JournalError::BadRow { detail, .. } = err else {
+        panic!("not a bad row: {err:?}")
+    };
+    detail
+}
+
 /// A journaled op with a result there is not (a game's or a table's) is a bad row with the
 /// reason, never played as text.
 #[test]
@@ -320,20 +339,29 @@ fn a_step_with_an_unknown_result_is_a_bad_row() {
             r#"unknown result "0-0": use one of 1-0, 0-1, 1/2-1/2, +-, -+, --"#,
         ),
     ] {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("j.sqlite");
-        drop(Journal::open(&path).unwrap());
-        rusqlite::Connection::open(&path)
-            .unwrap()
-            .execute(
-                "INSERT INTO steps (t_ms, board, kind, json) VALUES (1, 'board-7', 'op', ?1)",
-                [op],
-            )
-            .unwrap();
-        let err = Journal::open(&path).unwrap().steps().unwrap_err();
-        let JournalError::BadRow { detail, .. } = &err else {
-            panic!("not a bad row: {err:?}")
-        };
+        let detail = bad_row_detail(op);
+        assert!(
+            detail.starts_with("step 1: ") && detail.contains(reason),
+            "{detail}"
+        );
+    }
+}
+
+/// A journaled claim of a kind there is not, or by a claimant who is neither side, is a bad
+/// row with the reason, never read as a repetition claim by the player on move (D54).
+#[test]
+fn a_step_with_an_unknown_claim_is_a_bad_row() {
+    for (op, reason) in [
+        (
+            r#"{"claim":{"kind":"other"}}"#,
+            r#"unknown claim kind "other": use one of threefold_repetition, fifty_move_rule, flag"#,
+        ),
+        (
+            r#"{"claim":{"kind":"flag","side":"both"}}"#,
+            r#"unknown claimant "both": use white or black"#,
+        ),
+    ] {
+        let detail = bad_row_detail(op);
         assert!(
             detail.starts_with("step 1: ") && detail.contains(reason),
             "{detail}"

@@ -513,7 +513,6 @@ function boardForms(name) {
           <option value="threefold_repetition">Threefold repetition (9.2)</option>
           <option value="fifty_move_rule">Fifty-move rule (9.3)</option>
           <option value="flag">Flag fallen (6.8)</option>
-          <option value="other">Other</option>
         </select>
         <label for="claim-side">Claimant</label>
         <select id="claim-side" name="side"><option value="white">White</option><option value="black">Black</option></select>

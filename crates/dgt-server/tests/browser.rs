@@ -220,6 +220,15 @@ async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
         json!(true)
     );
     assert_eq!(cdp.eval("document.querySelector('#claim-form') !== null && document.querySelector('#setup-form') !== null").await, json!(true));
+    // The claim form offers only kinds the core accepts (D54): each option parses.
+    let kinds = cdp
+        .eval("Array.from(document.querySelectorAll('#claim-kind option')).map(o => o.value)")
+        .await;
+    let kinds: Vec<String> = serde_json::from_value(kinds).unwrap();
+    assert_eq!(kinds, ["threefold_repetition", "fifty_move_rule", "flag"]);
+    for k in &kinds {
+        k.parse::<dgt_core::claim::ClaimKindName>().unwrap();
+    }
     cdp.wait_for("document.querySelectorAll('#bp-history .alert').length === 2")
         .await;
     cdp.screenshot("/tmp/dashboard-board.png").await;

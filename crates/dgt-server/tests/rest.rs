@@ -250,6 +250,29 @@ async fn setup_result_and_claim_go_to_the_core() {
         panic!("not a claim")
     };
     assert_eq!(c.intended_move.as_deref(), Some("g1f3"));
+
+    // A claim of a kind there is not, or by neither side, is refused with the reason and
+    // nothing is forwarded (D54).
+    for (claim, reason) in [
+        (
+            r#"{"kind":"other","side":"white"}"#,
+            r#"unknown claim kind \"other\": use one of threefold_repetition, fifty_move_rule, flag"#,
+        ),
+        (
+            r#"{"kind":"flag","side":"nobody"}"#,
+            r#"unknown claimant \"nobody\": use white or black"#,
+        ),
+    ] {
+        let (status, body) = http(addr, "POST", "/api/boards/board-7/claim", &[], claim).await;
+        assert_eq!(status, 400, "{body}");
+        assert!(body.contains(reason), "{body}");
+    }
+    while let Ok(input) = server.ops.try_recv() {
+        assert!(
+            !matches!(input.kind, InputKind::Op(Operation::Claim(_))),
+            "a refused claim reached the core: {input:?}"
+        );
+    }
 }
 
 fn pgn_san(pgn: &str) -> Vec<String> {

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::bughouse::{self, Regulation, Standing};
+use crate::verdict::BughouseFlagVerdict;
 
 impl Session {
     /// Mate and stalemate for the player on move. `fresh`: judged right after a move (a
@@ -217,57 +218,46 @@ impl Session {
             Color::Black
         };
         let opp = !flagged;
-        let fname = arbiter::side_name(flagged);
-        let oname = arbiter::side_name(opp);
-        let win = GameResult::win_for(opp);
         let on_move = g.current().turn();
-        let (severity, result, message, article) = match pending {
-            Some((_, Standing::Mated)) if on_move == flagged => (
-                Severity::Info,
-                Some(win),
-                format!("{fname}'s flag fell while checkmated: the game is over, {win}."),
-                "5.4",
-            ),
+        let (severity, verdict) = match pending {
+            Some((_, Standing::Mated)) if on_move == flagged => {
+                (Severity::Info, BughouseFlagVerdict::WhileMated { flagged })
+            }
             Some((_, Standing::Stalemated)) if on_move == flagged => (
                 Severity::Review,
-                None,
-                format!(
-                    "{fname}'s flag fell while stalemated: the regulation ends the game (5.4) but gives no result; the arbiter decides (10.5)."
-                ),
-                "5.4, 10.5",
+                BughouseFlagVerdict::WhileStalemated { flagged },
             ),
             _ if partner_playing => (
                 Severity::Info,
-                Some(win),
-                format!(
-                    "{fname}'s flag has fallen: {oname} wins, {win} — the other game is still running, so {oname} can still receive pieces to win with (5.6)."
-                ),
-                "5.6",
+                BughouseFlagVerdict::PartnerPlaying { flagged },
             ),
             _ => {
                 let available = bughouse::reserve(&seat.partner, g, g.plies(), opp, true);
                 let ability = crate::dead::full(g.current(), g.castling_mode, opp);
                 let can = available.iter().any(|n| *n > 0)
                     || ability != crate::dead::MateAbility::CannotMate;
-                let verdict = if can {
-                    format!("{oname} wins, {win}")
-                } else {
-                    format!("a draw: {oname} cannot win by any series of legal moves")
-                };
                 (
                     Severity::Review,
-                    Some(if can { win } else { GameResult::Drawn }),
-                    format!(
-                        "{fname}'s flag has fallen after the other game ended: {verdict} (5.6, with {oname}'s reserve: {}); whether pieces may still be passed is for the arbiter (10.5).",
-                        bughouse::reserve_words(&available),
-                    ),
-                    "5.6, 10.5",
+                    BughouseFlagVerdict::AfterOtherGame {
+                        flagged,
+                        can_win: can,
+                        reserve: bughouse::reserve_words(&available),
+                    },
                 )
             }
         };
-        let mut a = self.alert(AlertKind::FlagFall, severity, Some(flagged), message);
+        let article = verdict.article();
+        let mut a = self.alert(
+            AlertKind::FlagFall,
+            severity,
+            Some(flagged),
+            verdict.message(),
+        );
         a.edition = reg.name().into();
         a.article = Some(article.into());
+        a.prescription = Some(verdict.render());
+        let result = verdict.result();
+        a.verdict = Some(Box::new(verdict.into()));
         match result {
             Some(r) => {
                 let reason = if article == "5.4" {
@@ -275,13 +265,9 @@ impl Session {
                 } else {
                     EndReason::FlagFall
                 };
-                a.prescription = Some(format!("The result is {r}."));
                 self.finish(t, a, r, reason, out);
             }
-            None => {
-                a.prescription = Some("Decide the result and enter it (10.5).".into());
-                out.push((t, EventBody::Alert(a)));
-            }
+            None => out.push((t, EventBody::Alert(a))),
         }
         true
     }

@@ -17,9 +17,9 @@ impl Session {
         if g.is_over() || self.category_of(tc) != Category::Standard {
             return;
         }
-        let (w, b) = self.clock.white_black_ms();
-        for (who, ms) in [(Color::White, w), (Color::Black, b)] {
-            let Some(ms) = ms else { continue };
+        let clocks = self.clock.ms_by_color();
+        for who in Color::ALL {
+            let Some(ms) = clocks[who] else { continue };
             let period =
                 self.watch.flags.periods_reached[who].min(tc.periods.len().saturating_sub(1));
             let big_increment = matches!(
@@ -46,7 +46,7 @@ impl Session {
                 ),
             );
             a.article = Some(exempt.into());
-            (a.white_ms, a.black_ms) = (w, b);
+            (a.white_ms, a.black_ms) = (clocks.white, clocks.black);
             let verdict = ClockVerdict::RecordingNotRequired {
                 side: who,
                 exempt,
@@ -80,8 +80,8 @@ impl Session {
         if self.watch.clock_hints.quickplay_told[on_move] || !last_period || !no_increment {
             return;
         }
-        let (w, b) = self.clock.white_black_ms();
-        let Some(ms) = (if on_move.is_white() { w } else { b }) else {
+        let clocks = self.clock.ms_by_color();
+        let Some(ms) = clocks[on_move] else {
             return;
         };
         if ms == 0 || ms >= 120_000 {
@@ -99,7 +99,7 @@ impl Session {
             ),
         );
         a.article = Some(article.into());
-        (a.white_ms, a.black_ms) = (w, b);
+        (a.white_ms, a.black_ms) = (clocks.white, clocks.black);
         // Two minutes to the opponent on a postponed or rejected claim (III.5; 2005 10.2).
         let verdict = ClockVerdict::QuickplayClaim {
             claimant: on_move,

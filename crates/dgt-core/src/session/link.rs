@@ -54,7 +54,10 @@ impl Session {
                         self.on_change(t, out);
                     }
                 }
-                BusFact::Pressed { first_left } => self.on_logged_press(first_left),
+                BusFact::Pressed { first_left, count } => {
+                    self.clock.presses_logged(count);
+                    self.on_logged_press(first_left)
+                }
             }
         }
     }

@@ -559,8 +559,7 @@ impl Session {
         if self.edition.wrong_claim_cuts_own_time {
             // fide-2005: +3 minutes; above 2:00 the claimant loses half his time (at most
             // 3:00), between 1:00 and 2:00 he keeps 1:00, below 1:00 nothing changes.
-            let (w, b) = self.clock.white_black_ms();
-            let own = if claimant.is_white() { w } else { b };
+            let own = self.clock.ms_by_color()[claimant];
             let cut = match own {
                 Some(ms) if ms == 120_000 || ms == 60_000 => {
                     " The claimant's own time is exactly 1:00 or 2:00, a case 9.5b does not cover: the arbiter decides.".to_string()

@@ -391,6 +391,18 @@ pub fn illegal_move_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::IllegalM
     v
 }
 
+/// A bughouse flag's verdict, as data; its `prescription` is the verdict's text.
+#[track_caller]
+pub fn bughouse_flag_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::BughouseFlagVerdict {
+    let v = a
+        .verdict
+        .as_deref()
+        .and_then(dgt_core::verdict::Verdict::bughouse_flag)
+        .unwrap_or_else(|| panic!("no bughouse flag verdict on {a:?}"));
+    assert_eq!(a.prescription.as_deref(), Some(v.render().as_str()));
+    v
+}
+
 /// The time an offence verdict adds to the opponent (ms), `None` when it decides the game.
 pub fn time_to_opponent(v: &dgt_core::verdict::OffenceVerdict) -> Option<u64> {
     match v.decision {

@@ -100,6 +100,39 @@ fn castling_king_first_or_rook_first() {
     assert!(!a.contains(&AlertKind::TwoHandedMove), "{a:?}");
 }
 
+/// Time-scramble seeds 6 and 15 (issue 15): Black lifts the rook, or moves it to f8, in the
+/// same scan that reports White's pawn landing on d3, and the king a scan later. The board
+/// never showed the position after d3 alone, so the castling's handling is read from the
+/// pawn's landing, not from when White's move was taken: the rook was first (4.4.2).
+#[test]
+fn castling_begun_with_the_rook_in_the_scan_of_the_opponents_move_is_seen() {
+    let mut b = game("fide-2023", "60+1", 60);
+    b.play(&[
+        ("e2", "e4", 'P'),
+        ("e7", "e5", 'p'),
+        ("g1", "f3", 'N'),
+        ("b8", "c6", 'n'),
+        ("f1", "c4", 'B'),
+        ("f8", "c5", 'b'),
+        ("b1", "c3", 'N'),
+        ("g8", "f6", 'n'),
+    ]);
+    b.mv("d2", "d3", 'P').wait(5);
+    b.lift("h8").wait(5).put("f8", 'r').wait(45).press();
+    b.wait(180)
+        .lift("e8")
+        .wait(5)
+        .put("g8", 'k')
+        .wait(100)
+        .press()
+        .wait(1000);
+    let ev = b.run();
+    assert_eq!(&moves(&ev)[8..], ["d2d3", "e8g8"]);
+    let a = alerts(&ev);
+    assert!(a.contains(&AlertKind::CastlingRookFirst), "{a:?}");
+    assert!(!a.contains(&AlertKind::TwoHandedMove), "{a:?}");
+}
+
 #[test]
 fn castling_with_two_hands_is_a_suspicion() {
     let mut b = started();

@@ -13,10 +13,27 @@ impl Session {
         shown_at: u64,
         out: &mut Emitted,
     ) {
+        // Castling begun with the rook while the board still reported the opponent's move
+        // (in a time scramble the rook's squares come in the same scan as the opponent's
+        // landing, protocol §4.1, so the board never showed that position alone and the
+        // window would open after the rook moved): the castling's handling is read from
+        // the opponent's piece landing.
+        let since = match (m, self.game.as_ref().and_then(|g| g.moves.last())) {
+            (Move::Castle { .. }, Some(prev)) => {
+                let landed = match prev.mv {
+                    Move::Castle { .. } => prev.mv.castling_side().map(|side| side.king_to(!mover)),
+                    other => Some(other.to()),
+                };
+                landed
+                    .and_then(|sq| self.handling.last_put_on(sq, !mover))
+                    .map_or(self.same_since, |at| at.min(self.same_since))
+            }
+            _ => self.same_since,
+        };
         let signals = self.handling.signals(
             mover,
             m,
-            self.same_since,
+            since,
             shown_at,
             HandlingThresholds {
                 two_hands_window_ms: 2 * self.handling.scan_period_ms(),

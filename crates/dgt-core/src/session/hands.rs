@@ -15,19 +15,15 @@ impl Session {
     ) {
         // Castling begun with the rook while the board still reported the opponent's move
         // (in a time scramble the rook's squares come in the same scan as the opponent's
-        // landing, protocol §4.1, so the board never showed that position alone and the
-        // window would open after the rook moved): the castling's handling is read from
-        // the opponent's piece landing.
+        // last square, protocol §4.1, so the board never showed that position alone and the
+        // window would open after the rook moved): the castling's handling is read from the
+        // last change on the squares of the opponent's move (its piece landing, or the
+        // piece it took removed after, D56).
         let since = match (m, self.game.as_ref().and_then(|g| g.moves.last())) {
-            (Move::Castle { .. }, Some(prev)) => {
-                let landed = match prev.mv {
-                    Move::Castle { .. } => prev.mv.castling_side().map(|side| side.king_to(!mover)),
-                    other => Some(other.to()),
-                };
-                landed
-                    .and_then(|sq| self.handling.last_put_on(sq, !mover))
-                    .map_or(self.same_since, |at| at.min(self.same_since))
-            }
+            (Move::Castle { .. }, Some(prev)) => self
+                .handling
+                .last_change_on(&move_squares(&prev.mv, !mover))
+                .map_or(self.same_since, |at| at.min(self.same_since)),
             _ => self.same_since,
         };
         let signals = self.handling.signals(
@@ -161,5 +157,27 @@ impl Session {
             a.ply = a.ply.map(|p| p + 1);
             out.push((t, EventBody::Alert(a)));
         }
+    }
+}
+
+/// The squares a move changes: from and to, the pawn taken en passant, the four of a castling.
+fn move_squares(m: &Move, mover: Color) -> Vec<shakmaty::Square> {
+    match *m {
+        Move::EnPassant { from, to } => {
+            vec![
+                from,
+                to,
+                shakmaty::Square::from_coords(to.file(), from.rank()),
+            ]
+        }
+        Move::Castle { king, rook } => {
+            let mut v = vec![king, rook];
+            if let Some(side) = m.castling_side() {
+                v.push(side.king_to(mover));
+                v.push(side.rook_to(mover));
+            }
+            v
+        }
+        _ => m.from().into_iter().chain([m.to()]).collect(),
     }
 }

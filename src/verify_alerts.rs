@@ -108,11 +108,66 @@ pub fn alert_spec(seed: u64, pace: Pace, time_control: &str) -> dgt_emulator::Bo
 /// 0–80 ms look exactly like a one-handed capture made with the capturer in hand (the board
 /// reports squares per scan, ~200–250 ms, and one hand may hold both pieces), so two-handed
 /// captures are not visible; castling with both pieces off the board at once, a rook lifted
-/// a scan before the king, a piece off its square for 400 ms or more, are.
-pub fn visible(kind: AlertKind, m: &dgt_emulator::TruthMove) -> bool {
+/// a scan before the king (see [`rook_lift_reported_first`]), a piece off its square for
+/// 400 ms or more, are.
+pub fn visible(kind: AlertKind, m: &dgt_emulator::TruthMove, game: &GeneratedGame) -> bool {
     use dgt_emulator::Handling;
     match kind {
         AlertKind::TwoHandedMove => m.handling == Handling::CastleTwoHanded,
+        AlertKind::CastlingRookFirst => rook_lift_reported_first(game, m),
+        _ => true,
+    }
+}
+
+/// Squares of one board report arrive within this long of each other (the emulated board
+/// sends a scan's changes ~5 ms apart; the core's `ONE_REPORT_MS` is the same bound).
+const ONE_REPORT_MS: u64 = 60;
+
+/// Whether the board reported the rook's square emptied in an earlier report than the
+/// king's, for a castling begun with the rook. One scan reports the squares that changed
+/// during it together, in scan order, not in the order the hands moved (protocol §1.1,
+/// §4.1): a rook lifted (or moved) within the scan in which the king is lifted reads the
+/// same as the king lifted first with the rook slid along, or as both pieces in hand — the
+/// board cannot tell which piece was touched first. Not a standard castling (Chess960 from
+/// other squares): counted as visible.
+pub fn rook_lift_reported_first(game: &GeneratedGame, m: &dgt_emulator::TruthMove) -> bool {
+    use dgt_protocol::{BoardMessage, Decoded, Decoder, LineMode};
+    use shakmaty::{File, Square};
+    let (Some(king), Some(to)) = (
+        m.uci.get(0..2).and_then(|s| s.parse::<Square>().ok()),
+        m.uci.get(2..4).and_then(|s| s.parse::<Square>().ok()),
+    ) else {
+        return true;
+    };
+    if king.file() != File::E {
+        return true;
+    }
+    let rook_file = match to.file() {
+        File::G => File::H,
+        File::C => File::A,
+        _ => return true,
+    };
+    let rook = Square::from_coords(rook_file, king.rank());
+    let (mut rook_off, mut king_off) = (None, None);
+    let mut decoder = Decoder::new(LineMode::Single);
+    for t in game.traffic.iter().filter(|t| {
+        t.dir == dgt_emulator::Dir::Rx
+            && t.t_ms + 50 >= m.t_touch_ms
+            && t.t_ms <= m.t_made_ms + 1000
+    }) {
+        for d in decoder.decode(&t.bytes) {
+            if let Decoded::Message(BoardMessage::FieldUpdate { square, piece: 0 }) = d {
+                let sq = dgt_emulator::chess_square(square as usize, game.truth.rotated);
+                if sq == rook && rook_off.is_none() {
+                    rook_off = Some(t.t_ms);
+                } else if sq == king && king_off.is_none() {
+                    king_off = Some(t.t_ms);
+                }
+            }
+        }
+    }
+    match (rook_off, king_off) {
+        (Some(r), Some(k)) => k > r + ONE_REPORT_MS,
         _ => true,
     }
 }
@@ -163,7 +218,7 @@ fn score_game(game: &GeneratedGame, config: &CoreConfig, r: &mut PaceReport) {
             .collect();
         for m in moves.iter().filter(|m| truth_of(kind, m)) {
             s.truth += 1;
-            let seen = visible(kind, m);
+            let seen = visible(kind, m, game);
             s.visible += usize::from(seen);
             let hit = raised.iter().any(|&(_, ply)| ply as usize == m.ply);
             if hit {

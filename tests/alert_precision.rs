@@ -29,14 +29,15 @@ fn alerts_are_scored_against_the_truth_at_every_pace() {
 /// of them). The emulated players make no illegal move, so once the core has raised one
 /// illegal move, the presses that follow before the position is reinstated must not count
 /// further offences — a second one would decide the game (7.5.5) on a misread board. Seeds
-/// 57 and 94 are the scramble games among 1–100 where tracking is lost.
+/// 116 and 211 are scramble games among 1–300 where tracking is still lost (57 and 94, used
+/// before, are read to the end since D54/D55).
 #[test]
 fn a_lost_track_at_scramble_pace_counts_no_second_offence() {
     use dgt_arbiter::verify::inputs_of;
     use dgt_arbiter::verify_alerts::alert_spec;
     use dgt_core::{AlertKind, Core, EventBody};
     let (pace, _, control) = PACES[2];
-    for seed in [57, 94] {
+    for seed in [116, 211] {
         let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
         let mut core = Core::new(CoreConfig::default());
         let mut events = Vec::new();
@@ -62,4 +63,28 @@ fn a_lost_track_at_scramble_pace_counts_no_second_offence() {
         });
         assert_eq!(second, None, "seed {seed}");
     }
+}
+
+/// Castling begun with the rook counts as visible only when the board reported the rook's
+/// square emptied a report before the king's: one scan reports its squares in scan order,
+/// not in the order the hands moved (protocol §1.1, §4.1). Scramble seed 82, ply 41: f1
+/// filled, e1 and h1 emptied in one scan — not visible. Seed 15, ply 33: the rook on f1 a
+/// scan before the king left e1 — visible (and raised, D56).
+#[test]
+fn rook_first_castling_is_visible_only_a_report_ahead_of_the_king() {
+    use dgt_arbiter::verify_alerts::{alert_spec, rook_lift_reported_first};
+    let (pace, _, control) = PACES[2];
+    let seen = |seed: u64, ply: usize| {
+        let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
+        let m = game
+            .truth
+            .moves
+            .iter()
+            .find(|m| m.ply == ply)
+            .expect("the ply was played");
+        assert!(m.rook_first(), "seed {seed} ply {ply}: {m:?}");
+        rook_lift_reported_first(&game, m)
+    };
+    assert!(!seen(82, 41));
+    assert!(seen(15, 33));
 }

@@ -65,6 +65,18 @@ pub fn running_display(t: &ClockTimes) -> Option<ClockSide> {
     }
 }
 
+/// The most a running display can gain from two presses between two reports and still be
+/// read as them: an increment of 1–2 s (the time controls where presses come that close),
+/// rounded to the display's whole seconds. A larger rise is an implausible reading.
+const HIDDEN_PRESS_MAX_RISE_MS: u64 = 2000;
+
+fn side_time(t: &ClockTimes, side: ClockSide) -> &dgt_protocol::SideTime {
+    match side {
+        ClockSide::Left => &t.left,
+        ClockSide::Right => &t.right,
+    }
+}
+
 /// The time a display shows.
 pub fn display_ms(t: &ClockTimes, side: ClockSide) -> u64 {
     match side {
@@ -200,12 +212,22 @@ impl ClockTracker {
         // Both displays up with the same one running: two presses between two reports, each
         // adding the increment to its presser's display (protocol §3.4, 0x20 increment
         // indicator), the lever back where it was.
+        let both_up = matches!((was, now), (Some(a), Some(b)) if a == b
+            && display_ms(&t, a) > display_ms(&prev, a)
+            && display_ms(&t, other(a)) > display_ms(&prev, other(a)));
+        // The running display up by at most an increment, its time-per-move indicator on
+        // (§3.4 hour byte 0x20), the other not: its player pressed (the increment), so the
+        // other pressed too, the lever back where it was. The other's display shows whole
+        // seconds and ran only between the two presses (~0.3 s in a time scramble), so its
+        // own increment may not show.
+        let running_up_by_increment = matches!((was, now), (Some(a), Some(b)) if a == b
+            && side_time(&t, a).increment_shown
+            && display_ms(&t, a) > display_ms(&prev, a)
+            && display_ms(&t, a) <= display_ms(&prev, a) + HIDDEN_PRESS_MAX_RISE_MS);
         // On a bus line the board's log says so itself: two presses or more logged and the
         // same display running (an entry may be skipped, never invented, §3.6).
-        let two_presses = matches!((was, now), (Some(a), Some(b)) if a == b
-            && (logged_presses >= 2
-                || (display_ms(&t, a) > display_ms(&prev, a)
-                    && display_ms(&t, other(a)) > display_ms(&prev, other(a)))));
+        let logged_two = matches!((was, now), (Some(a), Some(b)) if a == b) && logged_presses >= 2;
+        let two_presses = both_up || running_up_by_increment || logged_two;
         // A display that ran before and still runs can only lose time (but for two presses).
         if let (Some(a), Some(b)) = (was, now)
             && a == b
@@ -293,6 +315,27 @@ mod tests {
                 black: Some(182_000)
             }
         );
+    }
+
+    /// Two presses between two reports (time-scramble seed 265, issue 15): the second
+    /// presser's display ran ~0.4 s and gained its increment, which its whole seconds hide;
+    /// the running display up by its increment is both presses (D55).
+    #[test]
+    fn the_running_display_up_by_an_increment_is_two_presses() {
+        let mut c = ClockTracker::new(None);
+        c.observe(reading([0x20, 0x00, 0x47, 0x20, 0x00, 0x38, 0x08]));
+        assert!(
+            c.observe(reading([0x20, 0x00, 0x47, 0x20, 0x00, 0x38, 0x09]))
+                .started
+        );
+        // Left (running) 0:38 -> 0:39, right unchanged, left still running.
+        let o = c.observe(reading([0x20, 0x00, 0x47, 0x20, 0x00, 0x39, 0x09]));
+        assert!(o.accepted && o.two_presses && o.press.is_none(), "{o:?}");
+        // Without the time-per-move indicator, or up by more than an increment: implausible.
+        let o = c.observe(reading([0x00, 0x00, 0x47, 0x00, 0x00, 0x40, 0x09]));
+        assert!(o.rejected && !o.two_presses, "{o:?}");
+        let o = c.observe(reading([0x20, 0x00, 0x47, 0x20, 0x00, 0x45, 0x09]));
+        assert!(o.rejected && !o.two_presses, "{o:?}");
     }
 
     #[test]

@@ -127,6 +127,15 @@ impl HandlingLog {
             .map(|h| h.t_ms)
     }
 
+    /// When the board last reported a change on any of `squares`, if it did.
+    pub fn last_change_on(&self, squares: &[Square]) -> Option<u64> {
+        self.entries
+            .iter()
+            .rev()
+            .find(|h| squares.contains(&h.square))
+            .map(|h| h.t_ms)
+    }
+
     /// The first piece lifted after `since` (its square), if any.
     pub fn first_lift_since(&self, since: u64) -> Option<Square> {
         self.entries
@@ -246,8 +255,10 @@ impl HandlingLog {
                     // lift. One report's squares come in scan order, not in the order the
                     // hands moved: a piece put down in that same report proves nothing.
                     let put_down = |x: &Handling| {
-                        changes
-                            .iter()
+                        // From the report the window opens in: its squares before `since`
+                        // came with the lifts, in scan order (a castling read from the
+                        // opponent's last square, D56).
+                        self.window(since.saturating_sub(ONE_REPORT_MS), until)
                             .find(|h| {
                                 h.t_ms + ONE_REPORT_MS >= x.t_ms
                                     && h.after.is_some()

@@ -334,6 +334,34 @@ fn two_presses_between_clock_reports_complete_a_move_and_its_reply() {
     );
 }
 
+/// Time-scramble seeds 183 and 265 (issue 15): White's move shown, then White's and Black's
+/// presses between two clock reports (the same display running, both displays up by the
+/// increment, protocol §3.4), and Black's reply and White's next move reported in one scan
+/// (squares are reported in scan order, not move by move, §4.1). Three moves from the last one recorded: the two presses completed the
+/// first two (6.2.1), the third waits for its own press — no illegal position. White's two
+/// moves also reach that placement in the other order (a3 … Nc6 h3): the board showed h3
+/// first, so h3 was played first.
+#[test]
+fn two_unseen_presses_and_the_next_move_in_one_report_are_three_moves() {
+    let mut b = game("fide-2023", "60+1", 60);
+    b.play(&[("e2", "e4", 'P'), ("e7", "e5", 'p')]);
+    b.mv("h2", "h3", 'P').wait(400);
+    let (l, r, run) = b.clock.unwrap();
+    b.clock = Some((l + 1, r + 1, run));
+    b.reading();
+    // One scan reports both: the squares filled first, then the squares left.
+    b.wait(200).put("c6", 'n').wait(5).put("a3", 'P').wait(5);
+    b.lift("b8").wait(5).lift("a2").wait(4000);
+    b.press().wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e2e4", "e7e5", "h2h3", "b8c6", "a2a3"]);
+    assert!(
+        !alerts(&ev).contains(&AlertKind::IllegalPosition),
+        "{:?}",
+        alerts(&ev)
+    );
+}
+
 /// Seed 19912: no clock, time trouble: Kg4, Kg2, Kf4, each placement shown for less than a
 /// settle. The last placement is also two moves from the game (Kf4 Kg2), but the board
 /// showed the king on g4 while the other king moved (protocol §3.3: it tells only which

@@ -100,6 +100,108 @@ fn castling_king_first_or_rook_first() {
     assert!(!a.contains(&AlertKind::TwoHandedMove), "{a:?}");
 }
 
+/// Time-scramble seeds 6 and 15 (issue 15): Black lifts the rook, or moves it to f8, in the
+/// same scan that reports White's pawn landing on d3, and the king a scan later. The board
+/// never showed the position after d3 alone, so the castling's handling is read from the
+/// pawn's landing, not from when White's move was taken: the rook was first (4.4.2).
+#[test]
+fn castling_begun_with_the_rook_in_the_scan_of_the_opponents_move_is_seen() {
+    let mut b = game("fide-2023", "60+1", 60);
+    b.play(&[
+        ("e2", "e4", 'P'),
+        ("e7", "e5", 'p'),
+        ("g1", "f3", 'N'),
+        ("b8", "c6", 'n'),
+        ("f1", "c4", 'B'),
+        ("f8", "c5", 'b'),
+        ("b1", "c3", 'N'),
+        ("g8", "f6", 'n'),
+    ]);
+    b.mv("d2", "d3", 'P').wait(5);
+    b.lift("h8").wait(5).put("f8", 'r').wait(45).press();
+    b.wait(180)
+        .lift("e8")
+        .wait(5)
+        .put("g8", 'k')
+        .wait(100)
+        .press()
+        .wait(1000);
+    let ev = b.run();
+    assert_eq!(&moves(&ev)[8..], ["d2d3", "e8g8"]);
+    let a = alerts(&ev);
+    assert!(a.contains(&AlertKind::CastlingRookFirst), "{a:?}");
+    assert!(!a.contains(&AlertKind::TwoHandedMove), "{a:?}");
+}
+
+/// Careful seed 335: White takes en passant, putting the pawn on d6 first and removing
+/// Black's d5 pawn after; Black then castles beginning with the rook. The d5 pawn taken off
+/// is part of White's move, not Black's handling: the castling is still rook first (D56).
+#[test]
+fn castling_begun_with_the_rook_after_an_en_passant_removed_after_is_seen() {
+    let mut b = game_from(
+        "r3k2r/ppp2ppp/8/3pP3/8/8/PPPP1PPP/R3K2R w KQkq d6 0 1",
+        "fide-2023",
+        "5400+30",
+        "full",
+        5400,
+    );
+    b.lift("e5")
+        .wait(200)
+        .put("d6", 'P')
+        .wait(600)
+        .lift("d5")
+        .wait(300)
+        .press();
+    b.wait(2000).lift("h8").wait(250).put("f8", 'r').wait(400);
+    b.lift("e8")
+        .wait(250)
+        .put("g8", 'k')
+        .wait(300)
+        .press()
+        .wait(1000);
+    let ev = b.run();
+    assert_eq!(moves(&ev), ["e5d6", "e8g8"]);
+    let a = alerts(&ev);
+    assert!(a.contains(&AlertKind::CastlingRookFirst), "{a:?}");
+}
+
+/// Time-scramble seed 917: Black's move and White's whole castling (king first) reported
+/// in one scan, the squares filled listed before the squares emptied. The castling's
+/// handling is read from Black's last square (D56), but the king and rook put down in that
+/// same report still show they were not off the board together: no two-hands suspicion.
+#[test]
+fn a_castling_reported_in_the_scan_of_the_opponents_move_is_not_two_handed() {
+    let mut b = game("fide-2023", "60+1", 60);
+    b.play(&[
+        ("e2", "e4", 'P'),
+        ("e7", "e5", 'p'),
+        ("g1", "f3", 'N'),
+        ("b8", "c6", 'n'),
+        ("f1", "c4", 'B'),
+        ("f8", "c5", 'b'),
+        ("d2", "d3", 'P'),
+    ]);
+    b.press().wait(250);
+    // One report: its squares ~5 ms apart (the helpers' lift/put take 80 ms each).
+    for (sq, piece) in [
+        ("a6", code('p')),
+        ("f1", code('R')),
+        ("g1", code('K')),
+        ("a7", 0),
+        ("e1", 0),
+        ("h1", 0),
+    ] {
+        let p = b.phys(sq);
+        b.rx(vec![0x8E, 0, 5, p, piece]);
+        b.wait(5);
+    }
+    b.wait(3000).press().wait(1000);
+    let ev = b.run();
+    assert_eq!(&moves(&ev)[7..], ["a7a6", "e1g1"]);
+    let a = alert_of(&ev, AlertKind::TwoHandedMove);
+    assert!(a.is_empty(), "{a:?}");
+}
+
 #[test]
 fn castling_with_two_hands_is_a_suspicion() {
     let mut b = started();

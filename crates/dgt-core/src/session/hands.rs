@@ -13,10 +13,23 @@ impl Session {
         shown_at: u64,
         out: &mut Emitted,
     ) {
+        // Castling begun with the rook while the board still reported the opponent's move
+        // (in a time scramble the rook's squares come in the same scan as the opponent's
+        // last square, protocol §4.1, so the board never showed that position alone and the
+        // window would open after the rook moved): the castling's handling is read from the
+        // last change on the squares of the opponent's move (its piece landing, or the
+        // piece it took removed after, D56).
+        let since = match (m, self.game.as_ref().and_then(|g| g.moves.last())) {
+            (Move::Castle { .. }, Some(prev)) => self
+                .handling
+                .last_change_on(&move_squares(&prev.mv, !mover))
+                .map_or(self.same_since, |at| at.min(self.same_since)),
+            _ => self.same_since,
+        };
         let signals = self.handling.signals(
             mover,
             m,
-            self.same_since,
+            since,
             shown_at,
             HandlingThresholds {
                 two_hands_window_ms: 2 * self.handling.scan_period_ms(),
@@ -144,5 +157,27 @@ impl Session {
             a.ply = a.ply.map(|p| p + 1);
             out.push((t, EventBody::Alert(a)));
         }
+    }
+}
+
+/// The squares a move changes: from and to, the pawn taken en passant, the four of a castling.
+fn move_squares(m: &Move, mover: Color) -> Vec<shakmaty::Square> {
+    match *m {
+        Move::EnPassant { from, to } => {
+            vec![
+                from,
+                to,
+                shakmaty::Square::from_coords(to.file(), from.rank()),
+            ]
+        }
+        Move::Castle { king, rook } => {
+            let mut v = vec![king, rook];
+            if let Some(side) = m.castling_side() {
+                v.push(side.king_to(mover));
+                v.push(side.rook_to(mover));
+            }
+            v
+        }
+        _ => m.from().into_iter().chain([m.to()]).collect(),
     }
 }

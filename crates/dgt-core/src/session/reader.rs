@@ -433,32 +433,44 @@ impl Session {
     /// Two moves that end in the same placement (g2g4 hxg3 e.p. and g2g3 hxg3; f1=R Rxf1
     /// and f1=Q Rxf1): the pair whose first move the board showed by itself, the latest
     /// shown (a slide's intermediate square was shown before). A press relayed late, or a
-    /// bus poll, often brings a move and its reply together.
+    /// bus poll, often brings a move and its reply together. Three moves (two presses
+    /// between clock reports and the reply made): the same for the first, so that two
+    /// independent moves of one side are read in the order they were made (b2b4 …f5 Ng3,
+    /// not Ng3 …f5 b4).
     pub(super) fn prefer_shown(&self, interp: Interpretation) -> Interpretation {
         let Interpretation::Ahead(path) = &interp else {
             return interp;
         };
-        if path.len() != 2 {
+        if !(2..=DEPTH_WATCHED + 1).contains(&path.len()) {
             return interp;
         }
         let Some(g) = &self.game else { return interp };
         let target = self.seen_board();
-        let mut best: Option<(usize, Move, Move)> = None;
+        let mut best: Option<(usize, Vec<Move>)> = None;
         for m in reconstruct::legal_moves(g.current()) {
             let Some(when) = self.when_shown(&m) else {
                 continue;
             };
-            if best.as_ref().is_some_and(|(w, _, _)| *w >= when) {
+            if best.as_ref().is_some_and(|(w, _)| *w >= when) {
                 continue;
             }
             let mut after = g.current().clone();
             after.play_unchecked(m);
-            if let Some(reply) = reconstruct::one_move_to(&after, &target) {
-                best = Some((when, m, reply));
+            let rest = if path.len() == 2 {
+                reconstruct::one_move_to(&after, &target).map(|reply| vec![reply])
+            } else {
+                let mut budget = 20_000usize;
+                reconstruct::find_path_with(&after, &target, path.len() - 1, &mut budget, g.drops)
+                    .filter(|rest| rest.len() == path.len() - 1)
+            };
+            if let Some(rest) = rest {
+                let mut whole = vec![m];
+                whole.extend(rest);
+                best = Some((when, whole));
             }
         }
         match best {
-            Some((_, m, reply)) => Interpretation::Ahead(vec![m, reply]),
+            Some((_, whole)) => Interpretation::Ahead(whole),
             None => interp,
         }
     }
@@ -479,7 +491,14 @@ impl Session {
     }
 
     pub(super) fn decision_depth(&self) -> usize {
-        self.reader.decision_depth()
+        // Two presses seen on the clock since the last move recorded (both displays up by
+        // the increment, protocol §3.4): the two moves they completed and the reply already
+        // made after them can all be on the board (a time scramble, presses ~0.3 s apart
+        // between two clock reports) — one ply deeper, and only with that evidence.
+        let pressed_twice = usize::from(self.two_presses_unseen);
+        self.reader
+            .decision_depth()
+            .max(DEPTH_WATCHED + pressed_twice)
     }
 
     pub(super) fn interpret(&self, depth: usize) -> Option<Interpretation> {

@@ -111,6 +111,13 @@ impl Session {
             self.commit(t, &path, true, out);
             return;
         }
+        // Two presses unseen and three moves: the presses completed the first two, the
+        // third waits for its own press (6.2.1).
+        if path.len() == DEPTH_WATCHED + 1 && self.two_presses_unseen {
+            self.commit(t, &path[..DEPTH_WATCHED], true, out);
+            self.settled_last_move(t, path[DEPTH_WATCHED], out);
+            return;
+        }
         if path.len() >= 2 && depth == DEPTH_WATCHED && !self.was_shown(&path[0]) {
             // Two moves at once is rare (a reply before the press), and a move in progress
             // can look like two (Nxc5 bxc5 = knight in hand, pawn b4 lifted): give it a

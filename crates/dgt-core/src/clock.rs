@@ -358,9 +358,10 @@ mod tests {
     fn two_logged_presses_with_the_same_display_running_are_two_presses() {
         // The right display runs at 1:00, then runs at 1:01 (its press added the increment,
         // the left player pressed back): the left display, in whole seconds, shows no change.
+        // No time-per-move indicator in the hour bytes (D55 does not apply).
         let mut c = ClockTracker::new(None);
-        c.observe(reading([0x20, 0x01, 0x00, 0x20, 0x01, 0x03, 0x13]));
-        let up = reading([0x20, 0x01, 0x01, 0x20, 0x01, 0x03, 0x13]);
+        c.observe(reading([0x00, 0x01, 0x00, 0x00, 0x01, 0x03, 0x13]));
+        let up = reading([0x00, 0x01, 0x01, 0x00, 0x01, 0x03, 0x13]);
         // Without the log's word the reading is implausible and dropped.
         assert!(c.clone().observe(up).rejected);
         // A bus board's changes packet logged two presses (protocol §3.6).
@@ -368,7 +369,7 @@ mod tests {
         let o = c.observe(up);
         assert!(o.accepted && o.two_presses && o.press.is_none(), "{o:?}");
         // The count serves one reading only.
-        let o = c.observe(reading([0x20, 0x01, 0x02, 0x20, 0x01, 0x03, 0x13]));
+        let o = c.observe(reading([0x00, 0x01, 0x02, 0x00, 0x01, 0x03, 0x13]));
         assert!(o.rejected);
     }
 

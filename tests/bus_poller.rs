@@ -198,14 +198,18 @@ fn lines_of_one_to_eight_boards_are_found_and_read_move_for_move() {
 
 #[test]
 fn a_move_and_its_reply_pressed_between_two_polls_are_both_read() {
-    // Seed 220: h7-h5 and g4xh5 with both presses between two polls of a 60+1 game. The
-    // clock shows Black's clock running at both readings, up by a second, White's display
-    // unchanged in whole seconds; the running display up by the increment (D55) and the
-    // board's changes packet logging both presses (protocol §3.6, D58) each say two presses.
-    let (boards, truths) = line_of(&[1025], 220, 14);
-    let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
-    sim.run_until(last_end(&truths) + 5000);
-    sim.assert_games(&truths);
+    // One-board 60+1 games on a bus line whose moves and replies are pressed between two
+    // polls. Seed 220: h7-h5 and g4xh5, Black's clock running at both readings, up by a
+    // second, White's display unchanged in whole seconds — the running display up by the
+    // increment (D55) and the board's changes packet logging both presses (protocol §3.6,
+    // D58) each say two presses. Seeds 192, 745 and 1295 lose track without the logged
+    // presses (D58), the clock's displays alone showing nothing.
+    for seed in [220u64, 192, 745, 1295] {
+        let (boards, truths) = line_of(&[1025], seed, 14);
+        let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
+        sim.run_until(last_end(&truths) + 5000);
+        sim.assert_games(&truths);
+    }
 }
 
 #[test]

@@ -227,12 +227,28 @@ fn node_entry(hub: SocketAddr, node: &str) -> Option<Value> {
     list.as_array()?.iter().find(|n| n["node"] == node).cloned()
 }
 
-/// Waits until the hub holds every event `node`'s journal has (the node is stopped).
-fn hub_caught_up(hub: SocketAddr, node: &str, journal: &Path) {
-    let last = journal_events(journal)
+/// The seq of the last event `journal` holds (0 when none).
+fn journal_last_seq(journal: &Path) -> u64 {
+    journal_events(journal)
         .last()
         .and_then(|e| e["seq"].as_u64())
-        .unwrap_or(0);
+        .unwrap_or(0)
+}
+
+/// Waits, while `node` runs, until the hub holds at least what its journal held when asked:
+/// on a loaded machine a backlog can take longer than a stopping node's bounded last publish
+/// (the rest would go at its next start), which `hub_caught_up` then checks exactly.
+fn hub_reaches_journal_so_far(hub: SocketAddr, node: &str, journal: &Path, what: &str) {
+    let target = journal_last_seq(journal);
+    eventually(Duration::from_secs(60), what, || {
+        let seq = node_entry(hub, node)?["last_seq"].as_u64()?;
+        (seq >= target).then_some(())
+    });
+}
+
+/// Waits until the hub holds every event `node`'s journal has (the node is stopped).
+fn hub_caught_up(hub: SocketAddr, node: &str, journal: &Path) {
+    let last = journal_last_seq(journal);
     let end = Instant::now() + Duration::from_secs(30);
     loop {
         let n = node_entry(hub, node);
@@ -388,18 +404,7 @@ fn three_nodes_reach_the_hub_exactly_once_and_actions_go_both_ways() {
     // node cut off for a while can have more to send than a stopping node's bounded last
     // publish takes (the rest would go at its next start).
     for (name, journal) in &names {
-        let target = journal_events(journal)
-            .last()
-            .and_then(|e| e["seq"].as_u64())
-            .unwrap_or(0);
-        eventually(
-            Duration::from_secs(60),
-            "each node's backlog on the hub",
-            || {
-                let seq = node_entry(hub_addr, name)?["last_seq"].as_u64()?;
-                (seq >= target).then_some(())
-            },
-        );
+        hub_reaches_journal_so_far(hub_addr, name, journal, "each node's backlog on the hub");
     }
     let mut logs = Vec::new();
     for n in nodes {
@@ -475,17 +480,11 @@ fn a_broker_killed_mid_game_loses_nothing_and_doubles_nothing() {
     assert_eq!(n.get("stale"), None, "{n}");
     // The backlog of the outage reaches the hub while the node still runs (on a loaded machine
     // it can take longer than a stopping node's bounded last publish).
-    let target = journal_events(&node.journal)
-        .last()
-        .and_then(|e| e["seq"].as_u64())
-        .unwrap_or(0);
-    eventually(
-        Duration::from_secs(60),
+    hub_reaches_journal_so_far(
+        hub_addr,
+        "hall-a",
+        &node.journal,
         "the outage's backlog on the hub",
-        || {
-            let seq = node_entry(hub_addr, "hall-a")?["last_seq"].as_u64()?;
-            (seq >= target).then_some(())
-        },
     );
     let journal = node.journal.clone();
     node.proc.terminate();

@@ -307,6 +307,11 @@ async fn publish_loop(
                 }
             },
         };
+        // Whether the stop came before this read: the daemon commits its last steps before it
+        // cancels the link, so only a read begun after the stop is known to see them all. An
+        // empty read that began before the stop ends nothing (the steps committed meanwhile
+        // would be left for the next start).
+        let stopping = stop.is_cancelled();
         let j = journal.take().expect("opened above");
         let batch_events = p.batch_events;
         let (j, last, tail) = match tokio::task::spawn_blocking(move || {
@@ -359,7 +364,7 @@ async fn publish_loop(
             }
         };
         if tail.records.is_empty() {
-            if stop.is_cancelled() {
+            if stopping {
                 return;
             }
             tokio::select! {

@@ -32,7 +32,11 @@ pub fn fast_timing() -> SerialTiming {
 pub fn quick_board(serial: &str) -> ScriptedBoard {
     let mut spec = ScriptedBoardSpec::new(serial);
     spec.seed = 7;
-    spec.first_move_ms = 300;
+    // The board's time starts when it is built, not when the daemon finds its port: the
+    // core starts a game only once the start position has stood still for `settle_ms`
+    // (250 ms) after the first dump, so a first move sooner than that after a slow
+    // discovery (≈ 200 ms on a loaded machine) left the whole game untracked.
+    spec.first_move_ms = 1000;
     spec.move_interval_ms = 400;
     spec.update_gap_ms = 40;
     spec.max_plies = 500;

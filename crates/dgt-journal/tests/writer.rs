@@ -292,3 +292,26 @@ fn the_commit_hook_runs_after_each_commit() {
         .expect("the hook ran");
     assert_eq!(writer.committed_seq(), 1);
 }
+
+/// A flush or a stop that comes while batches wait for the window's end still finds every
+/// queued batch committed (each waits for the window's end at most).
+#[test]
+fn a_flush_and_a_stop_inside_the_window_commit_everything_queued() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.sqlite");
+    let settings = WriterSettings {
+        commit_window: Duration::from_millis(300),
+        ..Default::default()
+    };
+    let writer = JournalWriter::start(Journal::open(&path).unwrap(), settings);
+    for t in 1..=10 {
+        assert_eq!(writer.submit(rx_batch(t, 8)), Submitted::Queued);
+    }
+    assert!(writer.flush(Duration::from_secs(30)));
+    assert_eq!(writer.health().committed_batches, 10);
+    for t in 11..=20 {
+        assert_eq!(writer.submit(rx_batch(t, 8)), Submitted::Queued);
+    }
+    let journal = writer.stop().expect("the writer hands the journal back");
+    assert_eq!(journal.step_count().unwrap(), 20);
+}

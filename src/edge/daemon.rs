@@ -363,6 +363,10 @@ async fn release_loop(
         }
         return;
     };
+    // The writer says when it has committed (or failed): no polling while events wait.
+    let commits = Arc::new(tokio::sync::Notify::new());
+    let woken = commits.clone();
+    journal.on_commit(move || woken.notify_one());
     let mut held: VecDeque<(tokio::time::Instant, Event)> = VecDeque::new();
     let mut open = true;
     while open || !held.is_empty() {
@@ -375,7 +379,8 @@ async fn release_loop(
                 None => open = false,
             }
         } else {
-            // A commit takes about a millisecond (synchronous=FULL); look again soon.
+            // Woken by the next commit (a notification that came while nothing was held is
+            // kept and only causes one look too many); the timer is for `RELEASE_ANYWAY`.
             tokio::select! {
                 more = rx.recv(), if open => match more {
                     Some(batch) => {
@@ -384,6 +389,7 @@ async fn release_loop(
                     }
                     None => open = false,
                 },
+                _ = commits.notified() => {}
                 _ = tokio::time::sleep(RELEASE_POLL) => {}
             }
         }
@@ -404,8 +410,9 @@ async fn release_loop(
     }
 }
 
-/// How often held events are checked against the journal's committed seq.
-const RELEASE_POLL: Duration = Duration::from_millis(2);
+/// How often held events are checked against the journal's committed seq when no commit
+/// says so (the writer notifies each commit; this only bounds `RELEASE_ANYWAY`'s lateness).
+const RELEASE_POLL: Duration = Duration::from_millis(50);
 /// An event not committed after this long goes out anyway (the disk is failing).
 const RELEASE_ANYWAY: Duration = Duration::from_secs(2);
 

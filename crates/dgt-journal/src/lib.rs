@@ -37,4 +37,4 @@ pub use error::JournalError;
 pub use journal::{GameEntry, Journal};
 pub use recovery::{Recovered, RecoveryReport, recover, recover_collecting};
 pub use tail::{Tail, TailRecord};
-pub use writer::{JournalHealth, JournalWriter, Submitted, WriterSettings};
+pub use writer::{DEFAULT_COMMIT_WINDOW, JournalHealth, JournalWriter, Submitted, WriterSettings};

@@ -99,6 +99,7 @@ fn a_full_disk_is_reported_and_memory_stays_bounded() {
         max_queued_bytes: 200_000,
         retry_after: Duration::from_millis(10),
         max_group: 64,
+        commit_window: Duration::ZERO,
     };
     let writer = JournalWriter::start(journal, settings);
     writer.submit(rx_batch(0, 10));
@@ -195,4 +196,122 @@ fn a_batch_the_journal_refuses_is_set_aside_and_the_rest_is_written() {
         1,
         "the gap is noted in the journal"
     );
+}
+
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The commit window: a lone batch is committed at once; the batches that arrive within the
+/// window after a commit wait for its end and go into the next transaction, whole. What was
+/// committed is what a crash leaves: a copy of the files taken then (the database and its
+/// WAL, as a power cut would find them once the fsync returned) opens with every row.
+#[test]
+fn a_burst_inside_the_commit_window_is_one_transaction_and_survives_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.sqlite");
+    let settings = WriterSettings {
+        // Long, so that the burst below surely falls inside it on a loaded machine.
+        commit_window: Duration::from_secs(10),
+        ..Default::default()
+    };
+    let writer = JournalWriter::start(Journal::open(&path).unwrap(), settings);
+    writer.submit(rx_batch(1, 8));
+    // Not held for the window: nothing was committed before it.
+    wait_for("the first commit", || {
+        writer.health().committed_transactions == 1
+    });
+    // Spread over some 200 ms: without the window, each would find the writer idle and be
+    // committed on its own.
+    for t in 2..=51 {
+        assert_eq!(writer.submit(rx_batch(t, 8)), Submitted::Queued);
+        std::thread::sleep(Duration::from_millis(4));
+    }
+    wait_for("the burst's commit", || {
+        writer.health().committed_batches == 51
+    });
+    let h = writer.health();
+    assert_eq!(
+        h.committed_transactions, 2,
+        "the burst is one transaction: {h:?}"
+    );
+
+    // The crash: the files as they are now, the writer still holding the journal open.
+    let crashed = tempfile::tempdir().unwrap();
+    let copy = crashed.path().join("j.sqlite");
+    std::fs::copy(&path, &copy).unwrap();
+    let wal = dir.path().join("j.sqlite-wal");
+    if wal.exists() {
+        std::fs::copy(&wal, crashed.path().join("j.sqlite-wal")).unwrap();
+    }
+    let j = Journal::open(&copy).unwrap();
+    let times: Vec<u64> = j.inputs().unwrap().iter().map(|i| i.t_ms).collect();
+    assert_eq!(times, (1..=51).collect::<Vec<u64>>());
+    drop(writer);
+}
+
+/// Whoever waits for a commit is told: the hook runs once the commit's seq is published.
+#[test]
+fn the_commit_hook_runs_after_each_commit() {
+    use dgt_core::Event;
+    use dgt_core::event::{ClockEvent, EventBody};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.sqlite");
+    let writer = JournalWriter::start(Journal::open(&path).unwrap(), WriterSettings::default());
+    let (told, commits) = std::sync::mpsc::channel();
+    let told = std::sync::Mutex::new(told);
+    writer.on_commit(move || {
+        let _ = told.lock().unwrap().send(());
+    });
+    let mut b = rx_batch(1, 4);
+    b.record_timers(
+        1,
+        vec![Event {
+            seq: 1,
+            board: "board-1".into(),
+            t_ms: 1,
+            body: EventBody::Clock(ClockEvent {
+                white_ms: None,
+                black_ms: None,
+                running: None,
+                left_ms: 0,
+                right_ms: 0,
+                white_side: None,
+            }),
+            node: None,
+            node_seq: None,
+        }],
+    );
+    writer.submit(b);
+    commits
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the hook ran");
+    assert_eq!(writer.committed_seq(), 1);
+}
+
+/// A flush or a stop that comes while batches wait for the window's end still finds every
+/// queued batch committed (each waits for the window's end at most).
+#[test]
+fn a_flush_and_a_stop_inside_the_window_commit_everything_queued() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.sqlite");
+    let settings = WriterSettings {
+        commit_window: Duration::from_millis(300),
+        ..Default::default()
+    };
+    let writer = JournalWriter::start(Journal::open(&path).unwrap(), settings);
+    for t in 1..=10 {
+        assert_eq!(writer.submit(rx_batch(t, 8)), Submitted::Queued);
+    }
+    assert!(writer.flush(Duration::from_secs(30)));
+    assert_eq!(writer.health().committed_batches, 10);
+    for t in 11..=20 {
+        assert_eq!(writer.submit(rx_batch(t, 8)), Submitted::Queued);
+    }
+    let journal = writer.stop().expect("the writer hands the journal back");
+    assert_eq!(journal.step_count().unwrap(), 20);
 }

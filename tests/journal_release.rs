@@ -44,6 +44,13 @@ async fn an_event_is_released_only_once_its_step_is_committed() {
     let mut events = handle.subscribe();
     let text = std::fs::read_to_string(shared().join("captures/real-blitz-game-1.jsonl")).unwrap();
     let inputs = parse_capture(&text).unwrap();
+    // The cable pulled as the daemon stops: its events are the last the core produces.
+    let last = inputs.last().cloned().unwrap();
+    let unplugged = format!(
+        r#"{{"board":"{}","link":{{"reason":"end of file","state":"disconnected"}},"t_ms":{}}}"#,
+        last.board, last.t_ms
+    );
+    let unplugged = parse_capture(&unplugged).unwrap().remove(0);
     let sender = handle.inputs();
     let feeding = tokio::spawn(async move {
         for input in inputs {
@@ -73,8 +80,39 @@ async fn an_event_is_released_only_once_its_step_is_committed() {
     }
     assert!(released >= 20, "the capture produced events ({released})");
     feeding.abort();
+    let _ = feeding.await;
+    // Right after a commit (so inside the next commit window) the cable is pulled and the
+    // daemon stops: those last events are held for their commit too, though nothing more
+    // comes in.
+    let commits = Arc::new(tokio::sync::Notify::new());
+    let hook = commits.clone();
+    writer.on_commit(move || hook.notify_one());
+    let committed = commits.notified();
+    handle.inputs().send(last.clone()).await.unwrap();
+    committed.await;
+    handle.inputs().send(unplugged).await.unwrap();
     stop.cancel();
+    drop(handle);
+    let mut at_stop = 0;
+    loop {
+        match tokio::time::timeout(Duration::from_secs(30), events.recv()).await {
+            Ok(Ok(e)) => {
+                let committed = writer.committed_seq();
+                assert!(
+                    e.seq <= committed,
+                    "event {} released at the stop before its commit (committed seq {committed})",
+                    e.seq
+                );
+                at_stop += 1;
+            }
+            Ok(Err(tokio::sync::broadcast::error::RecvError::Lagged(n))) => {
+                panic!("the subscriber lagged by {n}")
+            }
+            Ok(Err(tokio::sync::broadcast::error::RecvError::Closed)) | Err(_) => break,
+        }
+    }
     core.await.unwrap();
+    assert!(at_stop > 0, "events released as the core stopped");
     let h = writer.health();
     assert_eq!(h.failure, None);
     assert!(

@@ -397,7 +397,9 @@ async fn release_loop(
         // A failing journal must not stop the feed: after a while, release anyway.
         let failing = journal.health().failure.is_some();
         while let Some((since, e)) = held.front() {
-            if e.seq <= committed || failing || since.elapsed() >= RELEASE_ANYWAY || !open {
+            // Also at the stop: the core's last events (the boards' disconnections, the timers
+            // fired at the end) wait for their commit like any other.
+            if e.seq <= committed || failing || since.elapsed() >= RELEASE_ANYWAY {
                 let (since, e) = held.pop_front().expect("front exists");
                 if matches!(e.body, dgt_core::EventBody::Move(_)) {
                     metrics.move_release.observe(since.elapsed());

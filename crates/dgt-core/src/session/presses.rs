@@ -58,6 +58,7 @@ impl Session {
             self.two_presses_unseen = true;
         }
         if let Some(display) = obs.press.or(start_press) {
+            self.release_held_three_plies(t, out);
             self.two_presses_unseen = false;
             // The presser's clock ran since the previous press (his thinking time).
             let thought = (self.watch.pressed_in_game && self.any_press_at > 0)

@@ -244,6 +244,13 @@ pub struct Session {
     /// A three-ply reading of two hidden presses that a piece lifted also explains, held
     /// for a longer calm (D59): the board's last change when it was held.
     three_plies_held: Option<u64>,
+    /// The display of a press that overtakes an earlier press still waiting for its
+    /// verdict, while that one is judged (D60).
+    overtaken_by: Option<ClockSide>,
+    /// A reading of two presses unseen (D54/D55/D58) since the last press seen.
+    hidden_since_press: bool,
+    /// The last press seen came after such a reading.
+    press_after_hidden: bool,
     /// When each square (by chess square) last changed on the board.
     square_changed_at: [u64; 64],
     /// Every waiting period's deadline: the settle, a press's verdict, a press awaited, an
@@ -328,6 +335,9 @@ impl Session {
             reader: ReaderState::default(),
             two_presses_unseen: false,
             three_plies_held: None,
+            overtaken_by: None,
+            hidden_since_press: false,
+            press_after_hidden: false,
             square_changed_at: [0; 64],
             timers: Timers::default(),
             press_look: None,

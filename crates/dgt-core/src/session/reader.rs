@@ -666,6 +666,11 @@ impl Session {
 
     /// How many moves of `path` (which starts with `mover`'s move) the press completed: up
     /// to the presser's own last move. A reply after it waits for its own press.
+    ///
+    /// A press judged only when the opponent's press overtook it came before that one: it
+    /// completed the presser's first move, not one made after the opponent's reply, which
+    /// the opponent's press completes and the presser's next move follows (D60) — unless
+    /// two presses were read unseen before either press (they completed the moves between).
     pub(super) fn completed_by_press(
         &self,
         display: ClockSide,
@@ -674,6 +679,13 @@ impl Session {
     ) -> usize {
         let presser = self.presser(display).unwrap_or(mover);
         let mut presser_moves = (0..path.len()).filter(|i| (i % 2 == 0) == (presser == mover));
-        presser_moves.next_back().map_or(0, |i| i + 1)
+        let last = if self.overtaken_by.is_some_and(|later| later != display)
+            && !self.press_after_hidden
+        {
+            presser_moves.next()
+        } else {
+            presser_moves.next_back()
+        };
+        last.map_or(0, |i| i + 1)
     }
 }

@@ -88,3 +88,44 @@ fn rook_first_castling_is_visible_only_a_report_ahead_of_the_king() {
     assert!(!seen(82, 41));
     assert!(seen(15, 33));
 }
+
+/// A press judged only when the opponent's press overtook it came before that press: it
+/// completed the presser's move before the opponent's reply, not the presser's next move
+/// made after it (D60). Scramble seeds 446, 503, 564: a move made right after the
+/// opponent's press and pressed late (the player forgot, then remembered) was credited to
+/// the earlier press, and the late press then read as a press without a move (intervene).
+#[test]
+fn an_overtaken_press_completes_only_the_presser_move_before_the_reply() {
+    use dgt_arbiter::verify::inputs_of;
+    use dgt_arbiter::verify_alerts::alert_spec;
+    use dgt_core::{AlertKind, Core, EventBody};
+    let (pace, _, control) = PACES[2];
+    for seed in [446, 503, 564] {
+        let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
+        let mut core = Core::new(CoreConfig::default());
+        let mut events = Vec::new();
+        for input in inputs_of(&game, "board-1") {
+            events.extend(core.handle(&input));
+        }
+        while let Some(d) = core.next_deadline() {
+            events.extend(core.advance(d));
+        }
+        let mut rebuilt: Vec<String> = Vec::new();
+        for e in &events {
+            match &e.body {
+                EventBody::Move(m) => {
+                    rebuilt.truncate(m.ply as usize - 1);
+                    rebuilt.push(m.uci.clone());
+                }
+                EventBody::Alert(a) => assert_ne!(
+                    a.kind,
+                    AlertKind::ClockPressedWithoutMove,
+                    "seed {seed}: {}",
+                    a.message
+                ),
+                _ => {}
+            }
+        }
+        assert_eq!(rebuilt, game.truth.ucis(), "seed {seed}");
+    }
+}

@@ -227,7 +227,11 @@ impl ClockTracker {
         // On a bus line the board's log says so itself: two presses or more logged and the
         // same display running (an entry may be skipped, never invented, §3.6).
         let logged_two = matches!((was, now), (Some(a), Some(b)) if a == b) && logged_presses >= 2;
-        let two_presses = both_up || running_up_by_increment || logged_two;
+        // The stopped display changed with the same one running: it ran in between and its
+        // player pressed again — two presses (D60). A stopped display shows a constant time.
+        let stopped_changed = matches!((was, now), (Some(a), Some(b)) if a == b
+            && display_ms(&t, other(a)) != display_ms(&prev, other(a)));
+        let two_presses = both_up || running_up_by_increment || logged_two || stopped_changed;
         // A display that ran before and still runs can only lose time (but for two presses).
         if let (Some(a), Some(b)) = (was, now)
             && a == b
@@ -336,6 +340,22 @@ mod tests {
         assert!(o.rejected && !o.two_presses, "{o:?}");
         let o = c.observe(reading([0x20, 0x00, 0x47, 0x20, 0x00, 0x45, 0x09]));
         assert!(o.rejected && !o.two_presses, "{o:?}");
+    }
+
+    /// Two presses between two reports where the running display hides its increment in
+    /// whole seconds: the stopped display changed, so it ran and its player pressed (D60;
+    /// scramble seed 11, Black's display 1:02 -> 1:03 while White's runs at both).
+    #[test]
+    fn a_stopped_display_that_changed_is_two_presses() {
+        let mut c = ClockTracker::new(None);
+        c.observe(reading([0x00, 0x00, 0x47, 0x00, 0x00, 0x38, 0x08]));
+        c.observe(reading([0x00, 0x00, 0x47, 0x00, 0x00, 0x38, 0x09]));
+        // Left runs at both, 0:38 -> 0:37; right (stopped) 0:47 -> 0:48.
+        let o = c.observe(reading([0x00, 0x00, 0x48, 0x00, 0x00, 0x37, 0x09]));
+        assert!(o.accepted && o.two_presses && o.press.is_none(), "{o:?}");
+        // Only the running display moves: no press.
+        let o = c.observe(reading([0x00, 0x00, 0x48, 0x00, 0x00, 0x36, 0x09]));
+        assert!(o.accepted && !o.two_presses, "{o:?}");
     }
 
     #[test]

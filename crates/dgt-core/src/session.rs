@@ -109,6 +109,9 @@ const SIBLING_MAX_MS: u64 = 3000;
 /// How late a board may report a change in rapid play (protocol §4.1: about 400 ms): a
 /// sliding piece may still be reported on the squares after the one it seems to stop on.
 const REPORT_LAG_MS: u64 = 400;
+/// How long a bus board's three-ply reading that a lifted piece also explains is held (D59):
+/// two polls (about a second each, protocol §2.4), so the landing can be reported first.
+const HELD_THREE_PLIES_BUS_MS: u64 = 2000;
 /// Equipment alerts of one kind on one board within this long of the last are one alert
 /// with a count (a battery indicator flickering, a clock flapping): half an hour.
 const EQUIPMENT_COALESCE_MS: u64 = 30 * 60_000;
@@ -238,6 +241,18 @@ pub struct Session {
     /// Both displays gained time between two readings with the lever where it was: two
     /// presses (a move and its reply) came between the clock's reports.
     two_presses_unseen: bool,
+    /// A three-ply reading of two hidden presses that a piece lifted also explains, held
+    /// for a longer calm (D59): the board's last change when it was held.
+    three_plies_held: Option<u64>,
+    /// The display of a press that overtakes an earlier press still waiting for its
+    /// verdict, while that one is judged (D60).
+    overtaken_by: Option<ClockSide>,
+    /// A reading of two presses unseen (D54/D55/D58) since the last press seen.
+    hidden_since_press: bool,
+    /// The last press seen came after such a reading.
+    press_after_hidden: bool,
+    /// When each square (by chess square) last changed on the board.
+    square_changed_at: [u64; 64],
     /// Every waiting period's deadline: the settle, a press's verdict, a press awaited, an
     /// illegal placement persisting, corrections becoming final, the board's log awaited.
     timers: Timers,
@@ -319,6 +334,11 @@ impl Session {
             was_disconnected: false,
             reader: ReaderState::default(),
             two_presses_unseen: false,
+            three_plies_held: None,
+            overtaken_by: None,
+            hidden_since_press: false,
+            press_after_hidden: false,
+            square_changed_at: [0; 64],
             timers: Timers::default(),
             press_look: None,
             press_reading: None,

@@ -51,6 +51,7 @@ impl Session {
                 BusFact::LoggedField { square, piece } => {
                     if self.board.is_known() && self.board.apply_update(square, piece) == Some(true)
                     {
+                        self.square_changed(t, square as usize);
                         self.on_change(t, out);
                     }
                 }
@@ -95,6 +96,9 @@ impl Session {
                     if was_known {
                         for (i, code) in before.iter().enumerate() {
                             self.record_handling(t, i, *code);
+                            if *code != codes[i] {
+                                self.square_changed(t, i);
+                            }
                         }
                     }
                     self.on_change(t, out);
@@ -107,6 +111,7 @@ impl Session {
                 let before = self.board.code(square as usize);
                 if self.board.apply_update(square, piece) == Some(true) {
                     self.record_handling(t, square as usize, before);
+                    self.square_changed(t, square as usize);
                     self.on_change(t, out);
                 }
             }

@@ -286,6 +286,12 @@ impl Session {
         });
     }
 
+    /// Physical square `physical` changed at `t`.
+    pub(super) fn square_changed(&mut self, t: u64, physical: usize) {
+        let sq = board::to_square(physical, self.orientation);
+        self.square_changed_at[usize::from(sq)] = t;
+    }
+
     pub(super) fn on_change(&mut self, t: u64, _out: &mut Emitted) {
         self.timers.set(Timer::Settle, t + self.settle_ms);
         self.timers.clear(Timer::IllegalPosition);
@@ -475,6 +481,45 @@ impl Session {
         }
     }
 
+    /// Whether fewer moves than `path` and one piece lifted by the player then on move (off
+    /// the board for his next move) also show the placement. A three-ply reading of two
+    /// hidden presses (D54) can turn a lifted piece into a captured one: Bc5-e3 with the
+    /// queen on f3 in the hand reads as Bd4 Qe3 Bxe3, h5 Na3 with the bishop lifted to take
+    /// on a3 as Ba3 Nxa3 h5 (bus seeds 287, 994, 1261; D59).
+    pub(super) fn lifted_piece_explains(&self, path: &[Move]) -> bool {
+        let Some(g) = &self.game else { return false };
+        let target = self.seen_board();
+        // One piece of the player on move missing from `pos`, lifted while the board was
+        // still changing (a piece lifted earlier and still off is no move under way): the
+        // placement shown.
+        let lifted_since = self.last_change.saturating_sub(self.settle_ms);
+        let lifted_from = |pos: &Chess| {
+            let d = board::diff(pos.board(), &target);
+            d.count() == 1
+                && d.first().is_some_and(|sq| {
+                    target.piece_at(sq).is_none()
+                        && pos.board().color_at(sq) == Some(pos.turn())
+                        && self.square_changed_at[usize::from(sq)] >= lifted_since
+                })
+        };
+        let mut frontier = vec![g.current().clone()];
+        for _ in 1..path.len() {
+            let mut next = Vec::new();
+            for pos in &frontier {
+                for m in reconstruct::legal_moves(pos) {
+                    let mut after = pos.clone();
+                    after.play_unchecked(m);
+                    if lifted_from(&after) {
+                        return true;
+                    }
+                    next.push(after);
+                }
+            }
+            frontier = next;
+        }
+        false
+    }
+
     /// Whether the board showed the current position with `m` played, not long ago.
     pub(super) fn was_shown(&self, m: &Move) -> bool {
         self.when_shown(m).is_some()
@@ -621,6 +666,11 @@ impl Session {
 
     /// How many moves of `path` (which starts with `mover`'s move) the press completed: up
     /// to the presser's own last move. A reply after it waits for its own press.
+    ///
+    /// A press judged only when the opponent's press overtook it came before that one: it
+    /// completed the presser's first move, not one made after the opponent's reply, which
+    /// the opponent's press completes and the presser's next move follows (D60) — unless
+    /// two presses were read unseen before either press (they completed the moves between).
     pub(super) fn completed_by_press(
         &self,
         display: ClockSide,
@@ -629,6 +679,13 @@ impl Session {
     ) -> usize {
         let presser = self.presser(display).unwrap_or(mover);
         let mut presser_moves = (0..path.len()).filter(|i| (i % 2 == 0) == (presser == mover));
-        presser_moves.next_back().map_or(0, |i| i + 1)
+        let last = if self.overtaken_by.is_some_and(|later| later != display)
+            && !self.press_after_hidden
+        {
+            presser_moves.next()
+        } else {
+            presser_moves.next_back()
+        };
+        last.map_or(0, |i| i + 1)
     }
 }

@@ -59,6 +59,7 @@ impl Session {
         self.timers.clear(Timer::PressWait);
         self.displaced = 0;
         self.two_presses_unseen = false;
+        self.three_plies_held = None;
     }
 
     pub(super) fn correct_last(&mut self, t: u64, m: Move, out: &mut Emitted) {

@@ -114,8 +114,20 @@ impl Session {
         // Two presses unseen and three moves: the presses completed the first two, the
         // third waits for its own press (6.2.1).
         if path.len() == DEPTH_WATCHED + 1 && self.two_presses_unseen {
-            self.commit(t, &path[..DEPTH_WATCHED], true, out);
-            self.settled_last_move(t, path[DEPTH_WATCHED], out);
+            // A move (or two) and a piece lifted for the next can show the same placement
+            // (Bc5-e3 and the queen on f3 lifted reads as Bd4 Qe3 Bxe3): such a reading
+            // waits for a longer calm, or a press, before it is believed (D59).
+            let wait = if self.bus.is_some() {
+                HELD_THREE_PLIES_BUS_MS
+            } else {
+                4 * self.settle_ms
+            };
+            if t < self.last_change + wait && self.lifted_piece_explains(&path) {
+                self.three_plies_held = Some(self.last_change);
+                self.timers.set(Timer::Settle, self.last_change + wait);
+                return;
+            }
+            self.commit_three_plies(t, &path, out);
             return;
         }
         if path.len() >= 2 && depth == DEPTH_WATCHED && !self.was_shown(&path[0]) {
@@ -147,6 +159,29 @@ impl Session {
             self.commit(t, first, false, out);
         }
         self.settled_last_move(t, last[0], out);
+    }
+
+    /// Two hidden presses completed the first two moves of `path`; the third waits for its
+    /// own press (6.2.1).
+    fn commit_three_plies(&mut self, t: u64, path: &[Move], out: &mut Emitted) {
+        self.commit(t, &path[..DEPTH_WATCHED], true, out);
+        self.settled_last_move(t, path[DEPTH_WATCHED], out);
+    }
+
+    /// A press while a three-ply reading is held for a lifted piece (D59), the board
+    /// unchanged since: the calm it waited for — the third move made and pressed. The
+    /// reading stands, before the press is judged against the first two moves.
+    pub(super) fn release_held_three_plies(&mut self, t: u64, out: &mut Emitted) {
+        if self.three_plies_held.take() != Some(self.last_change) || !self.two_presses_unseen {
+            return;
+        }
+        let depth = self.decision_depth();
+        if let Some(Reading::Moves(path)) = self.read_settled(t, depth)
+            && path.len() == DEPTH_WATCHED + 1
+        {
+            self.back_to_legal(t, out);
+            self.commit_three_plies(t, &path, out);
+        }
     }
 
     /// The last move a settled board shows: complete now, or waiting for its press.

@@ -1,6 +1,8 @@
 //! Legal moves that explain a placement: one move, or a shortest sequence of them (moves
 //! made in one go, drops among them in bughouse), searched from the squares that differ.
 
+use std::cell::RefCell;
+
 use shakmaty::{Bitboard, Board, CastlingSide, Chess, Move, MoveList, Position, Role};
 
 use crate::board::diff;
@@ -93,9 +95,9 @@ fn search(
     }
     let made;
     let moves = match kept {
-        Some(kept) => kept.get_or_insert_with(|| moves_to_try(pos, target, d, drops)),
+        Some(kept) => kept.get_or_insert_with(|| moves_to_try(pos, target, d, drops, true)),
         None => {
-            made = moves_to_try(pos, target, d, drops);
+            made = moves_to_try(pos, target, d, drops, false);
             &made
         }
     };
@@ -115,6 +117,46 @@ fn search(
     false
 }
 
+/// Positions whose legal moves are kept, per thread (about 2 KiB each).
+const RECENT: usize = 64;
+
+thread_local! {
+    static RECENT_MOVES: RefCell<Vec<Option<(Chess, MoveList)>>> =
+        RefCell::new(vec![None; RECENT]);
+}
+
+/// [`legal_moves`] of `pos`, kept for the positions asked about lately: the search starts
+/// from the game's current position at every field update, and that position stays the
+/// same until a move is made (one board's updates come between other boards'). A kept list
+/// is used only for a position equal in everything the legal moves depend on: the pieces,
+/// the player on move, the castling rights and mode, the en passant square.
+fn recent_legal_moves(pos: &Chess) -> MoveList {
+    let b = pos.board();
+    let mix = (b.occupied().0 ^ b.white().0.rotate_left(23) ^ b.pawns().0.rotate_left(41))
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let slot = (mix >> 58) as usize % RECENT;
+    RECENT_MOVES.with(|recent| {
+        let mut recent = recent.borrow_mut();
+        if let Some((kept, moves)) = &recent[slot]
+            && same_moves(kept, pos)
+        {
+            return moves.clone();
+        }
+        let moves = legal_moves(pos);
+        recent[slot] = Some((pos.clone(), moves.clone()));
+        moves
+    })
+}
+
+/// Whether two positions have the same legal moves because they agree in all they depend on.
+fn same_moves(a: &Chess, b: &Chess) -> bool {
+    a.board() == b.board()
+        && a.turn() == b.turn()
+        && a.castles().castling_rights() == b.castles().castling_rights()
+        && a.castles().mode() == b.castles().mode()
+        && a.maybe_ep_square() == b.maybe_ep_square()
+}
+
 /// The moves [`search`] tries from `pos` (those [`starts_in`] the differing squares `d`),
 /// in the order of [`legal_moves`] (the first path found is the one kept).
 ///
@@ -122,9 +164,22 @@ fn search(
 /// arrived there, as after each move tried from a lifted piece), only castlings and drops
 /// can start in `d`: the castlings are generated alone, in the order `legal_moves` lists
 /// them (king side, then queen side), instead of every legal move.
-fn moves_to_try(pos: &Chess, target: &Board, d: Bitboard, drops: bool) -> MoveList {
+///
+/// `from_recent`: the legal moves are looked up among those kept for recent positions (the
+/// search's starting position, the same at many field updates in a row).
+fn moves_to_try(
+    pos: &Chess,
+    target: &Board,
+    d: Bitboard,
+    drops: bool,
+    from_recent: bool,
+) -> MoveList {
     let mut moves = if (d & pos.us()).any() {
-        legal_moves(pos)
+        if from_recent {
+            recent_legal_moves(pos)
+        } else {
+            legal_moves(pos)
+        }
     } else {
         let mut castles = pos.castling_moves(CastlingSide::KingSide);
         castles.extend(pos.castling_moves(CastlingSide::QueenSide));
@@ -175,6 +230,54 @@ mod tests {
         }
         moves.retain(|m| starts_in(m, d));
         moves
+    }
+
+    /// A kept list of legal moves is the one generating them again gives, for positions on
+    /// the same squares that differ only in the player on move, the castling rights or mode,
+    /// or the en passant square (each asked about after the others, twice).
+    #[test]
+    fn kept_legal_moves_are_those_of_the_same_position_only() {
+        let positions: Vec<Chess> = [
+            (
+                "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+                CastlingMode::Standard,
+            ),
+            ("r3k2r/8/8/8/8/8/8/R3K2R w Kq - 0 1", CastlingMode::Standard),
+            ("r3k2r/8/8/8/8/8/8/R3K2R w - - 0 1", CastlingMode::Standard),
+            (
+                "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
+                CastlingMode::Standard,
+            ),
+            (
+                "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+                CastlingMode::Chess960,
+            ),
+            (
+                "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+                CastlingMode::Standard,
+            ),
+            (
+                "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq - 0 3",
+                CastlingMode::Standard,
+            ),
+            (
+                "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3",
+                CastlingMode::Standard,
+            ),
+        ]
+        .iter()
+        .map(|(fen, mode)| fen.parse::<Fen>().unwrap().into_position(*mode).unwrap())
+        .collect();
+        for _ in 0..2 {
+            for p in &positions {
+                assert_eq!(
+                    recent_legal_moves(p).to_vec(),
+                    legal_moves(p).to_vec(),
+                    "{:?}",
+                    Fen::from_position(p, shakmaty::EnPassantMode::Always).to_string()
+                );
+            }
+        }
     }
 
     /// The moves tried are the legal moves that start where the boards differ, in the order
@@ -237,11 +340,13 @@ mod tests {
             for target in &targets {
                 let d = diff(pos.board(), target);
                 for drops in [false, true] {
-                    assert_eq!(
-                        moves_to_try(&pos, target, d, drops).to_vec(),
-                        every_move_filtered(&pos, target, d, drops),
-                        "{fen} to {target:?}"
-                    );
+                    for from_recent in [false, true] {
+                        assert_eq!(
+                            moves_to_try(&pos, target, d, drops, from_recent).to_vec(),
+                            every_move_filtered(&pos, target, d, drops),
+                            "{fen} to {target:?}"
+                        );
+                    }
                     compared += 1;
                 }
             }

@@ -5,18 +5,25 @@
 //! board maps square i to 63 − i. Magic pieces 13–15 signal results and are kept apart from
 //! the chess placement.
 
+use std::cell::OnceCell;
+
 use dgt_protocol::DgtPiece;
 use shakmaty::{Bitboard, Board, ByColor, ByRole, Color, Piece, Role, Square};
 
 use crate::event::Orientation;
 
 /// The squares as last reported, in the board's own numbering.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct PhysicalBoard {
     codes: [u8; 64],
     /// False until the first board dump: field updates alone cannot be trusted to describe
     /// squares nobody touched.
     known: bool,
+    /// The placement read for each orientation (normal, rotated) since the squares last
+    /// changed: the session reads the same squares several times between two field updates
+    /// (when the update comes, when the board has settled, at the press). Emptied by every
+    /// change, so a read always gives what `codes` shows.
+    read: [OnceCell<Placement>; 2],
 }
 
 impl Default for PhysicalBoard {
@@ -24,9 +31,19 @@ impl Default for PhysicalBoard {
         PhysicalBoard {
             codes: [0; 64],
             known: false,
+            read: Default::default(),
         }
     }
 }
+
+/// Two boards are equal when they show the same squares (what was read is no part of it).
+impl PartialEq for PhysicalBoard {
+    fn eq(&self, other: &Self) -> bool {
+        self.codes == other.codes && self.known == other.known
+    }
+}
+
+impl Eq for PhysicalBoard {}
 
 /// What the board shows, in chess terms, for one orientation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,6 +65,9 @@ impl PhysicalBoard {
             *m = c & 0x0F;
         }
         let changed = !self.known || masked != self.codes;
+        if masked != self.codes {
+            self.read = Default::default();
+        }
         self.codes = masked;
         self.known = true;
         changed
@@ -60,6 +80,9 @@ impl PhysicalBoard {
         let new = piece & 0x0F;
         let changed = *slot != new;
         *slot = new;
+        if changed {
+            self.read = Default::default();
+        }
         Some(changed)
     }
 
@@ -73,6 +96,16 @@ impl PhysicalBoard {
 
     /// The placement seen with the given orientation.
     pub fn placement(&self, orientation: Orientation) -> Placement {
+        let i = match orientation {
+            Orientation::Normal => 0,
+            Orientation::Rotated => 1,
+        };
+        self.read[i]
+            .get_or_init(|| self.read_placement(orientation))
+            .clone()
+    }
+
+    fn read_placement(&self, orientation: Orientation) -> Placement {
         // Read after every field update: the sets are gathered square by square and the
         // board made from them once (each square holds one piece, so they never overlap).
         let mut by_role = ByRole::<Bitboard>::default();
@@ -211,6 +244,44 @@ mod tests {
         let mut b = PhysicalBoard::default();
         b.apply_dump(&codes);
         assert_eq!(b.placement(Orientation::Rotated).board, Board::default());
+    }
+
+    /// The placement kept between two reads is the one the squares show: read, changed by a
+    /// field update or a dump, read again, in both orientations.
+    #[test]
+    fn a_kept_placement_follows_every_change() {
+        let fresh = |b: &PhysicalBoard, o| {
+            let mut copy = PhysicalBoard::default();
+            copy.apply_dump(b.codes());
+            copy.read_placement(o)
+        };
+        let mut b = PhysicalBoard::default();
+        b.apply_dump(&start_codes());
+        for o in [Orientation::Normal, Orientation::Rotated] {
+            assert_eq!(b.placement(o), fresh(&b, o));
+        }
+        // e2-e4 as two field updates (physical 52 = e2, 36 = e4), then a magic piece.
+        for (square, piece) in [(52, 0), (36, 1), (35, 13), (35, 0)] {
+            b.apply_update(square, piece);
+            for o in [
+                Orientation::Normal,
+                Orientation::Rotated,
+                Orientation::Normal,
+            ] {
+                assert_eq!(b.placement(o), fresh(&b, o), "after {square} = {piece}");
+            }
+        }
+        assert_eq!(
+            b.placement(Orientation::Normal).board.piece_at(Square::E4),
+            Some(Color::White.pawn())
+        );
+        // A dump back to the start.
+        b.apply_dump(&start_codes());
+        assert_eq!(b.placement(Orientation::Normal).board, Board::default());
+        assert_eq!(
+            b.placement(Orientation::Rotated),
+            fresh(&b, Orientation::Rotated)
+        );
     }
 
     #[test]

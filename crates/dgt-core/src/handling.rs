@@ -97,18 +97,28 @@ impl HandlingLog {
     /// successive reports that are one scan apart (150–400 ms; the sensor sweeps the 64
     /// squares every ~200–250 ms, protocol §1.1), or 250 ms before there are enough.
     pub fn scan_period_ms(&self) -> u64 {
-        let mut times: Vec<u64> = self.entries.iter().map(|h| h.t_ms).collect();
-        times.dedup();
-        let mut gaps: Vec<u64> = times
-            .windows(2)
-            .map(|w| w[1] - w[0])
-            .filter(|g| (150..=400).contains(g))
-            .collect();
-        if gaps.len() < 5 {
+        // Asked at every field update: the gaps between successive distinct report times are
+        // gathered on the stack (at most one per entry) and the median picked, not sorted.
+        let mut gaps = [0u64; KEEP];
+        let mut n = 0;
+        let mut times = self.entries.iter().map(|h| h.t_ms);
+        if let Some(mut prev) = times.next() {
+            for t in times {
+                if t == prev {
+                    continue;
+                }
+                let gap = t - prev;
+                if (150..=400).contains(&gap) {
+                    gaps[n] = gap;
+                    n += 1;
+                }
+                prev = t;
+            }
+        }
+        if n < 5 {
             return DEFAULT_SCAN_MS;
         }
-        gaps.sort_unstable();
-        gaps[gaps.len() / 2]
+        *gaps[..n].select_nth_unstable(n / 2).1
     }
 
     /// The changes made after `since` (exclusive) up to `until` (inclusive).
@@ -317,6 +327,64 @@ mod tests {
 
     fn piece(color: Color, role: Role) -> Option<Piece> {
         Some(Piece { color, role })
+    }
+
+    /// The scan period is the median of the gaps of 150–400 ms between successive distinct
+    /// report times, as sorting them all gives it: reports in bursts (equal times), gaps out
+    /// of range, an even and an odd count, too few gaps, more reports than the log keeps.
+    #[test]
+    fn the_scan_period_is_the_median_of_the_gaps_in_range() {
+        fn sorted_median(times: &[u64]) -> u64 {
+            let mut times = times.to_vec();
+            times.dedup();
+            let mut gaps: Vec<u64> = times
+                .windows(2)
+                .map(|w| w[1] - w[0])
+                .filter(|g| (150..=400).contains(g))
+                .collect();
+            if gaps.len() < 5 {
+                return DEFAULT_SCAN_MS;
+            }
+            gaps.sort_unstable();
+            gaps[gaps.len() / 2]
+        }
+        let mut seed = 7u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            seed >> 33
+        };
+        let mut cases: Vec<Vec<u64>> = vec![
+            vec![],
+            vec![0, 200, 400, 600, 800],
+            vec![0, 200, 400, 600, 800, 1000],
+            vec![0, 0, 210, 210, 210, 450, 450, 700, 1500, 1700, 1950, 2300],
+        ];
+        for len in [7, 40, 255, 256, 300, 600] {
+            let mut t = 0;
+            cases.push(
+                (0..len)
+                    .map(|_| {
+                        t += [0, 0, 20, 160, 210, 250, 390, 401, 1000][next() as usize % 9];
+                        t
+                    })
+                    .collect(),
+            );
+        }
+        for times in cases {
+            let mut log = HandlingLog::default();
+            for &t_ms in &times {
+                log.record(Handling {
+                    t_ms,
+                    square: Square::E4,
+                    before: None,
+                    after: None,
+                });
+            }
+            let kept = &times[times.len().saturating_sub(KEEP)..];
+            assert_eq!(log.scan_period_ms(), sorted_median(kept), "{times:?}");
+        }
     }
 
     #[test]

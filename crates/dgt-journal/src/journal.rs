@@ -288,15 +288,26 @@ impl Journal {
         let t_ms: i64 = row.get(1)?;
         let t_ms = t_ms as u64;
         let board: Option<String> = row.get(2)?;
-        let kind: String = row.get(3)?;
+        // The kind read in place (no copy per step); what is not text fails as before.
+        let kind_text: String;
+        let kind = match row.get_ref(3)?.as_str() {
+            Ok(k) => k,
+            Err(_) => {
+                kind_text = row.get(3)?;
+                &kind_text
+            }
+        };
         let bytes: Option<Vec<u8>> = row.get(4)?;
         let json: Option<String> = row.get(5)?;
         if kind == "timers" {
             return Ok(Cause::Timers { until_ms: t_ms });
         }
         let board = board.ok_or(StepError::NoBoard)?;
-        let json_text = || json.clone().ok_or_else(|| StepError::NoJson(kind.clone()));
-        let kind = match kind.as_str() {
+        let json_text = || {
+            json.clone()
+                .ok_or_else(|| StepError::NoJson(kind.to_string()))
+        };
+        let kind = match kind {
             "rx" => InputKind::Rx(bytes.unwrap_or_default()),
             "tx" => InputKind::Tx(bytes.unwrap_or_default()),
             "link" => InputKind::Link(serde_json::from_str::<Link>(&json_text()?)?),
@@ -510,7 +521,7 @@ impl Journal {
     pub(crate) fn replay(
         &self,
         mut feed: impl FnMut(Cause) -> Vec<dgt_core::Event>,
-        mut compare: impl FnMut(Option<(u64, String)>, Option<&dgt_core::Event>),
+        mut compare: impl FnMut(Option<(u64, &str)>, Option<&dgt_core::Event>),
     ) -> Result<(), JournalError> {
         let bad = |detail: String| JournalError::BadRow {
             path: self.path.clone(),
@@ -526,14 +537,27 @@ impl Journal {
             .map_err(|e| self.err(e))?;
         let mut step_rows = steps.query([]).map_err(|e| self.err(e))?;
         let mut event_rows = events.query([]).map_err(|e| self.err(e))?;
-        let mut next_journaled = || -> Result<Option<(u64, String)>, JournalError> {
-            match event_rows.next().map_err(|e| self.err(e))? {
-                Some(r) => Ok(Some((
-                    r.get::<_, i64>(0).map_err(|e| self.err(e))? as u64,
-                    r.get(1).map_err(|e| self.err(e))?,
-                ))),
-                None => Ok(None),
-            }
+        // Compares the next journaled event (if any is left) with `produced` (if any); says
+        // whether a journaled event was left. Its JSON is read in place, not copied.
+        let mut compare_next = |produced: Option<&dgt_core::Event>| -> Result<bool, JournalError> {
+            let Some(r) = event_rows.next().map_err(|e| self.err(e))? else {
+                if produced.is_some() {
+                    compare(None, produced);
+                }
+                return Ok(false);
+            };
+            let seq = r.get::<_, i64>(0).map_err(|e| self.err(e))? as u64;
+            let text: String;
+            let json = match r.get_ref(1).map_err(|e| self.err(e))?.as_str() {
+                Ok(j) => j,
+                // Not text: the same error as reading it as a string.
+                Err(_) => {
+                    text = r.get(1).map_err(|e| self.err(e))?;
+                    &text
+                }
+            };
+            compare(Some((seq, json)), produced);
+            Ok(true)
         };
         while let Some(row) = step_rows.next().map_err(|e| self.err(e))? {
             let id: i64 = row.get(0).map_err(|e| self.err(e))?;
@@ -541,12 +565,10 @@ impl Journal {
                 .read_step(row)
                 .map_err(|d| bad(format!("step {id}: {d}")))?;
             for produced in feed(cause) {
-                compare(next_journaled()?, Some(&produced));
+                compare_next(Some(&produced))?;
             }
         }
-        while let Some(left) = next_journaled()? {
-            compare(Some(left), None);
-        }
+        while compare_next(None)? {}
         Ok(())
     }
 

@@ -267,3 +267,79 @@ fn recovery_hands_back_the_events_the_time_reached_and_the_acks() {
     assert_eq!(recovered.last_t_ms, inputs[cut - 1].t_ms + 10);
     assert_eq!(recovered.acks, vec![3]);
 }
+
+/// The real game on twelve boards at once, shifted in time: thousands of steps.
+fn twelve_boards() -> Vec<Input> {
+    let game = real_capture();
+    let mut inputs = Vec::new();
+    for b in 0..12u64 {
+        for i in &game {
+            let mut i = i.clone();
+            i.board = format!("board-{}", b + 1);
+            i.t_ms += b * 137;
+            inputs.push(i);
+        }
+    }
+    inputs.sort_by_key(|i| i.t_ms);
+    inputs
+}
+
+/// A long replay (each step's kind and each journaled event's JSON read in place, the
+/// regenerated events serialised into one buffer) gives what the daemon made: every event,
+/// in order, byte for byte, and a core that goes on as the uninterrupted one.
+#[test]
+fn a_long_replay_gives_the_events_of_one_step_at_a_time() {
+    let inputs = twelve_boards();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.sqlite");
+    let cut = inputs.len() * 3 / 4;
+    journal_first_part(&path, &inputs, cut, 50);
+    let journal = Journal::open(&path).unwrap();
+    let steps = journal.step_count().unwrap();
+    assert!(steps > 4000, "{steps} steps");
+    let (mut core, report, recovered) =
+        dgt_journal::recover_collecting(&journal, CoreConfig::default()).unwrap();
+    assert!(report.is_exact(), "{report:?}");
+    assert_eq!(report.steps, steps);
+    // One step at a time, as the daemon made them.
+    let mut one_by_one = Vec::new();
+    run_live(
+        &mut Core::new(CoreConfig::default()),
+        &inputs[..cut],
+        |_, e| one_by_one.extend(e),
+    );
+    assert_eq!(json(&recovered.events), json(&one_by_one));
+    assert_eq!(json(&recovered.events), journal.events_since(0).unwrap());
+    assert_eq!(recovered.last_t_ms, inputs[cut - 1].t_ms);
+    // The replayed core goes on as the uninterrupted run.
+    let mut after = Vec::new();
+    run_live(&mut core, &inputs[cut..], |_, e| after.extend(e));
+    drain(&mut core, |_, e| after.extend(e));
+    let mut all = one_by_one;
+    all.extend(after);
+    assert_eq!(json(&all), json(&uninterrupted(&inputs)));
+}
+
+/// A step that cannot be read far into a long journal stops the replay with an error that
+/// names it.
+#[test]
+fn an_unreadable_step_deep_in_a_long_journal_is_an_error() {
+    let inputs = twelve_boards();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.sqlite");
+    journal_first_part(&path, &inputs, inputs.len(), 50);
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute(
+            "UPDATE steps SET kind = 'op', bytes = NULL, json = '{' WHERE id = 3000",
+            [],
+        )
+        .unwrap();
+    }
+    let journal = Journal::open(&path).unwrap();
+    let err = recover(&journal, CoreConfig::default())
+        .err()
+        .expect("an error");
+    let text = err.to_string();
+    assert!(text.contains("step 3000"), "{text}");
+}

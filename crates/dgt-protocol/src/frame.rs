@@ -156,8 +156,9 @@ impl Decoder {
             if self.buf.len() < len {
                 return;
             }
-            let frame: Vec<u8> = self.buf.drain(..len).collect();
             self.emit_garbage();
+            // Read in place, then dropped from the buffer (no copy of the frame).
+            let frame = &self.buf[..len];
             let item = match self.mode {
                 LineMode::Single => Decoded::Message(BoardMessage::from_frame(id, &frame[3..])),
                 LineMode::Bus => {
@@ -169,6 +170,7 @@ impl Decoder {
                     }
                 }
             };
+            self.buf.drain(..len);
             self.out.push_back(item);
         }
     }

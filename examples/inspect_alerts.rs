@@ -66,6 +66,15 @@ fn main() {
                             m.adjusted
                         );
                     }
+                    // The irregularities around the alert (knocked pieces, late presses…).
+                    for irr in game
+                        .truth
+                        .irregularities
+                        .iter()
+                        .filter(|irr| irr.t_ms + 10_000 >= e.t_ms && irr.t_ms <= e.t_ms + 2_000)
+                    {
+                        println!("   irregularity t {} {:?}", irr.t_ms, irr.kind);
+                    }
                 }
                 _ => {}
             }

@@ -241,10 +241,14 @@ impl Session {
         self.watch_for_illegal_position(t);
     }
 
-    /// An unexplained placement not yet raised is raised if it lasts `illegal_position_ms`.
+    /// An unexplained placement not yet raised is raised if it lasts `illegal_position_ms`
+    /// after the board settled (D61): the board reports a change up to a scan after it
+    /// happened (protocol §1.1, a scan takes about 200–250 ms), so a piece knocked over and
+    /// put back within the time can read up to a scan longer between the two reports; the
+    /// settle (`settle_ms`, one scan) absorbs that lag.
     fn watch_for_illegal_position(&mut self, t: u64) {
         if !self.watch.illegal_alerted {
-            let wait = self.illegal_position_ms.saturating_sub(self.settle_ms);
+            let wait = self.illegal_position_ms;
             self.timers.set(Timer::IllegalPosition, t + wait);
         }
     }

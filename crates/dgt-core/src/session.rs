@@ -269,6 +269,11 @@ pub struct Session {
     /// A board set up wrongly (`reconstruct::wrong_setup`) seen settled, with its
     /// orientation: a game starts from it only when a move is made there.
     wrong_setup: Option<(shakmaty::Board, Orientation, u64)>,
+    /// A start position the board showed (any report, settled or not) while no game was
+    /// played, with its orientation and time: if the next settled placement is one legal
+    /// move from it, the game began there (a board connected, or a set-up completed, just
+    /// as White moved). Consumed at the next settle.
+    start_shown: Option<(Chess, CastlingMode, Orientation, u64)>,
     /// When the clock last showed a press, game or no game.
     any_press_at: u64,
     /// Lifts and placements, for touch-move, rook-first castling and two-hands signals.
@@ -346,6 +351,7 @@ impl Session {
             flag_counts: config.flag_counts,
             guideline_iii: config.guideline_iii,
             wrong_setup: None,
+            start_shown: None,
             any_press_at: 0,
             ee_mark: None,
             handling: HandlingLog::default(),

@@ -296,6 +296,7 @@ impl Session {
         self.timers.set(Timer::Settle, t + self.settle_ms);
         self.timers.clear(Timer::IllegalPosition);
         self.last_change = t;
+        self.note_start_shown(t);
         if let Some(g) = self.playing() {
             let off = board::diff(g.current().board(), &self.seen_board()).count();
             self.displaced = self.displaced.max(off);

@@ -23,6 +23,19 @@ impl Session {
             self.wrong_setup = None;
             return true;
         }
+        let start_shown = self.start_shown.take();
+        if new_game_possible
+            && !self.phase().is_playing()
+            && let Some((pos, mode, orientation, seen_at)) = start_shown
+            && reconstruct::one_move_to(&pos, &self.board.placement(orientation).board).is_some()
+        {
+            // The start position stood too briefly to settle, and the first move was made
+            // from it: the game began there; the move is then read as usual.
+            self.wrong_setup = None;
+            self.begin_game(t, pos, mode, orientation, out);
+            self.after_early_press(seen_at);
+            return false;
+        }
         if new_game_possible || self.game.as_ref().is_some_and(|g| g.plies() == 0) {
             self.watch_wrong_setup(t, out);
         }
@@ -53,13 +66,7 @@ impl Session {
         self.wrong_setup = None;
         // Started as if the board showed the set-up; the move is then read as usual.
         self.begin_game(t, pos, CastlingMode::Standard, orientation, out);
-        // White's press may have come before the board settled: then Black's clock runs.
-        if self.any_press_at > seen_at
-            && let Some(d) = self.clock.running()
-        {
-            self.clock.reset_inference();
-            self.clock.infer_white_side(d.other());
-        }
+        self.after_early_press(seen_at);
         let (window, moves) = self.edition.setup_claim_window;
         let remedy = if self.reduced() {
             format!(
@@ -102,6 +109,32 @@ impl Session {
         out.push((t, EventBody::Alert(a)));
     }
 
+    /// A game begun from a position shown at `seen_at` with its first move already made:
+    /// White's press may have come before the board settled, and then Black's clock runs.
+    fn after_early_press(&mut self, seen_at: u64) {
+        if self.any_press_at > seen_at
+            && let Some(d) = self.clock.running()
+        {
+            self.clock.reset_inference();
+            self.clock.infer_white_side(d.other());
+        }
+    }
+
+    /// Remembers a start position shown while no game is played (`start_shown`).
+    pub(super) fn note_start_shown(&mut self, t: u64) {
+        if self.phase().is_playing() {
+            return;
+        }
+        for orientation in [Orientation::Normal, Orientation::Rotated] {
+            if let Some((pos, mode)) =
+                reconstruct::start_position(&self.board.placement(orientation).board)
+            {
+                self.start_shown = Some((pos, mode, orientation, t));
+                return;
+            }
+        }
+    }
+
     pub(super) fn try_start_game(&mut self, t: u64, out: &mut Emitted) -> bool {
         for orientation in [Orientation::Normal, Orientation::Rotated] {
             let placement = self.board.placement(orientation);
@@ -131,6 +164,7 @@ impl Session {
         out: &mut Emitted,
     ) {
         self.next_start = None;
+        self.start_shown = None;
         self.orientation = orientation;
         self.games_started += 1;
         let id = format!("{}/{}", self.label, self.games_started);

@@ -96,37 +96,11 @@ fn rook_first_castling_is_visible_only_a_report_ahead_of_the_king() {
 /// the earlier press, and the late press then read as a press without a move (intervene).
 #[test]
 fn an_overtaken_press_completes_only_the_presser_move_before_the_reply() {
-    use dgt_arbiter::verify::inputs_of;
     use dgt_arbiter::verify_alerts::alert_spec;
-    use dgt_core::{AlertKind, Core, EventBody};
     let (pace, _, control) = PACES[2];
     for seed in [446, 503, 564] {
         let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
-        let mut core = Core::new(CoreConfig::default());
-        let mut events = Vec::new();
-        for input in inputs_of(&game, "board-1") {
-            events.extend(core.handle(&input));
-        }
-        while let Some(d) = core.next_deadline() {
-            events.extend(core.advance(d));
-        }
-        let mut rebuilt: Vec<String> = Vec::new();
-        for e in &events {
-            match &e.body {
-                EventBody::Move(m) => {
-                    rebuilt.truncate(m.ply as usize - 1);
-                    rebuilt.push(m.uci.clone());
-                }
-                EventBody::Alert(a) => assert_ne!(
-                    a.kind,
-                    AlertKind::ClockPressedWithoutMove,
-                    "seed {seed}: {}",
-                    a.message
-                ),
-                _ => {}
-            }
-        }
-        assert_eq!(rebuilt, game.truth.ucis(), "seed {seed}");
+        assert_read_exactly_without(&game, seed, dgt_core::AlertKind::ClockPressedWithoutMove);
     }
 }
 
@@ -137,9 +111,7 @@ fn an_overtaken_press_completes_only_the_presser_move_before_the_reply() {
 /// settling; these knocks (2.88–2.99 s down) raise nothing, and the moves stay exact.
 #[test]
 fn a_knocked_piece_put_back_within_the_time_raises_nothing() {
-    use dgt_arbiter::verify::inputs_of;
     use dgt_arbiter::verify_alerts::alert_spec;
-    use dgt_core::{AlertKind, Core, EventBody};
     let (pace, _, control) = PACES[2];
     for seed in [204, 292, 488, 492, 936] {
         let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
@@ -150,30 +122,38 @@ fn a_knocked_piece_put_back_within_the_time_raises_nothing() {
             )),
             "seed {seed}: a piece knocked over for nearly 3 s"
         );
-        let mut core = Core::new(CoreConfig::default());
-        let mut events = Vec::new();
-        for input in inputs_of(&game, "board-1") {
-            events.extend(core.handle(&input));
-        }
-        while let Some(d) = core.next_deadline() {
-            events.extend(core.advance(d));
-        }
-        let mut rebuilt: Vec<String> = Vec::new();
-        for e in &events {
-            match &e.body {
-                EventBody::Move(m) => {
-                    rebuilt.truncate(m.ply as usize - 1);
-                    rebuilt.push(m.uci.clone());
-                }
-                EventBody::Alert(a) => assert_ne!(
-                    a.kind,
-                    AlertKind::IllegalPosition,
-                    "seed {seed}: {}",
-                    a.message
-                ),
-                _ => {}
-            }
-        }
-        assert_eq!(rebuilt, game.truth.ucis(), "seed {seed}");
+        assert_read_exactly_without(&game, seed, dgt_core::AlertKind::IllegalPosition);
     }
+}
+
+/// Plays an emulated game through the core (pending timers fired at the end): every move
+/// read exactly as the truth has it, and no alert of kind `forbidden`.
+fn assert_read_exactly_without(
+    game: &dgt_emulator::GeneratedGame,
+    seed: u64,
+    forbidden: dgt_core::AlertKind,
+) {
+    use dgt_core::{Core, EventBody};
+    let mut core = Core::new(CoreConfig::default());
+    let mut events = Vec::new();
+    for input in dgt_arbiter::verify::inputs_of(game, "board-1") {
+        events.extend(core.handle(&input));
+    }
+    while let Some(d) = core.next_deadline() {
+        events.extend(core.advance(d));
+    }
+    let mut rebuilt: Vec<String> = Vec::new();
+    for e in &events {
+        match &e.body {
+            EventBody::Move(m) => {
+                rebuilt.truncate(m.ply as usize - 1);
+                rebuilt.push(m.uci.clone());
+            }
+            EventBody::Alert(a) => {
+                assert_ne!(a.kind, forbidden, "seed {seed}: {}", a.message)
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(rebuilt, game.truth.ucis(), "seed {seed}");
 }

@@ -229,9 +229,33 @@ fn demo_config(dir: &tempfile::TempDir, extra: &str) -> std::path::PathBuf {
     path
 }
 
+/// A running `demo`, killed when dropped — also when a test panics half-way, so a failed
+/// test leaves no daemon behind holding its port and journal.
+struct Demo(std::process::Child);
+
+impl std::ops::Deref for Demo {
+    type Target = std::process::Child;
+    fn deref(&self) -> &std::process::Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Demo {
+    fn deref_mut(&mut self) -> &mut std::process::Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Demo {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// `demo` under `sh -c` with a given umask and open-files limit; stderr piped (not a tty).
-fn spawn_demo(journal: &std::path::Path, config: &std::path::Path) -> std::process::Child {
-    Command::new("sh")
+fn spawn_demo(journal: &std::path::Path, config: &std::path::Path) -> Demo {
+    let child = Command::new("sh")
         .arg("-c")
         .arg(format!(
             "umask 000; ulimit -n 400; exec {} demo --boards 2 --listen 127.0.0.1:0 --journal {} --config {}",
@@ -242,7 +266,8 @@ fn spawn_demo(journal: &std::path::Path, config: &std::path::Path) -> std::proce
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap()
+        .unwrap();
+    Demo(child)
 }
 
 /// Reads stderr until the dashboard line; returns the address and a thread that keeps

@@ -56,7 +56,58 @@ fn scan(from: u64, n: u64) {
     println!("failing {failing} invented {invented} missed {missed}");
 }
 
+/// `inspect_game -- sides FROM N`: games whose clock sides the core reads wrong at the end,
+/// and the `clock_pressed_without_move` alerts of each game (the corpus makes no press
+/// without a move: every one is false).
+fn sides(from: u64, n: u64) {
+    let config = CoreConfig::default();
+    let (mut wrong, mut presses, mut games_with_press) = (0, 0, 0);
+    for seed in from..from + n {
+        let game = generate_game(corpus_spec(seed));
+        if !game.truth.clock_present {
+            continue;
+        }
+        let mut core = Core::new(config.clone());
+        let mut events = Vec::new();
+        for input in inputs_of(&game, "b") {
+            events.extend(core.handle(&input));
+        }
+        while let Some(d) = core.next_deadline() {
+            events.extend(core.advance(d));
+        }
+        let mut side = None;
+        let mut without = 0;
+        for e in &events {
+            match &e.body {
+                EventBody::Clock(c) if c.white_side.is_some() => side = c.white_side,
+                EventBody::Alert(a) if a.kind == dgt_core::AlertKind::ClockPressedWithoutMove => {
+                    without += 1
+                }
+                _ => {}
+            }
+        }
+        let truth = format!("{:?}", game.truth.white_clock_side);
+        let read = side.map(|s| format!("{s:?}"));
+        if read.as_deref() != Some(truth.as_str()) || without > 0 {
+            println!(
+                "seed {seed} white truth {truth} read {read:?} presses-without-move {without}"
+            );
+        }
+        wrong += usize::from(read.as_deref() != Some(truth.as_str()));
+        presses += without;
+        games_with_press += usize::from(without > 0);
+    }
+    println!(
+        "wrong sides {wrong}; clock_pressed_without_move {presses} in {games_with_press} games"
+    );
+}
+
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("sides") {
+        let arg = |i: usize| std::env::args().nth(i).and_then(|s| s.parse().ok());
+        sides(arg(2).unwrap_or(1), arg(3).unwrap_or(1000));
+        return;
+    }
     if std::env::args().nth(1).as_deref() == Some("scan") {
         let arg = |i: usize| std::env::args().nth(i).and_then(|s| s.parse().ok());
         scan(arg(2).unwrap_or(1), arg(3).unwrap_or(1000));

@@ -42,6 +42,8 @@ struct Sim {
     moves: BTreeMap<String, Vec<String>>,
     /// Prints what the core is told and says (the `trace_bus_seed` tool).
     trace: Option<dgt_protocol::Decoder>,
+    /// `illegal_position` alerts that said the board no longer follows the game.
+    lost_track_alerts: usize,
 }
 
 impl Sim {
@@ -57,6 +59,7 @@ impl Sim {
             core: Core::new(CoreConfig::default()),
             moves: BTreeMap::new(),
             trace: None,
+            lost_track_alerts: 0,
         };
         sim.poller.line_opened(epoch);
         sim.exchange();
@@ -94,6 +97,12 @@ impl Sim {
         for e in self.core.handle(&input) {
             if self.trace.is_some() && matches!(e.body, EventBody::Move(_) | EventBody::Alert(_)) {
                 println!("{:>7} => {:?}", input.t_ms, e.body);
+            }
+            if let EventBody::Alert(a) = &e.body
+                && a.kind == dgt_core::AlertKind::IllegalPosition
+                && a.message.contains("no longer follows the game")
+            {
+                self.lost_track_alerts += 1;
             }
             // Contract §3: a move with a `ply` already sent replaces it and every later one.
             if let EventBody::Move(m) = &e.body
@@ -576,7 +585,10 @@ fn nothing_is_written_or_reported_while_the_line_is_closed() {
 }
 
 /// The one-board bus scan behind D58's numbers, kept as a tool: seeds `FROM..=TO` (env) of
-/// 60+1 games on a bus line, printing those whose moves the core does not read whole.
+/// 60+1 games on a bus line, printing those whose moves the core does not read whole, with
+/// the moves invented (read at a ply where another was played, or beyond the game) and the
+/// longest run of them in a row (issue 15's bound: at most one per lost track, aligned as
+/// `verify` aligns them), the lost-track alerts, then the totals.
 /// `FROM=1 TO=1300 cargo test --release --test bus_poller scan_bus_seeds -- --ignored --nocapture`
 #[test]
 #[ignore]
@@ -588,20 +600,72 @@ fn scan_bus_seeds() {
             .unwrap_or(default)
     };
     let (from, to) = (bound("FROM", 1), bound("TO", 100));
-    let lost: Vec<u64> = (from..=to)
-        .filter(|&seed| {
-            let (boards, truths) = line_of(&[1025], seed, 14);
-            let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
-            sim.run_until(last_end(&truths) + 5000);
-            let read = sim.moves.get(&label(1025)).cloned().unwrap_or_default();
-            read != truths[0].1.ucis()
-        })
-        .collect();
+    let mut lost = Vec::new();
+    let (mut invented, mut longest, mut alerts) = (0, 0, 0);
+    for seed in from..=to {
+        let (boards, truths) = line_of(&[1025], seed, 14);
+        let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
+        sim.run_until(last_end(&truths) + 5000);
+        let read = sim.moves.get(&label(1025)).cloned().unwrap_or_default();
+        let truth = truths[0].1.ucis();
+        if read == truth {
+            continue;
+        }
+        let game = bus_game_check(&sim, &read, &truth);
+        println!(
+            "seed {seed:>5}: invented {:>2} {:?}, longest run {}, lost-track alerts {}, read {} of {}",
+            game.invented.len(),
+            game.invented,
+            game.longest_run,
+            game.lost_tracks,
+            game.exact,
+            truth.len()
+        );
+        invented += game.invented.len();
+        longest = longest.max(game.longest_run);
+        alerts += game.lost_tracks;
+        lost.push(seed);
+    }
     println!(
-        "bus scan {from}..={to}: {} of {} lost: {lost:?}",
+        "bus scan {from}..={to}: {} of {} lost, {invented} moves invented, longest invented run {longest}, {alerts} lost-track alerts: {lost:?}",
         lost.len(),
         to - from + 1
     );
+}
+
+/// What the core made of one bus game against the emulator's truth.
+struct BusGameCheck {
+    /// Moves read at the same ply as played.
+    exact: usize,
+    /// `ply:uci` of every move read at a ply where another was played, or beyond the game.
+    invented: Vec<String>,
+    /// The longest run of read moves in a row that align with nothing played (see
+    /// [`dgt_arbiter::verify::longest_unaligned_run`]).
+    longest_run: usize,
+    /// `illegal_position` alerts saying the board no longer follows the game.
+    lost_tracks: usize,
+}
+
+fn bus_game_check(sim: &Sim, read: &[String], truth: &[String]) -> BusGameCheck {
+    let invented = read
+        .iter()
+        .enumerate()
+        .filter(|&(i, uci)| truth.get(i) != Some(uci))
+        .map(|(i, uci)| format!("{}:{uci}", i + 1))
+        .collect();
+    let exact = read
+        .iter()
+        .zip(truth)
+        .filter(|(read, played)| read == played)
+        .count();
+    let read: Vec<&str> = read.iter().map(String::as_str).collect();
+    let truth: Vec<&str> = truth.iter().map(String::as_str).collect();
+    BusGameCheck {
+        exact,
+        invented,
+        longest_run: dgt_arbiter::verify::longest_unaligned_run(&read, &truth),
+        lost_tracks: sim.lost_track_alerts,
+    }
 }
 
 /// Prints one bus seed's truth and what the core made of it: `SEED=270 cargo test --release

@@ -112,6 +112,10 @@ const REPORT_LAG_MS: u64 = 400;
 /// How long a bus board's three-ply reading that a lifted piece also explains is held (D59):
 /// two polls (about a second each, protocol §2.4), so the landing can be reported first.
 const HELD_THREE_PLIES_BUS_MS: u64 = 2000;
+/// How far before the last move read a bus board's log is taken as covering the moves read
+/// after it (issue 15): a move can be read a poll or two after its packet (about a second
+/// each, protocol §2.4), and the moves after it can be in the same packet.
+const LOGGED_WINDOW_BUS_MS: u64 = 4000;
 /// Equipment alerts of one kind on one board within this long of the last are one alert
 /// with a count (a battery indicator flickering, a clock flapping): half an hour.
 const EQUIPMENT_COALESCE_MS: u64 = 30 * 60_000;
@@ -253,6 +257,9 @@ pub struct Session {
     press_after_hidden: bool,
     /// When each square (by chess square) last changed on the board.
     square_changed_at: [u64; 64],
+    /// When a bus board's log (protocol §3.6) last named each square (by chess square),
+    /// even with the piece it already had: a tag says the square changed on the way.
+    square_logged_at: [u64; 64],
     /// Every waiting period's deadline: the settle, a press's verdict, a press awaited, an
     /// illegal placement persisting, corrections becoming final, the board's log awaited.
     timers: Timers,
@@ -344,6 +351,7 @@ impl Session {
             hidden_since_press: false,
             press_after_hidden: false,
             square_changed_at: [0; 64],
+            square_logged_at: [0; 64],
             timers: Timers::default(),
             press_look: None,
             press_reading: None,

@@ -264,11 +264,12 @@ fn a_piece_lifted_in_the_poll_of_two_hidden_presses_is_not_read_as_captured() {
 fn a_capture_whose_landing_the_log_lost_is_not_read_as_a_capture_and_its_recapture() {
     // A capture, then the capturer taken off by the recapturing hand (seed 270: Nd5xc7, the
     // knight lifted for Qxc7; 17760: Qa6xb7 before Bxb7) or its landing not yet scanned at
-    // the poll (14072: Qh5xg6): the packet shows the capturer and the captured piece gone,
-    // which a capture elsewhere and its recapture also show (Nxb6 cxb6, Qxc6 bxc6, Qxf5 gxf5).
-    // The log never named the square of that capture (protocol §3.6), so it was not made:
-    // each read two moves never played before.
-    for seed in [270u64, 14072, 17760] {
+    // the poll (14072: Qh5xg6; 8021: Qh4xg3): the packet shows the capturer and the captured
+    // piece gone, which a capture elsewhere and its recapture also show (Nxb6 cxb6, Qxc6
+    // bxc6, Qxf5 gxf5, Qxf4 gxf4). The log never named the square of that capture since the
+    // last move read (protocol §3.6; 8021's f4 was named by f2-f4, two moves earlier), so it
+    // was not made: each read two moves never played before.
+    for seed in [270u64, 14072, 17760, 8021] {
         let (boards, truths) = line_of(&[1025], seed, 14);
         let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
         sim.run_until(last_end(&truths) + 5000);

@@ -112,10 +112,6 @@ const REPORT_LAG_MS: u64 = 400;
 /// How long a bus board's three-ply reading that a lifted piece also explains is held (D59):
 /// two polls (about a second each, protocol §2.4), so the landing can be reported first.
 const HELD_THREE_PLIES_BUS_MS: u64 = 2000;
-/// How far before the last move read a bus board's log is taken as covering the moves read
-/// after it (issue 15): a move can be read a poll or two after its packet (about a second
-/// each, protocol §2.4), and the moves after it can be in the same packet.
-const LOGGED_WINDOW_BUS_MS: u64 = 4000;
 /// Equipment alerts of one kind on one board within this long of the last are one alert
 /// with a count (a battery indicator flickering, a clock flapping): half an hour.
 const EQUIPMENT_COALESCE_MS: u64 = 30 * 60_000;

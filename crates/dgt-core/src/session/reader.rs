@@ -484,7 +484,7 @@ impl Session {
 
     /// On a bus board, moves that change a square on their way and leave it as it was (a
     /// capture and the recapture on its square) are read only if the board's log named that
-    /// square since the moves began: the board logs every change of a square (protocol
+    /// square since the last move read was logged: the board logs every change of a square (protocol
     /// §3.6), while a batch shows only where the pieces stand now. Nxb6 cxb6 read from a
     /// packet that logged d5 and c7 twice is Nxc7, the knight taken off by the recapturing
     /// hand before the poll; Qxf5 gxf5 from one that logged g6 and h5 is Qxg6, the queen's
@@ -501,11 +501,16 @@ impl Session {
         if self.bus.is_none() || self.reader.after_gap || path.len() < 2 {
             return interp;
         }
-        let since = g
-            .moves
-            .last()
-            .map_or(0, |m| m.t_ms)
-            .saturating_sub(LOGGED_WINDOW_BUS_MS);
+        // The packet that logged the last move read (its earliest square: a lift and its
+        // landing can come a poll apart); the moves after it are logged there or later.
+        let since = match &g.positions[..] {
+            [.., before, last] => board::diff(before.board(), last.board())
+                .into_iter()
+                .map(|sq| self.square_logged_at[usize::from(sq)])
+                .min()
+                .unwrap_or(0),
+            _ => 0,
+        };
         let mut pos = g.current().clone();
         let mut touched = shakmaty::Bitboard::EMPTY;
         for m in path {

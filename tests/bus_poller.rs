@@ -278,6 +278,18 @@ fn a_capture_whose_landing_the_log_lost_is_not_read_as_a_capture_and_its_recaptu
 }
 
 #[test]
+fn a_first_move_pressed_before_its_landing_was_logged_is_read_at_the_next_poll() {
+    // Seed 19950: f2-f3 pressed, the poll's packet logging the pawn lifted and the press but
+    // not yet the landing (the board logs a press at once, a piece at the end of its scan,
+    // §3.6). Read as an illegal move at once, the game lost f3 and Nf6, read f3-f4 as f2-f4
+    // and Nf6-g4 as an illegal Ng8-g4, and every later move two plies early.
+    let (boards, truths) = line_of(&[1025], 19950, 14);
+    let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
+    sim.run_until(last_end(&truths) + 5000);
+    sim.assert_games(&truths);
+}
+
+#[test]
 fn only_bus_commands_for_reading_are_ever_written() {
     let (boards, truths) = line_of(&[2001, 2002, 2003], 31, 10);
     let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());

@@ -250,6 +250,14 @@ impl Session {
         if t >= self.press_seen_at + PRESS_MAX_WAIT_MS {
             return false;
         }
+        // A bus board's first press with White's piece still in the hand: the board logs a
+        // press at once but a landing only at the end of its scan (protocol §3.6), so the
+        // press's packet can show the piece lifted and the next poll, about a second later
+        // (§2.4), its landing. Read as an illegal move, the opening's moves were lost (bus
+        // seed 19950: f3 read as an illegal f2 lifted, then f3 f4 as one move).
+        if self.bus.is_some() && g.plies() == 0 && reconstruct::piece_in_hand(g.current(), shown) {
+            return true;
+        }
         // The presser's moved piece is gone again from the square the board showed it on:
         // taken in reply, or still sliding — a slide reports every square it passes
         // (protocol §4.1), and the square it stops on can be reported ~400 ms late, longer

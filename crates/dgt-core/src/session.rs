@@ -253,6 +253,9 @@ pub struct Session {
     press_after_hidden: bool,
     /// When each square (by chess square) last changed on the board.
     square_changed_at: [u64; 64],
+    /// When a bus board's log (protocol §3.6) last named each square (by chess square),
+    /// even with the piece it already had: a tag says the square changed on the way.
+    square_logged_at: [u64; 64],
     /// Every waiting period's deadline: the settle, a press's verdict, a press awaited, an
     /// illegal placement persisting, corrections becoming final, the board's log awaited.
     timers: Timers,
@@ -344,6 +347,7 @@ impl Session {
             hidden_since_press: false,
             press_after_hidden: false,
             square_changed_at: [0; 64],
+            square_logged_at: [0; 64],
             timers: Timers::default(),
             press_look: None,
             press_reading: None,

@@ -77,6 +77,16 @@ pub fn only_opponent_changed(pos: &Chess, m: &Move, shown: &Board) -> bool {
         })
 }
 
+/// Whether the board shows `pos` but for one piece of the player on move, lifted and not
+/// yet put down (or put down and not yet reported).
+pub fn piece_in_hand(pos: &Chess, target: &Board) -> bool {
+    let d = diff(pos.board(), target);
+    d.count() == 1
+        && d.first().is_some_and(|sq| {
+            target.piece_at(sq).is_none() && pos.board().color_at(sq) == Some(pos.turn())
+        })
+}
+
 /// A capture by the player on move whose capturer is still in the hand: the board shows the
 /// position after it but for the capturer, with the captured piece already off its square
 /// (lifted first, or in the same scan as the capturer, protocol §4.1).

@@ -49,6 +49,8 @@ impl Session {
                 // A field update from the board's log. Its handling is not recorded: the
                 // whole batch has the poll's time, which says nothing about the hands.
                 BusFact::LoggedField { square, piece } => {
+                    let sq = board::to_square(square as usize, self.orientation);
+                    self.square_logged_at[usize::from(sq)] = t;
                     if self.board.is_known() && self.board.apply_update(square, piece) == Some(true)
                     {
                         self.square_changed(t, square as usize);

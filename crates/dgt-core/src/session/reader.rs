@@ -92,7 +92,7 @@ impl Session {
         if !matches!(interp, Interpretation::Unexplained) {
             self.reader.after_gap = false;
         }
-        Some(match self.prefer_shown(interp) {
+        Some(match self.logged_on_the_way(self.prefer_shown(interp)) {
             Interpretation::Same => Reading::Same,
             Interpretation::Ahead(path) => Reading::Moves(path),
             // A piece moved on from where it was released long ago is a second move, not the
@@ -119,7 +119,7 @@ impl Session {
         let mut placement = self.board.placement(self.orientation);
         placement.board = self.seen_board();
         let interp = reconstruct::interpret(g, &placement.board, self.decision_depth());
-        let interp = self.prefer_shown(interp);
+        let interp = self.logged_on_the_way(self.prefer_shown(interp));
         // At ply 0 with nothing moved, a press only starts White's clock. (Judged here, not
         // when the press is seen: White's first move may be on the board, not yet reported.)
         // At the first look the board may still be catching up — it reports a square up to
@@ -249,6 +249,14 @@ impl Session {
     fn board_catching_up(&self, t: u64, g: &Game, shown: &shakmaty::Board) -> bool {
         if t >= self.press_seen_at + PRESS_MAX_WAIT_MS {
             return false;
+        }
+        // A bus board's first press with White's piece still in the hand: the board logs a
+        // press at once but a landing only at the end of its scan (protocol §3.6), so the
+        // press's packet can show the piece lifted and the next poll, about a second later
+        // (§2.4), its landing. Read as an illegal move, the opening's moves were lost (bus
+        // seed 19950: f3 read as an illegal f2 lifted, then f3 f4 as one move).
+        if self.bus.is_some() && g.plies() == 0 && reconstruct::piece_in_hand(g.current(), shown) {
+            return true;
         }
         // The presser's moved piece is gone again from the square the board showed it on:
         // taken in reply, or still sliding — a slide reports every square it passes
@@ -479,6 +487,52 @@ impl Session {
         match best {
             Some((_, whole)) => Interpretation::Ahead(whole),
             None => interp,
+        }
+    }
+
+    /// On a bus board, moves that change a square on their way and leave it as it was (a
+    /// capture and the recapture on its square) are read only if the board's log named that
+    /// square since the last move read was logged: the board logs every change of a square (protocol
+    /// §3.6), while a batch shows only where the pieces stand now. Nxb6 cxb6 read from a
+    /// packet that logged d5 and c7 twice is Nxc7, the knight taken off by the recapturing
+    /// hand before the poll; Qxf5 gxf5 from one that logged g6 and h5 is Qxg6, the queen's
+    /// landing not yet scanned (bus seeds 270, 14072, 17760: each read a capture and a
+    /// recapture never made, issue 15). Such a reading is no reading: the board is
+    /// unexplained until the next packet tells more.
+    pub(super) fn logged_on_the_way(&self, interp: Interpretation) -> Interpretation {
+        let Interpretation::Ahead(path) = &interp else {
+            return interp;
+        };
+        let Some(g) = self.game.as_ref() else {
+            return interp;
+        };
+        if self.bus.is_none() || self.reader.after_gap || path.len() < 2 {
+            return interp;
+        }
+        // The packet that logged the last move read (its earliest square: a lift and its
+        // landing can come a poll apart); the moves after it are logged there or later.
+        let since = match &g.positions[..] {
+            [.., before, last] => board::diff(before.board(), last.board())
+                .into_iter()
+                .map(|sq| self.square_logged_at[usize::from(sq)])
+                .min()
+                .unwrap_or(0),
+            _ => 0,
+        };
+        let mut pos = g.current().clone();
+        let mut touched = shakmaty::Bitboard::EMPTY;
+        for m in path {
+            let before = pos.board().clone();
+            pos.play_unchecked(*m);
+            touched |= board::diff(&before, pos.board());
+        }
+        let unlogged = (touched & !board::diff(g.current().board(), pos.board()))
+            .into_iter()
+            .any(|sq| self.square_logged_at[usize::from(sq)] < since);
+        if unlogged {
+            Interpretation::Unexplained
+        } else {
+            interp
         }
     }
 

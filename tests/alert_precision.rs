@@ -1,7 +1,7 @@
 //! A sample of `dgt-arbiter verify --alerts`, as CI runs it: games at three paces with
 //! irregularities whose truth the emulator keeps aside, the alerts scored against it.
 
-use dgt_arbiter::verify_alerts::{PACES, check_alerts};
+use dgt_arbiter::verify_alerts::{PACES, SCORED, check_alerts};
 use dgt_core::CoreConfig;
 
 #[test]
@@ -12,11 +12,19 @@ fn alerts_are_scored_against_the_truth_at_every_pace() {
     for p in &report.paces {
         let touch = &p.scores["touch_move"];
         assert!(touch.truth > 0, "{}: adjustments were made", p.name);
+        // Every kind the games can raise at review/intervene is scored against the truth.
+        assert_eq!(p.scores.len(), SCORED.len(), "{}", p.name);
         for (kind, s) in &p.scores {
             assert_eq!(s.true_positives + s.missed, s.truth, "{} {kind}", p.name);
         }
-        // Issue 15's target: no more than one false review/intervene alert of these kinds
-        // per 100 games, at every pace (none in 300 games per pace when calibrated).
+        // The players stop the clock when they end a game themselves (6.11.2: the arbiter
+        // has a result to learn), and signal results on the board: raised, and true.
+        for kind in ["clock_stopped", "result_gesture"] {
+            let s = &p.scores[kind];
+            assert!(s.true_positives > 0, "{} {kind}: {s:?}", p.name);
+        }
+        // Issue 15's target: no more than one false review/intervene alert per 100 games, of
+        // every kind (a kind without truth counts as false), at every pace.
         assert!(p.false_review_per_100() <= 1.0, "{}: {report}", p.name);
     }
     // Castling begun with the rook a scan before the king is seen at unhurried paces.

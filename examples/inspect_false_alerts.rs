@@ -36,7 +36,8 @@ fn main() {
                 }
             }
             for o in &truth {
-                if kind != dgt_core::AlertKind::TouchMove
+                if o.wanted
+                    && kind != dgt_core::AlertKind::TouchMove
                     && kind != dgt_core::AlertKind::TwoHandedMove
                     && !alerts.iter().any(|a| a.kind == kind && o.matches(a))
                 {

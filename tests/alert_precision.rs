@@ -165,3 +165,47 @@ fn assert_read_exactly_without(
     }
     assert_eq!(rebuilt, game.truth.ucis(), "seed {seed}");
 }
+
+/// Emulated games where the truth caught a false alert of the core (the scoring of every
+/// kind): seed 83 signals a draw with the black king on d5 already, and the white king on
+/// e4 showed 1-0 for a moment (read as 1-0 at every pace); scramble seeds 28 and 55 run
+/// the flag down between the last move and the players stopping the clock, which blocked
+/// at zero by itself and read as stopped by a player too. Every alert of these kinds is
+/// true, and what happened is raised.
+#[test]
+fn gestures_flags_and_clock_stops_are_raised_as_they_happened() {
+    use dgt_arbiter::verify_alerts::{alert_spec, occurrences, raised_alerts};
+    use dgt_core::AlertKind;
+    let config = CoreConfig::default();
+    let cases = [
+        (0, 83, AlertKind::ResultGesture),
+        (1, 83, AlertKind::ResultGesture),
+        (2, 83, AlertKind::ResultGesture),
+        (2, 28, AlertKind::FlagFall),
+        (2, 55, AlertKind::FlagFall),
+    ];
+    for (pace_index, seed, kind) in cases {
+        let (pace, name, control) = PACES[pace_index];
+        let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
+        let alerts = raised_alerts(&game, &config);
+        for k in [kind, AlertKind::ClockStopped] {
+            let truth = occurrences(k, &game, &config);
+            for a in alerts.iter().filter(|a| a.kind == k) {
+                assert!(
+                    truth.iter().any(|o| o.matches(a)),
+                    "{name} {seed}: false {a:?}"
+                );
+            }
+            for o in truth.iter().filter(|o| o.wanted) {
+                assert!(
+                    alerts.iter().any(|a| a.kind == k && o.matches(a)),
+                    "{name} {seed}: missed {o:?}"
+                );
+            }
+        }
+        assert!(
+            alerts.iter().any(|a| a.kind == kind),
+            "{name} {seed}: {kind:?} raised"
+        );
+    }
+}

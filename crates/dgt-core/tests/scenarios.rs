@@ -425,6 +425,32 @@ fn a_kings_gesture_with_one_king_in_the_centre_already_waits_for_the_other() {
     }
 }
 
+/// After a game ended by rule (here a dead position, 5.2.2: K+B v K) the players may still
+/// signal the result with the kings (protocol §4.5). The first king put on a centre square
+/// is one legal move from the final position, but it is half of the gesture, not play
+/// going on: no `move_after_game_end` when the other king follows (alert-pace careful seeds
+/// 361 and 2248 raised one at `intervene`). A king that stays alone there is play going on.
+#[test]
+fn a_kings_gesture_after_a_rule_end_is_no_move_after_the_end() {
+    for second_king in [true, false] {
+        let mut b = Board::from_fen("8/8/8/2k5/8/3K4/1p6/B7 w - - 0 1", "");
+        b.lift("b2").lift("a1").wait(300).put("b2", 'B').wait(1000);
+        b.lift("c5").wait(400).put("d5", 'k');
+        if second_king {
+            b.wait(700).lift("d3").wait(400).put("d4", 'K');
+        }
+        b.wait(4000);
+        let ev = b.run();
+        assert_eq!(
+            ends(&ev),
+            [("1/2-1/2".to_string(), "dead_position".to_string())]
+        );
+        assert_eq!(moves(&ev), ["a1b2"]);
+        let after = alert_of(&ev, AlertKind::MoveAfterGameEnd);
+        assert_eq!(after.len(), usize::from(!second_king), "{after:?}");
+    }
+}
+
 #[test]
 fn a_magic_piece_signals_a_draw() {
     let mut b = started();

@@ -1,8 +1,10 @@
 //! `dgt-arbiter verify --alerts`: how far an arbiter can trust each alert. Emulated games are
 //! played at three paces (careful, blitz, time scramble) with irregularities — moves made
 //! with two hands, castlings begun with the rook, pieces lifted and put back (announced or
-//! not), knocked pieces — whose truth the emulator keeps aside; the alerts the core raises
-//! are scored against it per kind and pace.
+//! not), knocked pieces — whose truth the emulator keeps aside, with the rest of what really
+//! happened (the clock stopped and why, result gestures, flags fallen, the game's end); the
+//! alerts the core raises are scored against it per kind and pace. A `review` or
+//! `intervene` alert of a kind the truth cannot justify counts as false.
 
 use std::collections::BTreeMap;
 
@@ -18,12 +20,36 @@ pub const PACES: [(Pace, &str, &str); 3] = [
     (Pace::Scramble, "scramble", "60+1"),
 ];
 
-/// The alert kinds scored against the emulator's truth.
-pub const SCORED: [AlertKind; 3] = [
+/// The alert kinds scored against the emulator's truth: every kind the emulated games can
+/// raise at `review` or `intervene`. Any other kind raised there is listed apart (no truth
+/// kept) and counted as false in the all-kinds figure.
+pub const SCORED: [AlertKind; 11] = [
+    AlertKind::TwoHandedMove,
+    AlertKind::CastlingRookFirst,
+    AlertKind::TouchMove,
+    AlertKind::ClockStopped,
+    AlertKind::ResultGesture,
+    AlertKind::MoveAfterGameEnd,
+    AlertKind::FlagFall,
+    AlertKind::IllegalMove,
+    AlertKind::IllegalPosition,
+    AlertKind::PositionRestored,
+    AlertKind::ClockPressedWithoutMove,
+];
+
+/// The kinds scored before the rest had truth (issue 15's first three): their figure is
+/// still printed on its own.
+pub const FIRST_SCORED: [AlertKind; 3] = [
     AlertKind::TwoHandedMove,
     AlertKind::CastlingRookFirst,
     AlertKind::TouchMove,
 ];
+
+/// How long after something happened at the board (a clock stopped, a flag fallen, a piece
+/// put back, a gesture complete) its alert may come and still be about it: the clock
+/// reports its state about once a second and the board a scan (~250 ms) after a change, the
+/// core waits a settle (250 ms) or a press (up to ~1.5 s) on top.
+pub const ALERT_LAG_MS: u64 = 3000;
 
 /// Counts for one alert kind at one pace.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -73,9 +99,20 @@ pub struct PaceReport {
 }
 
 impl PaceReport {
-    /// False `review` / `intervene` alerts of the scored kinds per 100 games.
+    /// False `review` / `intervene` alerts per 100 games, of every kind: the scored kinds'
+    /// false ones and every alert of a kind without truth (nothing can justify it).
     pub fn false_review_per_100(&self) -> f64 {
-        let n: usize = self.scores.values().map(|s| s.false_review).sum();
+        let n: usize = self.scores.values().map(|s| s.false_review).sum::<usize>()
+            + self.others.values().sum::<usize>();
+        100.0 * n as f64 / self.games.max(1) as f64
+    }
+    /// The same, of the first three scored kinds only ([`FIRST_SCORED`]).
+    pub fn false_review_first_scored_per_100(&self) -> f64 {
+        let n: usize = FIRST_SCORED
+            .iter()
+            .filter_map(|k| self.scores.get(&kind_name(*k)))
+            .map(|s| s.false_review)
+            .sum();
         100.0 * n as f64 / self.games.max(1) as f64
     }
 }
@@ -172,12 +209,175 @@ pub fn rook_lift_reported_first(game: &GeneratedGame, m: &dgt_emulator::TruthMov
     }
 }
 
-fn truth_of(kind: AlertKind, m: &dgt_emulator::TruthMove) -> bool {
+/// One thing that really happened at the board, as an alert of some kind should report it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Occurrence {
+    /// The ply it belongs to: an alert of that ply is about it. `None`: matched by time.
+    pub ply: Option<usize>,
+    /// Without a ply, an alert raised from `.0` to `.1` (ms, inclusive) is about it.
+    pub window: (u64, u64),
+    /// The player concerned, when the alert must name him (a flag: whose fell).
+    pub white: Option<bool>,
+    /// The result an alert about it must give, when it gives one (a gesture's).
+    pub result: Option<&'static str>,
+    /// Whether the board can show it at all (see [`visible`]).
+    pub visible: bool,
+    /// Whether an alert must report it. One that need not (a result gesture after the game
+    /// was over already, a flag after the end) is no irregularity to count, but an alert
+    /// about it is no false alert either.
+    pub wanted: bool,
+    /// A two-handed capture (counted on its own: the board cannot see them).
+    pub two_handed_capture: bool,
+}
+
+impl Occurrence {
+    fn at_ply(ply: usize) -> Self {
+        Occurrence {
+            ply: Some(ply),
+            window: (0, 0),
+            white: None,
+            result: None,
+            visible: true,
+            wanted: true,
+            two_handed_capture: false,
+        }
+    }
+    fn between(from_ms: u64, to_ms: u64) -> Self {
+        Occurrence {
+            ply: None,
+            window: (from_ms, to_ms),
+            ..Self::at_ply(0)
+        }
+    }
+    /// Whether `alert` is about this occurrence.
+    pub fn matches(&self, alert: &RaisedAlert) -> bool {
+        let when = match self.ply {
+            Some(ply) => alert.ply as usize == ply,
+            None => (self.window.0..=self.window.1).contains(&alert.t_ms),
+        };
+        let who = match (self.white, alert.white) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        };
+        let result = match (self.result, alert.result.as_deref()) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        };
+        when && who && result
+    }
+}
+
+/// An alert the core raised, as the scoring sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RaisedAlert {
+    pub kind: AlertKind,
+    pub severity: Severity,
+    pub ply: u32,
+    pub t_ms: u64,
+    /// The side it names (`true`: White).
+    pub white: Option<bool>,
+    /// The result of the `game_end` it came with, if any.
+    pub result: Option<String>,
+}
+
+/// What really happened that an alert of `kind` should report, in `game` (the core's
+/// `config` gives the time a placement must stay illegal before it is one).
+pub fn occurrences(kind: AlertKind, game: &GeneratedGame, config: &CoreConfig) -> Vec<Occurrence> {
+    use dgt_emulator::{ClockStopReason, GameOverBy, Handling, IrregularityKind};
+    let truth = &game.truth;
+    // When the game was over by the Laws (on the board, possibly before the players noticed;
+    // by a flag; or by the players themselves).
+    let over = truth.game_over.map(|(t, _)| t);
+    let ended_by_players = matches!(truth.game_over, None | Some((_, GameOverBy::Players)));
+    let by_ply = |pred: &dyn Fn(&dgt_emulator::TruthMove) -> bool| -> Vec<Occurrence> {
+        truth
+            .moves
+            .iter()
+            .filter(|m| pred(m))
+            .map(|m| Occurrence {
+                visible: visible(kind, m, game),
+                two_handed_capture: m.handling == Handling::CaptureTwoHanded,
+                ..Occurrence::at_ply(m.ply)
+            })
+            .collect()
+    };
+    // Pieces knocked over and left off longer than a placement may stay illegal.
+    let knocked_long = || {
+        truth.irregularities.iter().filter_map(|i| match i.kind {
+            IrregularityKind::KnockedPiece { down_ms, .. }
+                if down_ms > config.illegal_position_ms =>
+            {
+                Some((i.t_ms, i.t_ms + down_ms))
+            }
+            _ => None,
+        })
+    };
     match kind {
-        AlertKind::TwoHandedMove => m.two_handed,
-        AlertKind::CastlingRookFirst => m.rook_first(),
-        AlertKind::TouchMove => m.adjusted.is_some(),
-        _ => false,
+        AlertKind::TwoHandedMove => by_ply(&|m| m.two_handed),
+        AlertKind::CastlingRookFirst => by_ply(&|m| m.rook_first()),
+        AlertKind::TouchMove => by_ply(&|m| m.adjusted.is_some()),
+        // Play went on once the game was over: the players stop at the end they see, but may
+        // play on past a dead position they did not notice (5.2.2). The arbiter is told once,
+        // from the first such move.
+        AlertKind::MoveAfterGameEnd => {
+            let after: Vec<_> = truth
+                .moves
+                .iter()
+                .filter(|m| over.is_some_and(|end| m.t_touch_ms > end))
+                .collect();
+            match (after.first(), after.last()) {
+                (Some(first), Some(last)) => vec![Occurrence::between(
+                    first.t_touch_ms,
+                    last.t_made_ms + ALERT_LAG_MS,
+                )],
+                _ => Vec::new(),
+            }
+        }
+        // 6.11.2: a player stops the clock only to call the arbiter; the emulated players
+        // stop it when they have ended the game themselves (a resignation or an agreement
+        // the board cannot hear: the arbiter must learn the result, D63). A stop after an
+        // end on the board, or the arbiter's own after a flag, is nothing to look at.
+        AlertKind::ClockStopped => truth
+            .clock_stops
+            .iter()
+            .filter(|s| s.reason == ClockStopReason::PlayersEndedGame)
+            .map(|s| Occurrence::between(s.t_ms, s.t_ms + ALERT_LAG_MS))
+            .collect(),
+        AlertKind::ResultGesture => truth
+            .gesture
+            .iter()
+            .map(|g| Occurrence {
+                result: Some(g.outcome.pgn()),
+                // The result is for the arbiter to confirm only when the players ended the
+                // game themselves; after a mate or a flag it is known already.
+                wanted: ended_by_players,
+                ..Occurrence::between(g.t_start_ms, g.t_ms + ALERT_LAG_MS)
+            })
+            .collect(),
+        AlertKind::FlagFall => truth
+            .irregularities
+            .iter()
+            .filter_map(|i| match i.kind {
+                IrregularityKind::FlagFall { white, .. } => Some(Occurrence {
+                    white: Some(white),
+                    // A flag after the game was over (a mate, a dead position) changes
+                    // nothing (6.9; fn 86).
+                    wanted: over.is_none_or(|end| i.t_ms <= end),
+                    ..Occurrence::between(i.t_ms, i.t_ms + ALERT_LAG_MS)
+                }),
+                _ => None,
+            })
+            .collect(),
+        AlertKind::IllegalPosition => knocked_long()
+            .map(|(down, up)| Occurrence::between(down, up + ALERT_LAG_MS))
+            .collect(),
+        AlertKind::PositionRestored => knocked_long()
+            .map(|(_, up)| Occurrence::between(up, up + ALERT_LAG_MS))
+            .collect(),
+        // The script is legal chess, validated before play, and every press of the human
+        // model completes a move (the emulator's own tests): none of these happen.
+        AlertKind::IllegalMove | AlertKind::ClockPressedWithoutMove => Vec::new(),
+        _ => Vec::new(),
     }
 }
 
@@ -188,8 +388,8 @@ fn kind_name(kind: AlertKind) -> String {
         .unwrap_or_default()
 }
 
-/// Scores one game into `r`.
-fn score_game(game: &GeneratedGame, config: &CoreConfig, r: &mut PaceReport) {
+/// The alerts the core raises on `game`, as the scoring sees them.
+pub fn raised_alerts(game: &GeneratedGame, config: &CoreConfig) -> Vec<RaisedAlert> {
     let mut core = Core::new(config.clone());
     let mut events = Vec::new();
     for i in inputs_of(game, "board-1") {
@@ -198,57 +398,75 @@ fn score_game(game: &GeneratedGame, config: &CoreConfig, r: &mut PaceReport) {
     while let Some(d) = core.next_deadline() {
         events.extend(core.advance(d));
     }
-    let alerts: Vec<(AlertKind, Severity, u32)> = events
-        .iter()
-        .filter_map(|e| match &e.body {
+    let mut alerts = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        match &e.body {
             // A coalesced repeat is the same alert again.
             EventBody::Alert(a) if a.repeats.is_none() => {
-                Some((a.kind, a.severity, a.ply.unwrap_or(0)))
+                let result = match events.get(i + 1).map(|n| &n.body) {
+                    Some(EventBody::GameEnd { result, .. }) => Some(result.to_string()),
+                    _ => None,
+                };
+                alerts.push(RaisedAlert {
+                    kind: a.kind,
+                    severity: a.severity,
+                    ply: a.ply.unwrap_or(0),
+                    t_ms: e.t_ms,
+                    white: a.side.map(|s| s == dgt_core::Side::White),
+                    result,
+                });
             }
-            _ => None,
-        })
-        .collect();
-    let moves = &game.truth.moves;
-    for kind in SCORED {
-        let s = r.scores.entry(kind_name(kind)).or_default();
-        let raised: Vec<(Severity, u32)> = alerts
-            .iter()
-            .filter(|(k, ..)| *k == kind)
-            .map(|&(_, sev, ply)| (sev, ply))
-            .collect();
-        for m in moves.iter().filter(|m| truth_of(kind, m)) {
-            s.truth += 1;
-            let seen = visible(kind, m, game);
-            s.visible += usize::from(seen);
-            let hit = raised.iter().any(|&(_, ply)| ply as usize == m.ply);
-            if hit {
-                s.true_positives += 1;
-            } else {
-                s.missed += 1;
-                s.missed_visible += usize::from(seen);
-            }
-            if kind == AlertKind::TwoHandedMove
-                && m.handling == dgt_emulator::Handling::CaptureTwoHanded
-            {
-                r.two_handed_captures.0 += 1;
-                r.two_handed_captures.1 += usize::from(hit);
-            }
+            _ => {}
         }
-        for &(sev, ply) in &raised {
-            let real = moves
-                .iter()
-                .any(|m| m.ply == ply as usize && truth_of(kind, m));
-            if !real {
-                s.false_positives += 1;
-                if matches!(sev, Severity::Review | Severity::Intervene) {
-                    s.false_review += 1;
-                }
+    }
+    alerts
+}
+
+/// Scores the alerts of one kind against what really happened: an occurrence an alert is
+/// about is a true positive, one without is missed; an alert about no occurrence is false.
+pub fn score_kind(truth: &[Occurrence], raised: &[RaisedAlert], s: &mut KindScore) {
+    for o in truth.iter().filter(|o| o.wanted) {
+        s.truth += 1;
+        s.visible += usize::from(o.visible);
+        if raised.iter().any(|a| o.matches(a)) {
+            s.true_positives += 1;
+        } else {
+            s.missed += 1;
+            s.missed_visible += usize::from(o.visible);
+        }
+    }
+    for a in raised {
+        if !truth.iter().any(|o| o.matches(a)) {
+            s.false_positives += 1;
+            if matches!(a.severity, Severity::Review | Severity::Intervene) {
+                s.false_review += 1;
             }
         }
     }
-    for (kind, sev, _) in &alerts {
-        if !SCORED.contains(kind) && matches!(sev, Severity::Review | Severity::Intervene) {
-            *r.others.entry(kind_name(*kind)).or_default() += 1;
+}
+
+/// Scores one game into `r`.
+fn score_game(game: &GeneratedGame, config: &CoreConfig, r: &mut PaceReport) {
+    let alerts = raised_alerts(game, config);
+    for kind in SCORED {
+        let truth = occurrences(kind, game, config);
+        let raised: Vec<RaisedAlert> = alerts.iter().filter(|a| a.kind == kind).cloned().collect();
+        score_kind(
+            &truth,
+            &raised,
+            r.scores.entry(kind_name(kind)).or_default(),
+        );
+        if kind == AlertKind::TwoHandedMove {
+            for o in truth.iter().filter(|o| o.wanted && o.two_handed_capture) {
+                r.two_handed_captures.0 += 1;
+                r.two_handed_captures.1 += usize::from(raised.iter().any(|a| o.matches(a)));
+            }
+        }
+    }
+    for a in &alerts {
+        if !SCORED.contains(&a.kind) && matches!(a.severity, Severity::Review | Severity::Intervene)
+        {
+            *r.others.entry(kind_name(a.kind)).or_default() += 1;
         }
     }
 }
@@ -283,7 +501,12 @@ impl std::fmt::Display for AlertReport {
             )?;
             writeln!(
                 f,
-                "  {:<20} {:>6} {:>7} {:>5} {:>5} {:>7} {:>6} {:>9} {:>7} {:>15}",
+                "  (all kinds: every kind below, and any other kind raised at review/intervene counted false; of two_handed_move, castling_rook_first, touch_move alone {:.1})",
+                p.false_review_first_scored_per_100()
+            )?;
+            writeln!(
+                f,
+                "  {:<26} {:>6} {:>7} {:>5} {:>5} {:>7} {:>6} {:>9} {:>7} {:>15}",
                 "kind",
                 "truth",
                 "visible",
@@ -298,7 +521,7 @@ impl std::fmt::Display for AlertReport {
             for (kind, s) in &p.scores {
                 writeln!(
                     f,
-                    "  {:<20} {:>6} {:>7} {:>5} {:>5} {:>7} {:>5.1}% {:>8.1}% {:>7.1} {:>15.1}",
+                    "  {:<26} {:>6} {:>7} {:>5} {:>5} {:>7} {:>5.1}% {:>8.1}% {:>7.1} {:>15.1}",
                     kind,
                     s.truth,
                     s.visible,
@@ -333,5 +556,151 @@ impl std::fmt::Display for AlertReport {
             f,
             "* recall over the irregularities the board can see at all"
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn alert(kind: AlertKind, severity: Severity, ply: u32, t_ms: u64) -> RaisedAlert {
+        RaisedAlert {
+            kind,
+            severity,
+            ply,
+            t_ms,
+            white: None,
+            result: None,
+        }
+    }
+
+    fn scored(truth: &[Occurrence], raised: &[RaisedAlert]) -> KindScore {
+        let mut s = KindScore::default();
+        score_kind(truth, raised, &mut s);
+        s
+    }
+
+    #[test]
+    fn an_alert_about_what_happened_is_a_true_positive_at_its_ply() {
+        let truth = [Occurrence::at_ply(12)];
+        let s = scored(
+            &truth,
+            &[alert(AlertKind::TouchMove, Severity::Info, 12, 5000)],
+        );
+        assert_eq!(
+            (s.truth, s.true_positives, s.false_positives, s.missed),
+            (1, 1, 0, 0)
+        );
+        // The ply before or after is another move: false, and the real one missed.
+        let s = scored(
+            &truth,
+            &[alert(AlertKind::TouchMove, Severity::Review, 13, 5000)],
+        );
+        assert_eq!(
+            (
+                s.true_positives,
+                s.false_positives,
+                s.false_review,
+                s.missed
+            ),
+            (0, 1, 1, 1)
+        );
+        assert_eq!(s.precision(), 0.0);
+        assert_eq!(s.recall(), 0.0);
+    }
+
+    #[test]
+    fn an_alert_is_about_what_happened_within_its_time_window() {
+        let stop = Occurrence::between(10_000, 10_000 + ALERT_LAG_MS);
+        let at = |t| alert(AlertKind::ClockStopped, Severity::Review, 40, t);
+        for t in [10_000, 11_200, 10_000 + ALERT_LAG_MS] {
+            let s = scored(std::slice::from_ref(&stop), &[at(t)]);
+            assert_eq!((s.true_positives, s.false_positives), (1, 0), "{t}");
+        }
+        // Before it happened, or long after: about something else, so false.
+        for t in [9_999, 10_001 + ALERT_LAG_MS] {
+            let s = scored(std::slice::from_ref(&stop), &[at(t)]);
+            assert_eq!(
+                (s.true_positives, s.false_review, s.missed),
+                (0, 1, 1),
+                "{t}"
+            );
+        }
+        // Nothing happened: every alert raised is false; one at `info` bothers no one.
+        let s = scored(
+            &[],
+            &[
+                at(10_000),
+                alert(AlertKind::ClockStopped, Severity::Info, 0, 1),
+            ],
+        );
+        assert_eq!((s.truth, s.false_positives, s.false_review), (0, 2, 1));
+        assert_eq!(s.precision(), 0.0);
+    }
+
+    #[test]
+    fn an_alert_naming_the_wrong_player_or_result_is_false() {
+        let flag = Occurrence {
+            white: Some(true),
+            ..Occurrence::between(100, 3100)
+        };
+        let mut a = alert(AlertKind::FlagFall, Severity::Intervene, 80, 500);
+        a.white = Some(false);
+        let s = scored(std::slice::from_ref(&flag), std::slice::from_ref(&a));
+        assert_eq!((s.true_positives, s.false_review), (0, 1));
+        a.white = Some(true);
+        let s = scored(std::slice::from_ref(&flag), &[a]);
+        assert_eq!((s.true_positives, s.false_review), (1, 0));
+
+        let gesture = Occurrence {
+            result: Some("1/2-1/2"),
+            ..Occurrence::between(100, 3100)
+        };
+        let mut a = alert(AlertKind::ResultGesture, Severity::Review, 80, 500);
+        a.result = Some("1-0".into());
+        let s = scored(std::slice::from_ref(&gesture), std::slice::from_ref(&a));
+        assert_eq!((s.true_positives, s.false_review, s.missed), (0, 1, 1));
+        a.result = Some("1/2-1/2".into());
+        let s = scored(std::slice::from_ref(&gesture), &[a]);
+        assert_eq!((s.true_positives, s.false_review), (1, 0));
+    }
+
+    #[test]
+    fn what_need_not_be_raised_is_not_counted_but_justifies_an_alert() {
+        let after_mate = Occurrence {
+            wanted: false,
+            ..Occurrence::between(100, 3100)
+        };
+        let s = scored(std::slice::from_ref(&after_mate), &[]);
+        assert_eq!((s.truth, s.missed), (0, 0));
+        let a = alert(AlertKind::ResultGesture, Severity::Review, 80, 500);
+        let s = scored(&[after_mate], &[a]);
+        assert_eq!((s.truth, s.true_positives, s.false_positives), (0, 0, 0));
+    }
+
+    #[test]
+    fn the_headline_counts_false_alerts_of_every_kind() {
+        let mut r = PaceReport {
+            games: 200,
+            ..Default::default()
+        };
+        r.scores.insert(
+            "touch_move".into(),
+            KindScore {
+                false_review: 1,
+                ..Default::default()
+            },
+        );
+        r.scores.insert(
+            "clock_stopped".into(),
+            KindScore {
+                false_review: 2,
+                ..Default::default()
+            },
+        );
+        // A kind with no truth: nothing justifies it.
+        r.others.insert("clock_disconnected".into(), 1);
+        assert_eq!(r.false_review_per_100(), 2.0);
+        assert_eq!(r.false_review_first_scored_per_100(), 0.5);
     }
 }

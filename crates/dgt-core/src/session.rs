@@ -93,7 +93,8 @@ const DEPTH_ON_CHANGE: usize = 2;
 const DEPTH_WATCHED: usize = 2;
 const DEPTH_AFTER_GAP: usize = 6;
 /// A king move onto a centre square waits this long for a press: it may be the first half of
-/// the kings-in-the-centre result gesture.
+/// the kings-in-the-centre result gesture. A gesture whose other king has not moved yet
+/// waits as long a calm (the players may still move it).
 const CENTRE_KING_WAIT_MS: u64 = 2000;
 /// How long a move completed by a press may still be corrected by a late board report.
 const PRESS_CORRECTION_MS: u64 = 1000;

@@ -396,6 +396,61 @@ fn kings_in_the_centre_signal_a_result_and_are_never_a_move() {
     ));
 }
 
+/// The black king stands on d5 already when the players signal a draw (protocol §4.5: one
+/// king on a light centre square, one on a dark one): the white king goes to e4 — for a
+/// moment the kings stand on two light squares, 1-0 — and then the black king to e5. The
+/// gesture is read once the kings have stood still long enough for the second to have been
+/// moved: ½-½, never 1-0 (alert-pace seed 83 read 1-0 at every pace).
+#[test]
+fn a_kings_gesture_with_one_king_in_the_centre_already_waits_for_the_other() {
+    for (e5_after, result) in [
+        (Some(700), GameResult::Drawn),
+        (None, GameResult::WhiteWins),
+    ] {
+        let mut b = Board::from_fen("8/8/8/3k4/B7/5n2/4p3/6K1 w - - 2 55", "");
+        b.lift("g1").wait(400).put("e4", 'K');
+        if let Some(ms) = e5_after {
+            b.wait(ms).lift("d5").wait(500).put("e5", 'k');
+        }
+        b.wait(4000);
+        let ev = b.run();
+        let gestures = alert_of(&ev, AlertKind::ResultGesture);
+        assert_eq!(gestures.len(), 1, "{gestures:?}");
+        assert_eq!(
+            ends(&ev),
+            [(result.to_string(), "result_gesture".to_string())],
+            "{e5_after:?}"
+        );
+        assert_eq!(move_events(&ev), 0);
+    }
+}
+
+/// After a game ended by rule (here a dead position, 5.2.2: K+B v K) the players may still
+/// signal the result with the kings (protocol §4.5). The first king put on a centre square
+/// is one legal move from the final position, but it is half of the gesture, not play
+/// going on: no `move_after_game_end` when the other king follows (alert-pace careful seeds
+/// 361 and 2248 raised one at `intervene`). A king that stays alone there is play going on.
+#[test]
+fn a_kings_gesture_after_a_rule_end_is_no_move_after_the_end() {
+    for second_king in [true, false] {
+        let mut b = Board::from_fen("8/8/8/2k5/8/3K4/1p6/B7 w - - 0 1", "");
+        b.lift("b2").lift("a1").wait(300).put("b2", 'B').wait(1000);
+        b.lift("c5").wait(400).put("d5", 'k');
+        if second_king {
+            b.wait(700).lift("d3").wait(400).put("d4", 'K');
+        }
+        b.wait(4000);
+        let ev = b.run();
+        assert_eq!(
+            ends(&ev),
+            [("1/2-1/2".to_string(), "dead_position".to_string())]
+        );
+        assert_eq!(moves(&ev), ["a1b2"]);
+        let after = alert_of(&ev, AlertKind::MoveAfterGameEnd);
+        assert_eq!(after.len(), usize::from(!second_king), "{after:?}");
+    }
+}
+
 #[test]
 fn a_magic_piece_signals_a_draw() {
     let mut b = started();

@@ -413,6 +413,28 @@ fn l17_s15_starting_and_pausing_the_clock_are_no_offence() {
     }
 }
 
+/// A clock whose time ran out blocks at zero by itself (protocol §3.4, 0x10: the final
+/// flag): nobody stopped it, so there is no `clock_stopped` (6.11.2: a player stops it to
+/// call the arbiter) — the flag is the arbiter's business (`flag_fall`, 6.8). Time-scramble
+/// games of `verify --alerts` raised both at the flag's reading.
+#[test]
+fn a_clock_blocked_at_its_final_flag_was_not_stopped_by_anyone() {
+    for edition in EDITIONS {
+        let mut b = Board::from_fen(
+            "r3k3/8/8/8/8/8/8/R3K3 w - - 0 1",
+            &format!(r#""edition": "{edition}""#),
+        );
+        b.start_clock(5).wait(300);
+        b.play(&[("a1", "a2", 'R'), ("a8", "a7", 'r')]);
+        b.tick().wait(1000);
+        b.flag(true, true).wait(3000);
+        let ev = b.run();
+        assert_eq!(moves(&ev), ["a1a2", "a8a7"]);
+        assert_eq!(severity(&one(&ev, AlertKind::FlagFall)), "intervene");
+        assert_eq!(alerts(&ev), [AlertKind::FlagFall], "{edition}");
+    }
+}
+
 /// A position, White's clock running, White's flag falls (final flag).
 fn flag_in(fen: &str, edition: &str) -> Vec<Event> {
     let mut b = Board::from_fen(fen, &format!(r#""edition": "{edition}""#));

@@ -9,14 +9,15 @@ use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Color, File, Move, Piece, Position, Role, Square, attacks};
 
 use crate::clock::{ClockSide, Dgt3000, FlagFall};
+use crate::game_end;
 use crate::game_script::{GameOutcome, ScriptError, fen_of, uci_of};
 use crate::prng::Prng;
 use crate::spec::{BoardSpec, HandlingRates, ResultGesture};
 use crate::surface::{codes_by_square, physical_codes, piece_code};
 use crate::time_control::{Category, TimeControl};
 use crate::truth::{
-    GameResult, Handling, Irregularity, IrregularityKind, PerformedGesture, ResultReason, Truth,
-    TruthMove,
+    ClockStop, ClockStopReason, GameOverBy, GameResult, Handling, Irregularity, IrregularityKind,
+    PerformedGesture, ResultReason, Truth, TruthMove,
 };
 
 /// A change on the surface: at `t_ms`, chess square `square` holds piece `code` (0 empty).
@@ -349,6 +350,8 @@ struct Planner<'a> {
     clock: Dgt3000,
     acts: Vec<ClockAct>,
     irregularities: Vec<Irregularity>,
+    /// Truth only: every stop of the clock by a hand and why.
+    clock_stops: Vec<ClockStop>,
     last_t: u64,
 }
 
@@ -416,6 +419,10 @@ impl Planner<'_> {
             // A period's flag (0x40): the clock runs on until the arbiter stops it.
             let t = flag_t + self.rng.range(2000, 5000);
             self.act(t, ClockActKind::Pause);
+            self.clock_stops.push(ClockStop {
+                t_ms: t,
+                reason: ClockStopReason::ArbiterAfterFlag,
+            });
         }
         let winner = !mover;
         // Laws 6.9: a draw if the opponent cannot checkmate by any series of legal moves
@@ -504,6 +511,7 @@ pub(crate) fn plan_game(spec: &BoardSpec) -> Result<Plan, ScriptError> {
         clock: Dgt3000::new(spec.time_control.clone(), first_side),
         acts: Vec::new(),
         irregularities: Vec::new(),
+        clock_stops: Vec::new(),
         last_t: 0,
     };
     let rates = spec.rates.clone();
@@ -695,12 +703,53 @@ pub(crate) fn plan_game(spec: &BoardSpec) -> Result<Plan, ScriptError> {
         }
     }
 
+    // Truth only (nothing drawn from the stream): when the game ended by the Laws — on the
+    // board (maybe before the players stopped playing), or by the flag.
+    let mut game_over = match game_end::first_end_on_board(&start, &moves[..truth_moves.len()]) {
+        Some(after_ply) => Some((
+            truth_moves[after_ply - 1].t_made_ms,
+            GameOverBy::OnBoard { after_ply },
+        )),
+        None if ended_by_flag => p
+            .irregularities
+            .iter()
+            .rev()
+            .find(|i| matches!(i.kind, IrregularityKind::FlagFall { .. }))
+            .map(|i| (i.t_ms, GameOverBy::Flag)),
+        None => None,
+    };
     let mut clock_paused_ms = None;
     if !ended_by_flag {
         // The players stop the clock when the game is over.
         let t = p.last_t.max(hands_free) + p.rng.range(1500, 4000);
+        let flags_before = p.clock.flag_falls().len();
         p.act(t, ClockActKind::Pause);
         clock_paused_ms = Some(t);
+        // A flag that fell while the players were done moving, before they stopped the
+        // clock: it really fell (and ended the game, unless it was over already).
+        let white_side = spec.white_clock_side;
+        let fallen: Vec<(u64, ClockSide, FlagFall)> = p.clock.flag_falls()[flags_before..].to_vec();
+        for (flag_t, side, kind) in fallen {
+            p.irregularities.push(Irregularity {
+                t_ms: flag_t,
+                ply: Some(truth_moves.len() + 1),
+                kind: IrregularityKind::FlagFall {
+                    white: side == white_side,
+                    final_flag: kind == FlagFall::Final,
+                    scripted: false,
+                },
+            });
+            game_over.get_or_insert((flag_t, GameOverBy::Flag));
+        }
+        // Not over by then: they ended it themselves (a resignation or an agreement the
+        // board cannot hear), and the clock stops then.
+        let reason = if game_over.is_some() {
+            ClockStopReason::AfterGameOver
+        } else {
+            ClockStopReason::PlayersEndedGame
+        };
+        game_over.get_or_insert((t, GameOverBy::Players));
+        p.clock_stops.push(ClockStop { t_ms: t, reason });
     } else if let Some(a) = p.acts.iter().rev().find(|a| a.kind == ClockActKind::Pause) {
         clock_paused_ms = Some(a.t_ms);
     }
@@ -718,9 +767,11 @@ pub(crate) fn plan_game(spec: &BoardSpec) -> Result<Plan, ScriptError> {
         });
         let t0 = p.last_t.max(hands_free) + p.rng.range(1000, 3000);
         let done = p.gesture(t0, spec.result_gesture, r.outcome);
+        game_over.get_or_insert((t0, GameOverBy::Players));
         gesture = Some(PerformedGesture {
             kind: spec.result_gesture,
             outcome: r.outcome,
+            t_start_ms: t0,
             t_ms: done,
         });
     }
@@ -739,6 +790,13 @@ pub(crate) fn plan_game(spec: &BoardSpec) -> Result<Plan, ScriptError> {
         result,
         gesture,
         clock_paused_ms,
+        // Without a clock there is nothing to stop.
+        clock_stops: if spec.clock_present {
+            p.clock_stops
+        } else {
+            Vec::new()
+        },
+        game_over,
         battery_low,
         final_fen: fen_of(&pos),
         final_board: physical_codes(&p.surface, spec.rotated),

@@ -28,6 +28,7 @@ pub mod truth;
 
 mod board;
 mod corpus;
+mod game_end;
 mod human;
 mod line;
 mod memory;
@@ -42,6 +43,6 @@ pub use spec::{BoardSpec, HandlingRates, IrregularityRates, Pace, ResultGesture}
 pub use surface::{chess_square, physical_index};
 pub use time_control::{Category, Period, TimeControl};
 pub use truth::{
-    GameResult, Handling, Irregularity, IrregularityKind, PerformedGesture, ResultReason, Truth,
-    TruthMove,
+    ClockStop, ClockStopReason, GameOverBy, GameResult, Handling, Irregularity, IrregularityKind,
+    PerformedGesture, ResultReason, Truth, TruthMove,
 };

@@ -122,8 +122,45 @@ pub struct GameResult {
 pub struct PerformedGesture {
     pub kind: ResultGesture,
     pub outcome: GameOutcome,
+    /// When the first piece of the gesture was lifted.
+    pub t_start_ms: u64,
     /// When the gesture was complete on the board.
     pub t_ms: u64,
+}
+
+/// Why the clock was stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClockStopReason {
+    /// The players ended the game themselves — a resignation or an agreed draw (5.1.2,
+    /// 5.2.3), spoken, which the board cannot hear — and stopped the clock. The game is not
+    /// over on the board: the arbiter has a result to learn.
+    PlayersEndedGame,
+    /// The game was over already — on the board (checkmate, stalemate, a dead position:
+    /// 5.1.1, 5.2.1, 5.2.2) or by a flag (6.9; a final flag's clock stands still already)
+    /// — and the players stopped the clock afterwards.
+    AfterGameOver,
+    /// A period's flag fell and the clock ran on; the arbiter stopped it (6.8, 6.11.1).
+    ArbiterAfterFlag,
+}
+
+/// How the game ended, by the Laws (not as the players saw it: they may play on).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GameOverBy {
+    /// Over on the board after this ply: checkmate, stalemate, or a dead position (5.1.1,
+    /// 5.2.1, 5.2.2), found a few plies deep — more than the players notice.
+    OnBoard { after_ply: usize },
+    /// A flag fell (6.9).
+    Flag,
+    /// The players ended it themselves (a resignation or an agreed draw the board cannot
+    /// hear, 5.1.2, 5.2.3): when they stopped the clock.
+    Players,
+}
+
+/// The clock stopped by a hand (Start/Stop), not by itself at a final flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClockStop {
+    pub t_ms: u64,
+    pub reason: ClockStopReason,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,6 +179,12 @@ pub struct Truth {
     pub gesture: Option<PerformedGesture>,
     /// When the clock was stopped at the end (Start/Stop), if it was.
     pub clock_paused_ms: Option<u64>,
+    /// Every stop of the clock by a hand, with its reason, in time order.
+    pub clock_stops: Vec<ClockStop>,
+    /// When and how the game ended by the Laws: the move that ended it on the board made,
+    /// the flag fallen, or the players' own end (the clock stopped, or the result gesture
+    /// begun if they did not stop it). `None`: it never ended.
+    pub game_over: Option<(u64, GameOverBy)>,
     pub battery_low: bool,
     /// The FEN after the last move.
     pub final_fen: String,

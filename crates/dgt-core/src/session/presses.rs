@@ -100,7 +100,17 @@ impl Session {
                 );
             }
         }
-        if obs.stopped && self.playing().is_some_and(|g| g.plies() > 0) {
+        // A display whose time ran out blocks the clock at zero by itself (protocol §3.4,
+        // 0x10), in the reading that shows its final flag: nobody stopped it, and the flag
+        // is judged on its own (6.8).
+        let blocked_by_flag = obs.new_flags.iter().any(|&side| {
+            let shown = match side {
+                ClockSide::Left => times.left,
+                ClockSide::Right => times.right,
+            };
+            shown.final_flag
+        });
+        if obs.stopped && !blocked_by_flag && self.playing().is_some_and(|g| g.plies() > 0) {
             let a = self.alert(
                 AlertKind::ClockStopped,
                 // 6.11 (2005 6.13): a player stops the clock only to call the arbiter.

@@ -74,6 +74,19 @@ impl Session {
             // Only the kings' gesture puts a king in the centre; a magic piece is a gesture
             // of its own (protocol §4.5).
             let kings = placement.magic.is_empty();
+            // One king still where it stood in the game: only the other has been put in the
+            // centre yet, and its player may still move the first to the square the result
+            // needs (a draw from a king on d5: the white king to e4 — two light squares,
+            // 1-0, for a moment — then the black king to e5). Read once both stood still.
+            let one_king_unmoved = kings
+                && [Color::White, Color::Black]
+                    .into_iter()
+                    .any(|c| placement.board.king_of(c) == game.current().board().king_of(c));
+            let calm_at = self.last_change + CENTRE_KING_WAIT_MS;
+            if one_king_unmoved && t < calm_at {
+                self.timers.set(Timer::Settle, calm_at);
+                return None;
+            }
             return Some(Reading::Gesture { result, how, kings });
         }
         let interp = match reconstruct::interpret(game, &placement.board, depth) {

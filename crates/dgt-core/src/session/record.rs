@@ -308,6 +308,15 @@ impl Session {
         let Some(m) = reconstruct::one_move_to(g.current(), &placement) else {
             return;
         };
+        // Players signal the result with the kings after an end by rule too (protocol §4.5):
+        // the first king put on a centre square — whatever stood there pushed off — is half
+        // of the gesture until the board has stayed so as long as a king move onto the
+        // centre waits; the other king following makes it no move.
+        let calm_at = self.last_change + CENTRE_KING_WAIT_MS;
+        if reconstruct::king_to_centre(g.current(), &m, true) && t < calm_at {
+            self.timers.set(Timer::Settle, calm_at);
+            return;
+        }
         let san = shakmaty::san::SanPlus::from_move(g.current().clone(), m).to_string();
         let why = reason.words();
         let ply = g.plies();

@@ -126,6 +126,21 @@ fn a_knocked_piece_put_back_within_the_time_raises_nothing() {
     }
 }
 
+/// A press made while the moved piece, badly centred, flickers on its new square finds the
+/// board showing only the square the piece left: the move is in hand or not yet reported
+/// (protocol §4.1), and the press looks again until the board reports where it landed,
+/// within the press's bound — not an illegal move (blitz seeds 521, 804, 993, 1414, 1543,
+/// 1903, 1908: the destination toggled 3–4 times for up to ~750 ms after the placement).
+#[test]
+fn a_press_with_the_moved_piece_not_yet_reported_waits_for_it() {
+    use dgt_arbiter::verify_alerts::alert_spec;
+    let (pace, _, control) = PACES[1];
+    for seed in [521, 804, 993, 1414, 1543, 1903, 1908] {
+        let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
+        assert_read_exactly_without(&game, seed, dgt_core::AlertKind::IllegalMove);
+    }
+}
+
 /// Plays an emulated game through the core (pending timers fired at the end): every move
 /// read exactly as the truth has it, and no alert of kind `forbidden`.
 fn assert_read_exactly_without(

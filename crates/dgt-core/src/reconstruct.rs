@@ -26,7 +26,7 @@ mod setup;
 pub use illegal::{IllegalStep, illegal_step, position_after_illegal, step_explains};
 pub use in_hand::{
     capture_in_hand, castling_in_hand, one_move_with_pieces_off, one_move_with_reply_in_hand,
-    only_opponent_changed, slide_prefix,
+    only_opponent_changed, piece_in_hand, slide_prefix,
 };
 pub use search::{find_path, find_path_with, legal_moves, one_move_to};
 pub use setup::{FenError, edited, position_from_fen, role_name, start_position, wrong_setup};

@@ -270,6 +270,12 @@ impl Session {
             // to ~400 ms after the piece lands, later while it flickers (protocol §4.1). The
             // king's slide square shown on the way (Kd8 for O-O-O) is no move.
             || reconstruct::castling_in_hand(g.current(), shown).is_some()
+            // Only a piece of the presser off the board, one that can move: the move was
+            // made, and the square it landed on is not reported yet — a change up to ~400 ms
+            // late, and not while the piece flickers on a badly centred square (protocol
+            // §4.1: blitz seed 521, a6-a7 pressed with a7 toggling for ~700 ms). Past the
+            // bound, pressing with the piece in hand is judged as it stands (7.5.3).
+            || reconstruct::piece_in_hand(g.current(), shown).is_some()
     }
 
     pub(super) fn record_handling(&mut self, t: u64, physical: usize, before: u8) {

@@ -89,6 +89,36 @@ fn rook_first_castling_is_visible_only_a_report_ahead_of_the_king() {
     assert!(seen(15, 33));
 }
 
+/// A two-handed castling counts as visible only when a board report showed the king and the
+/// rook off the board together (none of the four squares occupied): the board reads the
+/// back rank once a scan, so a castling made between two reads shows only its final
+/// position, as a one-handed one does. Scramble seed 31, ply 25 (d1, c1 filled, e1, a1
+/// emptied in one report) and seed 112, ply 26 (the same on the eighth rank): not visible.
+/// Seed 22, ply 31: a1 and e1 emptied in one report, c1 and d1 filled in the next: visible.
+#[test]
+fn two_handed_castling_is_visible_only_with_both_pieces_reported_off() {
+    use dgt_arbiter::verify_alerts::{alert_spec, castling_both_off_reported};
+    let (pace, _, control) = PACES[2];
+    let seen = |seed: u64, ply: usize| {
+        let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
+        let m = game
+            .truth
+            .moves
+            .iter()
+            .find(|m| m.ply == ply)
+            .expect("the ply was played");
+        assert_eq!(
+            m.handling,
+            dgt_emulator::Handling::CastleTwoHanded,
+            "seed {seed} ply {ply}"
+        );
+        castling_both_off_reported(&game, m)
+    };
+    assert!(!seen(31, 25));
+    assert!(!seen(112, 26));
+    assert!(seen(22, 31));
+}
+
 /// A press judged only when the opponent's press overtook it came before that press: it
 /// completed the presser's move before the opponent's reply, not the presser's next move
 /// made after it (D60). Scramble seeds 446, 503, 564: a move made right after the
@@ -139,6 +169,19 @@ fn a_press_with_the_moved_piece_not_yet_reported_waits_for_it() {
         let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
         assert_read_exactly_without(&game, seed, dgt_core::AlertKind::IllegalMove);
     }
+}
+
+/// The first move's piece reported on its square before the first press, then toggling on
+/// it (badly centred, protocol §4.1) until after the press was looked at: the press
+/// completed the move — the piece's first landing counts, not the last report of it. Careful
+/// seed 22713 (a2-a3): read as a press that only started the clock, it turned the clock's
+/// sides round, and every later press read as a press without a move (32 false alerts).
+#[test]
+fn a_first_move_flickering_on_its_square_was_made_before_the_press() {
+    use dgt_arbiter::verify_alerts::alert_spec;
+    let (pace, _, control) = PACES[0];
+    let game = dgt_emulator::generate_game(alert_spec(22713, pace, control));
+    assert_read_exactly_without(&game, 22713, dgt_core::AlertKind::ClockPressedWithoutMove);
 }
 
 /// Plays an emulated game through the core (pending timers fired at the end): every move

@@ -128,12 +128,14 @@ impl HandlingLog {
             .filter(move |h| h.t_ms > since && h.t_ms <= until)
     }
 
-    /// When the board last reported a piece of `color` put on `square`, if it did.
-    pub fn last_put_on(&self, square: Square, color: Color) -> Option<u64> {
+    /// When the board first reported a piece of `color` put on `square` at or after `since`,
+    /// if it did.
+    pub fn first_put_on_since(&self, square: Square, color: Color, since: u64) -> Option<u64> {
         self.entries
             .iter()
-            .rev()
-            .find(|h| h.square == square && h.after.is_some_and(|p| p.color == color))
+            .find(|h| {
+                h.t_ms >= since && h.square == square && h.after.is_some_and(|p| p.color == color)
+            })
             .map(|h| h.t_ms)
     }
 

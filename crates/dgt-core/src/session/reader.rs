@@ -127,7 +127,12 @@ impl Session {
         // within ~50 ms of the placement — so look once more: a press read as a start too
         // early would turn the clock's sides round and credit every later press to the
         // wrong player. A first move whose piece the board reported landing later than that
-        // after the press was made after it: the press only started the clock.
+        // after the press was made after it: the press only started the clock. Its first
+        // landing after the lift counts, not its last: a badly centred piece toggles on its
+        // square after it lands (protocol §4.1), and the square read again after the press
+        // is no later move (careful seed 22713: a2-a3 reported on a3 before the press, then
+        // off and on again ~450 ms after it; the clock's sides were turned round and every
+        // later press read as a press without a move).
         if g.plies() == 0 && self.reader.last_ahead.is_none() && interp == Interpretation::Same {
             let reading = if final_look {
                 PressReading::ClockStarted
@@ -141,7 +146,14 @@ impl Session {
             && let Interpretation::Ahead(path) = &interp
             && self
                 .handling
-                .last_put_on(path[0].to(), mover)
+                .first_put_on_since(
+                    path[0].to(),
+                    mover,
+                    path[0]
+                        .from()
+                        .and_then(|from| self.handling.last_change_on(&[from]))
+                        .unwrap_or(0),
+                )
                 .is_some_and(|landed| landed > self.press_seen_at + REPORT_LAG_MS)
         {
             return Some((mover, PressReading::ClockStarted));

@@ -286,8 +286,11 @@ impl Session {
             // made, and the square it landed on is not reported yet — a change up to ~400 ms
             // late, and not while the piece flickers on a badly centred square (protocol
             // §4.1: blitz seed 521, a6-a7 pressed with a7 toggling for ~700 ms). Past the
-            // bound, pressing with the piece in hand is judged as it stands (7.5.3).
-            || reconstruct::piece_in_hand(g.current(), shown).is_some()
+            // bound, pressing with the piece in hand is judged as it stands (7.5.3). Not at
+            // the first move: there a landing reported late reads as a move made after a
+            // press that only started the clock (D62), and a flicker hiding it would turn
+            // the clock's sides round for the whole game (blitz seed 1908).
+            || (g.plies() > 0 && reconstruct::piece_in_hand(g.current(), shown).is_some())
     }
 
     pub(super) fn record_handling(&mut self, t: u64, physical: usize, before: u8) {

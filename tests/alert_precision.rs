@@ -189,6 +189,19 @@ fn a_first_move_flickering_on_its_square_was_made_before_the_press() {
     assert_read_exactly_without(&game, 22713, dgt_core::AlertKind::ClockPressedWithoutMove);
 }
 
+/// A rook knocked over (or touched) and put back on its square, then castling begun with the
+/// king: not castling begun with the rook (careful seed 20025, ply 17: h1 down 1.8 s during
+/// White's turn; seed 23427, ply 50: a8 off for 2.4 s).
+#[test]
+fn a_rook_put_back_before_a_king_first_castling_is_not_rook_first() {
+    use dgt_arbiter::verify_alerts::alert_spec;
+    let (pace, _, control) = PACES[0];
+    for seed in [20025, 23427] {
+        let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
+        assert_read_exactly_without(&game, seed, dgt_core::AlertKind::CastlingRookFirst);
+    }
+}
+
 /// Plays an emulated game through the core (pending timers fired at the end): every move
 /// read exactly as the truth has it, and no alert of kind `forbidden`.
 fn assert_read_exactly_without(

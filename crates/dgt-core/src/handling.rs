@@ -314,6 +314,15 @@ impl HandlingLog {
                 .is_some_and(|k| {
                     k.t_ms > first.t_ms + ONE_REPORT_MS
                         && (!two_hands || k.t_ms > first.t_ms + scan + ONE_REPORT_MS)
+                        // The rook put back on its square before the king was lifted (knocked
+                        // over, or touched and put back): the castling itself began with the
+                        // king. A touch put back is no more than the board can hear (4.2.1).
+                        && !changes.iter().any(|h| {
+                            h.square == *rook
+                                && h.after == first.before
+                                && h.t_ms > first.t_ms
+                                && h.t_ms <= k.t_ms
+                        })
                 })
         {
             out.insert(rook_first_at, Signal::CastlingRookFirst { rook: *rook });
@@ -499,6 +508,27 @@ mod tests {
             });
         }
         let s = log.signals(Color::White, &m, 0, 1000, HandlingThresholds::default());
+        assert!(s.is_empty(), "{s:?}");
+
+        // The rook knocked over and put back on h1, then castling begun with the king
+        // (careful seeds 20025, 23427): not castling begun with the rook.
+        let mut log = HandlingLog::default();
+        for (t_ms, square, before, after) in [
+            (100, Square::H1, wr, None),
+            (1900, Square::H1, None, wr),
+            (2300, Square::E1, wk, None),
+            (2500, Square::G1, None, wk),
+            (2700, Square::H1, wr, None),
+            (2900, Square::F1, None, wr),
+        ] {
+            log.record(Handling {
+                t_ms,
+                square,
+                before,
+                after,
+            });
+        }
+        let s = log.signals(Color::White, &m, 0, 3000, HandlingThresholds::default());
         assert!(s.is_empty(), "{s:?}");
     }
 

@@ -306,7 +306,17 @@ impl HandlingLog {
         if let Move::Castle { rook, king } = m
             && m.castling_side()
                 .is_some_and(|side| side.king_to(mover) != *king)
-            && let Some(first) = changes.iter().find(|h| own(h.before) && h.after.is_none())
+            // The first own piece lifted and not put back on its square: a piece knocked over
+            // (or touched) and put back, the rook too, did not begin the castling — a touch
+            // put back is all the board shows of it, and it cannot hear "j'adoube" (4.2.1).
+            && let Some(first) = changes.iter().enumerate().find_map(|(i, h)| {
+                (own(h.before)
+                    && h.after.is_none()
+                    && !changes[i + 1..]
+                        .iter()
+                        .any(|b| b.square == h.square && b.after == h.before))
+                    .then_some(*h)
+            })
             && first.square == *rook
             && changes
                 .iter()
@@ -314,15 +324,6 @@ impl HandlingLog {
                 .is_some_and(|k| {
                     k.t_ms > first.t_ms + ONE_REPORT_MS
                         && (!two_hands || k.t_ms > first.t_ms + scan + ONE_REPORT_MS)
-                        // The rook put back on its square before the king was lifted (knocked
-                        // over, or touched and put back): the castling itself began with the
-                        // king. A touch put back is no more than the board can hear (4.2.1).
-                        && !changes.iter().any(|h| {
-                            h.square == *rook
-                                && h.after == first.before
-                                && h.t_ms > first.t_ms
-                                && h.t_ms <= k.t_ms
-                        })
                 })
         {
             out.insert(rook_first_at, Signal::CastlingRookFirst { rook: *rook });
@@ -530,6 +531,26 @@ mod tests {
         }
         let s = log.signals(Color::White, &m, 0, 3000, HandlingThresholds::default());
         assert!(s.is_empty(), "{s:?}");
+
+        // The rook knocked over and put back, then castling begun with the rook after all.
+        let mut log = HandlingLog::default();
+        for (t_ms, square, before, after) in [
+            (100, Square::H1, wr, None),
+            (1900, Square::H1, None, wr),
+            (2300, Square::H1, wr, None),
+            (2500, Square::F1, None, wr),
+            (2700, Square::E1, wk, None),
+            (2900, Square::G1, None, wk),
+        ] {
+            log.record(Handling {
+                t_ms,
+                square,
+                before,
+                after,
+            });
+        }
+        let s = log.signals(Color::White, &m, 0, 3000, HandlingThresholds::default());
+        assert_eq!(s, vec![Signal::CastlingRookFirst { rook: Square::H1 }]);
     }
 
     #[test]

@@ -144,13 +144,15 @@ pub fn alert_spec(seed: u64, pace: Pace, time_control: &str) -> dgt_emulator::Bo
 /// Whether the board can see the irregularity of `m` at all: a capture's two lifts within
 /// 0–80 ms look exactly like a one-handed capture made with the capturer in hand (the board
 /// reports squares per scan, ~200–250 ms, and one hand may hold both pieces), so two-handed
-/// captures are not visible; castling with both pieces off the board at once, a rook lifted
-/// a scan before the king (see [`rook_lift_reported_first`]), a piece off its square for
-/// 400 ms or more, are.
+/// captures are not visible; castling with both pieces off the board at once (see
+/// [`castling_both_off_reported`]), a rook lifted a scan before the king (see
+/// [`rook_lift_reported_first`]), a piece off its square for 400 ms or more, are.
 pub fn visible(kind: AlertKind, m: &dgt_emulator::TruthMove, game: &GeneratedGame) -> bool {
     use dgt_emulator::Handling;
     match kind {
-        AlertKind::TwoHandedMove => m.handling == Handling::CastleTwoHanded,
+        AlertKind::TwoHandedMove => {
+            m.handling == Handling::CastleTwoHanded && castling_both_off_reported(game, m)
+        }
         AlertKind::CastlingRookFirst => rook_lift_reported_first(game, m),
         _ => true,
     }
@@ -168,45 +170,107 @@ const ONE_REPORT_MS: u64 = 60;
 /// board cannot tell which piece was touched first. Not a standard castling (Chess960 from
 /// other squares): counted as visible.
 pub fn rook_lift_reported_first(game: &GeneratedGame, m: &dgt_emulator::TruthMove) -> bool {
-    use dgt_protocol::{BoardMessage, Decoded, Decoder, LineMode};
-    use shakmaty::{File, Square};
-    let (Some(king), Some(to)) = (
-        m.uci.get(0..2).and_then(|s| s.parse::<Square>().ok()),
-        m.uci.get(2..4).and_then(|s| s.parse::<Square>().ok()),
-    ) else {
+    let Some([king, rook, ..]) = castling_squares(m) else {
         return true;
     };
-    if king.file() != File::E {
-        return true;
-    }
-    let rook_file = match to.file() {
-        File::G => File::H,
-        File::C => File::A,
-        _ => return true,
-    };
-    let rook = Square::from_coords(rook_file, king.rank());
     let (mut rook_off, mut king_off) = (None, None);
-    let mut decoder = Decoder::new(LineMode::Single);
-    for t in game.traffic.iter().filter(|t| {
-        t.dir == dgt_emulator::Dir::Rx
-            && t.t_ms + 50 >= m.t_touch_ms
-            && t.t_ms <= m.t_made_ms + 1000
-    }) {
-        for d in decoder.decode(&t.bytes) {
-            if let Decoded::Message(BoardMessage::FieldUpdate { square, piece: 0 }) = d {
-                let sq = dgt_emulator::chess_square(square as usize, game.truth.rotated);
-                if sq == rook && rook_off.is_none() {
-                    rook_off = Some(t.t_ms);
-                } else if sq == king && king_off.is_none() {
-                    king_off = Some(t.t_ms);
-                }
-            }
+    for (t, sq, piece) in field_updates_around(game, m) {
+        if piece != 0 {
+            continue;
+        }
+        if sq == rook && rook_off.is_none() {
+            rook_off = Some(t);
+        } else if sq == king && king_off.is_none() {
+            king_off = Some(t);
         }
     }
     match (rook_off, king_off) {
         (Some(r), Some(k)) => k > r + ONE_REPORT_MS,
         _ => true,
     }
+}
+
+/// Whether a board report showed the king and the rook of a castling off the board
+/// together: after some report, none of the four squares of the castling (the king's and
+/// the rook's, where each goes) holds a piece. That is the only trace two hands leave. The
+/// board reads each square once per scan (~200–250 ms; e1–h1 within ~10 ms of each other,
+/// protocol §1.1), so it sees a sequence of snapshots of the back rank: a two-handed
+/// castling made between two reads of the rank (both lifts and both placements within one
+/// scan, common in a time scramble where the whole castling takes 60–210 ms) shows only
+/// the final position, exactly as a one-handed castling made within one scan; one whose
+/// last lift and first placement fall between the same two reads shows the king off (or
+/// on its new square) with the rook in place, then both moved — again what one hand shows.
+/// Neither can be told from one hand. Not a standard castling (Chess960 from other
+/// squares): counted as visible.
+pub fn castling_both_off_reported(game: &GeneratedGame, m: &dgt_emulator::TruthMove) -> bool {
+    let Some(squares) = castling_squares(m) else {
+        return true;
+    };
+    // Which of the four squares hold a piece, as the reports show them; a report is the
+    // updates that arrive within `ONE_REPORT_MS` of its first.
+    let mut occupied = [true, true, false, false];
+    let mut report_start: Option<u64> = None;
+    let all_off = |o: &[bool; 4]| o.iter().all(|&x| !x);
+    for (t, sq, piece) in field_updates_around(game, m) {
+        if report_start.is_some_and(|r| t > r + ONE_REPORT_MS) {
+            if all_off(&occupied) {
+                return true;
+            }
+            report_start = None;
+        }
+        if let Some(i) = squares.iter().position(|&s| s == sq) {
+            report_start.get_or_insert(t);
+            occupied[i] = piece != 0;
+        }
+    }
+    report_start.is_some() && all_off(&occupied)
+}
+
+/// The king's square, the rook's, the king's destination and the rook's, for a standard
+/// castling (the king on the e-file).
+fn castling_squares(m: &dgt_emulator::TruthMove) -> Option<[shakmaty::Square; 4]> {
+    use shakmaty::{File, Square};
+    let king = m.uci.get(0..2)?.parse::<Square>().ok()?;
+    let to = m.uci.get(2..4)?.parse::<Square>().ok()?;
+    if king.file() != File::E {
+        return None;
+    }
+    let (rook_file, rook_to_file) = match to.file() {
+        File::G => (File::H, File::F),
+        File::C => (File::A, File::D),
+        _ => return None,
+    };
+    let rank = king.rank();
+    Some([
+        king,
+        Square::from_coords(rook_file, rank),
+        to,
+        Square::from_coords(rook_to_file, rank),
+    ])
+}
+
+/// The board's field updates (time, square, piece code) from just before `m` was first
+/// touched until a second after it was made.
+fn field_updates_around(
+    game: &GeneratedGame,
+    m: &dgt_emulator::TruthMove,
+) -> Vec<(u64, shakmaty::Square, u8)> {
+    use dgt_protocol::{BoardMessage, Decoded, Decoder, LineMode};
+    let mut decoder = Decoder::new(LineMode::Single);
+    let mut out = Vec::new();
+    for t in game.traffic.iter().filter(|t| {
+        t.dir == dgt_emulator::Dir::Rx
+            && t.t_ms + 50 >= m.t_touch_ms
+            && t.t_ms <= m.t_made_ms + 1000
+    }) {
+        for d in decoder.decode(&t.bytes) {
+            if let Decoded::Message(BoardMessage::FieldUpdate { square, piece }) = d {
+                let sq = dgt_emulator::chess_square(square as usize, game.truth.rotated);
+                out.push((t.t_ms, sq, piece));
+            }
+        }
+    }
+    out
 }
 
 /// One thing that really happened at the board, as an alert of some kind should report it.

@@ -97,6 +97,36 @@ fn rook_first_castling_is_visible_only_a_report_ahead_of_the_king() {
     assert!(seen(15, 33));
 }
 
+/// A two-handed castling counts as visible only when a board report showed the king and the
+/// rook off the board together (none of the four squares occupied): the board reads the
+/// back rank once a scan, so a castling made between two reads shows only its final
+/// position, as a one-handed one does. Scramble seed 31, ply 25 (d1, c1 filled, e1, a1
+/// emptied in one report) and seed 112, ply 26 (the same on the eighth rank): not visible.
+/// Seed 22, ply 31: a1 and e1 emptied in one report, c1 and d1 filled in the next: visible.
+#[test]
+fn two_handed_castling_is_visible_only_with_both_pieces_reported_off() {
+    use dgt_arbiter::verify_alerts::{alert_spec, castling_both_off_reported};
+    let (pace, _, control) = PACES[2];
+    let seen = |seed: u64, ply: usize| {
+        let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
+        let m = game
+            .truth
+            .moves
+            .iter()
+            .find(|m| m.ply == ply)
+            .expect("the ply was played");
+        assert_eq!(
+            m.handling,
+            dgt_emulator::Handling::CastleTwoHanded,
+            "seed {seed} ply {ply}"
+        );
+        castling_both_off_reported(&game, m)
+    };
+    assert!(!seen(31, 25));
+    assert!(!seen(112, 26));
+    assert!(seen(22, 31));
+}
+
 /// A press judged only when the opponent's press overtook it came before that press: it
 /// completed the presser's move before the opponent's reply, not the presser's next move
 /// made after it (D60). Scramble seeds 446, 503, 564: a move made right after the
@@ -131,6 +161,52 @@ fn a_knocked_piece_put_back_within_the_time_raises_nothing() {
             "seed {seed}: a piece knocked over for nearly 3 s"
         );
         assert_read_exactly_without(&game, seed, dgt_core::AlertKind::IllegalPosition);
+    }
+}
+
+/// A press made while the moved piece, badly centred, flickers on its new square finds the
+/// board showing only the square the piece left: the move is in hand or not yet reported
+/// (protocol §4.1), and the press looks again until the board reports where it landed,
+/// within the press's bound — not an illegal move (blitz seeds 521, 804, 993, 1414, 1543,
+/// 1903: the destination toggled 3–4 times for up to ~750 ms after the placement). Not at
+/// the first move (blitz seed 1908, c2-c4): a landing seen late there reads as a move made
+/// after a press that only started the clock (D62), which would turn the clock's sides
+/// round and make every later press a press without a move.
+#[test]
+fn a_press_with_the_moved_piece_not_yet_reported_waits_for_it() {
+    use dgt_arbiter::verify_alerts::alert_spec;
+    let (pace, _, control) = PACES[1];
+    for seed in [521, 804, 993, 1414, 1543, 1903] {
+        let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
+        assert_read_exactly_without(&game, seed, dgt_core::AlertKind::IllegalMove);
+    }
+    let game = dgt_emulator::generate_game(alert_spec(1908, pace, control));
+    assert_read_exactly_without(&game, 1908, dgt_core::AlertKind::ClockPressedWithoutMove);
+}
+
+/// The first move's piece reported on its square before the first press, then toggling on
+/// it (badly centred, protocol §4.1) until after the press was looked at: the press
+/// completed the move — the piece's first landing counts, not the last report of it. Careful
+/// seed 22713 (a2-a3): read as a press that only started the clock, it turned the clock's
+/// sides round, and every later press read as a press without a move (32 false alerts).
+#[test]
+fn a_first_move_flickering_on_its_square_was_made_before_the_press() {
+    use dgt_arbiter::verify_alerts::alert_spec;
+    let (pace, _, control) = PACES[0];
+    let game = dgt_emulator::generate_game(alert_spec(22713, pace, control));
+    assert_read_exactly_without(&game, 22713, dgt_core::AlertKind::ClockPressedWithoutMove);
+}
+
+/// A rook knocked over (or touched) and put back on its square, then castling begun with the
+/// king: not castling begun with the rook (careful seed 20025, ply 17: h1 down 1.8 s during
+/// White's turn; seed 23427, ply 50: a8 off for 2.4 s).
+#[test]
+fn a_rook_put_back_before_a_king_first_castling_is_not_rook_first() {
+    use dgt_arbiter::verify_alerts::alert_spec;
+    let (pace, _, control) = PACES[0];
+    for seed in [20025, 23427] {
+        let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
+        assert_read_exactly_without(&game, seed, dgt_core::AlertKind::CastlingRookFirst);
     }
 }
 

@@ -128,12 +128,14 @@ impl HandlingLog {
             .filter(move |h| h.t_ms > since && h.t_ms <= until)
     }
 
-    /// When the board last reported a piece of `color` put on `square`, if it did.
-    pub fn last_put_on(&self, square: Square, color: Color) -> Option<u64> {
+    /// When the board first reported a piece of `color` put on `square` at or after `since`,
+    /// if it did.
+    pub fn first_put_on_since(&self, square: Square, color: Color, since: u64) -> Option<u64> {
         self.entries
             .iter()
-            .rev()
-            .find(|h| h.square == square && h.after.is_some_and(|p| p.color == color))
+            .find(|h| {
+                h.t_ms >= since && h.square == square && h.after.is_some_and(|p| p.color == color)
+            })
             .map(|h| h.t_ms)
     }
 
@@ -304,7 +306,17 @@ impl HandlingLog {
         if let Move::Castle { rook, king } = m
             && m.castling_side()
                 .is_some_and(|side| side.king_to(mover) != *king)
-            && let Some(first) = changes.iter().find(|h| own(h.before) && h.after.is_none())
+            // The first own piece lifted and not put back on its square: a piece knocked over
+            // (or touched) and put back, the rook too, did not begin the castling — a touch
+            // put back is all the board shows of it, and it cannot hear "j'adoube" (4.2.1).
+            && let Some(first) = changes.iter().enumerate().find_map(|(i, h)| {
+                (own(h.before)
+                    && h.after.is_none()
+                    && !changes[i + 1..]
+                        .iter()
+                        .any(|b| b.square == h.square && b.after == h.before))
+                    .then_some(*h)
+            })
             && first.square == *rook
             && changes
                 .iter()
@@ -498,6 +510,47 @@ mod tests {
         }
         let s = log.signals(Color::White, &m, 0, 1000, HandlingThresholds::default());
         assert!(s.is_empty(), "{s:?}");
+
+        // The rook knocked over and put back on h1, then castling begun with the king
+        // (careful seeds 20025, 23427): not castling begun with the rook.
+        let mut log = HandlingLog::default();
+        for (t_ms, square, before, after) in [
+            (100, Square::H1, wr, None),
+            (1900, Square::H1, None, wr),
+            (2300, Square::E1, wk, None),
+            (2500, Square::G1, None, wk),
+            (2700, Square::H1, wr, None),
+            (2900, Square::F1, None, wr),
+        ] {
+            log.record(Handling {
+                t_ms,
+                square,
+                before,
+                after,
+            });
+        }
+        let s = log.signals(Color::White, &m, 0, 3000, HandlingThresholds::default());
+        assert!(s.is_empty(), "{s:?}");
+
+        // The rook knocked over and put back, then castling begun with the rook after all.
+        let mut log = HandlingLog::default();
+        for (t_ms, square, before, after) in [
+            (100, Square::H1, wr, None),
+            (1900, Square::H1, None, wr),
+            (2300, Square::H1, wr, None),
+            (2500, Square::F1, None, wr),
+            (2700, Square::E1, wk, None),
+            (2900, Square::G1, None, wk),
+        ] {
+            log.record(Handling {
+                t_ms,
+                square,
+                before,
+                after,
+            });
+        }
+        let s = log.signals(Color::White, &m, 0, 3000, HandlingThresholds::default());
+        assert_eq!(s, vec![Signal::CastlingRookFirst { rook: Square::H1 }]);
     }
 
     #[test]

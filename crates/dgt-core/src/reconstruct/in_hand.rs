@@ -77,16 +77,6 @@ pub fn only_opponent_changed(pos: &Chess, m: &Move, shown: &Board) -> bool {
         })
 }
 
-/// Whether the board shows `pos` but for one piece of the player on move, lifted and not
-/// yet put down (or put down and not yet reported).
-pub fn piece_in_hand(pos: &Chess, target: &Board) -> bool {
-    let d = diff(pos.board(), target);
-    d.count() == 1
-        && d.first().is_some_and(|sq| {
-            target.piece_at(sq).is_none() && pos.board().color_at(sq) == Some(pos.turn())
-        })
-}
-
 /// A capture by the player on move whose capturer is still in the hand: the board shows the
 /// position after it but for the capturer, with the captured piece already off its square
 /// (lifted first, or in the same scan as the capturer, protocol §4.1).
@@ -147,4 +137,60 @@ pub fn castling_in_hand(pos: &Chess, target: &Board) -> Option<Move> {
             target.piece_at(sq).is_none() && after.board().piece_at(sq) == Some(pos.turn().rook())
         })
     })
+}
+
+/// A move by the player on move whose piece is still in the hand, or down on a square the
+/// board has not reported yet: the board shows the current position but for one of his
+/// pieces off the board, a piece that has a legal move. A piece is reported where it lands
+/// up to ~400 ms late, and not while it flickers on a badly centred square (protocol §4.1):
+/// a press made just after the move can find only the emptied square. The square it left.
+pub fn piece_in_hand(pos: &Chess, target: &Board) -> Option<shakmaty::Square> {
+    let d = diff(pos.board(), target);
+    let sq = d.first().filter(|_| d.count() == 1)?;
+    (target.piece_at(sq).is_none()
+        && pos.board().color_at(sq) == Some(pos.turn())
+        && legal_moves(pos).iter().any(|m| m.from() == Some(sq)))
+    .then_some(sq)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{CastlingMode, Square, fen::Fen};
+
+    fn position(fen: &str) -> Chess {
+        fen.parse::<Fen>()
+            .expect("a valid FEN")
+            .into_position(CastlingMode::Standard)
+            .expect("a legal position")
+    }
+
+    /// Blitz seed 521, ply 89: a6-a7 made, the pawn flickering on a7, the clock pressed
+    /// while the board showed only a6 emptied.
+    #[test]
+    fn a_piece_of_the_mover_off_the_board_is_in_hand() {
+        let pos = position("2k5/1n6/P4R2/8/1N2p3/P6K/6R1/8 w - - 0 45");
+        let mut shown = pos.board().clone();
+        shown.discard_piece_at(Square::A6);
+        assert_eq!(piece_in_hand(&pos, &shown), Some(Square::A6));
+        // The opponent's piece off the board, or two pieces off: not a move in hand.
+        let mut theirs = pos.board().clone();
+        theirs.discard_piece_at(Square::B7);
+        assert_eq!(piece_in_hand(&pos, &theirs), None);
+        let mut two = shown.clone();
+        two.discard_piece_at(Square::F6);
+        assert_eq!(piece_in_hand(&pos, &two), None);
+        // Nothing off the board.
+        assert_eq!(piece_in_hand(&pos, pos.board()), None);
+    }
+
+    /// A piece with no legal move cannot be on its way anywhere.
+    #[test]
+    fn a_piece_that_cannot_move_is_not_in_hand() {
+        // The white pawn on e4 is blocked by the black pawn on e5.
+        let pos = position("4k3/8/8/4p3/4P3/8/8/4K3 w - - 0 1");
+        let mut shown = pos.board().clone();
+        shown.discard_piece_at(Square::E4);
+        assert_eq!(piece_in_hand(&pos, &shown), None);
+    }
 }

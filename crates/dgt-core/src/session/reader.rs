@@ -140,7 +140,12 @@ impl Session {
         // within ~50 ms of the placement — so look once more: a press read as a start too
         // early would turn the clock's sides round and credit every later press to the
         // wrong player. A first move whose piece the board reported landing later than that
-        // after the press was made after it: the press only started the clock.
+        // after the press was made after it: the press only started the clock. Its first
+        // landing after the lift counts, not its last: a badly centred piece toggles on its
+        // square after it lands (protocol §4.1), and the square read again after the press
+        // is no later move (careful seed 22713: a2-a3 reported on a3 before the press, then
+        // off and on again ~450 ms after it; the clock's sides were turned round and every
+        // later press read as a press without a move).
         if g.plies() == 0 && self.reader.last_ahead.is_none() && interp == Interpretation::Same {
             let reading = if final_look {
                 PressReading::ClockStarted
@@ -154,7 +159,14 @@ impl Session {
             && let Interpretation::Ahead(path) = &interp
             && self
                 .handling
-                .last_put_on(path[0].to(), mover)
+                .first_put_on_since(
+                    path[0].to(),
+                    mover,
+                    path[0]
+                        .from()
+                        .and_then(|from| self.handling.last_change_on(&[from]))
+                        .unwrap_or(0),
+                )
                 .is_some_and(|landed| landed > self.press_seen_at + REPORT_LAG_MS)
         {
             return Some((mover, PressReading::ClockStarted));
@@ -268,7 +280,10 @@ impl Session {
         // press's packet can show the piece lifted and the next poll, about a second later
         // (§2.4), its landing. Read as an illegal move, the opening's moves were lost (bus
         // seed 19950: f3 read as an illegal f2 lifted, then f3 f4 as one move).
-        if self.bus.is_some() && g.plies() == 0 && reconstruct::piece_in_hand(g.current(), shown) {
+        if self.bus.is_some()
+            && g.plies() == 0
+            && reconstruct::piece_in_hand(g.current(), shown).is_some()
+        {
             return true;
         }
         // The presser's moved piece is gone again from the square the board showed it on:
@@ -291,6 +306,15 @@ impl Session {
             // to ~400 ms after the piece lands, later while it flickers (protocol §4.1). The
             // king's slide square shown on the way (Kd8 for O-O-O) is no move.
             || reconstruct::castling_in_hand(g.current(), shown).is_some()
+            // Only a piece of the presser off the board, one that can move: the move was
+            // made, and the square it landed on is not reported yet — a change up to ~400 ms
+            // late, and not while the piece flickers on a badly centred square (protocol
+            // §4.1: blitz seed 521, a6-a7 pressed with a7 toggling for ~700 ms). Past the
+            // bound, pressing with the piece in hand is judged as it stands (7.5.3). Not at
+            // the first move: there a landing reported late reads as a move made after a
+            // press that only started the clock (D62), and a flicker hiding it would turn
+            // the clock's sides round for the whole game (blitz seed 1908).
+            || (g.plies() > 0 && reconstruct::piece_in_hand(g.current(), shown).is_some())
     }
 
     pub(super) fn record_handling(&mut self, t: u64, physical: usize, before: u8) {

@@ -197,6 +197,24 @@ fn a_first_move_flickering_on_its_square_was_made_before_the_press() {
     assert_read_exactly_without(&game, 22713, dgt_core::AlertKind::ClockPressedWithoutMove);
 }
 
+/// White's first move whose piece flickered from the moment it was put down: the board
+/// reported the square it left before the press and its landing only ~450 ms after it. The
+/// lift before the press says the move was under way: the press completed it, it did not
+/// start the clock. Read as a start, the clock's sides turned round and every later press
+/// was read as the other player's — blitz seed 2086 (12 false presses without a move) and
+/// the corpus games 1319, 1817, 2860, 3707 (2, 39, 93, 26) and 312372 (tracking lost).
+#[test]
+fn a_first_move_lifted_before_the_press_and_reported_late_keeps_the_clock_sides() {
+    use dgt_arbiter::verify_alerts::alert_spec;
+    let (pace, _, control) = PACES[1];
+    let game = dgt_emulator::generate_game(alert_spec(2086, pace, control));
+    assert_read_exactly_without(&game, 2086, dgt_core::AlertKind::ClockPressedWithoutMove);
+    for seed in [1817, 2860, 312372] {
+        let game = dgt_emulator::generate_game(dgt_emulator::corpus_spec(seed));
+        assert_read_exactly_without(&game, seed, dgt_core::AlertKind::ClockPressedWithoutMove);
+    }
+}
+
 /// A rook knocked over (or touched) and put back on its square, then castling begun with the
 /// king: not castling begun with the rook (careful seed 20025, ply 17: h1 down 1.8 s during
 /// White's turn; seed 23427, ply 50: a8 off for 2.4 s).

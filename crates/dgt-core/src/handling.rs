@@ -139,6 +139,19 @@ impl HandlingLog {
             .map(|h| h.t_ms)
     }
 
+    /// When the board last reported a piece of `color` lifted from `square`, if it did.
+    pub fn last_lift_from(&self, square: Square, color: Color) -> Option<u64> {
+        self.entries
+            .iter()
+            .rev()
+            .find(|h| {
+                h.square == square
+                    && h.before.is_some_and(|p| p.color == color)
+                    && h.after.is_none()
+            })
+            .map(|h| h.t_ms)
+    }
+
     /// When the board last reported a change on any of `squares`, if it did.
     pub fn last_change_on(&self, squares: &[Square]) -> Option<u64> {
         self.entries

@@ -168,6 +168,15 @@ impl Session {
                         .unwrap_or(0),
                 )
                 .is_some_and(|landed| landed > self.press_seen_at + REPORT_LAG_MS)
+            // Nor is it a start if the board reported the piece lifted before the press: the
+            // move was under way, and its landing came late (the piece flickered from the
+            // moment it was put down, corpus seed 312372: b2 off before the press, b4 first
+            // reported 430 ms after it).
+            && !path[0].from().is_some_and(|from| {
+                self.handling
+                    .last_lift_from(from, mover)
+                    .is_some_and(|lifted| lifted < self.press_seen_at)
+            })
         {
             return Some((mover, PressReading::ClockStarted));
         }

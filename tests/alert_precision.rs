@@ -73,6 +73,21 @@ fn a_lost_track_at_scramble_pace_counts_no_second_offence() {
     }
 }
 
+/// The time-scramble game of `seed` and its move at `ply`.
+fn scramble_ply(seed: u64, ply: usize) -> (dgt_emulator::GeneratedGame, dgt_emulator::TruthMove) {
+    let (pace, _, control) = PACES[2];
+    let game =
+        dgt_emulator::generate_game(dgt_arbiter::verify_alerts::alert_spec(seed, pace, control));
+    let m = game
+        .truth
+        .moves
+        .iter()
+        .find(|m| m.ply == ply)
+        .expect("the ply was played")
+        .clone();
+    (game, m)
+}
+
 /// Castling begun with the rook counts as visible only when the board reported the rook's
 /// square emptied a report before the king's: one scan reports its squares in scan order,
 /// not in the order the hands moved (protocol §1.1, §4.1). Scramble seed 82, ply 41: f1
@@ -80,18 +95,11 @@ fn a_lost_track_at_scramble_pace_counts_no_second_offence() {
 /// scan before the king left e1 — visible (and raised, D56).
 #[test]
 fn rook_first_castling_is_visible_only_a_report_ahead_of_the_king() {
-    use dgt_arbiter::verify_alerts::{alert_spec, rook_lift_reported_first};
-    let (pace, _, control) = PACES[2];
+    use dgt_arbiter::verify_alerts::rook_lift_reported_first;
     let seen = |seed: u64, ply: usize| {
-        let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
-        let m = game
-            .truth
-            .moves
-            .iter()
-            .find(|m| m.ply == ply)
-            .expect("the ply was played");
+        let (game, m) = scramble_ply(seed, ply);
         assert!(m.rook_first(), "seed {seed} ply {ply}: {m:?}");
-        rook_lift_reported_first(&game, m)
+        rook_lift_reported_first(&game, &m)
     };
     assert!(!seen(82, 41));
     assert!(seen(15, 33));
@@ -105,22 +113,15 @@ fn rook_first_castling_is_visible_only_a_report_ahead_of_the_king() {
 /// Seed 22, ply 31: a1 and e1 emptied in one report, c1 and d1 filled in the next: visible.
 #[test]
 fn two_handed_castling_is_visible_only_with_both_pieces_reported_off() {
-    use dgt_arbiter::verify_alerts::{alert_spec, castling_both_off_reported};
-    let (pace, _, control) = PACES[2];
+    use dgt_arbiter::verify_alerts::castling_both_off_reported;
     let seen = |seed: u64, ply: usize| {
-        let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
-        let m = game
-            .truth
-            .moves
-            .iter()
-            .find(|m| m.ply == ply)
-            .expect("the ply was played");
+        let (game, m) = scramble_ply(seed, ply);
         assert_eq!(
             m.handling,
             dgt_emulator::Handling::CastleTwoHanded,
             "seed {seed} ply {ply}"
         );
-        castling_both_off_reported(&game, m)
+        castling_both_off_reported(&game, &m)
     };
     assert!(!seen(31, 25));
     assert!(!seen(112, 26));

@@ -357,6 +357,20 @@ mod tests {
     /// The scan period is the median of the gaps of 150–400 ms between successive distinct
     /// report times, as sorting them all gives it: reports in bursts (equal times), gaps out
     /// of range, an even and an odd count, too few gaps, more reports than the log keeps.
+    /// A log of the board's reports `(t_ms, square, before, after)`, in order.
+    fn log_of(changes: &[(u64, Square, Option<Piece>, Option<Piece>)]) -> HandlingLog {
+        let mut log = HandlingLog::default();
+        for &(t_ms, square, before, after) in changes {
+            log.record(Handling {
+                t_ms,
+                square,
+                before,
+                after,
+            });
+        }
+        log
+    }
+
     #[test]
     fn the_scan_period_is_the_median_of_the_gaps_in_range() {
         fn sorted_median(times: &[u64]) -> u64 {
@@ -422,20 +436,12 @@ mod tests {
             .into_iter()
             .find(|m| m.to() == Square::E4)
             .unwrap();
-        let mut log = HandlingLog::default();
-        for (t_ms, square, before, after) in [
+        let log = log_of(&[
             (100, Square::C8, bb, None),
             (900, Square::C8, None, bb),
             (1500, Square::E2, wp, None),
             (1700, Square::E4, None, wp),
-        ] {
-            log.record(Handling {
-                t_ms,
-                square,
-                before,
-                after,
-            });
-        }
+        ]);
         let s = log.signals(Color::White, &m, 0, 2000, HandlingThresholds::default());
         assert_eq!(
             s,
@@ -486,82 +492,50 @@ mod tests {
         assert!(!s.contains(&Signal::CastlingRookFirst { rook: Square::H1 }));
 
         // One hand, the rook first: on f1 a scan before the king leaves e1.
-        let mut log = HandlingLog::default();
-        for (t_ms, square, before, after) in [
+        let log = log_of(&[
             (100, Square::H1, wr, None),
             (330, Square::F1, None, wr),
             (560, Square::E1, wk, None),
             (790, Square::G1, None, wk),
-        ] {
-            log.record(Handling {
-                t_ms,
-                square,
-                before,
-                after,
-            });
-        }
+        ]);
         let s = log.signals(Color::White, &m, 0, 1000, HandlingThresholds::default());
         assert_eq!(s, vec![Signal::CastlingRookFirst { rook: Square::H1 }]);
 
         // One hand, the king first, sliding over f1; the rook lifted in the scan that shows
         // the king on g1: neither signal.
-        let mut log = HandlingLog::default();
-        for (t_ms, square, before, after) in [
+        let log = log_of(&[
             (100, Square::E1, wk, None),
             (100, Square::F1, None, wk),
             (330, Square::F1, wk, None),
             (330, Square::G1, None, wk),
             (330, Square::H1, wr, None),
             (560, Square::F1, None, wr),
-        ] {
-            log.record(Handling {
-                t_ms,
-                square,
-                before,
-                after,
-            });
-        }
+        ]);
         let s = log.signals(Color::White, &m, 0, 1000, HandlingThresholds::default());
         assert!(s.is_empty(), "{s:?}");
 
         // The rook knocked over and put back on h1, then castling begun with the king
         // (careful seeds 20025, 23427): not castling begun with the rook.
-        let mut log = HandlingLog::default();
-        for (t_ms, square, before, after) in [
+        let log = log_of(&[
             (100, Square::H1, wr, None),
             (1900, Square::H1, None, wr),
             (2300, Square::E1, wk, None),
             (2500, Square::G1, None, wk),
             (2700, Square::H1, wr, None),
             (2900, Square::F1, None, wr),
-        ] {
-            log.record(Handling {
-                t_ms,
-                square,
-                before,
-                after,
-            });
-        }
+        ]);
         let s = log.signals(Color::White, &m, 0, 3000, HandlingThresholds::default());
         assert!(s.is_empty(), "{s:?}");
 
         // The rook knocked over and put back, then castling begun with the rook after all.
-        let mut log = HandlingLog::default();
-        for (t_ms, square, before, after) in [
+        let log = log_of(&[
             (100, Square::H1, wr, None),
             (1900, Square::H1, None, wr),
             (2300, Square::H1, wr, None),
             (2500, Square::F1, None, wr),
             (2700, Square::E1, wk, None),
             (2900, Square::G1, None, wk),
-        ] {
-            log.record(Handling {
-                t_ms,
-                square,
-                before,
-                after,
-            });
-        }
+        ]);
         let s = log.signals(Color::White, &m, 0, 3000, HandlingThresholds::default());
         assert_eq!(s, vec![Signal::CastlingRookFirst { rook: Square::H1 }]);
     }

@@ -480,10 +480,7 @@ mod tests {
     use super::*;
 
     fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap()
+        crate::reconstruct::position_from_fen(fen).unwrap().0
     }
 
     /// The board handed to chasolver is the one the `chess` crate reads from the position's

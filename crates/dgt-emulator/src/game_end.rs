@@ -44,14 +44,9 @@ pub(crate) fn first_end_on_board(start: &Chess, moves: &[Move]) -> Option<usize>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::CastlingMode;
-    use shakmaty::fen::Fen;
 
     fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap()
+        crate::game_script::position_from_fen(fen).unwrap()
     }
 
     #[test]

@@ -113,7 +113,7 @@ impl GameScript {
     }
 }
 
-fn position_from_fen(fen: &str) -> Result<Chess, ScriptError> {
+pub(crate) fn position_from_fen(fen: &str) -> Result<Chess, ScriptError> {
     let bad = |reason: String| ScriptError::BadFen {
         fen: fen.to_string(),
         reason,

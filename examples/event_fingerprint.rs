@@ -7,23 +7,15 @@
 //! irregularities `verify --alerts` scores (two hands, rook-first castling, adjustments),
 //! so the move reader, the referee and the flag and clock checks are all exercised.
 
-use dgt_arbiter::verify::inputs_of;
+use dgt_arbiter::verify::events_of;
 use dgt_arbiter::verify_alerts::{PACES, alert_spec};
-use dgt_core::{Core, CoreConfig};
+use dgt_core::CoreConfig;
 use dgt_emulator::{BoardSpec, corpus_spec, generate_game};
 use std::io::Write;
 
 fn play(label: &str, spec: BoardSpec, config: &CoreConfig, out: &mut impl Write) {
     let game = generate_game(spec);
-    let mut core = Core::new(config.clone());
-    let mut events = Vec::new();
-    for input in inputs_of(&game, "board-1") {
-        events.extend(core.handle(&input));
-    }
-    while let Some(d) = core.next_deadline() {
-        events.extend(core.advance(d));
-    }
-    for e in events {
+    for e in events_of(&game, "board-1", config) {
         let json = serde_json::to_string(&e).expect("events serialise");
         writeln!(out, "{label} {json}").expect("stdout");
     }

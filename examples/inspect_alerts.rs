@@ -2,9 +2,9 @@
 //! raised on alert-pace games, with the truth around them:
 //! `cargo run --release --example inspect_alerts -- PACE FIRST N [KIND]`.
 
-use dgt_arbiter::verify::inputs_of;
+use dgt_arbiter::verify::{events_of, moves_read};
 use dgt_arbiter::verify_alerts::{PACES, alert_spec};
-use dgt_core::{Core, CoreConfig, EventBody};
+use dgt_core::{CoreConfig, EventBody};
 use dgt_emulator::generate_game;
 
 fn main() {
@@ -24,59 +24,40 @@ fn main() {
     let config = CoreConfig::default();
     for seed in first..first + n {
         let game = generate_game(alert_spec(seed, pace, control));
-        let mut core = Core::new(config.clone());
-        let mut events = Vec::new();
-        for i in inputs_of(&game, "board-1") {
-            events.extend(core.handle(&i));
-        }
-        while let Some(d) = core.next_deadline() {
-            events.extend(core.advance(d));
-        }
-        let mut rebuilt: Vec<String> = Vec::new();
+        let events = events_of(&game, "board-1", &config);
+        let rebuilt = moves_read(&events);
         for e in &events {
-            match &e.body {
-                EventBody::Move(m) => {
-                    rebuilt.truncate(m.ply as usize - 1);
-                    rebuilt.push(m.uci.clone());
-                }
-                EventBody::Alert(a) => {
-                    let k = serde_json::to_value(a.kind).unwrap();
-                    if k.as_str() != Some(kind.as_str()) {
-                        continue;
-                    }
-                    let ply = a.ply.unwrap_or(0) as usize;
-                    println!(
-                        "seed {seed} t {} ply {ply} {:?}: {}",
-                        e.t_ms, a.severity, a.message
-                    );
-                    for m in game
-                        .truth
-                        .moves
-                        .iter()
-                        .filter(|m| m.ply + 2 >= ply && m.ply <= ply + 2)
-                    {
-                        println!(
-                            "   truth ply {} {} {:?} touch {} made {} pressed {:?} adj {:?}",
-                            m.ply,
-                            m.uci,
-                            m.handling,
-                            m.t_touch_ms,
-                            m.t_made_ms,
-                            m.t_pressed_ms,
-                            m.adjusted
-                        );
-                    }
-                    // The irregularities around the alert (knocked pieces, late presses…).
-                    for irr in game
-                        .truth
-                        .irregularities
-                        .iter()
-                        .filter(|irr| irr.t_ms + 10_000 >= e.t_ms && irr.t_ms <= e.t_ms + 2_000)
-                    {
-                        println!("   irregularity t {} {:?}", irr.t_ms, irr.kind);
-                    }
-                }
-                _ => {}
+            let EventBody::Alert(a) = &e.body else {
+                continue;
+            };
+            let k = serde_json::to_value(a.kind).unwrap();
+            if k.as_str() != Some(kind.as_str()) {
+                continue;
+            }
+            let ply = a.ply.unwrap_or(0) as usize;
+            println!(
+                "seed {seed} t {} ply {ply} {:?}: {}",
+                e.t_ms, a.severity, a.message
+            );
+            for m in game
+                .truth
+                .moves
+                .iter()
+                .filter(|m| m.ply + 2 >= ply && m.ply <= ply + 2)
+            {
+                println!(
+                    "   truth ply {} {} {:?} touch {} made {} pressed {:?} adj {:?}",
+                    m.ply, m.uci, m.handling, m.t_touch_ms, m.t_made_ms, m.t_pressed_ms, m.adjusted
+                );
+            }
+            // The irregularities around the alert (knocked pieces, late presses…).
+            for irr in game
+                .truth
+                .irregularities
+                .iter()
+                .filter(|irr| irr.t_ms + 10_000 >= e.t_ms && irr.t_ms <= e.t_ms + 2_000)
+            {
+                println!("   irregularity t {} {:?}", irr.t_ms, irr.kind);
             }
         }
         let truth: Vec<&str> = game.truth.moves.iter().map(|m| m.uci.as_str()).collect();

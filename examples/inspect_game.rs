@@ -1,6 +1,6 @@
 //! Prints one corpus game next to what the core made of it: `cargo run --example inspect_game -- SEED`.
 
-use dgt_arbiter::verify::inputs_of;
+use dgt_arbiter::verify::{events_of, inputs_of, moves_read};
 use dgt_core::{Core, CoreConfig, EventBody};
 use dgt_emulator::{corpus_spec, generate_game};
 
@@ -17,21 +17,7 @@ fn scan(from: u64, n: u64) {
         invented += c.invented;
         missed += c.missed;
         let game = generate_game(corpus_spec(seed));
-        let mut core = Core::new(config.clone());
-        let mut rebuilt: Vec<String> = Vec::new();
-        let mut events = Vec::new();
-        for input in inputs_of(&game, "b") {
-            events.extend(core.handle(&input));
-        }
-        while let Some(d) = core.next_deadline() {
-            events.extend(core.advance(d));
-        }
-        for e in events {
-            if let EventBody::Move(m) = e.body {
-                rebuilt.truncate(m.ply as usize - 1);
-                rebuilt.push(m.uci);
-            }
-        }
+        let rebuilt = moves_read(&events_of(&game, "b", &config));
         let first = game
             .truth
             .moves
@@ -67,14 +53,7 @@ fn sides(from: u64, n: u64) {
         if !game.truth.clock_present {
             continue;
         }
-        let mut core = Core::new(config.clone());
-        let mut events = Vec::new();
-        for input in inputs_of(&game, "b") {
-            events.extend(core.handle(&input));
-        }
-        while let Some(d) = core.next_deadline() {
-            events.extend(core.advance(d));
-        }
+        let events = events_of(&game, "b", &config);
         let mut side = None;
         let mut without = 0;
         for e in &events {

@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use dgt_core::{Core, CoreConfig, EventBody, Input, InputKind};
+use dgt_core::{Core, CoreConfig, Event, EventBody, Input, InputKind};
 use dgt_emulator::{Dir, GeneratedGame, corpus_spec, generate_game};
 
 /// The verdict on one game.
@@ -60,6 +60,33 @@ pub fn inputs_of(game: &GeneratedGame, board: &str) -> Vec<Input> {
             },
         })
         .collect()
+}
+
+/// Plays a generated game through a fresh core as the daemon would, then lets the core's
+/// last timers fire (nothing more will arrive): every event raised, in order.
+pub fn events_of(game: &GeneratedGame, board: &str, config: &CoreConfig) -> Vec<Event> {
+    let mut core = Core::new(config.clone());
+    let mut events = Vec::new();
+    for input in inputs_of(game, board) {
+        events.extend(core.handle(&input));
+    }
+    while let Some(d) = core.next_deadline() {
+        events.extend(core.advance(d));
+    }
+    events
+}
+
+/// The moves the events leave standing, in UCI: a move at an earlier ply (a correction)
+/// replaces the line from that ply on.
+pub fn moves_read(events: &[Event]) -> Vec<String> {
+    let mut line: Vec<String> = Vec::new();
+    for e in events {
+        if let EventBody::Move(m) = &e.body {
+            line.truncate(m.ply as usize - 1);
+            line.push(m.uci.clone());
+        }
+    }
+    line
 }
 
 /// When the board reported something that can complete a move: a field update, or a clock

@@ -8,10 +8,10 @@
 
 use std::collections::BTreeMap;
 
-use dgt_core::{AlertKind, Core, CoreConfig, EventBody, Severity};
+use dgt_core::{AlertKind, CoreConfig, EventBody, Severity};
 use dgt_emulator::{GeneratedGame, HandlingRates, Pace, TimeControl, corpus_spec, generate_game};
 
-use crate::verify::inputs_of;
+use crate::verify::events_of;
 
 /// The paces checked, with the time control each is played at.
 pub const PACES: [(Pace, &str, &str); 3] = [
@@ -454,14 +454,7 @@ fn kind_name(kind: AlertKind) -> String {
 
 /// The alerts the core raises on `game`, as the scoring sees them.
 pub fn raised_alerts(game: &GeneratedGame, config: &CoreConfig) -> Vec<RaisedAlert> {
-    let mut core = Core::new(config.clone());
-    let mut events = Vec::new();
-    for i in inputs_of(game, "board-1") {
-        events.extend(core.handle(&i));
-    }
-    while let Some(d) = core.next_deadline() {
-        events.extend(core.advance(d));
-    }
+    let events = events_of(game, "board-1", config);
     let mut alerts = Vec::new();
     for (i, e) in events.iter().enumerate() {
         match &e.body {

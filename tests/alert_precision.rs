@@ -41,20 +41,13 @@ fn alerts_are_scored_against_the_truth_at_every_pace() {
 /// before, are read to the end since D54/D55).
 #[test]
 fn a_lost_track_at_scramble_pace_counts_no_second_offence() {
-    use dgt_arbiter::verify::inputs_of;
+    use dgt_arbiter::verify::events_of;
     use dgt_arbiter::verify_alerts::alert_spec;
-    use dgt_core::{AlertKind, Core, EventBody};
+    use dgt_core::{AlertKind, EventBody};
     let (pace, _, control) = PACES[2];
     for seed in [116, 211] {
         let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
-        let mut core = Core::new(CoreConfig::default());
-        let mut events = Vec::new();
-        for input in inputs_of(&game, "board-1") {
-            events.extend(core.handle(&input));
-        }
-        while let Some(d) = core.next_deadline() {
-            events.extend(core.advance(d));
-        }
+        let events = events_of(&game, "board-1", &CoreConfig::default());
         let illegal: Vec<String> = events
             .iter()
             .filter_map(|e| match &e.body {
@@ -236,29 +229,14 @@ fn assert_read_exactly_without(
     seed: u64,
     forbidden: dgt_core::AlertKind,
 ) {
-    use dgt_core::{Core, EventBody};
-    let mut core = Core::new(CoreConfig::default());
-    let mut events = Vec::new();
-    for input in dgt_arbiter::verify::inputs_of(game, "board-1") {
-        events.extend(core.handle(&input));
-    }
-    while let Some(d) = core.next_deadline() {
-        events.extend(core.advance(d));
-    }
-    let mut rebuilt: Vec<String> = Vec::new();
+    use dgt_arbiter::verify::{events_of, moves_read};
+    let events = events_of(game, "board-1", &CoreConfig::default());
     for e in &events {
-        match &e.body {
-            EventBody::Move(m) => {
-                rebuilt.truncate(m.ply as usize - 1);
-                rebuilt.push(m.uci.clone());
-            }
-            EventBody::Alert(a) => {
-                assert_ne!(a.kind, forbidden, "seed {seed}: {}", a.message)
-            }
-            _ => {}
+        if let dgt_core::EventBody::Alert(a) = &e.body {
+            assert_ne!(a.kind, forbidden, "seed {seed}: {}", a.message)
         }
     }
-    assert_eq!(rebuilt, game.truth.ucis(), "seed {seed}");
+    assert_eq!(moves_read(&events), game.truth.ucis(), "seed {seed}");
 }
 
 /// Emulated games where the truth caught a false alert of the core (the scoring of every

@@ -67,7 +67,7 @@ pub fn since_last_download(entries: &[EeEntry]) -> &[EeEntry] {
 
 /// Replays `log` (oldest first) from `last` and returns the moves it shows.
 pub fn recover_moves(last: &LastKnown, log: &[EeEntry]) -> EepromRecovery {
-    let (game, clocks, gap) = replay(last, log);
+    let (game, clocks, gap) = replay(last, log, false);
     let moves = game
         .moves
         .iter()
@@ -87,7 +87,13 @@ pub fn recover_moves(last: &LastKnown, log: &[EeEntry]) -> EepromRecovery {
 }
 
 /// The game the log shows from `last`, the mover's logged clock per ply, and the gap.
-fn replay(last: &LastKnown, log: &[EeEntry]) -> (Game, Vec<Option<u64>>, Option<String>) {
+/// `live_follows`: the board is connected again and its live reports take over where the
+/// log ends (a reconnection), so a move under way at the end is no gap.
+fn replay(
+    last: &LastKnown,
+    log: &[EeEntry],
+    live_follows: bool,
+) -> (Game, Vec<Option<u64>>, Option<String>) {
     let mut squares = PhysicalBoard::default();
     squares.apply_dump(&last.squares);
     let mut game = Game::new("eeprom".into(), last.position.clone(), last.castling_mode);
@@ -147,14 +153,20 @@ fn replay(last: &LastKnown, log: &[EeEntry]) -> (Game, Vec<Option<u64>>, Option<
     }
     // Whatever the board shows at the end (the last move may wait for its press).
     let explained = follow(&mut game, &mut clocks, &squares, last.orientation, true);
+    // The log read at a reconnection ends at that moment, perhaps with a player's hand on
+    // a piece or a press logged before the scan caught the move's last square (§4.1): the
+    // live reports that follow complete that move (or say what is wrong).
+    let under_way = live_follows
+        && !explained
+        && move_under_way(game.current(), &squares.placement(last.orientation).board);
     if let Some((by_white, seconds)) = pending {
         if explained {
             stamp(&mut game, &mut clocks, by_white, seconds);
-        } else {
+        } else if !under_way {
             unexplained_at_press += 1;
         }
     }
-    if gap.is_none() && !explained {
+    if gap.is_none() && !explained && !under_way {
         gap = Some(format!(
             "after {} recovered move(s) the board shows a placement ({}) that no legal \
              continuation explains",
@@ -168,6 +180,28 @@ fn replay(last: &LastKnown, log: &[EeEntry]) -> (Game, Vec<Option<u64>>, Option<
         ));
     }
     (game, clocks, gap)
+}
+
+/// A move begun and not finished: the board shows `position` with one or two pieces lifted
+/// (the mover's piece, a captured piece lifted first, or both; king and rook of a castling)
+/// and nothing put anywhere else.
+fn move_under_way(position: &Chess, shown: &shakmaty::Board) -> bool {
+    let board = position.board();
+    if !shown.occupied().is_subset(board.occupied())
+        || shown
+            .occupied()
+            .into_iter()
+            .any(|sq| shown.piece_at(sq) != board.piece_at(sq))
+    {
+        return false;
+    }
+    let lifted = board.occupied() ^ shown.occupied();
+    let the_movers = (lifted & board.by_color(position.turn())).count();
+    match lifted.count() {
+        1 => true,
+        2 => the_movers >= 1,
+        _ => false,
+    }
 }
 
 /// A press: the stopped clock is the mover's, so its time belongs to the last move if that
@@ -287,7 +321,7 @@ pub fn outage_moves(
         orientation,
         white_clock_side,
     };
-    let (replayed, clocks, gap) = replay(&last, since_last_download(entries));
+    let (replayed, clocks, gap) = replay(&last, since_last_download(entries), true);
     let known = &game.moves[start..];
     let agrees = replayed.moves.len() >= known.len()
         && replayed.moves.iter().zip(known).all(|(a, b)| a.mv == b.mv);

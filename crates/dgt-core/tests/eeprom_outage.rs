@@ -105,8 +105,14 @@ struct Outage {
 }
 
 /// A game: connected (first log read), 1.e4 e5 watched, the link lost, `played` plies of
-/// [`OUTAGE`] made, the board back with a dump and a log built by `outage_log`.
-fn outage(played: usize, power_lost_after: Option<usize>) -> Outage {
+/// [`OUTAGE`] made, the board back with a dump and a log built by `outage_log`; with
+/// `lifted`, the player on move holds that square's piece as the board comes back (and has
+/// pressed the clock already, if the flag says so: a press logged before the landing).
+fn outage(
+    played: usize,
+    power_lost_after: Option<usize>,
+    lifted: Option<(Square, bool)>,
+) -> Outage {
     let mut b = Board::new();
     link(&mut b, "connected");
     b.wait(50);
@@ -157,10 +163,28 @@ fn outage(played: usize, power_lost_after: Option<usize>) -> Outage {
         log_move(&mut pos, uci, *s, &mut log);
         truth.push((uci.to_string(), *s as u64 * 1000));
     }
+    let mut shown = fen_of(&pos);
+    if let Some((sq, pressed)) = lifted {
+        log.push(field(sq, DgtPiece::Empty));
+        if pressed {
+            let seconds = if pos.turn().is_white() {
+                white_s
+            } else {
+                black_s
+            };
+            log.push(EeEntry::LeverPress {
+                left: pos.turn().is_white(),
+                seconds: seconds - 2,
+            });
+        }
+        let mut board = pos.board().clone();
+        board.discard_piece_at(sq);
+        shown = board.to_string();
+    }
     b.wait(20_000);
     link(&mut b, "connected");
     b.wait(50);
-    b.dump_fen(&fen_of(&pos));
+    b.dump_fen(&shown);
     b.wait(120);
     b.rx(ee_message(&log));
     b.wait(100);
@@ -181,7 +205,7 @@ fn move_events(ev: &[Event]) -> Vec<dgt_core::event::MoveEvent> {
 
 #[test]
 fn ten_plies_made_while_unplugged_come_from_the_log_with_their_clock_times() {
-    let Outage { mut board, truth } = outage(10, None);
+    let Outage { mut board, truth } = outage(10, None, None);
     // Play goes on after the reconnection.
     board.mv("c2", "c3", 'P').wait(250).press().wait(2000);
     let ev = board.run();
@@ -209,11 +233,40 @@ fn ten_plies_made_while_unplugged_come_from_the_log_with_their_clock_times() {
     }
 }
 
+/// The board comes back while White holds the c-pawn (the log ends with c2 emptied, and
+/// maybe with the press already logged: a press can be logged before the scan reaches the
+/// landing square, §4.1): a move under way, completed by the live reports, not a gap in the
+/// board's memory.
+#[test]
+fn a_piece_in_the_hand_as_the_board_comes_back_is_no_gap() {
+    for pressed in [false, true] {
+        let Outage { mut board, truth } = outage(10, None, Some((Square::C2, pressed)));
+        board.put("c3", 'P').wait(250);
+        if !pressed {
+            board.press();
+        }
+        board.wait(2000);
+        let ev = board.run();
+        let mut want: Vec<String> = truth.iter().map(|(u, _)| u.clone()).collect();
+        want.push("c2c3".into());
+        assert_eq!(moves(&ev), want, "pressed {pressed}: {ev:#?}");
+        let reviews: Vec<_> = ev
+            .iter()
+            .filter_map(|e| match &e.body {
+                EventBody::Alert(a) if a.severity != Severity::Info => Some(a.clone()),
+                _ => None,
+            })
+            .filter(|a| a.kind != AlertKind::BoardDisconnected)
+            .collect();
+        assert!(reviews.is_empty(), "pressed {pressed}: {reviews:#?}");
+    }
+}
+
 #[test]
 fn a_log_that_lost_power_gives_no_invented_move_but_a_review_alert() {
     // Three plies logged, then the board lost power and came back four plies later (seven
     // in all since the log stopped: beyond the after-gap search).
-    let Outage { board, truth } = outage(10, Some(3));
+    let Outage { board, truth } = outage(10, Some(3), None);
     let ev = board.run();
     let want: Vec<String> = truth.iter().map(|(u, _)| u.clone()).collect();
     assert_eq!(want.len(), 5);

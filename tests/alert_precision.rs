@@ -229,6 +229,35 @@ fn a_rook_put_back_before_a_king_first_castling_is_not_rook_first() {
     }
 }
 
+/// D65: a piece's two moves around the opponent's quick reply (Ke2-f2 …Bb7 Kf2-e3) reach
+/// the placement of one move of it and the reply (Ke2-e3 …Bb7). The board showed the
+/// placement after each move in turn; a press judged before the board settled read the
+/// shorter line, the side to move turned round, and the next move read as an illegal one or
+/// an illegal position (scramble seeds 481, 562, 833, 985, 1337, 1453).
+#[test]
+fn a_piece_moved_twice_around_a_quick_reply_is_read_as_two_moves() {
+    use dgt_arbiter::verify_alerts::alert_spec;
+    let (pace, _, control) = PACES[2];
+    for seed in [481, 562, 833, 985, 1337, 1453] {
+        let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
+        assert_read_exactly_without(&game, seed, dgt_core::AlertKind::IllegalPosition);
+    }
+}
+
+/// D66: a slide reported on a square on its way (protocol §4.1) long enough to be read, then
+/// on its last square, while the board already showed moves not yet completed (Rh1-g1 …d6
+/// Ra1-a2 …a3): the slide going on is the same move, not a second one of that piece
+/// (scramble seeds 211, 1244, 1446; 22512: b2-b3 …b4).
+#[test]
+fn a_slide_seen_on_its_way_among_uncompleted_moves_is_one_move() {
+    use dgt_arbiter::verify_alerts::alert_spec;
+    let (pace, _, control) = PACES[2];
+    for seed in [211, 1244, 1446, 22512] {
+        let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
+        assert_read_exactly_without(&game, seed, dgt_core::AlertKind::IllegalPosition);
+    }
+}
+
 /// Plays an emulated game through the core (pending timers fired at the end): every move
 /// read exactly as the truth has it, and no alert of kind `forbidden`.
 fn assert_read_exactly_without(

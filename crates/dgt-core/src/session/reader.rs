@@ -131,7 +131,28 @@ impl Session {
         let mover = g.current().turn();
         let mut placement = self.board.placement(self.orientation);
         placement.board = self.seen_board();
-        let interp = reconstruct::interpret(g, &placement.board, self.decision_depth());
+        let interp = match reconstruct::interpret(g, &placement.board, self.decision_depth()) {
+            // A piece's two moves around the opponent's quick reply reach a placement that
+            // one move of it and the reply also reach (Ke2-f2 …Bb7 Kf2-e3 and Ke2-e3 …Bb7).
+            // The board showed the placement after each move of the longer line in turn
+            // (`chained`): that line was played, as when the board settles (`read_settled`),
+            // and a press judged before it settles reads it too (D65). A first move that is
+            // a square on the shorter line's slide (c2-c3 …f5 c3-c4 for c2-c4 …f5: a slide
+            // reports every square it passes, protocol §4.1) is believed only with two
+            // presses read unseen since the last press seen (D54/D55): this press is the
+            // third.
+            Interpretation::Ahead(path) => Interpretation::Ahead(
+                self.chained()
+                    .filter(|c| {
+                        c.len() > path.len()
+                            && self.shown_move_by_move(c)
+                            && (self.press_after_hidden
+                                || !reconstruct::slide_prefix(&c[0], &path[0]))
+                    })
+                    .unwrap_or(path),
+            ),
+            other => other,
+        };
         let interp = self.logged_on_the_way(self.prefer_shown(interp));
         // At ply 0 with nothing moved, a press only starts White's clock. (Judged here, not
         // when the press is seen: White's first move may be on the board, not yet reported.)
@@ -386,6 +407,26 @@ impl Session {
         let g = self.game.as_ref()?;
         let (_, prev) = self.reader.last_ahead.as_ref()?;
         self.extended_to_board(g, prev)
+            .or_else(|| self.slide_went_on(g, prev))
+    }
+
+    /// `prev` with its last move's piece gone on along the same line to where the board
+    /// shows it: a sliding piece is reported on every square it passes (protocol §4.1), and
+    /// in a time scramble a square on the way can be reported for longer than a move the
+    /// board showed by itself (Ra1-a2 … a3, Bc1-g5 … xh6). The last move was the slide in
+    /// progress, not a move of its own (D66).
+    fn slide_went_on(&self, g: &Game, prev: &[Move]) -> Option<Vec<Move>> {
+        if self.reader.after_gap {
+            return None;
+        }
+        let (last, before) = prev.split_last()?;
+        let mut pos = g.current().clone();
+        for m in before {
+            pos.play_unchecked(*m);
+        }
+        let on = reconstruct::one_move_to(&pos, &self.seen_board())
+            .filter(|m| reconstruct::slide_prefix(last, m))?;
+        Some(before.iter().copied().chain([on]).collect())
     }
 
     /// `prev` (moves from the current position) followed by the moves that lead on from

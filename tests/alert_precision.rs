@@ -258,6 +258,18 @@ fn a_slide_seen_on_its_way_among_uncompleted_moves_is_one_move() {
     }
 }
 
+/// D67: the line the board showed move by move (Qb8-d8 …h3 Qd8-b6), judged at the third
+/// press once the board settled, with the player then on move holding a piece for his next
+/// move (the h3 pawn): read before as one move and the opponent's piece in hand (Qb8-b6
+/// with the h4 pawn lifted), which turned the side to move round (scramble seed 22828).
+#[test]
+fn a_line_shown_move_by_move_with_the_next_piece_lifted_is_read_as_shown() {
+    use dgt_arbiter::verify_alerts::alert_spec;
+    let (pace, _, control) = PACES[2];
+    let game = dgt_emulator::generate_game(alert_spec(22828, pace, control));
+    assert_read_exactly_without(&game, 22828, dgt_core::AlertKind::IllegalPosition);
+}
+
 /// Plays an emulated game through the core (pending timers fired at the end): every move
 /// read exactly as the truth has it, and no alert of kind `forbidden`.
 fn assert_read_exactly_without(

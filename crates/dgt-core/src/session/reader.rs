@@ -237,6 +237,14 @@ impl Session {
                 PressReading::Moves(path)
             }
             Interpretation::Sibling(m) => PressReading::Correct(m),
+            // The line the board showed move by move, and the player then on move holding a
+            // piece for his next one: read as one move with the opponent's piece lifted, the
+            // line turned into the shorter one the board never showed (D67).
+            Interpretation::Unexplained
+                if let Some(path) = self.shown_line_then_lifted(&placement.board) =>
+            {
+                PressReading::Moves(path)
+            }
             // The opponent already holds a piece for the reply.
             _ if let Some(m) =
                 reconstruct::one_move_with_reply_in_hand(g.current(), &placement.board, |m| {
@@ -297,6 +305,33 @@ impl Session {
             _ => PressReading::Unexplained(placement.board),
         };
         Some((mover, reading))
+    }
+
+    /// The line the board showed last (`last_ahead`), of two moves or more, each shown as its
+    /// ply in turn (`shown_prefix`), with one piece of the player then on move off the board:
+    /// his next move under way. In a time scramble the press is judged after the board
+    /// settles, and a piece lifted by then (a pawn taken up ~0.2 s after the last placement)
+    /// made the board one move short of the line with the opponent's piece in hand (Qb8-d8
+    /// …h3 Qd8-b6, the h3 pawn lifted, read as Qb8-b6 with the h4 pawn lifted: scramble seed
+    /// 22828). Three moves need two presses read unseen before this one (D54/D55): the press
+    /// judged is the third.
+    fn shown_line_then_lifted(&self, shown: &shakmaty::Board) -> Option<Vec<Move>> {
+        let g = self.game.as_ref()?;
+        let (_, path) = self.reader.last_ahead.as_ref()?;
+        if path.len() < 2
+            || (path.len() > 2 && !self.press_after_hidden)
+            || self.shown_prefix(path) < path.len()
+        {
+            return None;
+        }
+        let mut pos = g.current().clone();
+        for m in path {
+            pos.play_unchecked(*m);
+        }
+        let d = board::diff(pos.board(), shown);
+        let sq = d.first().filter(|_| d.count() == 1)?;
+        (shown.piece_at(sq).is_none() && pos.board().color_at(sq) == Some(pos.turn()))
+            .then(|| path.clone())
     }
 
     /// An unexplained board at a press's first look, or later within the press's bound when

@@ -37,15 +37,15 @@ fn alerts_are_scored_against_the_truth_at_every_pace() {
 /// of them). The emulated players make no illegal move, so once the core has raised one
 /// illegal move, the presses that follow before the position is reinstated must not count
 /// further offences — a second one would decide the game (7.5.5) on a misread board. Seeds
-/// 116 and 211 are scramble games among 1–300 where tracking is still lost (57 and 94, used
-/// before, are read to the end since D54/D55).
+/// 96 and 1453 are scramble games that still raise an illegal move (57 and 94, used before,
+/// are read to the end since D54/D55, 116 and 211 since D65/D66).
 #[test]
 fn a_lost_track_at_scramble_pace_counts_no_second_offence() {
     use dgt_arbiter::verify::events_of;
     use dgt_arbiter::verify_alerts::alert_spec;
     use dgt_core::{AlertKind, EventBody};
     let (pace, _, control) = PACES[2];
-    for seed in [116, 211] {
+    for seed in [96, 1453] {
         let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
         let events = events_of(&game, "board-1", &CoreConfig::default());
         let illegal: Vec<String> = events
@@ -220,6 +220,47 @@ fn a_rook_put_back_before_a_king_first_castling_is_not_rook_first() {
         let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
         assert_read_exactly_without(&game, seed, dgt_core::AlertKind::CastlingRookFirst);
     }
+}
+
+/// D65: a piece's two moves around the opponent's quick reply (Ke2-f2 …Bb7 Kf2-e3) reach
+/// the placement of one move of it and the reply (Ke2-e3 …Bb7). The board showed the
+/// placement after each move in turn; a press judged before the board settled read the
+/// shorter line, the side to move turned round, and the next move read as an illegal one or
+/// an illegal position (scramble seeds 562, 833, 985, 1337, 1538, 2607).
+#[test]
+fn a_piece_moved_twice_around_a_quick_reply_is_read_as_two_moves() {
+    use dgt_arbiter::verify_alerts::alert_spec;
+    let (pace, _, control) = PACES[2];
+    for seed in [562, 833, 985, 1337, 1538, 2607] {
+        let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
+        assert_read_exactly_without(&game, seed, dgt_core::AlertKind::IllegalPosition);
+    }
+}
+
+/// D66: a slide reported on a square on its way (protocol §4.1) long enough to be read, then
+/// on its last square, while the board already showed moves not yet completed (Rh1-g1 …d6
+/// Ra1-a2 …a3): the slide going on is the same move, not a second one of that piece
+/// (scramble seeds 211, 1244, 1446; 22512: b2-b3 …b4).
+#[test]
+fn a_slide_seen_on_its_way_among_uncompleted_moves_is_one_move() {
+    use dgt_arbiter::verify_alerts::alert_spec;
+    let (pace, _, control) = PACES[2];
+    for seed in [211, 1244, 1446, 22512] {
+        let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
+        assert_read_exactly_without(&game, seed, dgt_core::AlertKind::IllegalPosition);
+    }
+}
+
+/// D67: the line the board showed move by move (Qb8-d8 …h3 Qd8-b6), judged at the third
+/// press once the board settled, with the player then on move holding a piece for his next
+/// move (the h3 pawn): read before as one move and the opponent's piece in hand (Qb8-b6
+/// with the h4 pawn lifted), which turned the side to move round (scramble seed 22828).
+#[test]
+fn a_line_shown_move_by_move_with_the_next_piece_lifted_is_read_as_shown() {
+    use dgt_arbiter::verify_alerts::alert_spec;
+    let (pace, _, control) = PACES[2];
+    let game = dgt_emulator::generate_game(alert_spec(22828, pace, control));
+    assert_read_exactly_without(&game, 22828, dgt_core::AlertKind::IllegalPosition);
 }
 
 /// Plays an emulated game through the core (pending timers fired at the end): every move

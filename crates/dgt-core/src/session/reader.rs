@@ -131,7 +131,28 @@ impl Session {
         let mover = g.current().turn();
         let mut placement = self.board.placement(self.orientation);
         placement.board = self.seen_board();
-        let interp = reconstruct::interpret(g, &placement.board, self.decision_depth());
+        let interp = match reconstruct::interpret(g, &placement.board, self.decision_depth()) {
+            // A piece's two moves around the opponent's quick reply reach a placement that
+            // one move of it and the reply also reach (Ke2-f2 …Bb7 Kf2-e3 and Ke2-e3 …Bb7).
+            // The board showed the placement after each move of the longer line in turn
+            // (`chained`): that line was played, as when the board settles (`read_settled`),
+            // and a press judged before it settles reads it too (D65). A first move that is
+            // a square on the shorter line's slide (c2-c3 …f5 c3-c4 for c2-c4 …f5: a slide
+            // reports every square it passes, protocol §4.1) is believed only with two
+            // presses read unseen since the last press seen (D54/D55): this press is the
+            // third.
+            Interpretation::Ahead(path) => Interpretation::Ahead(
+                self.chained()
+                    .filter(|c| {
+                        c.len() > path.len()
+                            && self.shown_move_by_move(c)
+                            && (self.press_after_hidden
+                                || !reconstruct::slide_prefix(&c[0], &path[0]))
+                    })
+                    .unwrap_or(path),
+            ),
+            other => other,
+        };
         let interp = self.logged_on_the_way(self.prefer_shown(interp));
         // At ply 0 with nothing moved, a press only starts White's clock. (Judged here, not
         // when the press is seen: White's first move may be on the board, not yet reported.)
@@ -216,6 +237,14 @@ impl Session {
                 PressReading::Moves(path)
             }
             Interpretation::Sibling(m) => PressReading::Correct(m),
+            // The line the board showed move by move, and the player then on move holding a
+            // piece for his next one: read as one move with the opponent's piece lifted, the
+            // line turned into the shorter one the board never showed (D67).
+            Interpretation::Unexplained
+                if let Some(path) = self.shown_line_then_lifted(&placement.board) =>
+            {
+                PressReading::Moves(path)
+            }
             // The opponent already holds a piece for the reply.
             _ if let Some(m) =
                 reconstruct::one_move_with_reply_in_hand(g.current(), &placement.board, |m| {
@@ -276,6 +305,33 @@ impl Session {
             _ => PressReading::Unexplained(placement.board),
         };
         Some((mover, reading))
+    }
+
+    /// The line the board showed last (`last_ahead`), of two moves or more, each shown as its
+    /// ply in turn (`shown_prefix`), with one piece of the player then on move off the board:
+    /// his next move under way. In a time scramble the press is judged after the board
+    /// settles, and a piece lifted by then (a pawn taken up ~0.2 s after the last placement)
+    /// made the board one move short of the line with the opponent's piece in hand (Qb8-d8
+    /// …h3 Qd8-b6, the h3 pawn lifted, read as Qb8-b6 with the h4 pawn lifted: scramble seed
+    /// 22828). Three moves need two presses read unseen before this one (D54/D55): the press
+    /// judged is the third.
+    fn shown_line_then_lifted(&self, shown: &shakmaty::Board) -> Option<Vec<Move>> {
+        let g = self.game.as_ref()?;
+        let (_, path) = self.reader.last_ahead.as_ref()?;
+        if path.len() < 2
+            || (path.len() > 2 && !self.press_after_hidden)
+            || self.shown_prefix(path) < path.len()
+        {
+            return None;
+        }
+        let mut pos = g.current().clone();
+        for m in path {
+            pos.play_unchecked(*m);
+        }
+        let d = board::diff(pos.board(), shown);
+        let sq = d.first().filter(|_| d.count() == 1)?;
+        (shown.piece_at(sq).is_none() && pos.board().color_at(sq) == Some(pos.turn()))
+            .then(|| path.clone())
     }
 
     /// An unexplained board at a press's first look, or later within the press's bound when
@@ -386,6 +442,26 @@ impl Session {
         let g = self.game.as_ref()?;
         let (_, prev) = self.reader.last_ahead.as_ref()?;
         self.extended_to_board(g, prev)
+            .or_else(|| self.slide_went_on(g, prev))
+    }
+
+    /// `prev` with its last move's piece gone on along the same line to where the board
+    /// shows it: a sliding piece is reported on every square it passes (protocol §4.1), and
+    /// in a time scramble a square on the way can be reported for longer than a move the
+    /// board showed by itself (Ra1-a2 … a3, Bc1-g5 … xh6). The last move was the slide in
+    /// progress, not a move of its own (D66).
+    fn slide_went_on(&self, g: &Game, prev: &[Move]) -> Option<Vec<Move>> {
+        if self.reader.after_gap {
+            return None;
+        }
+        let (last, before) = prev.split_last()?;
+        let mut pos = g.current().clone();
+        for m in before {
+            pos.play_unchecked(*m);
+        }
+        let on = reconstruct::one_move_to(&pos, &self.seen_board())
+            .filter(|m| reconstruct::slide_prefix(last, m))?;
+        Some(before.iter().copied().chain([on]).collect())
     }
 
     /// `prev` (moves from the current position) followed by the moves that lead on from

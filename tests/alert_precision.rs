@@ -143,6 +143,23 @@ fn an_overtaken_press_completes_only_the_presser_move_before_the_reply() {
     }
 }
 
+/// A piece moved twice around the reply in a time scramble (Bf1-h3, axb5, Bh3-g2, each
+/// placement shown for less than a settle) leaves the placement of one longer move and the
+/// reply (Bf1-g2 axb5). The board showed each placement in turn as its ply, and the press
+/// judged then, made before the reply, completed only the first move (D70). Read as the
+/// longer move, the reply waited for a press already spent, and the player's next move
+/// read as a second move in one: a false `illegal_move` (intervene). Scramble seeds 985,
+/// 562, 833, 1331, 1538, 2859 and (fresh) 21169, 22197.
+#[test]
+fn a_piece_moved_twice_around_the_reply_is_read_move_by_move() {
+    use dgt_arbiter::verify_alerts::alert_spec;
+    let (pace, _, control) = PACES[2];
+    for seed in [985, 562, 833, 1331, 1538, 2859, 21169, 22197] {
+        let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
+        assert_read_exactly_without(&game, seed, dgt_core::AlertKind::IllegalMove);
+    }
+}
+
 /// D61: a piece knocked over and put back within the 3 s `illegal_position_ms` is no
 /// irregularity for the arbiter, but the board reports each change up to a scan late, so
 /// the time between the two reports can read longer than the piece was down (scramble

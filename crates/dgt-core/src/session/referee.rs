@@ -288,7 +288,10 @@ impl Session {
                 self.commit_shown(t, &[m], true, self.last_change, out);
                 self.settle_after_press(t);
             }
-            PressReading::Moves(path) => self.press_completes(t, display, mover, &path, out),
+            PressReading::Moves(path) => self.press_completes(t, display, mover, &path, false, out),
+            PressReading::Followed(path) => {
+                self.press_completes(t, display, mover, &path, true, out)
+            }
             PressReading::Correct(m) => {
                 self.correct_last(t, m, out);
                 self.confirm_moves();
@@ -318,19 +321,20 @@ impl Session {
         }
     }
 
-    /// The press completes the presser's moves of `path`; a reply already on the board
-    /// waits for its own press (or the board settling).
+    /// The press completes the presser's moves of `path` (only his first with `first_only`,
+    /// D70); a reply already on the board waits for its own press (or the board settling).
     fn press_completes(
         &mut self,
         t: u64,
         display: ClockSide,
         mover: Color,
         path: &[Move],
+        first_only: bool,
         out: &mut Emitted,
     ) {
         self.infer_from_press(display, mover);
         self.back_to_legal(t, out);
-        let done = self.completed_by_press(display, mover, path);
+        let done = self.completed_by_press(display, mover, path, first_only);
         let shown_at = if done == path.len() {
             self.last_change
         } else {
@@ -456,7 +460,7 @@ impl Session {
         let (shown_at, mut path) = self.reader.last_ahead.take().unwrap_or_default();
         path.truncate(self.shown_prefix(&path));
         self.infer_from_press(display, mover);
-        let done = self.completed_by_press(display, mover, &path);
+        let done = self.completed_by_press(display, mover, &path, false);
         self.commit_shown(t, &path[..done], true, shown_at, out);
         if done < path.len() {
             self.timers

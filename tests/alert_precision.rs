@@ -160,6 +160,27 @@ fn a_piece_moved_twice_around_the_reply_is_read_move_by_move() {
     }
 }
 
+/// A player who forgot to press and remembered seconds later, after the opponent had begun
+/// his reply on the running clock: the board reported the opponent's piece leaving its
+/// square after the clock reported the press, and both moves were read before the press was
+/// judged. The press completed the presser's own move before that reply (6.2.1, D71), not a
+/// press without a move (intervene). Scramble seeds 677, 717, 21126, 22597; blitz seeds
+/// 538, 2384, 2461, 20363, 21055.
+#[test]
+fn a_late_press_before_the_reply_began_completed_the_presser_move() {
+    use dgt_arbiter::verify_alerts::alert_spec;
+    for (pace_index, seeds) in [
+        (2, &[677, 717, 21126, 22597][..]),
+        (1, &[538, 2384, 2461, 20363, 21055][..]),
+    ] {
+        let (pace, _, control) = PACES[pace_index];
+        for &seed in seeds {
+            let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
+            assert_read_exactly_without(&game, seed, dgt_core::AlertKind::ClockPressedWithoutMove);
+        }
+    }
+}
+
 /// D61: a piece knocked over and put back within the 3 s `illegal_position_ms` is no
 /// irregularity for the arbiter, but the board reports each change up to a scan late, so
 /// the time between the two reports can read longer than the piece was down (scramble

@@ -269,7 +269,7 @@ impl Session {
                 let pressed_by_mover = self.clock.display_of(mover.is_white()) == Some(display);
                 if !pressed_by_mover {
                     PressReading::LatePress
-                } else if self.watch.owes_press == Some(mover) {
+                } else if self.watch.owes_press == Some(mover) || self.replied_after_press(g) {
                     PressReading::OwedPress
                 } else if !final_look {
                     // The board shows no move yet, but it reports a change up to ~400 ms
@@ -295,6 +295,20 @@ impl Session {
             _ => PressReading::Unexplained(placement.board),
         };
         Some((mover, reading))
+    }
+
+    /// The opponent's last move began after this press was seen: the board reported its
+    /// piece leaving its square later than the clock reported the press. The press came
+    /// before that reply and completed the presser's own move before it (6.2.1), pressed
+    /// late — the opponent moved while the presser's clock still ran, and both moves were
+    /// read before the press was judged. Not a press without a move (D71; scramble seed
+    /// 21126: ...f5 pressed ~5 s late, Rg2-c2 lifted 250 ms after the press's report).
+    fn replied_after_press(&self, g: &Game) -> bool {
+        g.plies() >= 2
+            && g.moves
+                .last()
+                .and_then(|m| m.mv.from())
+                .is_some_and(|from| self.square_changed_at[usize::from(from)] > self.press_seen_at)
     }
 
     /// An unexplained board at a press's first look, or later within the press's bound when

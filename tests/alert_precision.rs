@@ -181,6 +181,39 @@ fn a_late_press_before_the_reply_began_completed_the_presser_move() {
     }
 }
 
+/// The players stop the clock when they end the game themselves, then signal the result
+/// with the kings (protocol §4.5). The first king put on a centre square can recreate a
+/// position of plies ago (careful, blitz and scramble seeds 1291 and 2426: the white king
+/// back on e4, where it stood four plies earlier), which read as those moves taken back
+/// (`position_restored`, review). With the clock stopped it waits as a king move onto the
+/// centre does (D72): the other king follows, and the gesture is read, every move kept.
+#[test]
+fn a_king_of_the_result_gesture_on_an_earlier_square_takes_nothing_back() {
+    use dgt_arbiter::verify_alerts::{alert_spec, occurrences, raised_alerts};
+    use dgt_core::AlertKind;
+    let config = CoreConfig::default();
+    for (pace_index, seed) in [
+        (0, 1291),
+        (0, 2426),
+        (1, 1291),
+        (1, 2426),
+        (2, 384),
+        (2, 1291),
+    ] {
+        let (pace, name, control) = PACES[pace_index];
+        let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
+        assert_read_exactly_without(&game, seed, AlertKind::PositionRestored);
+        let gestures = occurrences(AlertKind::ResultGesture, &game, &config);
+        let raised = raised_alerts(&game, &config);
+        assert!(
+            gestures.iter().filter(|o| o.wanted).all(|o| raised
+                .iter()
+                .any(|a| a.kind == AlertKind::ResultGesture && o.matches(a))),
+            "{name} {seed}: the gesture is read"
+        );
+    }
+}
+
 /// D61: a piece knocked over and put back within the 3 s `illegal_position_ms` is no
 /// irregularity for the arbiter, but the board reports each change up to a scan late, so
 /// the time between the two reports can read longer than the piece was down (scramble

@@ -136,6 +136,77 @@ fn an_overtaken_press_completes_only_the_presser_move_before_the_reply() {
     }
 }
 
+/// A piece moved twice around the reply in a time scramble (Bf1-h3, axb5, Bh3-g2, each
+/// placement shown for less than a settle) leaves the placement of one longer move and the
+/// reply (Bf1-g2 axb5). The board showed each placement in turn as its ply, and the press
+/// judged then, made before the reply, completed only the first move (D70). Read as the
+/// longer move, the reply waited for a press already spent, and the player's next move
+/// read as a second move in one: a false `illegal_move` (intervene). Scramble seeds 985,
+/// 562, 833, 1331, 1538, 2859 and (fresh) 21169, 22197.
+#[test]
+fn a_piece_moved_twice_around_the_reply_is_read_move_by_move() {
+    use dgt_arbiter::verify_alerts::alert_spec;
+    let (pace, _, control) = PACES[2];
+    for seed in [985, 562, 833, 1331, 1538, 2859, 21169, 22197] {
+        let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
+        assert_read_exactly_without(&game, seed, dgt_core::AlertKind::IllegalMove);
+    }
+}
+
+/// A player who forgot to press and remembered seconds later, after the opponent had begun
+/// his reply on the running clock: the board reported the opponent's piece leaving its
+/// square after the clock reported the press, and both moves were read before the press was
+/// judged. The press completed the presser's own move before that reply (6.2.1, D71), not a
+/// press without a move (intervene). Scramble seeds 677, 717, 21126, 22597; blitz seeds
+/// 538, 2384, 2461, 20363, 21055.
+#[test]
+fn a_late_press_before_the_reply_began_completed_the_presser_move() {
+    use dgt_arbiter::verify_alerts::alert_spec;
+    for (pace_index, seeds) in [
+        (2, &[677, 717, 21126, 22597][..]),
+        (1, &[538, 2384, 2461, 20363, 21055][..]),
+    ] {
+        let (pace, _, control) = PACES[pace_index];
+        for &seed in seeds {
+            let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
+            assert_read_exactly_without(&game, seed, dgt_core::AlertKind::ClockPressedWithoutMove);
+        }
+    }
+}
+
+/// The players stop the clock when they end the game themselves, then signal the result
+/// with the kings (protocol §4.5). The first king put on a centre square can recreate a
+/// position of plies ago (careful, blitz and scramble seeds 1291 and 2426: the white king
+/// back on e4, where it stood four plies earlier), which read as those moves taken back
+/// (`position_restored`, review). With the clock stopped it waits as a king move onto the
+/// centre does (D72): the other king follows, and the gesture is read, every move kept.
+#[test]
+fn a_king_of_the_result_gesture_on_an_earlier_square_takes_nothing_back() {
+    use dgt_arbiter::verify_alerts::{alert_spec, occurrences, raised_alerts};
+    use dgt_core::AlertKind;
+    let config = CoreConfig::default();
+    for (pace_index, seed) in [
+        (0, 1291),
+        (0, 2426),
+        (1, 1291),
+        (1, 2426),
+        (2, 384),
+        (2, 1291),
+    ] {
+        let (pace, name, control) = PACES[pace_index];
+        let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
+        assert_read_exactly_without(&game, seed, AlertKind::PositionRestored);
+        let gestures = occurrences(AlertKind::ResultGesture, &game, &config);
+        let raised = raised_alerts(&game, &config);
+        assert!(
+            gestures.iter().filter(|o| o.wanted).all(|o| raised
+                .iter()
+                .any(|a| a.kind == AlertKind::ResultGesture && o.matches(a))),
+            "{name} {seed}: the gesture is read"
+        );
+    }
+}
+
 /// D61: a piece knocked over and put back within the 3 s `illegal_position_ms` is no
 /// irregularity for the arbiter, but the board reports each change up to a scan late, so
 /// the time between the two reports can read longer than the piece was down (scramble

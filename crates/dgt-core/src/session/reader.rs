@@ -43,6 +43,10 @@ pub(super) enum PressReading {
     ShownThenAnswered(Move),
     /// The moves the board shows: the press completes the presser's, a reply waits.
     Moves(Vec<Move>),
+    /// Moves the board showed one by one past a shorter reading of the same placement (a
+    /// piece moved twice around the reply reads as one longer move, `followed_further`):
+    /// the press completes the presser's first move of them, the rest wait (D70).
+    Followed(Vec<Move>),
     /// Another move than the last, unconfirmed one: it replaces it.
     Correct(Move),
     /// The move made, and the opponent already holding a piece for the reply.
@@ -216,7 +220,22 @@ impl Session {
         {
             return Some((mover, PressReading::NotOnMove));
         }
+        // A piece moved twice around the reply in a time scramble (Bf1-h3, axb5, Bh3-g2,
+        // each placement shown for less than a settle) leaves the placement of one longer
+        // move and the reply (Bf1-g2 axb5); the board showed each move in turn while it was
+        // watched (`followed_further`), and the press, made before the reply, completed
+        // only the first (6.2.1; D70). Only a line whose every placement but the last the
+        // board showed as that ply: a capturer reported on a square of its slide, then the
+        // piece it takes lifted, is no move answered (blitz seed 263, Rg2xg6 via g5).
+        let followed = match &interp {
+            Interpretation::Ahead(path) => Some(self.followed_further(path.clone()))
+                .filter(|f| f.len() > path.len() && self.shown_move_by_move(f)),
+            _ => None,
+        };
         let reading = match interp {
+            Interpretation::Ahead(_) if let Some(further) = followed => {
+                PressReading::Followed(further)
+            }
             // Two moves at once whose first the board never showed by itself, while it did
             // show another move of the presser that only the opponent's hands changed since:
             // the press completed the move shown, and the rest is the reply in progress (the
@@ -279,7 +298,7 @@ impl Session {
                 let pressed_by_mover = self.clock.display_of(mover.is_white()) == Some(display);
                 if !pressed_by_mover {
                     PressReading::LatePress
-                } else if self.watch.owes_press == Some(mover) {
+                } else if self.watch.owes_press == Some(mover) || self.replied_after_press(g) {
                     PressReading::OwedPress
                 } else if !final_look {
                     // The board shows no move yet, but it reports a change up to ~400 ms
@@ -332,6 +351,20 @@ impl Session {
         let sq = d.first().filter(|_| d.count() == 1)?;
         (shown.piece_at(sq).is_none() && pos.board().color_at(sq) == Some(pos.turn()))
             .then(|| path.clone())
+    }
+
+    /// The opponent's last move began after this press was seen: the board reported its
+    /// piece leaving its square later than the clock reported the press. The press came
+    /// before that reply and completed the presser's own move before it (6.2.1), pressed
+    /// late — the opponent moved while the presser's clock still ran, and both moves were
+    /// read before the press was judged. Not a press without a move (D71; scramble seed
+    /// 21126: ...f5 pressed ~5 s late, Rg2-c2 lifted 250 ms after the press's report).
+    fn replied_after_press(&self, g: &Game) -> bool {
+        g.plies() >= 2
+            && g.moves
+                .last()
+                .and_then(|m| m.mv.from())
+                .is_some_and(|from| self.square_changed_at[usize::from(from)] > self.press_seen_at)
     }
 
     /// An unexplained board at a press's first look, or later within the press's bound when
@@ -848,16 +881,19 @@ impl Session {
     /// completed the presser's first move, not one made after the opponent's reply, which
     /// the opponent's press completes and the presser's next move follows (D60) — unless
     /// two presses were read unseen before either press (they completed the moves between).
+    /// `first_only`: moves followed one by one past a shorter reading (D70), of which the
+    /// press completed the presser's first.
     pub(super) fn completed_by_press(
         &self,
         display: ClockSide,
         mover: Color,
         path: &[Move],
+        first_only: bool,
     ) -> usize {
         let presser = self.presser(display).unwrap_or(mover);
         let mut presser_moves = (0..path.len()).filter(|i| (i % 2 == 0) == (presser == mover));
-        let last = if self.overtaken_by.is_some_and(|later| later != display)
-            && !self.press_after_hidden
+        let last = if first_only
+            || self.overtaken_by.is_some_and(|later| later != display) && !self.press_after_hidden
         {
             presser_moves.next()
         } else {

@@ -48,9 +48,50 @@ impl Session {
             // Bughouse: a piece lifted that leaves an earlier position (material grows with
             // drops) is most often the opponent capturing it, not a take-back.
             Reading::Restore(_) if self.drop_lifted_waits(t) => {}
+            Reading::Restore(_) if self.gesture_king_waits(t) => {}
             Reading::Restore(k) => self.restore(t, k, out),
             Reading::Unexplained => self.settled_unexplained(t, out),
         }
+    }
+
+    /// An earlier position shown by one king moved to a centre square with the clock stopped
+    /// is the first half of the kings' result gesture (protocol §4.5) as often as a
+    /// take-back: the players stop the clock when they end the game themselves, then put
+    /// the kings in the centre, and a king on a square it stood on plies ago can recreate
+    /// that position (careful, blitz and scramble seeds 1291, 2426: the white king back on
+    /// e4 read as four moves taken back, `position_restored` at review). It waits until the
+    /// board has stayed so as long as a king move onto the centre waits (D64); the other
+    /// king following makes it a gesture (D72). Returns whether to wait.
+    fn gesture_king_waits(&mut self, t: u64) -> bool {
+        let calm_at = self.last_change + CENTRE_KING_WAIT_MS;
+        if t >= calm_at || !self.clock_stopped() {
+            return false;
+        }
+        let Some(g) = &self.game else { return false };
+        let shown = self.seen_board();
+        let centre = shakmaty::Bitboard::from(shakmaty::Square::D4)
+            | shakmaty::Square::D5
+            | shakmaty::Square::E4
+            | shakmaty::Square::E5;
+        let d = board::diff(g.current().board(), &shown);
+        let king_to_centre = d.count() == 2
+            && d.into_iter().any(|sq| {
+                centre.contains(sq)
+                    && shown
+                        .piece_at(sq)
+                        .is_some_and(|p| p.role == shakmaty::Role::King)
+                    && shown.king_of(shown.color_at(sq).expect("a king stands there")) == Some(sq)
+            })
+            && d.into_iter().all(|sq| {
+                let before = g.current().board().piece_at(sq);
+                let after = shown.piece_at(sq);
+                before.is_none_or(|p| p.role == shakmaty::Role::King)
+                    && after.is_none_or(|p| p.role == shakmaty::Role::King)
+            });
+        if king_to_centre {
+            self.timers.set(Timer::Settle, calm_at);
+        }
+        king_to_centre
     }
 
     /// After a reconnection the board's log is awaited (protocol §3.6): a settle before it
@@ -288,7 +329,10 @@ impl Session {
                 self.commit_shown(t, &[m], true, self.last_change, out);
                 self.settle_after_press(t);
             }
-            PressReading::Moves(path) => self.press_completes(t, display, mover, &path, out),
+            PressReading::Moves(path) => self.press_completes(t, display, mover, &path, false, out),
+            PressReading::Followed(path) => {
+                self.press_completes(t, display, mover, &path, true, out)
+            }
             PressReading::Correct(m) => {
                 self.correct_last(t, m, out);
                 self.confirm_moves();
@@ -318,19 +362,20 @@ impl Session {
         }
     }
 
-    /// The press completes the presser's moves of `path`; a reply already on the board
-    /// waits for its own press (or the board settling).
+    /// The press completes the presser's moves of `path` (only his first with `first_only`,
+    /// D70); a reply already on the board waits for its own press (or the board settling).
     fn press_completes(
         &mut self,
         t: u64,
         display: ClockSide,
         mover: Color,
         path: &[Move],
+        first_only: bool,
         out: &mut Emitted,
     ) {
         self.infer_from_press(display, mover);
         self.back_to_legal(t, out);
-        let done = self.completed_by_press(display, mover, path);
+        let done = self.completed_by_press(display, mover, path, first_only);
         let shown_at = if done == path.len() {
             self.last_change
         } else {
@@ -456,7 +501,7 @@ impl Session {
         let (shown_at, mut path) = self.reader.last_ahead.take().unwrap_or_default();
         path.truncate(self.shown_prefix(&path));
         self.infer_from_press(display, mover);
-        let done = self.completed_by_press(display, mover, &path);
+        let done = self.completed_by_press(display, mover, &path, false);
         self.commit_shown(t, &path[..done], true, shown_at, out);
         if done < path.len() {
             self.timers

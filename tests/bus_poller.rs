@@ -290,6 +290,26 @@ fn a_first_move_pressed_before_its_landing_was_logged_is_read_at_the_next_poll()
 }
 
 #[test]
+fn a_piece_moved_twice_around_the_reply_between_two_polls_is_read_as_two_moves() {
+    // The board's log counts the presses (protocol §3.6) and the packet shows where the
+    // pieces stand: d2-d3 e7-e5 d3-d4 pressed three times between two moves read shows the
+    // placement of d2-d4 e7-e5 (seed 9598), which the press completed as d2-d4, then e5xd4
+    // read as an illegal e7xd4 and every later move two plies early. Three presses logged,
+    // the clock running for the player on move after three moves, and d3 logged since: three
+    // moves (D75). 15664: d2-d3 Ng8-e7 d3-d4 the same; 18466 and 21581: a piece moved twice
+    // around the reply later in the game. 6674: Bxa6 g6 Bxh6 g5 in one reading, Bxa6 shown
+    // first, not read as Bxh6 g6 Bxa6. 5125: Bxd7 Qxd7 Na3 and Rh6 pressed with the rook not
+    // yet lifted on the board — four presses, three moves shown — is not read as a queen
+    // moving via c8 (not logged since the last move read).
+    for seed in [9598u64, 15664, 18466, 21581, 6674, 5125] {
+        let (boards, truths) = line_of(&[1025], seed, 14);
+        let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
+        sim.run_until(last_end(&truths) + 5000);
+        sim.assert_games(&truths);
+    }
+}
+
+#[test]
 fn only_bus_commands_for_reading_are_ever_written() {
     let (boards, truths) = line_of(&[2001, 2002, 2003], 31, 10);
     let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());

@@ -44,6 +44,9 @@ struct Sim {
     trace: Option<dgt_protocol::Decoder>,
     /// `illegal_position` alerts that said the board no longer follows the game.
     lost_track_alerts: usize,
+    /// `illegal_position` and `illegal_move` alerts of any wording: the arbiter was told the
+    /// board shows something the game does not explain.
+    board_alerts: usize,
 }
 
 impl Sim {
@@ -60,6 +63,7 @@ impl Sim {
             moves: BTreeMap::new(),
             trace: None,
             lost_track_alerts: 0,
+            board_alerts: 0,
         };
         sim.poller.line_opened(epoch);
         sim.exchange();
@@ -99,10 +103,15 @@ impl Sim {
                 println!("{:>7} => {:?}", input.t_ms, e.body);
             }
             if let EventBody::Alert(a) = &e.body
-                && a.kind == dgt_core::AlertKind::IllegalPosition
-                && a.message.contains("no longer follows the game")
+                && matches!(
+                    a.kind,
+                    dgt_core::AlertKind::IllegalPosition | dgt_core::AlertKind::IllegalMove
+                )
             {
-                self.lost_track_alerts += 1;
+                self.board_alerts += 1;
+                if a.message.contains("no longer follows the game") {
+                    self.lost_track_alerts += 1;
+                }
             }
             // Contract §3: a move with a `ply` already sent replaces it and every later one.
             if let EventBody::Move(m) = &e.body
@@ -302,6 +311,21 @@ fn a_piece_moved_twice_around_the_reply_between_two_polls_is_read_as_two_moves()
     // yet lifted on the board — four presses, three moves shown — is not read as a queen
     // moving via c8 (not logged since the last move read).
     for seed in [9598u64, 15664, 18466, 21581, 6674, 5125] {
+        let (boards, truths) = line_of(&[1025], seed, 14);
+        let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
+        sim.run_until(last_end(&truths) + 5000);
+        sim.assert_games(&truths);
+    }
+}
+
+#[test]
+fn the_opening_moves_pressed_between_two_polls_are_counted_from_the_start() {
+    // Seed 18518: c2-c3 e7-e6 c3-c4 pressed three times from the start position before the
+    // packets showed the pawn's landings, read as c2-c4 and then every move a ply off (a
+    // shifted game). The presses logged count from the game's start (D75); Black's press
+    // starting White's clock would count one too many, and the running display then
+    // disagrees. 5235, 6789, 11122 and 20198 were lost the same way.
+    for seed in [18518u64, 5235, 6789, 11122, 20198] {
         let (boards, truths) = line_of(&[1025], seed, 14);
         let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
         sim.run_until(last_end(&truths) + 5000);
@@ -650,6 +674,9 @@ fn scan_bus_seeds() {
     let (from, to) = (bound("FROM", 1), bound("TO", 100));
     let mut lost = Vec::new();
     let (mut invented, mut longest, mut alerts) = (0, 0, 0);
+    // Games read at the wrong ply for two moves in a row or more (`wrong_ply_run`), and lost
+    // games the core said nothing about (no `illegal_position` nor `illegal_move`).
+    let (mut shifted, mut silent, mut longest_wrong_ply) = (Vec::new(), Vec::new(), 0);
     for seed in from..=to {
         let (boards, truths) = line_of(&[1025], seed, 14);
         let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
@@ -661,23 +688,37 @@ fn scan_bus_seeds() {
         }
         let game = bus_game_check(&sim, &read, &truth);
         println!(
-            "seed {seed:>5}: invented {:>2} {:?}, longest run {}, lost-track alerts {}, read {} of {}",
+            "seed {seed:>5}: invented {:>2} {:?}, longest run {}, wrong-ply run {}, lost-track alerts {}, board alerts {}, read {} of {}",
             game.invented.len(),
             game.invented,
             game.longest_run,
+            game.wrong_ply_run,
             game.lost_tracks,
+            game.board_alerts,
             game.exact,
             truth.len()
         );
         invented += game.invented.len();
         longest = longest.max(game.longest_run);
+        longest_wrong_ply = longest_wrong_ply.max(game.wrong_ply_run);
         alerts += game.lost_tracks;
+        if game.wrong_ply_run >= 2 {
+            shifted.push(seed);
+        }
+        if game.board_alerts == 0 {
+            silent.push(seed);
+        }
         lost.push(seed);
     }
     println!(
         "bus scan {from}..={to}: {} of {} lost, {invented} moves invented, longest invented run {longest}, {alerts} lost-track alerts: {lost:?}",
         lost.len(),
         to - from + 1
+    );
+    println!(
+        "bus scan {from}..={to}: {} shifted (two or more moves in a row read at the wrong ply, longest {longest_wrong_ply}): {shifted:?}; {} lost without an illegal_position or illegal_move alert: {silent:?}",
+        shifted.len(),
+        silent.len()
     );
 }
 
@@ -690,8 +731,13 @@ struct BusGameCheck {
     /// The longest run of read moves in a row that align with nothing played (see
     /// [`dgt_arbiter::verify::longest_unaligned_run`]).
     longest_run: usize,
+    /// The longest run of read moves in a row each at a ply where another was played (a
+    /// game read a ply early or late, "shifted", counts every move, unlike `longest_run`).
+    wrong_ply_run: usize,
     /// `illegal_position` alerts saying the board no longer follows the game.
     lost_tracks: usize,
+    /// `illegal_position` and `illegal_move` alerts.
+    board_alerts: usize,
 }
 
 fn bus_game_check(sim: &Sim, read: &[String], truth: &[String]) -> BusGameCheck {
@@ -706,13 +752,24 @@ fn bus_game_check(sim: &Sim, read: &[String], truth: &[String]) -> BusGameCheck 
         .zip(truth)
         .filter(|(read, played)| read == played)
         .count();
+    let wrong_ply_run = read
+        .iter()
+        .enumerate()
+        .map(|(i, uci)| truth.get(i) != Some(uci))
+        .fold((0, 0), |(run, longest), wrong| {
+            let run = if wrong { run + 1 } else { 0 };
+            (run, longest.max(run))
+        })
+        .1;
     let read: Vec<&str> = read.iter().map(String::as_str).collect();
     let truth: Vec<&str> = truth.iter().map(String::as_str).collect();
     BusGameCheck {
         exact,
         invented,
         longest_run: dgt_arbiter::verify::longest_unaligned_run(&read, &truth),
+        wrong_ply_run,
         lost_tracks: sim.lost_track_alerts,
+        board_alerts: sim.board_alerts,
     }
 }
 

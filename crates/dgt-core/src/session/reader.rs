@@ -650,17 +650,15 @@ impl Session {
     /// The moves a bus board's log proves were completed since the last move recorded: its
     /// lever presses (protocol §3.6; an entry may be skipped, never invented), when two or
     /// more and the clock agrees — the display running is that of the player on move after
-    /// as many moves. A press logged after its move was recorded (a late press, 6.2.2) would
-    /// count one too many: the running display then disagrees, and nothing is proved.
+    /// as many moves. A press logged after its move was recorded (a late press, 6.2.2), or
+    /// Black's press starting White's clock, would count one too many: the running display
+    /// then disagrees, and nothing is proved.
     pub(super) fn plies_logged(&self) -> Option<usize> {
         let n = self.presses_logged_since_move;
         if self.bus.is_none() || !(2..=PLIES_LOGGED_MAX).contains(&n) {
             return None;
         }
         let g = self.playing()?;
-        if g.plies() == 0 {
-            return None;
-        }
         let to_move = if n.is_multiple_of(2) {
             g.current().turn()
         } else {

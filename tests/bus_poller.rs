@@ -334,6 +334,21 @@ fn the_opening_moves_pressed_between_two_polls_are_counted_from_the_start() {
 }
 
 #[test]
+fn a_double_step_taken_en_passant_is_read_from_the_square_the_log_named() {
+    // b2-b4 and c4xb3 en passant leave the placement of b2-b3 and c4xb3 (seed 5455): the
+    // packet shows where the pieces stand, the log names b4 (protocol §3.6). Read as b3
+    // cxb3, one move was wrong and nothing alerted the arbiter; the reading that changes the
+    // squares the log named is taken (D76). 7794 (c7-c5 b5xc6 e.p.), 8330 (b2-b4 a4xb3 e.p.),
+    // 9264 and 960 the same.
+    for seed in [5455u64, 7794, 8330, 9264, 960] {
+        let (boards, truths) = line_of(&[1025], seed, 14);
+        let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
+        sim.run_until(last_end(&truths) + 5000);
+        sim.assert_games(&truths);
+    }
+}
+
+#[test]
 fn only_bus_commands_for_reading_are_ever_written() {
     let (boards, truths) = line_of(&[2001, 2002, 2003], 31, 10);
     let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());

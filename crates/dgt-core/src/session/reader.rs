@@ -683,7 +683,7 @@ impl Session {
             return interp;
         };
         let Some(n) = self.plies_logged().filter(|&n| shortest.len() < n) else {
-            return interp;
+            return self.most_logged(g, board, interp);
         };
         // A square such moves change on their way and leave as they were (d3 in d2-d3 e7-e5
         // d3-d4) must have been logged after the last move was read (protocol §3.6: every change
@@ -719,6 +719,51 @@ impl Session {
             }
         }
         interp
+    }
+
+    /// On a bus board, of the readings of as many moves that reach the placement, the one
+    /// that changes the most squares the board's log named since the last move was read
+    /// (protocol §3.6: every change of a square is logged), when it changes more than the
+    /// reading found first. b2-b4 and c4xb3 en passant leave the placement of b2-b3 and
+    /// c4xb3: the log naming b4 tells which (bus seed 5455 read b3 cxb3, one move wrong and
+    /// no alert).
+    fn most_logged(
+        &self,
+        g: &Game,
+        board: &shakmaty::Board,
+        interp: Interpretation,
+    ) -> Interpretation {
+        let Interpretation::Ahead(path) = &interp else {
+            return interp;
+        };
+        if self.bus.is_none() || self.reader.after_gap || path.len() < 2 {
+            return interp;
+        }
+        let since = self.log_at_move;
+        let logged = |path: &[Move]| {
+            let mut pos = g.current().clone();
+            let mut touched = shakmaty::Bitboard::EMPTY;
+            for m in path {
+                let before = pos.board().clone();
+                pos.play_unchecked(*m);
+                touched |= board::diff(&before, pos.board());
+            }
+            touched
+                .into_iter()
+                .filter(|sq| self.square_logged_at[usize::from(*sq)] > since)
+                .count()
+        };
+        let found = logged(path);
+        let mut budget = 50_000usize;
+        let best = reconstruct::paths_of_length(g.current(), board, path.len(), 8, &mut budget)
+            .into_iter()
+            .map(|p| (logged(&p), p))
+            .filter(|(n, _)| *n > found)
+            .reduce(|best, other| if other.0 > best.0 { other } else { best });
+        match best {
+            Some((_, better)) => Interpretation::Ahead(better),
+            None => interp,
+        }
     }
 
     pub(super) fn interpret(&self, depth: usize) -> Option<Interpretation> {

@@ -287,13 +287,15 @@ fn a_capture_whose_landing_the_log_lost_is_not_read_as_a_capture_and_its_recaptu
 }
 
 #[test]
-fn a_capture_on_the_square_of_the_last_move_read_needs_the_log_to_name_it_again() {
+fn a_capture_over_a_square_needs_the_log_to_name_it_after_the_last_move_read() {
     // Seed 26195: g5-g4 read, then Qf4xf5 with the pawn taken off first and the queen still
     // in the hand at the press — the placement of Qxg4 fxg4, g4 changing on the way. The log
     // named g4 only in the packet of g5-g4 itself, the last move read: nothing changed there
     // since, and the two moves were never played (a run of two invented moves). 38210:
-    // g2-g3 read, then Qh4xh2 with the queen in the hand, read as Qxg3 hxg3.
-    for seed in [26195u64, 38210] {
+    // g2-g3 read, then Qh4xh2 with the queen in the hand, read as Qxg3 hxg3. 31044: Qh5xg6
+    // with the queen in the hand read as Qxf5 gxf5, f5 named last for f7-f5, before the
+    // last move read (Qd1-h5).
+    for seed in [26195u64, 38210, 31044] {
         let (boards, truths) = line_of(&[1025], seed, 14);
         let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
         sim.run_until(last_end(&truths) + 5000);

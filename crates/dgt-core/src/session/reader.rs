@@ -557,15 +557,14 @@ impl Session {
         }
         // The packet that logged the last move read (its earliest square: a lift and its
         // landing can come a poll apart); the moves after it are logged there or later.
-        let last_move_squares = match &g.positions[..] {
-            [.., before, last] => board::diff(before.board(), last.board()),
-            _ => shakmaty::Bitboard::EMPTY,
+        let since = match &g.positions[..] {
+            [.., before, last] => board::diff(before.board(), last.board())
+                .into_iter()
+                .map(|sq| self.square_logged_at[usize::from(sq)])
+                .min()
+                .unwrap_or(0),
+            _ => 0,
         };
-        let since = last_move_squares
-            .into_iter()
-            .map(|sq| self.square_logged_at[usize::from(sq)])
-            .min()
-            .unwrap_or(0);
         let mut pos = g.current().clone();
         let mut touched = shakmaty::Bitboard::EMPTY;
         for m in path {
@@ -577,11 +576,11 @@ impl Session {
             .into_iter()
             .any(|sq| {
                 let logged_at = self.square_logged_at[usize::from(sq)];
-                // A square of the last move read, named again only by its own packet: the
-                // log says nothing of a later change there (seed 26195: g5-g4 read, then
-                // Qxf5 with the queen in the hand read as Qxg4 fxg4).
-                logged_at < since
-                    || (last_move_squares.contains(sq) && logged_at <= self.log_at_move)
+                // A square named last by a packet in before the last move was read: that
+                // packet named it for an earlier change (seed 26195: g5-g4 read, then Qxf5
+                // with the queen in the hand read as Qxg4 fxg4, g4 named for g5-g4 itself;
+                // 31044: f5 named for f7-f5, Qxg6 in the hand read as Qxf5 gxf5; D77).
+                logged_at < since || logged_at <= self.log_at_move
             });
         if unlogged {
             Interpretation::Unexplained

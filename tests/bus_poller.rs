@@ -44,6 +44,9 @@ struct Sim {
     trace: Option<dgt_protocol::Decoder>,
     /// `illegal_position` alerts that said the board no longer follows the game.
     lost_track_alerts: usize,
+    /// `illegal_position` and `illegal_move` alerts of any wording: the arbiter was told the
+    /// board shows something the game does not explain.
+    board_alerts: usize,
 }
 
 impl Sim {
@@ -60,6 +63,7 @@ impl Sim {
             moves: BTreeMap::new(),
             trace: None,
             lost_track_alerts: 0,
+            board_alerts: 0,
         };
         sim.poller.line_opened(epoch);
         sim.exchange();
@@ -99,10 +103,15 @@ impl Sim {
                 println!("{:>7} => {:?}", input.t_ms, e.body);
             }
             if let EventBody::Alert(a) = &e.body
-                && a.kind == dgt_core::AlertKind::IllegalPosition
-                && a.message.contains("no longer follows the game")
+                && matches!(
+                    a.kind,
+                    dgt_core::AlertKind::IllegalPosition | dgt_core::AlertKind::IllegalMove
+                )
             {
-                self.lost_track_alerts += 1;
+                self.board_alerts += 1;
+                if a.message.contains("no longer follows the game") {
+                    self.lost_track_alerts += 1;
+                }
             }
             // Contract §3: a move with a `ply` already sent replaces it and every later one.
             if let EventBody::Move(m) = &e.body
@@ -278,6 +287,23 @@ fn a_capture_whose_landing_the_log_lost_is_not_read_as_a_capture_and_its_recaptu
 }
 
 #[test]
+fn a_capture_over_a_square_needs_the_log_to_name_it_after_the_last_move_read() {
+    // Seed 26195: g5-g4 read, then Qf4xf5 with the pawn taken off first and the queen still
+    // in the hand at the press — the placement of Qxg4 fxg4, g4 changing on the way. The log
+    // named g4 only in the packet of g5-g4 itself, the last move read: nothing changed there
+    // since, and the two moves were never played (a run of two invented moves). 38210:
+    // g2-g3 read, then Qh4xh2 with the queen in the hand, read as Qxg3 hxg3. 31044: Qh5xg6
+    // with the queen in the hand read as Qxf5 gxf5, f5 named last for f7-f5, before the
+    // last move read (Qd1-h5).
+    for seed in [26195u64, 38210, 31044] {
+        let (boards, truths) = line_of(&[1025], seed, 14);
+        let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
+        sim.run_until(last_end(&truths) + 5000);
+        sim.assert_games(&truths);
+    }
+}
+
+#[test]
 fn a_first_move_pressed_before_its_landing_was_logged_is_read_at_the_next_poll() {
     // Seed 19950: f2-f3 pressed, the poll's packet logging the pawn lifted and the press but
     // not yet the landing (the board logs a press at once, a piece at the end of its scan,
@@ -287,6 +313,56 @@ fn a_first_move_pressed_before_its_landing_was_logged_is_read_at_the_next_poll()
     let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
     sim.run_until(last_end(&truths) + 5000);
     sim.assert_games(&truths);
+}
+
+#[test]
+fn a_piece_moved_twice_around_the_reply_between_two_polls_is_read_as_two_moves() {
+    // The board's log counts the presses (protocol §3.6) and the packet shows where the
+    // pieces stand: d2-d3 e7-e5 d3-d4 pressed three times between two moves read shows the
+    // placement of d2-d4 e7-e5 (seed 9598), which the press completed as d2-d4, then e5xd4
+    // read as an illegal e7xd4 and every later move two plies early. Three presses logged,
+    // the clock running for the player on move after three moves, and d3 logged since: three
+    // moves (D75). 15664: d2-d3 Ng8-e7 d3-d4 the same; 18466 and 21581: a piece moved twice
+    // around the reply later in the game. 6674: Bxa6 g6 Bxh6 g5 in one reading, Bxa6 shown
+    // first, not read as Bxh6 g6 Bxa6. 5125: Bxd7 Qxd7 Na3 and Rh6 pressed with the rook not
+    // yet lifted on the board — four presses, three moves shown — is not read as a queen
+    // moving via c8 (not logged since the last move read).
+    for seed in [9598u64, 15664, 18466, 21581, 6674, 5125] {
+        let (boards, truths) = line_of(&[1025], seed, 14);
+        let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
+        sim.run_until(last_end(&truths) + 5000);
+        sim.assert_games(&truths);
+    }
+}
+
+#[test]
+fn the_opening_moves_pressed_between_two_polls_are_counted_from_the_start() {
+    // Seed 18518: c2-c3 e7-e6 c3-c4 pressed three times from the start position before the
+    // packets showed the pawn's landings, read as c2-c4 and then every move a ply off (a
+    // shifted game). The presses logged count from the game's start (D75); Black's press
+    // starting White's clock would count one too many, and the running display then
+    // disagrees. 5235, 6789, 11122 and 20198 were lost the same way.
+    for seed in [18518u64, 5235, 6789, 11122, 20198] {
+        let (boards, truths) = line_of(&[1025], seed, 14);
+        let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
+        sim.run_until(last_end(&truths) + 5000);
+        sim.assert_games(&truths);
+    }
+}
+
+#[test]
+fn a_double_step_taken_en_passant_is_read_from_the_square_the_log_named() {
+    // b2-b4 and c4xb3 en passant leave the placement of b2-b3 and c4xb3 (seed 5455): the
+    // packet shows where the pieces stand, the log names b4 (protocol §3.6). Read as b3
+    // cxb3, one move was wrong and nothing alerted the arbiter; the reading that changes the
+    // squares the log named is taken (D76). 7794 (c7-c5 b5xc6 e.p.), 8330 (b2-b4 a4xb3 e.p.),
+    // 9264 and 960 the same.
+    for seed in [5455u64, 7794, 8330, 9264, 960] {
+        let (boards, truths) = line_of(&[1025], seed, 14);
+        let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
+        sim.run_until(last_end(&truths) + 5000);
+        sim.assert_games(&truths);
+    }
 }
 
 #[test]
@@ -630,6 +706,9 @@ fn scan_bus_seeds() {
     let (from, to) = (bound("FROM", 1), bound("TO", 100));
     let mut lost = Vec::new();
     let (mut invented, mut longest, mut alerts) = (0, 0, 0);
+    // Games read at the wrong ply for two moves in a row or more (`wrong_ply_run`), and lost
+    // games the core said nothing about (no `illegal_position` nor `illegal_move`).
+    let (mut shifted, mut silent, mut longest_wrong_ply) = (Vec::new(), Vec::new(), 0);
     for seed in from..=to {
         let (boards, truths) = line_of(&[1025], seed, 14);
         let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
@@ -641,23 +720,37 @@ fn scan_bus_seeds() {
         }
         let game = bus_game_check(&sim, &read, &truth);
         println!(
-            "seed {seed:>5}: invented {:>2} {:?}, longest run {}, lost-track alerts {}, read {} of {}",
+            "seed {seed:>5}: invented {:>2} {:?}, longest run {}, wrong-ply run {}, lost-track alerts {}, board alerts {}, read {} of {}",
             game.invented.len(),
             game.invented,
             game.longest_run,
+            game.wrong_ply_run,
             game.lost_tracks,
+            game.board_alerts,
             game.exact,
             truth.len()
         );
         invented += game.invented.len();
         longest = longest.max(game.longest_run);
+        longest_wrong_ply = longest_wrong_ply.max(game.wrong_ply_run);
         alerts += game.lost_tracks;
+        if game.wrong_ply_run >= 2 {
+            shifted.push(seed);
+        }
+        if game.board_alerts == 0 {
+            silent.push(seed);
+        }
         lost.push(seed);
     }
     println!(
         "bus scan {from}..={to}: {} of {} lost, {invented} moves invented, longest invented run {longest}, {alerts} lost-track alerts: {lost:?}",
         lost.len(),
         to - from + 1
+    );
+    println!(
+        "bus scan {from}..={to}: {} shifted (two or more moves in a row read at the wrong ply, longest {longest_wrong_ply}): {shifted:?}; {} lost without an illegal_position or illegal_move alert: {silent:?}",
+        shifted.len(),
+        silent.len()
     );
 }
 
@@ -670,8 +763,13 @@ struct BusGameCheck {
     /// The longest run of read moves in a row that align with nothing played (see
     /// [`dgt_arbiter::verify::longest_unaligned_run`]).
     longest_run: usize,
+    /// The longest run of read moves in a row each at a ply where another was played (a
+    /// game read a ply early or late, "shifted", counts every move, unlike `longest_run`).
+    wrong_ply_run: usize,
     /// `illegal_position` alerts saying the board no longer follows the game.
     lost_tracks: usize,
+    /// `illegal_position` and `illegal_move` alerts.
+    board_alerts: usize,
 }
 
 fn bus_game_check(sim: &Sim, read: &[String], truth: &[String]) -> BusGameCheck {
@@ -686,13 +784,24 @@ fn bus_game_check(sim: &Sim, read: &[String], truth: &[String]) -> BusGameCheck 
         .zip(truth)
         .filter(|(read, played)| read == played)
         .count();
+    let wrong_ply_run = read
+        .iter()
+        .enumerate()
+        .map(|(i, uci)| truth.get(i) != Some(uci))
+        .fold((0, 0), |(run, longest), wrong| {
+            let run = if wrong { run + 1 } else { 0 };
+            (run, longest.max(run))
+        })
+        .1;
     let read: Vec<&str> = read.iter().map(String::as_str).collect();
     let truth: Vec<&str> = truth.iter().map(String::as_str).collect();
     BusGameCheck {
         exact,
         invented,
         longest_run: dgt_arbiter::verify::longest_unaligned_run(&read, &truth),
+        wrong_ply_run,
         lost_tracks: sim.lost_track_alerts,
+        board_alerts: sim.board_alerts,
     }
 }
 

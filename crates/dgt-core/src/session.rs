@@ -113,6 +113,10 @@ const REPORT_LAG_MS: u64 = 400;
 /// How long a bus board's three-ply reading that a lifted piece also explains is held (D59):
 /// two polls (about a second each, protocol §2.4), so the landing can be reported first.
 const HELD_THREE_PLIES_BUS_MS: u64 = 2000;
+/// The most presses logged between two moves recorded that are taken as proof of as many
+/// moves (`plies_logged`): a bus board is polled about once a second (protocol §2.4), and
+/// more than four presses a poll is more likely a fumbled lever than four moves.
+const PLIES_LOGGED_MAX: usize = 4;
 /// Equipment alerts of one kind on one board within this long of the last are one alert
 /// with a count (a battery indicator flickering, a clock flapping): half an hour.
 const EQUIPMENT_COALESCE_MS: u64 = 30 * 60_000;
@@ -250,6 +254,13 @@ pub struct Session {
     overtaken_by: Option<ClockSide>,
     /// A reading of two presses unseen (D54/D55/D58) since the last press seen.
     hidden_since_press: bool,
+    /// Lever presses a bus board logged (protocol §3.6) since the last move recorded: at
+    /// least as many moves were completed since (an entry may be skipped, never invented).
+    presses_logged_since_move: usize,
+    /// When a bus board's last log packet came in (protocol §3.6), and when the last one
+    /// before the last move recorded did: a square logged after that changed since.
+    last_log_at: u64,
+    log_at_move: u64,
     /// The last press seen came after such a reading.
     press_after_hidden: bool,
     /// When each square (by chess square) last changed on the board.
@@ -346,6 +357,9 @@ impl Session {
             three_plies_held: None,
             overtaken_by: None,
             hidden_since_press: false,
+            presses_logged_since_move: 0,
+            last_log_at: 0,
+            log_at_move: 0,
             press_after_hidden: false,
             square_changed_at: [0; 64],
             square_logged_at: [0; 64],

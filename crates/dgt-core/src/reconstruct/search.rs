@@ -76,6 +76,55 @@ pub fn find_path_with(
     None
 }
 
+/// Sequences of exactly `plies` legal moves from `pos` to a position showing `target`, at
+/// most `max` of them, visiting at most `budget` nodes, tried as [`find_path`] tries them.
+/// For evidence that more moves were made than the shortest sequence needs: a piece moved
+/// twice around the reply (d2-d3 e7-e5 d3-d4) shows the placement of one move (d2-d4
+/// e7-e5). Several can reach the placement in another order (Bxa6 g6 Bxh6, Bxh6 g6 Bxa6).
+pub fn paths_of_length(
+    pos: &Chess,
+    target: &Board,
+    plies: usize,
+    max: usize,
+    budget: &mut usize,
+) -> Vec<Vec<Move>> {
+    let mut found = Vec::new();
+    search_exact(pos, target, plies, budget, &mut Vec::new(), &mut found, max);
+    found
+}
+
+fn search_exact(
+    pos: &Chess,
+    target: &Board,
+    depth: usize,
+    budget: &mut usize,
+    path: &mut Vec<Move>,
+    found: &mut Vec<Vec<Move>>,
+    max: usize,
+) {
+    let d = diff(pos.board(), target);
+    if depth == 0 {
+        if d.is_empty() {
+            found.push(path.clone());
+        }
+        return;
+    }
+    if d.is_empty() || d.count() > 4 * depth {
+        return;
+    }
+    for m in moves_to_try(pos, target, d, false, false) {
+        if *budget == 0 || found.len() >= max {
+            return;
+        }
+        *budget -= 1;
+        let mut next = pos.clone();
+        next.play_unchecked(m);
+        path.push(m);
+        search_exact(&next, target, depth - 1, budget, path, found, max);
+        path.pop();
+    }
+}
+
 fn search(
     pos: &Chess,
     target: &Board,

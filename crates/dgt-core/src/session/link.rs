@@ -51,6 +51,7 @@ impl Session {
                 BusFact::LoggedField { square, piece } => {
                     let sq = board::to_square(square as usize, self.orientation);
                     self.square_logged_at[usize::from(sq)] = t;
+                    self.last_log_at = t;
                     if self.board.is_known() && self.board.apply_update(square, piece) == Some(true)
                     {
                         self.square_changed(t, square as usize);
@@ -59,6 +60,8 @@ impl Session {
                 }
                 BusFact::Pressed { first_left, count } => {
                     self.clock.presses_logged(count);
+                    self.presses_logged_since_move += usize::from(count);
+                    self.last_log_at = t;
                     self.on_logged_press(first_left)
                 }
             }

@@ -93,7 +93,7 @@ impl Session {
             }
             return Some(Reading::Gesture { result, how, kings });
         }
-        let interp = match reconstruct::interpret(game, &placement.board, depth) {
+        let interp = match self.interpret_logged(game, &placement.board, depth) {
             // Moves in quick succession (time trouble): each placement was shown for less
             // than a settle, so none was decided, but the board showed each of them in turn
             // while watched (`chained`, `shown_move_by_move`). They are decided now as if
@@ -135,7 +135,7 @@ impl Session {
         let mover = g.current().turn();
         let mut placement = self.board.placement(self.orientation);
         placement.board = self.seen_board();
-        let interp = match reconstruct::interpret(g, &placement.board, self.decision_depth()) {
+        let interp = match self.interpret_logged(g, &placement.board, self.decision_depth()) {
             // A piece's two moves around the opponent's quick reply reach a placement that
             // one move of it and the reply also reach (Ke2-f2 …Bb7 Kf2-e3 and Ke2-e3 …Bb7).
             // The board showed the placement after each move of the longer line in turn
@@ -683,7 +683,14 @@ impl Session {
         }
         let unlogged = (touched & !board::diff(g.current().board(), pos.board()))
             .into_iter()
-            .any(|sq| self.square_logged_at[usize::from(sq)] < since);
+            .any(|sq| {
+                let logged_at = self.square_logged_at[usize::from(sq)];
+                // A square named last by a packet in before the last move was read: that
+                // packet named it for an earlier change (seed 26195: g5-g4 read, then Qxf5
+                // with the queen in the hand read as Qxg4 fxg4, g4 named for g5-g4 itself;
+                // 31044: f5 named for f7-f5, Qxg6 in the hand read as Qxf5 gxf5; D77).
+                logged_at < since || logged_at <= self.log_at_move
+            });
         if unlogged {
             Interpretation::Unexplained
         } else {
@@ -754,6 +761,125 @@ impl Session {
         self.reader
             .decision_depth()
             .max(DEPTH_WATCHED + pressed_twice)
+    }
+
+    /// The moves a bus board's log proves were completed since the last move recorded: its
+    /// lever presses (protocol §3.6; an entry may be skipped, never invented), when two or
+    /// more and the clock agrees — the display running is that of the player on move after
+    /// as many moves. A press logged after its move was recorded (a late press, 6.2.2), or
+    /// Black's press starting White's clock, would count one too many: the running display
+    /// then disagrees, and nothing is proved.
+    pub(super) fn plies_logged(&self) -> Option<usize> {
+        let n = self.presses_logged_since_move;
+        if self.bus.is_none() || !(2..=PLIES_LOGGED_MAX).contains(&n) {
+            return None;
+        }
+        let g = self.playing()?;
+        let to_move = if n.is_multiple_of(2) {
+            g.current().turn()
+        } else {
+            !g.current().turn()
+        };
+        (self.clock.running()? == self.clock.display_of(to_move.is_white())?).then_some(n)
+    }
+
+    /// [`reconstruct::interpret`], held to the moves a bus board's log proves (`plies_logged`):
+    /// a placement shown by fewer moves than presses logged is read as that many moves (or
+    /// one more, made and not yet pressed) when such moves reach it. A piece moved twice
+    /// around the reply between two polls shows the placement of one move (d2-d3 e7-e5 d3-d4
+    /// reads as d2-d4 e7-e5, bus seed 9598), and every later move was read a ply early.
+    pub(super) fn interpret_logged(
+        &self,
+        g: &Game,
+        board: &shakmaty::Board,
+        depth: usize,
+    ) -> Interpretation {
+        let interp = reconstruct::interpret(g, board, depth);
+        let Interpretation::Ahead(shortest) = &interp else {
+            return interp;
+        };
+        let Some(n) = self.plies_logged().filter(|&n| shortest.len() < n) else {
+            return self.most_logged(g, board, interp);
+        };
+        // A square such moves change on their way and leave as they were (d3 in d2-d3 e7-e5
+        // d3-d4) must have been logged after the last move was read (protocol §3.6: every change
+        // of a square is logged): a piece moved twice, not once. A move pressed whose piece
+        // the board has not yet reported lifted (a press is logged at once, a piece at the
+        // end of its scan) leaves one press more than the moves shown, and without this the
+        // extra press would be read as a piece of the board moving in two steps (bus seed
+        // 5125: Bxd7 Qxd7 Na3 and Rh6 pressed, read as Na3 Qc8 Bxd7 Qxd7).
+        let since = self.log_at_move;
+        let logged_on_the_way = |path: &[Move]| {
+            let mut pos = g.current().clone();
+            let mut touched = shakmaty::Bitboard::EMPTY;
+            for m in path {
+                let before = pos.board().clone();
+                pos.play_unchecked(*m);
+                touched |= board::diff(&before, pos.board());
+            }
+            (touched & !board::diff(g.current().board(), pos.board()))
+                .into_iter()
+                .all(|sq| self.square_logged_at[usize::from(sq)] > since)
+        };
+        let mut budget = 200_000usize;
+        for plies in n..=n + 1 {
+            // Of the orders that reach the placement, the one the board showed move by move
+            // the furthest (Bxa6 shown, then g6 Bxh6: not Bxh6 g6 Bxa6, bus seed 6674).
+            let best = reconstruct::paths_of_length(g.current(), board, plies, 8, &mut budget)
+                .into_iter()
+                .filter(|path| logged_on_the_way(path))
+                .map(|path| (self.shown_prefix(&path), path))
+                .reduce(|best, other| if other.0 > best.0 { other } else { best });
+            if let Some((_, path)) = best {
+                return Interpretation::Ahead(path);
+            }
+        }
+        interp
+    }
+
+    /// On a bus board, of the readings of as many moves that reach the placement, the one
+    /// that changes the most squares the board's log named since the last move was read
+    /// (protocol §3.6: every change of a square is logged), when it changes more than the
+    /// reading found first. b2-b4 and c4xb3 en passant leave the placement of b2-b3 and
+    /// c4xb3: the log naming b4 tells which (bus seed 5455 read b3 cxb3, one move wrong and
+    /// no alert).
+    fn most_logged(
+        &self,
+        g: &Game,
+        board: &shakmaty::Board,
+        interp: Interpretation,
+    ) -> Interpretation {
+        let Interpretation::Ahead(path) = &interp else {
+            return interp;
+        };
+        if self.bus.is_none() || self.reader.after_gap || path.len() < 2 {
+            return interp;
+        }
+        let since = self.log_at_move;
+        let logged = |path: &[Move]| {
+            let mut pos = g.current().clone();
+            let mut touched = shakmaty::Bitboard::EMPTY;
+            for m in path {
+                let before = pos.board().clone();
+                pos.play_unchecked(*m);
+                touched |= board::diff(&before, pos.board());
+            }
+            touched
+                .into_iter()
+                .filter(|sq| self.square_logged_at[usize::from(*sq)] > since)
+                .count()
+        };
+        let found = logged(path);
+        let mut budget = 50_000usize;
+        let best = reconstruct::paths_of_length(g.current(), board, path.len(), 8, &mut budget)
+            .into_iter()
+            .map(|p| (logged(&p), p))
+            .filter(|(n, _)| *n > found)
+            .reduce(|best, other| if other.0 > best.0 { other } else { best });
+        match best {
+            Some((_, better)) => Interpretation::Ahead(better),
+            None => interp,
+        }
     }
 
     pub(super) fn interpret(&self, depth: usize) -> Option<Interpretation> {

@@ -304,6 +304,20 @@ fn a_capture_over_a_square_needs_the_log_to_name_it_after_the_last_move_read() {
 }
 
 #[test]
+fn a_square_changed_three_times_needs_the_log_to_name_it_more_than_once() {
+    // Seed 50245: g2-g3 pressed, then the h2 pawn taken off and the queen lifted from h4 for
+    // Qxh2 — the placement of g3 Qxg3 hxg3, three moves in one poll with g3 changing three
+    // times, which the log named once (the pawn's landing). 50168 and 56440: the same with
+    // a capture and recapture on f5 and g6. Each read two moves never played (D78).
+    for seed in [50245u64, 50168, 56440] {
+        let (boards, truths) = line_of(&[1025], seed, 14);
+        let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
+        sim.run_until(last_end(&truths) + 5000);
+        sim.assert_games(&truths);
+    }
+}
+
+#[test]
 fn a_first_move_pressed_before_its_landing_was_logged_is_read_at_the_next_poll() {
     // Seed 19950: f2-f3 pressed, the poll's packet logging the pawn lifted and the press but
     // not yet the landing (the board logs a press at once, a piece at the end of its scan,

@@ -268,6 +268,9 @@ pub struct Session {
     /// When a bus board's log (protocol §3.6) last named each square (by chess square),
     /// even with the piece it already had: a tag says the square changed on the way.
     square_logged_at: [u64; 64],
+    /// How many times a bus board's log named each square (by chess square) since the last
+    /// move recorded: once per change, each change a scan apart at least (§3.6, §4.1).
+    square_logged_since_move: [u8; 64],
     /// Every waiting period's deadline: the settle, a press's verdict, a press awaited, an
     /// illegal placement persisting, corrections becoming final, the board's log awaited.
     timers: Timers,
@@ -363,6 +366,7 @@ impl Session {
             press_after_hidden: false,
             square_changed_at: [0; 64],
             square_logged_at: [0; 64],
+            square_logged_since_move: [0; 64],
             timers: Timers::default(),
             press_look: None,
             press_reading: None,

@@ -51,6 +51,8 @@ impl Session {
                 BusFact::LoggedField { square, piece } => {
                     let sq = board::to_square(square as usize, self.orientation);
                     self.square_logged_at[usize::from(sq)] = t;
+                    let named = &mut self.square_logged_since_move[usize::from(sq)];
+                    *named = named.saturating_add(1);
                     self.last_log_at = t;
                     if self.board.is_known() && self.board.apply_update(square, piece) == Some(true)
                     {

@@ -676,10 +676,27 @@ impl Session {
         };
         let mut pos = g.current().clone();
         let mut touched = shakmaty::Bitboard::EMPTY;
+        let mut changes = [0u8; 64];
         for m in path {
             let before = pos.board().clone();
             pos.play_unchecked(*m);
-            touched |= board::diff(&before, pos.board());
+            let changed = board::diff(&before, pos.board());
+            touched |= changed;
+            for sq in changed {
+                changes[usize::from(sq)] += 1;
+            }
+        }
+        // A square the moves change three times or more (a pawn's landing, a capture on it
+        // and the recapture) is named by the log once per change, one scan apart at least:
+        // one name is that of a single change (bus seed 50245: g2-g3 with the queen lifted
+        // from h4 and the h2 pawn taken off, read as g3 Qxg3 hxg3 — g3 named once; D78). An
+        // entry may be skipped, so one name fewer is accepted.
+        let named_too_rarely = touched.into_iter().any(|sq| {
+            let n = changes[usize::from(sq)];
+            n >= 3 && self.square_logged_since_move[usize::from(sq)] + 1 < n
+        });
+        if named_too_rarely {
+            return Interpretation::Unexplained;
         }
         let unlogged = (touched & !board::diff(g.current().board(), pos.board()))
             .into_iter()

@@ -61,6 +61,7 @@ impl Session {
         self.two_presses_unseen = false;
         self.three_plies_held = None;
         self.presses_logged_since_move = 0;
+        self.square_logged_since_move = [0; 64];
         self.log_at_move = self.last_log_at;
     }
 

@@ -36,6 +36,7 @@ use crate::time_control::TimeControl;
 
 mod bughouse_drops;
 mod bughouse_end;
+mod bus_log;
 mod clock_checks;
 mod flags;
 mod hands;

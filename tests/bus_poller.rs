@@ -205,6 +205,17 @@ fn line_of(serials: &[u32], seed: u64, plies: usize) -> (Vec<EmulatedBoard>, Vec
     (boards, truths)
 }
 
+/// Plays each seed's 14-ply game on a one-board bus line (address 1025) and checks that
+/// the moves read are the moves played.
+fn assert_bus_games_read_exactly(seeds: &[u64]) {
+    for &seed in seeds {
+        let (boards, truths) = line_of(&[1025], seed, 14);
+        let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
+        sim.run_until(last_end(&truths) + 5000);
+        sim.assert_games(&truths);
+    }
+}
+
 fn last_end(truths: &[(u32, Truth)]) -> u64 {
     truths.iter().map(|(_, t)| t.end_ms).max().unwrap()
 }
@@ -245,12 +256,7 @@ fn a_move_and_its_reply_pressed_between_two_polls_are_both_read() {
     // increment (D55) and the board's changes packet logging both presses (protocol §3.6,
     // D58) each say two presses. Seeds 192, 745 and 1295 lose track without the logged
     // presses (D58), the clock's displays alone showing nothing.
-    for seed in [220u64, 192, 745, 1295] {
-        let (boards, truths) = line_of(&[1025], seed, 14);
-        let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
-        sim.run_until(last_end(&truths) + 5000);
-        sim.assert_games(&truths);
-    }
+    assert_bus_games_read_exactly(&[220, 192, 745, 1295]);
 }
 
 #[test]
@@ -261,12 +267,7 @@ fn a_piece_lifted_in_the_poll_of_two_hidden_presses_is_not_read_as_captured() {
     // lifted (Bc4 Bd3 Bxd3); 1261, h5 Na3 with the bishop on f8 lifted to take on a3
     // (Ba3 Nxa3 h5). The reading waits for the next poll, which shows the piece landing
     // (D59); each lost track before.
-    for seed in [287u64, 994, 1261] {
-        let (boards, truths) = line_of(&[1025], seed, 14);
-        let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
-        sim.run_until(last_end(&truths) + 5000);
-        sim.assert_games(&truths);
-    }
+    assert_bus_games_read_exactly(&[287, 994, 1261]);
 }
 
 #[test]
@@ -278,12 +279,7 @@ fn a_capture_whose_landing_the_log_lost_is_not_read_as_a_capture_and_its_recaptu
     // bxc6, Qxf5 gxf5, Qxf4 gxf4). The log never named the square of that capture since the
     // last move read (protocol §3.6; 8021's f4 was named by f2-f4, two moves earlier), so it
     // was not made: each read two moves never played before.
-    for seed in [270u64, 14072, 17760, 8021] {
-        let (boards, truths) = line_of(&[1025], seed, 14);
-        let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
-        sim.run_until(last_end(&truths) + 5000);
-        sim.assert_games(&truths);
-    }
+    assert_bus_games_read_exactly(&[270, 14072, 17760, 8021]);
 }
 
 #[test]
@@ -295,12 +291,7 @@ fn a_capture_over_a_square_needs_the_log_to_name_it_after_the_last_move_read() {
     // g2-g3 read, then Qh4xh2 with the queen in the hand, read as Qxg3 hxg3. 31044: Qh5xg6
     // with the queen in the hand read as Qxf5 gxf5, f5 named last for f7-f5, before the
     // last move read (Qd1-h5).
-    for seed in [26195u64, 38210, 31044] {
-        let (boards, truths) = line_of(&[1025], seed, 14);
-        let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
-        sim.run_until(last_end(&truths) + 5000);
-        sim.assert_games(&truths);
-    }
+    assert_bus_games_read_exactly(&[26195, 38210, 31044]);
 }
 
 #[test]
@@ -309,12 +300,7 @@ fn a_square_changed_three_times_needs_the_log_to_name_it_more_than_once() {
     // Qxh2 — the placement of g3 Qxg3 hxg3, three moves in one poll with g3 changing three
     // times, which the log named once (the pawn's landing). 50168 and 56440: the same with
     // a capture and recapture on f5 and g6. Each read two moves never played (D78).
-    for seed in [50245u64, 50168, 56440] {
-        let (boards, truths) = line_of(&[1025], seed, 14);
-        let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
-        sim.run_until(last_end(&truths) + 5000);
-        sim.assert_games(&truths);
-    }
+    assert_bus_games_read_exactly(&[50245, 50168, 56440]);
 }
 
 #[test]
@@ -323,10 +309,7 @@ fn a_first_move_pressed_before_its_landing_was_logged_is_read_at_the_next_poll()
     // not yet the landing (the board logs a press at once, a piece at the end of its scan,
     // §3.6). Read as an illegal move at once, the game lost f3 and Nf6, read f3-f4 as f2-f4
     // and Nf6-g4 as an illegal Ng8-g4, and every later move two plies early.
-    let (boards, truths) = line_of(&[1025], 19950, 14);
-    let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
-    sim.run_until(last_end(&truths) + 5000);
-    sim.assert_games(&truths);
+    assert_bus_games_read_exactly(&[19950]);
 }
 
 #[test]
@@ -341,12 +324,7 @@ fn a_piece_moved_twice_around_the_reply_between_two_polls_is_read_as_two_moves()
     // first, not read as Bxh6 g6 Bxa6. 5125: Bxd7 Qxd7 Na3 and Rh6 pressed with the rook not
     // yet lifted on the board — four presses, three moves shown — is not read as a queen
     // moving via c8 (not logged since the last move read).
-    for seed in [9598u64, 15664, 18466, 21581, 6674, 5125] {
-        let (boards, truths) = line_of(&[1025], seed, 14);
-        let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
-        sim.run_until(last_end(&truths) + 5000);
-        sim.assert_games(&truths);
-    }
+    assert_bus_games_read_exactly(&[9598, 15664, 18466, 21581, 6674, 5125]);
 }
 
 #[test]
@@ -356,12 +334,7 @@ fn the_opening_moves_pressed_between_two_polls_are_counted_from_the_start() {
     // shifted game). The presses logged count from the game's start (D75); Black's press
     // starting White's clock would count one too many, and the running display then
     // disagrees. 5235, 6789, 11122 and 20198 were lost the same way.
-    for seed in [18518u64, 5235, 6789, 11122, 20198] {
-        let (boards, truths) = line_of(&[1025], seed, 14);
-        let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
-        sim.run_until(last_end(&truths) + 5000);
-        sim.assert_games(&truths);
-    }
+    assert_bus_games_read_exactly(&[18518, 5235, 6789, 11122, 20198]);
 }
 
 #[test]
@@ -371,12 +344,7 @@ fn a_double_step_taken_en_passant_is_read_from_the_square_the_log_named() {
     // cxb3, one move was wrong and nothing alerted the arbiter; the reading that changes the
     // squares the log named is taken (D76). 7794 (c7-c5 b5xc6 e.p.), 8330 (b2-b4 a4xb3 e.p.),
     // 9264 and 960 the same.
-    for seed in [5455u64, 7794, 8330, 9264, 960] {
-        let (boards, truths) = line_of(&[1025], seed, 14);
-        let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
-        sim.run_until(last_end(&truths) + 5000);
-        sim.assert_games(&truths);
-    }
+    assert_bus_games_read_exactly(&[5455, 7794, 8330, 9264, 960]);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! `cargo run --release --example inspect_alerts -- PACE FIRST N [KIND]`.
 
 use dgt_arbiter::verify::{events_of, moves_read};
-use dgt_arbiter::verify_alerts::{PACES, alert_spec};
+use dgt_arbiter::verify_alerts::{alert_spec, pace_named};
 use dgt_core::{CoreConfig, EventBody};
 use dgt_emulator::generate_game;
 
@@ -16,11 +16,7 @@ fn main() {
         .get(3)
         .cloned()
         .unwrap_or_else(|| "illegal_move".into());
-    let (pace, _, control) = PACES
-        .iter()
-        .find(|(_, name, _)| *name == pace_name)
-        .copied()
-        .expect("pace: careful, blitz or scramble");
+    let (pace, control) = pace_named(pace_name).expect("pace: careful, blitz or scramble");
     let config = CoreConfig::default();
     for seed in first..first + n {
         let game = generate_game(alert_spec(seed, pace, control));

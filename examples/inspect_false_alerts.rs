@@ -2,7 +2,7 @@
 //! finds missed, with what really happened around them (clock stops, gesture, flags, end):
 //! `cargo run --release --example inspect_false_alerts -- PACE FIRST N [KIND]`.
 
-use dgt_arbiter::verify_alerts::{PACES, SCORED, alert_spec, occurrences, raised_alerts};
+use dgt_arbiter::verify_alerts::{SCORED, alert_spec, occurrences, pace_named, raised_alerts};
 use dgt_core::{CoreConfig, Severity};
 use dgt_emulator::generate_game;
 
@@ -12,11 +12,7 @@ fn main() {
     let first: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1);
     let n: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(100);
     let only = args.get(3).cloned();
-    let (pace, _, control) = PACES
-        .iter()
-        .find(|(_, name, _)| *name == pace_name)
-        .copied()
-        .expect("pace: careful, blitz or scramble");
+    let (pace, control) = pace_named(pace_name).expect("pace: careful, blitz or scramble");
     let config = CoreConfig::default();
     for seed in first..first + n {
         let game = generate_game(alert_spec(seed, pace, control));

@@ -99,10 +99,7 @@ fn main() {
     // `PACE=scramble` (or careful, blitz): the alert-pace game of this seed instead.
     let spec = match std::env::var("PACE") {
         Ok(p) => {
-            let (pace, _, control) = dgt_arbiter::verify_alerts::PACES
-                .iter()
-                .find(|(_, name, _)| *name == p)
-                .copied()
+            let (pace, control) = dgt_arbiter::verify_alerts::pace_named(&p)
                 .expect("PACE: careful, blitz or scramble");
             dgt_arbiter::verify_alerts::alert_spec(seed, pace, control)
         }

@@ -20,6 +20,14 @@ pub const PACES: [(Pace, &str, &str); 3] = [
     (Pace::Scramble, "scramble", "60+1"),
 ];
 
+/// The pace of [`PACES`] called `name` (`careful`, `blitz`, `scramble`) with its time control.
+pub fn pace_named(name: &str) -> Option<(Pace, &'static str)> {
+    PACES
+        .iter()
+        .find(|(_, n, _)| *n == name)
+        .map(|(pace, _, control)| (*pace, *control))
+}
+
 /// The alert kinds scored against the emulator's truth: every kind the emulated games can
 /// raise at `review` or `intervene`. Any other kind raised there is listed apart (no truth
 /// kept) and counted as false in the all-kinds figure.

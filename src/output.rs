@@ -77,8 +77,10 @@ pub fn pgn_header_paired(
     header.black_fide_id = p.black.fide_id;
     header.white_elo = p.white.rating;
     header.black_elo = p.black.rating;
-    if header.event.is_none() {
-        header.event = info.and_then(|i| i.event.clone());
+    // The pairing file's tournament name, else the settings': the rule of the round PGN
+    // and the dashboard's game PGNs too.
+    if let Some(event) = info.and_then(|i| i.event.clone()) {
+        header.event = Some(event);
     }
     if header.date.is_none() {
         header.date = info.and_then(|i| i.date.clone());
@@ -161,7 +163,7 @@ pub fn export(
         }
         ExportKind::Pgn => {
             let mut book = GameBook::new();
-            let mut rounds = RoundBook::new();
+            let mut rounds = RoundBook::with_map(table_map(settings));
             for json in journal.events_since(0)? {
                 book.apply_json(&json);
                 rounds.apply_json(&json);
@@ -265,7 +267,7 @@ impl BroadcastWriter {
             live,
             public,
             book: GameBook::new(),
-            rounds: RoundBook::new(),
+            rounds: RoundBook::with_map(table_map(settings)),
             map: table_map(settings),
             last_t_ms: 0,
             changed: true,
@@ -279,75 +281,85 @@ impl BroadcastWriter {
         self.changed = true;
     }
 
-    /// The round's games by board number: with pairings, one per table of the current round
-    /// (its game when it started, else the pairing alone) and, after them, the latest game of
-    /// every board without a pairing; without pairings, the latest game of each board.
+    /// The round's games by table: with pairings, one per table of the current round — the
+    /// table's round game (never a game played on its board after it), or the pairing alone
+    /// before it starts — with the arbiter's result when one was entered (a forfeit is a
+    /// game with no moves and its result); boards without a pairing are not in the round.
+    /// Without pairings, the latest game of each board.
     fn games(&self) -> Vec<BroadcastGame> {
-        let mut latest: std::collections::BTreeMap<String, &GameRecord> = Default::default();
-        for g in self.book.games() {
-            latest.insert(g.board.clone(), g);
-        }
-        let mut games: Vec<BroadcastGame> = Vec::new();
         if let Some(round) = self.rounds.current()
             && let Some(info) = self.rounds.round(round)
         {
-            for p in &info.pairings.tables {
-                let label = self.map.label(p.table);
-                let record = self
-                    .rounds
-                    .game_of(round, &label)
-                    .and_then(|id| self.book.game(id))
-                    .cloned();
-                let header = match &record {
-                    Some(r) => pgn_header_paired(&self.settings, r, &self.rounds, &self.map),
-                    None => {
-                        let empty = GameRecord {
-                            game: String::new(),
-                            board: label.clone(),
-                            start_fen: String::new(),
-                            start_t_ms: 0,
-                            moves: Vec::new(),
-                            end: None,
-                        };
-                        let mut h = pgn_header(&self.settings, &empty);
-                        h.round = Some(round);
-                        h.board_number = Some(p.table);
-                        h.white = Some(p.white.name.clone());
-                        h.black = Some(p.black.name.clone());
-                        h.white_fide_id = p.white.fide_id;
-                        h.black_fide_id = p.black.fide_id;
-                        h.white_elo = p.white.rating;
-                        h.black_elo = p.black.rating;
-                        h
-                    }
-                };
-                latest.remove(&label);
-                games.push(BroadcastGame { header, record });
-            }
-            // Boards with no pairing this round follow the tables.
-            let mut rest: Vec<BroadcastGame> = latest
-                .values()
-                .filter(|g| self.rounds.pairing_of(&g.game, &self.map).is_none())
-                .map(|g| BroadcastGame {
-                    header: pgn_header(&self.settings, g),
-                    record: Some((*g).clone()),
-                })
-                .collect();
-            let after = info
+            return info
                 .pairings
                 .tables
                 .iter()
-                .map(|p| p.table)
-                .max()
-                .unwrap_or(0);
-            rest.sort_by_key(|g| g.header.board_number.unwrap_or(u32::MAX));
-            for (i, g) in rest.iter_mut().enumerate() {
-                if g.header.board_number.is_none_or(|b| b <= after) {
-                    g.header.board_number = Some(after + 1 + i as u32);
-                }
-            }
-            games.extend(rest);
-            return games;
+                .map(|p| {
+                    let label = self.map.label(p.table);
+                    let mut record = self
+                        .rounds
+                        .table_game(round, p.table)
+                        .and_then(|id| self.book.game(id))
+                        .cloned();
+                    if let Some(entry) = info.entered.get(&p.table) {
+                        let r = record.get_or_insert_with(|| GameRecord {
+                            game: String::new(),
+                            board: label.clone(),
+                            start_fen: String::new(),
+                            // A forfeit reaches the public folder when its entry does.
+                            start_t_ms: entry.t_ms,
+                            moves: Vec::new(),
+                            end: None,
+                        });
+                        let result = dgt_pairings::results::pgn_result(&entry.result);
+                        // A confirmation changes nothing the public saw; another result
+                        // shows from its entry on.
+                        if r.end.as_ref().is_none_or(|e| e.result != result) {
+                            r.end = Some(dgt_journal::pgn::GameResult {
+                                result: result.to_string(),
+                                reason: "arbiter".into(),
+                                t_ms: entry.t_ms,
+                            });
+                        }
+                    }
+                    let header = match &record {
+                        Some(r) if !r.game.is_empty() => {
+                            pgn_header_paired(&self.settings, r, &self.rounds, &self.map)
+                        }
+                        _ => {
+                            let empty = GameRecord {
+                                game: String::new(),
+                                board: label.clone(),
+                                start_fen: String::new(),
+                                start_t_ms: 0,
+                                moves: Vec::new(),
+                                end: None,
+                            };
+                            let mut h = pgn_header(&self.settings, &empty);
+                            if info.pairings.event.is_some() {
+                                h.event.clone_from(&info.pairings.event);
+                            }
+                            if h.date.is_none() {
+                                h.date.clone_from(&info.pairings.date);
+                            }
+                            h.round = Some(round);
+                            h.board_number = Some(p.table);
+                            h.white = Some(p.white.name.clone());
+                            h.black = Some(p.black.name.clone());
+                            h.white_fide_id = p.white.fide_id;
+                            h.black_fide_id = p.black.fide_id;
+                            h.white_elo = p.white.rating;
+                            h.black_elo = p.black.rating;
+                            h
+                        }
+                    };
+                    BroadcastGame { header, record }
+                })
+                .collect();
+        }
+        let mut latest: std::collections::BTreeMap<String, &GameRecord> = Default::default();
+        for g in self.book.games() {
+            latest.insert(g.board.clone(), g);
         }
         let mut games: Vec<BroadcastGame> = latest
             .values()
@@ -368,11 +380,15 @@ impl BroadcastWriter {
             return Ok(());
         }
         let games = self.games();
+        let round = self.rounds.current().unwrap_or(self.settings.event.round);
+        let from_pairings = self
+            .rounds
+            .round(round)
+            .and_then(|i| i.pairings.event.clone());
         let tournament = TournamentInfo {
-            name: self.settings.event.name.clone(),
+            name: from_pairings.unwrap_or_else(|| self.settings.event.name.clone()),
             location: Some(self.settings.event.site.clone()).filter(|s| s != "?"),
         };
-        let round = self.rounds.current().unwrap_or(self.settings.event.round);
         let date = self
             .rounds
             .round(round)

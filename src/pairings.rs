@@ -278,20 +278,34 @@ pub enum ResultsFormat {
     Trf,
 }
 
-/// The round's results out of the journal, and the tables still without a result.
+/// A round's results for the pairing program.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoundResults {
+    pub text: String,
+    /// The pairing file's encoding when it was not UTF-8: the results are written in it.
+    pub encoding: Option<String>,
+    /// Tables still without a result.
+    pub unfinished: Vec<u32>,
+    /// Tables whose result waits for an arbiter's confirmation (a result gesture).
+    pub unconfirmed: Vec<u32>,
+}
+
+/// The round's results out of the journal, with the tables still without a result and
+/// those not confirmed.
 pub fn results(
     journal_path: &Path,
     settings: &Settings,
     round: u32,
     format: ResultsFormat,
-) -> Result<(String, Vec<u32>), PairingsError> {
+) -> Result<RoundResults, PairingsError> {
     if !journal_path.exists() {
         return Err(PairingsError::NoJournal {
             path: journal_path.to_path_buf(),
         });
     }
     let journal = Journal::open_read_only(journal_path).map_err(journal_error(journal_path))?;
-    let mut book = RoundBook::new();
+    let map = crate::output::table_map(settings);
+    let mut book = RoundBook::with_map(map.clone());
     let mut present: Vec<String> = Vec::new();
     for json in journal
         .events_since(0)
@@ -309,7 +323,6 @@ pub fn results(
     let Some(info) = book.round(round) else {
         return Err(PairingsError::NoPairings { round });
     };
-    let map = crate::output::table_map(settings);
     let boards: Vec<&str> = present.iter().map(String::as_str).collect();
     let outcomes = book.outcomes(round, &map, &boards);
     let unfinished = dgt_pairings::results::unfinished(&outcomes);
@@ -318,7 +331,12 @@ pub fn results(
         ResultsFormat::Trf => dgt_pairings::results::trf(&info.pairings, &outcomes)
             .ok_or(PairingsError::NotTrf { round })?,
     };
-    Ok((text, unfinished))
+    Ok(RoundResults {
+        text,
+        encoding: info.pairings.encoding.clone(),
+        unfinished,
+        unconfirmed: dgt_pairings::results::unconfirmed(&outcomes),
+    })
 }
 
 #[cfg(test)]

@@ -61,6 +61,13 @@ pub fn server_config(settings: &Settings) -> Result<ServerConfig, ServerConfigEr
         site: settings.event.site.clone(),
         event: settings.event.name.clone(),
         tables: crate::output::table_map(settings),
+        time_control: settings.core.time_control.as_ref().map(|t| t.text.clone()),
+        board_time_controls: settings
+            .core
+            .boards
+            .iter()
+            .filter_map(|(b, o)| Some((b.clone(), o.time_control.as_ref()?.text.clone())))
+            .collect(),
         allowed_hosts: settings.server.allowed_hosts.clone(),
         livechess_origins: settings.server.livechess_origins.clone(),
         livechess_action_origins: settings.server.livechess_action_origins.clone(),

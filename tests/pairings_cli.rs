@@ -139,7 +139,7 @@ fn imported_before_the_round_the_game_carries_the_pairing_out() {
     assert!(pgn.status.success(), "{}", text(&pgn.stderr));
     let pgn = text(&pgn.stdout);
     for tag in [
-        "[Event \"Zomeropen\"]",
+        "[Event \"Zomeropen Testdorp 2025\"]",
         "[Round \"3.1\"]",
         "[White \"Vermeer, Anna\"]",
         "[Black \"Jansen, Eva\"]",

@@ -23,8 +23,9 @@ pub enum PairingsCommand {
         /// The round the pairings are for.
         #[arg(long)]
         round: u32,
-        /// How a TRF's pairs are numbered: by the White player's line (white-line) or by
-        /// the first line of either player (first-line). A CSV list has its own table column.
+        /// How a TRF's pairs are numbered: by the White player's line (white-line), by the
+        /// first line of either player (first-line), or as the pairing program numbers boards
+        /// (points: score, then rank, as in the file). A CSV list has its own table column.
         #[arg(long, default_value = "white-line")]
         order: String,
         /// Settings (the daemon's address, token and table map).
@@ -86,8 +87,7 @@ pub fn pairings(a: PairingsArgs) -> ExitCode {
                 Ok(o) => o,
                 Err(e) => return fail(format!("--order: {e}")),
             };
-            let text = dgt_pairings::decode_text(&raw);
-            let pairings = match dgt_pairings::read(&text, round, board_order) {
+            let pairings = match dgt_pairings::read_bytes(&raw, round, board_order) {
                 Ok(pairings) => pairings,
                 Err(problems) => {
                     eprint!(
@@ -146,13 +146,25 @@ pub fn pairings(a: PairingsArgs) -> ExitCode {
             };
             let path = dgt_arbiter::output::journal_path(journal, &settings);
             match p::results(&path, &settings, round, format) {
-                Ok((text, unfinished)) => {
-                    print!("{text}");
-                    if !unfinished.is_empty() {
-                        let list: Vec<String> = unfinished.iter().map(u32::to_string).collect();
+                Ok(out) => {
+                    // In the encoding the pairing file came in.
+                    let bytes = dgt_pairings::encode(&out.text, out.encoding.as_deref());
+                    if let Err(e) = std::io::Write::write_all(&mut std::io::stdout(), &bytes) {
+                        eprintln!("dgt-arbiter pairings results: {e}");
+                        return ExitCode::from(2);
+                    }
+                    let list =
+                        |t: &[u32]| t.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+                    if !out.unfinished.is_empty() {
                         eprintln!(
                             "round {round}: no result yet at table(s) {}",
-                            list.join(", ")
+                            list(&out.unfinished)
+                        );
+                    }
+                    if !out.unconfirmed.is_empty() {
+                        eprintln!(
+                            "round {round}: result(s) not confirmed by an arbiter yet at table(s) {}",
+                            list(&out.unconfirmed)
                         );
                     }
                     ExitCode::SUCCESS

@@ -76,6 +76,7 @@ impl Core {
         let passed_back = match &input.kind {
             InputKind::Op(Operation::Pairings(p)) => Some(EventBody::Pairings(p.clone())),
             InputKind::Op(Operation::TableResult(r)) => Some(EventBody::TableResult(r.clone())),
+            InputKind::Op(Operation::TableGame(g)) => Some(EventBody::TableGame(g.clone())),
             InputKind::Op(Operation::By(by)) => Some(EventBody::ArbiterAction(by.clone())),
             _ => None,
         };

@@ -373,6 +373,8 @@ pub enum EventBody {
     Pairings(crate::pairing::RoundPairings),
     /// A result the arbiter entered for a table (board [`crate::pairing::ROUND_BOARD`]).
     TableResult(crate::pairing::TableResultOp),
+    /// The arbiter named a table's game of a round (board [`crate::pairing::ROUND_BOARD`]).
+    TableGame(crate::pairing::TableGameOp),
     /// Who took an arbiter action on this board (an [`crate::Operation::By`] passed back).
     ArbiterAction(crate::input::ActionBy),
 }
@@ -389,6 +391,7 @@ impl EventBody {
             EventBody::Reserves { .. } => "reserves",
             EventBody::Pairings(_) => "pairings",
             EventBody::TableResult(_) => "table_result",
+            EventBody::TableGame(_) => "table_game",
             EventBody::ArbiterAction(_) => "arbiter_action",
         }
     }

@@ -197,6 +197,8 @@ pub enum Operation {
     Pairings(crate::pairing::RoundPairings),
     /// A result the arbiter enters for a table of a round (passed back as `table_result`).
     TableResult(crate::pairing::TableResultOp),
+    /// The arbiter names a table's game of a round (passed back as `table_game`).
+    TableGame(crate::pairing::TableGameOp),
     /// Who took an arbiter action: the dashboard sends it beside every action it forwards,
     /// so the journal says who acknowledged, confirmed, set up or entered what. It decides
     /// nothing; the core passes it back as an `arbiter_action` event.

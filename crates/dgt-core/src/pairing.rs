@@ -77,6 +77,10 @@ pub struct RoundPairings {
     /// can be written back into it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trf: Option<String>,
+    /// The file's character encoding when it was not UTF-8 (`"windows-1252"`): results go
+    /// back to the pairing program in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
 }
 
 impl RoundPairings {
@@ -97,6 +101,19 @@ pub struct TableResultOp {
     pub table: u32,
     #[serde(default)]
     pub result: Option<crate::outcome::TableResult>,
+}
+
+/// `{"table_game": {...}}`: the arbiter names the game that is table `table`'s game of round
+/// `round` — a game restarted by the arbiter's decision, a game bound wrongly. `None`
+/// unbinds the table (its next game started on its board binds). The views bind games by
+/// themselves otherwise (see `dgt_pairings::book`); this action overrides them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableGameOp {
+    pub round: u32,
+    pub table: u32,
+    #[serde(default)]
+    pub game: Option<String>,
 }
 
 /// The results an arbiter may enter for a table: played games, forfeits (White wins by

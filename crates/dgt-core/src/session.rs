@@ -622,7 +622,10 @@ impl Session {
                 }
             }
             // Not rules: the engine passes these back before any session sees them.
-            Operation::Pairings(_) | Operation::TableResult(_) | Operation::By(_) => {}
+            Operation::Pairings(_)
+            | Operation::TableResult(_)
+            | Operation::TableGame(_)
+            | Operation::By(_) => {}
         }
     }
 

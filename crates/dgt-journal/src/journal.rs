@@ -648,6 +648,7 @@ fn insert_event(
         | EventBody::Pairings(_)
         | EventBody::TableResult(_)
         | EventBody::ArbiterAction(_) => None,
+        EventBody::TableGame(g) => g.game.as_deref(),
     };
     tx.prepare_cached(
         "INSERT INTO events (seq, step, t_ms, board, type, game, json) \

@@ -1,21 +1,32 @@
 //! Which game belongs to which round, rebuilt from events only — the same way in the
 //! server's view, the hub, `export` and the broadcast folders.
 //!
-//! The rule: a game started while round N is the current round (the last imported, by
-//! number) belongs to round N. When round N's pairings arrive, a board's current game that
-//! has no result yet moves to round N if it has no round yet (pairings imported late) or no
-//! move yet (pieces set up for the new round before its pairings arrived); a game with
-//! moves stays in its round. A second import of the current round only replaces its
-//! pairings; an import for an earlier round corrects that round's pairings and changes no
-//! game's round.
+//! The rule: each table of a round has one game, bound once and kept.
+//! * When round N's pairings arrive (N above every round so far), each table's board binds
+//!   the game on it if that game is still going and in no round (pairings imported late),
+//!   or if nothing happened in it yet (pieces set up before the pairings came); else the
+//!   table waits (a game that ended before its round's pairings is an earlier round's).
+//! * A table that waits binds the next game started on its board.
+//! * A bound game stays the table's game once anything happened in it: a game started on
+//!   the board afterwards (pieces set up again, analysis, skittles) is *after the game*, in
+//!   no round, and no later round's pairings take it either. A bound game where nothing
+//!   happened (no move, no result) gives way to the next game started on the board.
+//! * `table_game` (an arbiter's action) names a table's game explicitly: a game restarted
+//!   by the arbiter's decision, or moved to another board. Games bind by id, so a game
+//!   named for a table stays its game whichever board it is played on.
+//! * An import for an earlier round corrects its pairings and moves no game.
+//!
+//! Everything comes from journaled events, so the live view, the view after a restart, the
+//! hub, `export` and the broadcast folders bind the same games.
 //!
 //! Which board stands at which table is the [`TableMap`]'s business (the daemon's `[[tables]]`
 //! settings): a table with no board, or a board with no pairing, is reported as such.
 
 use std::collections::BTreeMap;
 
+use dgt_core::event::EndReason;
 use dgt_core::pairing::{Pairing, RoundPairings};
-use dgt_core::{Event, EventBody};
+use dgt_core::{AlertKind, Event, EventBody, Operation};
 
 /// Table numbers and board labels: `[[tables]]` in the settings. A table not in the map is
 /// the board labelled with its number ("7"), as the daemon labels boards by default.
@@ -57,21 +68,66 @@ impl TableMap {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GameInfo {
     pub board: String,
+    /// The round whose table the game is bound to (`None`: in no round).
     pub round: Option<u32>,
     pub plies: u32,
     pub result: Option<String>,
+    /// How the game ended, when it did.
+    pub reason: Option<EndReason>,
     /// The seq of the first event of the game: games of a board in the order played.
     pub first_seq: u64,
+    /// Started on a table's board after the table's round game: pieces set up again,
+    /// analysis, skittles. Such a game is in no round and binds to no later round either.
+    pub after: bool,
+    /// The clock was stopped after the game's last move (a resignation, a claim, the
+    /// arbiter called): a result may be owed.
+    pub clock_stopped: bool,
 }
 
-/// One round: its pairings (the last import) and the results the arbiter entered.
+impl GameInfo {
+    fn new(board: &str, seq: u64) -> Self {
+        GameInfo {
+            board: board.to_string(),
+            round: None,
+            plies: 0,
+            result: None,
+            reason: None,
+            first_seq: seq,
+            after: false,
+            clock_stopped: false,
+        }
+    }
+
+    /// A game that can still give way to the next one started on its board: nothing
+    /// played, nothing ended.
+    fn is_blank(&self) -> bool {
+        self.plies == 0 && self.result.is_none()
+    }
+}
+
+/// A result the arbiter entered for a table, and who entered it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub result: String,
+    /// The arbiter's name, from the `arbiter_action` event that follows the entry.
+    pub by: Option<String>,
+    /// When it was entered (the event's `t_ms`): a delayed view shows it from then on.
+    pub t_ms: u64,
+}
+
+/// One round: its pairings (the last import), each table's game and the results the
+/// arbiter entered.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RoundInfo {
     pub pairings: RoundPairings,
     /// The seq of the event that last imported the pairings.
     pub seq: u64,
     /// Results entered by the arbiter, by table.
-    pub entered: BTreeMap<u32, String>,
+    pub entered: BTreeMap<u32, Entry>,
+    /// Each table's game of the round, once bound.
+    pub games: BTreeMap<u32, String>,
+    /// Tables whose game the arbiter named (`table_game`), with who did.
+    pub bound_by: BTreeMap<u32, Option<String>>,
 }
 
 /// Rounds, their pairings and the games that belong to them, from events.
@@ -82,8 +138,10 @@ pub struct RoundBook {
     games: BTreeMap<String, GameInfo>,
     /// Each board's current game.
     board_game: BTreeMap<String, String>,
+    /// Which board stands at which table: games bind to tables through it.
+    map: TableMap,
     /// Results entered before their round's pairings.
-    early_entries: BTreeMap<(u32, u32), Option<String>>,
+    early_entries: BTreeMap<(u32, u32), Option<(String, u64)>>,
     /// Counts every change, so views rendered from the book can be cached.
     version: u64,
 }
@@ -95,9 +153,25 @@ pub enum TableState {
     /// The table's board has not started the round's game.
     NotStarted,
     Playing,
+    /// The game was left without a result: the clock stopped after its last move, or a
+    /// later game started on its board (a resignation, an agreed draw the board did not
+    /// see). The arbiter enters the result.
+    ResultOwed,
     Finished,
     /// No board stands at the table and no result was entered.
     NoBoard,
+}
+
+/// Where a table's result comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultSource {
+    /// The game's end on the board by rule (mate, flag, repetition, …).
+    Board,
+    /// The players' result gesture on the board: the arbiter confirms it.
+    Gesture,
+    /// The arbiter entered it (or confirmed the board's).
+    Arbiter,
 }
 
 /// One table of a round with its board, game and result.
@@ -106,17 +180,38 @@ pub struct TableOutcome<'a> {
     pub pairing: &'a Pairing,
     /// The board at the table, when one has been seen.
     pub board: Option<String>,
+    /// The table's game of the round.
     pub game: Option<String>,
     /// "1-0", "0-1", "1/2-1/2", a forfeit ("+-", "-+", "--") or a game not rated ("1-0u").
     pub result: Option<String>,
     /// Whether the result is the arbiter's entry (else the board's game end).
     pub entered: bool,
+    pub source: Option<ResultSource>,
+    /// Who entered the result, when the arbiter did.
+    pub by: Option<String>,
+    /// The result stands: an end by rule or the arbiter's entry. A result gesture waits
+    /// for the arbiter's confirmation.
+    pub confirmed: bool,
+    /// Plies of the table's game.
+    pub plies: u32,
     pub state: TableState,
 }
 
 impl RoundBook {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A book whose games bind to the tables of `map`.
+    pub fn with_map(map: TableMap) -> Self {
+        RoundBook {
+            map,
+            ..Self::default()
+        }
+    }
+
+    pub fn map(&self) -> &TableMap {
+        &self.map
     }
 
     /// The round being played: the highest round imported.
@@ -146,11 +241,19 @@ impl RoundBook {
         self.games.get(game)?.round
     }
 
-    /// A game's round and pairing, when the board it is played on stands at a paired table.
-    pub fn pairing_of(&self, game: &str, map: &TableMap) -> Option<(u32, &Pairing)> {
-        let info = self.games.get(game)?;
-        let round = info.round?;
-        let table = map.table(&info.board)?;
+    /// The round and table a game is bound to.
+    pub fn table_of(&self, game: &str) -> Option<(u32, u32)> {
+        let round = self.games.get(game)?.round?;
+        let info = self.rounds.get(&round)?;
+        info.games
+            .iter()
+            .find(|(_, g)| g.as_str() == game)
+            .map(|(&t, _)| (round, t))
+    }
+
+    /// A game's round and pairing: the table it is bound to.
+    pub fn pairing_of(&self, game: &str, _map: &TableMap) -> Option<(u32, &Pairing)> {
+        let (round, table) = self.table_of(game)?;
         Some((round, self.rounds.get(&round)?.pairings.table(table)?))
     }
 
@@ -161,13 +264,18 @@ impl RoundBook {
         Some((round, self.rounds.get(&round)?.pairings.table(table)?))
     }
 
-    /// The round's game on a board: the last one started in it.
+    /// The table's game of the round.
+    pub fn table_game(&self, round: u32, table: u32) -> Option<&str> {
+        self.rounds
+            .get(&round)?
+            .games
+            .get(&table)
+            .map(String::as_str)
+    }
+
+    /// The round's game on a board: the game bound to the board's table.
     pub fn game_of(&self, round: u32, board: &str) -> Option<&str> {
-        self.games
-            .iter()
-            .filter(|(_, g)| g.board == board && g.round == Some(round))
-            .max_by_key(|(_, g)| g.first_seq)
-            .map(|(id, _)| id.as_str())
+        self.table_game(round, self.map.table(board)?)
     }
 
     /// Every table of the round, in table order.
@@ -181,14 +289,36 @@ impl RoundBook {
             .map(|p| {
                 let label = map.label(p.table);
                 let seen = boards.contains(&label.as_str());
-                let game = self.game_of(round, &label).map(str::to_string);
+                let game = info.games.get(&p.table).cloned();
                 let played = game.as_ref().and_then(|g| self.games.get(g));
-                let entered = info.entered.get(&p.table).cloned();
-                let result = entered
-                    .clone()
-                    .or_else(|| played.and_then(|g| g.result.clone()));
+                let entry = info.entered.get(&p.table);
+                let board_result = played.and_then(|g| g.result.clone());
+                let (result, source) = match (entry, &board_result) {
+                    (Some(e), _) => (Some(e.result.clone()), Some(ResultSource::Arbiter)),
+                    (None, Some(r)) => {
+                        let gesture =
+                            played.and_then(|g| g.reason) == Some(EndReason::ResultGesture);
+                        let source = if gesture {
+                            ResultSource::Gesture
+                        } else {
+                            ResultSource::Board
+                        };
+                        (Some(r.clone()), Some(source))
+                    }
+                    (None, None) => (None, None),
+                };
+                let left = played.is_some_and(|g| {
+                    g.plies > 0
+                        && (g.clock_stopped
+                            || self.board_game.get(&g.board).is_some_and(|now| {
+                                game.as_deref() != Some(now.as_str())
+                                    && self.games.get(now).is_some_and(|n| n.after)
+                            }))
+                });
                 let state = if result.is_some() {
                     TableState::Finished
+                } else if left {
+                    TableState::ResultOwed
                 } else if played.is_some() {
                     TableState::Playing
                 } else if seen {
@@ -200,12 +330,78 @@ impl RoundBook {
                     pairing: p,
                     board: seen.then_some(label),
                     game,
-                    entered: entered.is_some(),
+                    entered: entry.is_some(),
+                    by: entry.and_then(|e| e.by.clone()),
+                    confirmed: matches!(source, Some(ResultSource::Board | ResultSource::Arbiter)),
+                    source,
+                    plies: played.map_or(0, |g| g.plies),
                     result,
                     state,
                 }
             })
             .collect()
+    }
+
+    /// A game seen for the first time on `board` (its start, or a move of a game whose
+    /// start the stream did not carry): it becomes the round game of the board's table
+    /// when the table has none yet, or has one where nothing happened; else it is played
+    /// after the table's game and belongs to no round.
+    fn begin(&mut self, board: &str, game: &str, seq: u64) {
+        let mut info = GameInfo::new(board, seq);
+        let table = self.map.table(board);
+        let round = self.current;
+        if let (Some(round), Some(table)) = (round, table)
+            && let Some(r) = self.rounds.get_mut(&round)
+            && r.pairings.table(table).is_some()
+        {
+            let bound = r.games.get(&table).and_then(|g| self.games.get(g));
+            match bound {
+                Some(old) if !old.is_blank() => info.after = true,
+                _ => {
+                    if let Some(old) = r.games.insert(table, game.to_string())
+                        && let Some(o) = self.games.get_mut(&old)
+                    {
+                        o.round = None;
+                    }
+                    r.bound_by.remove(&table);
+                    info.round = Some(round);
+                }
+            }
+        } else if let Some(prev) = self.board_game.get(board).and_then(|g| self.games.get(g))
+            && (prev.after || prev.round.is_some())
+            && !prev.is_blank()
+        {
+            // A board without a table this round, after a round game or its aftermath:
+            // still after that game.
+            info.after = true;
+        }
+        self.games.insert(game.to_string(), info);
+        self.board_game.insert(board.to_string(), game.to_string());
+    }
+
+    /// `table_game`: the arbiter names a table's game.
+    fn bind(&mut self, round: u32, table: u32, game: Option<&str>) {
+        let Some(r) = self.rounds.get_mut(&round) else {
+            return;
+        };
+        let old = match game {
+            Some(g) => r.games.insert(table, g.to_string()),
+            None => r.games.remove(&table),
+        };
+        r.bound_by.insert(table, None);
+        if let Some(o) = old.and_then(|o| self.games.get_mut(&o)) {
+            o.round = None;
+        }
+        let Some(g) = game else { return };
+        // A game is one table's game: taken from wherever it was bound before.
+        for (&n, info) in &mut self.rounds {
+            info.games
+                .retain(|&t, bound| bound != g || (n == round && t == table));
+        }
+        if let Some(info) = self.games.get_mut(g) {
+            info.round = Some(round);
+            info.after = false;
+        }
     }
 
     pub fn apply(&mut self, event: &Event) {
@@ -216,63 +412,95 @@ impl RoundBook {
                 | EventBody::GameEnd { .. }
                 | EventBody::Pairings(_)
                 | EventBody::TableResult(_)
+                | EventBody::TableGame(_)
+                | EventBody::ArbiterAction(_)
+                | EventBody::Alert(_)
         ) {
             self.version += 1;
         }
         match &event.body {
-            EventBody::GameStart { game, .. } => {
-                self.games.insert(
-                    game.clone(),
-                    GameInfo {
-                        board: event.board.clone(),
-                        round: self.current,
-                        plies: 0,
-                        result: None,
-                        first_seq: event.seq,
-                    },
-                );
-                self.board_game.insert(event.board.clone(), game.clone());
-            }
+            EventBody::GameStart { game, .. } => self.begin(&event.board, game, event.seq),
             EventBody::Move(m) => {
-                let current = self.current;
-                let g = self
-                    .games
-                    .entry(m.game.clone())
-                    .or_insert_with(|| GameInfo {
-                        board: event.board.clone(),
-                        round: current,
-                        plies: 0,
-                        result: None,
-                        first_seq: event.seq,
-                    });
-                g.plies = m.ply;
+                if !self.games.contains_key(&m.game) {
+                    self.begin(&event.board, &m.game, event.seq);
+                }
+                if let Some(g) = self.games.get_mut(&m.game) {
+                    g.plies = m.ply;
+                    g.clock_stopped = false;
+                }
                 self.board_game.insert(event.board.clone(), m.game.clone());
             }
-            EventBody::GameEnd { game, result, .. } => {
-                let current = self.current;
-                let g = self.games.entry(game.clone()).or_insert_with(|| GameInfo {
-                    board: event.board.clone(),
-                    round: current,
-                    plies: 0,
-                    result: None,
-                    first_seq: event.seq,
-                });
-                g.result = Some(result.to_string());
+            EventBody::GameEnd {
+                game,
+                result,
+                reason,
+            } => {
+                if !self.games.contains_key(game) {
+                    self.begin(&event.board, game, event.seq);
+                }
+                if let Some(g) = self.games.get_mut(game) {
+                    g.result = Some(result.to_string());
+                    g.reason = Some(*reason);
+                }
+            }
+            EventBody::Alert(a) if a.kind == AlertKind::ClockStopped => {
+                let game = a
+                    .game
+                    .clone()
+                    .or_else(|| self.board_game.get(&event.board).cloned());
+                if let Some(g) = game.and_then(|g| self.games.get_mut(&g)) {
+                    g.clock_stopped = true;
+                }
             }
             EventBody::Pairings(p) => self.import(p, event.seq),
-            EventBody::TableResult(r) => match self.rounds.get_mut(&r.round) {
-                Some(info) => match r.result {
-                    Some(res) => {
-                        info.entered.insert(r.table, res.to_string());
-                    }
+            EventBody::TableResult(r) => {
+                let result = r.result.map(|r| r.to_string());
+                match self.rounds.get_mut(&r.round) {
+                    Some(info) => match result {
+                        Some(result) => {
+                            info.entered.insert(
+                                r.table,
+                                Entry {
+                                    result,
+                                    by: None,
+                                    t_ms: event.t_ms,
+                                },
+                            );
+                        }
+                        None => {
+                            info.entered.remove(&r.table);
+                        }
+                    },
                     None => {
-                        info.entered.remove(&r.table);
+                        self.early_entries
+                            .insert((r.round, r.table), result.map(|r| (r, event.t_ms)));
                     }
-                },
-                None => {
-                    self.early_entries
-                        .insert((r.round, r.table), r.result.map(|r| r.to_string()));
                 }
+            }
+            EventBody::TableGame(b) => {
+                self.bind(b.round, b.table, b.game.as_deref());
+            }
+            // Who entered a result or named a game: the action as it was taken, sent right
+            // after it; it names the entry it is about.
+            EventBody::ArbiterAction(by) => match by.action.as_ref() {
+                Operation::TableResult(r) => {
+                    if let Some(e) = self
+                        .rounds
+                        .get_mut(&r.round)
+                        .and_then(|i| i.entered.get_mut(&r.table))
+                        .filter(|e| r.result.map(|x| x.to_string()).as_ref() == Some(&e.result))
+                    {
+                        e.by = Some(by.arbiter.clone());
+                    }
+                }
+                Operation::TableGame(b) => {
+                    if let Some(info) = self.rounds.get_mut(&b.round)
+                        && info.games.get(&b.table) == b.game.as_ref()
+                    {
+                        info.bound_by.insert(b.table, Some(by.arbiter.clone()));
+                    }
+                }
+                _ => {}
             },
             _ => {}
         }
@@ -284,50 +512,17 @@ impl RoundBook {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
             return;
         };
-        let text = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
-        let number = |k: &str| v.get(k).and_then(|x| x.as_u64());
-        let (Some(board), Some(seq)) = (text("board"), number("seq")) else {
-            return;
+        let wanted = match v.get("type").and_then(|t| t.as_str()) {
+            Some(
+                "game_start" | "move" | "game_end" | "pairings" | "table_result" | "table_game"
+                | "arbiter_action",
+            ) => true,
+            Some("alert") => v.get("kind").and_then(|k| k.as_str()) == Some("clock_stopped"),
+            _ => false,
         };
-        let body = match v.get("type").and_then(|t| t.as_str()) {
-            Some("game_start") => EventBody::GameStart {
-                game: text("game").unwrap_or_default(),
-                start_fen: text("start_fen").unwrap_or_default(),
-            },
-            Some("move") => EventBody::Move(dgt_core::event::MoveEvent {
-                game: text("game").unwrap_or_default(),
-                ply: number("ply").unwrap_or(0) as u32,
-                side: dgt_core::Side::White,
-                uci: String::new(),
-                san: String::new(),
-                fen: String::new(),
-                white_ms: None,
-                black_ms: None,
-            }),
-            Some("game_end") => EventBody::GameEnd {
-                game: text("game").unwrap_or_default(),
-                result: match text("result").map(|r| r.parse()) {
-                    Some(Ok(r)) => r,
-                    _ => return,
-                },
-                reason: dgt_core::event::EndReason::Arbiter,
-            },
-            Some("pairings") => match serde_json::from_value::<RoundPairings>(v.clone()) {
-                Ok(p) => EventBody::Pairings(p),
-                Err(_) => return,
-            },
-            Some("table_result") => EventBody::TableResult(dgt_core::pairing::TableResultOp {
-                round: number("round").unwrap_or(0) as u32,
-                table: number("table").unwrap_or(0) as u32,
-                result: match text("result").map(|r| r.parse()) {
-                    None => None,
-                    Some(Ok(r)) => Some(r),
-                    Some(Err(_)) => return,
-                },
-            }),
-            _ => return,
-        };
-        self.apply(&Event::new(seq, board, number("t_ms").unwrap_or(0), body));
+        if wanted && let Ok(event) = serde_json::from_value::<Event>(v) {
+            self.apply(&event);
+        }
     }
 
     fn import(&mut self, p: &RoundPairings, seq: u64) {
@@ -335,7 +530,7 @@ impl RoundBook {
         let entry = self.rounds.entry(round).or_default();
         entry.pairings = p.clone();
         entry.seq = seq;
-        let early: Vec<(u32, Option<String>)> = self
+        let early: Vec<(u32, Option<(String, u64)>)> = self
             .early_entries
             .range((round, 0)..=(round, u32::MAX))
             .map(|(&(_, t), r)| (t, r.clone()))
@@ -343,20 +538,69 @@ impl RoundBook {
         for (table, result) in early {
             self.early_entries.remove(&(round, table));
             match result {
-                Some(r) => entry.entered.insert(table, r),
+                Some((result, t_ms)) => entry.entered.insert(
+                    table,
+                    Entry {
+                        result,
+                        by: None,
+                        t_ms,
+                    },
+                ),
                 None => entry.entered.remove(&table),
             };
         }
-        if self.current.is_some_and(|c| c >= round) {
+        // A table dropped by a corrected file keeps no game.
+        let tables: Vec<u32> = p.tables.iter().map(|t| t.table).collect();
+        let dropped: Vec<String> = entry
+            .games
+            .iter()
+            .filter(|(t, _)| !tables.contains(t))
+            .map(|(_, g)| g.clone())
+            .collect();
+        entry.games.retain(|t, _| tables.contains(t));
+        for g in dropped {
+            if let Some(info) = self.games.get_mut(&g) {
+                info.round = None;
+            }
+        }
+        if self.current.is_some_and(|c| c > round) {
             return;
         }
         self.current = Some(round);
-        for game in self.board_game.values() {
-            if let Some(g) = self.games.get_mut(game)
-                && g.result.is_none()
-                && (g.round.is_none() || g.plies == 0)
+        // Each table's board: the game on it binds when it is the round's game started
+        // before its pairings (in no round, not after another game, still going) or a
+        // game where nothing happened yet (pieces set up for this round).
+        for t in tables {
+            if self
+                .rounds
+                .get(&round)
+                .is_some_and(|r| r.games.contains_key(&t))
             {
+                continue;
+            }
+            let label = self.map.label(t);
+            let Some(id) = self.board_game.get(&label).cloned() else {
+                continue;
+            };
+            let Some(g) = self.games.get(&id) else {
+                continue;
+            };
+            let late = g.round.is_none() && !g.after && g.result.is_none();
+            let blank = g.is_blank();
+            if !(late || blank) {
+                continue;
+            }
+            if let Some(old) = g.round
+                && let Some(r) = self.rounds.get_mut(&old)
+            {
+                r.games.retain(|_, bound| *bound != id);
+            }
+            if let Some(r) = self.rounds.get_mut(&round) {
+                r.games.insert(t, id.clone());
+            }
+            if let Some(g) = self.games.get_mut(&id) {
                 g.round = Some(round);
+                g.after = false;
             }
         }
     }

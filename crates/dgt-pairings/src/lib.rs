@@ -17,7 +17,7 @@ pub mod problems;
 pub mod results;
 pub mod trf;
 
-pub use book::{RoundBook, TableMap, TableOutcome, TableState};
+pub use book::{Entry, ResultSource, RoundBook, TableMap, TableOutcome, TableState};
 pub use problems::{Problem, Problems};
 pub use trf::{BoardOrder, UnknownBoardOrder};
 
@@ -33,11 +33,49 @@ pub fn read(text: &str, round: u32, order: BoardOrder) -> Result<RoundPairings, 
     }
 }
 
-/// A pairing file's bytes as text: UTF-8 (a byte-order mark dropped), else Latin-1, which
-/// older pairing programs write their TRF in (every byte is a character there).
-pub fn decode_text(bytes: &[u8]) -> String {
+/// The encoding of a pairing file that is not UTF-8: Windows-1252, which Windows pairing
+/// programs and Excel (western European locales) write — a superset of the printable
+/// Latin-1, so a Latin-1 file reads the same.
+pub const WINDOWS_1252: &str = "windows-1252";
+
+/// A pairing file's bytes as text: UTF-8 (a byte-order mark dropped), else Windows-1252;
+/// with the encoding's name when it is not UTF-8.
+pub fn decode(bytes: &[u8]) -> (String, Option<&'static str>) {
     match std::str::from_utf8(bytes) {
-        Ok(t) => t.strip_prefix('\u{feff}').unwrap_or(t).to_string(),
-        Err(_) => bytes.iter().map(|&b| char::from(b)).collect(),
+        Ok(t) => (t.strip_prefix('\u{feff}').unwrap_or(t).to_string(), None),
+        Err(_) => {
+            let (text, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(bytes);
+            (text.into_owned(), Some(WINDOWS_1252))
+        }
+    }
+}
+
+/// A pairing file's bytes as text (see [`decode`]).
+pub fn decode_text(bytes: &[u8]) -> String {
+    decode(bytes).0
+}
+
+/// Round `round`'s pairings from a file's bytes, its encoding kept for the results.
+pub fn read_bytes(bytes: &[u8], round: u32, order: BoardOrder) -> Result<RoundPairings, Problems> {
+    let (text, encoding) = decode(bytes);
+    let mut pairings = read(&text, round, order)?;
+    pairings.encoding = encoding.map(str::to_string);
+    Ok(pairings)
+}
+
+/// Text to send back to the pairing program, in the encoding its file came in. The names
+/// in it come from that file, so every character has a byte there.
+pub fn encode(text: &str, encoding: Option<&str>) -> Vec<u8> {
+    match encoding {
+        Some(WINDOWS_1252) => encoding_rs::WINDOWS_1252.encode(text).0.into_owned(),
+        _ => text.as_bytes().to_vec(),
+    }
+}
+
+/// The `charset` of a text in `encoding`, for a Content-Type.
+pub fn charset(encoding: Option<&str>) -> &'static str {
+    match encoding {
+        Some(WINDOWS_1252) => "windows-1252",
+        _ => "utf-8",
     }
 }

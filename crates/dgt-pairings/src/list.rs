@@ -294,5 +294,6 @@ pub fn read(text: &str, round: u32) -> Result<RoundPairings, Problems> {
         byes,
         format: Some("csv".into()),
         trf: None,
+        encoding: None,
     })
 }

@@ -7,8 +7,17 @@ use std::fmt::Write;
 
 use dgt_core::pairing::{Player, RoundPairings};
 
-use crate::book::{TableOutcome, TableState};
+use crate::book::{ResultSource, TableOutcome, TableState};
 use crate::trf;
+
+/// The tables whose result waits for the arbiter's confirmation (a result gesture).
+pub fn unconfirmed(outcomes: &[TableOutcome<'_>]) -> Vec<u32> {
+    outcomes
+        .iter()
+        .filter(|o| o.result.is_some() && !o.confirmed)
+        .map(|o| o.pairing.table)
+        .collect()
+}
 
 /// The tables of the round that have no result yet.
 pub fn unfinished(outcomes: &[TableOutcome<'_>]) -> Vec<u32> {
@@ -35,27 +44,37 @@ fn state_name(s: TableState) -> &'static str {
     match s {
         TableState::NotStarted => "not_started",
         TableState::Playing => "playing",
+        TableState::ResultOwed => "result_owed",
         TableState::Finished => "finished",
         TableState::NoBoard => "no_board",
     }
 }
 
 /// One row per table (table order), then one per bye: `table,white,white_fide_id,black,
-/// black_fide_id,result,source,state`. `source` is `board` (the game's end) or `arbiter`
-/// (an entered result); the result is empty while the table has none.
+/// black_fide_id,result,source,state,confirmed,by`. `source` is `board` (the game's end by
+/// rule), `gesture` (the players' result gesture) or `arbiter` (an entered result);
+/// `confirmed` is `no` for a result the arbiter has not confirmed yet (a gesture), `by`
+/// names who entered a result. The result is empty while the table has none.
 pub fn csv(pairings: &RoundPairings, outcomes: &[TableOutcome<'_>]) -> String {
-    let mut out =
-        String::from("table,white,white_fide_id,black,black_fide_id,result,source,state\n");
+    let mut out = String::from(
+        "table,white,white_fide_id,black,black_fide_id,result,source,state,confirmed,by\n",
+    );
     for o in outcomes {
         let p = o.pairing;
-        let source = match (&o.result, o.entered) {
+        let source = match o.source {
+            None => "",
+            Some(ResultSource::Arbiter) => "arbiter",
+            Some(ResultSource::Board) => "board",
+            Some(ResultSource::Gesture) => "gesture",
+        };
+        let confirmed = match (&o.result, o.confirmed) {
             (None, _) => "",
-            (Some(_), true) => "arbiter",
-            (Some(_), false) => "board",
+            (Some(_), true) => "yes",
+            (Some(_), false) => "no",
         };
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{}",
             p.table,
             csv_field(&p.white.name),
             id(&p.white),
@@ -64,12 +83,14 @@ pub fn csv(pairings: &RoundPairings, outcomes: &[TableOutcome<'_>]) -> String {
             o.result.as_deref().unwrap_or_default(),
             source,
             state_name(o.state),
+            confirmed,
+            csv_field(o.by.as_deref().unwrap_or_default()),
         );
     }
     for b in &pairings.byes {
         let _ = writeln!(
             out,
-            ",{},{},bye,,{},pairing,finished",
+            ",{},{},bye,,{},pairing,finished,yes,",
             csv_field(&b.player.name),
             id(&b.player),
             b.code
@@ -98,4 +119,17 @@ pub fn trf(pairings: &RoundPairings, outcomes: &[TableOutcome<'_>]) -> Option<St
         }
     }
     Some(trf::with_results(text, pairings.round, &codes))
+}
+
+/// A table's result as a PGN `Result` tag: forfeits as the result they give (`+-` is
+/// `1-0`), a double forfeit `0-0` (lichess broadcasts read it, lila #16081), a game not
+/// rated as its played result.
+pub fn pgn_result(result: &str) -> &str {
+    match result {
+        "+-" | "1-0u" => "1-0",
+        "-+" | "0-1u" => "0-1",
+        "1/2-1/2u" => "1/2-1/2",
+        "--" => "0-0",
+        other => other,
+    }
 }

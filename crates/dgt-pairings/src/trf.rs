@@ -24,9 +24,12 @@
 //!
 //! The TRF has no board numbers. Tables are numbered in the order the pairs appear in the
 //! file, by the line of the White player ([`BoardOrder::WhiteLine`], the default) or by the
-//! first line of either player ([`BoardOrder::FirstLine`], for files sorted by standings).
-//! Nothing else is guessed; for exact board numbers import the pairing program's pairing list
-//! (CSV) instead, which has a table column.
+//! first line of either player ([`BoardOrder::FirstLine`], for files sorted by standings),
+//! or as pairing programs number boards, by the points and ranks the file gives
+//! ([`BoardOrder::Points`]). For exact board numbers import the pairing program's pairing
+//! list (CSV) instead, which has a table column.
+//!
+//! A player line that ends before a round's block is a blank round (TRF-16): not paired.
 
 use std::collections::BTreeMap;
 
@@ -40,6 +43,11 @@ pub enum BoardOrder {
     #[default]
     WhiteLine,
     FirstLine,
+    /// As pairing programs number boards (FIDE C.04 Swiss): the pair with the higher score
+    /// of its better-scored player first, then the higher sum of scores, then the better rank
+    /// of its higher-ranked player — points and ranks as the file gives them (columns
+    /// 81-84, 86-89; a blank rank is the start number).
+    Points,
 }
 
 /// A board order that is neither `white-line` nor `first-line`.
@@ -50,7 +58,7 @@ impl std::fmt::Display for UnknownBoardOrder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "unknown board order {:?}; use \"white-line\" or \"first-line\"",
+            "unknown board order {:?}; use \"white-line\", \"first-line\" or \"points\"",
             self.0
         )
     }
@@ -64,6 +72,7 @@ impl std::str::FromStr for BoardOrder {
         match s {
             "white-line" | "white_line" => Ok(BoardOrder::WhiteLine),
             "first-line" | "first_line" => Ok(BoardOrder::FirstLine),
+            "points" | "pairing-program" | "pairing_program" => Ok(BoardOrder::Points),
             other => Err(UnknownBoardOrder(other.to_string())),
         }
     }
@@ -91,6 +100,10 @@ pub struct TrfPlayer {
     pub line: usize,
     pub player: Player,
     pub start: u32,
+    /// Points in tenths (columns 81-84: "1.5" is 15), when given.
+    pub points_tenths: Option<u32>,
+    /// Rank (columns 86-89), when given.
+    pub rank: Option<u32>,
     /// The round entries present on the line, round 1 first.
     pub rounds: Vec<Option<RoundEntry>>,
 }
@@ -239,6 +252,9 @@ pub fn players(text: &str, problems: &mut Problems) -> Vec<TrfPlayer> {
             federation: text_or_none(field(&chars, 53, 56)),
             sex: text_or_none(field(&chars, 9, 10)),
         };
+        let points_tenths = points_tenths(&field(&chars, 80, 84), line, problems);
+        let rank: Option<u32> =
+            optional_number(&field(&chars, 85, 89), line, "rank", "86-89", problems);
         let mut rounds = Vec::new();
         let mut round = 1;
         while chars.len() > block_start(round) {
@@ -249,10 +265,37 @@ pub fn players(text: &str, problems: &mut Problems) -> Vec<TrfPlayer> {
             line,
             player,
             start,
+            points_tenths,
+            rank,
             rounds,
         });
     }
     out
+}
+
+/// Points as written in columns 81-84 ("1.5", "2", "1,5"), in tenths.
+fn points_tenths(text: &str, line: usize, problems: &mut Problems) -> Option<u32> {
+    if text.is_empty() {
+        return None;
+    }
+    let (whole, tenth) = match text.split_once(['.', ',']) {
+        Some((w, t)) => (w, t),
+        None => (text, "0"),
+    };
+    match (
+        whole.parse::<u32>(),
+        tenth.get(..1).unwrap_or("0").parse::<u32>(),
+    ) {
+        (Ok(w), Ok(t)) if tenth.bytes().all(|b| b.is_ascii_digit()) => Some(w * 10 + t),
+        _ => {
+            problems.at(
+                line,
+                format!("the points {text:?} (columns 81-84) are not a number"),
+                "write the points as in 1.5 in columns 81-84, or leave them blank",
+            );
+            None
+        }
+    }
 }
 
 /// The date of `round` from line `132` ("YY/MM/DD" → "20YY.MM.DD"), and the tournament's
@@ -323,15 +366,12 @@ pub fn read(text: &str, round: u32, order: BoardOrder) -> Result<RoundPairings, 
         by_start.entry(p.start).or_insert(p);
     }
     // (order key, table pairing)
-    let mut pairs: Vec<(usize, Pairing)> = Vec::new();
+    let mut pairs: Vec<((u32, u32, u32, usize), Pairing)> = Vec::new();
     let mut byes = Vec::new();
     for p in &players {
+        // A line that ends before the round's block is a blank round (TRF-16: `0000`, no
+        // colour, no result): the player is not paired — neither a problem nor a bye.
         let Some(entry) = p.rounds.get(r).copied().flatten() else {
-            problems.at(
-                p.line,
-                format!("player {} has no entry for round {round}", p.start),
-                "write the round's block (\"0000 - -\" for a player who is not paired)",
-            );
             continue;
         };
         let Some(opp) = entry.opponent else {
@@ -371,8 +411,18 @@ pub fn read(text: &str, round: u32, order: BoardOrder) -> Result<RoundPairings, 
         match (entry.colour, their_colour) {
             ('w', 'b') => {
                 let key = match order {
-                    BoardOrder::WhiteLine => p.line,
-                    BoardOrder::FirstLine => p.line.min(other.line),
+                    BoardOrder::WhiteLine => (0, 0, 0, p.line),
+                    BoardOrder::FirstLine => (0, 0, 0, p.line.min(other.line)),
+                    BoardOrder::Points => {
+                        let pts = |x: &TrfPlayer| x.points_tenths.unwrap_or(0);
+                        let rank = |x: &TrfPlayer| x.rank.unwrap_or(x.start);
+                        (
+                            u32::MAX - pts(p).max(pts(other)),
+                            u32::MAX - (pts(p) + pts(other)),
+                            rank(p).min(rank(other)),
+                            p.line,
+                        )
+                    }
                 };
                 pairs.push((
                     key,
@@ -417,6 +467,7 @@ pub fn read(text: &str, round: u32, order: BoardOrder) -> Result<RoundPairings, 
         byes,
         format: Some("trf".into()),
         trf: Some(text.to_string()),
+        encoding: None,
     })
 }
 

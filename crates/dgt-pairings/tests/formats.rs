@@ -237,7 +237,7 @@ fn games_belong_to_the_round_they_start_in_and_results_come_out() {
     r4.round = 4;
     // Table 2's board is "b-2"; table 4 has no board.
     let map = TableMap::new([(2, "b-2".to_string())]);
-    let mut book = RoundBook::new();
+    let mut book = RoundBook::with_map(map.clone());
     for e in [
         // Round 2 leftovers: board 1 finished, board 3 set up with no move.
         start(1, "1", "1/1"),
@@ -285,19 +285,21 @@ fn games_belong_to_the_round_they_start_in_and_results_come_out() {
     assert_eq!(results::unfinished(&outcomes), [2, 3]);
     let csv = results::csv(&r3, &outcomes);
     assert!(
-        csv.contains("1,\"Vermeer, Anna\",1000001,\"Jansen, Eva\",1000004,1-0,board,finished"),
+        csv.contains("1,\"Vermeer, Anna\",1000001,\"Jansen, Eva\",1000004,1-0,board,finished,yes,"),
         "{csv}"
     );
     assert!(
-        csv.contains("4,\"Dekker, Ilse\",1000009,\"Visser, Kees\",1000007,-+,arbiter,finished"),
+        csv.contains(
+            "4,\"Dekker, Ilse\",1000009,\"Visser, Kees\",1000007,-+,arbiter,finished,yes,"
+        ),
         "{csv}"
     );
     assert!(
-        csv.contains("2,\"de Vries, Pieter\",1000003,\"Bakker, Jan\",1000002,,,playing"),
+        csv.contains("2,\"de Vries, Pieter\",1000003,\"Bakker, Jan\",1000002,,,playing,,"),
         "{csv}"
     );
     assert!(
-        csv.contains(",\"Mulder, Lotte\",,bye,,U,pairing,finished"),
+        csv.contains(",\"Mulder, Lotte\",,bye,,U,pairing,finished,yes,"),
         "{csv}"
     );
     let out = results::trf(&r3, &outcomes).unwrap();
@@ -329,4 +331,94 @@ fn games_belong_to_the_round_they_start_in_and_results_come_out() {
 fn a_csv_import_has_no_trf_to_fill_in() {
     let p = list::read(CSV, 3).unwrap();
     assert_eq!(results::trf(&p, &[]), None);
+}
+
+#[test]
+fn points_order_numbers_boards_as_the_pairing_program_does() {
+    // Round 3 with the file's points: Vermeer 1.5 - Jansen 2.0 and Dekker 2.0 - Visser 1.5
+    // (both 2.0 / 3.5; Vermeer ranks 1st, Visser 7th), de Vries 0.5 - Bakker 1.5, Smit 0.0 -
+    // Bos 0.5.
+    let p = trf::read(TRF, 3, BoardOrder::Points).unwrap();
+    assert_eq!(
+        names(&p),
+        [
+            (1, "Vermeer, Anna", "Jansen, Eva"),
+            (2, "Dekker, Ilse", "Visser, Kees"),
+            (3, "de Vries, Pieter", "Bakker, Jan"),
+            (4, "Smit, Tom", "Bos, Ruud"),
+        ]
+    );
+    assert_eq!("points".parse::<BoardOrder>(), Ok(BoardOrder::Points));
+    assert!(
+        "standings"
+            .parse::<BoardOrder>()
+            .unwrap_err()
+            .to_string()
+            .contains("\"points\"")
+    );
+}
+
+#[test]
+fn a_line_ending_before_the_round_is_a_player_not_paired_not_a_problem_nor_a_bye() {
+    // Bos (start 8, line 17) withdrew: his line ends after round 1; Smit has no opponent
+    // in round 3 then, and is written as not paired (blank).
+    let mut lines: Vec<String> = TRF.lines().map(str::to_string).collect();
+    let r2 = 91 + 10;
+    lines[16].truncate(r2);
+    let r3 = 91 + 20;
+    lines[13].truncate(r3);
+    lines[13].push_str("0000");
+    let text = lines.join("\r\n") + "\r\n";
+    let p = trf::read(&text, 3, BoardOrder::WhiteLine).unwrap();
+    assert_eq!(p.tables.len(), 3);
+    assert!(
+        p.byes
+            .iter()
+            .all(|b| b.player.name != "Smit, Tom" && b.player.name != "Bos, Ruud"),
+        "{:?}",
+        p.byes
+    );
+    // A player line that ends early in a round others are paired in is no problem either.
+    let mut problems = dgt_pairings::Problems::default();
+    let players = trf::players(&text, &mut problems);
+    assert!(problems.is_empty(), "{problems}");
+    assert_eq!(
+        players.iter().find(|x| x.start == 8).unwrap().rounds.len(),
+        1
+    );
+}
+
+#[test]
+fn a_windows_1252_file_is_read_as_such_and_results_go_back_in_it() {
+    // "Šulc, Žofie" has the same width as "Smit, Tom " in the fixed columns.
+    let utf8 = TRF.replace("Smit, Tom ", "Šulc, Žofi");
+    let bytes = dgt_pairings::encode(&utf8, Some(dgt_pairings::WINDOWS_1252));
+    assert!(
+        bytes.contains(&0x8a) && bytes.contains(&0x8e),
+        "Š and Ž in 1252"
+    );
+    assert!(std::str::from_utf8(&bytes).is_err());
+    let p = dgt_pairings::read_bytes(&bytes, 3, BoardOrder::WhiteLine).unwrap();
+    assert_eq!(p.encoding.as_deref(), Some("windows-1252"));
+    assert_eq!(p.tables[2].white.name, "Šulc, Žofi");
+    // The results, back in the file's encoding.
+    let codes = BTreeMap::from([(5, '1'), (8, '0')]);
+    let out = dgt_pairings::encode(
+        &trf::with_results(p.trf.as_deref().unwrap(), 3, &codes),
+        p.encoding.as_deref(),
+    );
+    assert!(out.contains(&0x8a) && std::str::from_utf8(&out).is_err());
+    assert_eq!(
+        dgt_pairings::decode(&out),
+        (
+            trf::with_results(&utf8, 3, &codes),
+            Some(dgt_pairings::WINDOWS_1252)
+        )
+    );
+    // A UTF-8 file stays UTF-8 (a byte-order mark dropped).
+    let mut bom = vec![0xef, 0xbb, 0xbf];
+    bom.extend_from_slice(utf8.as_bytes());
+    let p = dgt_pairings::read_bytes(&bom, 3, BoardOrder::WhiteLine).unwrap();
+    assert_eq!(p.encoding, None);
+    assert_eq!(p.tables[2].white.name, "Šulc, Žofi");
 }

@@ -73,9 +73,34 @@ async function api(method, path, body) {
   if (!res.ok) {
     const message = (data && data.error) || `${res.status} ${res.statusText}`;
     if (res.status === 401) toSignIn();
-    throw new Error(message);
+    const err = new Error(message);
+    err.status = res.status;
+    err.data = data;
+    throw err;
   }
   return data;
+}
+
+// Enters (or withdraws, result null) a table's result; an entry the server doubts (a
+// forfeit where moves were played, another result than the board's) is asked again.
+async function enterTableResult(round, table, result) {
+  const path = `/api/rounds/${round}/tables/${table}/result`;
+  const what = result ? `${result} for table ${table} of round ${round}` : `the withdrawal of table ${table}'s result`;
+  try {
+    try { await api("POST", path, { result }); }
+    catch (e) {
+      if (e.status !== 409 || !confirm(e.message)) throw e;
+      await api("POST", path, { result, confirm: true });
+    }
+    toast(`Entered ${what}.`);
+  } catch (e) { toast(`Not entered: ${e.message}`, true); }
+  refreshRound();
+}
+
+// The Round page shows any round the arbiter picks; the current one by default.
+async function showRound(n) {
+  hall.roundChoice = n;
+  refreshRound();
 }
 
 // ---------- the feed ----------
@@ -143,7 +168,9 @@ function applyEvent(e) {
   const offset = performance.now() - e.t_ms;
   if (hall.offset == null || offset < hall.offset) hall.offset = offset;
   // Round-wide events (board "*"): the server joins pairings with boards; ask it.
-  if (e.type === "pairings" || e.type === "table_result") { refreshRound(); return; }
+  if (e.type === "pairings" || e.type === "table_result" || e.type === "table_game") { refreshRound(); return; }
+  // A game's start or end changes the round's tables (and a board's round game).
+  if (e.type === "game_start" || e.type === "game_end") refreshRoundSoon();
   const b = boardState(e.board);
   switch (e.type) {
     case "board_status":
@@ -190,16 +217,27 @@ function applyEvent(e) {
 }
 
 // ---------- rounds ----------
+let roundTimer = null;
+function refreshRoundSoon() {
+  if (roundTimer) return;
+  roundTimer = setTimeout(() => { roundTimer = null; refreshRound(); }, 500);
+}
+
 async function refreshRound() {
   try {
     const boards = await api("GET", "/api/boards");
     for (const nb of boards) {
       const b = boardState(nb.board);
       b.pairing = nb.pairing || null;
+      b.after_game = !!nb.after_game;
+      b.round_game = nb.round_game || null;
     }
     const rounds = await api("GET", "/api/rounds");
+    hall.rounds = rounds;
     const current = rounds.find((r) => r.current);
     hall.round = current ? await api("GET", `/api/rounds/${current.round}`) : null;
+    const chosen = rounds.find((r) => r.round === hall.roundChoice && !r.current);
+    hall.roundShown = chosen ? await api("GET", `/api/rounds/${chosen.round}`) : null;
   } catch (_) { /* shown by api() */ }
   scheduleRender();
 }
@@ -396,6 +434,28 @@ function boardCard(b) {
   </article>`;
 }
 
+// The round table whose game an alert is about: a result gesture is confirmed from the
+// alert in one click.
+function alertTable(a) {
+  for (const r of [hall.round, hall.roundShown]) {
+    const t = r && a.game && r.tables.find((x) => x.game === a.game);
+    if (t) return { round: r.round, t };
+  }
+  return null;
+}
+
+function resultButtons(a) {
+  if (a.kind !== "result_gesture" && a.kind !== "clock_stopped") return "";
+  const found = alertTable(a);
+  if (!found || !canAct(a.board)) return "";
+  const { round, t } = found;
+  if (t.result && !t.confirmed) {
+    return `<button class="btn btn-confirm" type="button" data-table-result="${round}.${t.table}" data-result="${esc(t.result)}">Confirm ${esc(t.result)}</button>`;
+  }
+  if (!t.result) return `<a class="btn" href="#/round">Enter the result</a>`;
+  return "";
+}
+
 function alertHtml(a, withAck) {
   const evidence = [];
   const marks = a.squares || [];
@@ -423,7 +483,7 @@ function alertHtml(a, withAck) {
     ${a.prescription ? `<div class="prescription"><b>Laws:</b> ${esc(a.prescription)}</div>` : ""}
     ${evidence.join("")}
     ${a.acked_by ? `<div class="alert-meta">acknowledged by ${esc(a.acked_by)}</div>` : ""}
-    <div class="alert-actions">${alertLinks(a)}${withAck && !a.acked ? `${canAct(a.board) && a.kind === "two_handed_move" && a.severity !== "intervene" ? `<button class="btn btn-confirm" data-confirm="${a.id}" type="button" title="Count it as an offence (7.5.4)">Confirm offence</button>` : ""}${a.severity !== "info" ? `<button class="btn btn-quiet" data-snooze="${a.id}" type="button" title="Hide it from the queue for five minutes">Snooze</button>` : ""}${canAct(a.board) ? `<button class="btn btn-ack" data-ack="${a.id}" type="button">Acknowledge</button>` : ""}` : ""}</div>
+    <div class="alert-actions">${alertLinks(a)}${resultButtons(a)}${withAck && !a.acked ? `${canAct(a.board) && a.kind === "two_handed_move" && a.severity !== "intervene" ? `<button class="btn btn-confirm" data-confirm="${a.id}" type="button" title="Count it as an offence (7.5.4)">Confirm offence</button>` : ""}${a.severity !== "info" ? `<button class="btn btn-quiet" data-snooze="${a.id}" type="button" title="Hide it from the queue for five minutes">Snooze</button>` : ""}${canAct(a.board) ? `<button class="btn btn-ack" data-ack="${a.id}" type="button">Acknowledge</button>` : ""}` : ""}</div>
   </div>`;
 }
 
@@ -561,6 +621,13 @@ function bindForms(name) {
   $("result-form").onsubmit = async (ev) => {
     ev.preventDefault();
     const result = ev.submitter && ev.submitter.value;
+    const b = hall.boards.get(name);
+    // After the table's round game, the buttons give the round game its result.
+    const rg = b && b.after_game && b.round_game;
+    if (rg) {
+      if (!result || !confirm(`Enter ${result} for table ${rg.table} of round ${rg.round} (game ${rg.game})?`)) return;
+      return enterTableResult(rg.round, rg.table, result);
+    }
     if (!result || !confirm(`Record ${result} on ${name}?`)) return;
     try { await api("POST", path("result"), { result }); toast(`Result ${result} recorded.`); }
     catch (e) { toast(`Result refused: ${e.message}`, true); }
@@ -606,7 +673,9 @@ function renderBoardPage(name) {
       <dt>Link</dt><dd>${esc(s.state || "unknown")}${s.port ? " · " + esc(s.port) : ""}</dd>
       <dt>Serial</dt><dd>${esc(s.serial || "–")}${s.version ? " · v" + esc(s.version) : ""}</dd>
       <dt>Orientation</dt><dd>${esc(s.orientation || "–")}</dd>
-      <dt>Game</dt><dd>${game}</dd>
+      ${b.pairing ? `<dt>Round</dt><dd>${b.pairing.round} · table ${b.pairing.table}</dd><dt>Players</dt><dd>${esc(playerText(b.pairing.white))} – ${esc(playerText(b.pairing.black))}</dd>` : ""}
+      ${b.after_game && b.round_game ? `<dt>Round game</dt><dd>${esc(b.round_game.game)} · ${b.round_game.result ? `<span class="result">${esc(b.round_game.result)}</span>` : "result owed"} — the result buttons act on it</dd>` : ""}
+      <dt>${b.after_game ? "After the game" : "Game"}</dt><dd>${game}</dd>
       <dt>Result</dt><dd>${b.result ? `<span class="result">${esc(b.result)}</span> (${esc(label(b.reason))})` : "in progress"}</dd>
       <dt>FEN</dt><dd class="fen">${esc(fen || "–")}</dd>
     </dl></section>
@@ -652,6 +721,13 @@ document.addEventListener("click", (ev) => {
   if (snooze) { ev.stopPropagation(); snoozeAlerts(snooze.dataset.snooze); return; }
   const ackGroup = ev.target.closest("[data-ack-group]");
   if (ackGroup) { ev.stopPropagation(); acknowledgeGroup(ackGroup.dataset.ackGroup, ackGroup); return; }
+  const tableResult = ev.target.closest("[data-table-result]");
+  if (tableResult) {
+    ev.stopPropagation();
+    const [round, table] = tableResult.dataset.tableResult.split(".").map(Number);
+    enterTableResult(round, table, tableResult.dataset.result);
+    return;
+  }
   const confirmBtn = ev.target.closest("[data-confirm]");
   if (confirmBtn) { ev.stopPropagation(); confirmOffence(Number(confirmBtn.dataset.confirm), confirmBtn); return; }
   const ack = ev.target.closest("[data-ack]");

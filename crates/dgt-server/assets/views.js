@@ -463,33 +463,68 @@ function actionText(op) {
     case "result": return `recorded the result ${v}`;
     case "setup": return `set up the board (${Object.entries(v || {}).map(([a, b]) => `${a} ${b}`).join(", ")})`;
     case "claim": return `checked a claim (${(v && v.kind) || "?"}, ${(v && v.side) || "?"})`;
-    case "table_result": return `entered ${v && v.result} for table ${v && v.table}`;
+    case "table_result": return v && v.result ? `entered ${v.result} for table ${v.table} of round ${v.round}` : `withdrew the result of table ${v && v.table}`;
+    case "table_game": return `named game ${(v && v.game) || "none"} as table ${v && v.table}'s of round ${v && v.round}`;
     case "pairings": return "imported the pairings";
     default: return k || "?";
   }
 }
 
 // ---------- round overview ----------
+const TABLE_RESULTS = ["1-0", "1/2-1/2", "0-1", "+-", "-+", "--", "1-0u", "1/2-1/2u", "0-1u"];
+
+// Where a table's result comes from, in words: the board's end by rule, the players'
+// gesture (to confirm), or the arbiter (and who).
+function resultSource(t) {
+  if (!t.result) return t.state === "result_owed" ? "result owed" : "";
+  if (t.source === "arbiter") return `arbiter${t.by ? " " + t.by : ""}`;
+  if (t.source === "gesture") return "gesture · to confirm";
+  return "board";
+}
+
+function tableActions(r, t) {
+  const n = r.round;
+  const confirm = t.result && !t.confirmed
+    ? `<button class="btn btn-primary" data-enter="${t.table}" data-result="${esc(t.result)}">Confirm ${esc(t.result)}</button>` : "";
+  const withdraw = t.entered ? `<button class="btn" data-enter="${t.table}" data-result="">Withdraw</button>` : "";
+  return `${confirm}<select data-choice="${t.table}" aria-label="Result for table ${t.table} of round ${n}"><option value="">enter…</option>${TABLE_RESULTS.map((x) => `<option>${x}</option>`).join("")}</select>${withdraw}`;
+}
+
 function renderRoundPage() {
   const boards = [...hall.boards.values()].sort((x, y) => (tableOf(x) ?? 1e9) - (tableOf(y) ?? 1e9) || x.board.localeCompare(y.board, undefined, { numeric: true }));
-  const r = hall.round;
+  const r = hall.roundShown || hall.round;
   let rows;
   if (r) {
     rows = r.tables.map((t) => {
-      const b = t.board && hall.boards.get(t.board);
-      const playing = !t.result && b && b.game && !b.result;
-      return `<tr class="${t.result ? "done" : playing ? "playing" : ""}"><td>${t.table}</td><td>${esc(playerText(t.white))}</td><td>${esc(playerText(t.black))}</td>
-        <td class="res">${esc(t.result || (playing ? "playing" : "–"))}${t.entered ? " (arbiter)" : ""}</td><td>${t.board ? `<a href="#/board/${encodeURIComponent(t.board)}">${esc(t.board)}</a>` : "no board"}</td></tr>`;
+      const owed = t.state === "result_owed" || (t.result && !t.confirmed);
+      return `<tr class="${t.result ? "done" : t.state === "playing" ? "playing" : ""}${owed ? " owed" : ""}"><td>${t.table}</td><td>${esc(playerText(t.white))}</td><td>${esc(playerText(t.black))}</td>
+        <td class="res">${esc(t.result || (t.state === "playing" ? "playing" : "–"))}</td><td>${esc(resultSource(t))}</td>
+        <td>${t.board ? `<a href="#/board/${encodeURIComponent(t.board)}">${esc(t.board)}</a>` : "no board"}${t.plies ? ` · ${t.plies} plies` : ""}</td>
+        <td class="row-actions row-start">${tableActions(r, t)}</td></tr>`;
     });
   } else {
     rows = boards.map((b) => `<tr class="${b.result ? "done" : b.game ? "playing" : ""}"><td>${esc(tableOf(b) ?? "–")}</td><td>${esc(b.pairing ? playerText(b.pairing.white) : "?")}</td><td>${esc(b.pairing ? playerText(b.pairing.black) : "?")}</td>
-      <td class="res">${esc(b.result || (b.game ? "playing" : "–"))}</td><td><a href="#/board/${encodeURIComponent(b.board)}">${esc(b.board)}</a></td></tr>`);
+      <td class="res">${esc(b.result || (b.game ? "playing" : "–"))}</td><td></td><td><a href="#/board/${encodeURIComponent(b.board)}">${esc(b.board)}</a></td><td></td></tr>`);
   }
   const finished = r ? r.tables.filter((t) => t.result).length : boards.filter((b) => b.result).length;
   const total = r ? r.tables.length : boards.length;
+  const toConfirm = r ? (r.unconfirmed || []).length : 0;
+  const choices = (hall.rounds || []).map((x) => `<option value="${x.round}"${r && x.round === r.round ? " selected" : ""}>Round ${x.round}${x.current ? " (current)" : ""}</option>`).join("");
+  const byes = r && r.byes.length ? `<p>Byes: ${r.byes.map((b) => `${esc(playerText(b.player))} (${esc(b.code)})`).join(", ")}</p>` : "";
   $("round-page").innerHTML = `<section class="panel">
-    <h3>${r ? `Round ${r.round}` : "This round (no pairings imported)"} · ${finished} of ${total} finished · ${total - finished} still to finish</h3>
+    <h3>${r ? `Round ${r.round}` : "This round (no pairings imported)"} · ${finished} of ${total} finished · ${total - finished} still to finish${toConfirm ? ` · ${toConfirm} to confirm` : ""}</h3>
+    ${choices ? `<p><label for="round-choice">Show</label> <select id="round-choice">${choices}</select></p>` : ""}
     ${r ? `<p class="exports">Export: <a href="/api/rounds/${r.round}/results.csv">results.csv</a>${r.format === "trf" ? ` · <a href="/api/rounds/${r.round}/results.trf">results.trf</a>` : ""} · <a href="/public/round/${r.round}.pgn">round PGN (public, delayed)</a></p>` : ""}
-    <table class="pairings round-overview"><thead><tr><th>Table</th><th>White</th><th>Black</th><th>Result</th><th>Board</th></tr></thead><tbody>${rows.join("")}</tbody></table>
+    <table class="pairings round-overview"><thead><tr><th>Table</th><th>White</th><th>Black</th><th>Result</th><th>From</th><th>Board</th><th>Arbiter</th></tr></thead><tbody>${rows.join("")}</tbody></table>
+    ${byes}
   </section>`;
+  const pick = $("round-choice");
+  if (pick) pick.onchange = () => showRound(Number(pick.value));
+  if (!r) return;
+  for (const el of $("round-page").querySelectorAll("[data-enter]")) {
+    el.onclick = () => enterTableResult(r.round, Number(el.dataset.enter), el.dataset.result || null);
+  }
+  for (const el of $("round-page").querySelectorAll("[data-choice]")) {
+    el.onchange = () => { if (el.value) enterTableResult(r.round, Number(el.dataset.choice), el.value); };
+  }
 }

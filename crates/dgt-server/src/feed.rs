@@ -82,6 +82,21 @@ pub struct Feed {
 
 /// Whether the public may see an event of this kind (moves, clocks, game starts and results;
 /// never alerts, claims or acks — Laws 12.6).
+/// The round's record: pairings, the arbiter's table results and table games. They go to
+/// the delayed public view (the round PGN takes results from it, so an entered result
+/// reaches the public when the moves before it do) but are not sent to spectators.
+pub fn is_round_record(body: &EventBody) -> bool {
+    matches!(
+        body,
+        EventBody::Pairings(_) | EventBody::TableResult(_) | EventBody::TableGame(_)
+    )
+}
+
+/// Whether the public (delayed) view takes the event.
+pub fn to_public_view(body: &EventBody) -> bool {
+    is_public(body) || is_round_record(body)
+}
+
 pub fn is_public(body: &EventBody) -> bool {
     matches!(
         body,
@@ -315,7 +330,7 @@ pub async fn run(
     source: Option<Arc<dyn EventSource>>,
 ) {
     let forward = |event: Event| {
-        if feed.publish(&event) && is_public(&event.body) {
+        if feed.publish(&event) && to_public_view(&event.body) {
             to_public(Instant::now(), event);
         }
     };

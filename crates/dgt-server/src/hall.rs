@@ -229,6 +229,7 @@ impl Hall {
     /// A hall whose boards stand at the tables of `tables`.
     pub fn with_tables(tables: TableMap) -> Self {
         Hall {
+            book: RoundBook::with_map(tables.clone()),
             tables,
             ..Self::default()
         }
@@ -261,14 +262,26 @@ impl Hall {
         &self.actions
     }
 
-    /// The round and pairing of a board's current game: the game's own round when it has
-    /// one, else the board's table in the current round.
+    /// The round and pairing of a board's current game: the table the game is bound to,
+    /// else the board's table in the current round.
     pub fn pairing_of_board(&self, board: &str) -> Option<(u32, &Pairing)> {
         let game = self.boards.get(board).and_then(|b| b.game.as_deref());
-        match game.and_then(|g| self.book.round_of(g)) {
+        match game.and_then(|g| self.book.table_of(g)) {
             Some(_) => self.book.pairing_of(game?, &self.tables),
             None => self.book.pairing_of_board(board, &self.tables),
         }
+    }
+
+    /// The table's game of the round shown on a board whose current game is played after
+    /// it (pieces set up again, analysis): the board page names both.
+    pub fn round_game_before(&self, board: &str) -> Option<(u32, u32, &str)> {
+        let now = self.boards.get(board)?.game.as_deref()?;
+        if !self.book.game(now)?.after {
+            return None;
+        }
+        let (round, p) = self.book.pairing_of_board(board, &self.tables)?;
+        let game = self.book.table_game(round, p.table)?;
+        (game != now).then_some((round, p.table, game))
     }
 
     /// The round and pairing a game was played under.
@@ -301,8 +314,15 @@ impl Hall {
                     "board": o.board,
                     "label": self.tables.label(o.pairing.table),
                     "game": o.game,
+                    "plies": o.plies,
                     "result": o.result,
                     "entered": o.entered,
+                    "source": o.source,
+                    "by": o.by,
+                    "confirmed": o.confirmed,
+                    // The game as the board reported it, beside an entered result.
+                    "board_result": o.game.as_deref().and_then(|g| self.book.game(g)).and_then(|g| g.result.clone()),
+                    "bound_by": info.bound_by.get(&o.pairing.table),
                     "state": o.state,
                 })
             })
@@ -328,6 +348,7 @@ impl Hall {
             "boards_without_pairing": unpaired,
             "tables_without_board": outcomes.iter().filter(|o| o.state == TableState::NoBoard).map(|o| o.pairing.table).collect::<Vec<_>>(),
             "unfinished": dgt_pairings::results::unfinished(&outcomes),
+            "unconfirmed": dgt_pairings::results::unconfirmed(&outcomes),
         }))
     }
 
@@ -432,12 +453,14 @@ impl Hall {
                 a.acked_by = Some(by.arbiter.clone());
             }
             self.actions.push(record);
+            // Who entered a table's result or named its game.
+            self.book.apply(event);
             return;
         }
         self.book.apply(event);
         if matches!(
             event.body,
-            EventBody::Pairings(_) | EventBody::TableResult(_)
+            EventBody::Pairings(_) | EventBody::TableResult(_) | EventBody::TableGame(_)
         ) {
             // Round-wide: no board of its own.
             return;
@@ -514,7 +537,10 @@ impl Hall {
                 record.reason = Some(*reason);
                 record.end_t_ms = Some(event.t_ms);
             }
-            EventBody::Pairings(_) | EventBody::TableResult(_) | EventBody::ArbiterAction(_) => {}
+            EventBody::Pairings(_)
+            | EventBody::TableResult(_)
+            | EventBody::TableGame(_)
+            | EventBody::ArbiterAction(_) => {}
         }
     }
 
@@ -586,6 +612,24 @@ impl Hall {
         v["section"] = json!(section_of(&self.sections, table));
         if let Some((round, p)) = self.pairing_of_board(&b.board) {
             v["pairing"] = pairing_json(round, p);
+        }
+        // A game played after the table's round game: the board page says so and its
+        // result buttons act on the round game.
+        if let Some((round, table, id)) = self.round_game_before(&b.board) {
+            let g = self.games.get(id);
+            let entered = self
+                .book
+                .round(round)
+                .and_then(|i| i.entered.get(&table))
+                .map(|e| e.result.clone());
+            v["after_game"] = json!(true);
+            v["round_game"] = json!({
+                "round": round,
+                "table": table,
+                "game": id,
+                "plies": g.map_or(0, |g| g.moves.len()),
+                "result": entered.or_else(|| g.and_then(|g| g.result.clone())),
+            });
         }
         if with_equipment {
             v["status"] = serde_json::to_value(&b.status).unwrap_or_default();

@@ -108,6 +108,9 @@ pub struct ServerConfig {
     pub event: String,
     /// Which board stands at which table of the pairings (`[[tables]]`).
     pub tables: dgt_pairings::TableMap,
+    /// The PGN `TimeControl` of the event ("5400+30"), and of boards that play another.
+    pub time_control: Option<String>,
+    pub board_time_controls: std::collections::BTreeMap<String, String>,
     /// Host names (besides IP literals and `localhost`) requests may name in `Host`; any
     /// other is refused, which stops DNS rebinding (see [`origin`]).
     pub allowed_hosts: Vec<String>,
@@ -141,6 +144,16 @@ pub struct ServerConfig {
     pub arbiters: Vec<access::Account>,
 }
 
+impl ServerConfig {
+    /// The PGN `TimeControl` of a board's games: its own, else the event's.
+    pub fn time_control_of(&self, board: &str) -> Option<&str> {
+        self.board_time_controls
+            .get(board)
+            .or(self.time_control.as_ref())
+            .map(String::as_str)
+    }
+}
+
 impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
@@ -156,6 +169,8 @@ impl Default for ServerConfig {
             site: "?".to_string(),
             event: "?".to_string(),
             tables: dgt_pairings::TableMap::default(),
+            time_control: None,
+            board_time_controls: std::collections::BTreeMap::new(),
             allowed_hosts: Vec::new(),
             livechess_origins: vec!["https://lichess.org".to_string()],
             livechess_action_origins: Vec::new(),
@@ -459,11 +474,14 @@ impl Server {
                 hall.set_sections(config.sections.clone());
                 feed.desk().hall = hall;
             }
-            let public = Arc::new(public::PublicFeed::new(config.client_queue));
+            let public = Arc::new(public::PublicFeed::new(
+                config.client_queue,
+                config.tables.clone(),
+            ));
             let public_tx = public::Arrivals::new(config.public_queue_cap);
             let public_rx = public_tx.clone();
             for event in &history {
-                if feed.publish(event) && feed::is_public(&event.body) {
+                if feed.publish(event) && feed::to_public_view(&event.body) {
                     public_tx.send(Instant::now(), event.clone());
                 }
             }

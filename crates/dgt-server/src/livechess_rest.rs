@@ -221,7 +221,10 @@ pub(crate) async fn game(State(app): State<Arc<App>>, Path(id): Path<String>) ->
     };
     let label = hall.tables().label(table);
     let record = book.game_of(n, &label).and_then(|g| hall.game(g));
-    let entered = book.round(n).and_then(|i| i.entered.get(&table).cloned());
+    let entered = book
+        .round(n)
+        .and_then(|i| i.entered.get(&table))
+        .map(|e| e.result.clone());
     let result = entered.or_else(|| record.and_then(|g| g.result.clone()));
     let moves: Vec<String> = record
         .map(|g| {

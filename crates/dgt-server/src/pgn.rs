@@ -31,6 +31,11 @@ pub struct Paired<'a> {
     /// The tournament's name and the round's date, when the pairings give them.
     pub event: Option<&'a str>,
     pub date: Option<&'a str>,
+    /// The PGN `TimeControl` ("5400+30"), when the settings give it.
+    pub time_control: Option<&'a str>,
+    /// The table's result when the record says more than the game did: the arbiter's
+    /// entry or a forfeit, as a PGN result.
+    pub result: Option<&'a str>,
 }
 
 /// The game as PGN text, `site` naming the venue.
@@ -55,6 +60,7 @@ pub fn game_pgn_paired(game: &GameRecord, site: &str, paired: Option<Paired<'_>>
         tag(&mut out, "GameId", &game.id);
         return finish(out, game, result);
     };
+    let result = p.result.map_or(result, str::to_string);
     let (white, black) = (&p.pairing.white, &p.pairing.black);
     tag(&mut out, "Event", p.event.unwrap_or("?"));
     tag(&mut out, "Site", site);
@@ -82,6 +88,7 @@ pub fn game_pgn_paired(game: &GameRecord, site: &str, paired: Option<Paired<'_>>
             tag(&mut out, &format!("{side}Title"), title);
         }
     }
+    tag(&mut out, "TimeControl", p.time_control.unwrap_or("?"));
     finish(out, game, result)
 }
 

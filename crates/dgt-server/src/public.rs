@@ -12,7 +12,7 @@ use axum::extract::ws::Utf8Bytes;
 use dgt_core::{Event, EventBody};
 use tokio::sync::{Notify, broadcast};
 
-use crate::feed::{Frame, Joined, event_frame, is_public};
+use crate::feed::{Frame, Joined, event_frame, is_public, is_round_record};
 use crate::hall::Hall;
 
 /// The delayed public view and its broadcast.
@@ -22,10 +22,10 @@ pub struct PublicFeed {
 }
 
 impl PublicFeed {
-    pub fn new(client_queue: usize) -> Self {
+    pub fn new(client_queue: usize, tables: dgt_pairings::TableMap) -> Self {
         let (live, _) = broadcast::channel(client_queue.max(16));
         PublicFeed {
-            hall: Mutex::new(Hall::new()),
+            hall: Mutex::new(Hall::with_tables(tables)),
             live,
         }
     }
@@ -37,6 +37,11 @@ impl PublicFeed {
 
     /// Releases one event to the public.
     fn release(&self, event: &Event) {
+        if is_round_record(&event.body) {
+            // The round's record: for the public round PGN, not a spectator frame.
+            self.hall().apply(event);
+            return;
+        }
         if !is_public(&event.body) {
             return;
         }

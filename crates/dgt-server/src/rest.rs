@@ -54,6 +54,10 @@ pub(crate) fn router(app: Arc<App>) -> Router {
             "/api/rounds/{round}/tables/{table}/result",
             post(rounds::enter_result),
         )
+        .route(
+            "/api/rounds/{round}/tables/{table}/game",
+            post(rounds::bind_game),
+        )
         .route("/api/rounds/{round}/{file}", get(rounds::results))
         .route("/public/round/{file}", get(rounds::public_pgn))
         .route("/signin", get(assets::signin).post(signin_form))
@@ -359,6 +363,8 @@ async fn game(
                     .and_then(|i| i.pairings.event.as_deref())
                     .or(Some(app.config.event.as_str()).filter(|e| *e != "?")),
                 date: info.and_then(|i| i.pairings.date.as_deref()),
+                time_control: app.config.time_control_of(&game.board),
+                result: None,
             }
         });
         let mut r = pgn::game_pgn_paired(game, &app.config.site, paired).into_response();
@@ -498,7 +504,8 @@ async fn result(
     Ok(ok(json!({ "ok": true, "board": board })))
 }
 
-/// `POST /api/boards/{board}/claim` with `{"kind": .., "side": .., "move": ..}`.
+/// `POST /api/boards/{board}/claim` with `{"kind": .., "side": .., "move": ..}`, or the
+/// same wrapped as the operator action is (`{"claim": {...}}`).
 async fn claim(
     State(app): State<Arc<App>>,
     Path(board): Path<String>,
@@ -508,9 +515,38 @@ async fn claim(
 ) -> ApiResult {
     let who = may_act(&app, &headers, &q)?;
     must_cover(&app, &who, &board)?;
-    let op: ClaimOp = parse_body(&body)?;
+    let op = claim_op(&body)?;
     forward_by(&app, &who, &board, Operation::Claim(op)).await?;
     Ok(ok(json!({ "ok": true, "board": board })))
+}
+
+/// A claim from a request body. Every field is read or the claim is refused: a field
+/// dropped silently would check the claim for the other player or another rule.
+fn claim_op(body: &Bytes) -> Result<ClaimOp, ApiError> {
+    let mut value: Value = parse_body(body)?;
+    if let Some(inner) = value.as_object().and_then(|o| {
+        (o.len() == 1)
+            .then(|| o.get("claim"))
+            .flatten()
+            .filter(|c| c.is_object())
+    }) {
+        value = inner.clone();
+    }
+    let Some(fields) = value.as_object() else {
+        return Err(ApiError::BadRequest(
+            "a claim is an object: {\"kind\": …, \"side\": \"white\"|\"black\", \"move\": …}"
+                .into(),
+        ));
+    };
+    if let Some(unknown) = fields
+        .keys()
+        .find(|k| !matches!(k.as_str(), "kind" | "side" | "move"))
+    {
+        return Err(ApiError::BadRequest(format!(
+            "unknown claim field {unknown:?}: a claim has kind, side and move"
+        )));
+    }
+    serde_json::from_value(value).map_err(|e| ApiError::BadRequest(format!("bad claim: {e}")))
 }
 
 /// `GET /api/public/games`: the delayed games with their moves, for anyone.
@@ -535,4 +571,36 @@ async fn public_games(State(app): State<Arc<App>>) -> Response {
         HeaderValue::from_static("*"),
     );
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claim_wrapped_as_the_operator_action_is_read_whole_and_unknown_fields_refused() {
+        let read = |b: &'static [u8]| claim_op(&Bytes::from_static(b));
+        let wrapped = read(br#"{"claim":{"kind":"fifty_move_rule","side":"white","move":"Nf3"}}"#)
+            .unwrap_or_else(|_| panic!("refused"));
+        let flat = read(br#"{"kind":"fifty_move_rule","side":"white","move":"Nf3"}"#)
+            .unwrap_or_else(|_| panic!("refused"));
+        assert_eq!(wrapped, flat);
+        assert_eq!(flat.side, Some(dgt_core::Side::White));
+        assert_eq!(flat.intended_move.as_deref(), Some("Nf3"));
+        for bad in [
+            &br#"{"claim":{"kind":"fifty_move_rule","sdie":"white"}}"#[..],
+            br#"{"claim":{"kind":"flag"},"side":"white"}"#,
+            br#"{"kind":"flag","claimant":"white"}"#,
+            br#"["flag"]"#,
+        ] {
+            match read(bad) {
+                Err(ApiError::BadRequest(m)) => assert!(
+                    m.contains("claim"),
+                    "{m} for {}",
+                    String::from_utf8_lossy(bad)
+                ),
+                _ => panic!("{} was not refused", String::from_utf8_lossy(bad)),
+            }
+        }
+    }
 }

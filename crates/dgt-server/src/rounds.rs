@@ -6,7 +6,8 @@
 //! |---|---|
 //! | `GET /api/rounds`, `/api/rounds/{n}` | rounds; one round's tables, byes, boards without pairing |
 //! | `POST /api/rounds/{n}/pairings[?order=white-line\|first-line]` | the pairing file as the body (arbiter token) |
-//! | `POST /api/rounds/{n}/tables/{t}/result` | `{"result": "+-"}` (arbiter token; `null` withdraws) |
+//! | `POST /api/rounds/{n}/tables/{t}/result` | `{"result": "+-"}` (arbiter token; `null` withdraws; `"confirm": true` for an entry that contradicts the game) |
+//! | `POST /api/rounds/{n}/tables/{t}/game` | `{"game": "7/3"}`: the table's game of the round (`null`: the next one on its board) |
 //! | `GET /api/rounds/{n}/results.csv`, `results.trf` | results; `X-Unfinished-Tables` lists tables without one |
 //! | `GET /public/round/{n}.pgn` | every game of the round with the public delay, `ETag`/`Last-Modified` |
 //!
@@ -22,7 +23,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use dgt_core::Operation;
 use dgt_core::TableResult;
-use dgt_core::pairing::{Pairing, ROUND_BOARD, TABLE_RESULTS, TableResultOp};
+use dgt_core::pairing::{Pairing, ROUND_BOARD, TABLE_RESULTS, TableGameOp, TableResultOp};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -109,8 +110,7 @@ pub(crate) async fn import(
             .parse::<dgt_pairings::BoardOrder>()
             .map_err(|e| ApiError::BadRequest(e.to_string()))?,
     };
-    let text = dgt_pairings::decode_text(&body);
-    let pairings = match dgt_pairings::read(&text, round, order) {
+    let pairings = match dgt_pairings::read_bytes(&body, round, order) {
         Ok(p) => p,
         Err(problems) => {
             let list: Vec<Value> = problems
@@ -142,6 +142,10 @@ pub(crate) async fn import(
 }
 
 /// `POST /api/rounds/{n}/tables/{t}/result` with `{"result": "+-"}` (or `null` to withdraw).
+/// Confirming the board's result is entering it. An entry that contradicts the table's
+/// game — a forfeit on a table whose game has moves, or another result than the board's
+/// end by rule — is usually meant for another table: it is refused with `409` until the
+/// body says `"confirm": true`.
 pub(crate) async fn enter_result(
     State(app): State<Arc<App>>,
     Path((round, table)): Path<(u32, u32)>,
@@ -164,18 +168,45 @@ pub(crate) async fn enter_result(
             )));
         }
     };
-    {
+    let confirmed = match value.get("confirm") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => {
+            return Err(ApiError::BadRequest(
+                "confirm must be true or false".to_string(),
+            ));
+        }
+    };
+    if let Some(unknown) = value.as_object().and_then(|o| {
+        o.keys()
+            .find(|k| !matches!(k.as_str(), "result" | "confirm"))
+    }) {
+        return Err(ApiError::BadRequest(format!(
+            "unknown field {unknown:?}: send {{\"result\": …}} and, to confirm, \"confirm\": true"
+        )));
+    }
+    let doubt = {
         let desk = app.feed.desk();
-        let info = desk
-            .hall
-            .book()
-            .round(round)
-            .ok_or_else(|| no_round(round))?;
+        let book = desk.hall.book();
+        let info = book.round(round).ok_or_else(|| no_round(round))?;
         if info.pairings.table(table).is_none() {
             return Err(ApiError::NotFound(format!(
                 "round {round} has no table {table}"
             )));
         }
+        let game = book.table_game(round, table).and_then(|g| book.game(g));
+        result.and_then(|r| entry_doubt(r, game))
+    };
+    if let Some(doubt) = doubt
+        && !confirmed
+    {
+        return Ok(json_response(
+            StatusCode::CONFLICT,
+            json!({
+                "error": format!("table {table} of round {round}: {doubt}; is it the right table? Send it again with \"confirm\": true to enter it"),
+                "confirm": true,
+            }),
+        ));
     }
     forward_by(
         &app,
@@ -189,6 +220,88 @@ pub(crate) async fn enter_result(
     )
     .await?;
     Ok(ok(json!({ "ok": true, "round": round, "table": table })))
+}
+
+/// Why an entry may be meant for another table: a forfeit where moves were played, or a
+/// result other than the board's end by rule.
+fn entry_doubt(result: TableResult, game: Option<&dgt_pairings::book::GameInfo>) -> Option<String> {
+    let game = game?;
+    if matches!(
+        result,
+        TableResult::Forfeit { .. } | TableResult::BothForfeit
+    ) && game.plies > 0
+    {
+        return Some(format!(
+            "its game has {} move(s), and {result} is a forfeit",
+            game.plies.div_ceil(2)
+        ));
+    }
+    let by_rule = game
+        .reason
+        .is_some_and(|r| r != dgt_core::event::EndReason::ResultGesture);
+    match &game.result {
+        Some(board) if by_rule && *board != result.to_string() => Some(format!(
+            "its game ended {board} on the board ({}), not {result}",
+            game.reason.map(|r| r.words()).unwrap_or_default()
+        )),
+        _ => None,
+    }
+}
+
+/// `POST /api/rounds/{n}/tables/{t}/game` with `{"game": "7/3"}` (or `null`): names the
+/// table's game of the round — a game restarted by the arbiter's decision, a game bound
+/// wrongly. Journaled with who did it.
+pub(crate) async fn bind_game(
+    State(app): State<Arc<App>>,
+    Path((round, table)): Path<(u32, u32)>,
+    Query(q): Query<ReadQuery>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult {
+    let who = may_act(&app, &headers, &q)?;
+    if !who.covers_table(Some(table)) {
+        return Err(ApiError::Refused(crate::auth::Refusal::OutsideSections));
+    }
+    let value: Value = parse_body(&body)?;
+    let game = match value.as_object().map(|o| (o.len(), o.get("game"))) {
+        Some((1, Some(Value::Null))) => None,
+        Some((1, Some(Value::String(g)))) => Some(g.clone()),
+        _ => {
+            return Err(ApiError::BadRequest(
+                "send {\"game\": \"<game id>\"} (or null to let the next game on the board bind)"
+                    .to_string(),
+            ));
+        }
+    };
+    {
+        let desk = app.feed.desk();
+        let hall = &desk.hall;
+        let info = hall.book().round(round).ok_or_else(|| no_round(round))?;
+        if info.pairings.table(table).is_none() {
+            return Err(ApiError::NotFound(format!(
+                "round {round} has no table {table}"
+            )));
+        }
+        if let Some(g) = &game
+            && hall.game(g).is_none()
+        {
+            return Err(ApiError::NotFound(format!("no game {g:?}")));
+        }
+    }
+    forward_by(
+        &app,
+        &who,
+        ROUND_BOARD,
+        Operation::TableGame(TableGameOp {
+            round,
+            table,
+            game: game.clone(),
+        }),
+    )
+    .await?;
+    Ok(ok(
+        json!({ "ok": true, "round": round, "table": table, "game": game }),
+    ))
 }
 
 /// `GET /api/rounds/{n}/results.csv` and `results.trf`.
@@ -205,10 +318,11 @@ pub(crate) async fn results(
     let present = hall.present_boards();
     let outcomes = hall.book().outcomes(round, hall.tables(), &present);
     let unfinished = dgt_pairings::results::unfinished(&outcomes);
-    let (body, content_type) = match file.as_str() {
+    let encoding = info.pairings.encoding.as_deref();
+    let (body, kind) = match file.as_str() {
         "results.csv" => (
             dgt_pairings::results::csv(&info.pairings, &outcomes),
-            "text/csv; charset=utf-8",
+            "text/csv",
         ),
         "results.trf" => (
             dgt_pairings::results::trf(&info.pairings, &outcomes).ok_or_else(|| {
@@ -217,7 +331,7 @@ pub(crate) async fn results(
                      round's TRF to get results as TRF, or take results.csv"
                 ))
             })?,
-            "text/plain; charset=utf-8",
+            "text/plain",
         ),
         other => {
             return Err(ApiError::NotFound(format!(
@@ -225,9 +339,21 @@ pub(crate) async fn results(
             )));
         }
     };
-    let mut r = body.into_response();
+    // Back to the pairing program in the encoding its file came in.
+    let content_type = format!("{kind}; charset={}", dgt_pairings::charset(encoding));
+    let mut r = dgt_pairings::encode(&body, encoding).into_response();
     let h = r.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    if let Ok(v) = HeaderValue::from_str(&content_type) {
+        h.insert(header::CONTENT_TYPE, v);
+    }
+    let unconfirmed = dgt_pairings::results::unconfirmed(&outcomes)
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    if let Ok(v) = HeaderValue::from_str(&unconfirmed) {
+        h.insert("x-unconfirmed-tables", v);
+    }
     let list = unfinished
         .iter()
         .map(u32::to_string)
@@ -245,6 +371,8 @@ pub struct CachedPgn {
     /// (public hall seq, round book version) it was rendered at.
     key: (u64, u64),
     body: Arc<str>,
+    /// The same body gzipped, made once per rendering for pollers that ask for it.
+    gzip: Arc<[u8]>,
     etag: String,
     modified: SystemTime,
 }
@@ -300,8 +428,9 @@ pub(crate) async fn public_pgn(
             "the round PGN is /public/round/{n}.pgn",
         );
     };
-    // The pairings and which game is which come from the live book (pairings are public
-    // before the round); the moves from the delayed hall. One lock at a time.
+    // The pairings come from the live book (pairings are public before the round); which
+    // game is each table's, its moves and the arbiter's results from the delayed hall, so
+    // an entered result reaches the public when the moves before it do. One lock at a time.
     let (version, tables, event, date) = {
         let desk = app.feed.desk();
         let hall = &desk.hall;
@@ -309,15 +438,11 @@ pub(crate) async fn public_pgn(
         let Some(info) = book.round(round) else {
             return ApiError::NotFound(format!("no pairings for round {round}")).into_response();
         };
-        let tables: Vec<(Pairing, String, Option<String>)> = info
+        let tables: Vec<(Pairing, String)> = info
             .pairings
             .tables
             .iter()
-            .map(|p| {
-                let label = hall.tables().label(p.table);
-                let game = book.game_of(round, &label).map(str::to_string);
-                (p.clone(), label, game)
-            })
+            .map(|p| (p.clone(), hall.tables().label(p.table)))
             .collect();
         (
             book.version(),
@@ -326,7 +451,7 @@ pub(crate) async fn public_pgn(
             info.pairings.date.clone(),
         )
     };
-    let event = event.or_else(|| Some(app.config.event.clone()).filter(|e| e != "?"));
+    let event = event_name(&app.config.event, event.as_deref());
     let cached = {
         let public = app.public.hall();
         let key = (public.last_seq(), version);
@@ -334,30 +459,24 @@ pub(crate) async fn public_pgn(
         match cache.get(&round).filter(|c| c.key == key) {
             Some(c) => c.clone(),
             None => {
-                let mut body = String::new();
-                for (pairing, label, game) in &tables {
-                    let empty = GameRecord::new("", label, None, 0);
-                    let record = game
-                        .as_deref()
-                        .and_then(|g| public.game(g))
-                        .unwrap_or(&empty);
-                    let paired = Paired {
-                        round,
-                        pairing,
-                        event: event.as_deref(),
-                        date: date.as_deref(),
-                    };
-                    body.push_str(&game_pgn_paired(record, &app.config.site, Some(paired)));
-                    body.push('\n');
-                }
+                let body = round_pgn(
+                    &app,
+                    &public,
+                    round,
+                    &tables,
+                    event.as_deref(),
+                    date.as_deref(),
+                );
                 let etag = format!("\"{:016x}\"", fnv64(body.as_bytes()));
                 let modified = match cache.get(&round) {
                     Some(old) if old.etag == etag => old.modified,
                     _ => SystemTime::now(),
                 };
+                let gzip = gzip(body.as_bytes());
                 let fresh = CachedPgn {
                     key,
                     body: Arc::from(body),
+                    gzip: Arc::from(gzip),
                     etag,
                     modified,
                 };
@@ -366,10 +485,18 @@ pub(crate) async fn public_pgn(
             }
         }
     };
+    let gzipped = accepts_gzip(&headers);
     let mut r = if not_modified(&headers, &cached.etag, cached.modified) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
-        let mut r = cached.body.to_string().into_response();
+        let mut r = if gzipped {
+            let mut r = Bytes::from(cached.gzip.to_vec()).into_response();
+            r.headers_mut()
+                .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+            r
+        } else {
+            cached.body.to_string().into_response()
+        };
         r.headers_mut().insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/x-chess-pgn; charset=utf-8"),
@@ -377,6 +504,8 @@ pub(crate) async fn public_pgn(
         r
     };
     let h = r.headers_mut();
+    // The body depends on Accept-Encoding: caches keep both forms apart.
+    h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
     if let Ok(v) = HeaderValue::from_str(&cached.etag) {
         h.insert(header::ETAG, v);
     }
@@ -389,4 +518,80 @@ pub(crate) async fn public_pgn(
         HeaderValue::from_static("*"),
     );
     r
+}
+
+/// The event's name in every record: the pairing file's when it names the tournament,
+/// else the settings' (`[event] name`) — the same rule as the game PGNs, the broadcast
+/// folders and `export pgn`.
+pub(crate) fn event_name(settings: &str, pairings: Option<&str>) -> Option<String> {
+    pairings
+        .filter(|e| !e.trim().is_empty())
+        .or(Some(settings).filter(|e| !e.is_empty() && *e != "?"))
+        .map(str::to_string)
+}
+
+/// The round as PGN: one record per table in table order, each the table's round game as
+/// the delayed hall has it (nothing played on the board after it), its result the
+/// arbiter's entry when there is one (forfeits included: a game with no moves and its
+/// result), else the game's.
+fn round_pgn(
+    app: &App,
+    public: &crate::hall::Hall,
+    round: u32,
+    tables: &[(Pairing, String)],
+    event: Option<&str>,
+    date: Option<&str>,
+) -> String {
+    let book = public.book();
+    let entered = book.round(round).map(|i| &i.entered);
+    let mut body = String::new();
+    for (pairing, label) in tables {
+        let empty = GameRecord::new("", label, None, 0);
+        let record = book
+            .table_game(round, pairing.table)
+            .and_then(|g| public.game(g))
+            .unwrap_or(&empty);
+        let result = entered
+            .and_then(|e| e.get(&pairing.table))
+            .map(|e| dgt_pairings::results::pgn_result(&e.result));
+        let time_control = app.config.time_control_of(&record.board);
+        let paired = Paired {
+            round,
+            pairing,
+            event,
+            date,
+            time_control,
+            result,
+        };
+        body.push_str(&game_pgn_paired(record, &app.config.site, Some(paired)));
+        body.push('\n');
+    }
+    body
+}
+
+/// Whether the client takes a gzipped body (RFC 9110 12.5.3: `gzip` not refused by `q=0`).
+fn accepts_gzip(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|coding| {
+            let mut parts = coding.split(';').map(str::trim);
+            let name = parts.next().unwrap_or_default();
+            let refused = parts.any(|p| {
+                p.strip_prefix("q=")
+                    .and_then(|q| q.parse::<f32>().ok())
+                    .is_some_and(|q| q <= 0.0)
+            });
+            (name.eq_ignore_ascii_case("gzip") || name == "*") && !refused
+        })
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    // Writing into a Vec cannot fail.
+    let _ = encoder.write_all(bytes);
+    encoder.finish().unwrap_or_default()
 }

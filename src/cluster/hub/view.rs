@@ -190,6 +190,12 @@ fn prefix_game(body: &mut EventBody, node: &str) {
                 prefix(g);
             }
         }
+        // A table's game named by a node's arbiter is that node's game.
+        EventBody::TableGame(t) => {
+            if let Some(g) = &mut t.game {
+                prefix(g);
+            }
+        }
         EventBody::BoardStatus(_)
         | EventBody::Clock(_)
         | EventBody::Pairings(_)
@@ -199,7 +205,10 @@ fn prefix_game(body: &mut EventBody, node: &str) {
 }
 
 fn round_wide(body: &EventBody) -> bool {
-    matches!(body, EventBody::Pairings(_) | EventBody::TableResult(_))
+    matches!(
+        body,
+        EventBody::Pairings(_) | EventBody::TableResult(_) | EventBody::TableGame(_)
+    )
 }
 
 #[cfg(test)]

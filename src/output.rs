@@ -474,4 +474,111 @@ mod tests {
         assert_eq!(board_number("table-3"), Some(3));
         assert_eq!(board_number("board-a"), None);
     }
+
+    fn player(name: &str) -> dgt_core::pairing::Player {
+        dgt_core::pairing::Player {
+            name: name.into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_broadcast_folder_holds_each_tables_round_game_and_its_record_result() {
+        use dgt_core::event::{EndReason, MoveEvent};
+        use dgt_core::pairing::{Pairing, ROUND_BOARD, RoundPairings, TableResultOp};
+        use dgt_core::{EventBody, Side};
+        let dir = tempfile::tempdir().unwrap();
+        let mut settings = Settings::default();
+        settings.journal.broadcast_dir = Some(dir.path().to_path_buf());
+        let mut writer = BroadcastWriter::new(&settings).unwrap().unwrap();
+        let mut seq = 0;
+        let mut push = |w: &mut BroadcastWriter, board: &str, body: EventBody| {
+            seq += 1;
+            w.apply(&Event::new(seq, board, seq * 1000, body));
+        };
+        let mv = |game: &str, ply: u32, san: &str| {
+            EventBody::Move(MoveEvent {
+                game: game.into(),
+                ply,
+                side: if ply % 2 == 1 {
+                    Side::White
+                } else {
+                    Side::Black
+                },
+                uci: String::new(),
+                san: san.into(),
+                fen: String::new(),
+                white_ms: None,
+                black_ms: None,
+            })
+        };
+        let start = |game: &str| EventBody::GameStart {
+            game: game.into(),
+            start_fen: String::new(),
+        };
+        let pairings = RoundPairings {
+            round: 2,
+            event: Some("Clubkampioenschap".into()),
+            tables: (1..=2)
+                .map(|t| Pairing {
+                    table: t,
+                    white: player(&format!("White {t}")),
+                    black: player(&format!("Black {t}")),
+                })
+                .collect(),
+            ..RoundPairings::default()
+        };
+        push(&mut writer, ROUND_BOARD, EventBody::Pairings(pairings));
+        // Table 1: a game, drawn on the board, then skittles on the same board.
+        push(&mut writer, "1", start("1/1"));
+        push(&mut writer, "1", mv("1/1", 1, "e4"));
+        push(&mut writer, "1", mv("1/1", 2, "e5"));
+        push(
+            &mut writer,
+            "1",
+            EventBody::GameEnd {
+                game: "1/1".into(),
+                result: "1/2-1/2".parse().unwrap(),
+                reason: EndReason::ResultGesture,
+            },
+        );
+        push(&mut writer, "1", start("1/2"));
+        push(&mut writer, "1", mv("1/2", 1, "f3"));
+        // Table 2: a forfeit, and skittles on its board. Board 9: not paired.
+        push(
+            &mut writer,
+            ROUND_BOARD,
+            EventBody::TableResult(TableResultOp {
+                round: 2,
+                table: 2,
+                result: Some("-+".parse().unwrap()),
+            }),
+        );
+        push(&mut writer, "2", start("2/1"));
+        push(&mut writer, "2", mv("2/1", 1, "a4"));
+        push(&mut writer, "9", start("9/1"));
+        push(&mut writer, "9", mv("9/1", 1, "h4"));
+        writer.publish(100_000, false).unwrap();
+        let all = std::fs::read_to_string(dir.path().join("round-2/games.pgn")).unwrap();
+        let games: Vec<&str> = all.split("\n\n[Event ").collect();
+        assert_eq!(games.len(), 2, "the tables only, no unpaired board:\n{all}");
+        assert!(games[0].contains("1. e4 e5 1/2-1/2"), "{all}");
+        assert!(
+            !all.contains("f3") && !all.contains("a4") && !all.contains("h4"),
+            "{all}"
+        );
+        assert!(games[1].contains("[Result \"0-1\"]"), "the forfeit:\n{all}");
+        assert!(games[1].contains("[White \"White 2\"]"), "{all}");
+        assert_eq!(
+            all.matches("[Event \"Clubkampioenschap\"]\n").count(),
+            2,
+            "one Event for every table:\n{all}"
+        );
+        let index = std::fs::read_to_string(dir.path().join("round-2/index.json")).unwrap();
+        let index: serde_json::Value = serde_json::from_str(&index).unwrap();
+        assert_eq!(index["pairings"].as_array().unwrap().len(), 2);
+        assert_eq!(index["pairings"][1]["result"], "0-1");
+        let t = std::fs::read_to_string(dir.path().join("tournament.json")).unwrap();
+        assert!(t.contains("Clubkampioenschap"), "{t}");
+    }
 }

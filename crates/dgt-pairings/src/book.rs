@@ -6,7 +6,8 @@
 //!   the game on it if that game is still going and in no round (pairings imported late),
 //!   or if nothing happened in it yet (pieces set up before the pairings came); else the
 //!   table waits (a game that ended before its round's pairings is an earlier round's).
-//! * A table that waits binds the next game started on its board.
+//! * A table that waits binds the next game started on its board — unless the arbiter
+//!   entered its result first (a forfeit): then what is played there is after it.
 //! * A bound game stays the table's game once anything happened in it: a game started on
 //!   the board afterwards (pieces set up again, analysis, skittles) is *after the game*, in
 //!   no round, and no later round's pairings take it either. A bound game where nothing
@@ -355,8 +356,12 @@ impl RoundBook {
             && r.pairings.table(table).is_some()
         {
             let bound = r.games.get(&table).and_then(|g| self.games.get(g));
+            // A table whose result the arbiter entered before any game (a forfeit) has no
+            // game to wait for: what is played there is after it.
+            let decided = bound.is_none() && r.entered.contains_key(&table);
             match bound {
                 Some(old) if !old.is_blank() => info.after = true,
+                None if decided => info.after = true,
                 _ => {
                     if let Some(old) = r.games.insert(table, game.to_string())
                         && let Some(o) = self.games.get_mut(&old)
@@ -574,7 +579,7 @@ impl RoundBook {
             if self
                 .rounds
                 .get(&round)
-                .is_some_and(|r| r.games.contains_key(&t))
+                .is_some_and(|r| r.games.contains_key(&t) || r.entered.contains_key(&t))
             {
                 continue;
             }

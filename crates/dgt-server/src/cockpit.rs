@@ -140,11 +140,26 @@ pub(crate) async fn replay(
             )));
         }
         let (mut events, complete) = desk.board_events(&board, from, to);
-        // The game the window is in, and where it stood when the window opens.
-        let game = hall
-            .games()
-            .filter(|g| g.board == board && g.start_t_ms <= to)
-            .max_by_key(|g| g.start_t_ms);
+        // The game the window is in, and where it stood when the window opens: the alert's
+        // own game (at a game's end the next game may start within the window), else the
+        // game going on when the window opens, else the first one started in it.
+        let alert_game = q
+            .alert
+            .and_then(|id| hall.alert(id))
+            .and_then(|a| a.alert.game.as_deref())
+            .and_then(|g| hall.game(g));
+        let on_board = || hall.games().filter(|g| g.board == board);
+        let game = alert_game
+            .or_else(|| {
+                on_board()
+                    .filter(|g| g.start_t_ms <= from)
+                    .max_by_key(|g| g.start_t_ms)
+            })
+            .or_else(|| {
+                on_board()
+                    .filter(|g| g.start_t_ms <= to)
+                    .min_by_key(|g| g.start_t_ms)
+            });
         let before = game.and_then(|g| g.moves.iter().rev().find(|m| m.t_ms < from));
         if !complete && let Some(g) = game {
             let seen: std::collections::BTreeSet<u64> = events

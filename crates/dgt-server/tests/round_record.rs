@@ -40,6 +40,8 @@ fn config() -> ServerConfig {
 /// The events of the hall, numbered as the core numbers them.
 struct Script {
     events: Vec<Event>,
+    /// Event time between two events.
+    step_ms: u64,
 }
 
 impl Script {
@@ -49,7 +51,7 @@ impl Script {
 
     fn push(&mut self, board: &str, body: EventBody) -> Event {
         let seq = self.seq() + 1;
-        let e = Event::new(seq, board, seq * 1000, body);
+        let e = Event::new(seq, board, seq * self.step_ms, body);
         self.events.push(e.clone());
         e
     }
@@ -351,7 +353,10 @@ async fn get_gzip(server: &TestServer, path: &str) -> (String, Vec<u8>) {
 #[tokio::test]
 async fn a_round_keeps_each_tables_game_and_result_through_play_after_it_and_a_restart() {
     let mut server = start(config()).await;
-    let mut s = Script { events: Vec::new() };
+    let mut s = Script {
+        events: Vec::new(),
+        step_ms: 1000,
+    };
     for b in ["1", "b-2", "3", "9"] {
         s.status(b);
     }
@@ -552,4 +557,40 @@ async fn a_round_keeps_each_tables_game_and_result_through_play_after_it_and_a_r
     assert_eq!(games[0].sans, ["c4"]);
     assert_eq!(tag(&games[0], "Round"), "4.1");
     assert!(games[1].sans.is_empty());
+}
+
+#[tokio::test]
+async fn the_replay_of_a_game_end_opens_on_that_game_though_the_next_one_starts_in_the_window() {
+    let server = start(config()).await;
+    // Five seconds between events: the replay window (20 s before the alert) opens in the
+    // middle of the game.
+    let mut s = Script {
+        events: Vec::new(),
+        step_ms: 5000,
+    };
+    s.status("3");
+    s.start("3", "3/1");
+    s.play("3", "3/1", 1, &["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6"]);
+    let mut mate = Alert::new(
+        AlertKind::Checkmate,
+        Severity::Info,
+        "5.1.1",
+        "Checkmate.".into(),
+    );
+    s.play("3", "3/1", 7, &["Qxf7#"]);
+    mate.id = s.seq() + 1;
+    mate.game = Some("3/1".into());
+    s.push("3", EventBody::Alert(mate));
+    s.end("3", "3/1", "1-0", EndReason::Checkmate);
+    // The pieces set up again ten seconds after the mate.
+    s.start("3", "3/2");
+    server.send(&s.events);
+    server.wait_seq(s.seq()).await;
+    let id = s.seq() - 2;
+    let (code, _, body) = get(&server, &format!("/api/boards/3/replay?alert={id}")).await;
+    assert_eq!(code, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    // The window opens 20 s before the alert, after White's third move of the mated game.
+    assert_eq!(v["start"]["fen"], "fen-5", "not the next game's start: {v}");
+    assert_eq!(v["start"]["white_ms"], 5_397_000, "with the clocks: {v}");
 }

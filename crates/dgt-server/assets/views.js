@@ -444,7 +444,7 @@ async function renderReportPage(id) {
     </section>
     <section class="report-positions">
       ${r.position_before ? `<figure>${Diagram.svg(r.position_before, { marks: a.squares || [], label: "before" })}<figcaption>before</figcaption></figure>` : ""}
-      ${r.position_after ? `<figure>${Diagram.svg(r.position_after, { marks: a.squares || [], label: "after" })}<figcaption>after</figcaption></figure>` : ""}
+      ${r.position_after ? `<figure>${Diagram.svg(r.position_after, { marks: a.squares || [], label: r.position_before ? "after" : "position" })}<figcaption>${r.position_before ? "after" : "position at the alert"}</figcaption></figure>` : ""}
     </section>
     <section><h2>Moves with clock times</h2>
       ${rows ? `<table class="report-moves"><thead><tr><th>Move</th><th>SAN</th><th>White</th><th>Black</th><th>At</th></tr></thead><tbody>${rows}</tbody></table>` : `<p>No moves recorded.</p>`}</section>

@@ -48,19 +48,11 @@ pub(crate) async fn report(
         .iter()
         .filter(|a| a.board == alert.board && (a.alert() == Some(id) || a.seq > alert.seq))
         .collect();
-    // The positions before and after: the alert's own evidence, else the game's position
-    // just before the alert and the first one after it.
+    // The positions before and after: the alert's own evidence, else the first position
+    // after the alert (the last one when nothing followed) and the one before the move that
+    // made it — never the same position twice (an alert after the last move, a flag or a
+    // stopped clock, has one position: `position_before` is then null).
     let t = alert.t_ms;
-    let before = alert.alert.fen_before.clone().or_else(|| {
-        game.and_then(|g| {
-            g.moves
-                .iter()
-                .rev()
-                .find(|m| m.t_ms < t)
-                .map(|m| m.fen.clone())
-                .or_else(|| g.start_fen.clone())
-        })
-    });
     let after = alert.alert.fen.clone().or_else(|| {
         game.and_then(|g| {
             g.moves
@@ -70,6 +62,25 @@ pub(crate) async fn report(
                 .map(|m| m.fen.clone())
         })
     });
+    let before = alert
+        .alert
+        .fen_before
+        .clone()
+        .or_else(|| {
+            let g = game?;
+            match g.moves.iter().rposition(|m| Some(&m.fen) == after.as_ref()) {
+                Some(0) => g.start_fen.clone(),
+                Some(i) => Some(g.moves[i - 1].fen.clone()),
+                None => g
+                    .moves
+                    .iter()
+                    .rev()
+                    .find(|m| m.t_ms < t)
+                    .map(|m| m.fen.clone())
+                    .or_else(|| g.start_fen.clone()),
+            }
+        })
+        .filter(|b| Some(b) != after.as_ref());
     Ok(ok(json!({
         "alert": alert,
         "position_before": before,

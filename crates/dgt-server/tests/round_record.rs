@@ -594,3 +594,44 @@ async fn the_replay_of_a_game_end_opens_on_that_game_though_the_next_one_starts_
     assert_eq!(v["start"]["fen"], "fen-5", "not the next game's start: {v}");
     assert_eq!(v["start"]["white_ms"], 5_397_000, "with the clocks: {v}");
 }
+
+#[tokio::test]
+async fn an_incident_report_shows_the_position_before_the_move_and_after_it() {
+    let server = start(config()).await;
+    let mut s = Script {
+        events: Vec::new(),
+        step_ms: 1000,
+    };
+    s.status("1");
+    s.start("1", "1/1");
+    s.play("1", "1/1", 1, &["e4", "e5", "Nf3"]);
+    // An alert about the last move (its position), and one after it with none.
+    let mut touch = Alert::new(AlertKind::TouchMove, Severity::Review, "4.3", "m".into());
+    touch.id = s.seq() + 1;
+    touch.game = Some("1/1".into());
+    touch.fen = Some("fen-5".into());
+    s.push("1", EventBody::Alert(touch));
+    s.clock_stopped("1", "1/1");
+    server.send(&s.events);
+    server.wait_seq(s.seq()).await;
+    let report = |id: u64| {
+        let server = &server;
+        async move {
+            let (code, _, body) = get(server, &format!("/api/alerts/{id}/report")).await;
+            assert_eq!(code, 200, "{body}");
+            serde_json::from_str::<Value>(&body).unwrap()
+        }
+    };
+    let r = report(s.seq() - 1).await;
+    assert_eq!(
+        (r["position_before"].as_str(), r["position_after"].as_str()),
+        (Some("fen-4"), Some("fen-5"))
+    );
+    // After the last move: the position it left and the one before it.
+    let r = report(s.seq()).await;
+    assert_eq!(
+        (r["position_before"].as_str(), r["position_after"].as_str()),
+        (Some("fen-4"), Some("fen-5")),
+        "{r}"
+    );
+}

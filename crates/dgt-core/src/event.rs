@@ -254,6 +254,11 @@ pub struct Alert {
     pub repeats: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_t_ms: Option<u64>,
+    /// The heading to show when the kind alone would state the opposite of what happened:
+    /// a claim checked and found incorrect is a `threefold_repetition_available` alert, a
+    /// flag claim with no flag down a `flag_fall` one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
 }
 
 impl Alert {
@@ -307,6 +312,7 @@ impl Alert {
             uci: None,
             repeats: None,
             last_t_ms: None,
+            title: None,
         }
     }
 }

@@ -584,6 +584,23 @@ impl Session {
                             .first_lift_since(self.same_since)
                             .map(|sq| (art, sq))
                     });
+                let claim = if kind == AlertKind::FiftyMoveRuleAvailable {
+                    "Fifty-move claim"
+                } else {
+                    "Repetition claim"
+                };
+                a.title = Some(format!(
+                    "{claim}: {}",
+                    if touched.is_some() {
+                        "lost (a piece touched)"
+                    } else if claimant != on_move {
+                        "not the claimant's move"
+                    } else if correct {
+                        "correct"
+                    } else {
+                        "incorrect"
+                    }
+                ));
                 a.prescription = Some(if let Some((art, sq)) = touched {
                     format!(
                         "The claim is lost: {} lifted the piece on {sq} before claiming ({art}); the game goes on, and the touched piece must be moved if it can be (4.3).",

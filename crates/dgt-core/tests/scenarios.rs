@@ -769,6 +769,7 @@ fn a_threefold_claim_becomes_available_and_the_claim_checker_agrees() {
         .find(|a| a.message.starts_with("Claim checked"))
         .expect("the checker's verdict");
     assert!(checked.message.contains("Correct"), "{checked:?}");
+    assert_eq!(checked.title.as_deref(), Some("Repetition claim: correct"));
 }
 
 /// A board unplugged mid-game and plugged in again: the fresh dump after the reconnection

@@ -1112,6 +1112,8 @@ fn l17_s26_castling_rights_split_the_repetition_and_the_wrong_claim_costs_time()
             p.contains("incorrect") && p.contains(penalty),
             "{edition}: {p}"
         );
+        // The heading says what happened, not the alert's kind.
+        assert_eq!(v.title.as_deref(), Some("Repetition claim: incorrect"));
 
         // After 7.Nf3 Nf6 the position of plies 6 and 10 (rights gone) stands a third time.
         let mut b = game(edition, "5400", 900);
@@ -1675,6 +1677,7 @@ fn l17_s18_flag_not_called_before_the_mate() {
         let a = one(&ev, AlertKind::FlagFall);
         assert_eq!(severity(&a), "review");
         assert!(a.message.contains("no flag is down"), "{}", a.message);
+        assert_eq!(a.title.as_deref(), Some("Flag claim: no flag down"));
         let v = flag_verdict(&a);
         assert_eq!((v.decision, v.result), (FlagDecision::NoFlagDown, None));
         assert!(ends(&ev).is_empty());

@@ -476,7 +476,7 @@ function alertHtml(a, withAck) {
   return `<div class="alert sev-${esc(a.severity)} ${a.fresh && a.severity === "intervene" ? "fresh" : ""} ${a.acked ? "acked" : ""}" data-alert="${a.id}">
     <div class="alert-head"><span class="sev">${esc(String(a.severity).toUpperCase())}</span>
       <span class="alert-board" data-open="${esc(a.board)}">${esc(a.board)}</span>
-      <span class="alert-kind">${esc(label(a.kind))}</span>
+      <span class="alert-kind">${esc(a.title || label(a.kind))}</span>
       <span class="alert-time">${fmtTime(a.t_ms)}</span></div>
     <div class="alert-msg">${esc(a.message)}</div>
     ${meta.length ? `<div class="alert-meta">${meta.join(" · ")}</div>` : ""}

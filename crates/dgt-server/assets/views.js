@@ -222,7 +222,7 @@ function renderEventLog() {
   $("eventlog-count").textContent = info.length;
   if (!$("eventlog").open) return;
   $("eventlog-list").innerHTML = info.map((a) => `<li><span class="alert-time">${fmtTime(a.t_ms)}</span>
-    <span class="alert-board" data-open="${esc(a.board)}">${esc(boardName(a.board))}</span> ${esc(label(a.kind))}: ${esc(a.message)}</li>`).join("");
+    <span class="alert-board" data-open="${esc(a.board)}">${esc(boardName(a.board))}</span> ${esc(a.title || label(a.kind))}: ${esc(a.message)}</li>`).join("");
 }
 
 function snoozeAlerts(ids) {
@@ -315,7 +315,7 @@ function buildSteps(d) {
         Object.assign(next, { white: e.white_ms, black: e.black_ms, running: e.running, note: `clock ${fmtClock(e.white_ms)} – ${fmtClock(e.black_ms)}${e.running ? ", " + e.running + " to move" : ""}` });
         break;
       case "alert":
-        Object.assign(next, { marks: e.squares || [], note: `${String(e.severity).toUpperCase()} ${label(e.kind)}: ${e.message}`, alert: e.id });
+        Object.assign(next, { marks: e.squares || [], note: `${String(e.severity).toUpperCase()} ${e.title || label(e.kind)}: ${e.message}`, alert: e.id });
         if (e.kind === "illegal_position" && e.fen) next.fen = e.fen;
         break;
       case "game_start":
@@ -437,7 +437,7 @@ async function renderReportPage(id) {
       <dt>Time</dt><dd>${esc(eventDate(a.t_ms).toLocaleString())}</dd>
     </dl>
     <section class="report-alert sev-${esc(a.severity)}">
-      <h2>${esc(String(a.severity).toUpperCase())} · ${esc(label(a.kind))}${a.article ? ` · Article ${esc(a.article)} (${esc(a.edition)})` : ""}</h2>
+      <h2>${esc(String(a.severity).toUpperCase())} · ${esc(a.title || label(a.kind))}${a.article ? ` · Article ${esc(a.article)} (${esc(a.edition)})` : ""}</h2>
       <p>${esc(a.message)}</p>
       ${a.prescription ? `<blockquote>${esc(a.prescription)}</blockquote>` : ""}
       ${a.acked_by ? `<p>Acknowledged by ${esc(a.acked_by)}.</p>` : a.acked ? "<p>Acknowledged.</p>" : "<p>Not acknowledged yet.</p>"}

@@ -338,6 +338,7 @@ impl Session {
             None,
             format!("Flag claim recorded, but {}.", verdict.consequence()),
         );
+        a.title = Some("Flag claim: no flag down".into());
         a.article = Some(verdict.article.into());
         (a.white_ms, a.black_ms) = self.clock.white_black_ms();
         a.prescription = verdict.render();

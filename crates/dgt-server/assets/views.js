@@ -406,6 +406,12 @@ function stopReplay() {
 }
 
 // ---------- incident report ----------
+/** "27/11/2026, 09:14:05 CET (Europe/Amsterdam)": the venue's local time and its zone. */
+function localTimeWithZone(d) {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return `${d.toLocaleString(undefined, { timeZoneName: "short" })}${zone ? ` (${zone})` : ""}`;
+}
+
 const report = { id: null, data: null };
 
 async function renderReportPage(id) {
@@ -434,7 +440,9 @@ async function renderReportPage(id) {
       <dt>Board</dt><dd>${esc(r.board)}${r.table != null ? ` · table ${r.table}` : ""}</dd>
       ${p ? `<dt>Round</dt><dd>${p.round}</dd><dt>White</dt><dd>${esc(playerText(p.white))}</dd><dt>Black</dt><dd>${esc(playerText(p.black))}</dd>` : ""}
       <dt>Game</dt><dd>${esc((r.game && r.game.id) || a.game || "–")}${r.game && r.game.result ? ` · ${esc(r.game.result)} (${esc(label(r.game.reason))})` : ""}</dd>
-      <dt>Time</dt><dd>${esc(eventDate(a.t_ms).toLocaleString())}</dd>
+      ${r.event ? `<dt>Event</dt><dd>${esc(r.event)}</dd>` : ""}
+      <dt>Time control</dt><dd>${esc(r.time_control || "–")}</dd>
+      <dt>Time</dt><dd>${esc(localTimeWithZone(eventDate(a.t_ms)))}</dd>
     </dl>
     <section class="report-alert sev-${esc(a.severity)}">
       <h2>${esc(String(a.severity).toUpperCase())} · ${esc(a.title || label(a.kind))}${a.article ? ` · Article ${esc(a.article)} (${esc(a.edition)})` : ""}</h2>
@@ -450,6 +458,10 @@ async function renderReportPage(id) {
       ${rows ? `<table class="report-moves"><thead><tr><th>Move</th><th>SAN</th><th>White</th><th>Black</th><th>At</th></tr></thead><tbody>${rows}</tbody></table>` : `<p>No moves recorded.</p>`}</section>
     <section><h2>Arbiters' actions</h2>
       ${actions ? `<table class="report-actions"><thead><tr><th>At</th><th>Arbiter</th><th>Role</th><th>Action</th></tr></thead><tbody>${actions}</tbody></table>` : `<p>No action recorded on this board since the alert.</p>`}</section>
+    <section class="report-decision"><h2>Arbiter's decision</h2>
+      <div class="write-in"></div>
+      <dl class="sign"><dt>Arbiter</dt><dd></dd><dt>Signature</dt><dd></dd><dt>Date and time</dt><dd></dd></dl>
+    </section>
   </article>`;
   $("print-btn").onclick = () => window.print();
 }

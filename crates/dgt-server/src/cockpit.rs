@@ -39,10 +39,18 @@ pub(crate) async fn report(
         .as_deref()
         .and_then(|g| hall.game(g))
         .or_else(|| hall.current_game(&alert.board));
-    let pairing = game
+    let paired = game
         .and_then(|g| hall.pairing_of_game(&g.id))
-        .or_else(|| hall.pairing_of_board(&alert.board))
-        .map(|(round, p)| crate::hall::pairing_json(round, p));
+        .or_else(|| hall.pairing_of_board(&alert.board));
+    let pairing = paired.map(|(round, p)| crate::hall::pairing_json(round, p));
+    // The event and time control the report is written under (the appeals committee reads
+    // it on paper).
+    let event = crate::rounds::event_name(
+        &app.config.event,
+        paired
+            .and_then(|(round, _)| hall.book().round(round))
+            .and_then(|i| i.pairings.event.as_deref()),
+    );
     let actions: Vec<&crate::hall::ActionRecord> = hall
         .actions()
         .iter()
@@ -88,6 +96,8 @@ pub(crate) async fn report(
         "board": alert.board,
         "table": hall.tables().table(&alert.board),
         "pairing": pairing,
+        "event": event,
+        "time_control": app.config.time_control_of(&alert.board),
         "game": game.map(|g| json!({
             "id": g.id, "start_fen": g.start_fen, "result": g.result, "reason": g.reason,
             "moves": g.moves,

@@ -627,6 +627,11 @@ async fn an_incident_report_shows_the_position_before_the_move_and_after_it() {
         (r["position_before"].as_str(), r["position_after"].as_str()),
         (Some("fen-4"), Some("fen-5"))
     );
+    // What the printed report is written under.
+    assert_eq!(
+        (r["event"].as_str(), r["time_control"].as_str()),
+        (Some("Zomeropen"), Some("5400+30"))
+    );
     // After the last move: the position it left and the one before it.
     let r = report(s.seq()).await;
     assert_eq!(

@@ -71,6 +71,8 @@ pub struct GameInfo {
     pub board: String,
     /// The round whose table the game is bound to (`None`: in no round).
     pub round: Option<u32>,
+    /// That table.
+    pub table: Option<u32>,
     pub plies: u32,
     pub result: Option<String>,
     /// How the game ended, when it did.
@@ -90,6 +92,7 @@ impl GameInfo {
         GameInfo {
             board: board.to_string(),
             round: None,
+            table: None,
             plies: 0,
             result: None,
             reason: None,
@@ -244,12 +247,8 @@ impl RoundBook {
 
     /// The round and table a game is bound to.
     pub fn table_of(&self, game: &str) -> Option<(u32, u32)> {
-        let round = self.games.get(game)?.round?;
-        let info = self.rounds.get(&round)?;
-        info.games
-            .iter()
-            .find(|(_, g)| g.as_str() == game)
-            .map(|(&t, _)| (round, t))
+        let g = self.games.get(game)?;
+        Some((g.round?, g.table?))
     }
 
     /// A game's round and pairing: the table it is bound to.
@@ -367,9 +366,11 @@ impl RoundBook {
                         && let Some(o) = self.games.get_mut(&old)
                     {
                         o.round = None;
+                        o.table = None;
                     }
                     r.bound_by.remove(&table);
                     info.round = Some(round);
+                    info.table = Some(table);
                 }
             }
         } else if let Some(prev) = self.board_game.get(board).and_then(|g| self.games.get(g))
@@ -396,6 +397,7 @@ impl RoundBook {
         r.bound_by.insert(table, None);
         if let Some(o) = old.and_then(|o| self.games.get_mut(&o)) {
             o.round = None;
+            o.table = None;
         }
         let Some(g) = game else { return };
         // A game is one table's game: taken from wherever it was bound before.
@@ -405,6 +407,7 @@ impl RoundBook {
         }
         if let Some(info) = self.games.get_mut(g) {
             info.round = Some(round);
+            info.table = Some(table);
             info.after = false;
         }
     }
@@ -566,6 +569,7 @@ impl RoundBook {
         for g in dropped {
             if let Some(info) = self.games.get_mut(&g) {
                 info.round = None;
+                info.table = None;
             }
         }
         if self.current.is_some_and(|c| c > round) {
@@ -605,6 +609,7 @@ impl RoundBook {
             }
             if let Some(g) = self.games.get_mut(&id) {
                 g.round = Some(round);
+                g.table = Some(t);
                 g.after = false;
             }
         }

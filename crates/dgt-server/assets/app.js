@@ -148,6 +148,8 @@ function applySnapshot(s) {
   for (const a of s.alerts || []) hall.alerts.set(a.id, a);
   hall.seq = s.seq || 0;
   renderAll();
+  // The list of rounds (for the Round page's choice) is not in the snapshot.
+  if (hall.round) refreshRoundSoon();
 }
 
 function boardState(name) {

@@ -508,6 +508,31 @@ async fn the_cockpit_serves_a_hall_of_300_boards_and_each_arbiter_in_it() {
     );
     cdp.screenshot(out.join("cockpit-round.png").to_str().unwrap())
         .await;
+    // Any round can be picked, and a result gesture is confirmed in one click.
+    wait(
+        &mut cdp,
+        "document.getElementById('round-choice') !== null && document.querySelector('#round-page [data-enter]') !== null",
+    )
+    .await;
+    cdp.eval("document.querySelector('#round-page [data-enter]').click(), true")
+        .await;
+    let op = server.next_action().await;
+    let InputKind::Op(Operation::TableResult(r)) = op.kind else {
+        panic!("not a table result: {op:?}")
+    };
+    assert_eq!(
+        (
+            r.round,
+            r.table,
+            r.result.map(dgt_core::TableResult::as_str)
+        ),
+        (4, 9, Some("1-0"))
+    );
+    let by = server.ops.recv().await.unwrap();
+    let InputKind::Op(Operation::By(by)) = by.kind else {
+        panic!("who confirmed it is missing: {by:?}")
+    };
+    assert_eq!(by.arbiter, "Carl Chief");
 
     // Sign out; the floor arbiter of "Open B" signs in.
     cdp.eval("location.hash = '#/', setTimeout(() => document.getElementById('signout-btn').click(), 0), true")

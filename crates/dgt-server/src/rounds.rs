@@ -153,11 +153,7 @@ pub(crate) async fn enter_result(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult {
-    let who = may_act(&app, &headers, &q)?;
-    if !who.covers_table(Some(table)) {
-        return Err(ApiError::Refused(crate::auth::Refusal::OutsideSections));
-    }
-    let value: Value = parse_body(&body)?;
+    let (who, value) = table_action(&app, &headers, &q, table, &body)?;
     let result = match value.get("result") {
         Some(Value::Null) => None,
         Some(Value::String(r)) if let Ok(r) = r.parse::<TableResult>() => Some(r),
@@ -222,6 +218,21 @@ pub(crate) async fn enter_result(
     Ok(ok(json!({ "ok": true, "round": round, "table": table })))
 }
 
+/// Who acts on a table (an arbiter covering it) and the request's JSON.
+fn table_action(
+    app: &App,
+    headers: &HeaderMap,
+    q: &ReadQuery,
+    table: u32,
+    body: &Bytes,
+) -> Result<(crate::access::Principal, Value), ApiError> {
+    let who = may_act(app, headers, q)?;
+    if !who.covers_table(Some(table)) {
+        return Err(ApiError::Refused(crate::auth::Refusal::OutsideSections));
+    }
+    Ok((who, parse_body(body)?))
+}
+
 /// Why an entry may be meant for another table: a forfeit where moves were played, or a
 /// result other than the board's end by rule.
 fn entry_doubt(result: TableResult, game: Option<&dgt_pairings::book::GameInfo>) -> Option<String> {
@@ -258,11 +269,7 @@ pub(crate) async fn bind_game(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult {
-    let who = may_act(&app, &headers, &q)?;
-    if !who.covers_table(Some(table)) {
-        return Err(ApiError::Refused(crate::auth::Refusal::OutsideSections));
-    }
-    let value: Value = parse_body(&body)?;
+    let (who, value) = table_action(&app, &headers, &q, table, &body)?;
     let game = match value.as_object().map(|o| (o.len(), o.get("game"))) {
         Some((1, Some(Value::Null))) => None,
         Some((1, Some(Value::String(g)))) => Some(g.clone()),

@@ -5,9 +5,10 @@
 //! results.trf and the public round PGN (read by pgn-reader) say exactly what was played.
 
 mod common;
+#[path = "common/pgn.rs"]
+mod pgn;
 
 use std::io::Read;
-use std::ops::ControlFlow;
 use std::time::Duration;
 
 use common::*;
@@ -16,9 +17,8 @@ use dgt_core::pairing::{Pairing, Player, ROUND_BOARD, RoundPairings};
 use dgt_core::{Alert, AlertKind, Event, EventBody, InputKind, Operation, Severity, Side};
 use dgt_pairings::{BoardOrder, TableMap};
 use dgt_server::ServerConfig;
-use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
+use pgn::Game;
 use serde_json::Value;
-use shakmaty::{Chess, Position};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const TRF: &str = include_str!("../../dgt-pairings/tests/samples/zomeropen-r3.trf");
@@ -156,84 +156,18 @@ fn round4() -> RoundPairings {
     }
 }
 
-/// Tags and moves of each game, as pgn-reader reads them (an illegal SAN is noted).
-#[derive(Debug, Default, Clone, PartialEq)]
-struct Game {
-    tags: Vec<(String, String)>,
-    sans: Vec<String>,
-    illegal: bool,
-    outcome: Option<String>,
-}
-
-struct Collect;
-
-impl Visitor for Collect {
-    type Tags = Vec<(String, String)>;
-    type Movetext = (Game, Chess);
-    type Output = Game;
-
-    fn begin_tags(&mut self) -> ControlFlow<Game, Self::Tags> {
-        ControlFlow::Continue(Vec::new())
-    }
-
-    fn tag(&mut self, tags: &mut Self::Tags, name: &[u8], value: RawTag<'_>) -> ControlFlow<Game> {
-        tags.push((
-            String::from_utf8_lossy(name).into_owned(),
-            value.decode_utf8_lossy().into_owned(),
-        ));
-        ControlFlow::Continue(())
-    }
-
-    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Game, Self::Movetext> {
-        ControlFlow::Continue((
-            Game {
-                tags,
-                ..Game::default()
-            },
-            Chess::default(),
-        ))
-    }
-
-    fn san(&mut self, (g, pos): &mut Self::Movetext, san: SanPlus) -> ControlFlow<Game> {
-        match san.san.to_move(pos) {
-            Ok(m) => {
-                g.sans.push(san.to_string());
-                pos.play_unchecked(m);
-            }
-            Err(_) => g.illegal = true,
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn outcome(
-        &mut self,
-        (g, _): &mut Self::Movetext,
-        outcome: shakmaty::Outcome,
-    ) -> ControlFlow<Game> {
-        g.outcome = Some(outcome.to_string());
-        ControlFlow::Continue(())
-    }
-
-    fn end_game(&mut self, (g, _): Self::Movetext) -> Game {
-        g
-    }
-}
-
+/// Every game of a PGN, none with an illegal move.
 fn parse(pgn: &str) -> Vec<Game> {
-    let mut reader = Reader::new(std::io::Cursor::new(pgn.as_bytes()));
-    let mut out = Vec::new();
-    while let Some(g) = reader.read_game(&mut Collect).unwrap() {
-        assert!(!g.illegal, "an illegal move in {g:?}");
-        out.push(g);
-    }
-    out
+    let games = pgn::parse(pgn);
+    assert!(
+        games.iter().all(|g| !g.illegal),
+        "an illegal move in {games:?}"
+    );
+    games
 }
 
 fn tag<'a>(g: &'a Game, name: &str) -> &'a str {
-    g.tags
-        .iter()
-        .find(|(n, _)| n == name)
-        .map_or("", |(_, v)| v.as_str())
+    pgn::tag(g, name).unwrap_or_default()
 }
 
 async fn get(server: &TestServer, path: &str) -> (u16, String, String) {

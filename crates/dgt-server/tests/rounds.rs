@@ -4,8 +4,9 @@
 //! broadcast tools expect.
 
 mod common;
+#[path = "common/pgn.rs"]
+mod pgn;
 
-use std::ops::ControlFlow;
 use std::time::Duration;
 
 use common::*;
@@ -14,9 +15,7 @@ use dgt_core::pairing::{ROUND_BOARD, RoundPairings};
 use dgt_core::{Alert, AlertKind, Event, EventBody, InputKind, Operation, Severity, Side};
 use dgt_pairings::{BoardOrder, TableMap};
 use dgt_server::ServerConfig;
-use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
 use serde_json::{Value, json};
-use shakmaty::{Chess, Position};
 
 const TRF: &str = include_str!("../../dgt-pairings/tests/samples/zomeropen-r3.trf");
 const TOKEN: &str = "chief-secret";
@@ -312,74 +311,7 @@ async fn boards_and_pgn_carry_the_players_and_unpaired_things_are_shown() {
     assert!(csv.contains(",-+,arbiter,finished"), "{csv}");
 }
 
-/// Tags and moves of each game, as pgn-reader reads them.
-#[derive(Debug, Default)]
-struct Game {
-    tags: Vec<(String, String)>,
-    sans: Vec<String>,
-    illegal: bool,
-}
-
-struct Collect;
-
-impl Visitor for Collect {
-    type Tags = Vec<(String, String)>;
-    type Movetext = (Game, Chess);
-    type Output = Game;
-
-    fn begin_tags(&mut self) -> ControlFlow<Game, Self::Tags> {
-        ControlFlow::Continue(Vec::new())
-    }
-
-    fn tag(&mut self, tags: &mut Self::Tags, name: &[u8], value: RawTag<'_>) -> ControlFlow<Game> {
-        tags.push((
-            String::from_utf8_lossy(name).into_owned(),
-            value.decode_utf8_lossy().into_owned(),
-        ));
-        ControlFlow::Continue(())
-    }
-
-    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Game, Self::Movetext> {
-        ControlFlow::Continue((
-            Game {
-                tags,
-                ..Game::default()
-            },
-            Chess::default(),
-        ))
-    }
-
-    fn san(&mut self, (g, pos): &mut Self::Movetext, san: SanPlus) -> ControlFlow<Game> {
-        match san.san.to_move(pos) {
-            Ok(m) => {
-                g.sans.push(san.to_string());
-                pos.play_unchecked(m);
-            }
-            Err(_) => g.illegal = true,
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn end_game(&mut self, (g, _): Self::Movetext) -> Game {
-        g
-    }
-}
-
-fn parse(pgn: &str) -> Vec<Game> {
-    let mut reader = Reader::new(std::io::Cursor::new(pgn.as_bytes()));
-    let mut out = Vec::new();
-    while let Some(g) = reader.read_game(&mut Collect).unwrap() {
-        out.push(g);
-    }
-    out
-}
-
-fn tag<'a>(g: &'a Game, name: &str) -> Option<&'a str> {
-    g.tags
-        .iter()
-        .find(|(n, _)| n == name)
-        .map(|(_, v)| v.as_str())
-}
+use pgn::{parse, tag};
 
 /// Waits until the public (delayed) view has released the event with this seq.
 async fn wait_public(server: &TestServer, seq: u64) {

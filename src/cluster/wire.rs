@@ -60,6 +60,9 @@ pub struct Heartbeat {
     /// Why the node publishes nothing, when it refuses to (one sentence with the fix).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
+    /// What kind of problem (`refused`, `duplicate`, `permission_denied`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem_kind: Option<String>,
     pub version: String,
 }
 

@@ -27,7 +27,7 @@ fn executable() -> PathBuf {
     panic!("nats-server is not installed: apt-get install nats-server (.ci/run does)");
 }
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()

@@ -67,10 +67,9 @@ struct HubState {
     hub_subject_seq: u64,
     /// What the client meets on its link (credentials, certificates).
     link: Arc<LinkHealth>,
-    /// The last time the broker answered the hub's probe, since when it has answered every
-    /// probe, and the stream's last sequence it gave.
+    /// The last time the broker answered the hub's probe, and the stream's last sequence it
+    /// gave.
     probe_ok_at: Option<Instant>,
-    probe_streak_since: Option<Instant>,
     stream_last: u64,
     /// When the hub's view last moved (or was last known to be at the stream's end).
     view_moved_at: Instant,
@@ -160,7 +159,6 @@ impl Hub {
             hub_subject_seq: 0,
             link,
             probe_ok_at: Some(Instant::now()),
-            probe_streak_since: Some(Instant::now()),
             stream_last: end,
             view_moved_at: Instant::now(),
             connected: true,
@@ -435,28 +433,25 @@ async fn watch_nodes(
             if state.lost_since.take().is_some() {
                 state.listening_since = Instant::now();
             }
-            // Silence proves something only while the hub's own link is proven: the broker
-            // answered every probe for a whole offline period, the last one just now. A
-            // connection that looks open while nothing crosses it (a hung switch) fails the
-            // probes long before the client notices.
-            let proven = state.probe_ok_at.is_some_and(|t| t.elapsed() < PROBE_FRESH)
-                && state
-                    .probe_streak_since
-                    .is_some_and(|t| t.elapsed() >= offline_after);
-            let warm = proven && state.listening_since.elapsed() >= offline_after;
+            // Silence proves something only if the hub's own link was proven to work when
+            // the node had already been silent a whole offline period: the broker answered a
+            // probe then. A connection that looks open while nothing crosses it (a hung
+            // switch) answers no probe, so the hub judges nobody while it is cut off, and
+            // nobody in its first offline period after it starts or finds the broker again.
+            let probe_ok_at = state.probe_ok_at;
+            let listening_since = state.listening_since;
             let mut nodes: Vec<String> = state.view.nodes().keys().cloned().collect();
             nodes.extend(state.live.keys().cloned());
             nodes.sort();
             nodes.dedup();
             let mut changes = Vec::new();
             for node in nodes {
-                let heard = state
-                    .live
-                    .get(&node)
-                    .is_some_and(|l| l.heard.elapsed() < offline_after);
-                // Until the hub has listened for a whole offline period, silence proves
-                // nothing (it just started, or just found the broker again).
-                if !heard && !warm || !proven {
+                let last_heard = state.live.get(&node).map(|l| l.heard);
+                let heard = last_heard.is_some_and(|t| t.elapsed() < offline_after);
+                let silent_since = last_heard.map_or(listening_since, |t| t.max(listening_since));
+                let silence_proven = probe_ok_at
+                    .is_some_and(|p| p.saturating_duration_since(silent_since) >= offline_after);
+                if !heard && !silence_proven {
                     continue;
                 }
                 let recorded = state.view.nodes().get(&node).and_then(|t| t.online);
@@ -502,8 +497,7 @@ async fn watch_nodes(
     }
 }
 
-/// How recent the broker's last answer to a probe must be for the hub's link to count as
-/// proven, and how long a probe may take.
+/// How long a probe may take, and how often one is made.
 const PROBE_FRESH: Duration = Duration::from_millis(2_500);
 const PROBE_EVERY: Duration = Duration::from_millis(1_000);
 /// The hub's view is stalled when the stream has more than it applied for this long, or the
@@ -526,17 +520,13 @@ async fn probe(js: jetstream::Context, names: Names, shared: Shared, stop: Cance
         )
         .await;
         let mut state = lock(&shared);
-        match answer {
-            Ok(Ok((last, _))) => {
-                let now = Instant::now();
-                state.probe_ok_at = Some(now);
-                state.probe_streak_since.get_or_insert(now);
-                state.stream_last = last;
-                if state.stream_position >= last {
-                    state.view_moved_at = now;
-                }
+        if let Ok(Ok((last, _))) = answer {
+            let now = Instant::now();
+            state.probe_ok_at = Some(now);
+            state.stream_last = last;
+            if state.stream_position >= last {
+                state.view_moved_at = now;
             }
-            _ => state.probe_streak_since = None,
         }
         let why = stall(&state);
         if why.is_some() != stalled {

@@ -23,9 +23,12 @@ const EVENT: &str = "faults-2026";
 fn cluster_table(urls: &[String], node: Option<&str>, replicas: usize) -> String {
     let list: Vec<String> = urls.iter().map(|u| format!("{u:?}")).collect();
     let mut t = format!(
-        "[cluster]\nnats = [{}]\nevent = \"{EVENT}\"\nheartbeat_ms = 300\noffline_after_ms = 1500\nreplicas = {replicas}\n",
+        "[cluster]\nnats = [{}]\nevent = \"{EVENT}\"\nheartbeat_ms = 300\noffline_after_ms = 1500\n",
         list.join(", ")
     );
+    if replicas != 1 {
+        t.push_str(&format!("replicas = {replicas}\n"));
+    }
     if let Some(n) = node {
         t.push_str(&format!("node = \"{n}\"\n"));
     }

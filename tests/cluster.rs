@@ -839,6 +839,15 @@ fn a_broker_store_lost_mid_event_is_filled_again_from_the_journals() {
     let node = start_node(dir.path(), &broker, "hall-a", 13);
     let (hub, hub_addr) = start_hub(dir.path(), &broker);
     moves_on_hub(hub_addr, &["hall-a"]);
+    // The node restarts after a few seconds down: its journal has two sessions, each on its
+    // own clock.
+    let first = node.journal.clone();
+    node.proc.terminate();
+    hub_caught_up(hub_addr, "hall-a", &first);
+    std::thread::sleep(Duration::from_secs(3));
+    let node = start_node(dir.path(), &broker, "hall-a", 13);
+    assert_eq!(node.journal, first);
+    std::thread::sleep(Duration::from_secs(2));
     hub_reaches_journal_so_far(hub_addr, "hall-a", &node.journal, "hall-a before the loss");
     let before: Vec<Value> = hub_events(hub_addr);
     broker.kill();
@@ -865,6 +874,19 @@ fn a_broker_store_lost_mid_event_is_filled_again_from_the_journals() {
     }
     let n = node_entry(hub_addr, "hall-a").unwrap();
     assert_eq!(n["gaps"], 0, "{n}");
+    // A hub started now reads the journal as published again: every event with its
+    // original time, the first session's too.
+    let (second, second_addr) = start_hub(dir.path(), &broker);
+    hub_caught_up(second_addr, "hall-a", &journal);
+    let time_of = |events: &[Value]| -> BTreeMap<u64, Value> {
+        events
+            .iter()
+            .filter(|e| e["node"] == "hall-a")
+            .filter_map(|e| Some((e["node_seq"].as_u64()?, e["t_ms"].clone())))
+            .collect()
+    };
+    assert_eq!(time_of(&hub_events(second_addr)), time_of(&after));
+    second.terminate();
     hub.terminate();
 }
 

@@ -20,6 +20,7 @@
 //! | actions for a node (request/reply) | `dgt.open-2026.hall-a.actions` |
 
 pub mod connect;
+pub mod epochs;
 pub mod history;
 pub mod hub;
 pub mod node;

@@ -25,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Names;
 use super::connect::LinkHealth;
+use super::epochs::Epochs;
 use super::history::{History, Position};
 use super::stream::Found;
 use super::wire::{ActionReply, ActionRequest, Heartbeat, NodeBatch, Record, unix_ms};
@@ -151,6 +152,11 @@ impl NodeLink {
                 batch_events: settings.batch_events.max(1),
                 journal_path: parts.journal_path.clone(),
                 clock: parts.clock,
+                epochs: Epochs::record(
+                    &parts.journal_path,
+                    parts.clock.start_ms(),
+                    unix_ms().saturating_sub(parts.clock.now_ms()),
+                ),
                 shared: shared.clone(),
             },
             parts.daemon.subscribe(),
@@ -219,6 +225,8 @@ struct Publisher {
     batch_events: usize,
     journal_path: PathBuf,
     clock: DaemonClock,
+    /// The journal's sessions and their clocks (original times for a republished journal).
+    epochs: Epochs,
     shared: Arc<Shared>,
 }
 
@@ -250,6 +258,44 @@ enum Start {
 }
 
 impl Publisher {
+    /// The records of one session of the tail, with that session's clock and the last step
+    /// they cover: (clock, to_step, records).
+    fn one_session(&self, tail: dgt_journal::Tail) -> (u64, u64, Vec<Record>) {
+        let t_of = |r: &Record| match r {
+            Record::Event(e) => e.t_ms,
+            Record::Ack { t_ms, .. } => *t_ms,
+        };
+        let mut records: Vec<(u64, Record)> = tail
+            .records
+            .into_iter()
+            .filter_map(|r| {
+                let step = r.step();
+                record(r).map(|x| (step, x))
+            })
+            .collect();
+        let Some((_, first)) = records.first() else {
+            return (
+                unix_ms().saturating_sub(self.clock.now_ms()),
+                tail.to_step,
+                Vec::new(),
+            );
+        };
+        let (clock, next) = self.epochs.clock_of(t_of(first));
+        let mut to_step = tail.to_step;
+        if let Some(next) = next
+            && let Some(i) = records.iter().position(|(_, r)| t_of(r) >= next)
+        {
+            // A later session's steps go in the next message, with their own clock.
+            to_step = records[i].0 - 1;
+            records.truncate(i);
+        }
+        (
+            clock,
+            to_step,
+            records.into_iter().map(|(_, r)| r).collect(),
+        )
+    }
+
     /// Where this node's chain ends on the stream, after checking the stream's configuration
     /// and that the stream holds the whole chain. Nodes never create the stream (the hub does,
     /// with deletes, purges and rollups denied).
@@ -449,12 +495,13 @@ async fn publish_loop(
             }
             continue;
         }
+        let (clock_unix_ms, to_step, records) = p.one_session(tail);
         let batch = NodeBatch {
             node: p.node.clone(),
             from_step: from,
-            to_step: tail.to_step,
-            clock_unix_ms: unix_ms().saturating_sub(p.clock.now_ms()),
-            records: tail.records.into_iter().filter_map(record).collect(),
+            to_step,
+            clock_unix_ms,
+            records,
         };
         match p.publish(&js, at, &batch).await {
             Ok(next) => {

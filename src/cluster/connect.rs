@@ -186,10 +186,9 @@ pub async fn connect_reporting(
                 if let Some(mut p) = problem {
                     if p.kind == "unreachable"
                         && settings.nats.iter().any(|u| u.starts_with("tls://"))
+                        && let Some(tls) = super::tls_check::diagnose(&settings).await
                     {
-                        if let Some(tls) = super::tls_check::diagnose(&settings).await {
-                            p = tls;
-                        }
+                        p = tls;
                     }
                     health.report(p);
                 }

@@ -114,7 +114,7 @@ pub fn refusal(names: &Names, differences: &[String]) -> String {
 #[derive(Debug)]
 pub enum Found {
     /// The stream, configured as the event's record.
-    Good(stream::Stream),
+    Good(Box<stream::Stream>),
     /// No stream of that name (the hub creates it).
     Missing,
     /// A stream that differs (the refusal, with the fix).
@@ -132,7 +132,7 @@ pub async fn look(
             let info = s.info().await.map_err(|e| e.to_string())?;
             let diff = differences(&info.config, names, replicas);
             if diff.is_empty() {
-                Ok(Found::Good(s))
+                Ok(Found::Good(Box::new(s)))
             } else {
                 Ok(Found::Refused(refusal(names, &diff)))
             }
@@ -156,7 +156,7 @@ pub async fn ensure(
     replicas: usize,
 ) -> Result<stream::Stream, String> {
     match look(js, names, replicas).await? {
-        Found::Good(s) => Ok(s),
+        Found::Good(s) => Ok(*s),
         Found::Refused(why) => Err(why),
         Found::Missing => {
             let created = js

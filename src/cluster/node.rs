@@ -39,8 +39,11 @@ const PUBLISH_ACK_TIMEOUT: Duration = Duration::from_secs(5);
 const IDLE_POLL: Duration = Duration::from_millis(25);
 /// How soon a stopping node tries the broker again after a failure.
 const STOPPING_RETRY: Duration = Duration::from_millis(200);
-/// How often a node whose journal is behind the stream asks the broker again.
+/// How often a node whose journal is behind the stream, or that refuses the stream, asks the
+/// broker again.
 const STALE_RECHECK: Duration = Duration::from_secs(3);
+/// How often a node asks again for a stream the hub has not made yet.
+const WAITING_RECHECK: Duration = Duration::from_millis(500);
 
 /// What a running node shares with its tasks and its `/health`.
 #[derive(Default)]
@@ -255,6 +258,8 @@ enum Start {
     At(Position),
     /// Nothing can be published now (the reason, with the fix).
     Refused(String),
+    /// The stream is not there yet (the hub makes it when it starts): asked again soon.
+    Waiting(String),
 }
 
 impl Publisher {
@@ -306,7 +311,7 @@ impl Publisher {
         {
             Found::Good(s) => s,
             Found::Missing => {
-                return Ok(Start::Refused(format!(
+                return Ok(Start::Waiting(format!(
                     "the event's stream {} does not exist yet: start the hub, which creates it \
                      (docs/cluster.md); the journal keeps everything until then",
                     self.names.stream()
@@ -401,12 +406,17 @@ async fn publish_loop(
                     p.shared.published_step.store(pos.step, Ordering::Release);
                     pos
                 }
-                Ok(Start::Refused(why)) => {
+                Ok(start @ (Start::Refused(_) | Start::Waiting(_))) => {
+                    let (why, again) = match start {
+                        Start::Waiting(why) => (why, WAITING_RECHECK),
+                        Start::Refused(why) => (why, STALE_RECHECK),
+                        Start::At(_) => unreachable!("matched above"),
+                    };
                     if p.shared.refusal().as_deref() != Some(why.as_str()) {
                         tracing::warn!("cluster: {why}");
                         p.shared.set_refusal(Some(why));
                     }
-                    if pause(&stop, STALE_RECHECK).await {
+                    if pause(&stop, again).await {
                         return;
                     }
                     continue;

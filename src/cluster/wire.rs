@@ -42,6 +42,9 @@ pub enum HubRecord {
     },
     /// The arbiter acknowledged one of the hub's own alerts (a node's state), by hub seq.
     Ack { alert: u64, unix_ms: u64 },
+    /// A round-wide action the chief arbiter took on the hub: pairings, a table result, or
+    /// who took it (`by`). Passed back as the event it is, as a node's core does.
+    Round { op: Operation, unix_ms: u64 },
 }
 
 /// A node's sign of life, every `heartbeat_ms`.

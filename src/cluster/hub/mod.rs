@@ -606,6 +606,20 @@ struct HubActions {
 
 impl HubActions {
     async fn act_now(&self, board: String, op: Operation) -> Result<(), ActionError> {
+        if board == dgt_core::pairing::ROUND_BOARD {
+            // The event's rounds are the hub's: the chief's pairings and results are recorded
+            // in the stream by the hub itself, not sent to a venue PC.
+            if view::round_body(op.clone()).is_none() {
+                return Err(ActionError::Refused(format!(
+                    "board {board} takes only pairings and table results"
+                )));
+            }
+            let record = HubRecord::Round {
+                op,
+                unix_ms: unix_ms(),
+            };
+            return self.record(&record).await;
+        }
         // Who acknowledged or confirmed an alert: named by the node's own id in its journal.
         let op = match op {
             Operation::By(mut by) => {
@@ -639,20 +653,7 @@ impl HubActions {
                 alert: id,
                 unix_ms: unix_ms(),
             };
-            // Another hub's record may come first: wait to read it, then try again.
-            let mut tries = 0;
-            loop {
-                let after = lock(&self.shared).hub_subject_seq;
-                match publish_hub_record(&self.js, &self.names, &record, after).await {
-                    Err(PublishError::NotNext) if tries < 10 => {
-                        tries += 1;
-                        tokio::time::sleep(Duration::from_millis(200)).await;
-                    }
-                    r => {
-                        return r.map_err(|e| ActionError::Unavailable(format!("the broker: {e}")));
-                    }
-                }
-            }
+            return self.record(&record).await;
         }
         let (node, local) = board.split_once('/').ok_or_else(|| {
             ActionError::Refused(format!("no board {board}: hub boards are <node>/<board>"))
@@ -704,6 +705,24 @@ impl HubActions {
                 "the venue PC {node}: {}",
                 error.unwrap_or_default()
             ))),
+        }
+    }
+}
+
+impl HubActions {
+    /// Stores one of the hub's records for an arbiter's action. Another hub's record may come
+    /// first: this hub waits to read it, then tries again.
+    async fn record(&self, record: &HubRecord) -> Result<(), ActionError> {
+        let mut tries = 0;
+        loop {
+            let after = lock(&self.shared).hub_subject_seq;
+            match publish_hub_record(&self.js, &self.names, record, after).await {
+                Err(PublishError::NotNext) if tries < 10 => {
+                    tries += 1;
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                r => return r.map_err(|e| ActionError::Unavailable(format!("the broker: {e}"))),
+            }
         }
     }
 }

@@ -215,6 +215,21 @@ impl HubView {
                 events: Vec::new(),
                 acks: vec![alert],
             },
+            HubRecord::Round { op, unix_ms } => {
+                let Some(body) = round_body(op) else {
+                    return Applied::default();
+                };
+                self.seq += 1;
+                Applied {
+                    events: vec![Event::new(
+                        self.seq,
+                        dgt_core::pairing::ROUND_BOARD,
+                        unix_ms,
+                        body,
+                    )],
+                    acks: Vec::new(),
+                }
+            }
             HubRecord::NodeState {
                 node,
                 online,
@@ -275,6 +290,25 @@ fn prefix_game(body: &mut EventBody, node: &str) {
         | EventBody::Pairings(_)
         | EventBody::TableResult(_)
         | EventBody::ArbiterAction(_) => {}
+    }
+}
+
+/// The event a round-wide action entered on the hub stands for, as a node's core passes it
+/// back (`None` for anything that is not round-wide).
+pub fn round_body(op: dgt_core::Operation) -> Option<EventBody> {
+    use dgt_core::Operation;
+    match op {
+        Operation::Pairings(p) => Some(EventBody::Pairings(p)),
+        Operation::TableResult(r) => Some(EventBody::TableResult(r)),
+        Operation::By(by)
+            if matches!(
+                *by.action,
+                Operation::Pairings(_) | Operation::TableResult(_)
+            ) =>
+        {
+            Some(EventBody::ArbiterAction(by))
+        }
+        _ => None,
     }
 }
 
@@ -513,5 +547,42 @@ mod tests {
         assert_eq!(again.events.len(), 1);
         assert_eq!(again.events[0].node_seq, Some(3));
         assert_eq!(v.nodes()["n"].gaps, 0);
+    }
+
+    #[test]
+    fn the_chiefs_round_actions_on_the_hub_are_the_hubs_events() {
+        let mut v = HubView::default();
+        let op = dgt_core::Operation::TableResult(dgt_core::pairing::TableResultOp {
+            round: 3,
+            table: 7,
+            result: Some("1-0".parse().unwrap()),
+        });
+        let by = dgt_core::Operation::By(dgt_core::input::ActionBy {
+            arbiter: "Chief".into(),
+            role: "chief".into(),
+            action: Box::new(op.clone()),
+        });
+        let out = v.apply_hub(HubRecord::Round { op, unix_ms: 9 }, 9);
+        assert!(matches!(out.events[0].body, EventBody::TableResult(_)));
+        assert_eq!(out.events[0].board, dgt_core::pairing::ROUND_BOARD);
+        // No node: the hub's own.
+        assert_eq!(out.events[0].node, None);
+        let out = v.apply_hub(HubRecord::Round { op: by, unix_ms: 9 }, 9);
+        let EventBody::ArbiterAction(who) = &out.events[0].body else {
+            panic!("who entered it")
+        };
+        assert_eq!(who.arbiter, "Chief");
+        // Anything else is not a round record.
+        let ack = dgt_core::Operation::Ack(1);
+        assert_eq!(
+            v.apply_hub(
+                HubRecord::Round {
+                    op: ack,
+                    unix_ms: 9
+                },
+                9
+            ),
+            Applied::default()
+        );
     }
 }

@@ -97,6 +97,8 @@ struct DaemonStatus {
     metrics: Arc<DaemonMetrics>,
     journal: Option<JournalStatus>,
     clock: DaemonClock,
+    /// The node's link to the event (`[cluster]`).
+    cluster: Option<crate::cluster::node::NodeHealth>,
 }
 
 impl StatusSource for DaemonStatus {
@@ -108,6 +110,13 @@ impl StatusSource for DaemonStatus {
         // Where the core's `t_ms` 0 falls in Unix time (ms): `bench` maps event times to
         // the wall clock with it, as a cluster node does for the hub.
         health["clock_epoch_unix_ms"] = json!(unix_ms().saturating_sub(self.clock.now_ms()));
+        if let Some(c) = &self.cluster {
+            let (ok, detail) = c.status();
+            if !ok {
+                health["ok"] = json!(false);
+            }
+            health["cluster"] = detail;
+        }
         health
     }
 
@@ -274,10 +283,15 @@ impl Services {
         if let (Some(_), Some(path)) = (&writer, &options.journal) {
             server = server.with_event_source(Arc::new(JournalEvents(path.clone())));
         }
+        let node_health = settings
+            .cluster
+            .as_ref()
+            .map(|_| crate::cluster::node::NodeHealth::default());
         server = server.with_status(Arc::new(DaemonStatus {
             metrics: metrics.clone(),
             journal: journal_status,
             clock,
+            cluster: node_health.clone(),
         }));
         if let (Some(_), Some(path)) = (&writer, &options.journal) {
             server = server.with_board_log(Arc::new(crate::board_log::JournalBoardLog {
@@ -328,6 +342,7 @@ impl Services {
                         daemon: daemon.handle().clone(),
                         alerts: alert_book,
                         clock,
+                        health: node_health.unwrap_or_default(),
                     },
                 )
                 .await?,

@@ -263,30 +263,6 @@ fn hub_caught_up(hub: SocketAddr, node: &str, journal: &Path) {
     }
 }
 
-fn post(addr: SocketAddr, path: &str, body: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    write!(
-        s,
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut raw = String::new();
-    s.read_to_string(&mut raw).unwrap();
-    let status = raw
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = raw
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    (status, body)
-}
-
 /// Waits until the hub shows a game with a move for each of `nodes`' boards.
 fn moves_on_hub(hub: SocketAddr, nodes: &[&str]) -> Vec<Value> {
     eventually(
@@ -607,15 +583,7 @@ fn a_new_journal_under_an_old_node_name_is_refused_not_mixed_in() {
 #[test]
 fn the_shipped_broker_configuration_keeps_each_node_to_its_own_subjects() {
     let dir = tempfile::tempdir().unwrap();
-    let shipped = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("config/nats-server.conf"),
-    )
-    .unwrap();
-    let text = shipped
-        .replace("CHANGE-ME-hall-a", "test-pw-hall-a")
-        .replace("CHANGE-ME-hall-b", "test-pw-hall-b")
-        .replace("CHANGE-ME-hub", "test-pw-hub");
-    let broker = Broker::start_with_config(dir.path(), &text);
+    let broker = Broker::start_shipped(dir.path());
     assert!(broker.secured());
     let node = start_node(dir.path(), &broker, "hall-a", 21);
     let (hub, hub_addr) = start_hub(dir.path(), &broker);
@@ -639,6 +607,9 @@ fn the_shipped_broker_configuration_keeps_each_node_to_its_own_subjects() {
         "dgt.open-2026._hub.events",
         "dgt.open-2026.hall-b.actions",
         "$JS.API.STREAM.DELETE.DGT_open-2026",
+        "$JS.API.STREAM.CREATE.DGT_open-2026",
+        "$JS.API.STREAM.UPDATE.DGT_open-2026",
+        "$JS.API.STREAM.PURGE.DGT_open-2026",
         "$JS.API.DIRECT.GET.DGT_open-2026.dgt.open-2026.hall-b.events",
     ] {
         let err = wire
@@ -730,4 +701,194 @@ fn read_some(stream: &mut TcpStream) -> String {
         }
     }
     out
+}
+
+/// A tokio runtime for the tests that play another venue PC by hand.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Another PC publishes on its own subject with message ids guessed from hall-b's and from
+/// the hub's records (`hall-b:<step>`, `state:hall-b:false:<step>`): JetStream de-duplicates
+/// ids across the whole stream, so ids like these used to make the broker drop hall-b's
+/// events as `duplicate` and keep a dead PC "online". Nothing of ours carries an id now.
+#[test]
+fn message_ids_claimed_first_by_another_pc_hide_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start(dir.path());
+    let (hub, hub_addr) = start_hub(dir.path(), &broker);
+    // The hub made the stream; hall-a claims the ids first.
+    runtime().block_on(async {
+        let client = async_nats::connect(broker.url()).await.unwrap();
+        let js = async_nats::jetstream::new(client);
+        for k in 0..1500u64 {
+            for id in [
+                format!("hall-b:{k}"),
+                format!("state:hall-b:false:{k}"),
+                format!("state:hall-b:true:{k}"),
+            ] {
+                let mut h = async_nats::HeaderMap::new();
+                h.insert("Nats-Msg-Id", id.as_str());
+                js.publish_with_headers("dgt.open-2026.hall-a.events", h, "{}".into())
+                    .await
+                    .unwrap()
+                    .await
+                    .unwrap();
+            }
+        }
+    });
+    let node = start_node(dir.path(), &broker, "hall-b", 7);
+    moves_on_hub(hub_addr, &["hall-b"]);
+    hub_reaches_journal_so_far(hub_addr, "hall-b", &node.journal, "hall-b on the hub");
+    let health = get_json(node.addr, "/health");
+    assert_eq!(
+        health["daemon"]["cluster"]["problem"],
+        Value::Null,
+        "{health}"
+    );
+    let journal = node.journal.clone();
+    node.proc.kill();
+    // Its `offline` record is stored although its old id was claimed.
+    eventually(Duration::from_secs(20), "node_offline for hall-b", || {
+        (node_entry(hub_addr, "hall-b")?["state"] == "offline").then_some(())
+    });
+    hub_caught_up(hub_addr, "hall-b", &journal);
+    assert_hub_has_exactly(&hub_events(hub_addr), "hall-b", &journal);
+    assert_eq!(node_entry(hub_addr, "hall-b").unwrap()["gaps"], 0);
+    hub.terminate();
+}
+
+/// A stream made before the hub by someone else, with rollups allowed (one message could
+/// wipe it): the hub does not start on it and the node publishes nothing to it, both saying
+/// why.
+#[test]
+fn a_stream_not_configured_as_the_events_record_is_refused_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start(dir.path());
+    runtime().block_on(async {
+        let client = async_nats::connect(broker.url()).await.unwrap();
+        let js = async_nats::jetstream::new(client);
+        js.create_stream(async_nats::jetstream::stream::Config {
+            name: "DGT_open-2026".into(),
+            subjects: vec!["dgt.open-2026.*.events".into()],
+            allow_rollup: true,
+            allow_direct: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    });
+    let node = start_node(dir.path(), &broker, "hall-a", 3);
+    let health = eventually(Duration::from_secs(20), "the refusal on /health", || {
+        let h = get_json(node.addr, "/health");
+        (h["daemon"]["cluster"]["problem_kind"] == "refused").then_some(h)
+    });
+    assert_eq!(health["status"], "degraded", "{health}");
+    let why = health["daemon"]["cluster"]["problem"].as_str().unwrap();
+    assert!(why.contains("allows rollups"), "{why}");
+    assert!(why.contains("nats stream rm DGT_open-2026"), "{why}");
+    let config = hub_config(dir.path(), &broker);
+    let (ok, _, stderr) = run_to_end(&["hub", "--config", path_str(&config)]);
+    assert!(!ok, "the hub started on a stream that can be wiped");
+    assert!(stderr.contains("allows rollups"), "{stderr}");
+    // Nothing of the node's reached it.
+    let stored = runtime().block_on(async {
+        let client = async_nats::connect(broker.url()).await.unwrap();
+        let js = async_nats::jetstream::new(client);
+        let mut s = js.get_stream("DGT_open-2026").await.unwrap();
+        s.info().await.unwrap().state.messages
+    });
+    assert_eq!(stored, 0);
+    node.proc.terminate();
+}
+
+/// The broker PC is replaced mid-event (its store lost): the hub makes the stream again,
+/// every node publishes its whole journal again with its original times, and the running
+/// hub ends with every event once — no freeze, no gap.
+#[test]
+fn a_broker_store_lost_mid_event_is_filled_again_from_the_journals() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut broker = Broker::start(dir.path());
+    let node = start_node(dir.path(), &broker, "hall-a", 13);
+    let (hub, hub_addr) = start_hub(dir.path(), &broker);
+    moves_on_hub(hub_addr, &["hall-a"]);
+    // The node restarts after a few seconds down: its journal has two sessions, each on its
+    // own clock.
+    let first = node.journal.clone();
+    node.proc.terminate();
+    hub_caught_up(hub_addr, "hall-a", &first);
+    std::thread::sleep(Duration::from_secs(3));
+    let node = start_node(dir.path(), &broker, "hall-a", 13);
+    assert_eq!(node.journal, first);
+    std::thread::sleep(Duration::from_secs(2));
+    hub_reaches_journal_so_far(hub_addr, "hall-a", &node.journal, "hall-a before the loss");
+    let before: Vec<Value> = hub_events(hub_addr);
+    broker.kill();
+    std::fs::remove_dir_all(broker.store()).unwrap();
+    std::thread::sleep(Duration::from_secs(1));
+    broker.restart();
+    eventually(Duration::from_secs(30), "the stream made anew", || {
+        let h = get_json(hub_addr, "/health");
+        (h["daemon"]["hub"]["stream_recreated"].as_u64()? >= 1).then_some(())
+    });
+    hub_reaches_journal_so_far(hub_addr, "hall-a", &node.journal, "hall-a after the loss");
+    let journal = node.journal.clone();
+    node.proc.terminate();
+    hub_caught_up(hub_addr, "hall-a", &journal);
+    let after = hub_events(hub_addr);
+    assert_hub_has_exactly(&after, "hall-a", &journal);
+    // The events seen before the loss kept their numbers and their times.
+    let by_seq: BTreeMap<u64, &Value> = after
+        .iter()
+        .map(|e| (e["seq"].as_u64().unwrap(), e))
+        .collect();
+    for e in before.iter().filter(|e| e["node"] == "hall-a") {
+        assert_eq!(Some(&e), by_seq.get(&e["seq"].as_u64().unwrap()), "{e}");
+    }
+    let n = node_entry(hub_addr, "hall-a").unwrap();
+    assert_eq!(n["gaps"], 0, "{n}");
+    // A hub started now reads the journal as published again: every event with its
+    // original time, the first session's too.
+    let (second, second_addr) = start_hub(dir.path(), &broker);
+    hub_caught_up(second_addr, "hall-a", &journal);
+    let time_of = |events: &[Value]| -> BTreeMap<u64, Value> {
+        events
+            .iter()
+            .filter(|e| e["node"] == "hall-a")
+            .filter_map(|e| Some((e["node_seq"].as_u64()?, e["t_ms"].clone())))
+            .collect()
+    };
+    assert_eq!(time_of(&hub_events(second_addr)), time_of(&after));
+    second.terminate();
+    hub.terminate();
+}
+
+/// A wrong password is named on the node's /health, with the fix.
+#[test]
+fn a_wrong_password_is_named_on_the_nodes_health() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start_shipped(dir.path());
+    let config = dir.path().join("hall-a.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[cluster]\nnats = \"{}\"\nnode = \"hall-a\"\nevent = \"{EVENT}\"\n\
+             user = \"hall-a\"\npassword = \"not-the-password\"\n",
+            broker.url()
+        ),
+    )
+    .unwrap();
+    let (mut proc, addr) = start_demo(2, Some(3), &dir.path().join("a.sqlite"), Some(&config));
+    let health = eventually(Duration::from_secs(20), "the named problem", || {
+        let h = get_json(addr, "/health");
+        (h["daemon"]["cluster"]["problem_kind"] == "wrong_credentials").then_some(h)
+    });
+    assert_eq!(health["status"], "degraded", "{health}");
+    let why = health["daemon"]["cluster"]["problem"].as_str().unwrap();
+    assert!(why.contains("Fix"), "{why}");
+    proc.stderr_line("authorization violation", Duration::from_secs(5));
+    proc.terminate();
 }

@@ -59,11 +59,11 @@ fn cluster_table(broker: &Broker, node: Option<&str>, ca: Option<&Path>) -> Stri
     t
 }
 
-fn start_node(dir: &Path, name: &str, table: String) -> Proc {
+fn start_node(dir: &Path, name: &str, table: String) -> (Proc, std::net::SocketAddr) {
     let config = dir.join(format!("{name}.toml"));
     std::fs::write(&config, table).unwrap();
     let journal = dir.join(format!("{name}.sqlite"));
-    start_demo(2, Some(5), &journal, Some(&config)).0
+    start_demo(2, Some(5), &journal, Some(&config))
 }
 
 #[test]
@@ -72,14 +72,14 @@ fn nodes_and_hub_speak_tls_to_the_broker_and_an_untrusted_broker_gets_nothing() 
     let ca = venue_certificates(dir.path());
     let broker = tls_broker(dir.path());
 
-    let trusting = start_node(
+    let (trusting, _) = start_node(
         dir.path(),
         "hall-a",
         cluster_table(&broker, Some("hall-a"), Some(&ca)),
     );
     // Without the venue CA the broker's certificate is not trusted: the node plays on its own
     // (its journal and dashboard do not need the broker) but publishes nothing.
-    let distrusting = start_node(
+    let (distrusting, distrusting_addr) = start_node(
         dir.path(),
         "hall-b",
         cluster_table(&broker, Some("hall-b"), None),
@@ -128,6 +128,14 @@ fn nodes_and_hub_speak_tls_to_the_broker_and_an_untrusted_broker_gets_nothing() 
             .all(|n| n["node"] != "hall-b"),
         "a node that cannot verify the broker reached the event: {nodes}"
     );
+    // It says why on its /health, in words a technician can act on.
+    let health = eventually(Duration::from_secs(20), "the TLS problem named", || {
+        let h = get_json(distrusting_addr, "/health");
+        (h["daemon"]["cluster"]["problem_kind"] == "tls_untrusted").then_some(h)
+    });
+    assert_eq!(health["status"], "degraded", "{health}");
+    let why = health["daemon"]["cluster"]["problem"].as_str().unwrap();
+    assert!(why.contains("tls_ca"), "{why}");
     distrusting.terminate();
     trusting.terminate();
     hub.terminate();

@@ -20,8 +20,12 @@
 //! | actions for a node (request/reply) | `dgt.open-2026.hall-a.actions` |
 
 pub mod connect;
+pub mod epochs;
+pub mod history;
 pub mod hub;
 pub mod node;
+pub mod stream;
+pub mod tls_check;
 pub mod wire;
 
 /// The subject token of the hub's own records (not a valid node name, so never a node's).

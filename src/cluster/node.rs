@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use async_nats::jetstream::{self, stream};
-use async_nats::{Client, HeaderMap};
+use async_nats::Client;
+use async_nats::jetstream::{self, context::PublishErrorKind};
 use dgt_core::{AlertKind, Operation};
 use dgt_journal::{Journal, JournalWriter, TailRecord};
 use dgt_server::AlertBook;
@@ -24,12 +24,14 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::Names;
+use super::connect::LinkHealth;
+use super::epochs::Epochs;
+use super::history::{History, Position};
+use super::stream::Found;
 use super::wire::{ActionReply, ActionRequest, Heartbeat, NodeBatch, Record, unix_ms};
 use crate::edge::daemon::{DaemonClock, DaemonHandle};
 use crate::settings::ClusterSettings;
 
-/// The header naming the last journal step a message covers (read back on resume).
-pub const TO_STEP_HEADER: &str = "Dgt-To-Step";
 /// How long a publish waits for the broker's acknowledgement.
 const PUBLISH_ACK_TIMEOUT: Duration = Duration::from_secs(5);
 /// How often the journal is looked at when no event woke the publisher (acknowledgements
@@ -37,32 +39,42 @@ const PUBLISH_ACK_TIMEOUT: Duration = Duration::from_secs(5);
 const IDLE_POLL: Duration = Duration::from_millis(25);
 /// How soon a stopping node tries the broker again after a failure.
 const STOPPING_RETRY: Duration = Duration::from_millis(200);
-/// How often a node whose journal is behind the stream asks the broker again.
+/// How often a node whose journal is behind the stream, or that refuses the stream, asks the
+/// broker again.
 const STALE_RECHECK: Duration = Duration::from_secs(3);
+/// How often a node asks again for a stream the hub has not made yet.
+const WAITING_RECHECK: Duration = Duration::from_millis(500);
 
-/// The stream every node and the hub use, created by whoever comes first.
-pub fn stream_config(names: &Names) -> stream::Config {
-    stream::Config {
-        name: names.stream(),
-        subjects: vec![names.stream_subjects()],
-        storage: stream::StorageType::File,
-        retention: stream::RetentionPolicy::Limits,
-        // A retried publish within this window is stored once (message id).
-        duplicate_window: Duration::from_secs(120),
-        allow_direct: true,
-        ..Default::default()
-    }
-}
-
-/// What a running node shares with its tasks.
+/// What a running node shares with its tasks and its `/health`.
+#[derive(Default)]
 struct Shared {
+    /// What the client meets on its link (credentials, certificates, permissions).
+    link: Arc<LinkHealth>,
     /// The last journal step the broker acknowledged.
     published_step: AtomicU64,
     /// Why the node publishes nothing although the broker answers (told in its heartbeat).
     refusal: Mutex<Option<String>>,
+    /// A broker answer that must never come (`duplicate` for a new step): publishing stops
+    /// until the node is restarted, and the node says why everywhere.
+    alarm: Mutex<Option<String>>,
 }
 
 impl Shared {
+    fn alarm(&self) -> Option<String> {
+        self.alarm.lock().map(|r| r.clone()).unwrap_or(None)
+    }
+
+    /// What stops the node from publishing, the alarm first: (kind, message).
+    fn problem(&self) -> Option<(String, String)> {
+        if let Some(a) = self.alarm() {
+            return Some(("duplicate".into(), a));
+        }
+        if let Some(r) = self.refusal() {
+            return Some(("refused".into(), r));
+        }
+        self.link.problem().map(|p| (p.kind.to_string(), p.message))
+    }
+
     fn refusal(&self) -> Option<String> {
         self.refusal.lock().map(|r| r.clone()).unwrap_or(None)
     }
@@ -71,6 +83,32 @@ impl Shared {
         if let Ok(mut r) = self.refusal.lock() {
             *r = why;
         }
+    }
+}
+
+/// The node's link as its own `/health` shows it: made before the server starts, filled by
+/// the link once it runs.
+#[derive(Clone, Default)]
+pub struct NodeHealth {
+    shared: Arc<Shared>,
+}
+
+impl NodeHealth {
+    /// `(ok, details)`: not ok while the node cannot publish (no broker, a refused stream, a
+    /// refused sign-in or permission, the `duplicate` alarm).
+    pub fn status(&self) -> (bool, serde_json::Value) {
+        let problem = self.shared.problem();
+        let connected = self.shared.link.connected();
+        let ok = connected && problem.is_none();
+        (
+            ok,
+            serde_json::json!({
+                "broker_connected": connected,
+                "published_step": self.shared.published_step.load(Ordering::Acquire),
+                "problem_kind": problem.as_ref().map(|p| p.0.clone()),
+                "problem": problem.map(|p| p.1),
+            }),
+        )
     }
 }
 
@@ -90,6 +128,8 @@ pub struct NodeParts {
     pub daemon: DaemonHandle,
     pub alerts: AlertBook,
     pub clock: DaemonClock,
+    /// Where the node's `/health` reads the link's state.
+    pub health: NodeHealth,
 }
 
 impl NodeLink {
@@ -100,21 +140,26 @@ impl NodeLink {
         settings: &ClusterSettings,
         parts: NodeParts,
     ) -> Result<NodeLink, super::connect::ConnectError> {
-        let client = super::connect::connect(settings, &settings.node).await?;
+        let shared = parts.health.shared.clone();
+        let client =
+            super::connect::connect_reporting(settings, &settings.node, shared.link.clone())
+                .await?;
         let names = Names::new(&settings.event);
         let stop = CancellationToken::new();
-        let shared = Arc::new(Shared {
-            published_step: AtomicU64::new(0),
-            refusal: Mutex::new(None),
-        });
         let publisher = tokio::spawn(publish_loop(
             Publisher {
                 client: client.clone(),
                 names: names.clone(),
                 node: settings.node.clone(),
+                replicas: settings.replicas,
                 batch_events: settings.batch_events.max(1),
                 journal_path: parts.journal_path.clone(),
                 clock: parts.clock,
+                epochs: Epochs::record(
+                    &parts.journal_path,
+                    parts.clock.start_ms(),
+                    unix_ms().saturating_sub(parts.clock.now_ms()),
+                ),
                 shared: shared.clone(),
             },
             parts.daemon.subscribe(),
@@ -179,79 +224,130 @@ struct Publisher {
     client: Client,
     names: Names,
     node: String,
+    replicas: usize,
     batch_events: usize,
     journal_path: PathBuf,
     clock: DaemonClock,
+    /// The journal's sessions and their clocks (original times for a republished journal).
+    epochs: Epochs,
     shared: Arc<Shared>,
 }
 
 /// Why the broker could not be asked or told something (logged, then retried).
 #[derive(Debug, thiserror::Error)]
 enum BrokerError {
-    #[error("the stream {stream}: {create}; {get}")]
-    NoStream {
-        stream: String,
-        create: String,
-        get: String,
-    },
-    #[error("the stream's last message has no step header")]
-    NoStepHeader,
-    #[error("asking the stream for the last step: {0}")]
-    LastStep(String),
+    #[error("{0}")]
+    Ask(String),
     #[error("{0}")]
     Encode(#[from] serde_json::Error),
     #[error("{0}")]
     Publish(String),
+    /// The subject's last message is not the one the node knew: asked again, not an error.
+    #[error("the stream's last message from this node is not the one it knew")]
+    NotNext,
     #[error("the broker did not acknowledge in time")]
     AckTimeout,
+    /// The broker answered `duplicate`: something already holds this message's place.
+    #[error("the broker answered `duplicate` for step {0}")]
+    Duplicate(u64),
+}
+
+/// What the node found when it asked the broker where its chain ends.
+enum Start {
+    /// Publishing goes on from here.
+    At(Position),
+    /// Nothing can be published now (the reason, with the fix).
+    Refused(String),
+    /// The stream is not there yet (the hub makes it when it starts): asked again soon.
+    Waiting(String),
 }
 
 impl Publisher {
-    /// The last step the stream holds from this node (0 for none), creating the stream
-    /// when it is not there yet.
-    async fn held_step(&self, js: &jetstream::Context) -> Result<u64, BrokerError> {
-        let stream = match js.get_or_create_stream(stream_config(&self.names)).await {
-            Ok(s) => s,
-            // A node's credentials may not allow creating it: then the hub does.
-            Err(create) => {
-                js.get_stream(self.names.stream())
-                    .await
-                    .map_err(|e| BrokerError::NoStream {
-                        stream: self.names.stream(),
-                        create: create.to_string(),
-                        get: e.to_string(),
-                    })?
-            }
+    /// The records of one session of the tail, with that session's clock and the last step
+    /// they cover: (clock, to_step, records).
+    fn one_session(&self, tail: dgt_journal::Tail) -> (u64, u64, Vec<Record>) {
+        let t_of = |r: &Record| match r {
+            Record::Event(e) => e.t_ms,
+            Record::Ack { t_ms, .. } => *t_ms,
         };
-        match stream
-            .direct_get_last_for_subject(self.names.events(&self.node))
-            .await
+        let mut records: Vec<(u64, Record)> = tail
+            .records
+            .into_iter()
+            .filter_map(|r| {
+                let step = r.step();
+                record(r).map(|x| (step, x))
+            })
+            .collect();
+        let Some((_, first)) = records.first() else {
+            return (
+                unix_ms().saturating_sub(self.clock.now_ms()),
+                tail.to_step,
+                Vec::new(),
+            );
+        };
+        let (clock, next) = self.epochs.clock_of(t_of(first));
+        let mut to_step = tail.to_step;
+        if let Some(next) = next
+            && let Some(i) = records.iter().position(|(_, r)| t_of(r) >= next)
         {
-            Ok(msg) => msg
-                .headers
-                .get(TO_STEP_HEADER)
-                .and_then(|v| v.as_str().parse::<u64>().ok())
-                .ok_or(BrokerError::NoStepHeader),
-            Err(e) if e.kind() == stream::DirectGetErrorKind::NotFound => Ok(0),
-            Err(e) => Err(BrokerError::LastStep(e.to_string())),
+            // A later session's steps go in the next message, with their own clock.
+            to_step = records[i].0 - 1;
+            records.truncate(i);
+        }
+        (
+            clock,
+            to_step,
+            records.into_iter().map(|(_, r)| r).collect(),
+        )
+    }
+
+    /// Where this node's chain ends on the stream, after checking the stream's configuration
+    /// and that the stream holds the whole chain. Nodes never create the stream (the hub does,
+    /// with deletes, purges and rollups denied).
+    async fn start_position(&self, js: &jetstream::Context) -> Result<Start, BrokerError> {
+        let stream = match super::stream::look(js, &self.names, self.replicas)
+            .await
+            .map_err(BrokerError::Ask)?
+        {
+            Found::Good(s) => s,
+            Found::Missing => {
+                return Ok(Start::Waiting(format!(
+                    "the event's stream {} does not exist yet: start the hub, which creates it \
+                     (docs/cluster.md); the journal keeps everything until then",
+                    self.names.stream()
+                )));
+            }
+            Found::Refused(why) => return Ok(Start::Refused(why)),
+        };
+        match super::history::check(&stream, &self.names.events(&self.node))
+            .await
+            .map_err(BrokerError::Ask)?
+        {
+            History::Whole(pos) => Ok(Start::At(pos)),
+            History::Damaged(why) => Ok(Start::Refused(why)),
         }
     }
 
-    /// Publishes one message and waits for the broker to store it.
-    async fn publish(&self, js: &jetstream::Context, batch: &NodeBatch) -> Result<(), BrokerError> {
+    /// Publishes one message as the next of the node's chain and waits for the broker to
+    /// store it; the new end of the chain.
+    async fn publish(
+        &self,
+        js: &jetstream::Context,
+        at: Position,
+        batch: &NodeBatch,
+    ) -> Result<Position, BrokerError> {
         let payload = serde_json::to_vec(batch)?;
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            "Nats-Msg-Id",
-            format!("{}:{}", self.node, batch.to_step).as_str(),
-        );
-        headers.insert(TO_STEP_HEADER, batch.to_step.to_string().as_str());
+        let headers = at.next_headers(&self.names.stream(), batch.to_step);
         let ack = js
             .publish_with_headers(self.names.events(&self.node), headers, payload.into())
             .await
             .map_err(|e| BrokerError::Publish(e.to_string()))?;
         match tokio::time::timeout(PUBLISH_ACK_TIMEOUT, ack).await {
-            Ok(Ok(_)) => Ok(()),
+            Ok(Ok(ack)) if ack.duplicate => Err(BrokerError::Duplicate(batch.to_step)),
+            Ok(Ok(ack)) => Ok(at.after(batch.to_step, ack.sequence)),
+            Ok(Err(e)) if e.kind() == PublishErrorKind::WrongLastSequence => {
+                Err(BrokerError::NotNext)
+            }
             Ok(Err(e)) => Err(BrokerError::Publish(e.to_string())),
             Err(_) => Err(BrokerError::AckTimeout),
         }
@@ -266,9 +362,16 @@ async fn publish_loop(
 ) {
     let js = jetstream::new(p.client.clone());
     let mut journal = None;
-    let mut held: Option<u64> = None;
+    let mut held: Option<Position> = None;
     let mut failures: u32 = 0;
     loop {
+        if p.shared.alarm().is_some() {
+            // Stopped for good: only a person can tell what took this node's place.
+            if pause(&stop, STALE_RECHECK).await {
+                return;
+            }
+            continue;
+        }
         if journal.is_none() {
             match Journal::open_read_only(&p.journal_path) {
                 Ok(j) => journal = Some(j),
@@ -283,17 +386,40 @@ async fn publish_loop(
         }
         // The journal is compared with the stream only when the broker was just asked.
         let fresh = held.is_none();
-        let from = match held {
+        let at = match held {
             Some(s) => s,
-            None => match p.held_step(&js).await {
-                Ok(s) => {
+            None => match p.start_position(&js).await {
+                Ok(Start::At(pos)) => {
                     if failures > 0 {
-                        tracing::info!(step = s, "cluster: the broker is back; resuming");
+                        tracing::info!(step = pos.step, "cluster: the broker is back; resuming");
+                    }
+                    if pos.step < p.shared.published_step.load(Ordering::Acquire) {
+                        tracing::warn!(
+                            held = pos.step,
+                            "cluster: the stream holds less of this node than it had \
+                             acknowledged (a broker's store was lost or the stream made anew): \
+                             publishing the journal again from there"
+                        );
                     }
                     failures = 0;
-                    held = Some(s);
-                    p.shared.published_step.store(s, Ordering::Release);
-                    s
+                    held = Some(pos);
+                    p.shared.published_step.store(pos.step, Ordering::Release);
+                    pos
+                }
+                Ok(start @ (Start::Refused(_) | Start::Waiting(_))) => {
+                    let (why, again) = match start {
+                        Start::Waiting(why) => (why, WAITING_RECHECK),
+                        Start::Refused(why) => (why, STALE_RECHECK),
+                        Start::At(_) => unreachable!("matched above"),
+                    };
+                    if p.shared.refusal().as_deref() != Some(why.as_str()) {
+                        tracing::warn!("cluster: {why}");
+                        p.shared.set_refusal(Some(why));
+                    }
+                    if pause(&stop, again).await {
+                        return;
+                    }
+                    continue;
                 }
                 Err(e) => {
                     failures += 1;
@@ -307,6 +433,7 @@ async fn publish_loop(
                 }
             },
         };
+        let from = at.step;
         // Whether the stop came before this read: the daemon commits its last steps before it
         // cancels the link, so only a read begun after the stop is known to see them all. An
         // empty read that began before the stop ends nothing (the steps committed meanwhile
@@ -327,15 +454,14 @@ async fn publish_loop(
         journal = Some(j);
         // The stream holds more of this node than its journal has: another journal runs
         // under an old node name. Its steps would pass for the old journal's next ones, so
-        // nothing is sent until the stream is purged of that node or the name changes.
+        // nothing is sent until the name changes.
         if let Some(Ok(last)) = last
             && last < from
         {
             let why = format!(
                 "the event's stream holds steps up to {from} from node {} but this journal ends \
                  at step {last}: another journal runs under an old node name. Give this PC a new \
-                 [cluster] node name, or purge the node's subject from the stream \
-                 (docs/cluster.md); nothing is published until then",
+                 [cluster] node name (docs/cluster.md); nothing is published until then",
                 p.node
             );
             if p.shared.refusal().as_deref() != Some(why.as_str()) {
@@ -379,19 +505,41 @@ async fn publish_loop(
             }
             continue;
         }
+        let (clock_unix_ms, to_step, records) = p.one_session(tail);
         let batch = NodeBatch {
             node: p.node.clone(),
             from_step: from,
-            to_step: tail.to_step,
-            clock_unix_ms: unix_ms().saturating_sub(p.clock.now_ms()),
-            records: tail.records.into_iter().filter_map(record).collect(),
+            to_step,
+            clock_unix_ms,
+            records,
         };
-        match p.publish(&js, &batch).await {
-            Ok(()) => {
-                held = Some(batch.to_step);
+        match p.publish(&js, at, &batch).await {
+            Ok(next) => {
+                held = Some(next);
                 p.shared
                     .published_step
                     .store(batch.to_step, Ordering::Release);
+            }
+            Err(BrokerError::Duplicate(step)) => {
+                let why = format!(
+                    "the broker answered `duplicate` for this node's step {step}: something \
+                     else holds its place on the stream, so publishing stopped. Fix: check the \
+                     stream and the broker's users (docs/cluster.md), then restart this node"
+                );
+                tracing::error!("cluster: {why}");
+                if let Ok(mut a) = p.shared.alarm.lock() {
+                    *a = Some(why);
+                }
+                held = None;
+            }
+            Err(BrokerError::NotNext) => {
+                // A replayed or retried publish was stored first, or the stream is new: the
+                // broker says where the chain ends, and publishing goes on from there.
+                tracing::info!(
+                    step = from,
+                    "cluster: the stream's end moved; asking the broker where this node's messages end"
+                );
+                held = None;
             }
             Err(e) => {
                 // Stored or not, the broker is asked again before anything else is sent.
@@ -463,7 +611,7 @@ async fn heartbeat_loop(
             _ = tick.tick() => {}
         }
         let health = writer.health();
-        let problem = shared.refusal();
+        let problem = shared.problem();
         let beat = Heartbeat {
             node: node.clone(),
             unix_ms: unix_ms(),
@@ -471,7 +619,8 @@ async fn heartbeat_loop(
             published_step: shared.published_step.load(Ordering::Acquire),
             boards: alerts.boards(),
             healthy: health.failure.is_none() && health.dropped_batches == 0 && problem.is_none(),
-            problem,
+            problem_kind: problem.as_ref().map(|p| p.0.clone()),
+            problem: problem.map(|p| p.1),
             version: env!("CARGO_PKG_VERSION").to_string(),
         };
         if let Ok(payload) = serde_json::to_vec(&beat) {

@@ -42,6 +42,9 @@ pub enum HubRecord {
     },
     /// The arbiter acknowledged one of the hub's own alerts (a node's state), by hub seq.
     Ack { alert: u64, unix_ms: u64 },
+    /// A round-wide action the chief arbiter took on the hub: pairings, a table result, or
+    /// who took it (`by`). Passed back as the event it is, as a node's core does.
+    Round { op: Operation, unix_ms: u64 },
 }
 
 /// A node's sign of life, every `heartbeat_ms`.
@@ -60,6 +63,9 @@ pub struct Heartbeat {
     /// Why the node publishes nothing, when it refuses to (one sentence with the fix).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
+    /// What kind of problem (`refused`, `duplicate`, `permission_denied`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem_kind: Option<String>,
     pub version: String,
 }
 

@@ -24,6 +24,11 @@ impl DaemonClock {
         }
     }
 
+    /// The time it read when it started (the first time this daemon's session can stamp).
+    pub fn start_ms(&self) -> u64 {
+        self.offset_ms
+    }
+
     pub fn now_ms(&self) -> u64 {
         self.offset_ms + self.epoch.elapsed().as_millis() as u64
     }

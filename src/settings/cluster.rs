@@ -43,6 +43,13 @@ pub struct ClusterSettings {
     pub batch_events: usize,
     /// How long the hub waits for a node to journal an arbiter action, in milliseconds.
     pub request_timeout_ms: u64,
+    /// Copies of the event's stream the brokers keep: 1 on one broker, 3 on a cluster of
+    /// three (a broker PC can then fail without losing or stopping anything).
+    pub replicas: usize,
+    /// The nodes whose pairings and table results the hub applies to the event's rounds
+    /// (besides the chief's own, entered on the hub). From any other node they are a
+    /// `result_conflict` alert, never applied.
+    pub round_nodes: Vec<String>,
 }
 
 impl Default for ClusterSettings {
@@ -60,6 +67,8 @@ impl Default for ClusterSettings {
             offline_after_ms: 6_000,
             batch_events: 500,
             request_timeout_ms: 5_000,
+            replicas: 1,
+            round_nodes: Vec::new(),
         }
     }
 }
@@ -190,6 +199,24 @@ pub fn check(c: &ClusterSettings, hub: bool) -> Vec<Problem> {
             "must be longer than heartbeat_ms (a node would be offline between two heartbeats)",
             "e.g. heartbeat_ms = 2000, offline_after_ms = 6000",
         );
+    }
+    if c.replicas != 1 && c.replicas != 3 {
+        add(
+            "replicas",
+            c.replicas.to_string(),
+            "must be 1 (one broker) or 3 (a cluster of three brokers)",
+            "replicas = 3 with three brokers in the nats list, otherwise leave it unset (1)",
+        );
+    }
+    for (i, n) in c.round_nodes.iter().enumerate() {
+        if !is_name(n, &[]) {
+            add(
+                &format!("round_nodes[{i}]"),
+                format!("{n:?}"),
+                "is not a node name",
+                "name nodes as their [cluster] node setting does, e.g. round_nodes = [\"hall-a\"]",
+            );
+        }
     }
     if c.batch_events == 0 {
         add(

@@ -27,7 +27,7 @@ fn executable() -> PathBuf {
     panic!("nats-server is not installed: apt-get install nats-server (.ci/run does)");
 }
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -86,6 +86,28 @@ impl Broker {
         };
         b.restart();
         b
+    }
+
+    /// The shipped `config/nats-server.conf` and its users (`config/nats-accounts.conf`), the
+    /// passwords set to `test-pw-<user>`.
+    pub fn start_shipped(dir: &Path) -> Broker {
+        let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("config");
+        let set = |text: String| {
+            ["hall-a", "hall-b", "hub", "admin"]
+                .iter()
+                .fold(text, |t, u| {
+                    t.replace(&format!("CHANGE-ME-{u}"), &format!("test-pw-{u}"))
+                })
+        };
+        let accounts = std::fs::read_to_string(config.join("nats-accounts.conf")).unwrap();
+        std::fs::write(dir.join("nats-accounts.conf"), set(accounts)).unwrap();
+        let server = std::fs::read_to_string(config.join("nats-server.conf")).unwrap();
+        Broker::start_with_config(dir, &set(server))
+    }
+
+    /// The store's folder (to lose it, as a broker PC whose disk was replaced).
+    pub fn store(&self) -> &Path {
+        &self.store
     }
 
     /// Started from a configuration file (with users).

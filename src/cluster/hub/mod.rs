@@ -29,9 +29,11 @@ use serde_json::json;
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
-use self::reader::StreamReader;
+use self::reader::{ReaderStats, Stored, StreamReader};
 use self::recent::RecentEvents;
 use self::view::{Applied, HubView};
+use super::connect::LinkHealth;
+use super::history::{EXPECTED_STREAM, EXPECTED_SUBJECT_SEQ};
 use super::wire::{ActionReply, ActionRequest, Heartbeat, HubRecord, NodeBatch, unix_ms};
 use super::{HUB_TOKEN, Names};
 use crate::settings::{ClusterSettings, Settings};
@@ -56,9 +58,21 @@ struct HubState {
     /// Acks read from the stream before the server had the alert (it learns events through
     /// a channel): tried again until it has.
     pending_acks: Vec<u64>,
-    /// The last stream sequence applied, and how often the reader had to start again.
+    /// The last stream sequence applied, and what the reader went through.
     stream_position: u64,
-    reader_restarts: u64,
+    reader: ReaderStats,
+    /// The stream sequence of the last hub record applied: the hub's next record is stored
+    /// only if it is still the last (so two hubs never write the same change twice, and a
+    /// hub whose view is behind writes nothing).
+    hub_subject_seq: u64,
+    /// What the client meets on its link (credentials, certificates).
+    link: Arc<LinkHealth>,
+    /// The last time the broker answered the hub's probe, and the stream's last sequence it
+    /// gave.
+    probe_ok_at: Option<Instant>,
+    stream_last: u64,
+    /// When the hub's view last moved (or was last known to be at the stream's end).
+    view_moved_at: Instant,
     connected: bool,
     /// Since when the hub has been able to hear heartbeats: its start, or the moment it
     /// found the broker again. Silence shorter than an offline period since then proves
@@ -102,6 +116,12 @@ enum PublishError {
     Broker(String),
     #[error("the broker did not acknowledge in time")]
     NoAck,
+    /// Another hub recorded something first (or this hub's view is behind): not stored.
+    #[error("another hub's record came first")]
+    NotNext,
+    /// The broker answered `duplicate`: never expected (hub records carry no message id).
+    #[error("the broker answered `duplicate` for a new hub record")]
+    Duplicate,
 }
 
 /// A running hub.
@@ -117,23 +137,30 @@ impl Hub {
     pub async fn start(settings: &Settings) -> Result<Hub, HubError> {
         let cluster = settings.cluster.clone().ok_or(HubError::NoCluster)?;
         let names = Names::new(&cluster.event);
-        let client = super::connect::connect(&cluster, hub_name(&cluster)).await?;
+        let link = Arc::new(LinkHealth::default());
+        let client =
+            super::connect::connect_reporting(&cluster, hub_name(&cluster), link.clone()).await?;
         let js = jetstream::new(client.clone());
-        js.get_or_create_stream(super::node::stream_config(&names))
+        super::stream::ensure(&js, &names, cluster.replicas)
             .await
-            .map_err(|e| HubError::EventStream {
+            .map_err(|detail| HubError::EventStream {
                 stream: names.stream(),
-                detail: e.to_string(),
+                detail,
             })?;
-        let mut reader = StreamReader::new(js.clone(), names.stream(), names.stream_subjects());
+        let mut reader = StreamReader::new(js.clone(), names.clone(), cluster.replicas);
         let end = reader.last_sequence().await?;
         let shared: Shared = Arc::new(Mutex::new(HubState {
-            view: HubView::default(),
+            view: HubView::new(cluster.round_nodes.clone()),
             live: BTreeMap::new(),
             asked: BTreeMap::new(),
             pending_acks: Vec::new(),
             stream_position: 0,
-            reader_restarts: 0,
+            reader: ReaderStats::default(),
+            hub_subject_seq: 0,
+            link,
+            probe_ok_at: Some(Instant::now()),
+            stream_last: end,
+            view_moved_at: Instant::now(),
             connected: true,
             listening_since: Instant::now(),
             lost_since: None,
@@ -144,7 +171,7 @@ impl Hub {
         let read_started = Instant::now();
         while reader.position() < end {
             let msg = reader.next().await;
-            let applied = apply_message(&names, &shared, &msg.subject, &msg.payload);
+            let applied = apply_message(&names, &shared, &msg);
             history.extend(applied.events);
             acks.extend(applied.acks);
         }
@@ -207,6 +234,12 @@ impl Hub {
             book,
             stop.clone(),
         )));
+        tasks.push(tokio::spawn(probe(
+            js.clone(),
+            names.clone(),
+            shared.clone(),
+            stop.clone(),
+        )));
         tasks.push(tokio::spawn(watch_nodes(
             client,
             js,
@@ -250,14 +283,16 @@ fn hub_name(cluster: &ClusterSettings) -> &str {
 }
 
 /// One stream message into the view.
-fn apply_message(names: &Names, shared: &Shared, subject: &str, payload: &[u8]) -> Applied {
+fn apply_message(names: &Names, shared: &Shared, msg: &Stored) -> Applied {
+    let (subject, payload) = (msg.subject.as_str(), msg.payload.as_slice());
     let Some(node) = names.node_of(subject) else {
         return Applied::default();
     };
     let mut state = lock(shared);
     if node == HUB_TOKEN {
+        state.hub_subject_seq = msg.sequence;
         match serde_json::from_slice::<HubRecord>(payload) {
-            Ok(r) => state.view.apply_hub(r),
+            Ok(r) => state.view.apply_hub(r, msg.stored_unix_ms),
             Err(e) => {
                 tracing::error!(subject, "hub: an unreadable hub record: {e}");
                 Applied::default()
@@ -297,7 +332,7 @@ async fn follow(
             tokio::select! {
                 _ = read_stop.cancelled() => return,
                 msg = reader.next() => {
-                    if tx.send((msg, reader.restarts)).await.is_err() {
+                    if tx.send((msg, reader.stats)).await.is_err() {
                         return;
                     }
                 }
@@ -310,8 +345,15 @@ async fn follow(
             _ = stop.cancelled() => break,
             _ = retry.tick() => {}
             msg = rx.recv() => {
-                let Some((msg, restarts)) = msg else { break };
-                let applied = apply_message(&names, &shared, &msg.subject, &msg.payload);
+                let Some((msg, stats)) = msg else { break };
+                {
+                    let mut state = lock(&shared);
+                    if stats.recreated != state.reader.recreated {
+                        // A stream made anew has none of the hub records read so far.
+                        state.hub_subject_seq = 0;
+                    }
+                }
+                let applied = apply_message(&names, &shared, &msg);
                 for e in applied.events {
                     recent.keep(&e);
                     let _ = events.send(e);
@@ -319,7 +361,8 @@ async fn follow(
                 let mut state = lock(&shared);
                 state.pending_acks.extend(applied.acks);
                 state.stream_position = msg.sequence;
-                state.reader_restarts = restarts;
+                state.reader = stats;
+                state.view_moved_at = Instant::now();
             }
         }
         let pending = std::mem::take(&mut lock(&shared).pending_acks);
@@ -390,20 +433,25 @@ async fn watch_nodes(
             if state.lost_since.take().is_some() {
                 state.listening_since = Instant::now();
             }
-            let warm = state.listening_since.elapsed() >= offline_after;
+            // Silence proves something only if the hub's own link was proven to work when
+            // the node had already been silent a whole offline period: the broker answered a
+            // probe then. A connection that looks open while nothing crosses it (a hung
+            // switch) answers no probe, so the hub judges nobody while it is cut off, and
+            // nobody in its first offline period after it starts or finds the broker again.
+            let probe_ok_at = state.probe_ok_at;
+            let listening_since = state.listening_since;
             let mut nodes: Vec<String> = state.view.nodes().keys().cloned().collect();
             nodes.extend(state.live.keys().cloned());
             nodes.sort();
             nodes.dedup();
             let mut changes = Vec::new();
             for node in nodes {
-                let heard = state
-                    .live
-                    .get(&node)
-                    .is_some_and(|l| l.heard.elapsed() < offline_after);
-                // Until the hub has listened for a whole offline period, silence proves
-                // nothing (it just started, or just found the broker again).
-                if !heard && !warm {
+                let last_heard = state.live.get(&node).map(|l| l.heard);
+                let heard = last_heard.is_some_and(|t| t.elapsed() < offline_after);
+                let silent_since = last_heard.map_or(listening_since, |t| t.max(listening_since));
+                let silence_proven = probe_ok_at
+                    .is_some_and(|p| p.saturating_duration_since(silent_since) >= offline_after);
+                if !heard && !silence_proven {
                     continue;
                 }
                 let recorded = state.view.nodes().get(&node).and_then(|t| t.online);
@@ -421,21 +469,25 @@ async fn watch_nodes(
                     continue;
                 }
                 state.asked.insert(node.clone(), (heard, Instant::now()));
-                let step = state.view.nodes().get(&node).map_or(0, |t| t.to_step);
-                changes.push((node, heard, step));
+                changes.push((node, heard, state.hub_subject_seq));
             }
             changes
         };
-        for (node, online, step) in changes {
+        for (node, online, after) in changes {
             let record = HubRecord::NodeState {
                 node: node.clone(),
                 online,
                 unix_ms: unix_ms(),
             };
-            // Two hubs seeing the same change write it once (the same message id).
-            let id = format!("state:{node}:{online}:{step}");
-            if let Err(e) = publish_hub_record(&js, &names, &record, &id).await {
-                tracing::warn!(%node, online, "hub: cannot record a node's state: {e}");
+            // Stored only if no hub record came since the last this hub read: two hubs seeing
+            // the same change write it once, and a hub behind the stream writes nothing.
+            if let Err(e) = publish_hub_record(&js, &names, &record, after).await {
+                if matches!(e, PublishError::NotNext) {
+                    tracing::info!(%node, online, "hub: another hub recorded first; reading it");
+                    lock(&shared).asked.remove(&node);
+                } else {
+                    tracing::warn!(%node, online, "hub: cannot record a node's state: {e}");
+                }
             } else if online {
                 tracing::info!(%node, "hub: node online");
             } else {
@@ -445,24 +497,102 @@ async fn watch_nodes(
     }
 }
 
+/// How long a probe may take, and how often one is made.
+const PROBE_FRESH: Duration = Duration::from_millis(2_500);
+const PROBE_EVERY: Duration = Duration::from_millis(1_000);
+/// The hub's view is stalled when the stream has more than it applied for this long, or the
+/// broker has not answered a probe for this long.
+const STALLED_AFTER: Duration = Duration::from_secs(5);
+
+/// Asks the broker for the stream's end every second: proves the hub's link (a connection
+/// can look open while nothing crosses it) and bounds how far behind the view may be.
+async fn probe(js: jetstream::Context, names: Names, shared: Shared, stop: CancellationToken) {
+    let mut tick = tokio::time::interval(PROBE_EVERY);
+    let mut stalled = false;
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        let answer = tokio::time::timeout(
+            PROBE_FRESH,
+            reader::last_sequence(js.clone(), names.stream()),
+        )
+        .await;
+        let mut state = lock(&shared);
+        if let Ok(Ok((last, _))) = answer {
+            let now = Instant::now();
+            state.probe_ok_at = Some(now);
+            state.stream_last = last;
+            if state.stream_position >= last {
+                state.view_moved_at = now;
+            }
+        }
+        let why = stall(&state);
+        if why.is_some() != stalled {
+            stalled = why.is_some();
+            match why {
+                Some(why) => tracing::warn!("hub: {why}"),
+                None => tracing::info!("hub: the view follows the stream again"),
+            }
+        }
+    }
+}
+
+/// Why the hub's view does not follow the stream now, if it does not.
+fn stall(state: &HubState) -> Option<String> {
+    let unanswered = state.probe_ok_at.map_or(Duration::MAX, |t| t.elapsed());
+    if unanswered >= STALLED_AFTER {
+        return Some(format!(
+            "The hub has had no answer from the broker for {} s: boards and node states are \
+             as last heard; the venue PCs keep journaling and catch up when it is back. \
+             Check the network between the hub and the broker.",
+            unanswered.as_secs().min(86_400)
+        ));
+    }
+    let behind = state.view_moved_at.elapsed();
+    if state.stream_last > state.stream_position && behind >= STALLED_AFTER {
+        return Some(format!(
+            "The hub's view stopped following the event's stream {} s ago (it has read up to \
+             {} of {}): boards on screen may be behind the hall.",
+            behind.as_secs(),
+            state.stream_position,
+            state.stream_last
+        ));
+    }
+    None
+}
+
+/// Stores one hub record, only if the last hub record on the stream is still `after` (the
+/// stream sequence of the last one this hub read).
 async fn publish_hub_record(
     js: &jetstream::Context,
     names: &Names,
     record: &HubRecord,
-    msg_id: &str,
+    after: u64,
 ) -> Result<(), PublishError> {
     let payload = serde_json::to_vec(record)?;
     let mut headers = HeaderMap::new();
-    headers.insert("Nats-Msg-Id", msg_id);
+    headers.insert(EXPECTED_STREAM, names.stream().as_str());
+    headers.insert(EXPECTED_SUBJECT_SEQ, after.to_string().as_str());
     let ack = js
         .publish_with_headers(names.events(HUB_TOKEN), headers, payload.into())
         .await
         .map_err(|e| PublishError::Broker(e.to_string()))?;
-    tokio::time::timeout(Duration::from_secs(5), ack)
+    match tokio::time::timeout(Duration::from_secs(2), ack)
         .await
         .map_err(|_| PublishError::NoAck)?
-        .map(|_| ())
-        .map_err(|e| PublishError::Broker(e.to_string()))
+    {
+        Ok(ack) if ack.duplicate => {
+            tracing::error!("hub: the broker answered `duplicate` for a new hub record");
+            Err(PublishError::Duplicate)
+        }
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == jetstream::context::PublishErrorKind::WrongLastSequence => {
+            Err(PublishError::NotNext)
+        }
+        Err(e) => Err(PublishError::Broker(e.to_string())),
+    }
 }
 
 /// Arbiter actions made on the hub, sent to the node that reads the board.
@@ -476,6 +606,20 @@ struct HubActions {
 
 impl HubActions {
     async fn act_now(&self, board: String, op: Operation) -> Result<(), ActionError> {
+        if board == dgt_core::pairing::ROUND_BOARD {
+            // The event's rounds are the hub's: the chief's pairings and results are recorded
+            // in the stream by the hub itself, not sent to a venue PC.
+            if view::round_body(op.clone()).is_none() {
+                return Err(ActionError::Refused(format!(
+                    "board {board} takes only pairings and table results"
+                )));
+            }
+            let record = HubRecord::Round {
+                op,
+                unix_ms: unix_ms(),
+            };
+            return self.record(&record).await;
+        }
         // Who acknowledged or confirmed an alert: named by the node's own id in its journal.
         let op = match op {
             Operation::By(mut by) => {
@@ -509,9 +653,7 @@ impl HubActions {
                 alert: id,
                 unix_ms: unix_ms(),
             };
-            return publish_hub_record(&self.js, &self.names, &record, &format!("ack:{id}"))
-                .await
-                .map_err(|e| ActionError::Unavailable(format!("the broker: {e}")));
+            return self.record(&record).await;
         }
         let (node, local) = board.split_once('/').ok_or_else(|| {
             ActionError::Refused(format!("no board {board}: hub boards are <node>/<board>"))
@@ -567,6 +709,24 @@ impl HubActions {
     }
 }
 
+impl HubActions {
+    /// Stores one of the hub's records for an arbiter's action. Another hub's record may come
+    /// first: this hub waits to read it, then tries again.
+    async fn record(&self, record: &HubRecord) -> Result<(), ActionError> {
+        let mut tries = 0;
+        loop {
+            let after = lock(&self.shared).hub_subject_seq;
+            match publish_hub_record(&self.js, &self.names, record, after).await {
+                Err(PublishError::NotNext) if tries < 10 => {
+                    tries += 1;
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                r => return r.map_err(|e| ActionError::Unavailable(format!("the broker: {e}"))),
+            }
+        }
+    }
+}
+
 fn check_owner(owner: &str, node: &str) -> Result<(), ActionError> {
     if owner == node {
         Ok(())
@@ -603,7 +763,7 @@ struct HubStatus {
 impl HubStatus {
     fn node_list(&self) -> Vec<serde_json::Value> {
         let state = lock(&self.shared);
-        let cut_off = !state.connected;
+        let cut_off = !state.connected || stall(&state).is_some();
         let mut names: Vec<&String> = state.view.nodes().keys().collect();
         names.extend(state.live.keys());
         names.sort();
@@ -625,6 +785,7 @@ impl HubStatus {
                     "journal_seq": live.map(|l| l.beat.last_seq),
                     "healthy": live.map(|l| l.beat.healthy),
                     "problem": live.and_then(|l| l.beat.problem.clone()),
+                    "problem_kind": live.and_then(|l| l.beat.problem_kind.clone()),
                     "heard_ms_ago": live.map(|l| l.heard.elapsed().as_millis() as u64),
                     "published_step": track.to_step,
                     "gaps": track.gaps,
@@ -642,26 +803,41 @@ impl HubStatus {
 impl StatusSource for HubStatus {
     fn health(&self) -> serde_json::Value {
         let nodes = self.node_list();
-        let (connected, lost_since, stream_position, reader_restarts) = {
+        let (connected, lost_since, stream_position, reader, stalled, stream_last, stale, link) = {
             let state = lock(&self.shared);
             (
                 state.connected,
                 state.lost_since,
                 state.stream_position,
-                state.reader_restarts,
+                state.reader,
+                stall(&state),
+                state.stream_last,
+                state.view.stale_states,
+                state.link.problem(),
             )
         };
         let offline = nodes.iter().filter(|n| n["state"] == "offline").count();
         let mut health = json!({
-            "ok": connected && offline == 0,
+            "ok": connected && offline == 0 && stalled.is_none() && link.is_none() && reader.missing == 0,
             "hub": {
                 "broker_connected": connected,
+                "view_stalled": stalled.is_some(),
                 "nodes": nodes.len(),
                 "nodes_offline": offline,
                 "stream_position": stream_position,
-                "reader_restarts": reader_restarts,
+                "stream_last": stream_last,
+                "reader_restarts": reader.restarts,
+                "reader_refetched": reader.refetched,
+                "reader_missing": reader.missing,
+                "stream_recreated": reader.recreated,
+                "stale_node_states": stale,
+                "problem_kind": link.as_ref().map(|p| p.kind),
+                "problem": link.as_ref().map(|p| p.message.clone()),
             },
         });
+        if let Some(why) = stalled {
+            health["notice"] = json!(why);
+        }
         if !connected {
             // The dashboard shows `notice` in its banner: the arbiter must know the boards on
             // screen may be behind the hall (the nodes keep journaling; nothing is lost).

@@ -1,14 +1,27 @@
-//! Reads the event's stream in order from a given sequence, surviving broker restarts.
+//! Reads the event's stream in order from a given sequence, without a gap, surviving broker
+//! restarts, a failover between brokers and a stream made anew.
 //!
 //! The hub's consumer is ephemeral (the hub keeps no state of its own: it rebuilds from the
 //! stream), and a broker restart forgets ephemeral consumers. So the reader remembers the
 //! next stream sequence it needs and makes a new consumer from there whenever the old one
 //! fails, or stays silent while the stream has grown past what it delivered.
+//!
+//! Every sequence is read, in order: a consumer that delivers a later sequence than the one
+//! wanted (a new leader after a failover can) does not make the reader skip — the missing
+//! ones are fetched one by one by sequence first. A sequence the stream does not have (the
+//! stream denies deletes, so only a damaged store loses one) is counted in `missing`.
+//!
+//! A stream made anew (its creation time changed, or it ends before what was read — a
+//! broker whose store was lost) is read again from its first sequence: nodes publish their
+//! journals again into it, and the view takes only what it has not applied yet.
 
+use std::collections::VecDeque;
 use std::time::Duration;
 
-use async_nats::jetstream::{self, consumer};
+use async_nats::jetstream::{self, consumer, stream};
 use futures_util::StreamExt;
+
+use crate::cluster::Names;
 
 /// How long the reader waits for a message before it asks the stream whether one is due.
 const STALL: Duration = Duration::from_secs(2);
@@ -19,34 +32,58 @@ pub struct Stored {
     pub sequence: u64,
     pub subject: String,
     pub payload: Vec<u8>,
+    /// When the broker stored it (Unix ms, the broker's clock).
+    pub stored_unix_ms: u64,
+}
+
+/// What the reader went through, for `/health`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReaderStats {
+    /// Consumers made after the first (broker restarts, failures).
+    pub restarts: u64,
+    /// Sequences fetched one by one because a consumer delivered past them.
+    pub refetched: u64,
+    /// Sequences the stream did not have when asked (a damaged store).
+    pub missing: u64,
+    /// Times the stream was found made anew and read again from its start.
+    pub recreated: u64,
 }
 
 pub struct StreamReader {
     js: jetstream::Context,
-    stream: String,
-    subjects: String,
+    names: Names,
+    replicas: usize,
     /// The next stream sequence wanted.
     next: u64,
+    stream: Option<stream::Stream>,
+    /// The creation time of the stream being read (Unix ms).
+    created: Option<u64>,
     messages: Option<consumer::pull::Ordered>,
-    /// Consumers made after the first (broker restarts, failures).
-    pub restarts: u64,
+    /// Messages fetched by sequence, delivered before anything else.
+    filled: VecDeque<Stored>,
+    pub stats: ReaderStats,
 }
 
 impl StreamReader {
-    pub fn new(js: jetstream::Context, stream: String, subjects: String) -> Self {
+    pub fn new(js: jetstream::Context, names: Names, replicas: usize) -> Self {
         StreamReader {
             js,
-            stream,
-            subjects,
+            names,
+            replicas,
             next: 1,
+            stream: None,
+            created: None,
             messages: None,
-            restarts: 0,
+            filled: VecDeque::new(),
+            stats: ReaderStats::default(),
         }
     }
 
     /// The stream's last sequence now (0 for an empty stream).
     pub async fn last_sequence(&mut self) -> Result<u64, StreamError> {
-        last_sequence(self.js.clone(), self.stream.clone()).await
+        last_sequence(self.js.clone(), self.names.stream())
+            .await
+            .map(|(last, _)| last)
     }
 
     /// The sequence of the last message read (0 before the first).
@@ -54,18 +91,46 @@ impl StreamReader {
         self.next - 1
     }
 
+    /// Whether the stream found is another one than the one read so far; if so, reading
+    /// starts again at its first sequence.
+    fn notice_identity(&mut self, created: u64, last: u64) -> bool {
+        let other = self.created.is_some_and(|c| c != created) || last < self.position();
+        if other {
+            tracing::warn!(
+                stream = %self.names.stream(),
+                read_up_to = self.position(),
+                now_ends_at = last,
+                "hub: the event's stream was made anew (a broker's store was lost?): reading it \
+                 again from its start; nodes publish their journals into it again"
+            );
+            self.stats.recreated += 1;
+            self.next = 1;
+            self.filled.clear();
+            self.messages = None;
+        }
+        self.created = Some(created);
+        other
+    }
+
     async fn open(&mut self) -> Result<(), StreamError> {
-        let stream = self
-            .js
-            .get_stream(&self.stream)
+        // The hub made the stream; if it is gone (a broker's store lost), the hub makes it
+        // again, checked as at the start.
+        let mut stream = crate::cluster::stream::ensure(&self.js, &self.names, self.replicas)
             .await
-            .map_err(|e| StreamError::Stream {
-                stream: self.stream.clone(),
-                detail: e.to_string(),
+            .map_err(|detail| StreamError::Stream {
+                stream: self.names.stream(),
+                detail,
             })?;
+        let info = stream.info().await.map_err(|e| StreamError::Stream {
+            stream: self.names.stream(),
+            detail: e.to_string(),
+        })?;
+        let created = crate::cluster::stream::unix_ms_of(&info.created);
+        let last = info.state.last_sequence;
+        self.notice_identity(created, last);
         let consumer = stream
             .create_consumer(consumer::pull::OrderedConfig {
-                filter_subject: self.subjects.clone(),
+                filter_subject: self.names.stream_subjects(),
                 deliver_policy: consumer::DeliverPolicy::ByStartSequence {
                     start_sequence: self.next,
                 },
@@ -73,24 +138,70 @@ impl StreamReader {
             })
             .await
             .map_err(|e| StreamError::Consumer {
-                stream: self.stream.clone(),
+                stream: self.names.stream(),
                 detail: e.to_string(),
             })?;
         let messages = consumer.messages().await.map_err(|e| StreamError::Read {
-            stream: self.stream.clone(),
+            stream: self.names.stream(),
             detail: e.to_string(),
         })?;
         if self.messages.is_some() || self.next > 1 {
-            self.restarts += 1;
+            self.stats.restarts += 1;
         }
         self.messages = Some(messages);
+        self.stream = Some(stream);
         Ok(())
+    }
+
+    /// Fetches the sequences from `self.next` up to `upto` (excluded) by sequence. False
+    /// when the broker could not be asked (the consumer is then made again from `next`).
+    async fn fill(&mut self, upto: u64) -> bool {
+        let Some(stream) = self.stream.clone() else {
+            return false;
+        };
+        tracing::warn!(
+            from = self.next,
+            upto,
+            "hub: the stream's consumer delivered past what was wanted; reading the sequences \
+             between one by one"
+        );
+        for seq in self.next..upto {
+            match stream.direct_get(seq).await {
+                Ok(m) => {
+                    self.stats.refetched += 1;
+                    self.filled.push_back(Stored {
+                        sequence: m.sequence,
+                        subject: m.subject.to_string(),
+                        payload: m.payload.to_vec(),
+                        stored_unix_ms: crate::cluster::stream::unix_ms_of(&m.time),
+                    });
+                }
+                Err(e) if e.kind() == stream::DirectGetErrorKind::NotFound => {
+                    self.stats.missing += 1;
+                    tracing::error!(
+                        seq,
+                        "hub: the event's stream does not have this sequence (its store is \
+                         damaged); the node it belonged to shows a gap"
+                    );
+                }
+                Err(e) => {
+                    tracing::warn!(seq, "hub: reading a sequence again: {e}");
+                    self.filled.clear();
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// The next message, waiting as long as it takes; errors are logged and retried.
     pub async fn next(&mut self) -> Stored {
         let mut failures = 0u32;
         loop {
+            if let Some(s) = self.filled.pop_front() {
+                self.next = s.sequence + 1;
+                return s;
+            }
             if self.messages.is_none()
                 && let Err(e) = self.open().await
             {
@@ -104,18 +215,30 @@ impl StreamReader {
             let messages = self.messages.as_mut().expect("opened above");
             match tokio::time::timeout(STALL, messages.next()).await {
                 Ok(Some(Ok(msg))) => {
-                    let Ok(sequence) = msg.info().map(|i| i.stream_sequence) else {
+                    let Ok(info) = msg.info() else {
                         continue;
                     };
+                    let sequence = info.stream_sequence;
+                    let stored_unix_ms = crate::cluster::stream::unix_ms_of(&info.published);
                     if sequence < self.next {
                         continue;
                     }
-                    self.next = sequence + 1;
-                    return Stored {
+                    let stored = Stored {
                         sequence,
                         subject: msg.subject.to_string(),
                         payload: msg.payload.to_vec(),
+                        stored_unix_ms,
                     };
+                    if sequence > self.next {
+                        if !self.fill(sequence).await {
+                            self.messages = None;
+                            continue;
+                        }
+                        self.filled.push_back(stored);
+                        continue;
+                    }
+                    self.next = sequence + 1;
+                    return stored;
                 }
                 Ok(Some(Err(e))) => {
                     tracing::warn!(
@@ -127,16 +250,22 @@ impl StreamReader {
                 }
                 Ok(None) => self.messages = None,
                 Err(_) => {
-                    // Silence: fine if nothing new was stored, a lost consumer otherwise.
-                    if let Ok(last) = last_sequence(self.js.clone(), self.stream.clone()).await
-                        && last >= self.next
+                    // Silence: fine if nothing new was stored, a lost consumer otherwise — or
+                    // a stream made anew, which starts again at 1.
+                    if let Ok((last, created)) =
+                        last_sequence(self.js.clone(), self.names.stream()).await
                     {
-                        tracing::warn!(
-                            next = self.next,
-                            last,
-                            "hub: the stream's consumer went quiet; reading again"
-                        );
-                        self.messages = None;
+                        if self.notice_identity(created, last) {
+                            continue;
+                        }
+                        if last >= self.next {
+                            tracing::warn!(
+                                next = self.next,
+                                last,
+                                "hub: the stream's consumer went quiet; reading again"
+                            );
+                            self.messages = None;
+                        }
                     }
                 }
             }
@@ -144,9 +273,13 @@ impl StreamReader {
     }
 }
 
-/// A stream's last sequence (0 for an empty stream). Owns its arguments: the reader's
-/// consumer may not be shared between threads, so nothing borrows it across this wait.
-async fn last_sequence(js: jetstream::Context, stream: String) -> Result<u64, StreamError> {
+/// A stream's last sequence (0 for an empty stream) and its creation time (Unix ms). Owns
+/// its arguments: the reader's consumer may not be shared between threads, so nothing
+/// borrows it across this wait.
+pub async fn last_sequence(
+    js: jetstream::Context,
+    stream: String,
+) -> Result<(u64, u64), StreamError> {
     let s = js
         .get_stream(&stream)
         .await
@@ -158,7 +291,10 @@ async fn last_sequence(js: jetstream::Context, stream: String) -> Result<u64, St
         stream: stream.clone(),
         detail: e.to_string(),
     })?;
-    Ok(info.state.last_sequence)
+    Ok((
+        info.state.last_sequence,
+        crate::cluster::stream::unix_ms_of(&info.created),
+    ))
 }
 
 /// What went wrong reading the event's stream (the broker's own words in `detail`).

@@ -7,7 +7,7 @@
 //! `seq` is the hub's; board and game ids are `<node>/<id>`; an alert's id is its hub seq;
 //! `t_ms` is Unix milliseconds, so that boards of different PCs share one clock.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use dgt_core::{Alert, AlertKind, Event, EventBody, Severity};
 
@@ -35,9 +35,19 @@ pub struct NodeTrack {
     pub duplicates: u64,
 }
 
+/// A node state reaching the stream later than this after the hub decided it was decided by
+/// a hub cut off from the broker (its publish waited in a buffer): the state it describes is
+/// long gone, so no hub applies it. Compared with the broker's storing time, which assumes
+/// the PCs' clocks agree within seconds (the hub already puts every node on one clock).
+pub const STATE_RECORD_TTL_MS: u64 = 10_000;
+
 #[derive(Debug, Default)]
 pub struct HubView {
     seq: u64,
+    /// The nodes whose pairings and table results count (`[cluster] round_nodes`).
+    round_nodes: BTreeSet<String>,
+    /// Node states refused as decided by a hub that was cut off.
+    pub stale_states: u64,
     nodes: BTreeMap<String, NodeTrack>,
     /// (node, the node's alert id) → hub alert id.
     alert_ids: HashMap<(String, u64), u64>,
@@ -46,6 +56,15 @@ pub struct HubView {
 }
 
 impl HubView {
+    /// A view that applies round-wide records (pairings, table results) only from these
+    /// nodes (and from the hub).
+    pub fn new(round_nodes: impl IntoIterator<Item = String>) -> Self {
+        HubView {
+            round_nodes: round_nodes.into_iter().collect(),
+            ..Default::default()
+        }
+    }
+
     pub fn nodes(&self) -> &BTreeMap<String, NodeTrack> {
         &self.nodes
     }
@@ -68,9 +87,11 @@ impl HubView {
             track.duplicates += 1;
             return Applied::default();
         }
-        if batch.from_step != track.to_step {
+        if batch.from_step > track.to_step {
             // The node never sends past a message the broker has not stored; a gap means the
-            // stream lost messages (limits) or the node's journal was replaced.
+            // stream lost messages (a damaged store) or the node's journal was replaced. (A
+            // message that starts before the last step applied is a journal published again
+            // into a stream made anew: its events already applied are skipped below.)
             track.gaps += 1;
             tracing::warn!(
                 node = %batch.node,
@@ -91,6 +112,11 @@ impl HubView {
                         continue;
                     }
                     track.last_seq = e.seq;
+                    if round_wide(&e.body) && !self.round_nodes.contains(&node) {
+                        out.events
+                            .push(self.refused_round_record(&node, &e, batch.clock_unix_ms));
+                        continue;
+                    }
                     self.seq += 1;
                     let hub_seq = self.seq;
                     e.node_seq = Some(e.seq);
@@ -128,13 +154,82 @@ impl HubView {
         out
     }
 
-    /// One of the hub's own records.
-    pub fn apply_hub(&mut self, record: HubRecord) -> Applied {
+    /// A round-wide record from a node not named for it: a `result_conflict` alert in its
+    /// place, never the record (a PC could otherwise rewrite the event's pairings or
+    /// results).
+    fn refused_round_record(&mut self, node: &str, e: &Event, clock_unix_ms: u64) -> Event {
+        let what = match &e.body {
+            EventBody::Pairings(p) => format!("pairings for round {}", p.round),
+            EventBody::TableResult(r) => format!(
+                "the result {} for round {} table {}",
+                r.result
+                    .map_or("(withdrawn)".to_string(), |x| x.to_string()),
+                r.round,
+                r.table
+            ),
+            _ => "a round-wide record".to_string(),
+        };
+        tracing::warn!(%node, "hub: {what} from a node not named in [cluster] round_nodes; not applied");
+        self.seq += 1;
+        let hub_seq = self.seq;
+        self.owners.insert(hub_seq, None);
+        let mut alert = Alert::new(
+            AlertKind::ResultConflict,
+            Severity::Review,
+            "cluster",
+            format!(
+                "The venue PC {node} sent {what}, but only the hub and the nodes named in \
+                 [cluster] round_nodes set the event's rounds: it was not applied. Enter it on \
+                 the hub if it is right."
+            ),
+        );
+        alert.id = hub_seq;
+        let mut out = Event::new(
+            hub_seq,
+            dgt_core::pairing::ROUND_BOARD,
+            clock_unix_ms.saturating_add(e.t_ms),
+            EventBody::Alert(alert),
+        );
+        out.node = Some(node.to_string());
+        out.node_seq = Some(e.seq);
+        out
+    }
+
+    /// One of the hub's own records, stored by the broker at `stored_unix_ms`.
+    pub fn apply_hub(&mut self, record: HubRecord, stored_unix_ms: u64) -> Applied {
+        if let HubRecord::NodeState { node, unix_ms, .. } = &record
+            && stored_unix_ms > unix_ms.saturating_add(STATE_RECORD_TTL_MS)
+        {
+            self.stale_states += 1;
+            tracing::warn!(
+                %node,
+                decided = unix_ms,
+                stored = stored_unix_ms,
+                "hub: a node state reached the stream long after it was decided (its hub was \
+                 cut off); not applied"
+            );
+            return Applied::default();
+        }
         match record {
             HubRecord::Ack { alert, .. } => Applied {
                 events: Vec::new(),
                 acks: vec![alert],
             },
+            HubRecord::Round { op, unix_ms } => {
+                let Some(body) = round_body(op) else {
+                    return Applied::default();
+                };
+                self.seq += 1;
+                Applied {
+                    events: vec![Event::new(
+                        self.seq,
+                        dgt_core::pairing::ROUND_BOARD,
+                        unix_ms,
+                        body,
+                    )],
+                    acks: Vec::new(),
+                }
+            }
             HubRecord::NodeState {
                 node,
                 online,
@@ -201,6 +296,25 @@ fn prefix_game(body: &mut EventBody, node: &str) {
         | EventBody::Pairings(_)
         | EventBody::TableResult(_)
         | EventBody::ArbiterAction(_) => {}
+    }
+}
+
+/// The event a round-wide action entered on the hub stands for, as a node's core passes it
+/// back (`None` for anything that is not round-wide).
+pub fn round_body(op: dgt_core::Operation) -> Option<EventBody> {
+    use dgt_core::Operation;
+    match op {
+        Operation::Pairings(p) => Some(EventBody::Pairings(p)),
+        Operation::TableResult(r) => Some(EventBody::TableResult(r)),
+        Operation::By(by)
+            if matches!(
+                *by.action,
+                Operation::Pairings(_) | Operation::TableResult(_)
+            ) =>
+        {
+            Some(EventBody::ArbiterAction(by))
+        }
+        _ => None,
     }
 }
 
@@ -361,7 +475,7 @@ mod tests {
             online,
             unix_ms: 5,
         };
-        let off = v.apply_hub(state(false));
+        let off = v.apply_hub(state(false), 5);
         let EventBody::Alert(a) = &off.events[0].body else {
             panic!("an alert")
         };
@@ -370,12 +484,114 @@ mod tests {
             (AlertKind::NodeOffline, Severity::Review)
         );
         assert_eq!(off.events[0].board, "hall-a");
-        assert!(v.apply_hub(state(false)).events.is_empty());
-        let on = v.apply_hub(state(true));
+        assert!(v.apply_hub(state(false), 5).events.is_empty());
+        let on = v.apply_hub(state(true), 5);
         let EventBody::Alert(a) = &on.events[0].body else {
             panic!("an alert")
         };
         assert_eq!(a.kind, AlertKind::NodeOnline);
         assert_eq!(v.owner_of(1), Some(None));
+    }
+
+    #[test]
+    fn a_node_state_stored_long_after_its_decision_is_not_applied() {
+        let mut v = HubView::default();
+        let state = HubRecord::NodeState {
+            node: "hall-a".into(),
+            online: false,
+            unix_ms: 1_000,
+        };
+        // Buffered by a hub cut off from the broker, delivered after the partition healed.
+        assert_eq!(
+            v.apply_hub(state.clone(), 1_000 + STATE_RECORD_TTL_MS + 1),
+            Applied::default()
+        );
+        assert_eq!(v.stale_states, 1);
+        assert_eq!(v.nodes().get("hall-a"), None);
+        assert_eq!(v.apply_hub(state, 1_500).events.len(), 1);
+    }
+
+    fn result(seq: u64) -> Record {
+        Record::Event(Box::new(Event::new(
+            seq,
+            dgt_core::pairing::ROUND_BOARD,
+            seq * 100,
+            EventBody::TableResult(dgt_core::pairing::TableResultOp {
+                round: 3,
+                table: 7,
+                result: Some("+-".parse().unwrap()),
+            }),
+        )))
+    }
+
+    #[test]
+    fn round_records_count_only_from_the_nodes_named_for_them() {
+        let mut v = HubView::new(["hall-b".to_string()]);
+        let forged = v.apply_batch(batch("hall-a", 0, 1, vec![result(1)]));
+        let EventBody::Alert(a) = &forged.events[0].body else {
+            panic!("a conflict alert in place of the result: {forged:?}")
+        };
+        assert_eq!(a.kind, AlertKind::ResultConflict);
+        assert!(a.message.contains("hall-a"), "{}", a.message);
+        assert_eq!(forged.events[0].node.as_deref(), Some("hall-a"));
+        let named = v.apply_batch(batch("hall-b", 0, 1, vec![result(1)]));
+        assert!(
+            matches!(named.events[0].body, EventBody::TableResult(_)),
+            "{named:?}"
+        );
+        assert_eq!(named.events[0].node.as_deref(), Some("hall-b"));
+    }
+
+    #[test]
+    fn a_journal_published_again_from_its_start_adds_only_what_is_new() {
+        let mut v = HubView::default();
+        v.apply_batch(batch("n", 0, 2, vec![start(1, "7"), mv(2, "7")]));
+        // The stream was made anew: the node sends its journal again, in other batches.
+        let again = v.apply_batch(batch(
+            "n",
+            0,
+            3,
+            vec![start(1, "7"), mv(2, "7"), mv(3, "7")],
+        ));
+        assert_eq!(again.events.len(), 1);
+        assert_eq!(again.events[0].node_seq, Some(3));
+        assert_eq!(v.nodes()["n"].gaps, 0);
+    }
+
+    #[test]
+    fn the_chiefs_round_actions_on_the_hub_are_the_hubs_events() {
+        let mut v = HubView::default();
+        let op = dgt_core::Operation::TableResult(dgt_core::pairing::TableResultOp {
+            round: 3,
+            table: 7,
+            result: Some("1-0".parse().unwrap()),
+        });
+        let by = dgt_core::Operation::By(dgt_core::input::ActionBy {
+            arbiter: "Chief".into(),
+            role: "chief".into(),
+            action: Box::new(op.clone()),
+        });
+        let out = v.apply_hub(HubRecord::Round { op, unix_ms: 9 }, 9);
+        assert!(matches!(out.events[0].body, EventBody::TableResult(_)));
+        assert_eq!(out.events[0].board, dgt_core::pairing::ROUND_BOARD);
+        // No node: the hub's own.
+        assert_eq!(out.events[0].node, None);
+        let out = v.apply_hub(HubRecord::Round { op: by, unix_ms: 9 }, 9);
+        let EventBody::ArbiterAction(who) = &out.events[0].body else {
+            panic!("who entered it")
+        };
+        assert_eq!(who.arbiter, "Chief");
+        // Anything else is not a round record.
+        let ack = dgt_core::Operation::Ack(1);
+        assert_eq!(
+            v.apply_hub(
+                HubRecord::Round {
+                    op: ack,
+                    unix_ms: 9
+                },
+                9
+            ),
+            Applied::default()
+        );
     }
 }

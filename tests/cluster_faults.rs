@@ -1,0 +1,324 @@
+//! The event through the faults a venue meets, with real `nats-server` processes on loopback:
+//! a silent partition between the hub and the broker (a connection that stays open while
+//! nothing crosses it — a hung switch, played by a proxy the test pauses), and three brokers
+//! with the stream's leader killed mid-event.
+
+mod daemon_processes;
+mod nats_broker;
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use daemon_processes::*;
+use futures_util::StreamExt;
+use nats_broker::{Broker, free_port};
+use serde_json::Value;
+
+const EVENT: &str = "faults-2026";
+
+fn cluster_table(urls: &[String], node: Option<&str>, replicas: usize) -> String {
+    let list: Vec<String> = urls.iter().map(|u| format!("{u:?}")).collect();
+    let mut t = format!(
+        "[cluster]\nnats = [{}]\nevent = \"{EVENT}\"\nheartbeat_ms = 300\noffline_after_ms = 1500\n",
+        list.join(", ")
+    );
+    if replicas != 1 {
+        t.push_str(&format!("replicas = {replicas}\n"));
+    }
+    if let Some(n) = node {
+        t.push_str(&format!("node = \"{n}\"\n"));
+    }
+    t
+}
+
+fn start_node(
+    dir: &Path,
+    urls: &[String],
+    name: &str,
+    replicas: usize,
+) -> (Proc, SocketAddr, PathBuf) {
+    let config = dir.join(format!("{name}.toml"));
+    std::fs::write(&config, cluster_table(urls, Some(name), replicas)).unwrap();
+    let journal = dir.join(format!("{name}.sqlite"));
+    let (proc, addr) = start_demo(2, Some(17), &journal, Some(&config));
+    (proc, addr, journal)
+}
+
+fn start_hub(dir: &Path, urls: &[String], name: &str, replicas: usize) -> (Proc, SocketAddr) {
+    let config = dir.join(format!("{name}.toml"));
+    std::fs::write(
+        &config,
+        format!(
+            "listen = \"127.0.0.1:0\"\n{}",
+            cluster_table(urls, None, replicas)
+        ),
+    )
+    .unwrap();
+    let mut proc = Proc::spawn(&["hub", "--config", path_str(&config)]);
+    let addr = dashboard_addr(&proc.stderr_line("dashboard at", Duration::from_secs(60)));
+    (proc, addr)
+}
+
+fn node_entry(hub: SocketAddr, node: &str) -> Option<Value> {
+    let list = get_json(hub, "/api/nodes");
+    list.as_array()?.iter().find(|n| n["node"] == node).cloned()
+}
+
+fn journal_seqs(path: &Path) -> Vec<u64> {
+    let j = dgt_journal::Journal::open_read_only(path).unwrap();
+    j.events_since(0)
+        .unwrap()
+        .iter()
+        .map(|s| {
+            serde_json::from_str::<Value>(s).unwrap()["seq"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect()
+}
+
+/// The node seqs of `node`'s events on the hub, from its `/ws` resumed at 0.
+fn hub_node_seqs(hub: SocketAddr, node: &str) -> Vec<u64> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{hub}/ws?since=0"))
+            .await
+            .expect("the hub's /ws");
+        let mut out = Vec::new();
+        while let Ok(Some(Ok(msg))) =
+            tokio::time::timeout(Duration::from_millis(800), ws.next()).await
+        {
+            if let Ok(text) = msg.to_text()
+                && let Ok(v) = serde_json::from_str::<Value>(text)
+                && v["node"] == node
+                && let Some(s) = v["node_seq"].as_u64()
+            {
+                out.push(s);
+            }
+        }
+        out
+    })
+}
+
+/// The node stops; the hub ends with every event of its journal, once and in order.
+fn hub_has_the_whole_journal(hub: SocketAddr, node: &str, journal: &Path) {
+    let want = journal_seqs(journal);
+    let last = *want.last().expect("the node journaled events");
+    eventually(Duration::from_secs(60), "the hub caught up", || {
+        (node_entry(hub, node)?["last_seq"].as_u64()? == last).then_some(())
+    });
+    assert_eq!(
+        hub_node_seqs(hub, node),
+        want,
+        "{node}: the hub's events are not the journal's"
+    );
+    let n = node_entry(hub, node).unwrap();
+    assert_eq!(n["gaps"], 0, "{n}");
+}
+
+/// A TCP proxy that can be paused: the connections stay open, nothing crosses them.
+struct Proxy {
+    port: u16,
+    paused: Arc<AtomicBool>,
+}
+
+impl Proxy {
+    fn start(to: u16) -> Proxy {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let paused = Arc::new(AtomicBool::new(false));
+        let p = paused.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { return };
+                let Ok(server) = TcpStream::connect(("127.0.0.1", to)) else {
+                    continue;
+                };
+                for (from, into) in [
+                    (client.try_clone().unwrap(), server.try_clone().unwrap()),
+                    (server, client),
+                ] {
+                    let p = p.clone();
+                    std::thread::spawn(move || pump(from, into, &p));
+                }
+            }
+        });
+        Proxy { port, paused }
+    }
+
+    fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    fn pause(&self, paused: bool) {
+        self.paused.store(paused, Ordering::SeqCst);
+    }
+}
+
+fn pump(mut from: TcpStream, mut into: TcpStream, paused: &AtomicBool) {
+    from.set_read_timeout(Some(Duration::from_millis(50)))
+        .unwrap();
+    let mut buf = [0u8; 16 * 1024];
+    loop {
+        if paused.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(20));
+            continue;
+        }
+        match from.read(&mut buf) {
+            Ok(0) => return,
+            Ok(n) => {
+                if into.write_all(&buf[..n]).is_err() {
+                    return;
+                }
+            }
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+            Err(_) => return,
+        }
+    }
+}
+
+fn node_offline_alerts(hub: SocketAddr) -> Vec<Value> {
+    get_json(hub, "/api/alerts")
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["kind"] == "node_offline")
+        .cloned()
+        .collect()
+}
+
+/// A hub behind a hung switch says within seconds that its view stopped, judges no node
+/// while cut off, and after the heal neither it nor a hub that never lost the broker tells
+/// the arbiter a PC went offline.
+#[test]
+fn a_silent_partition_is_told_and_raises_no_false_node_offline() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start(dir.path());
+    let proxy = Proxy::start(broker.port);
+    let direct = vec![broker.url()];
+    let (node, _, journal) = start_node(dir.path(), &direct, "hall-a", 1);
+    let (cut, cut_addr) = start_hub(dir.path(), &[proxy.url()], "hub-cut", 1);
+    let (steady, steady_addr) = start_hub(dir.path(), &direct, "hub-steady", 1);
+    for hub in [cut_addr, steady_addr] {
+        eventually(
+            Duration::from_secs(60),
+            "hall-a online on both hubs",
+            || {
+                let n = node_entry(hub, "hall-a")?;
+                (n["state"] == "online" && n["last_seq"].as_u64()? > 5).then_some(())
+            },
+        );
+    }
+    proxy.pause(true);
+    let health = eventually(Duration::from_secs(10), "the cut hub says so", || {
+        let h = get_json(cut_addr, "/health");
+        (h["status"] == "degraded" && h["daemon"]["notice"].is_string()).then_some(h)
+    });
+    let notice = health["daemon"]["notice"].as_str().unwrap();
+    assert!(notice.contains("broker"), "{notice}");
+    std::thread::sleep(Duration::from_secs(12));
+    proxy.pause(false);
+    eventually(Duration::from_secs(30), "the cut hub follows again", || {
+        let h = get_json(cut_addr, "/health");
+        (h["status"] == "ok").then_some(())
+    });
+    std::thread::sleep(Duration::from_secs(3));
+    for hub in [cut_addr, steady_addr] {
+        assert_eq!(
+            node_offline_alerts(hub),
+            Vec::<Value>::new(),
+            "a false node_offline"
+        );
+        assert_eq!(node_entry(hub, "hall-a").unwrap()["state"], "online");
+    }
+    node.terminate();
+    hub_has_the_whole_journal(cut_addr, "hall-a", &journal);
+    cut.terminate();
+    steady.terminate();
+}
+
+/// Three brokers, the stream on all three (`replicas = 3`): the broker leading the stream is
+/// killed mid-event, and the hub still ends with every event of the node, none skipped.
+#[test]
+fn three_brokers_lose_their_leader_and_the_hub_skips_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let routes: Vec<u16> = (0..3).map(|_| free_port()).collect();
+    let mut brokers: Vec<Broker> = (0..3)
+        .map(|i| {
+            let sub = dir.path().join(format!("b{i}"));
+            std::fs::create_dir_all(&sub).unwrap();
+            let others: Vec<String> = (0..3)
+                .filter(|j| *j != i)
+                .map(|j| format!("nats-route://127.0.0.1:{}", routes[j]))
+                .collect();
+            let text = format!(
+                "listen: 127.0.0.1:4222\nserver_name: b{i}\njetstream {{\n  store_dir: /x\n}}\n\
+                 cluster {{\n  name: faults\n  listen = 127.0.0.1:{}\n  routes: [{}]\n}}\n",
+                routes[i],
+                others.join(", ")
+            );
+            Broker::start_with_config(&sub, &text)
+        })
+        .collect();
+    let urls: Vec<String> = brokers.iter().map(Broker::url).collect();
+    // The cluster elects its JetStream leader first.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let client = async_nats::connect(urls[0].as_str()).await.unwrap();
+        let js = async_nats::jetstream::new(client);
+        for _ in 0..120 {
+            let ready = async_nats::jetstream::stream::Config {
+                name: "READY".into(),
+                num_replicas: 3,
+                ..Default::default()
+            };
+            if js.create_stream(ready).await.is_ok() {
+                js.delete_stream("READY").await.unwrap();
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+        let log =
+            std::fs::read_to_string(dir.path().join("b0/nats-server.log")).unwrap_or_default();
+        panic!("the three brokers did not form a JetStream cluster:\n{log}");
+    });
+    let (hub, hub_addr) = start_hub(dir.path(), &urls, "hub", 3);
+    let (node, _, journal) = start_node(dir.path(), &urls, "hall-a", 3);
+    eventually(Duration::from_secs(60), "hall-a on the hub", || {
+        (node_entry(hub_addr, "hall-a")?["last_seq"].as_u64()? > 20).then_some(())
+    });
+    let leader = rt.block_on(async {
+        let client = async_nats::connect(urls[0].as_str()).await.unwrap();
+        let js = async_nats::jetstream::new(client);
+        let mut s = js.get_stream(format!("DGT_{EVENT}")).await.unwrap();
+        let info = s.info().await.unwrap();
+        assert_eq!(info.config.num_replicas, 3);
+        info.cluster
+            .as_ref()
+            .and_then(|c| c.leader.clone())
+            .unwrap()
+    });
+    let i: usize = leader.trim_start_matches('b').parse().unwrap();
+    brokers[i].kill();
+    let before = node_entry(hub_addr, "hall-a").unwrap()["last_seq"]
+        .as_u64()
+        .unwrap();
+    eventually(Duration::from_secs(60), "the event goes on", || {
+        (node_entry(hub_addr, "hall-a")?["last_seq"].as_u64()? > before + 20).then_some(())
+    });
+    node.terminate();
+    hub_has_the_whole_journal(hub_addr, "hall-a", &journal);
+    let health = get_json(hub_addr, "/health");
+    assert_eq!(health["daemon"]["hub"]["reader_missing"], 0, "{health}");
+    hub.terminate();
+}

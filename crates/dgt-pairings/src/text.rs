@@ -188,6 +188,21 @@ mod tests {
         assert!(!check_file(&"1\n".repeat(MAX_LINES + 1)).is_empty());
         let many = "x\n".repeat(MAX_LINES - 1);
         assert!(check_file(&many).is_empty());
+        let tables = (1..=MAX_TABLES + 1)
+            .map(|t| format!("{t},W{t},B{t}\n"))
+            .collect::<String>();
+        let read = crate::read(
+            &format!("table,white,black\n{tables}"),
+            1,
+            crate::BoardOrder::default(),
+        );
+        assert!(read.unwrap_err().to_string().contains("2001 tables"));
+        let long = format!(
+            "table,white,black\n1,{},B\n",
+            "x".repeat(MAX_NAME_CHARS + 1)
+        );
+        let read = crate::read(&long, 1, crate::BoardOrder::default());
+        assert!(read.unwrap_err().to_string().contains("more than 100"));
         let flood = format!("{}\n", "\u{1}".repeat(3)).repeat(100);
         let problems = check_file(&flood).0;
         assert_eq!(problems.len(), REPORTED + 1, "{problems:?}");

@@ -739,3 +739,73 @@ async fn bodies_beyond_their_bound_are_refused_and_nothing_is_applied() {
     );
     assert!(server.ops.try_recv().is_err(), "nothing reached the core");
 }
+
+/// Reads one response (headers and a `Content-Length` body) from a keep-alive connection;
+/// its status.
+async fn read_response(s: &mut TcpStream) -> u16 {
+    let mut buf = Vec::new();
+    let mut byte = [0u8; 1];
+    while !buf.ends_with(b"\r\n\r\n") {
+        let n = tokio::time::timeout(Duration::from_secs(5), s.read(&mut byte))
+            .await
+            .expect("an answer in time")
+            .unwrap();
+        assert_eq!(n, 1, "closed: {}", String::from_utf8_lossy(&buf));
+        buf.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&buf).to_string();
+    let length: usize = header(&head, "content-length").unwrap().parse().unwrap();
+    let mut body = vec![0u8; length];
+    s.read_exact(&mut body).await.unwrap();
+    head.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// Expectation: the deadline counts from a request's first byte, not from the connection's
+/// or an earlier request's: a keep-alive connection that pauses between requests (for less
+/// than the idle limit) is served, even when the earlier body came late.
+#[tokio::test]
+async fn a_keep_alive_pause_between_requests_does_not_count_against_the_next() {
+    let server = start(ServerConfig {
+        header_timeout_ms: 600,
+        ..guarded()
+    })
+    .await;
+    let mut s = TcpStream::connect(server.addr).await.unwrap();
+    let body = r#"{"result":"1-0"}"#;
+    let head = format!(
+        "POST /api/boards/board-1/result HTTP/1.1\r\nHost: {}\r\n\
+         Authorization: Bearer {ARBITER}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n",
+        server.addr,
+        body.len()
+    );
+    s.write_all(head.as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    s.write_all(body.as_bytes()).await.unwrap();
+    assert_eq!(read_response(&mut s).await, 200);
+    for _ in 0..2 {
+        tokio::time::sleep(Duration::from_millis(450)).await;
+        let get = format!("GET /health HTTP/1.1\r\nHost: {}\r\n\r\n", server.addr);
+        s.write_all(get.as_bytes()).await.unwrap();
+        assert_eq!(read_response(&mut s).await, 200);
+    }
+}
+
+/// Expectation: a replay window named by extreme numbers is answered (a window, or 400),
+/// never an arithmetic overflow that drops the connection.
+#[tokio::test]
+async fn an_extreme_replay_window_is_answered() {
+    let events = capture_events();
+    let server = start(test_config()).await;
+    server.send(&events[..10]);
+    server.wait_seq(events[9].seq).await;
+    for query in [
+        format!("at_ms={}", u64::MAX),
+        format!("from_ms=0&to_ms={}", u64::MAX),
+        format!("from_ms={}&to_ms=0", u64::MAX),
+    ] {
+        let path = format!("/api/boards/board-1/replay?{query}");
+        let (status, body) = http(server.addr, "GET", &path, &[], "").await;
+        assert!(status == 200 || status == 400, "{query}: {status} {body}");
+    }
+}

@@ -1,8 +1,10 @@
 //! The chaos suite (issue 16): what flaky boards, foreign devices, a killed process and a
 //! hostile LAN do to the daemon, on loopback and pseudo-terminals only, in bounded time.
 //! Each case states its expectation and asserts it; the figures are printed (run with
-//! `--nocapture` to see them). The server-side floods (connection caps, slow headers, huge
-//! WebSocket messages, spectator caps, lag) are in crates/dgt-server/tests/limits.rs.
+//! `--nocapture` to see them). The server-side floods (connection caps, slow headers and
+//! bodies, huge WebSocket messages, spectator caps, lag) are in
+//! crates/dgt-server/tests/limits.rs; sessions, token guessing and scoped views in
+//! accounts.rs; names that carry code in hostile_text.rs.
 
 mod common;
 mod daemon_processes;
@@ -315,6 +317,18 @@ fn get_with(
     path: &str,
     token: Option<&str>,
 ) -> (u16, serde_json::Value) {
+    request_with(addr, "GET", path, token, "")
+}
+
+/// One request (a body is sent as CSV, the pairing upload's type); the status and the JSON
+/// answer.
+fn request_with(
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: &str,
+) -> (u16, serde_json::Value) {
     // While a flood holds every slot the server closes the connection at once: (0, null).
     let Ok(mut s) = TcpStream::connect(addr) else {
         return (0, serde_json::Value::Null);
@@ -323,9 +337,17 @@ fn get_with(
     let auth = token
         .map(|t| format!("Authorization: Bearer {t}\r\n"))
         .unwrap_or_default();
+    let content = if body.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "Content-Type: text/csv\r\nContent-Length: {}\r\n",
+            body.len()
+        )
+    };
     if write!(
         s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{auth}Connection: close\r\n\r\n"
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\n{auth}{content}Connection: close\r\n\r\n{body}"
     )
     .is_err()
     {
@@ -576,28 +598,6 @@ async fn from_other_machine(addr: std::net::SocketAddr, head: &str) -> u16 {
         .unwrap_or(0)
 }
 
-/// A POST with the arbiter's token from this machine; the status and the JSON answer.
-fn post_as_arbiter(addr: std::net::SocketAddr, path: &str, body: &str) -> (u16, serde_json::Value) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    write!(
-        s,
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {ARBITER}\r\n\
-         Content-Type: text/csv\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut out = String::new();
-    let _ = s.read_to_string(&mut out);
-    let status = out
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = out.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-    (status, serde_json::from_str(body).unwrap_or_default())
-}
-
 /// Expectation (issue 30): against the running daemon, one machine holding 512 POSTs whose
 /// body never comes takes its share of the port and no more — /health and the boards go on;
 /// its wrong tokens are looked at ten times or so, then answered 429; a pairing file whose
@@ -661,7 +661,13 @@ async fn a_hostile_machine_on_the_lan_starves_no_one_guesses_slowly_and_forges_n
     );
 
     let forged = "table,white,black\r\n1,\"Evil\r[Result \"\"1-0\"\"]\",Other\r\n2,Ann,Bob\r\n";
-    let (status, answer) = post_as_arbiter(addr, "/api/rounds/1/pairings", forged);
+    let (status, answer) = request_with(
+        addr,
+        "POST",
+        "/api/rounds/1/pairings",
+        Some(ARBITER),
+        forged,
+    );
     assert_eq!(status, 422, "{answer}");
     assert_eq!(answer["problems"][0]["line"], 2, "{answer}");
     let (status, _) = get_with(addr, "/api/rounds/1", Some(VIEWER));

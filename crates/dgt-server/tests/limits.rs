@@ -17,25 +17,8 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-/// One request with exactly these header lines (the Host among them, or none); the status
-/// and the whole raw answer.
 async fn raw(addr: SocketAddr, head: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    s.write_all(format!("{head}\r\nConnection: close\r\n\r\n").as_bytes())
-        .await
-        .unwrap();
-    let mut out = Vec::new();
-    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut out))
-        .await
-        .expect("an answer in time")
-        .unwrap();
-    let text = String::from_utf8_lossy(&out).to_string();
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    (status, text)
+    raw_request(addr, false, head).await
 }
 
 #[tokio::test]
@@ -531,20 +514,12 @@ fn guarded() -> ServerConfig {
     }
 }
 
-/// A connection from another loopback address (127.0.0.2): another machine on the LAN as
-/// far as the server can tell.
-async fn from_other_machine(addr: SocketAddr) -> std::io::Result<TcpStream> {
-    let socket = tokio::net::TcpSocket::new_v4()?;
-    socket.bind("127.0.0.2:0".parse().unwrap())?;
-    socket.connect(addr).await
-}
-
 /// Opens `n` requests from 127.0.0.2 whose headers are complete and whose body (1000 bytes
 /// announced) never comes; the connections the server kept open.
 async fn hold_bodies(addr: SocketAddr, path: &str, n: usize) -> Vec<TcpStream> {
     let mut held = Vec::new();
     for _ in 0..n {
-        let Ok(mut s) = from_other_machine(addr).await else {
+        let Ok(mut s) = connect(addr, true).await else {
             continue;
         };
         let head = format!(

@@ -419,9 +419,12 @@ async fn nodes(
     Query(q): Query<ReadQuery>,
     headers: HeaderMap,
 ) -> ApiResult {
-    may_read(&app, &headers, &q)?;
+    let who = may_read(&app, &headers, &q)?;
     match app.status.as_ref().and_then(|s| s.nodes()) {
-        Some(nodes) => Ok(ok(nodes)),
+        Some(mut nodes) => {
+            crate::scope::node_list(&who, &app.config.tables, &mut nodes);
+            Ok(ok(nodes))
+        }
         None => Err(ApiError::NotFound(
             "this daemon is not a hub: it has no nodes".into(),
         )),

@@ -1,5 +1,5 @@
 //! What a principal of some sections (a floor arbiter, a section's viewer) sees of views
-//! that cover the whole hall: only her tables and boards. The pairings themselves are
+//! that cover the whole hall (a round, a hub's nodes): only her tables and boards. The pairings themselves are
 //! public (the round's PGN carries them), the tables' boards, games, states and results
 //! of other sections are not hers.
 
@@ -27,5 +27,20 @@ pub(crate) fn round_view(who: &Principal, tables: &dgt_pairings::TableMap, view:
         .and_then(Value::as_array_mut)
     {
         list.retain(|b| b.as_str().is_some_and(|b| who.covers_board(tables, b)));
+    }
+}
+
+/// Keeps in a hub's node list (`GET /api/nodes`) only the boards `who` covers: each node's
+/// `board_labels` and its `boards` count.
+pub(crate) fn node_list(who: &Principal, tables: &dgt_pairings::TableMap, nodes: &mut Value) {
+    if who.whole_hall() {
+        return;
+    }
+    for node in nodes.as_array_mut().into_iter().flatten() {
+        if let Some(labels) = node.get_mut("board_labels").and_then(Value::as_array_mut) {
+            labels.retain(|b| b.as_str().is_some_and(|b| who.covers_board(tables, b)));
+            let n = labels.len();
+            node["boards"] = Value::from(n);
+        }
     }
 }

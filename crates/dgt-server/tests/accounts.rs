@@ -357,3 +357,54 @@ async fn a_floor_arbiter_sees_only_her_sections_in_health_metrics_and_round_view
     let (status, _) = get("/api/rounds/1/results.trf", FLOOR).await;
     assert_eq!(status, 403);
 }
+
+/// A hub's own state, as far as the server is concerned: two nodes and their boards.
+struct Hub;
+
+impl dgt_server::StatusSource for Hub {
+    fn health(&self) -> Value {
+        json!({ "ok": true, "nodes": 2 })
+    }
+
+    fn metrics(&self) -> String {
+        "dgt_hub_nodes 2\n".into()
+    }
+
+    fn nodes(&self) -> Option<Value> {
+        Some(json!([
+            { "node": "left", "boards": 2, "board_labels": ["1", "41"] },
+            { "node": "right", "boards": 2, "board_labels": ["2", "42"] },
+        ]))
+    }
+}
+
+#[tokio::test]
+async fn on_a_hub_a_floor_arbiter_sees_her_boards_of_each_node_and_not_the_hubs_state() {
+    let server = dgt_server::Server::bind(config())
+        .await
+        .unwrap()
+        .with_status(std::sync::Arc::new(Hub));
+    let server = start_bound(server, Some(CHIEF.into()));
+    let get = |path: &'static str, token: &'static str| {
+        let addr = server.addr;
+        async move {
+            let bearer = format!("Bearer {token}");
+            http(addr, "GET", path, &[("Authorization", &bearer)], "").await
+        }
+    };
+    let (status, nodes) = get("/api/nodes", FLOOR).await;
+    assert_eq!(status, 200, "{nodes}");
+    let nodes: Value = serde_json::from_str(&nodes).unwrap();
+    assert_eq!(nodes[0]["board_labels"], json!(["41"]), "{nodes}");
+    assert_eq!(nodes[1]["board_labels"], json!(["42"]), "{nodes}");
+    assert_eq!(nodes[1]["boards"], 1, "{nodes}");
+    let (_, nodes) = get("/api/nodes", CHIEF).await;
+    let nodes: Value = serde_json::from_str(&nodes).unwrap();
+    assert_eq!(nodes[0]["board_labels"], json!(["1", "41"]));
+    let (_, health) = get("/health", FLOOR).await;
+    assert!(!health.contains("daemon"), "{health}");
+    let (_, metrics) = get("/metrics", FLOOR).await;
+    assert!(!metrics.contains("dgt_hub_nodes"), "{metrics}");
+    let (_, metrics) = get("/metrics", CHIEF).await;
+    assert!(metrics.contains("dgt_hub_nodes 2"), "{metrics}");
+}

@@ -74,6 +74,10 @@ pub fn server_config(settings: &Settings) -> Result<ServerConfig, ServerConfigEr
         livechess_lan: settings.server.livechess_lan,
         max_connections: settings.server.max_connections,
         livechess_max_connections: settings.server.livechess_max_connections,
+        max_connections_per_address: settings.server.max_connections_per_address,
+        livechess_max_connections_per_address: settings
+            .server
+            .livechess_max_connections_per_address,
         max_public_clients: settings.server.max_public_clients,
 
         sections: settings

@@ -1,8 +1,10 @@
 //! The chaos suite (issue 16): what flaky boards, foreign devices, a killed process and a
 //! hostile LAN do to the daemon, on loopback and pseudo-terminals only, in bounded time.
 //! Each case states its expectation and asserts it; the figures are printed (run with
-//! `--nocapture` to see them). The server-side floods (connection caps, slow headers, huge
-//! WebSocket messages, spectator caps, lag) are in crates/dgt-server/tests/limits.rs.
+//! `--nocapture` to see them). The server-side floods (connection caps, slow headers and
+//! bodies, huge WebSocket messages, spectator caps, lag) are in
+//! crates/dgt-server/tests/limits.rs; sessions, token guessing and scoped views in
+//! accounts.rs; names that carry code in hostile_text.rs.
 
 mod common;
 mod daemon_processes;
@@ -315,6 +317,18 @@ fn get_with(
     path: &str,
     token: Option<&str>,
 ) -> (u16, serde_json::Value) {
+    request_with(addr, "GET", path, token, "")
+}
+
+/// One request (a body is sent as CSV, the pairing upload's type); the status and the JSON
+/// answer.
+fn request_with(
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: &str,
+) -> (u16, serde_json::Value) {
     // While a flood holds every slot the server closes the connection at once: (0, null).
     let Ok(mut s) = TcpStream::connect(addr) else {
         return (0, serde_json::Value::Null);
@@ -323,9 +337,17 @@ fn get_with(
     let auth = token
         .map(|t| format!("Authorization: Bearer {t}\r\n"))
         .unwrap_or_default();
+    let content = if body.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "Content-Type: text/csv\r\nContent-Length: {}\r\n",
+            body.len()
+        )
+    };
     if write!(
         s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{auth}Connection: close\r\n\r\n"
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\n{auth}{content}Connection: close\r\n\r\n{body}"
     )
     .is_err()
     {
@@ -550,4 +572,113 @@ fn a_full_journal_is_told_the_feed_goes_on_and_writing_resumes_when_space_return
         before_full.iter().all(|s| after.binary_search(s).is_ok()),
         "an event journaled before the disk filled is gone"
     );
+}
+
+const ARBITER: &str = "3f9c1e0b7a5d42e8b6c0d1f2a3b4c5d6";
+
+/// One request from 127.0.0.2 — another machine on the LAN as far as the daemon can tell;
+/// its status (0: closed without an answer).
+async fn from_other_machine(addr: std::net::SocketAddr, head: &str) -> u16 {
+    use tokio::io::AsyncReadExt;
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.2:0".parse().unwrap()).unwrap();
+    let Ok(mut s) = socket.connect(addr).await else {
+        return 0;
+    };
+    let request = format!("{head}\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    if s.write_all(request.as_bytes()).await.is_err() {
+        return 0;
+    }
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut out)).await;
+    String::from_utf8_lossy(&out)
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Expectation (issue 30): against the running daemon, one machine holding 512 POSTs whose
+/// body never comes takes its share of the port and no more — /health and the boards go on;
+/// its wrong tokens are looked at ten times or so, then answered 429; a pairing file whose
+/// name carries a forged PGN tag behind a lone carriage return is refused with its line and
+/// nothing is imported.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hostile_machine_on_the_lan_starves_no_one_guesses_slowly_and_forges_no_tag() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("journal.sqlite");
+    let config = demo_config(&dir, "max_connections_per_address = 16\n");
+    let mut child = spawn_demo(&journal, &config);
+    let (addr, _rx, _) = dashboard(&mut child);
+    let before = daemon_processes::eventually(Duration::from_secs(30), "events journaled", || {
+        committed(addr).filter(|&c| c > 0)
+    });
+
+    let mut held = Vec::new();
+    for _ in 0..512 {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind("127.0.0.2:0".parse().unwrap()).unwrap();
+        if let Ok(mut s) = socket.connect(addr).await {
+            let head = format!(
+                "POST /api/boards/x/result HTTP/1.1\r\nHost: {addr}\r\n\
+                 Content-Length: 1000\r\n\r\n{{"
+            );
+            if s.write_all(head.as_bytes()).await.is_ok() {
+                held.push(s);
+            }
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let started = Instant::now();
+    let (status, health) = get_with(addr, "/health", Some(VIEWER));
+    let answered_in = started.elapsed();
+    assert_eq!(status, 200, "/health starved: {health}");
+    let after =
+        daemon_processes::eventually(Duration::from_secs(30), "the journal moves on", || {
+            committed(addr).filter(|&c| c > before)
+        });
+
+    drop(held);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let started = Instant::now();
+    let (mut looked_at, mut slowed) = (0, 0);
+    for i in 0..100 {
+        let status = from_other_machine(
+            addr,
+            &format!("GET /api/alerts HTTP/1.1\r\nAuthorization: Bearer guess-{i:04}"),
+        )
+        .await;
+        match status {
+            401 => looked_at += 1,
+            429 => slowed += 1,
+            other => panic!("a wrong token got {other}"),
+        }
+    }
+    let guessing = started.elapsed();
+    assert!(
+        (1..=12).contains(&looked_at) && slowed >= 88,
+        "{looked_at} wrong tokens looked at, {slowed} slowed"
+    );
+
+    let forged = "table,white,black\r\n1,\"Evil\r[Result \"\"1-0\"\"]\",Other\r\n2,Ann,Bob\r\n";
+    let (status, answer) = request_with(
+        addr,
+        "POST",
+        "/api/rounds/1/pairings",
+        Some(ARBITER),
+        forged,
+    );
+    assert_eq!(status, 422, "{answer}");
+    assert_eq!(answer["problems"][0]["line"], 2, "{answer}");
+    let (status, _) = get_with(addr, "/api/rounds/1", Some(VIEWER));
+    assert_eq!(status, 404, "nothing was imported");
+    println!(
+        "chaos: 512 unfinished bodies from one address; /health answered in {} ms, the journal \
+         went on ({before} → {after}); 100 wrong tokens in {} ms, {looked_at} looked at; the \
+         forged name refused at line 2",
+        answered_in.as_millis(),
+        guessing.as_millis()
+    );
+    let _ = child.kill();
+    let _ = child.wait();
 }

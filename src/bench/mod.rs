@@ -108,12 +108,16 @@ fn toml_str(s: &str) -> String {
 }
 
 /// The settings of daemon `name`: its ptys only, an ephemeral port, its cluster link.
+/// The bench's clients all connect from loopback: one address may hold the whole port.
+const BENCH_SERVER: &str = "[server]\nmax_connections_per_address = 512\n";
+
 fn node_config(ports: &[String], nats: Option<u16>, name: &str) -> String {
     let mut text = String::from("listen = \"127.0.0.1:0\"\n[serial]\nscan = \"off\"\nports = [\n");
     for p in ports {
         text += &format!("  {{ path = {} }},\n", toml_str(p));
     }
     text += "]\n";
+    text += BENCH_SERVER;
     if let Some(port) = nats {
         text += &format!(
             "[cluster]\nnats = \"nats://127.0.0.1:{port}\"\nnode = \"{name}\"\nevent = \"bench\"\n"
@@ -254,7 +258,7 @@ pub async fn run(o: BenchOptions) -> Result<BenchReport, BenchError> {
         write(
             &config,
             &format!(
-                "listen = \"127.0.0.1:0\"\n[cluster]\nnats = \"nats://127.0.0.1:{port}\"\nevent = \"bench\"\n"
+                "listen = \"127.0.0.1:0\"\n{BENCH_SERVER}[cluster]\nnats = \"nats://127.0.0.1:{port}\"\nevent = \"bench\"\n"
             ),
         )?;
         let mut proc = Process::spawn(

@@ -125,6 +125,9 @@ pub struct ServerSettings {
     pub allow_no_public_delay: bool,
     /// Connections the dashboard port holds at once.
     pub max_connections: usize,
+    /// Connections one client address holds on the dashboard port (raise it to
+    /// `max_connections` behind a reverse proxy on the same machine).
+    pub max_connections_per_address: usize,
     /// `/ws/public` clients at once.
     pub max_public_clients: usize,
     /// Serve the LiveChess-compatible API (loopback only unless `livechess_lan`).
@@ -139,6 +142,8 @@ pub struct ServerSettings {
     pub livechess_action_origins: Vec<String>,
     /// Connections the LiveChess port holds at once.
     pub livechess_max_connections: usize,
+    /// Connections one client address holds on the LiveChess port.
+    pub livechess_max_connections_per_address: usize,
 
     /// Named arbiter accounts (`[[server.arbiters]]`), each with its own token and role.
     pub arbiters: Vec<dgt_server::access::Account>,
@@ -154,6 +159,7 @@ impl Default for ServerSettings {
             public_delay_s: 15 * 60,
             allow_no_public_delay: false,
             max_connections: 512,
+            max_connections_per_address: 64,
             max_public_clients: 256,
             livechess: false,
             livechess_listen: "127.0.0.1:1982".into(),
@@ -161,6 +167,7 @@ impl Default for ServerSettings {
             livechess_origins: vec!["https://lichess.org".into()],
             livechess_action_origins: Vec::new(),
             livechess_max_connections: 64,
+            livechess_max_connections_per_address: 16,
 
             arbiters: Vec::new(),
         }

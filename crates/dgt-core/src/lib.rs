@@ -31,6 +31,7 @@ pub mod outcome;
 pub mod pairing;
 pub mod reconstruct;
 pub mod session;
+pub mod text;
 pub mod time_control;
 pub mod verdict;
 

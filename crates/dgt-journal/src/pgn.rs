@@ -182,9 +182,10 @@ pub struct PgnHeader {
 /// The standard start position as dgt-core writes it.
 const STANDARD_START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
-/// Escapes a tag value (PGN standard 8.1.1: backslash and quote are escaped).
+/// Escapes a tag value (PGN standard 8.1.1: backslash and quote are escaped, no line
+/// breaks or other control characters).
 fn tag_value(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
+    dgt_core::text::pgn_tag_value(s)
 }
 
 /// `[%clk h:mm:ss]` time, whole seconds rounded down (DGT clocks show whole seconds).

@@ -6,7 +6,8 @@
 //! * [`book`] — which game belongs to which round and table, rebuilt from events (the
 //!   server's view, `export`, the broadcast folders all use it);
 //! * [`results`] — the round's results as CSV and TRF, with the unfinished tables;
-//! * [`problems`] — every problem of a file with its line and a fix.
+//! * [`problems`] — every problem of a file with its line and a fix;
+//! * [`text`] — a file's text is data: characters that are not text and sizes refused.
 //!
 //! The data types themselves ([`dgt_core::pairing`]) live in the core because pairings travel
 //! as operator actions and events; nothing in the core decides with them.
@@ -15,6 +16,7 @@ pub mod book;
 pub mod list;
 pub mod problems;
 pub mod results;
+pub mod text;
 pub mod trf;
 
 pub use book::{Entry, ResultSource, RoundBook, TableMap, TableOutcome, TableState};
@@ -24,13 +26,17 @@ pub use trf::{BoardOrder, UnknownBoardOrder};
 use dgt_core::pairing::RoundPairings;
 
 /// Round `round`'s pairings from a file's text: a FIDE TRF when it has TRF player lines,
-/// else a CSV/TSV pairing list. Every problem at once; nothing when any is found.
+/// else a CSV/TSV pairing list. Every problem at once; nothing when any is found. The text
+/// is checked first ([`text`]): characters that are not text and sizes beyond the bounds are
+/// refused with their lines.
 pub fn read(text: &str, round: u32, order: BoardOrder) -> Result<RoundPairings, Problems> {
-    if trf::looks_like_trf(text) {
+    text::check_file(text).or(())?;
+    let pairings = if trf::looks_like_trf(text) {
         trf::read(text, round, order)
     } else {
         list::read(text, round)
-    }
+    }?;
+    text::check_pairings(&pairings).or(pairings)
 }
 
 /// The encoding of a pairing file that is not UTF-8: Windows-1252, which Windows pairing

@@ -28,11 +28,14 @@ pub fn unfinished(outcomes: &[TableOutcome<'_>]) -> Vec<u32> {
         .collect()
 }
 
+/// A text cell: read by a spreadsheet as text, never as a formula
+/// ([`dgt_core::text::spreadsheet_text`]), quoted when it holds a delimiter or a quote.
 fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
+    let s = dgt_core::text::spreadsheet_text(s);
+    if s.contains([',', '"', '\n', '\r', ';']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
-        s.to_string()
+        s
     }
 }
 

@@ -1,6 +1,6 @@
 //! Who is at the dashboard: named arbiter accounts with a role (`chief`, `floor` for some
 //! sections of the hall, `viewer`), the sections of the hall, sign-in sessions, and the
-//! constant-time comparison of secrets.
+//! constant-time comparison of secrets. Sign-in sessions are in [`crate::sessions`].
 //!
 //! A floor arbiter sees and acts on the boards of their sections only; the chief sees and
 //! acts on every board; a viewer reads (all boards, or their sections) and never acts. The
@@ -11,22 +11,15 @@
 //! `SameSite=Strict` cookie naming a random session: the token never sits in a URL, a link
 //! or the page's storage. Scripts send `Authorization: Bearer TOKEN`.
 
-use std::collections::{BTreeSet, HashMap};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-/// The cookie that carries a signed-in browser's session.
-pub const SESSION_COOKIE: &str = "dgt_session";
-
-/// How long a session lasts without use (a round and then some).
-pub const SESSION_IDLE: Duration = Duration::from_secs(12 * 3600);
-
-/// Sessions kept at most; the oldest is dropped beyond it.
-pub const MAX_SESSIONS: usize = 1000;
+pub use crate::sessions::{
+    MAX_SESSIONS_PER_ACCOUNT, NoRandomness, SESSION_COOKIE, SESSION_IDLE, Sessions, session_cookie,
+};
 
 /// What an account may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -198,81 +191,6 @@ pub fn account_for_token<'a>(accounts: &'a [Account], token: &str) -> Option<&'a
     found
 }
 
-struct BrowserSession {
-    principal: Principal,
-    last_used: Instant,
-}
-
-/// The system gave no random bytes for a session id.
-#[derive(Debug, thiserror::Error)]
-#[error("no randomness for a session: {0}")]
-pub struct NoRandomness(getrandom::Error);
-
-/// Signed-in browsers: session id (kept only as its SHA-256) → principal.
-#[derive(Default)]
-pub struct Sessions {
-    by_digest: Mutex<HashMap<[u8; 32], BrowserSession>>,
-}
-
-fn digest(id: &str) -> [u8; 32] {
-    Sha256::digest(id.as_bytes()).into()
-}
-
-impl Sessions {
-    /// Opens a session for `principal`; returns its id (256 random bits, hex).
-    pub fn open(&self, principal: Principal) -> Result<String, NoRandomness> {
-        let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes).map_err(NoRandomness)?;
-        let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        let mut map = self.by_digest.lock().unwrap_or_else(|p| p.into_inner());
-        map.retain(|_, s| s.last_used.elapsed() < SESSION_IDLE);
-        if map.len() >= MAX_SESSIONS
-            && let Some(oldest) = map.iter().min_by_key(|(_, s)| s.last_used).map(|(k, _)| *k)
-        {
-            map.remove(&oldest);
-        }
-        map.insert(
-            digest(&id),
-            BrowserSession {
-                principal,
-                last_used: Instant::now(),
-            },
-        );
-        Ok(id)
-    }
-
-    /// The principal of a live session, refreshing its idle time.
-    pub fn principal(&self, id: &str) -> Option<Principal> {
-        let mut map = self.by_digest.lock().unwrap_or_else(|p| p.into_inner());
-        let key = digest(id);
-        let session = map.get_mut(&key)?;
-        if session.last_used.elapsed() >= SESSION_IDLE {
-            map.remove(&key);
-            return None;
-        }
-        session.last_used = Instant::now();
-        Some(session.principal.clone())
-    }
-
-    /// Ends a session (sign-out).
-    pub fn close(&self, id: &str) {
-        let mut map = self.by_digest.lock().unwrap_or_else(|p| p.into_inner());
-        map.remove(&digest(id));
-    }
-}
-
-/// The session id in a request's `Cookie` header.
-pub fn session_cookie(headers: &axum::http::HeaderMap) -> Option<&str> {
-    headers
-        .get_all(axum::http::header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, _)| *k == SESSION_COOKIE)
-        .map(|(_, v)| v.trim())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -328,18 +246,5 @@ mod tests {
         assert!(chief.covers_board(&tables, "board-1") && chief.whole_hall());
         assert_eq!(section_of(&hall_sections(), Some(41)), Some("open"));
         assert_eq!(section_of(&hall_sections(), Some(99)), None);
-    }
-
-    #[test]
-    fn sessions_open_resolve_and_close() {
-        let s = Sessions::default();
-        let id = s.open(Principal::chief("Carl")).unwrap();
-        assert_eq!(id.len(), 64);
-        assert_eq!(s.principal(&id).unwrap().name, "Carl");
-        assert!(s.principal("0000").is_none());
-        s.close(&id);
-        assert!(s.principal(&id).is_none());
-        let other = s.open(Principal::chief("Dora")).unwrap();
-        assert_ne!(id, other);
     }
 }

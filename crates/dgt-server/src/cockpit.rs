@@ -153,7 +153,7 @@ pub(crate) async fn replay(
             None => q.at_ms.unwrap_or_else(|| desk.now_t_ms()),
         };
         let from = q.from_ms.unwrap_or(at.saturating_sub(BEFORE_MS));
-        let to = q.to_ms.unwrap_or(at + AFTER_MS);
+        let to = q.to_ms.unwrap_or(at.saturating_add(AFTER_MS));
         if to < from || to - from > MAX_WINDOW_MS {
             return Err(ApiError::BadRequest(format!(
                 "the window must run forwards and last at most {} s",

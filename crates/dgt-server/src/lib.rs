@@ -39,9 +39,12 @@
 //! - [`rest`]: `/api/…`, `/health`, `/metrics`;
 //! - [`auth`]: tokens, Origin check, the bind rule;
 //! - [`origin`]: the `Host` rule (DNS rebinding) and the LiveChess port's Origin lists;
-//! - [`listen`]: connection caps, header time-out, descriptors kept for the boards;
+//! - [`listen`]: connection caps (per port and per address), the whole-request deadline,
+//!   body limits, descriptors kept for the boards;
 
-//! - [`access`]: arbiter accounts, roles, sections, sessions, constant-time comparison;
+//! - [`access`]: arbiter accounts, roles, sections, constant-time comparison;
+//! - [`sessions`]: sign-in sessions, bounded per account, closing their sockets as they end;
+//! - [`throttle`]: wrong tokens slowed per address;
 //! - [`pgn`], [`metrics`]: output formats;
 //! - [`livechess`]: the LiveChess 2 API on its own port (default 1982);
 //! - [`assets`]: the dashboard (plain HTML/CSS/JS compiled into the binary).
@@ -63,6 +66,9 @@ pub mod pgn;
 pub mod public;
 pub mod rest;
 pub mod rounds;
+mod scope;
+pub mod sessions;
+pub mod throttle;
 pub mod ws;
 
 use std::future::Future;
@@ -127,13 +133,27 @@ pub struct ServerConfig {
     pub max_connections: usize,
     /// Connections the LiveChess port holds at once.
     pub livechess_max_connections: usize,
+    /// Connections one client address (an IPv6 client: its /64) holds on the dashboard
+    /// port: one machine cannot take the port from the others. Behind a reverse proxy on
+    /// the same machine every connection comes from the proxy: raise it to
+    /// `max_connections` there.
+    pub max_connections_per_address: usize,
+    /// The same on the LiveChess port.
+    pub livechess_max_connections_per_address: usize,
+    /// The largest request body (JSON actions, sign-in); larger is refused (413).
+    pub max_body_bytes: usize,
+    /// The largest upload (a round's pairing file).
+    pub max_upload_bytes: usize,
     /// `/ws/public` clients at once (spectators may not take every connection).
     pub max_public_clients: usize,
     /// `eboardevent` subscriptions one LiveChess client may hold.
     pub livechess_max_subscriptions: usize,
-    /// How long a client may take to send a request's headers (and how long an idle
-    /// keep-alive connection is kept).
+    /// How long a client may take to send a whole request, headers and body, from its
+    /// first byte (and how long an idle keep-alive connection is kept); 408 beyond it.
     pub header_timeout_ms: u64,
+    /// How long a signed-in browser's session lasts without use; it then ends, and the
+    /// WebSockets it opened close.
+    pub session_idle_ms: u64,
     /// Public events waiting out the delay at most; beyond it the oldest clock readings
     /// are dropped (a later one replaces them), and a warning is logged.
     pub public_queue_cap: usize,
@@ -177,10 +197,15 @@ impl Default for ServerConfig {
             livechess_lan: false,
             max_connections: 512,
             livechess_max_connections: 64,
+            max_connections_per_address: 64,
+            livechess_max_connections_per_address: 16,
+            max_body_bytes: 64 * 1024,
+            max_upload_bytes: 1024 * 1024,
             max_public_clients: 256,
             livechess_max_subscriptions: 64,
             header_timeout_ms: 10_000,
             public_queue_cap: 200_000,
+            session_idle_ms: access::SESSION_IDLE.as_millis() as u64,
 
             sections: Vec::new(),
             arbiters: Vec::new(),
@@ -314,6 +339,8 @@ pub(crate) struct App {
 
     /// Signed-in browsers.
     pub sessions: access::Sessions,
+    /// Wrong tokens by address.
+    pub throttle: throttle::Throttle,
 }
 
 impl App {
@@ -490,6 +517,7 @@ impl Server {
             }
             let delay = Duration::from_millis(config.public_delay_ms);
             let public_slots = Arc::new(tokio::sync::Semaphore::new(config.max_public_clients));
+            let config_session_idle_ms = config.session_idle_ms;
             let app = Arc::new(App {
                 status,
                 config,
@@ -505,8 +533,25 @@ impl Server {
                 shutdown: stop_rx.clone(),
                 public_slots,
 
-                sessions: access::Sessions::default(),
+                sessions: access::Sessions::new(
+                    Duration::from_millis(config_session_idle_ms),
+                    access::MAX_SESSIONS_PER_ACCOUNT,
+                ),
+                throttle: throttle::Throttle::default(),
             });
+            // Sessions idle too long end on time (and their WebSockets with them), not only
+            // when next presented.
+            let sweeper = {
+                let app = app.clone();
+                let every = (app.sessions.idle() / 4)
+                    .clamp(Duration::from_millis(10), Duration::from_secs(60));
+                tokio::spawn(async move {
+                    loop {
+                        tokio::time::sleep(every).await;
+                        app.sessions.expire();
+                    }
+                })
+            };
             let hub = tokio::spawn(feed::run(
                 feed,
                 receiver,
@@ -536,20 +581,29 @@ impl Server {
                      for the boards (raise LimitNOFILE)"
                 );
             }
-            let header_timeout = Duration::from_millis(app.config.header_timeout_ms.max(1));
-            let router = rest::router(app.clone()).layer(axum::middleware::from_fn_with_state(
-                app.clone(),
-                origin::host_guard,
-            ));
+            let request_timeout = Duration::from_millis(app.config.header_timeout_ms.max(1));
+            let router = rest::router(app.clone())
+                .layer(axum::middleware::from_fn_with_state(
+                    app.clone(),
+                    throttle::guard,
+                ))
+                .layer(axum::middleware::from_fn_with_state(
+                    app.clone(),
+                    origin::host_guard,
+                ));
             let main = listen::serve(
                 listener,
                 router,
                 listen::Limits {
                     max_connections: dashboard_cap,
-                    header_timeout,
+                    max_per_address: app.config.max_connections_per_address,
+                    request_timeout,
+                    max_body: app.config.max_body_bytes,
+                    max_upload: app.config.max_upload_bytes,
+                    uploads: rest::is_upload,
                 },
                 stop_rx.clone(),
-                app.gauges.refused_connections.clone(),
+                app.gauges.listen.clone(),
             );
             let result = match livechess {
                 Some(l) => {
@@ -561,10 +615,14 @@ impl Server {
                         router,
                         listen::Limits {
                             max_connections: livechess_cap,
-                            header_timeout,
+                            max_per_address: app.config.livechess_max_connections_per_address,
+                            request_timeout,
+                            max_body: app.config.max_body_bytes,
+                            max_upload: app.config.max_body_bytes,
+                            uploads: |_| false,
                         },
                         stop_rx.clone(),
-                        app.gauges.refused_connections.clone(),
+                        app.gauges.listen.clone(),
                     );
                     let (a, b) = tokio::join!(main, lc);
                     a.and(b)
@@ -573,6 +631,7 @@ impl Server {
             };
             hub.abort();
             delayer.abort();
+            sweeper.abort();
             result.map_err(ServeError::Io)
         }
     }

@@ -2,9 +2,9 @@
 //! and severity, WebSocket clients and the clients that fell behind.
 
 use std::fmt::Write;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::access::Principal;
 use crate::feed::Desk;
 
 /// Client counts the connection tasks keep.
@@ -17,8 +17,9 @@ pub struct Gauges {
     pub lagging_clients: AtomicU64,
     /// Clients disconnected because they stopped reading.
     pub stalled_disconnects: AtomicU64,
-    /// Connections closed at once because their port held its cap (both ports).
-    pub refused_connections: Arc<AtomicU64>,
+    /// What the listeners turned away (both ports): connections beyond a cap, requests
+    /// too slow or too large.
+    pub listen: crate::listen::Refusals,
     /// Requests refused for a `Host` that is not this server's (DNS rebinding).
     pub foreign_hosts: AtomicU64,
     /// Public feed clients refused because `max_public_clients` were connected.
@@ -43,11 +44,22 @@ impl Drop for ClientGuard<'_> {
     }
 }
 
-/// Renders every metric.
-pub fn render(desk: &Desk, gauges: &Gauges) -> String {
+/// Renders every metric `who` may see: the hall's for a principal of the whole hall; for
+/// one of some sections (a floor arbiter) the boards and open alerts of those sections and
+/// the server's own figures, none of the hall-wide counts.
+pub fn render(
+    desk: &Desk,
+    gauges: &Gauges,
+    throttle: &crate::throttle::Throttle,
+    who: &Principal,
+) -> String {
     let mut out = String::new();
     let hall = &desk.hall;
-    let connected = hall.boards().filter(|b| b.is_connected()).count();
+    let covered = |board: &str| hall.covers(who, board);
+    let connected = hall
+        .boards()
+        .filter(|b| covered(&b.board) && b.is_connected())
+        .count();
     metric(
         &mut out,
         "dgt_boards_connected",
@@ -61,10 +73,32 @@ pub fn render(desk: &Desk, gauges: &Gauges) -> String {
         "gauge",
         "Boards seen since the server started.",
     );
-    let _ = writeln!(out, "dgt_boards_known {}", hall.boards().count());
-
+    let known = hall.boards().filter(|b| covered(&b.board)).count();
+    let _ = writeln!(out, "dgt_boards_known {known}");
     metric(
         &mut out,
+        "dgt_alerts_open",
+        "gauge",
+        "Alerts not yet acknowledged.",
+    );
+    let open = hall
+        .open_alerts()
+        .into_iter()
+        .filter(|a| covered(&a.board))
+        .count();
+    let _ = writeln!(out, "dgt_alerts_open {open}");
+    if who.whole_hall() {
+        hall_counts(&mut out, desk);
+    }
+    server_counts(&mut out, gauges, throttle);
+    out
+}
+
+/// What only a principal of the whole hall sees: events, alerts and acks counted over it.
+fn hall_counts(out: &mut String, desk: &Desk) {
+    let hall = &desk.hall;
+    metric(
+        out,
         "dgt_events_total",
         "counter",
         "Events received, by type.",
@@ -73,7 +107,7 @@ pub fn render(desk: &Desk, gauges: &Gauges) -> String {
         let _ = writeln!(out, "dgt_events_total{{type=\"{kind}\"}} {n}");
     }
     metric(
-        &mut out,
+        out,
         "dgt_alerts_total",
         "counter",
         "Alerts raised, by kind and severity.",
@@ -85,37 +119,33 @@ pub fn render(desk: &Desk, gauges: &Gauges) -> String {
         );
     }
     metric(
-        &mut out,
-        "dgt_alerts_open",
-        "gauge",
-        "Alerts not yet acknowledged.",
-    );
-    let _ = writeln!(out, "dgt_alerts_open {}", hall.open_alerts().len());
-    metric(
-        &mut out,
+        out,
         "dgt_alert_acks_total",
         "counter",
         "Alerts acknowledged.",
     );
     let _ = writeln!(out, "dgt_alert_acks_total {}", desk.counts.acks);
     metric(
-        &mut out,
+        out,
         "dgt_events_lost_total",
         "counter",
         "Events missed by the server.",
     );
     let _ = writeln!(out, "dgt_events_lost_total {}", desk.counts.events_lost);
     metric(
-        &mut out,
+        out,
         "dgt_last_seq",
         "gauge",
         "Seq of the last event applied.",
     );
     let _ = writeln!(out, "dgt_last_seq {}", hall.last_seq());
+}
 
+/// The server's own figures: clients, refusals.
+fn server_counts(out: &mut String, gauges: &Gauges, throttle: &crate::throttle::Throttle) {
     let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
     metric(
-        &mut out,
+        out,
         "dgt_ws_clients",
         "gauge",
         "Connected WebSocket clients, by feed.",
@@ -136,7 +166,7 @@ pub fn render(desk: &Desk, gauges: &Gauges) -> String {
         g(&gauges.livechess_clients)
     );
     metric(
-        &mut out,
+        out,
         "dgt_ws_lagging_clients_total",
         "counter",
         "Clients resynced after falling behind.",
@@ -147,7 +177,7 @@ pub fn render(desk: &Desk, gauges: &Gauges) -> String {
         g(&gauges.lagging_clients)
     );
     metric(
-        &mut out,
+        out,
         "dgt_ws_stalled_disconnects_total",
         "counter",
         "Clients dropped for not reading.",
@@ -158,23 +188,33 @@ pub fn render(desk: &Desk, gauges: &Gauges) -> String {
         g(&gauges.stalled_disconnects)
     );
     metric(
-        &mut out,
+        out,
         "dgt_refused_total",
         "counter",
         "Connections and requests refused by a limit, by reason.",
     );
     for (reason, n) in [
-        ("connection_cap", g(&gauges.refused_connections)),
+        ("connection_cap", g(&gauges.listen.connection_cap)),
+        ("address_cap", g(&gauges.listen.address_cap)),
+        ("request_timeout", g(&gauges.listen.request_timeout)),
+        ("body_too_large", g(&gauges.listen.body_too_large)),
         ("foreign_host", g(&gauges.foreign_hosts)),
         ("public_client_cap", g(&gauges.refused_public_clients)),
         (
             "livechess_subscription_cap",
             g(&gauges.refused_subscriptions),
         ),
+        ("auth_throttled", g(&throttle.throttled)),
     ] {
         let _ = writeln!(out, "dgt_refused_total{{reason=\"{reason}\"}} {n}");
     }
-    out
+    metric(
+        out,
+        "dgt_auth_failures_total",
+        "counter",
+        "Wrong tokens (bearer, WebSocket, sign-in).",
+    );
+    let _ = writeln!(out, "dgt_auth_failures_total {}", g(&throttle.failures));
 }
 
 fn metric(out: &mut String, name: &str, kind: &str, help: &str) {

@@ -18,8 +18,10 @@ pub fn clk(ms: u64) -> String {
     format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
 }
 
+/// One tag; its value escaped as the PGN standard says (8.1.1), so a name from a pairing
+/// file never ends the tag or the line early.
 fn tag(out: &mut String, name: &str, value: &str) {
-    let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
+    let escaped = dgt_core::text::pgn_tag_value(value);
     let _ = writeln!(out, "[{name} \"{escaped}\"]");
 }
 

@@ -69,6 +69,14 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .layer(axum::middleware::map_response(security_headers))
 }
 
+/// Whether a request is an upload (a round's pairing file), which may be larger than other
+/// bodies (`max_upload_bytes`).
+pub(crate) fn is_upload(parts: &axum::http::request::Parts) -> bool {
+    parts.method == axum::http::Method::POST
+        && parts.uri.path().starts_with("/api/rounds/")
+        && parts.uri.path().ends_with("/pairings")
+}
+
 /// On every response of the dashboard port: no script, style, frame or connection from
 /// anywhere but this server (`default-src 'self'`), and no URL of this server leaked to
 /// another site in a `Referer`.
@@ -128,6 +136,7 @@ async fn signin_form(
         Err(ApiError::Refused(_)) => {
             r.headers_mut()
                 .insert(header::LOCATION, HeaderValue::from_static("/signin?failed"));
+            r.extensions_mut().insert(crate::throttle::TokenRefused);
         }
         Err(e) => return Err(e),
     }
@@ -159,7 +168,7 @@ fn open_session(
     let cookie = format!(
         "{}={id}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}{}",
         crate::access::SESSION_COOKIE,
-        crate::access::SESSION_IDLE.as_secs(),
+        app.sessions.idle().as_secs(),
         if secure { "; Secure" } else { "" }
     );
     tracing::info!(arbiter = %principal.name, role = ?principal.role, "signed in");
@@ -219,20 +228,25 @@ async fn health(
         .as_ref()
         .is_some_and(|d| d.get("ok") == Some(&Value::Bool(false)));
     let status = if degraded { "degraded" } else { "ok" };
-    if may_read(&app, &headers, &q).is_err() {
+    let Ok(who) = may_read(&app, &headers, &q) else {
         return ok(json!({ "status": status }));
-    }
+    };
     let desk = app.feed.desk();
     let hall = &desk.hall;
+    // A floor arbiter's counts cover her sections; the daemon's own state (serial ports,
+    // the journal) is the whole hall's.
+    let covered = |board: &str| hall.covers(&who, board);
     let mut body = json!({
         "status": status,
         "seq": hall.last_seq(),
-        "boards": hall.boards().count(),
-        "boards_connected": hall.boards().filter(|b| b.is_connected()).count(),
-        "open_alerts": hall.open_alerts().len(),
+        "boards": hall.boards().filter(|b| covered(&b.board)).count(),
+        "boards_connected": hall.boards().filter(|b| covered(&b.board) && b.is_connected()).count(),
+        "open_alerts": hall.open_alerts().into_iter().filter(|a| covered(&a.board)).count(),
         "uptime_ms": app.now_ms(),
     });
-    if let Some(d) = daemon {
+    if let Some(d) = daemon
+        && who.whole_hall()
+    {
         body["daemon"] = d;
     }
     ok(body)
@@ -244,9 +258,11 @@ async fn metrics_text(
     Query(q): Query<ReadQuery>,
     headers: HeaderMap,
 ) -> ApiResult {
-    may_read(&app, &headers, &q)?;
-    let mut text = metrics::render(&app.feed.desk(), &app.gauges);
-    if let Some(status) = &app.status {
+    let who = may_read(&app, &headers, &q)?;
+    let mut text = metrics::render(&app.feed.desk(), &app.gauges, &app.throttle, &who);
+    if let Some(status) = &app.status
+        && who.whole_hall()
+    {
         text.push_str(&status.metrics());
     }
     let mut r = text.into_response();
@@ -409,9 +425,12 @@ async fn nodes(
     Query(q): Query<ReadQuery>,
     headers: HeaderMap,
 ) -> ApiResult {
-    may_read(&app, &headers, &q)?;
+    let who = may_read(&app, &headers, &q)?;
     match app.status.as_ref().and_then(|s| s.nodes()) {
-        Some(nodes) => Ok(ok(nodes)),
+        Some(mut nodes) => {
+            crate::scope::node_list(&who, &app.config.tables, &mut nodes);
+            Ok(ok(nodes))
+        }
         None => Err(ApiError::NotFound(
             "this daemon is not a hub: it has no nodes".into(),
         )),

@@ -72,12 +72,11 @@ pub(crate) async fn one(
     Query(q): Query<ReadQuery>,
     headers: HeaderMap,
 ) -> ApiResult {
-    may_read(&app, &headers, &q)?;
+    let who = may_read(&app, &headers, &q)?;
     let desk = app.feed.desk();
-    desk.hall
-        .round_json(round)
-        .map(ok)
-        .ok_or_else(|| no_round(round))
+    let mut view = desk.hall.round_json(round).ok_or_else(|| no_round(round))?;
+    crate::scope::round_view(&who, desk.hall.tables(), &mut view);
+    Ok(ok(view))
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -318,12 +317,17 @@ pub(crate) async fn results(
     Query(q): Query<ReadQuery>,
     headers: HeaderMap,
 ) -> ApiResult {
-    may_read(&app, &headers, &q)?;
+    let who = may_read(&app, &headers, &q)?;
     let desk = app.feed.desk();
     let hall = &desk.hall;
     let info = hall.book().round(round).ok_or_else(|| no_round(round))?;
     let present = hall.present_boards();
-    let outcomes = hall.book().outcomes(round, hall.tables(), &present);
+    let mut outcomes = hall.book().outcomes(round, hall.tables(), &present);
+    // A floor arbiter's results are her tables'; the TRF is the whole tournament's.
+    outcomes.retain(|o| who.covers_table(Some(o.pairing.table)));
+    if !who.whole_hall() && file == "results.trf" {
+        return Err(ApiError::Refused(crate::auth::Refusal::OutsideSections));
+    }
     let unfinished = dgt_pairings::results::unfinished(&outcomes);
     let encoding = info.pairings.encoding.as_deref();
     let (body, kind) = match file.as_str() {

@@ -73,10 +73,23 @@ pub(crate) async fn arbiter_feed(
         Ok(who) => who,
         Err(r) => return r.into_response(),
     };
+    // A socket opened by a signed-in browser (no token) closes when its session ends.
+    let ended = match auth::presented_token(&headers, q.token.as_deref()) {
+        Some(_) => None,
+        None => crate::access::session_cookie(&headers).and_then(|id| app.sessions.ended(id)),
+    };
     small_frames(upgrade, FEED_MESSAGE_MAX).on_upgrade(move |socket| async move {
         let _counted = ClientGuard::new(&app.gauges.ws_clients);
         let who = (!who.whole_hall()).then_some(who);
-        pump(socket, &app, Audience::Arbiter, q.since, who.as_ref()).await;
+        pump(
+            socket,
+            &app,
+            Audience::Arbiter,
+            q.since,
+            who.as_ref(),
+            ended,
+        )
+        .await;
     })
 }
 
@@ -98,7 +111,7 @@ pub(crate) async fn public_feed(
     small_frames(upgrade, FEED_MESSAGE_MAX).on_upgrade(move |socket| async move {
         let _slot = slot;
         let _counted = ClientGuard::new(&app.gauges.public_clients);
-        pump(socket, &app, Audience::Public, None, None).await;
+        pump(socket, &app, Audience::Public, None, None, None).await;
     })
 }
 
@@ -169,14 +182,24 @@ async fn send_backlog(app: &App, socket: &mut WebSocket, backlog: Vec<Utf8Bytes>
 /// Live messages handed out together at most (one flush each).
 const BURST: usize = 64;
 
-/// One client's life: backlog, then live messages until it leaves or the server stops.
-/// `who`: a principal covering part of the hall gets only its boards' messages.
+/// Completes when the session behind a socket ends; never for a socket without one.
+async fn session_ended(ended: &mut Option<crate::sessions::Ended>) {
+    match ended {
+        Some(e) => e.wait().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// One client's life: backlog, then live messages until it leaves, its session ends or the
+/// server stops. `who`: a principal covering part of the hall gets only its boards'
+/// messages.
 async fn pump(
     mut socket: WebSocket,
     app: &App,
     audience: Audience,
     since: Option<u64>,
     who: Option<&Principal>,
+    mut ended: Option<crate::sessions::Ended>,
 ) {
     let mut joined = join(app, audience, since, false, who);
     let mut shutdown = app.shutdown.clone();
@@ -249,6 +272,16 @@ async fn pump(
             },
             _ = crate::stop_requested(&mut shutdown) => {
                 let _ = socket.send(Message::Close(None)).await;
+                return;
+            }
+            _ = session_ended(&mut ended) => {
+                // 4401: the application's "sign in again" (close codes 4000-4999 are free
+                // for applications, RFC 6455 7.4.2).
+                let frame = axum::extract::ws::CloseFrame {
+                    code: 4401,
+                    reason: Utf8Bytes::from_static("the session ended: sign in again"),
+                };
+                let _ = socket.send(Message::Close(Some(frame))).await;
                 return;
             }
         }

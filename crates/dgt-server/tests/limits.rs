@@ -17,25 +17,8 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-/// One request with exactly these header lines (the Host among them, or none); the status
-/// and the whole raw answer.
 async fn raw(addr: SocketAddr, head: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    s.write_all(format!("{head}\r\nConnection: close\r\n\r\n").as_bytes())
-        .await
-        .unwrap();
-    let mut out = Vec::new();
-    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut out))
-        .await
-        .expect("an answer in time")
-        .unwrap();
-    let text = String::from_utf8_lossy(&out).to_string();
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    (status, text)
+    raw_request(addr, false, head).await
 }
 
 #[tokio::test]
@@ -517,4 +500,289 @@ async fn the_livechess_api_listens_on_the_network_only_read_only() {
     assert!(matches!(acting, Err(dgt_server::ServeError::Insecure(_))));
     // Both are refused before anything is bound; tests bind only loopback, so the accepted
     // case is check-config's test.
+}
+
+const ARBITER: &str = "arbiter-secret-0123456789";
+const VIEWER: &str = "viewer-secret-0123456789";
+
+fn guarded() -> ServerConfig {
+    ServerConfig {
+        arbiter_token: Some(ARBITER.into()),
+        viewer_token: Some(VIEWER.into()),
+        livechess_listen: Some(loopback()),
+        ..test_config()
+    }
+}
+
+/// Opens `n` requests from 127.0.0.2 whose headers are complete and whose body (1000 bytes
+/// announced) never comes; the connections the server kept open.
+async fn hold_bodies(addr: SocketAddr, path: &str, n: usize) -> Vec<TcpStream> {
+    let mut held = Vec::new();
+    for _ in 0..n {
+        let Ok(mut s) = connect(addr, true).await else {
+            continue;
+        };
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+             Content-Length: 1000\r\n\r\n{{\"result\""
+        );
+        if s.write_all(head.as_bytes()).await.is_ok() {
+            held.push(s);
+        }
+    }
+    held
+}
+
+/// Expectation: one machine sends 512 POSTs with complete headers and a body that never
+/// arrives (on both ports). It holds its share of connections, no more: meanwhile
+/// `/health`, sign-in, an action and a WebSocket reconnect from another machine all answer
+/// at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_machine_holding_512_unfinished_bodies_starves_no_one_else() {
+    let events = capture_events();
+    let mut server = start(guarded()).await;
+    let lc = server.livechess.unwrap();
+    server.send(&events[..10]);
+    server.wait_seq(events[9].seq).await;
+    let _held = hold_bodies(server.addr, "/api/boards/board-1/result", 512).await;
+    let _held_lc = hold_bodies(lc, "/api/v1.0/eboards", 64).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    let within = Duration::from_secs(3);
+    let started = tokio::time::Instant::now();
+    let (status, body) = tokio::time::timeout(within, http(server.addr, "GET", "/health", &[], ""))
+        .await
+        .expect("/health answered in time");
+    assert_eq!((status, body.as_str()), (200, r#"{"status":"ok"}"#));
+    let sign_in = json!({ "token": ARBITER }).to_string();
+    let (status, head, _) = tokio::time::timeout(
+        within,
+        request(
+            server.addr,
+            "POST",
+            "/api/session",
+            &[("Content-Type", "application/json")],
+            &sign_in,
+        ),
+    )
+    .await
+    .expect("sign-in answered in time");
+    assert_eq!(status, 200, "{head}");
+    assert!(header(&head, "set-cookie").is_some(), "{head}");
+    let bearer = format!("Bearer {ARBITER}");
+    let (status, body) = tokio::time::timeout(
+        within,
+        http(
+            server.addr,
+            "POST",
+            "/api/boards/board-1/result",
+            &[("Authorization", &bearer)],
+            r#"{"result":"1-0"}"#,
+        ),
+    )
+    .await
+    .expect("the action answered in time");
+    assert_eq!(status, 200, "{body}");
+    assert!(matches!(
+        server.next_action().await.kind,
+        dgt_core::InputKind::Op(dgt_core::Operation::Result(_))
+    ));
+    let mut ws = tokio::time::timeout(
+        within,
+        ws_connect(&format!("ws://{}/ws?token={VIEWER}", server.addr)),
+    )
+    .await
+    .expect("the dashboard reconnected in time");
+    assert_eq!(next_json(&mut ws).await["type"], "snapshot");
+    let (status, _) = tokio::time::timeout(
+        within,
+        raw(lc, &format!("GET /api/v1.0/eboards HTTP/1.1\r\nHost: {lc}")),
+    )
+    .await
+    .expect("the LiveChess port answered in time");
+    assert_eq!(status, 200);
+    println!(
+        "limits: 512 + 64 held bodies from one address; /health, sign-in, an action, a \
+         reconnect and LiveChess answered in {} ms",
+        started.elapsed().as_millis()
+    );
+    let (_, metrics) = http(
+        server.addr,
+        "GET",
+        "/metrics",
+        &[("Authorization", &bearer)],
+        "",
+    )
+    .await;
+    let refused: u64 = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("dgt_refused_total{reason=\"address_cap\"} "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(refused >= (512 - 64) + (64 - 16), "{refused}");
+}
+
+/// Expectation: a body that never arrives, or arrives a byte at a time, is cut off when the
+/// request's deadline (counted from its first byte) passes: 408, the connection closed,
+/// nothing applied.
+#[tokio::test]
+async fn a_body_that_never_comes_or_dribbles_is_cut_off_at_the_deadline() {
+    let mut server = start(ServerConfig {
+        header_timeout_ms: 600,
+        ..guarded()
+    })
+    .await;
+    for dribble in [false, true] {
+        let mut s = TcpStream::connect(server.addr).await.unwrap();
+        let head = format!(
+            "POST /api/boards/board-1/result HTTP/1.1\r\nHost: {}\r\n\
+             Authorization: Bearer {ARBITER}\r\nContent-Type: application/json\r\n\
+             Content-Length: 100\r\n\r\n{{",
+            server.addr
+        );
+        s.write_all(head.as_bytes()).await.unwrap();
+        let started = tokio::time::Instant::now();
+        let mut out = Vec::new();
+        let read = if dribble {
+            // A byte every 100 ms: never idle, never done.
+            let (mut r, mut w) = s.into_split();
+            let writer = tokio::spawn(async move {
+                for _ in 0..80 {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    if w.write_all(b" ").await.is_err() {
+                        break;
+                    }
+                }
+            });
+            let read = tokio::time::timeout(Duration::from_secs(5), r.read_to_end(&mut out)).await;
+            writer.abort();
+            read
+        } else {
+            tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut out)).await
+        };
+        assert!(
+            read.is_ok(),
+            "dribble {dribble}: the connection was kept open"
+        );
+        let text = String::from_utf8_lossy(&out);
+        assert!(
+            text.starts_with("HTTP/1.1 408"),
+            "dribble {dribble}: {text}"
+        );
+        assert!(text.contains("did not arrive within 600 ms"), "{text}");
+        assert!(started.elapsed() < Duration::from_secs(3));
+    }
+    assert!(server.ops.try_recv().is_err(), "nothing reached the core");
+}
+
+/// Expectation: a body beyond its bound is refused whole with 413 before it is read: an
+/// action's JSON beyond `max_body_bytes`, a pairing file beyond `max_upload_bytes`.
+#[tokio::test]
+async fn bodies_beyond_their_bound_are_refused_and_nothing_is_applied() {
+    let mut server = start(guarded()).await;
+    let bearer = format!("Bearer {ARBITER}");
+    let padded = format!(r#"{{"result":"1-0","pad":"{}"}}"#, "x".repeat(100 * 1024));
+    let (status, body) = http(
+        server.addr,
+        "POST",
+        "/api/boards/board-1/result",
+        &[("Authorization", &bearer)],
+        &padded,
+    )
+    .await;
+    assert_eq!(status, 413, "{body}");
+    assert!(body.contains("larger than 65536 bytes"), "{body}");
+    let mut file = String::from("table,white,black\n");
+    let mut t = 1;
+    while file.len() < 1536 * 1024 {
+        file.push_str(&format!("{t},White Player {t},Black Player {t}\n"));
+        t += 1;
+    }
+    let (status, body) = http(
+        server.addr,
+        "POST",
+        "/api/rounds/1/pairings",
+        &[("Authorization", &bearer), ("Content-Type", "text/csv")],
+        &file,
+    )
+    .await;
+    assert_eq!(status, 413, "{body}");
+    assert!(
+        body.contains("the file is larger than 1048576 bytes"),
+        "{body}"
+    );
+    assert!(server.ops.try_recv().is_err(), "nothing reached the core");
+}
+
+/// Reads one response (headers and a `Content-Length` body) from a keep-alive connection;
+/// its status.
+async fn read_response(s: &mut TcpStream) -> u16 {
+    let mut buf = Vec::new();
+    let mut byte = [0u8; 1];
+    while !buf.ends_with(b"\r\n\r\n") {
+        let n = tokio::time::timeout(Duration::from_secs(5), s.read(&mut byte))
+            .await
+            .expect("an answer in time")
+            .unwrap();
+        assert_eq!(n, 1, "closed: {}", String::from_utf8_lossy(&buf));
+        buf.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&buf).to_string();
+    let length: usize = header(&head, "content-length").unwrap().parse().unwrap();
+    let mut body = vec![0u8; length];
+    s.read_exact(&mut body).await.unwrap();
+    head.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// Expectation: the deadline counts from a request's first byte, not from the connection's
+/// or an earlier request's: a keep-alive connection that pauses between requests (for less
+/// than the idle limit) is served, even when the earlier body came late and its own body
+/// comes a while after its headers.
+#[tokio::test]
+async fn a_keep_alive_pause_between_requests_does_not_count_against_the_next() {
+    let server = start(ServerConfig {
+        header_timeout_ms: 600,
+        ..guarded()
+    })
+    .await;
+    let mut s = TcpStream::connect(server.addr).await.unwrap();
+    let body = r#"{"result":"1-0"}"#;
+    let head = format!(
+        "POST /api/boards/board-1/result HTTP/1.1\r\nHost: {}\r\n\
+         Authorization: Bearer {ARBITER}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n",
+        server.addr,
+        body.len()
+    );
+    // Three requests whose bodies come 250 ms after their headers, 400 ms apart: each
+    // has its own 600 ms.
+    for i in 0..3 {
+        if i > 0 {
+            tokio::time::sleep(Duration::from_millis(400)).await;
+        }
+        s.write_all(head.as_bytes()).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        s.write_all(body.as_bytes()).await.unwrap();
+        assert_eq!(read_response(&mut s).await, 200, "request {i}");
+    }
+}
+
+/// Expectation: a replay window named by extreme numbers is answered (a window, or 400),
+/// never an arithmetic overflow that drops the connection.
+#[tokio::test]
+async fn an_extreme_replay_window_is_answered() {
+    let events = capture_events();
+    let server = start(test_config()).await;
+    server.send(&events[..10]);
+    server.wait_seq(events[9].seq).await;
+    for query in [
+        format!("at_ms={}", u64::MAX),
+        format!("from_ms=0&to_ms={}", u64::MAX),
+        format!("from_ms={}&to_ms=0", u64::MAX),
+    ] {
+        let path = format!("/api/boards/board-1/replay?{query}");
+        let (status, body) = http(server.addr, "GET", &path, &[], "").await;
+        assert!(status == 200 || status == 400, "{query}: {status} {body}");
+    }
 }

@@ -192,7 +192,17 @@ impl Checker {
         }
         for (key, n, max) in [
             ("server.max_connections", v.max_connections, 100_000),
+            (
+                "server.max_connections_per_address",
+                v.max_connections_per_address,
+                100_000,
+            ),
             ("server.max_public_clients", v.max_public_clients, 100_000),
+            (
+                "server.livechess_max_connections_per_address",
+                v.livechess_max_connections_per_address,
+                10_000,
+            ),
             (
                 "server.livechess_max_connections",
                 v.livechess_max_connections,

@@ -297,3 +297,42 @@ pub fn hall_events(n: usize) -> Vec<Event> {
         })
         .collect()
 }
+
+/// Another machine on the LAN, as far as the server can tell: loopback's 127.0.0.2.
+pub const OTHER_MACHINE: &str = "127.0.0.2";
+
+/// A connection to `addr`, from `OTHER_MACHINE` when `other` is set.
+pub async fn connect(addr: SocketAddr, other: bool) -> std::io::Result<TcpStream> {
+    if !other {
+        return TcpStream::connect(addr).await;
+    }
+    let socket = tokio::net::TcpSocket::new_v4()?;
+    socket.bind(SocketAddr::new(OTHER_MACHINE.parse().unwrap(), 0))?;
+    socket.connect(addr).await
+}
+
+/// One request with exactly these header lines (the Host among them, or none), then
+/// `Connection: close`; the status (0: closed without an answer) and the whole raw answer.
+pub async fn raw_request(addr: SocketAddr, other: bool, head: &str) -> (u16, String) {
+    let Ok(mut s) = connect(addr, other).await else {
+        return (0, String::new());
+    };
+    if s.write_all(format!("{head}\r\nConnection: close\r\n\r\n").as_bytes())
+        .await
+        .is_err()
+    {
+        return (0, String::new());
+    }
+    let mut out = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut out))
+        .await
+        .expect("an answer in time")
+        .unwrap_or_default();
+    let text = String::from_utf8_lossy(&out).to_string();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, text)
+}

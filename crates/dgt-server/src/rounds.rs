@@ -23,6 +23,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use dgt_core::Operation;
 use dgt_core::TableResult;
+use dgt_pairings::TableState;
 use dgt_core::pairing::{Pairing, ROUND_BOARD, TABLE_RESULTS, TableGameOp, TableResultOp};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -190,7 +191,12 @@ pub(crate) async fn enter_result(
             )));
         }
         let game = book.table_game(round, table).and_then(|g| book.game(g));
-        result.and_then(|r| entry_doubt(r, game))
+        let present = desk.hall.present_boards();
+        let playing = book
+            .outcomes(round, desk.hall.tables(), &present)
+            .iter()
+            .any(|o| o.pairing.table == table && o.state == TableState::Playing);
+        result.and_then(|r| entry_doubt(r, game, playing))
     };
     if let Some(doubt) = doubt
         && !confirmed
@@ -232,10 +238,21 @@ fn table_action(
     Ok((who, parse_body(body)?))
 }
 
-/// Why an entry may be meant for another table: a forfeit where moves were played, or a
-/// result other than the board's end by rule.
-fn entry_doubt(result: TableResult, game: Option<&dgt_pairings::book::GameInfo>) -> Option<String> {
+/// Why an entry may be meant for another table: a forfeit where moves were played, a
+/// result for a game still being played (moves, no result, its clock not stopped after the
+/// last move), or a result other than the board's end by rule.
+fn entry_doubt(
+    result: TableResult,
+    game: Option<&dgt_pairings::book::GameInfo>,
+    playing: bool,
+) -> Option<String> {
     let game = game?;
+    if playing && game.plies > 0 && game.result.is_none() {
+        return Some(format!(
+            "its game is still being played ({} move(s), its clock not stopped)",
+            game.plies.div_ceil(2)
+        ));
+    }
     if matches!(
         result,
         TableResult::Forfeit { .. } | TableResult::BothForfeit

@@ -258,10 +258,14 @@ async fn echo(server: &mut TestServer, script: &mut Script) {
 }
 
 async fn enter(server: &TestServer, table: u32, body: &str) -> (u16, Value) {
+    enter_in(server, 3, table, body).await
+}
+
+async fn enter_in(server: &TestServer, round: u32, table: u32, body: &str) -> (u16, Value) {
     let (code, _, text) = request(
         server.addr,
         "POST",
-        &format!("/api/rounds/3/tables/{table}/result"),
+        &format!("/api/rounds/{round}/tables/{table}/result"),
         &[BEARER, ("Content-Type", "application/json")],
         body,
     )
@@ -487,6 +491,12 @@ async fn a_round_keeps_each_tables_game_and_result_through_play_after_it_and_a_r
         entered,
         "round 3 stays"
     );
+    // A result typed for a table whose game is still being played is usually meant for
+    // another table: asked again, nothing applied.
+    let (code, v) = enter_in(&server, 4, 1, r#"{"result": "1-0"}"#).await;
+    assert_eq!(code, 409, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("still being played"), "{v}");
+    assert!(server.ops.try_recv().is_err(), "nothing forwarded");
     let games = round_pgn(&server, 4, |g| g.len() == 2 && g[0].sans.len() == 1).await;
     assert_eq!(games[0].sans, ["c4"]);
     assert_eq!(tag(&games[0], "Round"), "4.1");

@@ -151,7 +151,9 @@ impl TestServer {
 
     /// Waits until the server has applied the event with this seq.
     pub async fn wait_seq(&self, seq: u64) {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        // A wait for progress, not a timing check: a loaded debug build takes seconds to
+        // apply a 1,000-board hall's tens of thousands of events.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
         loop {
             let bearer = self.read_token.as_ref().map(|t| format!("Bearer {t}"));
             let headers: Vec<(&str, &str)> = bearer

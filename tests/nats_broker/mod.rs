@@ -25,7 +25,7 @@ fn installed() -> Option<PathBuf> {
     ["/usr/sbin/nats-server", "/usr/bin/nats-server"]
         .into_iter()
         .map(PathBuf::from)
-        .find(|p| p.exists())
+        .find(|p| p.is_file())
 }
 
 fn executable() -> PathBuf {

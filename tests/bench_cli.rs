@@ -3,6 +3,8 @@
 //! No timing is asserted: only that the report has its fields and that every event the
 //! daemons journaled reached every client.
 
+mod nats_broker;
+
 use std::process::Command;
 
 use serde_json::Value;
@@ -90,6 +92,11 @@ fn a_tiny_bench_on_one_daemon_loses_nothing() {
 
 #[test]
 fn a_tiny_bench_across_two_nodes_and_a_hub_loses_nothing() {
+    if !nats_broker::nats_server_or_skip(
+        "bench_cli::a_tiny_bench_across_two_nodes_and_a_hub_loses_nothing",
+    ) {
+        return;
+    }
     let report = bench(&[
         "--boards",
         "4",

@@ -305,6 +305,11 @@ fn is_acked(addr: SocketAddr, id: u64) -> bool {
 
 #[test]
 fn three_nodes_reach_the_hub_exactly_once_and_actions_go_both_ways() {
+    if !nats_broker::nats_server_or_skip(
+        "cluster::three_nodes_reach_the_hub_exactly_once_and_actions_go_both_ways",
+    ) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start(dir.path());
     let nodes: Vec<Node> = ["hall-a", "hall-b", "hall-c"]
@@ -405,6 +410,11 @@ fn three_nodes_reach_the_hub_exactly_once_and_actions_go_both_ways() {
 
 #[test]
 fn a_broker_killed_mid_game_loses_nothing_and_doubles_nothing() {
+    if !nats_broker::nats_server_or_skip(
+        "cluster::a_broker_killed_mid_game_loses_nothing_and_doubles_nothing",
+    ) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let mut broker = Broker::start(dir.path());
     let node = start_node(dir.path(), &broker, "hall-a", 3);
@@ -473,6 +483,11 @@ fn a_broker_killed_mid_game_loses_nothing_and_doubles_nothing() {
 
 #[test]
 fn a_restarted_hub_and_a_second_hub_rebuild_the_same_view() {
+    if !nats_broker::nats_server_or_skip(
+        "cluster::a_restarted_hub_and_a_second_hub_rebuild_the_same_view",
+    ) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start(dir.path());
     let node = start_node(dir.path(), &broker, "hall-a", 5);
@@ -506,6 +521,11 @@ fn a_restarted_hub_and_a_second_hub_rebuild_the_same_view() {
 
 #[test]
 fn a_killed_node_goes_offline_on_the_hub_then_catches_up() {
+    if !nats_broker::nats_server_or_skip(
+        "cluster::a_killed_node_goes_offline_on_the_hub_then_catches_up",
+    ) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start(dir.path());
     let node = start_node(dir.path(), &broker, "hall-a", 9);
@@ -545,6 +565,11 @@ fn a_killed_node_goes_offline_on_the_hub_then_catches_up() {
 /// log and on the hub.
 #[test]
 fn a_new_journal_under_an_old_node_name_is_refused_not_mixed_in() {
+    if !nats_broker::nats_server_or_skip(
+        "cluster::a_new_journal_under_an_old_node_name_is_refused_not_mixed_in",
+    ) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start(dir.path());
     let node = start_node(dir.path(), &broker, "hall-a", 5);
@@ -582,6 +607,11 @@ fn a_new_journal_under_an_old_node_name_is_refused_not_mixed_in() {
 /// inbox.
 #[test]
 fn the_shipped_broker_configuration_keeps_each_node_to_its_own_subjects() {
+    if !nats_broker::nats_server_or_skip(
+        "cluster::the_shipped_broker_configuration_keeps_each_node_to_its_own_subjects",
+    ) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start_shipped(dir.path());
     assert!(broker.secured());

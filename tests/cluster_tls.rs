@@ -68,6 +68,11 @@ fn start_node(dir: &Path, name: &str, table: String) -> (Proc, std::net::SocketA
 
 #[test]
 fn nodes_and_hub_speak_tls_to_the_broker_and_an_untrusted_broker_gets_nothing() {
+    if !nats_broker::nats_server_or_skip(
+        "cluster_tls::nodes_and_hub_speak_tls_to_the_broker_and_an_untrusted_broker_gets_nothing",
+    ) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let ca = venue_certificates(dir.path());
     let broker = tls_broker(dir.path());

@@ -11,12 +11,10 @@ use dgt_core::capture::parse_capture;
 use dgt_journal::{Journal, JournalWriter, WriterSettings};
 use tokio_util::sync::CancellationToken;
 
-fn shared() -> PathBuf {
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    while !dir.join("shared/captures").is_dir() {
-        assert!(dir.pop(), "shared/ not found");
-    }
-    dir.join("shared")
+/// The repository's test captures, where the real DGT recording lives with its origin and
+/// licence.
+fn captures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/captures")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -42,7 +40,7 @@ async fn an_event_is_released_only_once_its_step_is_committed() {
         stop.clone(),
     );
     let mut events = handle.subscribe();
-    let text = std::fs::read_to_string(shared().join("captures/real-blitz-game-1.jsonl")).unwrap();
+    let text = std::fs::read_to_string(captures().join("real-blitz-game-1.jsonl")).unwrap();
     let inputs = parse_capture(&text).unwrap();
     // The cable pulled as the daemon stops: its events are the last the core produces.
     let last = inputs.last().cloned().unwrap();

@@ -14,12 +14,10 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn shared() -> PathBuf {
-    let mut dir = root();
-    while !dir.join("shared/captures").is_dir() {
-        assert!(dir.pop(), "shared/ not found");
-    }
-    dir.join("shared")
+/// The repository's test captures, where the real DGT recording lives with its origin and
+/// licence.
+fn captures() -> PathBuf {
+    root().join("tests/captures")
 }
 
 fn run(args: &[&str]) -> Output {
@@ -48,8 +46,7 @@ fn settings(dir: &Path) -> PathBuf {
 
 /// The real game, relabelled to board "1", appended after what the journal holds.
 fn play_real_game(journal: &Path) {
-    let capture =
-        std::fs::read_to_string(shared().join("captures/real-blitz-game-1.jsonl")).unwrap();
+    let capture = std::fs::read_to_string(captures().join("real-blitz-game-1.jsonl")).unwrap();
     let inputs = dgt_core::capture::parse_capture(&capture).unwrap();
     let mut j = Journal::open(journal).unwrap();
     let (mut core, _, recovered): (Core, _, _) =

@@ -4,12 +4,10 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-fn shared() -> PathBuf {
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    while !dir.join("shared/captures").is_dir() {
-        assert!(dir.pop(), "shared/ not found");
-    }
-    dir.join("shared")
+/// The repository's test captures, where the real DGT recording lives with its origin and
+/// licence.
+fn captures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/captures")
 }
 
 fn replay(path: &std::path::Path) -> std::process::Output {
@@ -22,7 +20,7 @@ fn replay(path: &std::path::Path) -> std::process::Output {
 
 #[test]
 fn the_real_recording_replays_identically_every_time() {
-    let capture = shared().join("captures/real-blitz-game-1.jsonl");
+    let capture = captures().join("real-blitz-game-1.jsonl");
     let a = replay(&capture);
     let b = replay(&capture);
     assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
@@ -42,12 +40,11 @@ fn the_real_recording_replays_identically_every_time() {
             moves.push(v["uci"].as_str().unwrap().to_string());
         }
     }
-    let expected: Vec<String> =
-        std::fs::read_to_string(shared().join("captures/real-blitz-game-1.moves"))
-            .unwrap()
-            .split_whitespace()
-            .map(String::from)
-            .collect();
+    let expected: Vec<String> = std::fs::read_to_string(captures().join("real-blitz-game-1.moves"))
+        .unwrap()
+        .split_whitespace()
+        .map(String::from)
+        .collect();
     assert_eq!(moves, expected);
 }
 

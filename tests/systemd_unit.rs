@@ -60,7 +60,7 @@ fn the_unit_is_a_hardened_notify_service_that_can_reach_the_boards() {
     assert_eq!(one("Type"), "notify");
     assert_eq!(one("NotifyAccess"), "main");
     assert_eq!(one("WatchdogSec"), "30s");
-    assert_eq!(one("ExecStart"), "/usr/local/bin/dgt-arbiter run");
+    assert_eq!(one("ExecStart"), "/usr/bin/dgt-arbiter run");
     assert!(["always", "on-failure"].contains(&one("Restart").as_str()));
     assert!(!one("RestartSec").is_empty());
     assert_eq!(one("RestartPreventExitStatus"), "78");
@@ -124,7 +124,7 @@ fn the_unit_is_a_hardened_notify_service_that_can_reach_the_boards() {
 fn verify(unit_text: &str, exec: &Path) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     let unit = dir.path().join("dgt-arbiter.service");
-    let text = unit_text.replace("/usr/local/bin/dgt-arbiter", &exec.display().to_string());
+    let text = unit_text.replace("/usr/bin/dgt-arbiter", &exec.display().to_string());
     std::fs::write(&unit, text).unwrap();
     let out = Command::new("systemd-analyze")
         .arg("verify")

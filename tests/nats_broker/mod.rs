@@ -1,8 +1,11 @@
 //! A real `nats-server` (Debian's package) with JetStream, on a free loopback port and a
-//! store in a temporary folder, for the cluster tests. `.ci/run` installs the package; a
-//! machine without it fails here with the command that installs it.
+//! store in a temporary folder, for the cluster tests. `.ci/run` installs the package; on a
+//! machine without it each test that needs it skips with a notice ([`nats_server_or_skip`]).
 
 #![allow(dead_code)]
+
+#[path = "../../crates/dgt-server/tests/common/skip_note.rs"]
+mod skip_note;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -18,13 +21,26 @@ pub struct Broker {
     config: Option<PathBuf>,
 }
 
+fn installed() -> Option<PathBuf> {
+    ["/usr/sbin/nats-server", "/usr/bin/nats-server"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+}
+
 fn executable() -> PathBuf {
-    for p in ["/usr/sbin/nats-server", "/usr/bin/nats-server"] {
-        if Path::new(p).exists() {
-            return PathBuf::from(p);
-        }
+    installed().expect("nats-server is installed (checked by nats_server_or_skip)")
+}
+
+/// Whether `nats-server` is installed; when it is not, `test` is noted as skipped (and fails
+/// under CI) — the caller returns at once.
+#[must_use]
+pub fn nats_server_or_skip(test: &str) -> bool {
+    if installed().is_some() {
+        return true;
     }
-    panic!("nats-server is not installed: apt-get install nats-server (.ci/run does)");
+    skip_note::skipped(test, "nats-server", "sudo apt-get install nats-server");
+    false
 }
 
 pub fn free_port() -> u16 {

@@ -9,12 +9,11 @@ fn main() {
 }
 
 fn real_capture() -> Vec<Input> {
-    let mut dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    while !dir.join("shared/captures").is_dir() {
-        assert!(dir.pop(), "shared/ not found");
-    }
-    let text =
-        std::fs::read_to_string(dir.join("shared/captures/real-blitz-game-1.jsonl")).unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/captures/real-blitz-game-1.jsonl"
+    ))
+    .unwrap();
     parse_capture(&text).unwrap()
 }
 

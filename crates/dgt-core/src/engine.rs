@@ -326,12 +326,11 @@ mod tests {
     /// real blitz game, shifted in time so their timers interleave.
     #[test]
     fn the_next_timer_is_the_earliest_of_all_boards() {
-        let mut dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-        while !dir.join("shared/captures").is_dir() {
-            assert!(dir.pop(), "shared/ not found");
-        }
-        let text =
-            std::fs::read_to_string(dir.join("shared/captures/real-blitz-game-1.jsonl")).unwrap();
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/captures/real-blitz-game-1.jsonl"
+        ))
+        .unwrap();
         let game = crate::capture::parse_capture(&text).unwrap();
         let mut inputs = Vec::new();
         for (b, shift) in [(1, 0), (2, 37), (3, 211)] {

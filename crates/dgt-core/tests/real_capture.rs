@@ -1,4 +1,4 @@
-//! End to end on the real DGT recording in `shared/captures`: a blitz game on a real board
+//! End to end on the real DGT recording in `tests/captures`: a blitz game on a real board
 //! with a real clock. The capture is also transformed the ways a venue varies it (the board
 //! turned round, the clock on the other side, any chunking) and must give the same game.
 
@@ -7,26 +7,19 @@ use std::path::PathBuf;
 use dgt_core::capture::parse_capture;
 use dgt_core::{Core, CoreConfig, Event, EventBody, Input, InputKind};
 
-fn shared() -> PathBuf {
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        let candidate = dir.join("shared");
-        if candidate.join("captures").is_dir() {
-            return candidate;
-        }
-        if !dir.pop() {
-            panic!("shared/ not found above {}", env!("CARGO_MANIFEST_DIR"));
-        }
-    }
+/// The repository's test captures (`tests/captures` at the workspace root), where the real
+/// DGT recording lives with its origin and licence.
+fn captures() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/captures"))
 }
 
 fn capture() -> Vec<Input> {
-    let text = std::fs::read_to_string(shared().join("captures/real-blitz-game-1.jsonl")).unwrap();
+    let text = std::fs::read_to_string(captures().join("real-blitz-game-1.jsonl")).unwrap();
     parse_capture(&text).unwrap()
 }
 
 fn expected_moves() -> Vec<String> {
-    std::fs::read_to_string(shared().join("captures/real-blitz-game-1.moves"))
+    std::fs::read_to_string(captures().join("real-blitz-game-1.moves"))
         .unwrap()
         .split_whitespace()
         .map(String::from)

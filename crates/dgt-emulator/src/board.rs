@@ -1,7 +1,7 @@
 //! The board's firmware: modes, command answers (single-board and bus), the scan loop, the
 //! clock link and the EEPROM log, driven by the planned human actions, all in time order.
 //!
-//! Protocol facts used here (shared/spec/dgt-protocol.md):
+//! Protocol facts used here (docs/dgt-protocol.md):
 //! * §2.1 single-board commands and their answers; IDLE / UPDATE_BOARD / UPDATE /
 //!   UPDATE_NICE modes; the boot loader 0x4E is never obeyed;
 //! * §2.2 clock commands run one at a time and are acked only in UPDATE / UPDATE_NICE;

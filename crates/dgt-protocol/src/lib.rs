@@ -1,4 +1,4 @@
-//! The DGT e-board and clock serial protocol, byte by byte (see `shared/spec/dgt-protocol.md`).
+//! The DGT e-board and clock serial protocol, byte by byte (see `docs/dgt-protocol.md`).
 //!
 //! The data flow of this crate follows the wire:
 //!

@@ -8,26 +8,19 @@ use dgt_core::capture::parse_capture;
 use dgt_core::{Core, Event, Input};
 use dgt_journal::{Batch, Cause};
 
-pub fn shared() -> PathBuf {
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        let candidate = dir.join("shared");
-        if candidate.join("captures").is_dir() {
-            return candidate;
-        }
-        if !dir.pop() {
-            panic!("shared/ not found above {}", env!("CARGO_MANIFEST_DIR"));
-        }
-    }
+/// The repository's test captures (`tests/captures` at the workspace root), where the real
+/// DGT recording lives with its origin and licence.
+pub fn captures() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/captures"))
 }
 
 pub fn real_capture() -> Vec<Input> {
-    let text = std::fs::read_to_string(shared().join("captures/real-blitz-game-1.jsonl")).unwrap();
+    let text = std::fs::read_to_string(captures().join("real-blitz-game-1.jsonl")).unwrap();
     parse_capture(&text).unwrap()
 }
 
 pub fn expected_moves() -> Vec<String> {
-    std::fs::read_to_string(shared().join("captures/real-blitz-game-1.moves"))
+    std::fs::read_to_string(captures().join("real-blitz-game-1.moves"))
         .unwrap()
         .split_whitespace()
         .map(String::from)

@@ -19,22 +19,15 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-fn shared() -> PathBuf {
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        let candidate = dir.join("shared");
-        if candidate.join("captures").is_dir() {
-            return candidate;
-        }
-        if !dir.pop() {
-            panic!("shared/ not found above {}", env!("CARGO_MANIFEST_DIR"));
-        }
-    }
+/// The repository's test captures (`tests/captures` at the workspace root), where the real
+/// DGT recording lives with its origin and licence.
+fn captures() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/captures"))
 }
 
 /// The real blitz game's inputs, then the board's link lost (which the core reports).
 pub fn capture_inputs() -> Vec<Input> {
-    let text = std::fs::read_to_string(shared().join("captures/real-blitz-game-1.jsonl")).unwrap();
+    let text = std::fs::read_to_string(captures().join("real-blitz-game-1.jsonl")).unwrap();
     let mut inputs = parse_capture(&text).unwrap();
     let last = inputs.last().map_or(0, |i| i.t_ms);
     inputs.push(Input {
@@ -63,7 +56,7 @@ pub fn capture_events() -> Vec<Event> {
 
 /// The expected SAN-free move list (UCI) of the real game.
 pub fn expected_uci() -> Vec<String> {
-    std::fs::read_to_string(shared().join("captures/real-blitz-game-1.moves"))
+    std::fs::read_to_string(captures().join("real-blitz-game-1.moves"))
         .unwrap()
         .split_whitespace()
         .map(String::from)

@@ -51,6 +51,16 @@ impl TableMap {
         // "7" is table 7 only when the map does not put another board there.
         (!self.by_table.contains_key(&n)).then_some(n)
     }
+
+    /// A replacement board: `to` stands at `from`'s table from now on (issue 35), and `from`
+    /// at none. Nothing changes when `from` stands at no table.
+    pub fn replace_board(&mut self, from: &str, to: &str) {
+        let Some(table) = self.table(from) else {
+            return;
+        };
+        self.by_table.retain(|_, label| label != to);
+        self.by_table.insert(table, to.to_string());
+    }
 }
 
 /// What the book knows of one game.

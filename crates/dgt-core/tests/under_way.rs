@@ -266,3 +266,18 @@ fn without_a_log_the_game_is_followed_from_where_it_stands_after_the_wait() {
     assert_eq!(starts(&ev), [format!("{RUY_LOPEZ} b KQkq - 0 1")]);
     assert_eq!(moves(&ev), ["a7a6"]);
 }
+
+#[test]
+fn a_move_made_while_the_log_was_sent_follows_the_rebuilt_game() {
+    // The log ends at 2...Nc6; 3.Bb5 was made while it was sent (its report waits behind).
+    let mut b = found_on_a_port(Some(log_of(&RUY_MOVES[..4])));
+    b.mv("a7", "a6", 'p').wait(250).press().wait(2000);
+    let ev = b.run();
+    assert_eq!(
+        starts(&ev),
+        ["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"]
+    );
+    let mut want: Vec<&str> = RUY_MOVES.to_vec();
+    want.push("a7a6");
+    assert_eq!(moves(&ev), want);
+}

@@ -10,6 +10,24 @@
 
 use super::*;
 
+/// Whether the log's game leads to the placement on the board: it ends there, the board
+/// shows its end with a piece or two lifted (a move begun as the log was read), or a move or
+/// two made while the log was sent (the board's reports wait behind it, protocol §4.4).
+fn leads_to(game: &Game, shown: &shakmaty::Board) -> bool {
+    let end = game.current().board();
+    let lifted = shown.occupied().is_subset(end.occupied())
+        && (end.occupied() ^ shown.occupied()).count() <= 2
+        && shown
+            .occupied()
+            .into_iter()
+            .all(|sq| shown.piece_at(sq) == end.piece_at(sq));
+    lifted
+        || matches!(
+            reconstruct::interpret(game, shown, 2),
+            Interpretation::Ahead(_)
+        )
+}
+
 impl Session {
     /// Whether the board's log may still tell the moves before the placement found: it was
     /// read already and rebuilds the game now, or it is asked for and awaited.
@@ -77,7 +95,7 @@ impl Session {
             return false;
         };
         let shown = self.board.placement(since.orientation).board;
-        if since.game.plies() == 0 || since.game.current().board() != &shown {
+        if since.game.plies() == 0 || !leads_to(&since.game, &shown) {
             return false;
         }
         self.begin_game(

@@ -59,9 +59,16 @@ fn first_game_moves(events: &[Value]) -> Vec<String> {
         .collect()
 }
 
-/// Whether one list of moves begins with the other.
+/// Whether two daemons' moves of one game agree where they overlap: each daemon followed
+/// the game from its start (rebuilt from the board's log) or from where it found it, so one
+/// list's moves run inside the other's.
 fn agree(a: &[String], b: &[String]) -> bool {
-    a.starts_with(b) || b.starts_with(a)
+    let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+    (0..=long.len()).any(|k| {
+        let rest = &long[k..];
+        rest.starts_with(&short[..short.len().min(rest.len())])
+            && (rest.len() >= short.len() || short.starts_with(rest))
+    })
 }
 
 /// Waits until the journal's first game has at least `plies` moves (looking every two
@@ -129,20 +136,16 @@ fn a_daemon_started_mid_game_follows_it_and_keeps_it_over_a_restart() {
     // A daemon on an empty journal (the journal lost) finds the game again.
     let mut fresh = Proc::spawn(&["run", "--config", &config(dir.path(), "lost", &pty)]);
     fresh.stderr_line("dashboard at", Duration::from_secs(20));
-    let lost = until_moves(dir.path(), "lost", got.len() + 1);
+    let lost = until_moves(dir.path(), "lost", 3);
     fresh.terminate();
     board.terminate();
     assert!(found(&lost) >= 1, "told again");
-    // Rebuilt from the board's log (both daemons then read the same game from its start), or
-    // followed from where it stood when the log did not lead there.
+    // Rebuilt from the board's log (from the start), or followed from where it stood when
+    // the log did not lead there: the moves agree with the first daemon's where both saw them.
     let again_got = first_game_moves(&lost);
-    let start = of_type(&lost, "game_start")[0]["start_fen"].clone();
-    if start == "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1" {
-        assert!(
-            agree(&got, &again_got),
-            "both daemons read the same game: {got:?}\n{again_got:?}"
-        );
-    } else {
-        assert!(!again_got.is_empty(), "followed from {start}");
-    }
+    assert!(!again_got.is_empty());
+    assert!(
+        agree(&got, &again_got),
+        "both daemons read the same game: {got:?}\n{again_got:?}"
+    );
 }

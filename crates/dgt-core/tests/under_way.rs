@@ -281,3 +281,40 @@ fn a_move_made_while_the_log_was_sent_follows_the_rebuilt_game() {
     want.push("a7a6");
     assert_eq!(moves(&ev), want);
 }
+
+#[test]
+fn a_log_that_comes_after_the_wait_still_rebuilds_a_game_without_moves() {
+    // The host was slow: the log comes 25 s after the board was found, when the game found
+    // under way is followed already (Black to move, by the clock) with no move read yet.
+    let mut b = Board::new();
+    let line =
+        r#"{"t_ms": 0, "board": "b", "link": {"state": "connected", "port": "/dev/ttyACM0"}}"#;
+    b.inputs.extend(parse_capture(line).unwrap());
+    b.clock = Some((250, 240, Some(true)));
+    b.dump_fen(RUY_LOPEZ);
+    b.reading();
+    b.wait(25_000);
+    b.rx(ee_message(&log_of(&RUY_MOVES)));
+    b.wait(1000);
+    b.mv("a7", "a6", 'p').wait(250).press().wait(2000);
+    let ev = b.run_with(white_left());
+    let ids: Vec<String> = ev
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::GameStart { game, .. } => Some(game.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        ids,
+        ["b/1", "b/1"],
+        "the same game, started again from the start"
+    );
+    assert_eq!(
+        starts(&ev)[1],
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    );
+    let mut want: Vec<&str> = RUY_MOVES.to_vec();
+    want.push("a7a6");
+    assert_eq!(moves(&ev), want);
+}

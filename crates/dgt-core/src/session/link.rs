@@ -160,6 +160,8 @@ impl Session {
         let entries = dgt_protocol::parse_ee_log(data);
         if self.game.is_none() {
             self.log_without_game(t, &entries, out);
+        } else if self.watch.found_under_way && self.playing().is_some_and(|g| g.plies() == 0) {
+            self.late_log(t, &entries, out);
         }
         if self.timers.take(Timer::LogWait).is_some()
             && let (Some(mark), Some(g)) = (&self.ee_mark, &self.game)

@@ -10,6 +10,12 @@
 
 use super::*;
 
+/// How long a game found under way waits for the board's log: a full log takes ~8 s at
+/// 9600 baud (protocol §4.4), behind whatever the board is sending; a busy host reads it
+/// later still. A log that comes after the wait still rebuilds a game found under way in
+/// which no move has been read yet (`late_log`).
+const FOUND_LOG_WAIT_MS: u64 = 20_000;
+
 /// Whether the log's game leads to the placement on the board: it ends there, the board
 /// shows its end with a piece or two lifted (a move begun as the log was read), or a move or
 /// two made while the log was sent (the board's reports wait behind it, protocol §4.4).
@@ -44,7 +50,7 @@ impl Session {
             return false;
         }
         self.found_log_asked = true;
-        let until = t + eeprom::LOG_WAIT_MS;
+        let until = t + FOUND_LOG_WAIT_MS;
         self.timers.set(Timer::LogWait, until);
         self.timers.set(Timer::Settle, until);
         let placement = self.board.placement(self.orientation).board;
@@ -54,7 +60,7 @@ impl Session {
             None,
             format!(
                 "A game is under way on this board (placement {placement}), and no game was followed here: the board's own log is read for the moves before it (up to {} s); the game is followed from where it stands if the log does not lead there.",
-                eeprom::LOG_WAIT_MS / 1000
+                FOUND_LOG_WAIT_MS / 1000
             ),
         );
         a.fen = Some(placement.to_string());
@@ -80,6 +86,22 @@ impl Session {
             if !rebuilt {
                 self.follow_found(t, out);
             }
+        }
+    }
+
+    /// The log came after the wait, while the game found under way has no move yet: the game
+    /// is rebuilt from it under the same id (its `game_start` is sent again, from the start
+    /// position) when the log leads to the placement.
+    pub(super) fn late_log(
+        &mut self,
+        t: u64,
+        entries: &[dgt_protocol::EeEntry],
+        out: &mut Emitted,
+    ) {
+        let kept = self.games_started;
+        self.games_started = kept.saturating_sub(1);
+        if !self.rebuild_from_log(t, entries, out) {
+            self.games_started = kept;
         }
     }
 

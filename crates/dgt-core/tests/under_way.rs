@@ -40,7 +40,7 @@ fn found(right_runs: Option<bool>) -> Board {
     b.clock = Some((250, 240, right_runs));
     b.dump_fen(RUY_LOPEZ);
     b.reading();
-    b.wait(1000);
+    b.wait(2500);
     b
 }
 
@@ -101,9 +101,30 @@ fn a_check_on_the_board_says_who_is_on_move() {
     // The black king stands in check: only Black can be on move, whatever the clock.
     let mut b = Board::new();
     b.dump_fen("4k3/8/8/8/3P4/8/5P2/4R1K1");
-    b.wait(1000);
+    b.wait(2500);
     let ev = b.run();
     assert_eq!(starts(&ev), ["4k3/8/8/8/3P4/8/5P2/4R1K1 b - - 0 1"]);
+}
+
+#[test]
+fn a_piece_held_in_the_hand_is_not_taken_for_a_game_under_way() {
+    // The bishop lifted for a second: the placement left is legal, but a move is under way.
+    let mut b = Board::new();
+    b.clock = Some((250, 240, Some(true)));
+    b.dump_fen(RUY_LOPEZ);
+    b.reading();
+    b.wait(100);
+    b.lift("b5").wait(1200);
+    b.put("a4", 'B').wait(2500);
+    let ev = b.run();
+    assert!(starts(&ev).is_empty(), "no game yet: {:?}", starts(&ev));
+    let told = alert_of(&ev, AlertKind::GameFoundUnderWay);
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!(
+        told[0].fen.as_deref(),
+        Some("r1bqkbnr/pppp1ppp/2n5/4p3/B3P3/5N2/PPPP1PPP/RNBQK2R"),
+        "the placement after the move, not the one with the bishop in the hand"
+    );
 }
 
 #[test]
@@ -222,7 +243,7 @@ fn found_on_a_port(log: Option<Vec<EeEntry>>) -> Board {
     b.clock = Some((250, 240, Some(true)));
     b.dump_fen(RUY_LOPEZ);
     b.reading();
-    b.wait(1500);
+    b.wait(2500);
     if let Some(log) = log {
         b.rx(ee_message(&log));
     }
@@ -260,8 +281,9 @@ fn a_log_that_does_not_lead_to_the_placement_leaves_the_game_followed_from_where
 #[test]
 fn without_a_log_the_game_is_followed_from_where_it_stands_after_the_wait() {
     let mut b = found_on_a_port(None);
+    // The log is awaited 20 s; a move made meanwhile is read once the wait is over.
     b.wait(12_000);
-    b.mv("a7", "a6", 'p').wait(250).press().wait(2000);
+    b.mv("a7", "a6", 'p').wait(250).press().wait(12_000);
     let ev = b.run();
     assert_eq!(starts(&ev), [format!("{RUY_LOPEZ} b KQkq - 0 1")]);
     assert_eq!(moves(&ev), ["a7a6"]);

@@ -16,6 +16,11 @@ use shakmaty::{Bitboard, Board, FromSetup, Setup, Square};
 
 use super::*;
 
+/// How long a placement must stand still before it is taken for a game found under way:
+/// longer than a move's handling (a piece held in the hand for a second or two leaves a
+/// legal-looking placement on the board).
+const FOUND_CALM_MS: u64 = 2000;
+
 /// A placement found under way whose side to move is not known yet: followed from the first
 /// move made from it (its mover was on move), or from the arbiter's choice.
 #[derive(Debug, Clone)]
@@ -127,6 +132,13 @@ impl Session {
             }
         }
         if !may_be_under_way(&placement) {
+            return false;
+        }
+        let calm_at = self.last_change + FOUND_CALM_MS;
+        if t < calm_at {
+            // A player may hold a piece during a move: the placement must stand still longer
+            // than a settle before it is taken for the position of a game.
+            self.timers.set(Timer::Settle, calm_at);
             return false;
         }
         if self.found.as_ref().is_none_or(|f| f.placement != placement) {

@@ -340,3 +340,21 @@ fn a_log_that_comes_after_the_wait_still_rebuilds_a_game_without_moves() {
     want.push("a7a6");
     assert_eq!(moves(&ev), want);
 }
+
+#[test]
+fn a_clock_heard_after_the_placement_tells_who_is_on_move() {
+    // The clock's first report comes after the board's: the game begins with it.
+    let mut b = Board::new();
+    b.dump_fen(RUY_LOPEZ);
+    b.wait(3000);
+    b.clock = Some((250, 240, Some(true)));
+    b.reading();
+    b.wait(500);
+    b.mv("a7", "a6", 'p').wait(250).press().wait(2000);
+    let ev = b.run_with(white_left());
+    assert_eq!(starts(&ev), [format!("{RUY_LOPEZ} b KQkq - 0 1")]);
+    let told = alert_of(&ev, AlertKind::GameFoundUnderWay);
+    assert!(told[0].message.contains("not known"), "{told:?}");
+    assert!(told[1].message.contains("running clock"), "{told:?}");
+    assert_eq!(moves(&ev), ["a7a6"]);
+}

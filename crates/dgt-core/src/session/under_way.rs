@@ -213,16 +213,14 @@ impl Session {
 
     /// A clock reading came while a placement found waits for its side to move.
     pub(super) fn clock_tells_found(&mut self, t: u64, out: &mut Emitted) {
-        if self.found.is_some()
+        let standing = self
+            .found
+            .as_ref()
+            .is_some_and(|f| f.placement == self.board.placement(self.orientation).board);
+        if standing
             && !self.phase().is_playing()
             && !self.timers.is_set(Timer::LogWait)
             && self.clock_to_move().is_some()
-            && self.board.placement(self.orientation).board
-                == self
-                    .found
-                    .as_ref()
-                    .map(|f| f.placement.clone())
-                    .unwrap_or_default()
         {
             self.follow_found(t, out);
         }

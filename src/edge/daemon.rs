@@ -536,6 +536,7 @@ impl Daemon {
             labels: std::sync::Arc::new(serial.labels),
             timing: serial.timing,
             claims: Default::default(),
+            events: handle.events().clone(),
         };
         let serial_task = serial::spawn(serial.scan, context, serial_stop.clone());
         let daemon = Daemon {

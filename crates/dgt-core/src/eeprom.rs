@@ -255,6 +255,67 @@ fn follow(
     }
 }
 
+// ---- a game found under way ----------------------------------------------------------
+
+/// A game the log shows from the last time the board stood in the start position.
+#[derive(Debug, Clone)]
+pub struct SinceBeginPosition {
+    /// The game from the initial position, the moves the log shows.
+    pub game: Game,
+    /// The mover's logged clock per ply.
+    pub clocks: Vec<Option<u64>>,
+    /// The board's orientation, as its begin-position tag gives it (protocol §3.6).
+    pub orientation: Orientation,
+    /// What the log does not explain, for the alert.
+    pub gap: Option<String>,
+}
+
+/// The squares of the initial position in the board's own numbering (protocol §3.2).
+fn start_squares(orientation: Orientation) -> [u8; 64] {
+    let start = shakmaty::Board::default();
+    std::array::from_fn(|i| {
+        let piece = start.piece_at(crate::board::to_square(i, orientation));
+        (1..=12u8)
+            .find(|&code| {
+                piece.is_some()
+                    && crate::board::chess_piece(dgt_protocol::DgtPiece::from_code(code)) == piece
+            })
+            .unwrap_or(0)
+    })
+}
+
+/// Replays `entries` (a whole log, oldest first) from the last begin-position tag: the
+/// board writes `EE_BEGINPOS` (or `EE_BEGINPOS_ROT`) when the pieces stand in the start
+/// position (protocol §3.6), so what follows is the game played since. `None` when the log
+/// holds no such tag (the buffer wrapped, the game was set up from a position).
+pub fn since_begin_position(
+    entries: &[EeEntry],
+    white_clock_side: Option<ClockSide>,
+) -> Option<SinceBeginPosition> {
+    let i = entries
+        .iter()
+        .rposition(|e| matches!(e, EeEntry::BeginPos | EeEntry::BeginPosRotated))?;
+    let orientation = if entries[i] == EeEntry::BeginPosRotated {
+        Orientation::Rotated
+    } else {
+        Orientation::Normal
+    };
+    let last = LastKnown {
+        position: Chess::default(),
+        castling_mode: CastlingMode::Standard,
+        squares: start_squares(orientation),
+        orientation,
+        white_clock_side,
+    };
+    let (game, clocks, gap) = replay(&last, &entries[i + 1..], true);
+    Some(SinceBeginPosition {
+        game,
+        clocks,
+        orientation,
+        gap,
+    })
+}
+
 // ---- an outage, as the session sees it -------------------------------------------------
 
 /// How long the session holds its decisions after a reconnection, waiting for the log the

@@ -99,6 +99,10 @@ impl Core {
                 i
             }
         };
+        if let InputKind::Op(Operation::TakeOver(op)) = &input.kind {
+            self.take_over(i, input.t_ms, &op.from, &mut out);
+            return out;
+        }
         let mut emitted = std::mem::take(&mut self.scratch);
         self.slots[i]
             .session
@@ -108,6 +112,28 @@ impl Core {
         self.bughouse(i, input.t_ms, &mut out);
         self.rearm_around(i);
         out
+    }
+
+    /// A replacement board (issue 35): the game being played on board `from` continues on
+    /// board `i` (the spare the arbiter set the position up on), with its history and id.
+    fn take_over(&mut self, i: usize, t_ms: u64, from: &str, out: &mut Vec<Event>) {
+        let to_label = self.slots[i].label.clone();
+        let j = self.index.get(from).copied().filter(|&j| j != i);
+        let mut given = Emitted::new();
+        let moved = j.and_then(|j| self.slots[j].session.give_game(t_ms, &to_label, &mut given));
+        if let Some(j) = j {
+            let label = self.slots[j].label.clone();
+            self.number(&label, Some(j), &mut given, out);
+        }
+        let mut taken = Emitted::new();
+        self.slots[i]
+            .session
+            .take_game(t_ms, moved, from, &mut taken);
+        self.number(&to_label, Some(i), &mut taken, out);
+        self.rearm_around(i);
+        if let Some(j) = j {
+            self.rearm_around(j);
+        }
     }
 
     /// Fires every timer due at or before `t_ms`, in time order (board label breaks ties).

@@ -210,6 +210,11 @@ pub enum AlertKind {
     /// Two ports report the same serial number (or the same table): one board is followed
     /// apart under its port's name (issue 16).
     DuplicateBoard,
+    /// A board showed, settled, a legal placement that is no start position while no game
+    /// was followed on it (the daemon started after the round began, a board plugged in
+    /// late, a spare board set up mid-game): the game is followed from where it stands, or
+    /// rebuilt from the board's own log (issue 35).
+    GameFoundUnderWay,
 }
 
 /// An alert for the arbiter, with its evidence.

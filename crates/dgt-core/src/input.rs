@@ -203,6 +203,27 @@ pub enum Operation {
     /// so the journal says who acknowledged, confirmed, set up or entered what. It decides
     /// nothing; the core passes it back as an `arbiter_action` event.
     By(ActionBy),
+    /// The arbiter says who is on move in the game the board shows (`{"under_way":
+    /// {"to_move": "black"}}`): a game found under way whose clock does not say is followed
+    /// from the board's placement with that side to move (issue 35).
+    UnderWay(UnderWayOp),
+    /// A replacement board: the game being played on board `from` continues on this board
+    /// (`{"take_over": {"from": "12"}}`), with its history, its id and its table (issue 35).
+    TakeOver(TakeOverOp),
+}
+
+/// `{"take_over": {"from": "<board label>"}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TakeOverOp {
+    pub from: String,
+}
+
+/// `{"under_way": {"to_move": "white" | "black"}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnderWayOp {
+    pub to_move: crate::event::Side,
 }
 
 /// `{"by": {"arbiter": "Ana", "role": "floor", "action": {"ack": 7}}}`: the account that

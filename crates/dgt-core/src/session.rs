@@ -48,10 +48,13 @@ mod reader;
 mod reader_state;
 mod record;
 mod referee;
+mod replacement;
 mod seat;
 mod shown;
 mod start;
 mod timers;
+mod under_way;
+mod under_way_log;
 
 use phase::Phase;
 use reader_state::ReaderState;
@@ -164,6 +167,9 @@ struct GameWatch {
     /// Nothing is read as a move until it shows a legal continuation, the last legal
     /// position (or an earlier one), or a set-up.
     lost_track: bool,
+    /// The game was found under way (`under_way.rs`): its history before the position it
+    /// was found in is not known.
+    found_under_way: bool,
 }
 
 /// The flags of one game (`flags.rs`): periods completed, a flag waiting to count, the flag
@@ -293,6 +299,18 @@ pub struct Session {
     /// move from it, the game began there (a board connected, or a set-up completed, just
     /// as White moved). Consumed at the next settle.
     start_shown: Option<(Chess, CastlingMode, Orientation, u64)>,
+    /// A placement found under way while no game is followed, waiting for its side to move
+    /// (`under_way.rs`); and whether the arbiter was told of it.
+    found: Option<under_way::FoundPlacement>,
+    found_told: bool,
+    /// The board's own log read while no game was followed (protocol §3.6): a game found
+    /// under way is rebuilt from it when it leads to the placement (`under_way_log.rs`).
+    found_log: Option<Vec<dgt_protocol::EeEntry>>,
+    /// The log was read (or asked for) for the placement found.
+    found_log_asked: bool,
+    /// The game went to a replacement board (`replacement.rs`): what this board shows is no
+    /// game found under way until it shows a start position again.
+    replaced: bool,
     /// When the clock last showed a press, game or no game.
     any_press_at: u64,
     /// Lifts and placements, for touch-move, rook-first castling and two-hands signals.
@@ -376,6 +394,11 @@ impl Session {
             guideline_iii: config.guideline_iii,
             wrong_setup: None,
             start_shown: None,
+            found: None,
+            found_told: false,
+            found_log: None,
+            found_log_asked: false,
+            replaced: false,
             any_press_at: 0,
             ee_mark: None,
             handling: HandlingLog::default(),
@@ -624,6 +647,9 @@ impl Session {
                     }
                     p
                 });
+                if let (Some(note), Some(p)) = (self.under_way_note(), &mut a.prescription) {
+                    p.push_str(note);
+                }
                 out.push((t, EventBody::Alert(a)));
             }
             Operation::Confirm(id) => self.confirm(t, *id, out),
@@ -638,11 +664,14 @@ impl Session {
                     self.flag_called(t, "the arbiter acknowledged the flag", out);
                 }
             }
-            // Not rules: the engine passes these back before any session sees them.
+            Operation::UnderWay(u) => self.arbiter_sets_to_move(t, u.to_move.into(), out),
+            // Not rules, or between two boards: the engine handles these before any session
+            // sees them.
             Operation::Pairings(_)
             | Operation::TableResult(_)
-            | Operation::TableGame(_)
-            | Operation::By(_) => {}
+            | Operation::By(_)
+            | Operation::TakeOver(_)
+            | Operation::TableGame(_) => {}
         }
     }
 
@@ -736,7 +765,8 @@ impl Session {
                 };
                 // Counted from the initial position only: a game set up from a FEN (an
                 // adjourned game) had its first moves before.
-                if g.positions[0].fullmoves().get() > 1 {
+                // A game found under way had its first moves before too.
+                if g.positions[0].fullmoves().get() > 1 || self.watch.found_under_way {
                     return;
                 }
                 let start_white = g.positions[0].turn().is_white();

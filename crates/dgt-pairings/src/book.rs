@@ -63,6 +63,16 @@ impl TableMap {
         // "7" is table 7 only when the map does not put another board there.
         (!self.by_table.contains_key(&n)).then_some(n)
     }
+
+    /// A replacement board: `to` stands at `from`'s table from now on (issue 35), and `from`
+    /// at none. Nothing changes when `from` stands at no table.
+    pub fn replace_board(&mut self, from: &str, to: &str) {
+        let Some(table) = self.table(from) else {
+            return;
+        };
+        self.by_table.retain(|_, label| label != to);
+        self.by_table.insert(table, to.to_string());
+    }
 }
 
 /// What the book knows of one game.
@@ -613,5 +623,27 @@ impl RoundBook {
                 g.after = false;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod replacement_tests {
+    use super::TableMap;
+
+    #[test]
+    fn a_replacement_board_takes_the_failed_boards_table() {
+        let mut map = TableMap::new([(2, "b-2".to_string()), (3, "spare".to_string())]);
+        map.replace_board("b-2", "spare");
+        assert_eq!(map.table("spare"), Some(2));
+        assert_eq!(map.table("b-2"), None);
+        assert_eq!(map.label(3), "3", "the spare left its own table");
+        // A board labelled by its table number gives that table away too.
+        let mut map = TableMap::default();
+        map.replace_board("7", "spare");
+        assert_eq!(map.table("spare"), Some(7));
+        assert_eq!(map.table("7"), None);
+        // A board at no table changes nothing.
+        map.replace_board("lobby", "other");
+        assert_eq!(map.table("other"), None);
     }
 }

@@ -593,6 +593,23 @@ function boardForms(name) {
       </form>
     </section>
   </div>
+  <section class="panel"><h3>Game found under way</h3>
+    <p>A board that shows a game already in progress is followed from its position; when the clock does not say who is on move, say it here.</p>
+    <form class="grid-form" id="under-way-form">
+      <div class="row-actions row-start">
+        <button class="btn" type="submit" value="white">White to move</button>
+        <button class="btn" type="submit" value="black">Black to move</button>
+      </div>
+    </form>
+  </section>
+  <section class="panel"><h3>Replacement board</h3>
+    <p>Set the position up on this board, then move the game of the faulty board here: it continues with its moves and its table.</p>
+    <form class="grid-form" id="take-over-form">
+      <label for="take-over-from">Game of board</label>
+      <input id="take-over-from" name="from" placeholder="the replaced board's label, e.g. 12">
+      <div class="row-actions"><button class="btn btn-primary" type="submit">Move the game here</button></div>
+    </form>
+  </section>
   <section class="panel"><h3>Set up the next game</h3>
     <form class="grid-form" id="setup-form">
       <label for="setup-fen">Start FEN</label>
@@ -633,6 +650,20 @@ function bindForms(name) {
     if (!result || !confirm(`Record ${result} on ${name}?`)) return;
     try { await api("POST", path("result"), { result }); toast(`Result ${result} recorded.`); }
     catch (e) { toast(`Result refused: ${e.message}`, true); }
+  };
+  $("under-way-form").onsubmit = async (ev) => {
+    ev.preventDefault();
+    const to_move = ev.submitter && ev.submitter.value;
+    if (!to_move) return;
+    try { await api("POST", path("under-way"), { to_move }); toast(`Followed from the board's position, ${to_move} to move.`); }
+    catch (e) { toast(`Refused: ${e.message}`, true); }
+  };
+  $("take-over-form").onsubmit = async (ev) => {
+    ev.preventDefault();
+    const from = ev.target.from.value.trim();
+    if (!from || !confirm(`Move the game of board ${from} to ${name}?`)) return;
+    try { await api("POST", path("take-over"), { from }); toast(`The game of ${from} continues on ${name}.`); }
+    catch (e) { toast(`Refused: ${e.message}`, true); }
   };
   $("setup-form").onsubmit = async (ev) => {
     ev.preventDefault();

@@ -446,6 +446,14 @@ impl Hall {
                 t_ms: event.t_ms,
                 seq: event.seq,
             };
+            // A replacement board takes over its table (`take_over` op, issue 35).
+            if let Some(from) = record
+                .action
+                .pointer("/take_over/from")
+                .and_then(Value::as_str)
+            {
+                self.tables.replace_board(from, &event.board);
+            }
             if let Some(id) = record.action.get("ack").and_then(Value::as_u64)
                 && let Some(a) = self.alerts.get_mut(&id)
             {

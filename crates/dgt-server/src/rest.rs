@@ -38,6 +38,8 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/api/boards/{board}/setup", post(setup))
         .route("/api/boards/{board}/result", post(result))
         .route("/api/boards/{board}/claim", post(claim))
+        .route("/api/boards/{board}/under-way", post(under_way))
+        .route("/api/boards/{board}/take-over", post(take_over))
         .route("/api/games", get(games))
         .route("/api/games/{*path}", get(game))
         .route("/api/alerts", get(alerts))
@@ -566,6 +568,45 @@ fn claim_op(body: &Bytes) -> Result<ClaimOp, ApiError> {
         )));
     }
     serde_json::from_value(value).map_err(|e| ApiError::BadRequest(format!("bad claim: {e}")))
+}
+
+/// `POST /api/boards/{board}/under-way` with `{"to_move": "white" | "black"}`: the arbiter
+/// says who is on move in a game found under way whose clock does not say (issue 35).
+async fn under_way(
+    State(app): State<Arc<App>>,
+    Path(board): Path<String>,
+    Query(q): Query<ReadQuery>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult {
+    let who = may_act(&app, &headers, &q)?;
+    must_cover(&app, &who, &board)?;
+    let op: dgt_core::input::UnderWayOp = parse_body(&body)?;
+    forward_by(&app, &who, &board, Operation::UnderWay(op)).await?;
+    Ok(ok(json!({ "ok": true, "board": board })))
+}
+
+/// `POST /api/boards/{board}/take-over` with `{"from": "<board>"}`: the game being played
+/// on `from` continues on `board`, a replacement the arbiter set the position up on. The
+/// arbiter must cover both boards.
+async fn take_over(
+    State(app): State<Arc<App>>,
+    Path(board): Path<String>,
+    Query(q): Query<ReadQuery>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult {
+    let who = may_act(&app, &headers, &q)?;
+    must_cover(&app, &who, &board)?;
+    let op: dgt_core::input::TakeOverOp = parse_body(&body)?;
+    if op.from == board {
+        return Err(ApiError::BadRequest(
+            "a board cannot take over its own game".into(),
+        ));
+    }
+    must_cover(&app, &who, &op.from)?;
+    forward_by(&app, &who, &board, Operation::TakeOver(op)).await?;
+    Ok(ok(json!({ "ok": true, "board": board })))
 }
 
 /// `GET /api/public/games`: the delayed games with their moves, for anyone.

@@ -463,3 +463,57 @@ async fn only_a_two_handed_move_can_be_confirmed() {
         InputKind::Op(Operation::Confirm(two_id))
     );
 }
+
+/// Issue 35: the side to move of a game found under way, and a replacement board.
+#[tokio::test]
+async fn under_way_and_take_over_go_to_the_core() {
+    let mut server = start(test_config()).await;
+    let addr = server.addr;
+    let (status, body) = http(
+        addr,
+        "POST",
+        "/api/boards/board-7/under-way",
+        &[],
+        r#"{"to_move":"black"}"#,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let InputKind::Op(Operation::UnderWay(u)) = server.next_action().await.kind else {
+        panic!("not an under_way op")
+    };
+    assert_eq!(u.to_move, Side::Black);
+    let (status, _) = http(
+        addr,
+        "POST",
+        "/api/boards/board-7/under-way",
+        &[],
+        r#"{"to_move":"grey"}"#,
+    )
+    .await;
+    assert_eq!(status, 400, "no such side");
+
+    let (status, body) = http(
+        addr,
+        "POST",
+        "/api/boards/spare/take-over",
+        &[],
+        r#"{"from":"board-7"}"#,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let input = server.next_action().await;
+    assert_eq!(input.board, "spare");
+    let InputKind::Op(Operation::TakeOver(t)) = input.kind else {
+        panic!("not a take_over op")
+    };
+    assert_eq!(t.from, "board-7");
+    let (status, _) = http(
+        addr,
+        "POST",
+        "/api/boards/spare/take-over",
+        &[],
+        r#"{"from":"spare"}"#,
+    )
+    .await;
+    assert_eq!(status, 400, "a board cannot take over its own game");
+}

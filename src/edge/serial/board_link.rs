@@ -74,6 +74,13 @@ pub struct BoardLink {
     ended: Option<String>,
 }
 
+/// Whether a released event asks the port reporting under `label` for its board's log: the
+/// core found a game under way there (`game_found_under_way`) and waits for the moves before.
+pub fn asks_for_log(event: &dgt_core::Event, label: Option<&str>) -> bool {
+    matches!(&event.body, dgt_core::EventBody::Alert(a) if a.kind == dgt_core::AlertKind::GameFoundUnderWay)
+        && label == Some(event.board.as_str())
+}
+
 impl BoardLink {
     /// The port was opened at `now`: the link is reported connected (once the board is
     /// named) and the start-up sequence begins.
@@ -292,6 +299,15 @@ impl BoardLink {
         }
         self.ended.get_or_insert_with(|| reason.to_string());
         self.label.clone()
+    }
+
+    /// The core found a game under way on this board: its log (protocol §3.6, a read-only
+    /// command) is asked for after whatever start-up command is still waiting.
+    pub fn request_board_log(&mut self, now: Instant) {
+        if self.ended.is_none() {
+            self.to_send.push_back(Command::SendEeMoves);
+            self.handle_timeout(now);
+        }
     }
 
     fn queue(&mut self, command: Command) {

@@ -104,6 +104,9 @@ pub struct SerialContext {
     /// serial number (or two serials of one table) would mix two boards' bytes in one game:
     /// the second is refused its label and kept apart under its port's name.
     pub claims: Arc<std::sync::Mutex<BTreeMap<String, std::path::PathBuf>>>,
+    /// The core's released events: a port reads its board's log when the core finds a game
+    /// under way on it (`board_link::asks_for_log`).
+    pub events: tokio::sync::broadcast::Sender<dgt_core::Event>,
 }
 
 /// Starts the serial edge: a discovery loop that spawns one task per port found by `scan`.

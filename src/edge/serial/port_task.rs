@@ -116,6 +116,9 @@ async fn drive(
     cancel: &CancellationToken,
 ) -> Result<std::convert::Infallible, PortError> {
     let mut buf = [0u8; 1024];
+    // The board's log is asked for once per link, when the core finds a game under way.
+    let mut released = context.events.subscribe();
+    let mut log_asked = false;
     loop {
         while let Some(command) = link.poll_transmit() {
             let bytes = command.encode();
@@ -137,6 +140,14 @@ async fn drive(
                 }
             }
             _ = sleep_until(wake) => link.handle_timeout(Instant::now().into_std()),
+            event = released.recv(), if !log_asked => match event {
+                Ok(e) if super::board_link::asks_for_log(&e, link.label()) => {
+                    log_asked = true;
+                    link.request_board_log(Instant::now().into_std());
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => log_asked = true,
+                _ => {}
+            },
         }
     }
 }

@@ -158,46 +158,21 @@ impl Session {
     /// one starts.
     pub(super) fn on_ee_log(&mut self, t: u64, data: &[u8], out: &mut Emitted) {
         let entries = dgt_protocol::parse_ee_log(data);
+        if self.game.is_none() {
+            self.log_without_game(t, &entries, out);
+        } else if self.watch.found_under_way && self.playing().is_some_and(|g| g.plies() == 0) {
+            self.late_log(t, &entries, out);
+        }
         if self.timers.take(Timer::LogWait).is_some()
             && let (Some(mark), Some(g)) = (&self.ee_mark, &self.game)
         {
             let white_side = self.clock.white_side();
             let outage = eeprom::outage_moves(mark, g, self.orientation, white_side, &entries);
-            let mut clocks = g
+            let clocks = g
                 .moves
                 .last()
                 .map_or(self.clock.white_black_ms(), |m| (m.white_ms, m.black_ms));
-            for (m, logged) in &outage.moves {
-                let Some(g) = self.playing_mut() else {
-                    break;
-                };
-                match (g.current().turn(), logged) {
-                    (Color::White, Some(ms)) => clocks.0 = Some(*ms),
-                    (Color::Black, Some(ms)) => clocks.1 = Some(*ms),
-                    _ => {}
-                }
-                g.confirm_all();
-                let ply = g.push(*m, t, clocks);
-                let Some(p) = g.moves.last().cloned() else {
-                    break;
-                };
-                let side: Side = (!g.current().turn()).into();
-                let (game, fen) = (g.id.clone(), fen(g.current()));
-                let (uci, san) = (p.uci, p.san);
-                let (white_ms, black_ms) = clocks;
-                let body = MoveEvent {
-                    game,
-                    ply,
-                    side,
-                    uci,
-                    san,
-                    fen,
-                    white_ms,
-                    black_ms,
-                };
-                out.push((t, EventBody::Move(body)));
-                self.after_move(t, out);
-            }
+            self.push_logged_moves(t, &outage.moves, clocks, out);
             if let Some(gap) = outage.gap {
                 let message = format!(
                     "The board's memory does not explain the whole outage: {gap}. {} move(s) \

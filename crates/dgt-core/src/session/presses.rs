@@ -22,6 +22,7 @@ impl Session {
         if !obs.accepted {
             return;
         }
+        self.clock_tells_found(t, out);
         // White's clock runs at the start of a game — unless, on a bus line read once a
         // poll, White has moved already: the clock may first be seen running after White's
         // press, and the board's log of presses tells instead (`on_logged_press`).

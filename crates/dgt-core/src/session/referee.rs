@@ -26,6 +26,11 @@ impl Session {
         if self.bughouse.is_some() {
             self.expire_partner_takes(t, out);
         }
+        // No game followed: a game under way may be found; one begun from the placement found
+        // before reads this one as its first move.
+        if matches!(self.phase(), Phase::NoGame) && !self.settled_without_game(t, out) {
+            return;
+        }
         match self.phase() {
             Phase::NoGame => return,
             Phase::Over(_) if self.bughouse.is_some() => return self.watch_frozen_board(t, out),

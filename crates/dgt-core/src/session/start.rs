@@ -111,7 +111,7 @@ impl Session {
 
     /// A game begun from a position shown at `seen_at` with its first move already made:
     /// White's press may have come before the board settled, and then Black's clock runs.
-    fn after_early_press(&mut self, seen_at: u64) {
+    pub(super) fn after_early_press(&mut self, seen_at: u64) {
         if self.any_press_at > seen_at
             && let Some(d) = self.clock.running()
         {
@@ -165,6 +165,11 @@ impl Session {
     ) {
         self.next_start = None;
         self.start_shown = None;
+        self.found = None;
+        self.found_told = false;
+        self.found_log = None;
+        self.found_log_asked = false;
+        self.replaced = false;
         self.orientation = orientation;
         self.games_started += 1;
         let id = format!("{}/{}", self.label, self.games_started);

@@ -1,0 +1,133 @@
+//! A replacement board (issue 35): a board fails mid-game, the arbiter sets the position up
+//! on a spare one and moves the table's game to it (`take_over` op, on the spare). The game
+//! continues there with its id, its moves and what was watched over it (offences, flags,
+//! clock checks); the faulty board keeps nothing and raises nothing for the position it may
+//! still show, until a start position is set up on it again.
+
+use super::*;
+
+/// A game on its way from one board to another.
+pub(crate) struct MovedGame {
+    game: Game,
+    watch: GameWatch,
+    orientation: Orientation,
+}
+
+impl Session {
+    /// Gives the game being played away to board `to`; `None` when none is being played.
+    pub(crate) fn give_game(&mut self, t: u64, to: &str, out: &mut Emitted) -> Option<MovedGame> {
+        if !self.phase().is_playing() {
+            return None;
+        }
+        let game = self.game.take()?;
+        let watch = std::mem::take(&mut self.watch);
+        for timer in [
+            Timer::PressVerdict,
+            Timer::PressWait,
+            Timer::IllegalPosition,
+            Timer::Correction,
+            Timer::LogWait,
+        ] {
+            self.timers.clear(timer);
+        }
+        self.press_look = None;
+        self.replaced = true;
+        let mut a = self.alert(
+            AlertKind::GameFoundUnderWay,
+            Severity::Info,
+            None,
+            format!(
+                "The game {} continues on board {to}, as the arbiter moved it there: this board is no longer watched for it.",
+                game.id
+            ),
+        );
+        a.game = Some(game.id.clone());
+        a.ply = Some(game.plies() as u32);
+        a.fen = Some(fen(game.current()));
+        out.push((t, EventBody::Alert(a)));
+        Some(MovedGame {
+            game,
+            watch,
+            orientation: self.orientation,
+        })
+    }
+
+    /// Takes over the game `moved` from board `from`: it goes on here from its position, which
+    /// the arbiter has set up on this board. A game with moves already followed here stays.
+    pub(crate) fn take_game(
+        &mut self,
+        t: u64,
+        moved: Option<MovedGame>,
+        from: &str,
+        out: &mut Emitted,
+    ) {
+        let Some(moved) = moved else {
+            let a = self.alert(
+                AlertKind::GameFoundUnderWay,
+                Severity::Review,
+                None,
+                format!("No game is being played on board {from}: there is nothing to move to this board."),
+            );
+            out.push((t, EventBody::Alert(a)));
+            return;
+        };
+        if self
+            .playing()
+            .is_some_and(|g| g.plies() > 0 && !self.watch.found_under_way)
+        {
+            let a = self.alert(
+                AlertKind::GameFoundUnderWay,
+                Severity::Review,
+                None,
+                format!(
+                    "This board follows a game with moves: the game of board {from} was not moved here."
+                ),
+            );
+            out.push((t, EventBody::Alert(a)));
+            return;
+        }
+        let MovedGame {
+            game,
+            watch,
+            orientation,
+        } = moved;
+        self.game = Some(game);
+        self.watch = watch;
+        self.orientation = orientation;
+        self.found = None;
+        self.found_told = false;
+        self.found_log = None;
+        self.found_log_asked = false;
+        self.replaced = false;
+        self.reader.forget_ahead();
+        // What the spare shows now may be a move or two on: read it as after any gap.
+        self.reader.after_gap = true;
+        self.handling.clear();
+        self.same_since = t;
+        self.clock.reset_inference();
+        if let Some(d) = self.clock.running() {
+            self.infer_running_side_to_move(d);
+        }
+        for timer in [Timer::PressWait, Timer::IllegalPosition, Timer::LogWait] {
+            self.timers.clear(timer);
+        }
+        self.timers.set(Timer::Settle, t);
+        let Some(g) = &self.game else { return };
+        let mut a = self.alert(
+            AlertKind::GameFoundUnderWay,
+            Severity::Info,
+            None,
+            format!(
+                "The game {} of board {from} continues on this board, as the arbiter moved it here ({} ply(ies) so far).",
+                g.id,
+                g.plies()
+            ),
+        );
+        a.prescription = Some(
+            "Set the position up on this board as it stood on the replaced board; a placement that differs is raised as usual."
+                .into(),
+        );
+        out.push((t, EventBody::Alert(a)));
+        self.emit_status(t, out);
+    }
+}

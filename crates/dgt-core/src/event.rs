@@ -210,6 +210,10 @@ pub enum AlertKind {
     /// Two ports report the same serial number (or the same table): one board is followed
     /// apart under its port's name (issue 16).
     DuplicateBoard,
+    /// The reading of one board met a state it could not handle: that board's game record
+    /// stops, the board is read afresh from what it shows next, and every other board and
+    /// the journal go on (issue 31).
+    TrackingFailed,
 }
 
 /// An alert for the arbiter, with its evidence.

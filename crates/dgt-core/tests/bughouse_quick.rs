@@ -250,3 +250,20 @@ fn a_pawn_dropped_on_its_own_back_rank_is_no_promotion() {
     assert_eq!(taken.len(), 1, "{:?}", alerts(&ev));
     assert_eq!(taken[0].squares, ["a2"]);
 }
+
+/// A board reports the squares one scan found changed in square order (protocol §1.1), so
+/// a bishop moved c1-f4 within one scan can show on f4 a few ms before c1 shows empty. With
+/// a bishop in White's reserve that moment looks like a drop on f4: it is the move's own
+/// piece arriving, no touched reserve piece (DJC 4.1).
+#[test]
+fn a_move_reported_destination_first_is_no_touched_reserve_piece() {
+    let b1 = board1_passes_bishop_and_pawn();
+    let mut b2 = seat("2", "7k/5ppp/8/8/8/8/5PPP/2B4K w - - 0 1", b1.t + 200);
+    b2.put("f4", 'B');
+    b2.t -= 75;
+    b2.lift("c1").wait(300).press().wait(1000);
+    b2.play(&[("g7", "g6", 'p')]);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    assert_eq!(moves(&on(&ev, "2")), ["c1f4", "g7g6"]);
+    assert!(false_alerts(&ev).is_empty(), "{:?}", false_alerts(&ev));
+}

@@ -32,6 +32,7 @@ impl Session {
             return;
         };
         let made_drop = matches!(made, Move::Put { .. }).then(|| made.to());
+        let after = g.positions[ply].board();
         // Only a placement read as this ply alone: one read as the previous move and the
         // reply together (an en passant with the captured pawn lifted last shows as the
         // capture and a pawn dropped on its square) is no reserve piece of this player's.
@@ -42,11 +43,15 @@ impl Session {
             let d = crate::board::diff(before, &s.board);
             let sq = d.single_square()?;
             let p = s.board.piece_at(sq)?;
+            // A piece that stands there after the move made is that move's piece arriving,
+            // reported before its start square within one scan (protocol §1.1: a scan
+            // reports the squares it found changed in square order): no reserve piece.
             (before.piece_at(sq).is_none()
                 && p.color == mover
                 && p.role != Role::King
-                && Some(sq) != made_drop)
-                .then_some((sq, p.role))
+                && Some(sq) != made_drop
+                && after.piece_at(sq) != Some(p))
+            .then_some((sq, p.role))
         });
         let Some((sq, role)) = shown_drop else { return };
         let name = arbiter::side_name(mover);

@@ -9,51 +9,12 @@
 mod common;
 
 use common::*;
-use dgt_core::bughouse::{BughouseMatch, Regulation};
-use dgt_core::{AlertKind, Core, CoreConfig, Event, EventBody, Input};
-
-fn config(rules: Regulation) -> CoreConfig {
-    CoreConfig {
-        bughouse: vec![BughouseMatch {
-            boards: ["1".into(), "2".into()],
-            rules,
-            ..Default::default()
-        }],
-        ..CoreConfig::default()
-    }
-}
+use dgt_core::bughouse::Regulation;
+use dgt_core::{AlertKind, Event, EventBody};
 
 /// A board of the match set up from a FEN, its clock started for the side to move at `t`.
 fn seat(label: &str, fen: &str, t: u64) -> Board {
-    let mut b = Board::new();
-    b.label = label.into();
-    b.t = t;
-    b.op(&format!(
-        r#"{{"setup": {{"fen": "{fen}", "time_control": "420"}}}}"#
-    ));
-    b.dump_fen(fen);
-    b.wait(400);
-    b.start_clock(420).wait(300);
-    b
-}
-
-/// Both boards' inputs in time order, through one core.
-fn run_match(boards: &[&Board], rules: Regulation) -> Vec<Event> {
-    let mut inputs: Vec<Input> = boards.iter().flat_map(|b| b.inputs.clone()).collect();
-    inputs.sort_by_key(|i| i.t_ms);
-    let mut core = Core::new(config(rules));
-    let mut out = Vec::new();
-    for i in &inputs {
-        out.extend(core.handle(i));
-    }
-    while let Some(d) = core.next_deadline() {
-        out.extend(core.advance(d));
-    }
-    out
-}
-
-fn on(ev: &[Event], board: &str) -> Vec<Event> {
-    ev.iter().filter(|e| e.board == board).cloned().collect()
+    bughouse_seat(label, fen, t, 420)
 }
 
 /// The alerts of the kinds a correct reading never raises in these games.

@@ -304,6 +304,17 @@ pub fn king_to_centre(pos: &Chess, m: &Move, clock_stopped: bool) -> bool {
 
 /// A pawn standing on its last rank: a promotion not completed (the promoted piece not yet
 /// put on the board).
+/// A pawn on a first or last rank in `shown` that was not standing there in `before`: a
+/// promotion not completed now, not a pawn dropped there earlier (bughouse: an illegal
+/// drop followed as made, 7.4), which no promotion concerns.
+pub fn unpromoted_pawn_since(before: &Board, shown: &Board) -> Option<Square> {
+    let last =
+        Bitboard::from_rank(shakmaty::Rank::First) | Bitboard::from_rank(shakmaty::Rank::Eighth);
+    (shown.pawns() & last)
+        .into_iter()
+        .find(|&sq| before.piece_at(sq) != shown.piece_at(sq))
+}
+
 pub fn unpromoted_pawn(board: &Board) -> Option<Square> {
     let last =
         Bitboard::from_rank(shakmaty::Rank::First) | Bitboard::from_rank(shakmaty::Rank::Eighth);

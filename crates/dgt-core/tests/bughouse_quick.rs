@@ -228,3 +228,27 @@ fn a_move_reported_destination_first_is_no_touched_reserve_piece() {
     assert_eq!(moves(&on(&ev, "2")), ["c1f4", "g7g6"]);
     assert!(false_alerts(&ev).is_empty(), "{:?}", false_alerts(&ev));
 }
+
+/// A pawn dropped on its own back rank stays there (the drop followed as made, 7.4). An
+/// illegal move made later on that board is an illegal move, not a promotion left
+/// incomplete: the pawn on h8 was not part of it.
+#[test]
+fn an_illegal_move_after_a_back_rank_pawn_drop_is_no_incomplete_promotion() {
+    let mut b1 = seat("1", "k7/8/8/3p4/4P3/8/8/4K3 w - - 0 1", 0);
+    b1.play(&[("e4", "d5", 'P')]);
+    let mut b2 = seat("2", "4k3/8/8/8/8/8/8/R3K3 b - - 0 1", b1.t);
+    b2.put("h8", 'p').wait(150).press().wait(600);
+    // White's rook jumps like a knight, a1-b3, and the clock is pressed.
+    b2.lift("a1")
+        .wait(150)
+        .put("b3", 'R')
+        .wait(200)
+        .press()
+        .wait(2000);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    let kinds = alerts(&on(&ev, "2"));
+    assert!(
+        kinds.contains(&AlertKind::IllegalMove) && !kinds.contains(&AlertKind::PromotionIncomplete),
+        "{kinds:?}"
+    );
+}

@@ -30,3 +30,4 @@ pub mod settings;
 pub mod simulated;
 pub mod verify;
 pub mod verify_alerts;
+pub mod verify_bughouse;

@@ -104,6 +104,9 @@ pub struct PaceReport {
     pub others: BTreeMap<String, usize>,
     /// Two-handed captures among the truth, and how many were raised.
     pub two_handed_captures: (usize, usize),
+    /// Captures made with one hand and with two, and how many of each showed the two-lift
+    /// signature ([`both_lifts_in_one_report`]): what the board can tell of two hands.
+    pub capture_signature: [(usize, usize); 2],
 }
 
 impl PaceReport {
@@ -232,6 +235,35 @@ pub fn castling_both_off_reported(game: &GeneratedGame, m: &dgt_emulator::TruthM
         }
     }
     report_start.is_some() && all_off(&occupied)
+}
+
+/// Whether a capture's two lifts — the capturer's square emptied and the captured piece's
+/// square emptied — reached the host in one board report (updates within `ONE_REPORT_MS`):
+/// the only trace two hands can leave on a capture. One hand shows it too when it lifts the
+/// captured piece within the scan that lifted the capturer and puts the capturer down in a
+/// later one.
+pub fn both_lifts_in_one_report(game: &GeneratedGame, m: &dgt_emulator::TruthMove) -> bool {
+    let squares = (
+        m.uci
+            .get(0..2)
+            .and_then(|s| s.parse::<shakmaty::Square>().ok()),
+        m.uci
+            .get(2..4)
+            .and_then(|s| s.parse::<shakmaty::Square>().ok()),
+    );
+    let (Some(from), Some(to)) = squares else {
+        return false;
+    };
+    let first_off = |sq| {
+        field_updates_around(game, m)
+            .into_iter()
+            .find(|&(_, s, piece)| s == sq && piece == 0)
+            .map(|(t, _, _)| t)
+    };
+    match (first_off(from), first_off(to)) {
+        (Some(a), Some(b)) => a.abs_diff(b) <= ONE_REPORT_MS,
+        _ => false,
+    }
 }
 
 /// The king's square, the rook's, the king's destination and the rook's, for a standard
@@ -528,6 +560,18 @@ fn score_game(game: &GeneratedGame, config: &CoreConfig, r: &mut PaceReport) {
             }
         }
     }
+    {
+        use dgt_emulator::Handling;
+        for m in &game.truth.moves {
+            let hands = match m.handling {
+                Handling::CaptureRemoveFirst | Handling::CaptureLiftFirst => 0,
+                Handling::CaptureTwoHanded => 1,
+                _ => continue,
+            };
+            r.capture_signature[hands].0 += 1;
+            r.capture_signature[hands].1 += usize::from(both_lifts_in_one_report(game, m));
+        }
+    }
     for a in &alerts {
         if !SCORED.contains(&a.kind) && matches!(a.severity, Severity::Review | Severity::Intervene)
         {
@@ -603,6 +647,17 @@ impl std::fmt::Display for AlertReport {
                 f,
                 "  two-handed captures: {} made, {} raised (the board cannot tell them from one hand holding both pieces)",
                 p.two_handed_captures.0, p.two_handed_captures.1
+            )?;
+            let share = |(n, k): (usize, usize)| 100.0 * k as f64 / n.max(1) as f64;
+            writeln!(
+                f,
+                "  both lifts of a capture in one board report: one-handed {} of {} ({:.1} %), two-handed {} of {} ({:.1} %)",
+                p.capture_signature[0].1,
+                p.capture_signature[0].0,
+                share(p.capture_signature[0]),
+                p.capture_signature[1].1,
+                p.capture_signature[1].0,
+                share(p.capture_signature[1]),
             )?;
             if !p.others.is_empty() {
                 let others: Vec<String> = p

@@ -29,6 +29,12 @@ pub struct VerifyArgs {
     /// review/intervene alerts per 100 games (`--games` per pace).
     #[arg(long)]
     alerts: bool,
+    /// Instead of the move check: play bughouse matches under each regulation (quick
+    /// drops, captures of just-dropped pieces, promotions taking pieces from the partner
+    /// board) and report per regulation the matches read exactly and the false claims
+    /// (`--games` matches per regulation).
+    #[arg(long)]
+    bughouse: bool,
 }
 
 // `check-config`'s arguments.
@@ -69,6 +75,15 @@ pub fn verify(a: VerifyArgs) -> ExitCode {
         );
         print!("{report}");
         return ExitCode::SUCCESS;
+    }
+    if a.bughouse {
+        let report = dgt_arbiter::verify_bughouse::check_bughouse(a.seed, a.games);
+        print!("{report}");
+        return if report.all_exact() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        };
     }
     let report =
         dgt_arbiter::verify::check_corpus(a.seed, a.games, &dgt_core::CoreConfig::default());

@@ -464,8 +464,8 @@ fn serde_message(key: Option<String>, message: &str) -> (Option<String>, String)
     if let Some((_, name)) = message.split_once("does not have variant constructor ") {
         let shown = key.as_deref().unwrap_or("value");
         let last = shown.rsplit('.').next().unwrap_or(shown);
-        let hint = match CHOICES.iter().find(|(k, _)| *k == last) {
-            Some((_, choices)) => format!(" (expected one of {choices})"),
+        let hint = match choices(last) {
+            Some(names) => format!(" (expected one of {})", names.join(", ")),
             None => String::new(),
         };
         return (
@@ -480,15 +480,34 @@ fn serde_message(key: Option<String>, message: &str) -> (Option<String>, String)
 }
 
 /// The choices of the settings that are enums, by their last key segment (config's enum
-/// errors do not list them).
-const CHOICES: &[(&str, &str)] = &[
-    ("drop_ranks", "relative, absolute"),
-    ("fivefold", "consecutive, any_five"),
-    ("flag_counts", "at_fall, when_called"),
-    ("rules", "djc-stein, knsb-2000, flemish"),
-    ("scan", "usb, dgt, off"),
-    ("supervision", "full, reduced"),
-    ("white_clock_side", "left, right"),
+/// errors do not list them): the names each setting's type accepts, listed by the type.
+pub fn choices(last_key: &str) -> Option<Vec<String>> {
+    use dgt_core::bughouse::{RankReading, Regulation};
+    use dgt_core::config::{FivefoldReading, FlagCounts, SettingChoices};
+    use dgt_core::input::{ClockSide, Supervision};
+    Some(match last_key {
+        "drop_ranks" => RankReading::setting_names(),
+        "edition" => dgt_core::arbiter::Edition::setting_names(),
+        "fivefold" => FivefoldReading::setting_names(),
+        "flag_counts" => FlagCounts::setting_names(),
+        "rules" => Regulation::setting_names(),
+        "scan" => crate::edge::serial::ScanMode::setting_names(),
+        "supervision" => Supervision::setting_names(),
+        "white_clock_side" => ClockSide::setting_names(),
+        _ => return None,
+    })
+}
+
+/// Every enum-like setting [`choices`] knows, by its last key segment.
+pub const CHOICE_KEYS: &[&str] = &[
+    "drop_ranks",
+    "edition",
+    "fivefold",
+    "flag_counts",
+    "rules",
+    "scan",
+    "supervision",
+    "white_clock_side",
 ];
 
 /// serde's names of integer types, as a user would say them.

@@ -44,7 +44,10 @@ use crate::edge::serial::{ExplicitPort, ScanMode};
 
 pub use check::{Refused, check, check_loaded, check_report, load_checked, load_checked_hub};
 pub use cluster::ClusterSettings;
-pub use load::{Layer, Loaded, SYSTEM_FILE, SettingsError, load, load_layered, load_sources};
+pub use load::{
+    CHOICE_KEYS, Layer, Loaded, SYSTEM_FILE, SettingsError, choices, load, load_layered,
+    load_sources,
+};
 pub use problem::Problem;
 pub use tables::Table;
 

@@ -198,6 +198,13 @@ impl Edition {
     }
 }
 
+impl crate::config::SettingChoices for Edition {
+    const ALL: &'static [Self] = &Edition::ALL;
+    fn setting_name(self) -> String {
+        self.name().to_string()
+    }
+}
+
 impl std::str::FromStr for Edition {
     type Err = UnknownEdition;
 

@@ -56,7 +56,9 @@ pub enum Regulation {
     #[default]
     DjcStein,
     /// The KNSB regulation of 2000 as far as it is known (L05 §2.1): DJC's rules but pawns
-    /// only kept off ranks 1 and 8 and no piece-rank rule.
+    /// only kept off ranks 1 and 8 and no piece-rank rule. Named `knsb-2000` as the
+    /// documentation writes it (kebab-case alone would give `knsb2000`, still read).
+    #[serde(rename = "knsb-2000", alias = "knsb2000")]
     Knsb2000,
     /// The Flemish regulation (L17 §3.17): FIDE blitz rules underneath; pawns not on the
     /// first or last rank, drops may give check (5.c); no mate while a drop could block the

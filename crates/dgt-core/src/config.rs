@@ -57,6 +57,58 @@ pub struct CoreConfig {
     pub bughouse: Vec<BughouseMatch>,
 }
 
+/// A setting whose value is one of a few names. The names are serde's (what the parser
+/// accepts); error messages and the documentation check list them from here, so the three
+/// cannot disagree.
+pub trait SettingChoices: Copy + Serialize + 'static {
+    /// Every value, in the order the names are listed.
+    const ALL: &'static [Self];
+
+    /// The name the settings use for this value.
+    fn setting_name(self) -> String {
+        match serde_json::to_value(self) {
+            Ok(serde_json::Value::String(name)) => name,
+            other => format!("{other:?}"),
+        }
+    }
+
+    /// Every accepted name, in [`SettingChoices::ALL`]'s order.
+    fn setting_names() -> Vec<String> {
+        Self::ALL.iter().map(|v| v.setting_name()).collect()
+    }
+}
+
+impl SettingChoices for FlagCounts {
+    const ALL: &'static [Self] = &[FlagCounts::AtFall, FlagCounts::WhenCalled];
+}
+
+impl SettingChoices for FivefoldReading {
+    const ALL: &'static [Self] = &[FivefoldReading::Consecutive, FivefoldReading::AnyFive];
+}
+
+impl SettingChoices for ClockSide {
+    const ALL: &'static [Self] = &[ClockSide::Left, ClockSide::Right];
+}
+
+impl SettingChoices for Supervision {
+    const ALL: &'static [Self] = &[Supervision::Full, Supervision::Reduced];
+}
+
+impl SettingChoices for crate::bughouse::Regulation {
+    const ALL: &'static [Self] = &[
+        crate::bughouse::Regulation::DjcStein,
+        crate::bughouse::Regulation::Knsb2000,
+        crate::bughouse::Regulation::Flemish,
+    ];
+}
+
+impl SettingChoices for crate::bughouse::RankReading {
+    const ALL: &'static [Self] = &[
+        crate::bughouse::RankReading::Relative,
+        crate::bughouse::RankReading::Absolute,
+    ];
+}
+
 /// The moment a fallen flag counts (6.8; 2005 6.9).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -104,9 +104,9 @@ impl Core {
             return out;
         }
         let mut emitted = std::mem::take(&mut self.scratch);
-        self.slots[i]
-            .session
-            .handle(input.t_ms, &input.kind, &mut emitted);
+        self.guarded(i, input.t_ms, &mut emitted, |s, e| {
+            s.handle(input.t_ms, &input.kind, e)
+        });
         self.number(&input.board, Some(i), &mut emitted, &mut out);
         self.scratch = emitted;
         self.bughouse(i, input.t_ms, &mut out);
@@ -147,7 +147,7 @@ impl Core {
                 .map(|(d, _, i)| (*d, *i));
             let Some((d, i)) = due else { break };
             let mut emitted = std::mem::take(&mut self.scratch);
-            self.slots[i].session.on_timer(d, &mut emitted);
+            self.guarded(i, d, &mut emitted, |s, e| s.on_timer(d, e));
             let label = self.slots[i].label.clone();
             self.number(&label, Some(i), &mut emitted, &mut out);
             self.scratch = emitted;
@@ -155,6 +155,52 @@ impl Core {
             self.rearm_around(i);
         }
         out
+    }
+
+    /// Runs `f` on board `i`'s session. A panic inside — a state the reading did not
+    /// foresee — stays with that board: its session is replaced by a fresh reading
+    /// ([`Session::after_fault`]) and `tracking_failed` tells the arbiter; the other boards
+    /// and the caller (the daemon, its journal) go on.
+    fn guarded(
+        &mut self,
+        i: usize,
+        t_ms: u64,
+        emitted: &mut Emitted,
+        f: impl FnOnce(&mut Session, &mut Emitted),
+    ) {
+        let session = &mut self.slots[i].session;
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(session, emitted)));
+        let Err(payload) = caught else { return };
+        let why = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "an internal fault".into());
+        let label = self.slots[i].label.clone();
+        let old = std::mem::replace(
+            &mut self.slots[i].session,
+            Session::new(&label, &self.config),
+        );
+        let game = old.game().map(|g| (g.id.clone(), g.plies()));
+        let edition = old.edition_name().to_string();
+        self.slots[i].session = old.after_fault(t_ms, &self.config);
+        let recorded = match &game {
+            Some((id, plies)) => format!("game {id} is recorded up to ply {plies}"),
+            None => "no game was being recorded".into(),
+        };
+        let mut a = Alert::new(
+            AlertKind::TrackingFailed,
+            Severity::Review,
+            &edition,
+            format!(
+                "Board {label} could no longer be followed ({why}): {recorded}; the board is read afresh from what it shows now. The other boards are not affected."
+            ),
+        );
+        a.game = game.map(|(id, _)| id);
+        a.prescription = Some(
+            "Check the position on the board against the game; enter any moves or the result by hand if the record must be completed.".into(),
+        );
+        emitted.push((t_ms, EventBody::Alert(a)));
     }
 
     /// The slot of `board`'s bughouse partner, once the partner board was heard from.
@@ -204,13 +250,15 @@ impl Core {
                 let mut changed = false;
                 for (from, to) in [(0, 1), (1, 0)] {
                     let view = self.slots[pair[from]].session.view_for_partner();
-                    let other = &mut self.slots[pair[to]].session;
+                    let other = &self.slots[pair[to]].session;
                     if other.partner_view() == Some(&view) {
                         continue;
                     }
                     changed = true;
                     let mut emitted = Emitted::new();
-                    other.partner_update(t_ms, view, &mut emitted);
+                    self.guarded(pair[to], t_ms, &mut emitted, |s, e| {
+                        s.partner_update(t_ms, view, e)
+                    });
                     let label = self.slots[pair[to]].label.clone();
                     self.number(&label, Some(pair[to]), &mut emitted, out);
                 }
@@ -385,5 +433,83 @@ mod tests {
             );
         }
         assert!(fired > 10, "timers fired ({fired})");
+    }
+
+    /// A fault in one board's reading (a panic, forced here) stays with that board: the
+    /// arbiter is told, the other board's game goes on move by move, the core keeps
+    /// numbering events, and the faulty board is read afresh — its next game numbered on.
+    #[test]
+    fn a_fault_on_one_board_leaves_the_others_running() {
+        use crate::arbitrary_play::{START_CODES, clock_frame, phys};
+        use shakmaty::Square;
+        let rx = |t: u64, board: &str, bytes: Vec<u8>| Input {
+            t_ms: t,
+            board: board.into(),
+            kind: InputKind::Rx(bytes),
+        };
+        let dump = |t, board| {
+            let mut m = vec![0x86, 0, 0x43];
+            m.extend(START_CODES);
+            rx(t, board, m)
+        };
+        let field = |t, board, sq: Square, code| rx(t, board, vec![0x8E, 0, 5, phys(sq), code]);
+        let clock = |t, board, running| rx(t, board, clock_frame((300, 300, running), 1));
+        let mut core = Core::new(CoreConfig::default());
+        let mut ev = Vec::new();
+        for b in ["1", "2"] {
+            ev.extend(core.handle(&dump(0, b)));
+            ev.extend(core.handle(&clock(500, b, Some(false))));
+        }
+        for b in ["1", "2"] {
+            ev.extend(core.handle(&field(1000, b, Square::E2, 0)));
+            ev.extend(core.handle(&field(1100, b, Square::E4, 1)));
+            ev.extend(core.handle(&clock(1400, b, Some(true))));
+        }
+        ev.extend(core.advance(3000));
+        let mut emitted = Emitted::new();
+        let one = core.index["1"];
+        core.guarded(one, 3000, &mut emitted, |_, _| {
+            panic!("a fault forced by the test")
+        });
+        core.number("1", Some(one), &mut emitted, &mut ev);
+        // Board 2 plays on; board 1's pieces are set up again for a new game.
+        ev.extend(core.handle(&field(4000, "2", Square::E7, 0)));
+        ev.extend(core.handle(&field(4100, "2", Square::E5, 7)));
+        ev.extend(core.handle(&clock(4400, "2", Some(false))));
+        ev.extend(core.handle(&dump(5000, "1")));
+        ev.extend(core.handle(&clock(5500, "1", Some(false))));
+        ev.extend(core.handle(&field(6000, "1", Square::D2, 0)));
+        ev.extend(core.handle(&field(6100, "1", Square::D4, 1)));
+        ev.extend(core.handle(&clock(6400, "1", Some(true))));
+        ev.extend(core.advance(20_000));
+
+        let failed: Vec<&Alert> = ev
+            .iter()
+            .filter_map(|e| match &e.body {
+                EventBody::Alert(a) if a.kind == AlertKind::TrackingFailed => Some(a),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(failed.len(), 1);
+        assert_eq!(failed[0].game.as_deref(), Some("1/1"));
+        assert!(failed[0].message.contains("a fault forced by the test"));
+        let moves = |board: &str| -> Vec<(String, String)> {
+            ev.iter()
+                .filter(|e| e.board == board)
+                .filter_map(|e| match &e.body {
+                    EventBody::Move(m) => Some((m.game.clone(), m.uci.clone())),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(
+            moves("2"),
+            [("2/1".into(), "e2e4".into()), ("2/1".into(), "e7e5".into())]
+        );
+        assert_eq!(
+            moves("1"),
+            [("1/1".into(), "e2e4".into()), ("1/2".into(), "d2d4".into())]
+        );
+        assert!(ev.windows(2).all(|w| w[0].seq < w[1].seq));
     }
 }

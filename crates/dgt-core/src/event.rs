@@ -215,6 +215,10 @@ pub enum AlertKind {
     /// late, a spare board set up mid-game): the game is followed from where it stands, or
     /// rebuilt from the board's own log (issue 35).
     GameFoundUnderWay,
+    /// The reading of one board met a state it could not handle: that board's game record
+    /// stops, the board is read afresh from what it shows next, and every other board and
+    /// the journal go on (issue 31).
+    TrackingFailed,
 }
 
 /// An alert for the arbiter, with its evidence.

@@ -14,6 +14,7 @@
 //! 5. [`arbiter`] applies the Laws of Chess for the edition in force.
 
 pub mod arbiter;
+pub mod arbitrary_play;
 pub mod board;
 pub mod bughouse;
 pub mod bus;

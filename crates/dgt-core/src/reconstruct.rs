@@ -121,21 +121,34 @@ impl Game {
         self.result.is_some()
     }
 
-    /// Plays a legal move from the current position; returns its ply (1-based).
-    /// The position [`Game::push`] would reach with the legal move `mv`.
+    /// Whether [`Game::push`] can play `mv` from the current position: a legal move, or a
+    /// drop (judged by the bughouse regulation, not here) onto an empty square. A move read
+    /// from a position since changed by hand (a piece taken for the partner board's
+    /// promotion) may no longer be.
+    pub fn can_push(&self, mv: Move) -> bool {
+        let pos = self.current();
+        match mv {
+            Move::Put { to, .. } => pos.board().piece_at(to).is_none(),
+            _ => pos.is_legal(mv),
+        }
+    }
+
+    /// The position [`Game::push`] would reach with `mv`; the current one when it cannot be
+    /// played (see [`Game::can_push`]).
     pub fn position_after(&self, mv: Move) -> Chess {
         let mut next = self.current().clone();
-        match mv {
-            // As in `push`: a drop is judged by the bughouse regulation.
-            Move::Put { .. } => next.play_unchecked(mv),
-            _ => {
-                next = next.play(mv).expect("only legal moves are asked about");
-            }
+        if self.can_push(mv) {
+            next.play_unchecked(mv);
         }
         next
     }
 
+    /// Plays `mv` from the current position (see [`Game::can_push`]; a move it refuses is
+    /// not recorded) and returns the ply count after it.
     pub fn push(&mut self, mv: Move, t_ms: u64, clocks: (Option<u64>, Option<u64>)) -> u32 {
+        if !self.can_push(mv) {
+            return self.plies() as u32;
+        }
         let pos = self.current().clone();
         let uci = mv.to_uci(self.castling_mode).to_string();
         let mut san = SanPlus::from_move(pos.clone(), mv).to_string();
@@ -143,15 +156,9 @@ impl Game {
             // shakmaty writes a pawn drop "@d2"; arbiters (and UCI) write "P@d2".
             san.insert(0, 'P');
         }
-        let next = match mv {
-            // A drop is judged by the bughouse regulation, not by shakmaty's standard chess.
-            Move::Put { .. } => {
-                let mut p = pos;
-                p.play_unchecked(mv);
-                p
-            }
-            _ => pos.play(mv).expect("only legal moves are pushed"),
-        };
+        // A drop is judged by the bughouse regulation, not by shakmaty's standard chess.
+        let mut next = pos;
+        next.play_unchecked(mv);
         self.push_position(next);
         self.moves.push(PlayedMove {
             mv,
@@ -297,6 +304,17 @@ pub fn king_to_centre(pos: &Chess, m: &Move, clock_stopped: bool) -> bool {
 
 /// A pawn standing on its last rank: a promotion not completed (the promoted piece not yet
 /// put on the board).
+/// A pawn on a first or last rank in `shown` that was not standing there in `before`: a
+/// promotion not completed now, not a pawn dropped there earlier (bughouse: an illegal
+/// drop followed as made, 7.4), which no promotion concerns.
+pub fn unpromoted_pawn_since(before: &Board, shown: &Board) -> Option<Square> {
+    let last =
+        Bitboard::from_rank(shakmaty::Rank::First) | Bitboard::from_rank(shakmaty::Rank::Eighth);
+    (shown.pawns() & last)
+        .into_iter()
+        .find(|&sq| before.piece_at(sq) != shown.piece_at(sq))
+}
+
 pub fn unpromoted_pawn(board: &Board) -> Option<Square> {
     let last =
         Bitboard::from_rank(shakmaty::Rank::First) | Bitboard::from_rank(shakmaty::Rank::Eighth);

@@ -339,6 +339,27 @@ pub struct Session {
 }
 
 impl Session {
+    /// The board read afresh after a fault its reading could not handle (contained by the
+    /// engine): the link, the decoder and the placement the board last reported are kept;
+    /// the game and all that was read from it go. The placement is read again at `t` as at
+    /// a start — a new game when it is the initial position — and every later report and
+    /// dump updates it. Game numbers go on from the old reading's.
+    pub fn after_fault(self, t: u64, config: &CoreConfig) -> Session {
+        let mut s = Session::new(&self.label, config);
+        s.games_started = self.games_started;
+        s.decoder = self.decoder;
+        s.bus = self.bus;
+        s.board = self.board;
+        s.orientation = self.orientation;
+        s.serial = self.serial;
+        s.version = self.version;
+        s.clock_version = self.clock_version;
+        s.port = self.port;
+        s.link = self.link;
+        s.timers.set(Timer::Settle, t);
+        s
+    }
+
     pub fn new(label: &str, config: &CoreConfig) -> Self {
         let s = config.for_board(label);
         let bughouse = config
@@ -415,6 +436,14 @@ impl Session {
 
     pub fn label(&self) -> &str {
         &self.label
+    }
+
+    /// The name of the edition of the Laws (or bughouse regulation) this board follows.
+    pub fn edition_name(&self) -> &str {
+        match &self.bughouse {
+            Some(seat) => seat.regulation.name(),
+            None => self.edition.name,
+        }
     }
 
     pub fn game(&self) -> Option<&Game> {

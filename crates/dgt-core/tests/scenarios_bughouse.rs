@@ -8,57 +8,18 @@
 mod common;
 
 use common::*;
-use dgt_core::bughouse::{BughouseMatch, Regulation};
+use dgt_core::bughouse::Regulation;
 use dgt_core::verdict::BughouseFlagVerdict;
-use dgt_core::{AlertKind, Core, CoreConfig, Event, EventBody, GameResult, Input, Side};
+use dgt_core::{AlertKind, CoreConfig, Event, EventBody, GameResult, Side};
 
 /// After 1.e4 e5 2.Nc3, Black (A2) to move: the digest's `P2`.
 const P2: &str = "rnbqkbnr/pppp1ppp/8/4p3/4P3/2N5/PPPP1PPP/R1BQKBNR b KQkq - 1 2";
 /// Board 1 where White (A1) can take a black knight on d5 with the pawn on e4.
 const KNIGHT_TO_TAKE: &str = "4k3/8/8/3n4/4P3/8/8/4K3 w - - 0 1";
 
-fn config(rules: Regulation) -> CoreConfig {
-    CoreConfig {
-        bughouse: vec![BughouseMatch {
-            boards: ["1".into(), "2".into()],
-            rules,
-            ..Default::default()
-        }],
-        ..CoreConfig::default()
-    }
-}
-
 /// A board of the match set up from a FEN, its clock started for the side to move at `t`.
 fn seat(label: &str, fen: &str, t: u64) -> Board {
-    let mut b = Board::new();
-    b.label = label.into();
-    b.t = t;
-    b.op(&format!(
-        r#"{{"setup": {{"fen": "{fen}", "time_control": "300"}}}}"#
-    ));
-    b.dump_fen(fen);
-    b.wait(400);
-    b.start_clock(300).wait(300);
-    b
-}
-
-/// Both boards' inputs in time order, through one core.
-fn run_match(boards: &[&Board], rules: Regulation) -> Vec<Event> {
-    let mut inputs: Vec<Input> = boards.iter().flat_map(|b| b.inputs.clone()).collect();
-    inputs.sort_by_key(|i| i.t_ms);
-    let mut core = Core::new(config(rules));
-    let mut out = Vec::new();
-    for i in &inputs {
-        out.extend(core.handle(i));
-    }
-    while let Some(d) = core.next_deadline() {
-        out.extend(core.advance(d));
-    }
-    out
-}
-
-fn on(ev: &[Event], board: &str) -> Vec<Event> {
-    ev.iter().filter(|e| e.board == board).cloned().collect()
+    bughouse_seat(label, fen, t, 300)
 }
 
 /// A piece put on an empty square and the clock pressed.

@@ -19,6 +19,7 @@
 //! * `board`: the firmware that ties them together and answers commands (incl. bus mode);
 //! * `corpus`: a whole game against a simulated host, every byte with its time.
 
+pub mod bughouse;
 pub mod clock;
 pub mod game_script;
 pub mod prng;

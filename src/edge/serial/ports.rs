@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The USB ids of DGT boards documented in public sources (protocol §1.2): Microchip's
 /// CDC-ACM id on USB e-boards, Renesas RL78 on the Smart Board.
@@ -15,7 +15,7 @@ pub fn is_dgt_usb_id(vid: u16, pid: u16) -> bool {
 }
 
 /// Which ports the scan offers, besides the configured ones.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ScanMode {
     /// Every USB CDC-ACM port (`/dev/ttyACM*`) and USB-serial adapter (`/dev/ttyUSB*`; old
@@ -26,6 +26,10 @@ pub enum ScanMode {
     Dgt,
     /// Only the configured ports.
     Off,
+}
+
+impl dgt_core::config::SettingChoices for ScanMode {
+    const ALL: &'static [Self] = &[ScanMode::Usb, ScanMode::Dgt, ScanMode::Off];
 }
 
 /// A port named in the settings, opened whenever it exists:

@@ -5,8 +5,8 @@ use std::sync::OnceLock;
 
 use shakmaty::fen::Fen;
 use shakmaty::{
-    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Position, Role, Setup,
-    Square,
+    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Position, Role,
+    Setup, Square,
 };
 
 fn chess960_boards() -> &'static Vec<Board> {
@@ -221,10 +221,128 @@ pub fn position_from_fen(text: &str) -> Result<(Chess, CastlingMode), FenError> 
 pub fn edited(pos: &Chess, mode: CastlingMode, edit: impl FnOnce(&mut Setup)) -> Option<Chess> {
     let mut setup = pos.to_setup(EnPassantMode::Legal);
     edit(&mut setup);
+    let pawns_on_backranks = setup.board.pawns() & Bitboard::BACKRANKS;
+    if pawns_on_backranks.any() {
+        return with_backrank_pawns(setup, mode, pawns_on_backranks);
+    }
+    accepted(setup, mode)
+}
+
+fn accepted(setup: Setup, mode: CastlingMode) -> Option<Chess> {
     Chess::from_setup(setup, mode)
         .or_else(shakmaty::PositionError::ignore_too_much_material)
         .or_else(shakmaty::PositionError::ignore_impossible_check)
         .or_else(shakmaty::PositionError::ignore_invalid_castling_rights)
         .or_else(shakmaty::PositionError::ignore_invalid_ep_square)
         .ok()
+}
+
+/// A bughouse position with a pawn dropped illegally on a first or last rank (followed as
+/// made, DJC 7.4), which no setup may hold: built without those pawns, then each put back as
+/// a drop by its side; where the turn must pass without a change, a piece of the side on move
+/// is "moved" onto its own square. The move number is kept; the halfmove clock is not (the
+/// 50-move rule is not imported, 1.5).
+fn with_backrank_pawns(mut setup: Setup, mode: CastlingMode, pawns: Bitboard) -> Option<Chess> {
+    let turn = setup.turn;
+    let mut placed = Vec::new();
+    for sq in pawns {
+        let color = setup.board.color_at(sq)?;
+        setup.board.discard_piece_at(sq);
+        placed.push((sq, color));
+    }
+    // The sides whose plies rebuild it, in order: a pass where the turn is not the pawn's.
+    let first = placed.first().map(|(_, c)| *c)?;
+    let mut sides = Vec::new();
+    let mut on_move = first;
+    for &(_, color) in &placed {
+        if on_move != color {
+            sides.push(on_move);
+            on_move = !on_move;
+        }
+        sides.push(on_move);
+        on_move = !on_move;
+    }
+    if on_move != turn {
+        sides.push(on_move);
+    }
+    let black_plies = sides.iter().filter(|c| c.is_black()).count() as u32;
+    setup.turn = first;
+    setup.fullmoves = std::num::NonZeroU32::new(setup.fullmoves.get().saturating_sub(black_plies))
+        .unwrap_or(std::num::NonZeroU32::MIN);
+    let mut pos = accepted(setup, mode)?;
+    let mut pawns = placed.into_iter();
+    let mut next_pawn = pawns.next();
+    while let Some((sq, color)) = next_pawn {
+        if pos.turn() == color {
+            pos.play_unchecked(Move::Put {
+                role: Role::Pawn,
+                to: sq,
+            });
+            next_pawn = pawns.next();
+        } else {
+            pos.play_unchecked(pass(&pos)?);
+        }
+    }
+    if pos.turn() != turn {
+        pos.play_unchecked(pass(&pos)?);
+    }
+    Some(pos)
+}
+
+/// A "move" of a piece of the side on move onto its own square: the turn passes, the board
+/// stays. Not a king or rook with castling rights (a move of one gives them up).
+fn pass(pos: &Chess) -> Option<Move> {
+    let us = pos.board().by_color(pos.turn());
+    let castling = pos.castles().castling_rights();
+    let sq = (us & !pos.board().kings() & !pos.board().rooks())
+        .first()
+        .or_else(|| (us & pos.board().rooks() & !castling).first())
+        .or_else(|| {
+            (us & pos.board().kings())
+                .first()
+                .filter(|_| !(castling & us).any())
+        })?;
+    let role = pos.board().role_at(sq)?;
+    Some(Move::Normal {
+        role,
+        from: sq,
+        capture: None,
+        to: sq,
+        promotion: None,
+    })
+}
+
+#[cfg(test)]
+mod backrank_tests {
+    use super::*;
+
+    /// A pawn dropped on a back rank (illegal, followed as made) stays through an edit: the
+    /// board, the side on move and the move number are those of the position edited.
+    #[test]
+    fn an_edit_keeps_a_pawn_dropped_on_a_back_rank() {
+        for (fen, pawn) in [
+            ("4k3/8/8/8/8/8/8/R3K3 b - - 0 1", Square::H8),
+            ("4k3/8/8/8/8/8/8/R3K3 w - - 0 7", Square::B1),
+            ("4k3/8/8/8/8/8/8/R3K3 b - - 0 7", Square::C8),
+        ] {
+            let (start, _) = position_from_fen(fen).unwrap();
+            let mut pos = start.clone();
+            // The drop by the side on move, as the game follows it.
+            let dropper = pos.turn();
+            pos.play_unchecked(Move::Put {
+                role: Role::Pawn,
+                to: pawn,
+            });
+            let out = edited(&pos, CastlingMode::Standard, |setup| {
+                setup.board.discard_piece_at(Square::A1);
+            })
+            .unwrap_or_else(|| panic!("{fen}: the edit stands"));
+            let mut expected = pos.board().clone();
+            expected.discard_piece_at(Square::A1);
+            assert_eq!(out.board(), &expected, "{fen}");
+            assert_eq!(out.turn(), !dropper, "{fen}");
+            assert_eq!(out.fullmoves(), pos.fullmoves(), "{fen}");
+            assert_eq!(out.board().piece_at(pawn), Some(dropper.pawn()), "{fen}");
+        }
+    }
 }

@@ -32,18 +32,26 @@ impl Session {
             return;
         };
         let made_drop = matches!(made, Move::Put { .. }).then(|| made.to());
+        let after = g.positions[ply].board();
+        // Only a placement read as this ply alone: one read as the previous move and the
+        // reply together (an en passant with the captured pawn lifted last shows as the
+        // capture and a pawn dropped on its square) is no reserve piece of this player's.
         let shown_drop = self.reader.seen.newest_first().find_map(|s| {
-            if s.ply != ply {
+            if s.ply != ply || s.steps != 1 {
                 return None;
             }
             let d = crate::board::diff(before, &s.board);
             let sq = d.single_square()?;
             let p = s.board.piece_at(sq)?;
+            // A piece that stands there after the move made is that move's piece arriving,
+            // reported before its start square within one scan (protocol §1.1: a scan
+            // reports the squares it found changed in square order): no reserve piece.
             (before.piece_at(sq).is_none()
                 && p.color == mover
                 && p.role != Role::King
-                && Some(sq) != made_drop)
-                .then_some((sq, p.role))
+                && Some(sq) != made_drop
+                && after.piece_at(sq) != Some(p))
+            .then_some((sq, p.role))
         });
         let Some((sq, role)) = shown_drop else { return };
         let name = arbiter::side_name(mover);
@@ -77,9 +85,9 @@ impl Session {
     }
 
     /// The board shows an earlier position with one piece of the player who moved last
-    /// lifted. In bughouse material grows (drops), so this is most often the opponent about
-    /// to capture that piece (a piece dropped, or moved since it was dropped), not a
-    /// restored position: it counts as restored only once it has stood for
+    /// lifted, and perhaps one of the player on move. In bughouse material grows (drops), so
+    /// this is most often the opponent about to capture that piece (a piece dropped, or
+    /// moved since it was dropped) with the piece in his hand, not a restored position: it counts as restored only once it has stood for
     /// `illegal_position_ms`, or at once when the opponent pressed the clock back (7.6).
     /// Returns whether to wait.
     pub(super) fn drop_lifted_waits(&mut self, t: u64) -> bool {
@@ -90,12 +98,16 @@ impl Session {
         };
         let last_mover = !g.current().turn();
         let current = g.current().board();
-        let lifted = crate::board::diff(current, &shown)
-            .single_square()
-            .is_some_and(|sq| {
-                shown.piece_at(sq).is_none()
-                    && current.piece_at(sq).is_some_and(|p| p.color == last_mover)
-            });
+        // A capture in progress: the piece to be taken lifted, the capturer perhaps already
+        // in the hand too. When both were just dropped (`B@a2`, `P@e6`, then `Bxe6`), the
+        // board with both lifted is the position of two plies before.
+        let d = crate::board::diff(current, &shown);
+        let only_lifted = d.into_iter().all(|sq| shown.piece_at(sq).is_none());
+        let victims = d
+            .into_iter()
+            .filter(|&sq| current.piece_at(sq).is_some_and(|p| p.color == last_mover))
+            .count();
+        let lifted = only_lifted && victims == 1 && d.count() <= 2;
         let running = self.clock.running();
         let pressed_back =
             running.is_some() && running == self.clock.display_of(last_mover.is_white());

@@ -85,7 +85,7 @@ impl Session {
                     crate::bughouse::DropFault::Occupied.words()
                 ),
             )
-        } else if let Some(sq) = reconstruct::unpromoted_pawn(shown) {
+        } else if let Some(sq) = reconstruct::unpromoted_pawn_since(g.current().board(), shown) {
             (
                 AlertKind::PromotionIncomplete,
                 self.edition.promotion_incomplete,

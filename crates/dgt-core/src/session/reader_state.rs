@@ -35,7 +35,7 @@ impl ReaderState {
         board: shakmaty::Board,
         path: Vec<Move>,
     ) {
-        self.seen.record(ply, board);
+        self.seen.record(ply, board, path.len());
         self.last_ahead = Some((t, path));
     }
 

@@ -41,6 +41,13 @@ impl Session {
                 self.watch.owes_press = Some(mover);
             }
             let Some(g) = &mut self.game else { return };
+            if !g.can_push(*m) {
+                // Read from a position since changed by hand (bughouse 3.1: a piece taken
+                // for the partner's promotion): not played; the board is read again.
+                self.reader.forget_ahead();
+                self.timers.set(Timer::Settle, t);
+                return;
+            }
             // A move that follows an unconfirmed one confirms it (the opponent has replied).
             g.confirm_all();
             g.push(*m, t, clocks);

@@ -106,17 +106,7 @@ impl Seat {
             for role in Role::ALL {
                 let piece = Piece { color, role };
                 while self.taken_applied[piece] < self.partner.taken[piece] {
-                    let pos = g.current();
-                    let Some(sq) = (pos.board().by_piece(piece) & !shown.occupied())
-                        .into_iter()
-                        .next()
-                    else {
-                        break;
-                    };
-                    let Some(edited) = crate::reconstruct::edited(pos, g.castling_mode, |setup| {
-                        setup.board.discard_piece_at(sq);
-                        setup.castling_rights.discard(sq);
-                    }) else {
+                    let Some((sq, edited)) = taken_piece(g, piece, shown) else {
                         break;
                     };
                     self.taken_applied[piece] += 1;
@@ -211,6 +201,32 @@ impl Seat {
             && now.role != Role::King)
             .then_some((sq, now.role, self.regulation))
     }
+}
+
+/// The piece of kind `piece` that left the board for a promotion on the partner board, and
+/// the position without it: one the board no longer shows, whose removal leaves what it
+/// shows — or that and one move made since. A piece lifted for a move in progress (a
+/// knight in the hand, its capture's victim lifted too) is no such piece: the board shows
+/// something else missing that no move explains.
+fn taken_piece(
+    g: &Game,
+    piece: Piece,
+    shown: &shakmaty::Board,
+) -> Option<(shakmaty::Square, shakmaty::Chess)> {
+    let pos = g.current();
+    let mut budget = 20_000;
+    (pos.board().by_piece(piece) & !shown.occupied())
+        .into_iter()
+        .find_map(|sq| {
+            let edited = crate::reconstruct::edited(pos, g.castling_mode, |setup| {
+                setup.board.discard_piece_at(sq);
+                setup.castling_rights.discard(sq);
+            })?;
+            let explained = edited.board() == shown
+                || crate::reconstruct::find_path_with(&edited, shown, 1, &mut budget, true)
+                    .is_some();
+            explained.then_some((sq, edited))
+        })
 }
 
 impl Session {
@@ -475,7 +491,12 @@ impl Session {
         let (Some(seat), Some(g)) = (&mut self.bughouse, &mut self.game) else {
             return false;
         };
-        seat.take_for_promotion(g, &shown, t, out)
+        let taken = seat.take_for_promotion(g, &shown, t, out);
+        if taken {
+            // What the board showed ahead was read from the position before: read again.
+            self.reader.forget_ahead();
+        }
+        taken
     }
 
     /// The partner's promotion took no piece from this board within `TAKE_WINDOW_MS`: the

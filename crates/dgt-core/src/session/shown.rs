@@ -19,6 +19,10 @@ const KEPT: usize = 32;
 pub(crate) struct Shown {
     pub(crate) ply: usize,
     pub(crate) board: Board,
+    /// How many plies, from the game's position when it was shown, explained it: a
+    /// placement read as the opponent's reply already made (two plies) is no sign of what
+    /// the mover's own hand did.
+    pub(crate) steps: usize,
 }
 
 /// The recent placements shown (at most [`KEPT`], the oldest dropped first).
@@ -28,12 +32,13 @@ pub(crate) struct ShownHistory {
 }
 
 impl ShownHistory {
-    /// The board showed `board`, explained as the position after `ply` plies.
-    pub(crate) fn record(&mut self, ply: usize, board: Board) {
+    /// The board showed `board`, explained as the position after `ply` plies, `steps` of
+    /// them read from the game's position then.
+    pub(crate) fn record(&mut self, ply: usize, board: Board, steps: usize) {
         if self.kept.len() == KEPT {
             self.kept.pop_front();
         }
-        self.kept.push_back(Shown { ply, board });
+        self.kept.push_back(Shown { ply, board, steps });
     }
 
     /// How recently (a larger number is more recent) the board showed `board` as the
@@ -78,7 +83,7 @@ mod tests {
     fn a_placement_is_shown_only_as_its_ply() {
         let mut h = ShownHistory::default();
         let nf3 = after(&[(Square::G1, Square::F3)]);
-        h.record(1, nf3.clone());
+        h.record(1, nf3.clone(), 1);
         assert_eq!(h.when(1, &nf3), Some(0));
         // The same placement at another ply (the knight back and out again) is not it.
         assert_eq!(h.when(5, &nf3), None);
@@ -89,11 +94,11 @@ mod tests {
         let mut h = ShownHistory::default();
         let e4 = after(&[(Square::E2, Square::E4)]);
         let d4 = after(&[(Square::D2, Square::D4)]);
-        h.record(1, e4.clone());
-        h.record(1, d4.clone());
+        h.record(1, e4.clone(), 1);
+        h.record(1, d4.clone(), 1);
         assert!(h.when(1, &d4) > h.when(1, &e4));
         // Shown again (a move corrected back): now the most recent.
-        h.record(1, e4.clone());
+        h.record(1, e4.clone(), 1);
         assert!(h.when(1, &e4) > h.when(1, &d4));
     }
 
@@ -102,10 +107,10 @@ mod tests {
         let mut h = ShownHistory::default();
         let e4 = after(&[(Square::E2, Square::E4)]);
         let e4e5 = after(&[(Square::E2, Square::E4), (Square::E7, Square::E5)]);
-        h.record(1, e4.clone());
-        h.record(2, e4e5.clone());
+        h.record(1, e4.clone(), 1);
+        h.record(2, e4e5.clone(), 1);
         // The board went back to ply 1 and on again: both showings still count.
-        h.record(1, e4.clone());
+        h.record(1, e4.clone(), 1);
         assert!(h.when(2, &e4e5).is_some());
         assert_eq!(h.newest_first().next().map(|s| s.ply), Some(1));
     }
@@ -115,7 +120,7 @@ mod tests {
         let mut h = ShownHistory::default();
         let start = Board::default();
         for ply in 0..KEPT + 3 {
-            h.record(ply, start.clone());
+            h.record(ply, start.clone(), 1);
         }
         assert_eq!(h.newest_first().count(), KEPT);
         // The three oldest are gone.

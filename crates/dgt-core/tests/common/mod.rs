@@ -555,3 +555,50 @@ pub fn clock_verdict(a: &dgt_core::Alert) -> dgt_core::verdict::ClockVerdict {
     assert_eq!(a.prescription.as_deref(), Some(v.render().as_str()));
     v
 }
+
+/// A core configuration pairing boards "1" and "2" as a bughouse match under `rules`.
+pub fn bughouse_config(rules: dgt_core::bughouse::Regulation) -> CoreConfig {
+    CoreConfig {
+        bughouse: vec![dgt_core::bughouse::BughouseMatch {
+            boards: ["1".into(), "2".into()],
+            rules,
+            ..Default::default()
+        }],
+        ..CoreConfig::default()
+    }
+}
+
+/// A board of a bughouse match set up from a FEN with the clock at `secs` a side, its clock
+/// started for the side to move at `t`.
+pub fn bughouse_seat(label: &str, fen: &str, t: u64, secs: u64) -> Board {
+    let mut b = Board::new();
+    b.label = label.into();
+    b.t = t;
+    b.op(&format!(
+        r#"{{"setup": {{"fen": "{fen}", "time_control": "{secs}"}}}}"#
+    ));
+    b.dump_fen(fen);
+    b.wait(400);
+    b.start_clock(secs).wait(300);
+    b
+}
+
+/// Both boards' inputs of a bughouse match in time order, through one core.
+pub fn run_match(boards: &[&Board], rules: dgt_core::bughouse::Regulation) -> Vec<Event> {
+    let mut inputs: Vec<Input> = boards.iter().flat_map(|b| b.inputs.clone()).collect();
+    inputs.sort_by_key(|i| i.t_ms);
+    let mut core = Core::new(bughouse_config(rules));
+    let mut out = Vec::new();
+    for i in &inputs {
+        out.extend(core.handle(i));
+    }
+    while let Some(d) = core.next_deadline() {
+        out.extend(core.advance(d));
+    }
+    out
+}
+
+/// The events of one board.
+pub fn on(ev: &[Event], board: &str) -> Vec<Event> {
+    ev.iter().filter(|e| e.board == board).cloned().collect()
+}

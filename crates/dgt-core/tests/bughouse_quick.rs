@@ -1,0 +1,254 @@
+//! Bughouse played at the speed people play it: drops made within a second of each other, a
+//! piece captured the moment it lands by a piece that itself just landed, en passant with
+//! the captured pawn lifted last, a promotion taking its piece from the partner board while
+//! pieces are in hand there, a pawn dropped on its own back rank. Each test reads two boards
+//! through one core and checks every move and drop, and that no false claim is raised.
+//!
+//! Team A has White on board "1" and Black on board "2" (1.4).
+
+mod common;
+
+use common::*;
+use dgt_core::bughouse::Regulation;
+use dgt_core::{AlertKind, Event, EventBody};
+
+/// A board of the match set up from a FEN, its clock started for the side to move at `t`.
+fn seat(label: &str, fen: &str, t: u64) -> Board {
+    bughouse_seat(label, fen, t, 420)
+}
+
+/// The alerts of the kinds a correct reading never raises in these games.
+fn false_alerts(ev: &[Event]) -> Vec<String> {
+    ev.iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Alert(a)
+                if matches!(
+                    a.kind,
+                    AlertKind::TouchMove
+                        | AlertKind::IllegalDrop
+                        | AlertKind::IllegalMove
+                        | AlertKind::IllegalPosition
+                        | AlertKind::PositionRestored
+                        | AlertKind::PromotionIncomplete
+                ) =>
+            {
+                Some(format!("{} {:?}: {}", e.board, a.kind, a.message))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Board 1: White takes a black pawn (exd5), Black takes a white bishop (axb5): board 2's
+/// White may drop a bishop, its Black a pawn.
+fn board1_passes_bishop_and_pawn() -> Board {
+    let mut b1 = seat("1", "k7/8/p7/1B1p4/4P3/8/8/4K3 w - - 0 1", 0);
+    b1.play(&[("e4", "d5", 'P'), ("a6", "b5", 'p')]);
+    b1
+}
+
+/// `B@a2`, `P@e6`, `Bxe6` within about a second: the pawn is taken the moment it lands, by
+/// the bishop that landed just before it. Both drops and the capture are read, in order,
+/// with no restored position, no touch-move claim and the reserves right after it — however
+/// long each hand pauses (the board settles between the lifts when it pauses 300 ms).
+#[test]
+fn a_piece_just_dropped_taken_at_once_by_a_piece_just_dropped() {
+    for (pause, lifts) in [(100, 100), (300, 400), (350, 900), (500, 300)] {
+        let b1 = board1_passes_bishop_and_pawn();
+        let mut b2 = seat("2", "7k/5ppp/8/8/8/8/5PPP/7K w - - 0 1", b1.t + 200);
+        b2.put("a2", 'B').wait(pause).press().wait(pause);
+        b2.put("e6", 'p').wait(pause).press().wait(pause);
+        b2.lift("e6")
+            .wait(lifts)
+            .lift("a2")
+            .wait(pause)
+            .put("e6", 'B');
+        b2.wait(pause).press().wait(1500);
+        // Play goes on: Black replies, then White plays a plain move.
+        b2.play(&[("g7", "g6", 'p'), ("h2", "h3", 'P')]);
+        let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+        assert_eq!(moves(&on(&ev, "1")), ["e4d5", "a6b5"]);
+        assert_eq!(
+            moves(&on(&ev, "2")),
+            ["B@a2", "P@e6", "a2e6", "g7g6", "h2h3"],
+            "pauses {pause} ms, {lifts} ms between the lifts: {:?}",
+            false_alerts(&ev)
+        );
+        assert!(
+            false_alerts(&ev).is_empty(),
+            "pauses {pause}, {lifts}: {:?}",
+            false_alerts(&ev)
+        );
+    }
+}
+
+/// The same with the capturer lifted first: the bishop just dropped on a2 is lifted, then the
+/// pawn just dropped on e6, then the bishop put on e6.
+#[test]
+fn a_piece_just_dropped_taken_with_the_capturer_lifted_first() {
+    for (pause, lifts) in [(100, 100), (300, 400), (350, 900)] {
+        let b1 = board1_passes_bishop_and_pawn();
+        let mut b2 = seat("2", "7k/5ppp/8/8/8/8/5PPP/7K w - - 0 1", b1.t + 200);
+        b2.put("a2", 'B').wait(pause).press().wait(pause);
+        b2.put("e6", 'p').wait(pause).press().wait(pause);
+        b2.lift("a2")
+            .wait(lifts)
+            .lift("e6")
+            .wait(pause)
+            .put("e6", 'B');
+        b2.wait(pause).press().wait(1500);
+        b2.play(&[("g7", "g6", 'p')]);
+        let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+        assert_eq!(
+            moves(&on(&ev, "2")),
+            ["B@a2", "P@e6", "a2e6", "g7g6"],
+            "pauses {pause}, {lifts}: {:?}",
+            false_alerts(&ev)
+        );
+        assert!(
+            false_alerts(&ev).is_empty(),
+            "pauses {pause}, {lifts}: {:?}",
+            false_alerts(&ev)
+        );
+    }
+}
+
+/// En passant with the captured pawn lifted last (the capturing pawn moved first, then the
+/// pawn beside it taken off): read as the capture, no touch-move claim about a reserve pawn.
+#[test]
+fn en_passant_with_the_captured_pawn_lifted_last() {
+    let b1 = board1_passes_bishop_and_pawn();
+    let mut b2 = seat("2", "4k3/4p3/8/3P4/8/8/8/4K3 b - - 0 1", b1.t + 200);
+    b2.play(&[("e7", "e5", 'p')]);
+    b2.lift("d5").put("e6", 'P').wait(200).lift("e5");
+    b2.wait(200).press().wait(1500);
+    b2.play(&[("e8", "d8", 'k')]);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    assert_eq!(moves(&on(&ev, "2")), ["e7e5", "d5e6", "e8d8"]);
+    assert!(false_alerts(&ev).is_empty(), "{:?}", false_alerts(&ev));
+}
+
+/// Board 2's White has lifted the bishop on d2 and his knight on e4 to capture it when board
+/// 1's White promotes to a knight 0.8 s later. The knight in his hand is not the one taken:
+/// it lands on d2 (`Nxd2`), and only when it is then lifted off the board is it taken for
+/// the promotion (3.1). Read without a panic, every move in order.
+#[test]
+fn a_knight_in_hand_on_one_board_when_the_other_promotes() {
+    let mut b2 = seat("2", "k7/8/8/8/4N3/8/3b4/7K w - - 0 1", 0);
+    let mut b1 = seat("1", "k7/4P3/8/8/8/8/8/4K3 w - - 0 1", 0);
+    b2.t = 2000;
+    b2.lift("d2").wait(100).lift("e4");
+    b1.t = b2.t + 800;
+    b1.lift("e7")
+        .wait(150)
+        .put("e8", 'N')
+        .wait(200)
+        .press()
+        .wait(600);
+    b2.t = b1.t;
+    b2.put("d2", 'N').wait(150).press().wait(1000);
+    b2.lift("d2").wait(2000);
+    b2.play(&[("a8", "b7", 'k')]);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    assert_eq!(moves(&on(&ev, "1")), ["e7e8n"]);
+    assert_eq!(moves(&on(&ev, "2")), ["e4d2", "a8b7"]);
+    assert!(false_alerts(&ev).is_empty(), "{:?}", false_alerts(&ev));
+    let taken = alert_of(&on(&ev, "2"), AlertKind::PieceTakenForPromotion);
+    assert_eq!(taken.len(), 1, "{:?}", alerts(&ev));
+    assert_eq!(taken[0].squares, ["d2"]);
+}
+
+/// The same with the knight the promotion takes lifted from e4 while the bishop on d2 is
+/// already off the board: whichever the core reads, it neither panics nor stops board 1.
+#[test]
+fn a_knight_taken_from_a_capture_in_progress_never_stops_the_core() {
+    let mut b2 = seat("2", "k7/8/8/8/4N3/8/3b4/7K w - - 0 1", 0);
+    let mut b1 = seat("1", "k7/4P3/8/8/8/8/8/4K3 w - - 0 1", 0);
+    b2.t = 2000;
+    b2.lift("d2").wait(100).lift("e4");
+    b1.t = b2.t + 800;
+    b1.lift("e7")
+        .wait(150)
+        .put("e8", 'N')
+        .wait(200)
+        .press()
+        .wait(600);
+    b1.play(&[("a8", "b7", 'k'), ("e1", "e2", 'K')]);
+    b2.t = b1.t;
+    b2.put("d2", 'N').wait(150).press().wait(3000);
+    b2.play(&[("a8", "b8", 'k')]);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    assert_eq!(moves(&on(&ev, "1")), ["e7e8n", "a8b7", "e1e2"]);
+}
+
+/// Board 2's Black drops a pawn on his own back rank (illegal, 2.5) and White replies; then
+/// board 1's White promotes to a rook, taking board 2's. One illegal-drop claim, no
+/// incomplete promotion, and the rook taken is read as taken (3.1), not as missing.
+#[test]
+fn a_pawn_dropped_on_its_own_back_rank_is_no_promotion() {
+    let mut b1 = seat("1", "k7/4P3/8/3p4/4P3/8/8/4K3 w - - 0 1", 0);
+    b1.play(&[("e4", "d5", 'P'), ("a8", "b7", 'k')]);
+    let mut b2 = seat("2", "4k3/8/8/8/8/8/8/R3K3 b - - 0 1", b1.t);
+    b2.put("h8", 'p').wait(150).press().wait(600);
+    b2.play(&[("a1", "a2", 'R')]);
+    b1.t = b2.t + 500;
+    b1.lift("e7")
+        .wait(150)
+        .put("e8", 'R')
+        .wait(200)
+        .press()
+        .wait(300);
+    b2.t = b1.t - 600;
+    b2.lift("a2").wait(1500);
+    b2.play(&[("e8", "d8", 'k')]);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    assert_eq!(moves(&on(&ev, "1")), ["e4d5", "a8b7", "e7e8r"]);
+    assert_eq!(moves(&on(&ev, "2")), ["P@h8", "a1a2", "e8d8"]);
+    let claims: Vec<String> = false_alerts(&ev);
+    assert_eq!(claims.len(), 1, "{claims:?}");
+    assert!(claims[0].contains("IllegalDrop"), "{claims:?}");
+    let taken = alert_of(&on(&ev, "2"), AlertKind::PieceTakenForPromotion);
+    assert_eq!(taken.len(), 1, "{:?}", alerts(&ev));
+    assert_eq!(taken[0].squares, ["a2"]);
+}
+
+/// A board reports the squares one scan found changed in square order (protocol §1.1), so
+/// a bishop moved c1-f4 within one scan can show on f4 a few ms before c1 shows empty. With
+/// a bishop in White's reserve that moment looks like a drop on f4: it is the move's own
+/// piece arriving, no touched reserve piece (DJC 4.1).
+#[test]
+fn a_move_reported_destination_first_is_no_touched_reserve_piece() {
+    let b1 = board1_passes_bishop_and_pawn();
+    let mut b2 = seat("2", "7k/5ppp/8/8/8/8/5PPP/2B4K w - - 0 1", b1.t + 200);
+    b2.put("f4", 'B');
+    b2.t -= 75;
+    b2.lift("c1").wait(300).press().wait(1000);
+    b2.play(&[("g7", "g6", 'p')]);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    assert_eq!(moves(&on(&ev, "2")), ["c1f4", "g7g6"]);
+    assert!(false_alerts(&ev).is_empty(), "{:?}", false_alerts(&ev));
+}
+
+/// A pawn dropped on its own back rank stays there (the drop followed as made, 7.4). An
+/// illegal move made later on that board is an illegal move, not a promotion left
+/// incomplete: the pawn on h8 was not part of it.
+#[test]
+fn an_illegal_move_after_a_back_rank_pawn_drop_is_no_incomplete_promotion() {
+    let mut b1 = seat("1", "k7/8/8/3p4/4P3/8/8/4K3 w - - 0 1", 0);
+    b1.play(&[("e4", "d5", 'P')]);
+    let mut b2 = seat("2", "4k3/8/8/8/8/8/8/R3K3 b - - 0 1", b1.t);
+    b2.put("h8", 'p').wait(150).press().wait(600);
+    // White's rook jumps like a knight, a1-b3, and the clock is pressed.
+    b2.lift("a1")
+        .wait(150)
+        .put("b3", 'R')
+        .wait(200)
+        .press()
+        .wait(2000);
+    let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
+    let kinds = alerts(&on(&ev, "2"));
+    assert!(
+        kinds.contains(&AlertKind::IllegalMove) && !kinds.contains(&AlertKind::PromotionIncomplete),
+        "{kinds:?}"
+    );
+}

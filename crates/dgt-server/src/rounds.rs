@@ -23,8 +23,8 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use dgt_core::Operation;
 use dgt_core::TableResult;
-use dgt_pairings::TableState;
 use dgt_core::pairing::{Pairing, ROUND_BOARD, TABLE_RESULTS, TableGameOp, TableResultOp};
+use dgt_pairings::TableState;
 use serde::Deserialize;
 use serde_json::{Value, json};
 

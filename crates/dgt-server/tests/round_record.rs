@@ -495,7 +495,10 @@ async fn a_round_keeps_each_tables_game_and_result_through_play_after_it_and_a_r
     // another table: asked again, nothing applied.
     let (code, v) = enter_in(&server, 4, 1, r#"{"result": "1-0"}"#).await;
     assert_eq!(code, 409, "{v}");
-    assert!(v["error"].as_str().unwrap().contains("still being played"), "{v}");
+    assert!(
+        v["error"].as_str().unwrap().contains("still being played"),
+        "{v}"
+    );
     assert!(server.ops.try_recv().is_err(), "nothing forwarded");
     let games = round_pgn(&server, 4, |g| g.len() == 2 && g[0].sans.len() == 1).await;
     assert_eq!(games[0].sans, ["c4"]);

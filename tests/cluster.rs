@@ -860,7 +860,7 @@ fn a_broker_store_lost_mid_event_is_filled_again_from_the_journals() {
     std::fs::remove_dir_all(broker.store()).unwrap();
     std::thread::sleep(Duration::from_secs(1));
     broker.restart();
-    eventually(Duration::from_secs(30), "the stream made anew", || {
+    eventually(Duration::from_secs(60), "the stream made anew", || {
         let h = get_json(hub_addr, "/health");
         (h["daemon"]["hub"]["stream_recreated"].as_u64()? >= 1).then_some(())
     });

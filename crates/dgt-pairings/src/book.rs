@@ -6,6 +6,9 @@
 //!   the game on it if that game is still going and in no round (pairings imported late),
 //!   or if nothing happened in it yet (pieces set up before the pairings came); else the
 //!   table waits (a game that ended before its round's pairings is an earlier round's).
+//!   A game played on after an earlier round's game and still going binds provisionally:
+//!   the round begun before its pairings were imported, or players analysing. A move made
+//!   under the pairings keeps it; a game started on the board before that replaces it.
 //! * A table that waits binds the next game started on its board — unless the arbiter
 //!   entered its result first (a forfeit): then what is played there is after it.
 //! * A bound game stays the table's game once anything happened in it: a game started on
@@ -95,6 +98,12 @@ pub struct GameInfo {
     /// The clock was stopped after the game's last move (a resignation, a claim, the
     /// arbiter called): a result may be owed.
     pub clock_stopped: bool,
+    /// Bound when its round's pairings arrived while it was being played after an earlier
+    /// round's game: the round began before its pairings were imported, or players were
+    /// analysing on the board. A move made under the pairings makes it the table's game;
+    /// a new game started on the board before that (the board set up for the round) takes
+    /// its place.
+    pub provisional: bool,
 }
 
 impl GameInfo {
@@ -109,6 +118,7 @@ impl GameInfo {
             first_seq: seq,
             after: false,
             clock_stopped: false,
+            provisional: false,
         }
     }
 
@@ -116,6 +126,12 @@ impl GameInfo {
     /// played, nothing ended.
     fn is_blank(&self) -> bool {
         self.plies == 0 && self.result.is_none()
+    }
+
+    /// A bound game the next game started on its board replaces: a blank one, or one
+    /// bound provisionally in which nothing was played under the pairings and nothing ended.
+    fn gives_way(&self) -> bool {
+        self.is_blank() || (self.provisional && self.result.is_none())
     }
 }
 
@@ -369,7 +385,7 @@ impl RoundBook {
             // game to wait for: what is played there is after it.
             let decided = bound.is_none() && r.entered.contains_key(&table);
             match bound {
-                Some(old) if !old.is_blank() => info.after = true,
+                Some(old) if !old.gives_way() => info.after = true,
                 None if decided => info.after = true,
                 _ => {
                     if let Some(old) = r.games.insert(table, game.to_string())
@@ -377,6 +393,9 @@ impl RoundBook {
                     {
                         o.round = None;
                         o.table = None;
+                        // Analysis left off when the board was set up for the round.
+                        o.after |= o.provisional;
+                        o.provisional = false;
                     }
                     r.bound_by.remove(&table);
                     info.round = Some(round);
@@ -419,6 +438,7 @@ impl RoundBook {
             info.round = Some(round);
             info.table = Some(table);
             info.after = false;
+            info.provisional = false;
         }
     }
 
@@ -445,6 +465,8 @@ impl RoundBook {
                 if let Some(g) = self.games.get_mut(&m.game) {
                     g.plies = m.ply;
                     g.clock_stopped = false;
+                    // Played on under the pairings: the table's game.
+                    g.provisional = false;
                 }
                 self.board_game.insert(event.board.clone(), m.game.clone());
             }
@@ -606,7 +628,12 @@ impl RoundBook {
             };
             let late = g.round.is_none() && !g.after && g.result.is_none();
             let blank = g.is_blank();
-            if !(late || blank) {
+            // Played after an earlier round's game and still going: this round's game begun
+            // before its pairings came, or analysis — which the next move or the next game
+            // tells apart.
+            let resumed =
+                g.round.is_none() && g.after && g.result.is_none() && !g.clock_stopped && !blank;
+            if !(late || blank || resumed) {
                 continue;
             }
             if let Some(old) = g.round
@@ -621,6 +648,7 @@ impl RoundBook {
                 g.round = Some(round);
                 g.table = Some(t);
                 g.after = false;
+                g.provisional = resumed;
             }
         }
     }

@@ -213,14 +213,15 @@ fn a_finished_game_stays_the_tables_game_whatever_is_played_after_it() {
     assert_eq!(s.book.table_of("2/1"), Some((1, 2)));
     assert_eq!(outcomes(&s.replayed(), 1), expected, "after a restart");
 
-    // Round 2: the games after round 1's never bind, even still going; the next game
-    // started on each board does.
+    // Round 2: a game after round 1's still going at the import binds provisionally; the
+    // next game started on the board (set up for round 2) takes its place.
     s.pairings(2, &[1, 2, 3]);
     assert_eq!(
         s.book.game_of(2, "2"),
-        None,
+        Some("2/2"),
         "skittles still going at the import"
     );
+    assert!(s.book.game("2/2").unwrap().provisional);
     assert_eq!(
         s.book.game_of(2, "1"),
         Some("1/3"),
@@ -402,4 +403,61 @@ fn the_arbiter_names_a_tables_game_and_games_bind_by_id_across_boards() {
         info.bound_by,
         "who named it, after a restart"
     );
+}
+
+#[test]
+fn a_game_under_way_when_the_next_rounds_pairings_arrive_binds_if_played_on() {
+    let mut s = Stream::new();
+    s.pairings(1, &[1, 2]);
+    for board in ["1", "2"] {
+        s.start(board, &format!("{board}/1"));
+        s.moves(board, &format!("{board}/1"), 9);
+        s.end(board, &format!("{board}/1"), "1-0", EndReason::Checkmate);
+        // Played on the board after round 1's game: round 2 begun before its pairings were
+        // imported (board 1), or analysis (board 2).
+        s.start(board, &format!("{board}/2"));
+        s.moves(board, &format!("{board}/2"), 6);
+    }
+    s.pairings(2, &[1, 2]);
+    // Board 1 plays on under the pairings: its game is round 2's.
+    s.push(
+        "1",
+        EventBody::Move(MoveEvent {
+            game: "1/2".into(),
+            ply: 7,
+            side: Side::White,
+            uci: String::new(),
+            san: String::new(),
+            fen: String::new(),
+            white_ms: None,
+            black_ms: None,
+        }),
+    );
+    s.start("1", "1/3");
+    // Board 2 is set up for the round: the analysis gives way to the new game.
+    s.start("2", "2/3");
+    s.moves("2", "2/3", 2);
+    let expected = vec![
+        row(1, Some("1/2"), None, TableState::ResultOwed),
+        row(2, Some("2/3"), None, TableState::Playing),
+    ];
+    assert_eq!(s.round(2), expected);
+    assert!(
+        s.book.game("1/3").unwrap().after,
+        "played after round 2's game"
+    );
+    assert!(
+        s.book.game("2/2").unwrap().after,
+        "the analysis is after round 1's game"
+    );
+    assert_eq!(s.book.round_of("2/2"), None);
+    assert_eq!(
+        s.round(1),
+        vec![
+            row(1, Some("1/1"), Some("1-0"), TableState::Finished),
+            row(2, Some("2/1"), Some("1-0"), TableState::Finished),
+        ],
+        "round 1 stays"
+    );
+    assert_eq!(outcomes(&s.replayed(), 2), expected, "after a restart");
 }

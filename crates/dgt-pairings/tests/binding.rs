@@ -68,7 +68,12 @@ impl Stream {
     }
 
     fn moves(&mut self, board: &str, game: &str, plies: u32) {
-        for ply in 1..=plies {
+        self.moves_from(board, game, 1, plies);
+    }
+
+    /// Plies `first..=last` of a game.
+    fn moves_from(&mut self, board: &str, game: &str, first: u32, last: u32) {
+        for ply in first..=last {
             self.push(
                 board,
                 EventBody::Move(MoveEvent {
@@ -420,19 +425,7 @@ fn a_game_under_way_when_the_next_rounds_pairings_arrive_binds_if_played_on() {
     }
     s.pairings(2, &[1, 2]);
     // Board 1 plays on under the pairings: its game is round 2's.
-    s.push(
-        "1",
-        EventBody::Move(MoveEvent {
-            game: "1/2".into(),
-            ply: 7,
-            side: Side::White,
-            uci: String::new(),
-            san: String::new(),
-            fen: String::new(),
-            white_ms: None,
-            black_ms: None,
-        }),
-    );
+    s.moves_from("1", "1/2", 7, 7);
     s.start("1", "1/3");
     // Board 2 is set up for the round: the analysis gives way to the new game.
     s.start("2", "2/3");

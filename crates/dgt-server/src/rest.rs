@@ -493,12 +493,11 @@ async fn setup(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult {
-    let who = may_act(&app, &headers, &q)?;
-    must_cover(&app, &who, &board)?;
     // The FEN, time control and edition are parsed here: a bad one is a 400 with the reason.
-    let op: SetupOp = parse_body(&body)?;
-    forward_by(&app, &who, &board, Operation::Setup(op)).await?;
-    Ok(ok(json!({ "ok": true, "board": board })))
+    board_action(&app, &headers, &q, &board, |_| {
+        Ok(Operation::Setup(parse_body::<SetupOp>(&body)?))
+    })
+    .await
 }
 
 /// `POST /api/boards/{board}/result` with `{"result": "1-0" | "0-1" | "1/2-1/2"}`.
@@ -509,20 +508,20 @@ async fn result(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult {
-    let who = may_act(&app, &headers, &q)?;
-    must_cover(&app, &who, &board)?;
-    let value: Value = parse_body(&body)?;
-    let result: dgt_core::GameResult = value
-        .get("result")
-        .and_then(Value::as_str)
-        .or(value.as_str())
-        .unwrap_or_default()
-        .parse()
-        .map_err(|_| {
-            ApiError::BadRequest("result must be \"1-0\", \"0-1\" or \"1/2-1/2\"".into())
-        })?;
-    forward_by(&app, &who, &board, Operation::Result(result)).await?;
-    Ok(ok(json!({ "ok": true, "board": board })))
+    board_action(&app, &headers, &q, &board, |_| {
+        let value: Value = parse_body(&body)?;
+        let result: dgt_core::GameResult = value
+            .get("result")
+            .and_then(Value::as_str)
+            .or(value.as_str())
+            .unwrap_or_default()
+            .parse()
+            .map_err(|_| {
+                ApiError::BadRequest("result must be \"1-0\", \"0-1\" or \"1/2-1/2\"".into())
+            })?;
+        Ok(Operation::Result(result))
+    })
+    .await
 }
 
 /// `POST /api/boards/{board}/claim` with `{"kind": .., "side": .., "move": ..}`, or the
@@ -534,11 +533,10 @@ async fn claim(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult {
-    let who = may_act(&app, &headers, &q)?;
-    must_cover(&app, &who, &board)?;
-    let op = claim_op(&body)?;
-    forward_by(&app, &who, &board, Operation::Claim(op)).await?;
-    Ok(ok(json!({ "ok": true, "board": board })))
+    board_action(&app, &headers, &q, &board, |_| {
+        Ok(Operation::Claim(claim_op(&body)?))
+    })
+    .await
 }
 
 /// A claim from a request body. Every field is read or the claim is refused: a field
@@ -579,11 +577,10 @@ async fn under_way(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult {
-    let who = may_act(&app, &headers, &q)?;
-    must_cover(&app, &who, &board)?;
-    let op: dgt_core::input::UnderWayOp = parse_body(&body)?;
-    forward_by(&app, &who, &board, Operation::UnderWay(op)).await?;
-    Ok(ok(json!({ "ok": true, "board": board })))
+    board_action(&app, &headers, &q, &board, |_| {
+        Ok(Operation::UnderWay(parse_body(&body)?))
+    })
+    .await
 }
 
 /// `POST /api/boards/{board}/take-over` with `{"from": "<board>"}`: the game being played
@@ -596,16 +593,33 @@ async fn take_over(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult {
-    let who = may_act(&app, &headers, &q)?;
-    must_cover(&app, &who, &board)?;
-    let op: dgt_core::input::TakeOverOp = parse_body(&body)?;
-    if op.from == board {
-        return Err(ApiError::BadRequest(
-            "a board cannot take over its own game".into(),
-        ));
-    }
-    must_cover(&app, &who, &op.from)?;
-    forward_by(&app, &who, &board, Operation::TakeOver(op)).await?;
+    board_action(&app, &headers, &q, &board, |who| {
+        let op: dgt_core::input::TakeOverOp = parse_body(&body)?;
+        if op.from == board {
+            return Err(ApiError::BadRequest(
+                "a board cannot take over its own game".into(),
+            ));
+        }
+        must_cover(&app, who, &op.from)?;
+        Ok(Operation::TakeOver(op))
+    })
+    .await
+}
+
+/// An arbiter's action on one board: who acts (an arbiter covering the board), the operation
+/// read from the request (`read` may refuse it, with who acts in hand), sent to the core
+/// with their name; answered `{"ok": true, "board": …}`.
+async fn board_action(
+    app: &App,
+    headers: &HeaderMap,
+    q: &ReadQuery,
+    board: &str,
+    read: impl FnOnce(&Principal) -> Result<Operation, ApiError>,
+) -> ApiResult {
+    let who = may_act(app, headers, q)?;
+    must_cover(app, &who, board)?;
+    let op = read(&who)?;
+    forward_by(app, &who, board, op).await?;
     Ok(ok(json!({ "ok": true, "board": board })))
 }
 

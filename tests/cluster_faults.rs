@@ -1,7 +1,8 @@
 //! The event through the faults a venue meets, with real `nats-server` processes on loopback:
 //! a silent partition between the hub and the broker (a connection that stays open while
 //! nothing crosses it — a hung switch, played by a proxy the test pauses), and three brokers
-//! with the stream's leader killed mid-event.
+//! with the stream's leader killed mid-event, and a stream whose configuration an admin
+//! changes mid-event.
 
 mod daemon_processes;
 mod nats_broker;
@@ -184,6 +185,14 @@ fn pump(mut from: TcpStream, mut into: TcpStream, paused: &AtomicBool) {
     }
 }
 
+/// The hub's own alerts of `kind` on its `/health` (they take no seq).
+fn local_alerts(health: &Value, kind: &str) -> Vec<Value> {
+    health["daemon"]["hub"]["alerts"]
+        .as_array()
+        .map(|l| l.iter().filter(|a| a["kind"] == kind).cloned().collect())
+        .unwrap_or_default()
+}
+
 fn node_offline_alerts(hub: SocketAddr) -> Vec<Value> {
     get_json(hub, "/api/alerts")
         .as_array()
@@ -223,12 +232,31 @@ fn a_silent_partition_is_told_and_raises_no_false_node_offline() {
     });
     let notice = health["daemon"]["notice"].as_str().unwrap();
     assert!(notice.contains("broker"), "{notice}");
+    // The hub's own alert: raised once, with no seq (two hubs number the event alike).
+    let stalled = eventually(Duration::from_secs(5), "hub_view_stalled raised", || {
+        let h = get_json(cut_addr, "/health");
+        local_alerts(&h, "hub_view_stalled")
+            .into_iter()
+            .find(|a| a["cleared_unix_ms"].is_null())
+    });
+    assert!(stalled.get("seq").is_none(), "{stalled}");
+    assert!(
+        stalled["message"].as_str().unwrap().contains("broker"),
+        "{stalled}"
+    );
     std::thread::sleep(Duration::from_secs(12));
     proxy.pause(false);
-    eventually(Duration::from_secs(30), "the cut hub follows again", || {
+    let healed = eventually(Duration::from_secs(30), "the cut hub follows again", || {
         let h = get_json(cut_addr, "/health");
-        (h["status"] == "ok").then_some(())
+        (h["status"] == "ok").then_some(h)
     });
+    let after = local_alerts(&healed, "hub_view_stalled");
+    assert_eq!(after.len(), 1, "one stall, one alert: {after:?}");
+    assert!(after[0]["cleared_unix_ms"].as_u64().is_some(), "{after:?}");
+    assert!(
+        local_alerts(&get_json(steady_addr, "/health"), "hub_view_stalled").is_empty(),
+        "the hub that kept the broker raised its own stall"
+    );
     std::thread::sleep(Duration::from_secs(3));
     for hub in [cut_addr, steady_addr] {
         assert_eq!(
@@ -320,5 +348,84 @@ fn three_brokers_lose_their_leader_and_the_hub_skips_nothing() {
     hub_has_the_whole_journal(hub_addr, "hall-a", &journal);
     let health = get_json(hub_addr, "/health");
     assert_eq!(health["daemon"]["hub"]["reader_missing"], 0, "{health}");
+    hub.terminate();
+}
+
+/// Sets an age limit on the event's stream (or takes it off) as the broker's admin would,
+/// mid-event. (Rollups cannot be turned on while purges are denied, and a stream's denial of
+/// deletes and purges cannot be lifted: the limits are what an admin can still change.)
+fn limit_age(url: &str, limit: Duration) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let client = async_nats::connect(url).await.unwrap();
+        let js = async_nats::jetstream::new(client);
+        let mut s = js.get_stream(format!("DGT_{EVENT}")).await.unwrap();
+        let mut config = s.info().await.unwrap().config.clone();
+        config.max_age = limit;
+        js.update_stream(&config).await.unwrap();
+    });
+}
+
+/// Someone with the admin user gives the stream an age limit mid-event (it would drop the
+/// event's oldest records): within seconds every node stops publishing and says why on its `/health`,
+/// the hub alarms with the reason; once it is put back, both go on and nothing is lost.
+#[test]
+fn a_stream_changed_mid_event_is_refused_by_nodes_and_alarmed_by_the_hub() {
+    if !nats_broker::nats_server_or_skip("a_stream_changed_mid_event") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start(dir.path());
+    let urls = vec![broker.url()];
+    let (hub, hub_addr) = start_hub(dir.path(), &urls, "hub", 1);
+    let (node, node_addr, journal) = start_node(dir.path(), &urls, "hall-a", 1);
+    eventually(Duration::from_secs(60), "hall-a on the hub", || {
+        (node_entry(hub_addr, "hall-a")?["last_seq"].as_u64()? > 5).then_some(())
+    });
+    limit_age(&broker.url(), Duration::from_secs(86_400));
+    let node_health = eventually(Duration::from_secs(15), "the node refuses", || {
+        let h = get_json(node_addr, "/health");
+        (h["daemon"]["cluster"]["problem_kind"] == "refused").then_some(h)
+    });
+    let why = node_health["daemon"]["cluster"]["problem"]
+        .as_str()
+        .unwrap();
+    assert!(why.contains("older than 86400 s"), "{why}");
+    let hub_health = eventually(Duration::from_secs(10), "the hub alarms", || {
+        let h = get_json(hub_addr, "/health");
+        (h["daemon"]["hub"]["problem_kind"] == "refused").then_some(h)
+    });
+    assert_eq!(hub_health["status"], "degraded", "{hub_health}");
+    let alert = &local_alerts(&hub_health, "stream_config_changed")[0];
+    assert!(alert["cleared_unix_ms"].is_null(), "{alert}");
+    assert!(
+        alert["message"]
+            .as_str()
+            .unwrap()
+            .contains("older than 86400 s"),
+        "{alert}"
+    );
+    let notice = hub_health["daemon"]["notice"].as_str().unwrap();
+    assert!(notice.contains("nats stream edit"), "{notice}");
+    // Refused: nothing more of the node's is stored while it lasts.
+    let held = node_health["daemon"]["cluster"]["published_step"].clone();
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(
+        get_json(node_addr, "/health")["daemon"]["cluster"]["published_step"],
+        held
+    );
+    limit_age(&broker.url(), Duration::ZERO);
+    eventually(Duration::from_secs(15), "both go on", || {
+        let n = get_json(node_addr, "/health");
+        let h = get_json(hub_addr, "/health");
+        (n["daemon"]["cluster"]["problem"].is_null()
+            && local_alerts(&h, "stream_config_changed")[0]["cleared_unix_ms"].is_u64())
+        .then_some(())
+    });
+    node.terminate();
+    hub_has_the_whole_journal(hub_addr, "hall-a", &journal);
     hub.terminate();
 }

@@ -42,6 +42,9 @@ const STOPPING_RETRY: Duration = Duration::from_millis(200);
 /// How often a node whose journal is behind the stream, or that refuses the stream, asks the
 /// broker again.
 const STALE_RECHECK: Duration = Duration::from_secs(3);
+/// How often a publishing node checks the stream again (its configuration, its whole chain):
+/// a stream changed by an admin mid-event (rollups or purges allowed) is refused within this.
+const RECHECK_EVERY: Duration = Duration::from_secs(5);
 /// How often a node asks again for a stream the hub has not made yet.
 const WAITING_RECHECK: Duration = Duration::from_millis(500);
 
@@ -364,7 +367,11 @@ async fn publish_loop(
     let mut journal = None;
     let mut held: Option<Position> = None;
     let mut failures: u32 = 0;
+    let mut checked_at = std::time::Instant::now();
     loop {
+        if held.is_some() && checked_at.elapsed() >= RECHECK_EVERY {
+            held = None;
+        }
         if p.shared.alarm().is_some() {
             // Stopped for good: only a person can tell what took this node's place.
             if pause(&stop, STALE_RECHECK).await {
@@ -386,6 +393,9 @@ async fn publish_loop(
         }
         // The journal is compared with the stream only when the broker was just asked.
         let fresh = held.is_none();
+        if fresh {
+            checked_at = std::time::Instant::now();
+        }
         let at = match held {
             Some(s) => s,
             None => match p.start_position(&js).await {

@@ -10,6 +10,8 @@
 //! Arbiter actions on a node's boards go to that node by request/reply and are answered
 //! only once the node has journaled them ([`HubActions`]).
 
+pub mod local;
+mod probe;
 pub mod reader;
 pub mod recent;
 pub mod view;
@@ -29,6 +31,7 @@ use serde_json::json;
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
+use self::local::LocalAlerts;
 use self::reader::{ReaderStats, Stored, StreamReader};
 use self::recent::RecentEvents;
 use self::view::{Applied, HubView};
@@ -80,6 +83,8 @@ struct HubState {
     listening_since: Instant,
     /// When the hub found itself cut off from the broker (None while connected).
     lost_since: Option<Instant>,
+    /// The hub's alerts about itself (no seq: see [`local`]).
+    local: LocalAlerts,
 }
 
 type Shared = Arc<Mutex<HubState>>;
@@ -164,6 +169,7 @@ impl Hub {
             connected: true,
             listening_since: Instant::now(),
             lost_since: None,
+            local: LocalAlerts::default(),
         }));
         // The stream up to its end now is the history the server starts from.
         let mut history = Vec::new();
@@ -234,9 +240,10 @@ impl Hub {
             book,
             stop.clone(),
         )));
-        tasks.push(tokio::spawn(probe(
+        tasks.push(tokio::spawn(probe::probe(
             js.clone(),
             names.clone(),
+            cluster.replicas,
             shared.clone(),
             stop.clone(),
         )));
@@ -497,72 +504,6 @@ async fn watch_nodes(
     }
 }
 
-/// How long a probe may take, and how often one is made.
-const PROBE_FRESH: Duration = Duration::from_millis(2_500);
-const PROBE_EVERY: Duration = Duration::from_millis(1_000);
-/// The hub's view is stalled when the stream has more than it applied for this long, or the
-/// broker has not answered a probe for this long.
-const STALLED_AFTER: Duration = Duration::from_secs(5);
-
-/// Asks the broker for the stream's end every second: proves the hub's link (a connection
-/// can look open while nothing crosses it) and bounds how far behind the view may be.
-async fn probe(js: jetstream::Context, names: Names, shared: Shared, stop: CancellationToken) {
-    let mut tick = tokio::time::interval(PROBE_EVERY);
-    let mut stalled = false;
-    loop {
-        tokio::select! {
-            _ = stop.cancelled() => return,
-            _ = tick.tick() => {}
-        }
-        let answer = tokio::time::timeout(
-            PROBE_FRESH,
-            reader::last_sequence(js.clone(), names.stream()),
-        )
-        .await;
-        let mut state = lock(&shared);
-        if let Ok(Ok((last, _))) = answer {
-            let now = Instant::now();
-            state.probe_ok_at = Some(now);
-            state.stream_last = last;
-            if state.stream_position >= last {
-                state.view_moved_at = now;
-            }
-        }
-        let why = stall(&state);
-        if why.is_some() != stalled {
-            stalled = why.is_some();
-            match why {
-                Some(why) => tracing::warn!("hub: {why}"),
-                None => tracing::info!("hub: the view follows the stream again"),
-            }
-        }
-    }
-}
-
-/// Why the hub's view does not follow the stream now, if it does not.
-fn stall(state: &HubState) -> Option<String> {
-    let unanswered = state.probe_ok_at.map_or(Duration::MAX, |t| t.elapsed());
-    if unanswered >= STALLED_AFTER {
-        return Some(format!(
-            "The hub has had no answer from the broker for {} s: boards and node states are \
-             as last heard; the venue PCs keep journaling and catch up when it is back. \
-             Check the network between the hub and the broker.",
-            unanswered.as_secs().min(86_400)
-        ));
-    }
-    let behind = state.view_moved_at.elapsed();
-    if state.stream_last > state.stream_position && behind >= STALLED_AFTER {
-        return Some(format!(
-            "The hub's view stopped following the event's stream {} s ago (it has read up to \
-             {} of {}): boards on screen may be behind the hall.",
-            behind.as_secs(),
-            state.stream_position,
-            state.stream_last
-        ));
-    }
-    None
-}
-
 /// Stores one hub record, only if the last hub record on the stream is still `after` (the
 /// stream sequence of the last one this hub read).
 async fn publish_hub_record(
@@ -763,7 +704,7 @@ struct HubStatus {
 impl HubStatus {
     fn node_list(&self) -> Vec<serde_json::Value> {
         let state = lock(&self.shared);
-        let cut_off = !state.connected || stall(&state).is_some();
+        let cut_off = !state.connected || probe::stall(&state).is_some();
         let mut names: Vec<&String> = state.view.nodes().keys().collect();
         names.extend(state.live.keys());
         names.sort();
@@ -803,49 +744,54 @@ impl HubStatus {
 impl StatusSource for HubStatus {
     fn health(&self) -> serde_json::Value {
         let nodes = self.node_list();
-        let (connected, lost_since, stream_position, reader, stalled, stream_last, stale, link) = {
-            let state = lock(&self.shared);
-            (
-                state.connected,
-                state.lost_since,
-                state.stream_position,
-                state.reader,
-                stall(&state),
-                state.stream_last,
-                state.view.stale_states,
-                state.link.problem(),
-            )
-        };
+        let state = lock(&self.shared);
+        let stalled = probe::stall(&state);
+        let link = state.link.problem();
+        let reader = state.reader;
+        let config_changed = state.local.open(local::STREAM_CONFIG_CHANGED).is_some();
         let offline = nodes.iter().filter(|n| n["state"] == "offline").count();
         let mut health = json!({
-            "ok": connected && offline == 0 && stalled.is_none() && link.is_none() && reader.missing == 0,
+            "ok": state.connected && offline == 0 && stalled.is_none() && link.is_none()
+                && reader.missing == 0 && !config_changed,
             "hub": {
-                "broker_connected": connected,
+                "broker_connected": state.connected,
                 "view_stalled": stalled.is_some(),
                 "nodes": nodes.len(),
                 "nodes_offline": offline,
-                "stream_position": stream_position,
-                "stream_last": stream_last,
+                "stream_position": state.stream_position,
+                "stream_last": state.stream_last,
                 "reader_restarts": reader.restarts,
                 "reader_refetched": reader.refetched,
                 "reader_missing": reader.missing,
                 "stream_recreated": reader.recreated,
-                "stale_node_states": stale,
-                "problem_kind": link.as_ref().map(|p| p.kind),
-                "problem": link.as_ref().map(|p| p.message.clone()),
+                "stale_node_states": state.view.stale_states,
+                "numbering_differs": state.local.open(local::NUMBERING_DIFFERS).is_some(),
+                "problem_kind": link.as_ref().map(|p| p.kind)
+                    .or(config_changed.then_some("refused")),
+                "problem": link.as_ref().map(|p| p.message.clone())
+                    .or(state.local.open(local::STREAM_CONFIG_CHANGED).map(|a| a.message.clone())),
+                "alerts": state.local.to_json(),
             },
         });
-        if let Some(why) = stalled {
-            health["notice"] = json!(why);
-        }
-        if !connected {
-            // The dashboard shows `notice` in its banner: the arbiter must know the boards on
-            // screen may be behind the hall (the nodes keep journaling; nothing is lost).
-            let ago = lost_since.map_or(0, |t| t.elapsed().as_secs());
-            health["notice"] = json!(format!(
+        // The dashboard shows `notice` in its banner: the arbiter must know the boards on
+        // screen may be behind the hall (the nodes keep journaling; nothing is lost).
+        let mut notices = Vec::new();
+        if !state.connected {
+            let ago = state.lost_since.map_or(0, |t| t.elapsed().as_secs());
+            notices.push(format!(
                 "The hub lost the broker {ago} s ago: boards and node states are as last \
                  heard; the venue PCs keep journaling and catch up when it is back."
             ));
+        } else if let Some(why) = stalled {
+            notices.push(why);
+        }
+        for kind in [local::STREAM_CONFIG_CHANGED, local::NUMBERING_DIFFERS] {
+            if let Some(a) = state.local.open(kind) {
+                notices.push(a.message.clone());
+            }
+        }
+        if !notices.is_empty() {
+            health["notice"] = json!(notices.join(" · "));
         }
         health
     }
@@ -862,6 +808,13 @@ impl StatusSource for HubStatus {
                 "dgt_hub_node_online{{node=\"{}\"}} {}\n",
                 n["node"].as_str().unwrap_or(""),
                 u8::from(n["state"] == "online")
+            ));
+        }
+        out.push_str("# HELP dgt_hub_local_alert 1 while one of the hub's own alerts is open.\n# TYPE dgt_hub_local_alert gauge\n");
+        for kind in local::KINDS {
+            out.push_str(&format!(
+                "dgt_hub_local_alert{{kind=\"{kind}\"}} {}\n",
+                u8::from(state.local.open(kind).is_some())
             ));
         }
         out.push_str("# HELP dgt_hub_node_gaps_total Node messages that did not continue the last one.\n# TYPE dgt_hub_node_gaps_total counter\n");

@@ -273,13 +273,23 @@ impl StreamReader {
     }
 }
 
-/// A stream's last sequence (0 for an empty stream) and its creation time (Unix ms). Owns
-/// its arguments: the reader's consumer may not be shared between threads, so nothing
-/// borrows it across this wait.
-pub async fn last_sequence(
+/// What the broker says of the stream now.
+#[derive(Debug, Clone)]
+pub struct StreamState {
+    /// The last sequence (0 for an empty stream).
+    pub last: u64,
+    /// The creation time (Unix ms).
+    pub created: u64,
+    /// Its configuration, as the broker holds it now.
+    pub config: stream::Config,
+}
+
+/// The stream's state now. Owns its arguments: the reader's consumer may not be shared
+/// between threads, so nothing borrows it across this wait.
+pub async fn stream_state(
     js: jetstream::Context,
     stream: String,
-) -> Result<(u64, u64), StreamError> {
+) -> Result<StreamState, StreamError> {
     let s = js
         .get_stream(&stream)
         .await
@@ -291,10 +301,19 @@ pub async fn last_sequence(
         stream: stream.clone(),
         detail: e.to_string(),
     })?;
-    Ok((
-        info.state.last_sequence,
-        crate::cluster::stream::unix_ms_of(&info.created),
-    ))
+    Ok(StreamState {
+        last: info.state.last_sequence,
+        created: crate::cluster::stream::unix_ms_of(&info.created),
+        config: info.config,
+    })
+}
+
+/// A stream's last sequence (0 for an empty stream) and its creation time (Unix ms).
+pub async fn last_sequence(
+    js: jetstream::Context,
+    stream: String,
+) -> Result<(u64, u64), StreamError> {
+    stream_state(js, stream).await.map(|s| (s.last, s.created))
 }
 
 /// What went wrong reading the event's stream (the broker's own words in `detail`).

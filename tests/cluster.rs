@@ -892,6 +892,20 @@ fn a_broker_store_lost_mid_event_is_filled_again_from_the_journals() {
             .collect()
     };
     assert_eq!(time_of(&hub_events(second_addr)), time_of(&after));
+    // Its numbers cannot be those of the hub that ran through the loss, and it says so.
+    let health = eventually(Duration::from_secs(10), "the numbering told", || {
+        let h = get_json(second_addr, "/health");
+        (h["daemon"]["hub"]["numbering_differs"] == true).then_some(h)
+    });
+    let notice = health["daemon"]["notice"].as_str().unwrap();
+    assert!(notice.contains("numbers differ"), "{notice}");
+    let alerts = health["daemon"]["hub"]["alerts"].as_array().unwrap();
+    assert_eq!(alerts[0]["kind"], "hub_numbering_differs", "{alerts:?}");
+    let first = get_json(hub_addr, "/health");
+    assert_eq!(
+        first["daemon"]["hub"]["numbering_differs"], false,
+        "{first}"
+    );
     second.terminate();
     hub.terminate();
 }

@@ -45,6 +45,14 @@ pub enum HubRecord {
     /// A round-wide action the chief arbiter took on the hub: pairings, a table result, or
     /// who took it (`by`). Passed back as the event it is, as a node's core does.
     Round { op: Operation, unix_ms: u64 },
+    /// The stream was made anew (a broker lost its store) and this hub ran through it: it had
+    /// read the old stream up to `read_up_to` and numbered events up to `hub_seq`. A hub that
+    /// reads this without having run through the loss numbers events differently.
+    StreamRemade {
+        read_up_to: u64,
+        hub_seq: u64,
+        unix_ms: u64,
+    },
 }
 
 /// A node's sign of life, every `heartbeat_ms`.

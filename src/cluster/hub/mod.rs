@@ -14,6 +14,7 @@ pub mod local;
 mod probe;
 pub mod reader;
 pub mod recent;
+mod remade;
 pub mod view;
 
 use std::collections::BTreeMap;
@@ -85,6 +86,8 @@ struct HubState {
     lost_since: Option<Instant>,
     /// The hub's alerts about itself (no seq: see [`local`]).
     local: LocalAlerts,
+    /// Whether the stream read now has told that it was made anew (see [`remade`]).
+    remade_told: bool,
 }
 
 type Shared = Arc<Mutex<HubState>>;
@@ -170,6 +173,7 @@ impl Hub {
             listening_since: Instant::now(),
             lost_since: None,
             local: LocalAlerts::default(),
+            remade_told: false,
         }));
         // The stream up to its end now is the history the server starts from.
         let mut history = Vec::new();
@@ -177,6 +181,7 @@ impl Hub {
         let read_started = Instant::now();
         while reader.position() < end {
             let msg = reader.next().await;
+            lock(&shared).reader = reader.stats;
             let applied = apply_message(&names, &shared, &msg);
             history.extend(applied.events);
             acks.extend(applied.acks);
@@ -232,12 +237,15 @@ impl Hub {
             )));
         }
         tasks.push(tokio::spawn(follow(
+            js.clone(),
             names.clone(),
             shared.clone(),
             reader,
-            events,
-            recent,
-            book,
+            Outlet {
+                events,
+                recent,
+                book,
+            },
             stop.clone(),
         )));
         tasks.push(tokio::spawn(probe::probe(
@@ -299,7 +307,17 @@ fn apply_message(names: &Names, shared: &Shared, msg: &Stored) -> Applied {
     if node == HUB_TOKEN {
         state.hub_subject_seq = msg.sequence;
         match serde_json::from_slice::<HubRecord>(payload) {
-            Ok(r) => state.view.apply_hub(r, msg.stored_unix_ms),
+            Ok(r) => {
+                if let HubRecord::StreamRemade {
+                    read_up_to,
+                    hub_seq,
+                    ..
+                } = r
+                {
+                    remade::noticed(&mut state, read_up_to, hub_seq, msg.stored_unix_ms);
+                }
+                state.view.apply_hub(r, msg.stored_unix_ms)
+            }
             Err(e) => {
                 tracing::error!(subject, "hub: an unreadable hub record: {e}");
                 Applied::default()
@@ -320,16 +338,27 @@ fn apply_message(names: &Names, shared: &Shared, msg: &Stored) -> Applied {
     }
 }
 
-/// Follows the stream after the history: events to the server, acks to its alerts.
-async fn follow(
-    names: Names,
-    shared: Shared,
-    mut reader: StreamReader,
+/// Where the hub's server takes what the stream brings: events, and acks for its alerts.
+struct Outlet {
     events: broadcast::Sender<Event>,
     recent: Arc<RecentEvents>,
     book: AlertBook,
+}
+
+/// Follows the stream after the history: events to the server, acks to its alerts.
+async fn follow(
+    js: jetstream::Context,
+    names: Names,
+    shared: Shared,
+    mut reader: StreamReader,
+    out: Outlet,
     stop: CancellationToken,
 ) {
+    let Outlet {
+        events,
+        recent,
+        book,
+    } = out;
     // The reader waits as long as it must (its own time-outs find a lost consumer): it runs
     // on its own, so that the ack retries below never cut one of its waits short.
     let (tx, mut rx) = mpsc::channel(1024);
@@ -356,9 +385,19 @@ async fn follow(
                 {
                     let mut state = lock(&shared);
                     if stats.recreated != state.reader.recreated {
-                        // A stream made anew has none of the hub records read so far.
+                        // A stream made anew has none of the hub records read so far, and
+                        // hubs started later must learn that their numbering differs.
                         state.hub_subject_seq = 0;
+                        state.remade_told = false;
+                        tokio::spawn(remade::tell(
+                            js.clone(),
+                            names.clone(),
+                            shared.clone(),
+                            state.stream_position,
+                            state.view.last_seq(),
+                        ));
                     }
+                    state.reader = stats;
                 }
                 let applied = apply_message(&names, &shared, &msg);
                 for e in applied.events {
@@ -368,7 +407,6 @@ async fn follow(
                 let mut state = lock(&shared);
                 state.pending_acks.extend(applied.acks);
                 state.stream_position = msg.sequence;
-                state.reader = stats;
                 state.view_moved_at = Instant::now();
             }
         }

@@ -211,6 +211,8 @@ impl HubView {
             return Applied::default();
         }
         match record {
+            // Told by the hub around the view (hub-local: it takes no number).
+            HubRecord::StreamRemade { .. } => Applied::default(),
             HubRecord::Ack { alert, .. } => Applied {
                 events: Vec::new(),
                 acks: vec![alert],

@@ -394,6 +394,19 @@ fn a_stream_changed_mid_event_is_refused_by_nodes_and_alarmed_by_the_hub() {
         .as_str()
         .unwrap();
     assert!(why.contains("older than 86400 s"), "{why}");
+    // The node still heartbeats: the hub's /api/nodes names its problem too.
+    let entry = eventually(Duration::from_secs(10), "the problem on /api/nodes", || {
+        let n = node_entry(hub_addr, "hall-a")?;
+        (n["problem_kind"] == "refused").then_some(n)
+    });
+    assert_eq!(entry["healthy"], false, "{entry}");
+    assert!(
+        entry["problem"]
+            .as_str()
+            .unwrap()
+            .contains("older than 86400 s"),
+        "{entry}"
+    );
     let hub_health = eventually(Duration::from_secs(10), "the hub alarms", || {
         let h = get_json(hub_addr, "/health");
         (h["daemon"]["hub"]["problem_kind"] == "refused").then_some(h)

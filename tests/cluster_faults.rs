@@ -1,8 +1,8 @@
 //! The event through the faults a venue meets, with real `nats-server` processes on loopback:
 //! a silent partition between the hub and the broker (a connection that stays open while
-//! nothing crosses it — a hung switch, played by a proxy the test pauses), and three brokers
-//! with the stream's leader killed mid-event, and a stream whose configuration an admin
-//! changes mid-event.
+//! nothing crosses it — a hung switch, played by a proxy the test pauses), three brokers
+//! with the stream's leader killed mid-event, a stream whose configuration an admin changes
+//! mid-event, and a broker replaced with its store lost while no hub runs.
 
 mod daemon_processes;
 mod nats_broker;
@@ -441,4 +441,45 @@ fn a_stream_changed_mid_event_is_refused_by_nodes_and_alarmed_by_the_hub() {
     node.terminate();
     hub_has_the_whole_journal(hub_addr, "hall-a", &journal);
     hub.terminate();
+}
+
+/// The broker PC and the hub on it are replaced together (the store lost, no hub running
+/// through it): a hub started after that cannot number events as the lost one did, and says
+/// so — the node tells it that it had published into an earlier stream of the event.
+#[test]
+fn a_hub_after_a_store_loss_no_hub_ran_through_says_its_numbering_differs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut broker = Broker::start(dir.path());
+    let urls = vec![broker.url()];
+    let (hub, hub_addr) = start_hub(dir.path(), &urls, "hub", 1);
+    let (node, _, journal) = start_node(dir.path(), &urls, "hall-a", 1);
+    eventually(Duration::from_secs(60), "hall-a on the hub", || {
+        (node_entry(hub_addr, "hall-a")?["last_seq"].as_u64()? > 5).then_some(())
+    });
+    let mut seen = journal.clone().into_os_string();
+    seen.push(".stream");
+    eventually(
+        Duration::from_secs(20),
+        "the node's record of its stream",
+        || PathBuf::from(&seen).is_file().then_some(()),
+    );
+    let h = get_json(hub_addr, "/health");
+    assert_eq!(h["daemon"]["hub"]["numbering_differs"], false, "{h}");
+    hub.terminate();
+    broker.kill();
+    std::fs::remove_dir_all(broker.store()).unwrap();
+    broker.restart();
+    let (second, second_addr) = start_hub(dir.path(), &urls, "hub-2", 1);
+    let health = eventually(Duration::from_secs(60), "the numbering told", || {
+        let h = get_json(second_addr, "/health");
+        (h["daemon"]["hub"]["numbering_differs"] == true).then_some(h)
+    });
+    let notice = health["daemon"]["notice"].as_str().unwrap();
+    assert!(
+        notice.contains("hall-a had published into an earlier"),
+        "{notice}"
+    );
+    node.terminate();
+    hub_has_the_whole_journal(second_addr, "hall-a", &journal);
+    second.terminate();
 }

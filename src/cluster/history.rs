@@ -26,6 +26,10 @@ pub const TO_STEP_HEADER: &str = "Dgt-To-Step";
 pub const FROM_STEP_HEADER: &str = "Dgt-From-Step";
 /// The message's number in the node's chain, from 1.
 pub const BATCH_HEADER: &str = "Dgt-Batch";
+/// On a node's first message into a stream: the creation time (Unix ms) of an earlier stream
+/// of the event the node had published into and that is gone (a broker lost its store, or it
+/// was removed). Hubs started later learn from it that their numbering is not the earlier one.
+pub const EARLIER_STREAM_HEADER: &str = "Dgt-Earlier-Stream";
 /// The broker's check that nothing was written on the subject since the node's last write.
 pub const EXPECTED_SUBJECT_SEQ: &str = "Nats-Expected-Last-Subject-Sequence";
 /// The broker's check that the message goes to the event's stream and no other.
@@ -40,6 +44,8 @@ pub struct Position {
     pub subject_seq: u64,
     /// How many messages the node has on the stream.
     pub batch: u64,
+    /// Told on the first message (see [`EARLIER_STREAM_HEADER`]).
+    pub earlier_stream: Option<u64>,
 }
 
 impl Position {
@@ -51,6 +57,9 @@ impl Position {
         h.insert(FROM_STEP_HEADER, self.step.to_string().as_str());
         h.insert(TO_STEP_HEADER, to_step.to_string().as_str());
         h.insert(BATCH_HEADER, (self.batch + 1).to_string().as_str());
+        if let (0, Some(created)) = (self.batch, self.earlier_stream) {
+            h.insert(EARLIER_STREAM_HEADER, created.to_string().as_str());
+        }
         h
     }
 
@@ -60,6 +69,7 @@ impl Position {
             step: to_step,
             subject_seq: sequence,
             batch: self.batch + 1,
+            earlier_stream: None,
         }
     }
 }
@@ -135,6 +145,7 @@ pub fn judge(count: u64, last: Option<(&HeaderMap, u64)>) -> History {
         step,
         subject_seq: sequence,
         batch,
+        earlier_stream: None,
     })
 }
 

@@ -25,6 +25,7 @@ pub mod history;
 pub mod hub;
 pub mod node;
 pub mod stream;
+pub mod stream_seen;
 pub mod tls_check;
 pub mod wire;
 

@@ -163,6 +163,7 @@ impl NodeLink {
                     parts.clock.start_ms(),
                     unix_ms().saturating_sub(parts.clock.now_ms()),
                 ),
+                seen: super::stream_seen::StreamSeen::of(&parts.journal_path),
                 shared: shared.clone(),
             },
             parts.daemon.subscribe(),
@@ -233,6 +234,8 @@ struct Publisher {
     clock: DaemonClock,
     /// The journal's sessions and their clocks (original times for a republished journal).
     epochs: Epochs,
+    /// The stream the journal was published into (to tell hubs it was made anew).
+    seen: super::stream_seen::StreamSeen,
     shared: Arc<Shared>,
 }
 
@@ -322,11 +325,24 @@ impl Publisher {
             }
             Found::Refused(why) => return Ok(Start::Refused(why)),
         };
+        let created = super::stream::unix_ms_of(&stream.cached_info().created);
         match super::history::check(&stream, &self.names.events(&self.node))
             .await
             .map_err(BrokerError::Ask)?
         {
-            History::Whole(pos) => Ok(Start::At(pos)),
+            History::Whole(mut pos) => {
+                pos.earlier_stream = self.seen.compare(&self.names.stream(), created, pos.batch);
+                if let Some(earlier) = pos.earlier_stream {
+                    tracing::warn!(
+                        earlier,
+                        created,
+                        "cluster: the event's stream was made anew since this node published \
+                         into it (a broker lost its store, or it was removed): publishing the \
+                         whole journal again, telling the hubs"
+                    );
+                }
+                Ok(Start::At(pos))
+            }
             History::Damaged(why) => Ok(Start::Refused(why)),
         }
     }

@@ -324,6 +324,9 @@ fn apply_message(names: &Names, shared: &Shared, msg: &Stored) -> Applied {
             }
         }
     } else {
+        if let Some(earlier) = msg.earlier_stream {
+            remade::told_by_node(&mut state, node, earlier, msg.stored_unix_ms);
+        }
         match serde_json::from_slice::<NodeBatch>(payload) {
             Ok(b) if b.node == node => state.view.apply_batch(b),
             Ok(b) => {

@@ -34,6 +34,17 @@ pub struct Stored {
     pub payload: Vec<u8>,
     /// When the broker stored it (Unix ms, the broker's clock).
     pub stored_unix_ms: u64,
+    /// A node's first message into a stream made anew: when the stream it had published into
+    /// before was made (`Dgt-Earlier-Stream`).
+    pub earlier_stream: Option<u64>,
+}
+
+fn earlier_stream(headers: Option<&async_nats::HeaderMap>) -> Option<u64> {
+    headers?
+        .get(crate::cluster::history::EARLIER_STREAM_HEADER)?
+        .as_str()
+        .parse()
+        .ok()
 }
 
 /// What the reader went through, for `/health`.
@@ -174,6 +185,7 @@ impl StreamReader {
                         subject: m.subject.to_string(),
                         payload: m.payload.to_vec(),
                         stored_unix_ms: crate::cluster::stream::unix_ms_of(&m.time),
+                        earlier_stream: earlier_stream(Some(&m.headers)),
                     });
                 }
                 Err(e) if e.kind() == stream::DirectGetErrorKind::NotFound => {
@@ -228,6 +240,7 @@ impl StreamReader {
                         subject: msg.subject.to_string(),
                         payload: msg.payload.to_vec(),
                         stored_unix_ms,
+                        earlier_stream: earlier_stream(msg.headers.as_ref()),
                     };
                     if sequence > self.next {
                         if !self.fill(sequence).await {

@@ -42,6 +42,26 @@ pub(super) fn noticed(state: &mut HubState, read_up_to: u64, hub_seq: u64, store
     }
 }
 
+/// A node's first message into this stream says it had published into an earlier one: the
+/// stream was made anew, perhaps with no hub running through it (a broker and hub on one PC,
+/// replaced together), so only the nodes can tell.
+pub(super) fn told_by_node(state: &mut HubState, node: &str, earlier: u64, stored_unix_ms: u64) {
+    if state.reader.recreated > 0 || state.local.open(NUMBERING_DIFFERS).is_some() {
+        return;
+    }
+    let why = format!(
+        "The event's stream was made anew: the venue PC {node} had published into an earlier \
+         one (made at Unix ms {earlier}) that is gone (a broker lost its store, or the stream \
+         was removed). This hub reads only the new one: its event and alert numbers differ from \
+         those any hub gave before, and dashboards from then reload. Games, moves and results \
+         are the same (each event keeps its node and node_seq). See docs/cluster.md."
+    );
+    state
+        .local
+        .set(NUMBERING_DIFFERS, Some(why.clone()), stored_unix_ms);
+    tracing::warn!("hub: {why}");
+}
+
 /// Writes the record once into the new stream, unless another hub did first.
 pub(super) async fn tell(
     js: jetstream::Context,

@@ -14,7 +14,7 @@
 //! | what | name |
 //! |---|---|
 //! | the stream | `DGT_open-2026`, subjects `dgt.open-2026.*.events` |
-//! | a node's journal, published | `dgt.open-2026.hall-a.events` (message id `hall-a:<to_step>`) |
+//! | a node's journal, published | `dgt.open-2026.hall-a.events` (a chain: see [`history`]) |
 //! | the hub's node status and acks | `dgt.open-2026._hub.events` |
 //! | a node's heartbeat (not stored) | `dgt.open-2026.hall-a.heartbeat` |
 //! | actions for a node (request/reply) | `dgt.open-2026.hall-a.actions` |

@@ -82,6 +82,31 @@ fn journal_seqs(path: &Path) -> Vec<u64> {
         .collect()
 }
 
+/// Every event on the hub as (seq, node, node_seq), from its `/ws` resumed at 0.
+fn hub_numbering(hub: SocketAddr) -> Vec<(u64, Value, Value)> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{hub}/ws?since=0"))
+            .await
+            .expect("the hub's /ws");
+        let mut out = Vec::new();
+        while let Ok(Some(Ok(msg))) =
+            tokio::time::timeout(Duration::from_millis(800), ws.next()).await
+        {
+            if let Ok(text) = msg.to_text()
+                && let Ok(v) = serde_json::from_str::<Value>(text)
+                && let Some(seq) = v["seq"].as_u64()
+            {
+                out.push((seq, v["node"].clone(), v["node_seq"].clone()));
+            }
+        }
+        out
+    })
+}
+
 /// The node seqs of `node`'s events on the hub, from its `/ws` resumed at 0.
 fn hub_node_seqs(hub: SocketAddr, node: &str) -> Vec<u64> {
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -268,6 +293,16 @@ fn a_silent_partition_is_told_and_raises_no_false_node_offline() {
     }
     node.terminate();
     hub_has_the_whole_journal(cut_addr, "hall-a", &journal);
+    hub_has_the_whole_journal(steady_addr, "hall-a", &journal);
+    for hub in [cut_addr, steady_addr] {
+        eventually(Duration::from_secs(20), "hall-a offline on both", || {
+            (node_entry(hub, "hall-a")?["state"] == "offline").then_some(())
+        });
+    }
+    // The cut hub's own alert took no number: both hubs number every event alike.
+    let numbering = hub_numbering(cut_addr);
+    assert!(numbering.len() > 5);
+    assert_eq!(numbering, hub_numbering(steady_addr));
     cut.terminate();
     steady.terminate();
 }

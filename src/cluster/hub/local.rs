@@ -10,7 +10,7 @@
 
 use serde_json::{Value, json};
 
-/// The kinds (contract §3, hub-local).
+/// The kinds (contract §5, hub-local).
 pub const VIEW_STALLED: &str = "hub_view_stalled";
 pub const STREAM_CONFIG_CHANGED: &str = "stream_config_changed";
 pub const NUMBERING_DIFFERS: &str = "hub_numbering_differs";

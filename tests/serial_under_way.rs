@@ -142,7 +142,9 @@ fn game_starts(events: &[Event], board: &str) -> Vec<(String, String)> {
         .iter()
         .filter(|e| e.board == board)
         .filter_map(|e| match &e.body {
-            EventBody::GameStart { game, start_fen } => Some((game.clone(), start_fen.clone())),
+            EventBody::GameStart {
+                game, start_fen, ..
+            } => Some((game.clone(), start_fen.clone())),
             _ => None,
         })
         .collect()

@@ -367,6 +367,11 @@ pub enum EventBody {
     GameStart {
         game: String,
         start_fen: String,
+        /// The game was found under way and is followed from `start_fen`: the moves before
+        /// it were not seen (issue 35). Written only when true, so every other `game_start`
+        /// reads as before.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        found_under_way: bool,
     },
     Move(MoveEvent),
     Clock(ClockEvent),
@@ -444,6 +449,40 @@ mod tests {
         assert_eq!(v["side"], "white");
         assert_eq!(v["black_ms"], serde_json::Value::Null);
         assert_eq!(v["ply"], 1);
+    }
+
+    #[test]
+    fn game_start_names_a_game_found_under_way_only_when_it_is_one() {
+        let start = |found_under_way| {
+            Event::new(
+                1,
+                "b",
+                0,
+                EventBody::GameStart {
+                    game: "b/1".into(),
+                    start_fen: "x".into(),
+                    found_under_way,
+                },
+            )
+            .to_json()
+        };
+        let ordinary: serde_json::Value = serde_json::from_str(&start(false)).unwrap();
+        assert_eq!(
+            ordinary.as_object().map(|o| o.len()),
+            Some(6),
+            "an ordinary game_start is unchanged: {ordinary}"
+        );
+        let found = start(true);
+        let v: serde_json::Value = serde_json::from_str(&found).unwrap();
+        assert_eq!(v["found_under_way"], true, "{found}");
+        let read: Event = serde_json::from_str(&found).unwrap();
+        assert!(matches!(
+            read.body,
+            EventBody::GameStart {
+                found_under_way: true,
+                ..
+            }
+        ));
     }
 
     #[test]

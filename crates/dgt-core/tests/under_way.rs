@@ -26,6 +26,18 @@ fn starts(ev: &[Event]) -> Vec<String> {
         .collect()
 }
 
+/// Each `game_start`'s mark of a game found under way (the moves before it not seen).
+fn found_marks(ev: &[Event]) -> Vec<bool> {
+    ev.iter()
+        .filter_map(|e| match &e.body {
+            EventBody::GameStart {
+                found_under_way, ..
+            } => Some(*found_under_way),
+            _ => None,
+        })
+        .collect()
+}
+
 fn white_left() -> CoreConfig {
     CoreConfig {
         white_clock_side: Some(ClockSide::Left),
@@ -54,6 +66,11 @@ fn a_game_under_way_with_the_clock_running_is_told_and_followed_from_there() {
         starts(&ev),
         [format!("{RUY_LOPEZ} b KQkq - 0 1")],
         "one game, from the position found, castling assumed where king and rook stand"
+    );
+    assert_eq!(
+        found_marks(&ev),
+        [true],
+        "its record says the moves before were not seen"
     );
     let a = one(&ev, AlertKind::GameFoundUnderWay);
     assert_eq!(severity(&a), "review");
@@ -264,6 +281,11 @@ fn the_game_is_rebuilt_from_the_board_log_when_it_leads_to_the_placement() {
     want.push("a7a6");
     assert_eq!(moves(&ev), want);
     let told = alert_of(&ev, AlertKind::GameFoundUnderWay);
+    assert_eq!(
+        found_marks(&ev),
+        [false],
+        "a rebuilt game has all its moves"
+    );
     assert!(told[0].message.contains("log is read"), "{told:?}");
     assert!(told.last().unwrap().message.contains("rebuilt"), "{told:?}");
 }
@@ -331,6 +353,11 @@ fn a_log_that_comes_after_the_wait_still_rebuilds_a_game_without_moves() {
         ids,
         ["b/1", "b/1"],
         "the same game, started again from the start"
+    );
+    assert_eq!(
+        found_marks(&ev),
+        [true, false],
+        "followed from where it stood, then rebuilt with every move"
     );
     assert_eq!(
         starts(&ev)[1],

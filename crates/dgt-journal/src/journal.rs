@@ -683,7 +683,9 @@ fn insert_event(
                 a.game
             ])?;
         }
-        EventBody::GameStart { game, start_fen } => {
+        EventBody::GameStart {
+            game, start_fen, ..
+        } => {
             tx.prepare_cached(
                 "INSERT OR IGNORE INTO games (id, board, start_seq, start_t_ms, start_fen) \
                  VALUES (?1, ?2, ?3, ?4, ?5)",

@@ -104,6 +104,10 @@ pub struct GameRecord {
     pub end_t_ms: Option<u64>,
     /// How many times a move event replaced plies already sent.
     pub corrections: u32,
+    /// Found under way (`game_start.found_under_way`): followed from `start_fen`, the moves
+    /// before it not seen.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub found_under_way: bool,
 }
 
 /// One move with the clock readings when it was completed.
@@ -150,6 +154,7 @@ impl GameRecord {
             reason: None,
             end_t_ms: None,
             corrections: 0,
+            found_under_way: false,
         }
     }
 
@@ -482,15 +487,19 @@ impl Hall {
         }
         match &event.body {
             EventBody::BoardStatus(status) => board.status = Some(status.clone()),
-            EventBody::GameStart { game, start_fen } => {
+            EventBody::GameStart {
+                game,
+                start_fen,
+                found_under_way,
+            } => {
                 board.reserves = None;
                 board.game = Some(game.clone());
                 board.fen = Some(start_fen.clone());
                 board.irregular_placement = None;
-                self.games.insert(
-                    game.clone(),
-                    GameRecord::new(game, &event.board, Some(start_fen.clone()), event.t_ms),
-                );
+                let mut record =
+                    GameRecord::new(game, &event.board, Some(start_fen.clone()), event.t_ms);
+                record.found_under_way = *found_under_way;
+                self.games.insert(game.clone(), record);
             }
             EventBody::Move(m) => {
                 board.irregular_placement = None;

@@ -339,6 +339,7 @@ mod tests {
             EventBody::GameStart {
                 game: format!("{board}/1"),
                 start_fen: "x".into(),
+                found_under_way: false,
             },
         )))
     }

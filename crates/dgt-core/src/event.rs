@@ -381,6 +381,14 @@ pub enum EventBody {
         result: crate::outcome::GameResult,
         reason: EndReason,
     },
+    /// A game started on this board was no game of its own: the arbiter moved another board's
+    /// game here (`take_over`, issue 35) while it was being followed — a spare board found
+    /// under way once the position was set up on it. Views drop `game` and follow
+    /// `replaced_by` on this board.
+    GameReplaced {
+        game: String,
+        replaced_by: String,
+    },
     /// Bughouse: what each player of the board may drop — an upper bound, since hand-overs
     /// cannot be seen (what left the partner board, less his drops). Pieces as FEN letters,
     /// White's in upper case ("NNP"), Black's in lower case; sent when it changes.
@@ -408,6 +416,7 @@ impl EventBody {
             EventBody::Clock(_) => "clock",
             EventBody::Alert(_) => "alert",
             EventBody::GameEnd { .. } => "game_end",
+            EventBody::GameReplaced { .. } => "game_replaced",
             EventBody::Reserves { .. } => "reserves",
             EventBody::Pairings(_) => "pairings",
             EventBody::TableResult(_) => "table_result",

@@ -641,6 +641,7 @@ fn insert_event(
         EventBody::Move(m) => Some(m.game.as_str()),
         EventBody::GameStart { game, .. }
         | EventBody::GameEnd { game, .. }
+        | EventBody::GameReplaced { game, .. }
         | EventBody::Reserves { game, .. } => Some(game.as_str()),
         EventBody::Alert(a) => a.game.as_deref(),
         EventBody::BoardStatus(_)

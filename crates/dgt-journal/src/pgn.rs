@@ -140,6 +140,8 @@ impl GameBook {
                     t_ms,
                 });
             }
+            // A spare board's own game was another board's game moved there (issue 35).
+            "game_replaced" => self.games.retain(|g| g.game != s("game")),
             "game_end" => {
                 if let Some(g) = self.game_mut(s("game")) {
                     g.end = Some(GameResult {
@@ -381,6 +383,22 @@ mod tests {
         );
         assert!(pgn.contains("[Round \"?\"]"));
         assert_eq!(clock_text(3_599_999), "0:59:59");
+    }
+
+    #[test]
+    fn a_spare_boards_own_game_gives_way_to_the_game_moved_to_it() {
+        let mut book = GameBook::new();
+        book.apply_json(
+            r#"{"type":"game_start","board":"b","t_ms":0,"seq":1,"game":"b/1","start_fen":""}"#,
+        );
+        book.apply_json(
+            r#"{"type":"game_start","board":"spare","t_ms":5,"seq":2,"game":"spare/1","start_fen":"x","found_under_way":true}"#,
+        );
+        book.apply_json(
+            r#"{"type":"game_replaced","board":"spare","t_ms":6,"seq":3,"game":"spare/1","replaced_by":"b/1"}"#,
+        );
+        let ids: Vec<&str> = book.games().iter().map(|g| g.game.as_str()).collect();
+        assert_eq!(ids, ["b/1"]);
     }
 
     #[test]

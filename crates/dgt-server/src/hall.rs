@@ -513,6 +513,13 @@ impl Hall {
                 // After a correction the board shows the last move that still stands.
                 board.fen = game.moves.last().map(|m| m.fen.clone());
             }
+            EventBody::GameReplaced { game, replaced_by } => {
+                // A spare board's own game was the moved game all along (issue 35).
+                self.games.remove(game);
+                if board.game.as_ref() == Some(game) {
+                    board.game = Some(replaced_by.clone());
+                }
+            }
             EventBody::Reserves { white, black, .. } => {
                 board.reserves = Some((white.clone(), black.clone()));
             }
@@ -746,6 +753,28 @@ mod tests {
         hall.apply(&other);
         let c = hall.board_json(hall.boards.get("c").unwrap(), false);
         assert!(c.get("node").is_none());
+    }
+
+    #[test]
+    fn a_spare_boards_own_game_gives_way_on_its_board_page() {
+        let mut hall = Hall::new();
+        hall.apply(&mv(1, 1, "e2e4", "e4"));
+        let start = EventBody::GameStart {
+            game: "spare/1".into(),
+            start_fen: "x".into(),
+            found_under_way: true,
+        };
+        hall.apply(&Event::new(2, "spare", 20, start));
+        let replaced = EventBody::GameReplaced {
+            game: "spare/1".into(),
+            replaced_by: "b/1".into(),
+        };
+        hall.apply(&Event::new(3, "spare", 30, replaced));
+        assert!(hall.game("spare/1").is_none());
+        assert_eq!(
+            hall.boards.get("spare").and_then(|b| b.game.as_deref()),
+            Some("b/1")
+        );
     }
 
     #[test]

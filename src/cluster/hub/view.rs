@@ -280,6 +280,10 @@ fn prefix_game(body: &mut EventBody, node: &str) {
         | EventBody::GameEnd { game, .. }
         | EventBody::Reserves { game, .. } => prefix(game),
         EventBody::Move(m) => prefix(&mut m.game),
+        EventBody::GameReplaced { game, replaced_by } => {
+            prefix(game);
+            prefix(replaced_by);
+        }
         EventBody::Alert(a) => {
             if let Some(g) = &mut a.game {
                 prefix(g);

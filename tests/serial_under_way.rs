@@ -250,6 +250,16 @@ async fn without_a_usable_log_the_game_is_followed_from_where_it_stands() {
     assert!(!told.is_empty(), "the arbiter is told");
     let starts = game_starts(&events, &label);
     assert_eq!(starts.len(), 1, "{starts:?} {told:?}");
+    assert!(
+        events.iter().any(|e| matches!(
+            &e.body,
+            EventBody::GameStart {
+                found_under_way: true,
+                ..
+            }
+        )),
+        "its record says the moves before were not seen"
+    );
     let truth = truth(&board);
     // The game starts where the players stood when the daemon began following it; its
     // moves are the players' from there.

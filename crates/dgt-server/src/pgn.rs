@@ -187,22 +187,26 @@ mod tests {
         assert_eq!(clk(59_999), "0:00:59");
     }
 
-    #[test]
-    fn numbering_follows_the_start_position() {
-        use crate::hall::MoveRecord;
-        let start = Some("4k3/8/8/8/8/8/8/4K2R b K - 3 40".to_string());
-        let mut game = GameRecord::new("b/1", "b", start, 0);
-        game.moves.push(MoveRecord {
+    /// A game from `start` whose first move is Black's Kd8.
+    fn king_to_d8(start: &str, black_ms: Option<u64>) -> GameRecord {
+        let mut game = GameRecord::new("b/1", "b", Some(start.to_string()), 0);
+        game.moves.push(crate::hall::MoveRecord {
             ply: 1,
             side: Side::Black,
             uci: "e8d8".into(),
             san: "Kd8".into(),
             fen: String::new(),
             white_ms: None,
-            black_ms: Some(61_000),
+            black_ms,
             t_ms: 0,
             seq: 1,
         });
+        game
+    }
+
+    #[test]
+    fn numbering_follows_the_start_position() {
+        let game = king_to_d8("4k3/8/8/8/8/8/8/4K2R b K - 3 40", Some(61_000));
         let pgn = game_pgn(&game, "Hall");
         assert!(pgn.contains("[SetUp \"1\"]"), "{pgn}");
         assert!(pgn.contains("\n40... Kd8 {[%clk 0:01:01]} *"), "{pgn}");
@@ -210,21 +214,8 @@ mod tests {
 
     #[test]
     fn a_game_found_under_way_says_the_moves_before_were_not_seen() {
-        use crate::hall::MoveRecord;
-        let start = Some("4k3/8/8/8/8/8/8/4K2R b K - 0 1".to_string());
-        let mut game = GameRecord::new("b/1", "b", start, 0);
+        let mut game = king_to_d8("4k3/8/8/8/8/8/8/4K2R b K - 0 1", None);
         game.found_under_way = true;
-        game.moves.push(MoveRecord {
-            ply: 1,
-            side: Side::Black,
-            uci: "e8d8".into(),
-            san: "Kd8".into(),
-            fen: String::new(),
-            white_ms: None,
-            black_ms: None,
-            t_ms: 0,
-            seq: 1,
-        });
         let pgn = game_pgn(&game, "Hall");
         assert!(
             pgn.contains("[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/4K2R b K - 0 1\"]"),

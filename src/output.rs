@@ -310,6 +310,7 @@ impl BroadcastWriter {
                             start_t_ms: entry.t_ms,
                             moves: Vec::new(),
                             end: None,
+                            found_under_way: false,
                         });
                         let result = dgt_pairings::results::pgn_result(&entry.result);
                         // A confirmation changes nothing the public saw; another result
@@ -334,6 +335,7 @@ impl BroadcastWriter {
                                 start_t_ms: 0,
                                 moves: Vec::new(),
                                 end: None,
+                                found_under_way: false,
                             };
                             let mut h = pgn_header(&self.settings, &empty);
                             if info.pairings.event.is_some() {
@@ -515,6 +517,7 @@ mod tests {
         let start = |game: &str| EventBody::GameStart {
             game: game.into(),
             start_fen: String::new(),
+            found_under_way: false,
         };
         let pairings = RoundPairings {
             round: 2,

@@ -142,7 +142,9 @@ fn game_starts(events: &[Event], board: &str) -> Vec<(String, String)> {
         .iter()
         .filter(|e| e.board == board)
         .filter_map(|e| match &e.body {
-            EventBody::GameStart { game, start_fen } => Some((game.clone(), start_fen.clone())),
+            EventBody::GameStart {
+                game, start_fen, ..
+            } => Some((game.clone(), start_fen.clone())),
             _ => None,
         })
         .collect()
@@ -248,6 +250,16 @@ async fn without_a_usable_log_the_game_is_followed_from_where_it_stands() {
     assert!(!told.is_empty(), "the arbiter is told");
     let starts = game_starts(&events, &label);
     assert_eq!(starts.len(), 1, "{starts:?} {told:?}");
+    assert!(
+        events.iter().any(|e| matches!(
+            &e.body,
+            EventBody::GameStart {
+                found_under_way: true,
+                ..
+            }
+        )),
+        "its record says the moves before were not seen"
+    );
     let truth = truth(&board);
     // The game starts where the players stood when the daemon began following it; its
     // moves are the players' from there.

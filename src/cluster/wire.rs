@@ -128,6 +128,7 @@ mod tests {
                     EventBody::GameStart {
                         game: "7/1".into(),
                         start_fen: "x".into(),
+                        found_under_way: false,
                     },
                 ))),
             ],

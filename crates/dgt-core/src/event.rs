@@ -367,6 +367,11 @@ pub enum EventBody {
     GameStart {
         game: String,
         start_fen: String,
+        /// The game was found under way and is followed from `start_fen`: the moves before
+        /// it were not seen (issue 35). Written only when true, so every other `game_start`
+        /// reads as before.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        found_under_way: bool,
     },
     Move(MoveEvent),
     Clock(ClockEvent),
@@ -375,6 +380,14 @@ pub enum EventBody {
         game: String,
         result: crate::outcome::GameResult,
         reason: EndReason,
+    },
+    /// A game started on this board was no game of its own: the arbiter moved another board's
+    /// game here (`take_over`, issue 35) while it was being followed — a spare board found
+    /// under way once the position was set up on it. Views drop `game` and follow
+    /// `replaced_by` on this board.
+    GameReplaced {
+        game: String,
+        replaced_by: String,
     },
     /// Bughouse: what each player of the board may drop — an upper bound, since hand-overs
     /// cannot be seen (what left the partner board, less his drops). Pieces as FEN letters,
@@ -403,6 +416,7 @@ impl EventBody {
             EventBody::Clock(_) => "clock",
             EventBody::Alert(_) => "alert",
             EventBody::GameEnd { .. } => "game_end",
+            EventBody::GameReplaced { .. } => "game_replaced",
             EventBody::Reserves { .. } => "reserves",
             EventBody::Pairings(_) => "pairings",
             EventBody::TableResult(_) => "table_result",
@@ -444,6 +458,40 @@ mod tests {
         assert_eq!(v["side"], "white");
         assert_eq!(v["black_ms"], serde_json::Value::Null);
         assert_eq!(v["ply"], 1);
+    }
+
+    #[test]
+    fn game_start_names_a_game_found_under_way_only_when_it_is_one() {
+        let start = |found_under_way| {
+            Event::new(
+                1,
+                "b",
+                0,
+                EventBody::GameStart {
+                    game: "b/1".into(),
+                    start_fen: "x".into(),
+                    found_under_way,
+                },
+            )
+            .to_json()
+        };
+        let ordinary: serde_json::Value = serde_json::from_str(&start(false)).unwrap();
+        assert_eq!(
+            ordinary.as_object().map(|o| o.len()),
+            Some(6),
+            "an ordinary game_start is unchanged: {ordinary}"
+        );
+        let found = start(true);
+        let v: serde_json::Value = serde_json::from_str(&found).unwrap();
+        assert_eq!(v["found_under_way"], true, "{found}");
+        let read: Event = serde_json::from_str(&found).unwrap();
+        assert!(matches!(
+            read.body,
+            EventBody::GameStart {
+                found_under_way: true,
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -26,6 +26,18 @@ fn starts(ev: &[Event]) -> Vec<String> {
         .collect()
 }
 
+/// Each `game_start`'s mark of a game found under way (the moves before it not seen).
+fn found_marks(ev: &[Event]) -> Vec<bool> {
+    ev.iter()
+        .filter_map(|e| match &e.body {
+            EventBody::GameStart {
+                found_under_way, ..
+            } => Some(*found_under_way),
+            _ => None,
+        })
+        .collect()
+}
+
 fn white_left() -> CoreConfig {
     CoreConfig {
         white_clock_side: Some(ClockSide::Left),
@@ -54,6 +66,11 @@ fn a_game_under_way_with_the_clock_running_is_told_and_followed_from_there() {
         starts(&ev),
         [format!("{RUY_LOPEZ} b KQkq - 0 1")],
         "one game, from the position found, castling assumed where king and rook stand"
+    );
+    assert_eq!(
+        found_marks(&ev),
+        [true],
+        "its record says the moves before were not seen"
     );
     let a = one(&ev, AlertKind::GameFoundUnderWay);
     assert_eq!(severity(&a), "review");
@@ -264,6 +281,11 @@ fn the_game_is_rebuilt_from_the_board_log_when_it_leads_to_the_placement() {
     want.push("a7a6");
     assert_eq!(moves(&ev), want);
     let told = alert_of(&ev, AlertKind::GameFoundUnderWay);
+    assert_eq!(
+        found_marks(&ev),
+        [false],
+        "a rebuilt game has all its moves"
+    );
     assert!(told[0].message.contains("log is read"), "{told:?}");
     assert!(told.last().unwrap().message.contains("rebuilt"), "{told:?}");
 }
@@ -333,6 +355,11 @@ fn a_log_that_comes_after_the_wait_still_rebuilds_a_game_without_moves() {
         "the same game, started again from the start"
     );
     assert_eq!(
+        found_marks(&ev),
+        [true, false],
+        "followed from where it stood, then rebuilt with every move"
+    );
+    assert_eq!(
         starts(&ev)[1],
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
     );
@@ -357,4 +384,64 @@ fn a_clock_heard_after_the_placement_tells_who_is_on_move() {
     assert!(told[0].message.contains("not known"), "{told:?}");
     assert!(told[1].message.contains("running clock"), "{told:?}");
     assert_eq!(moves(&ev), ["a7a6"]);
+}
+
+// ---- a replacement board -----------------------------------------------------------------
+
+#[test]
+fn a_spare_found_under_way_before_the_take_over_gives_its_game_record_way() {
+    // Board 12 plays the Ruy Lopez to 3.Bb5 (White's display is the left one), then fails.
+    let mut b = Board::new();
+    b.label = "12".into();
+    b.dump(common::START);
+    b.wait(500);
+    b.start_clock(300);
+    b.wait(500);
+    for (from, to, piece) in [
+        ("e2", "e4", 'P'),
+        ("e7", "e5", 'p'),
+        ("g1", "f3", 'N'),
+        ("b8", "c6", 'n'),
+        ("f1", "b5", 'B'),
+    ] {
+        b.mv(from, to, piece).wait(250).press().wait(1000);
+    }
+    // The arbiter sets the position up on the spare, whose clock says Black is on move: the
+    // spare is found under way and follows a game of its own before the take-over.
+    b.label = "spare".into();
+    b.reading();
+    b.dump_fen(RUY_LOPEZ);
+    b.wait(3000);
+    b.op(r#"{"take_over": {"from": "12"}}"#);
+    b.wait(500);
+    b.mv("a7", "a6", 'p').wait(250).press().wait(2000);
+    let ev = b.run_with(white_left());
+
+    let spare_starts: Vec<&Event> = ev
+        .iter()
+        .filter(|e| e.board == "spare" && matches!(e.body, EventBody::GameStart { .. }))
+        .collect();
+    assert_eq!(spare_starts.len(), 1, "the spare was found under way first");
+    let replaced: Vec<(String, String)> = ev
+        .iter()
+        .filter(|e| e.board == "spare")
+        .filter_map(|e| match &e.body {
+            EventBody::GameReplaced { game, replaced_by } => {
+                Some((game.clone(), replaced_by.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        replaced,
+        [("spare/1".to_string(), "12/1".to_string())],
+        "the spare's own game gives way to the game moved to it"
+    );
+    let mut want: Vec<&str> = RUY_MOVES.to_vec();
+    want.push("a7a6");
+    assert_eq!(moves(&ev), want, "one game, continued on the spare");
+    assert!(ev.iter().all(|e| match &e.body {
+        EventBody::Move(m) => m.game == "12/1",
+        _ => true,
+    }));
 }

@@ -57,6 +57,7 @@ impl BroadcastGame {
             start_t_ms: 0,
             moves: Vec::new(),
             end: None,
+            found_under_way: false,
         };
         write_pgn(self.record.as_ref().unwrap_or(&empty), &self.header)
     }

@@ -641,6 +641,7 @@ fn insert_event(
         EventBody::Move(m) => Some(m.game.as_str()),
         EventBody::GameStart { game, .. }
         | EventBody::GameEnd { game, .. }
+        | EventBody::GameReplaced { game, .. }
         | EventBody::Reserves { game, .. } => Some(game.as_str()),
         EventBody::Alert(a) => a.game.as_deref(),
         EventBody::BoardStatus(_)
@@ -683,7 +684,9 @@ fn insert_event(
                 a.game
             ])?;
         }
-        EventBody::GameStart { game, start_fen } => {
+        EventBody::GameStart {
+            game, start_fen, ..
+        } => {
             tx.prepare_cached(
                 "INSERT OR IGNORE INTO games (id, board, start_seq, start_t_ms, start_fen) \
                  VALUES (?1, ?2, ?3, ?4, ?5)",

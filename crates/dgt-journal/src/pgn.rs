@@ -51,6 +51,9 @@ pub struct GameRecord {
     pub start_t_ms: u64,
     pub moves: Vec<RecordedMove>,
     pub end: Option<GameResult>,
+    /// Found under way (`game_start.found_under_way`): followed from `start_fen`, the moves
+    /// before it not seen.
+    pub found_under_way: bool,
 }
 
 impl GameRecord {
@@ -102,14 +105,24 @@ impl GameBook {
         let u = |k: &str| v.get(k).and_then(Value::as_u64);
         let t_ms = u("t_ms").unwrap_or(0);
         match s("type") {
-            "game_start" => self.games.push(GameRecord {
-                game: s("game").into(),
-                board: s("board").into(),
-                start_fen: s("start_fen").into(),
-                start_t_ms: t_ms,
-                moves: Vec::new(),
-                end: None,
-            }),
+            "game_start" => {
+                let record = GameRecord {
+                    game: s("game").into(),
+                    board: s("board").into(),
+                    start_fen: s("start_fen").into(),
+                    start_t_ms: t_ms,
+                    moves: Vec::new(),
+                    end: None,
+                    found_under_way: v.get("found_under_way").and_then(Value::as_bool)
+                        == Some(true),
+                };
+                // A game found under way and then rebuilt from the board's log starts again
+                // under its id: one game, from its new start.
+                match self.game_mut(&record.game) {
+                    Some(g) => *g = record,
+                    None => self.games.push(record),
+                }
+            }
             "move" => {
                 let Some(g) = self.game_mut(s("game")) else {
                     return;
@@ -127,6 +140,8 @@ impl GameBook {
                     t_ms,
                 });
             }
+            // A spare board's own game was another board's game moved there (issue 35).
+            "game_replaced" => self.games.retain(|g| g.game != s("game")),
             "game_end" => {
                 if let Some(g) = self.game_mut(s("game")) {
                     g.end = Some(GameResult {
@@ -178,6 +193,11 @@ pub struct PgnHeader {
     /// PGN TimeControl syntax ("180+2", "40/5400+30:1800+30").
     pub time_control: Option<String>,
 }
+
+/// The comment before the first move of a game found under way: its record begins where the
+/// daemon found it.
+pub const FOUND_UNDER_WAY_COMMENT: &str =
+    "{ Game found under way: the moves before this position were not seen. }";
 
 /// The standard start position as dgt-core writes it.
 const STANDARD_START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -261,6 +281,9 @@ pub fn write_pgn(record: &GameRecord, header: &PgnHeader) -> String {
     let black_starts = fields.next() == Some("b");
     let first_number: u32 = fields.nth(3).and_then(|n| n.parse().ok()).unwrap_or(1);
     let mut tokens: Vec<String> = Vec::new();
+    if record.found_under_way {
+        tokens.push(FOUND_UNDER_WAY_COMMENT.into());
+    }
     for (i, m) in record.moves.iter().enumerate() {
         let half = i as u32 + u32::from(black_starts);
         let number = first_number + half / 2;
@@ -360,5 +383,45 @@ mod tests {
         );
         assert!(pgn.contains("[Round \"?\"]"));
         assert_eq!(clock_text(3_599_999), "0:59:59");
+    }
+
+    #[test]
+    fn a_spare_boards_own_game_gives_way_to_the_game_moved_to_it() {
+        let mut book = GameBook::new();
+        book.apply_json(
+            r#"{"type":"game_start","board":"b","t_ms":0,"seq":1,"game":"b/1","start_fen":""}"#,
+        );
+        book.apply_json(
+            r#"{"type":"game_start","board":"spare","t_ms":5,"seq":2,"game":"spare/1","start_fen":"x","found_under_way":true}"#,
+        );
+        book.apply_json(
+            r#"{"type":"game_replaced","board":"spare","t_ms":6,"seq":3,"game":"spare/1","replaced_by":"b/1"}"#,
+        );
+        let ids: Vec<&str> = book.games().iter().map(|g| g.game.as_str()).collect();
+        assert_eq!(ids, ["b/1"]);
+    }
+
+    #[test]
+    fn a_game_found_under_way_says_the_moves_before_were_not_seen() {
+        let fen = "r1bqkbnr/pppp1ppp/2n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 0 1";
+        let mut book = GameBook::new();
+        book.apply_json(&format!(
+            r#"{{"type":"game_start","board":"b","t_ms":0,"seq":1,"game":"b/1","start_fen":"{fen}","found_under_way":true}}"#
+        ));
+        book.apply_json(&mv(1, "a6", false, 61_500, 10));
+        let pgn = write_pgn(&book.games()[0], &PgnHeader::default());
+        assert!(pgn.contains("[SetUp \"1\"]"), "{pgn}");
+        assert!(pgn.contains(&format!("[FEN \"{fen}\"]")), "{pgn}");
+        assert!(
+            pgn.contains(&format!("\n\n{FOUND_UNDER_WAY_COMMENT} 1... a6\n")),
+            "{pgn}"
+        );
+        // Rebuilt from the board's log: the same game, from the initial position, whole.
+        book.apply_json(
+            r#"{"type":"game_start","board":"b","t_ms":5,"seq":3,"game":"b/1","start_fen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"}"#,
+        );
+        assert_eq!(book.games().len(), 1, "one game");
+        let pgn = write_pgn(&book.games()[0], &PgnHeader::default());
+        assert!(!pgn.contains("not seen") && !pgn.contains("SetUp"), "{pgn}");
     }
 }

@@ -414,6 +414,25 @@ impl RoundBook {
         self.board_game.insert(board.to_string(), game.to_string());
     }
 
+    /// A game started on `board` was another board's game moved there (`game_replaced`,
+    /// issue 35): it leaves the book and any table it held, and the board plays `by`.
+    fn replaced(&mut self, board: &str, game: &str, by: &str) {
+        self.games.remove(game);
+        for info in self.rounds.values_mut() {
+            let tables: Vec<u32> = info
+                .games
+                .iter()
+                .filter(|(_, g)| *g == game)
+                .map(|(t, _)| *t)
+                .collect();
+            for t in tables {
+                info.games.remove(&t);
+                info.bound_by.remove(&t);
+            }
+        }
+        self.board_game.insert(board.to_string(), by.to_string());
+    }
+
     /// `table_game`: the arbiter names a table's game.
     fn bind(&mut self, round: u32, table: u32, game: Option<&str>) {
         let Some(r) = self.rounds.get_mut(&round) else {
@@ -446,6 +465,7 @@ impl RoundBook {
         if matches!(
             event.body,
             EventBody::GameStart { .. }
+                | EventBody::GameReplaced { .. }
                 | EventBody::Move(_)
                 | EventBody::GameEnd { .. }
                 | EventBody::Pairings(_)
@@ -458,6 +478,9 @@ impl RoundBook {
         }
         match &event.body {
             EventBody::GameStart { game, .. } => self.begin(&event.board, game, event.seq),
+            EventBody::GameReplaced { game, replaced_by } => {
+                self.replaced(&event.board, game, replaced_by);
+            }
             EventBody::Move(m) => {
                 if !self.games.contains_key(&m.game) {
                     self.begin(&event.board, &m.game, event.seq);
@@ -554,8 +577,8 @@ impl RoundBook {
         };
         let wanted = match v.get("type").and_then(|t| t.as_str()) {
             Some(
-                "game_start" | "move" | "game_end" | "pairings" | "table_result" | "table_game"
-                | "arbiter_action",
+                "game_start" | "game_replaced" | "move" | "game_end" | "pairings" | "table_result"
+                | "table_game" | "arbiter_action",
             ) => true,
             Some("alert") => v.get("kind").and_then(|k| k.as_str()) == Some("clock_stopped"),
             _ => false,
@@ -656,7 +679,50 @@ impl RoundBook {
 
 #[cfg(test)]
 mod replacement_tests {
-    use super::TableMap;
+    use super::{RoundBook, TableMap};
+    use dgt_core::{Event, EventBody};
+
+    #[test]
+    fn a_spare_boards_own_game_leaves_the_book_and_its_table() {
+        let mut book = RoundBook::with_map(TableMap::new([(3, "spare".to_string())]));
+        let event = |seq, board: &str, body| Event::new(seq, board, seq * 10, body);
+        book.apply(&event(
+            1,
+            "b-2",
+            EventBody::GameStart {
+                game: "b-2/1".into(),
+                start_fen: String::new(),
+                found_under_way: false,
+            },
+        ));
+        book.apply(&event(
+            2,
+            "spare",
+            EventBody::GameStart {
+                game: "spare/1".into(),
+                start_fen: "x".into(),
+                found_under_way: true,
+            },
+        ));
+        book.apply(&event(
+            3,
+            "spare",
+            EventBody::GameReplaced {
+                game: "spare/1".into(),
+                replaced_by: "b-2/1".into(),
+            },
+        ));
+        assert!(book.game("spare/1").is_none());
+        assert!(book.game("b-2/1").is_some());
+        assert_eq!(
+            book.board_game.get("spare").map(String::as_str),
+            Some("b-2/1")
+        );
+        assert!(
+            book.rounds()
+                .all(|(_, r)| r.games.values().all(|g| g != "spare/1"))
+        );
+    }
 
     #[test]
     fn a_replacement_board_takes_the_failed_boards_table() {

@@ -63,6 +63,7 @@ impl Stream {
             EventBody::GameStart {
                 game: game.into(),
                 start_fen: String::new(),
+                found_under_way: false,
             },
         );
     }

@@ -197,6 +197,7 @@ fn start(seq: u64, board: &str, game: &str) -> Event {
         EventBody::GameStart {
             game: game.into(),
             start_fen: String::new(),
+            found_under_way: false,
         },
     )
 }

@@ -101,6 +101,7 @@ pub fn is_public(body: &EventBody) -> bool {
     matches!(
         body,
         EventBody::GameStart { .. }
+            | EventBody::GameReplaced { .. }
             | EventBody::Move(_)
             | EventBody::Clock(_)
             | EventBody::GameEnd { .. }

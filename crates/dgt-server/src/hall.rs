@@ -104,6 +104,10 @@ pub struct GameRecord {
     pub end_t_ms: Option<u64>,
     /// How many times a move event replaced plies already sent.
     pub corrections: u32,
+    /// Found under way (`game_start.found_under_way`): followed from `start_fen`, the moves
+    /// before it not seen.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub found_under_way: bool,
 }
 
 /// One move with the clock readings when it was completed.
@@ -150,6 +154,7 @@ impl GameRecord {
             reason: None,
             end_t_ms: None,
             corrections: 0,
+            found_under_way: false,
         }
     }
 
@@ -482,15 +487,19 @@ impl Hall {
         }
         match &event.body {
             EventBody::BoardStatus(status) => board.status = Some(status.clone()),
-            EventBody::GameStart { game, start_fen } => {
+            EventBody::GameStart {
+                game,
+                start_fen,
+                found_under_way,
+            } => {
                 board.reserves = None;
                 board.game = Some(game.clone());
                 board.fen = Some(start_fen.clone());
                 board.irregular_placement = None;
-                self.games.insert(
-                    game.clone(),
-                    GameRecord::new(game, &event.board, Some(start_fen.clone()), event.t_ms),
-                );
+                let mut record =
+                    GameRecord::new(game, &event.board, Some(start_fen.clone()), event.t_ms);
+                record.found_under_way = *found_under_way;
+                self.games.insert(game.clone(), record);
             }
             EventBody::Move(m) => {
                 board.irregular_placement = None;
@@ -503,6 +512,13 @@ impl Hall {
                 game.record(move_record(m, event));
                 // After a correction the board shows the last move that still stands.
                 board.fen = game.moves.last().map(|m| m.fen.clone());
+            }
+            EventBody::GameReplaced { game, replaced_by } => {
+                // A spare board's own game was the moved game all along (issue 35).
+                self.games.remove(game);
+                if board.game.as_ref() == Some(game) {
+                    board.game = Some(replaced_by.clone());
+                }
             }
             EventBody::Reserves { white, black, .. } => {
                 board.reserves = Some((white.clone(), black.clone()));
@@ -737,6 +753,28 @@ mod tests {
         hall.apply(&other);
         let c = hall.board_json(hall.boards.get("c").unwrap(), false);
         assert!(c.get("node").is_none());
+    }
+
+    #[test]
+    fn a_spare_boards_own_game_gives_way_on_its_board_page() {
+        let mut hall = Hall::new();
+        hall.apply(&mv(1, 1, "e2e4", "e4"));
+        let start = EventBody::GameStart {
+            game: "spare/1".into(),
+            start_fen: "x".into(),
+            found_under_way: true,
+        };
+        hall.apply(&Event::new(2, "spare", 20, start));
+        let replaced = EventBody::GameReplaced {
+            game: "spare/1".into(),
+            replaced_by: "b/1".into(),
+        };
+        hall.apply(&Event::new(3, "spare", 30, replaced));
+        assert!(hall.game("spare/1").is_none());
+        assert_eq!(
+            hall.boards.get("spare").and_then(|b| b.game.as_deref()),
+            Some("b/1")
+        );
     }
 
     #[test]

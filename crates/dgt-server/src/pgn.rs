@@ -12,6 +12,11 @@ use dgt_core::pairing::Pairing;
 use crate::feed::enum_name;
 use crate::hall::{GameRecord, STANDARD_START};
 
+/// The comment before the first move of a game found under way (issue 35): its record
+/// begins where the daemon found it.
+pub const FOUND_UNDER_WAY_COMMENT: &str =
+    "{Game found under way: the moves before this position were not seen.}";
+
 /// `h:mm:ss` of a clock reading; seconds are truncated, as a clock display shows them.
 pub fn clk(ms: u64) -> String {
     let s = ms / 1000;
@@ -112,6 +117,9 @@ fn finish(mut out: String, game: &GameRecord, result: String) -> String {
     let black_first = fields.get(1) == Some(&"b");
     let first_number: u32 = fields.get(5).and_then(|n| n.parse().ok()).unwrap_or(1);
     let mut movetext: Vec<String> = Vec::new();
+    if game.found_under_way {
+        movetext.push(FOUND_UNDER_WAY_COMMENT.to_string());
+    }
     for (i, m) in game.moves.iter().enumerate() {
         let half = i as u32 + u32::from(black_first);
         let number = first_number + half / 2;
@@ -179,24 +187,43 @@ mod tests {
         assert_eq!(clk(59_999), "0:00:59");
     }
 
-    #[test]
-    fn numbering_follows_the_start_position() {
-        use crate::hall::MoveRecord;
-        let start = Some("4k3/8/8/8/8/8/8/4K2R b K - 3 40".to_string());
-        let mut game = GameRecord::new("b/1", "b", start, 0);
-        game.moves.push(MoveRecord {
+    /// A game from `start` whose first move is Black's Kd8.
+    fn king_to_d8(start: &str, black_ms: Option<u64>) -> GameRecord {
+        let mut game = GameRecord::new("b/1", "b", Some(start.to_string()), 0);
+        game.moves.push(crate::hall::MoveRecord {
             ply: 1,
             side: Side::Black,
             uci: "e8d8".into(),
             san: "Kd8".into(),
             fen: String::new(),
             white_ms: None,
-            black_ms: Some(61_000),
+            black_ms,
             t_ms: 0,
             seq: 1,
         });
+        game
+    }
+
+    #[test]
+    fn numbering_follows_the_start_position() {
+        let game = king_to_d8("4k3/8/8/8/8/8/8/4K2R b K - 3 40", Some(61_000));
         let pgn = game_pgn(&game, "Hall");
         assert!(pgn.contains("[SetUp \"1\"]"), "{pgn}");
         assert!(pgn.contains("\n40... Kd8 {[%clk 0:01:01]} *"), "{pgn}");
+    }
+
+    #[test]
+    fn a_game_found_under_way_says_the_moves_before_were_not_seen() {
+        let mut game = king_to_d8("4k3/8/8/8/8/8/8/4K2R b K - 0 1", None);
+        game.found_under_way = true;
+        let pgn = game_pgn(&game, "Hall");
+        assert!(
+            pgn.contains("[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/4K2R b K - 0 1\"]"),
+            "{pgn}"
+        );
+        assert!(
+            pgn.contains(&format!("\n\n{FOUND_UNDER_WAY_COMMENT} 1... Kd8\n*")),
+            "{pgn}"
+        );
     }
 }

@@ -151,6 +151,7 @@ fn hall_of(boards: u32) -> (Vec<Event>, String, u64) {
             EventBody::GameStart {
                 game: game.clone(),
                 start_fen: moves[0].fen.clone(),
+                found_under_way: false,
             },
         );
         let plies = 6 + (t as usize * 7) % 50;

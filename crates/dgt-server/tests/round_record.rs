@@ -76,6 +76,7 @@ impl Script {
             EventBody::GameStart {
                 game: game.into(),
                 start_fen: START.into(),
+                found_under_way: false,
             },
         );
     }

@@ -63,6 +63,7 @@ fn game_start(seq: u64, board: &str, game: &str) -> Event {
         EventBody::GameStart {
             game: game.into(),
             start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
+            found_under_way: false,
         },
     )
 }
@@ -579,6 +580,7 @@ async fn a_livechess_setup_restarts_the_move_list_and_setup_flip_flips() {
             EventBody::GameStart {
                 game: "1/2".into(),
                 start_fen: fen.into(),
+                found_under_way: false,
             },
         ),
         mv(15, "1", "1/2", 3, "g1f3", "Nf3", 5_300_000),

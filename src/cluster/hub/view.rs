@@ -282,6 +282,10 @@ fn prefix_game(body: &mut EventBody, node: &str) {
         | EventBody::GameEnd { game, .. }
         | EventBody::Reserves { game, .. } => prefix(game),
         EventBody::Move(m) => prefix(&mut m.game),
+        EventBody::GameReplaced { game, replaced_by } => {
+            prefix(game);
+            prefix(replaced_by);
+        }
         EventBody::Alert(a) => {
             if let Some(g) = &mut a.game {
                 prefix(g);
@@ -341,6 +345,7 @@ mod tests {
             EventBody::GameStart {
                 game: format!("{board}/1"),
                 start_fen: "x".into(),
+                found_under_way: false,
             },
         )))
     }

@@ -2,7 +2,8 @@
 //! on a spare one and moves the table's game to it (`take_over` op, on the spare). The game
 //! continues there with its id, its moves and what was watched over it (offences, flags,
 //! clock checks); the faulty board keeps nothing and raises nothing for the position it may
-//! still show, until a start position is set up on it again.
+//! still show, until a start position is set up on it again. A game the spare was following
+//! of its own (found under way once the position stood on it) gives way: `game_replaced`.
 
 use super::*;
 
@@ -91,6 +92,15 @@ impl Session {
             watch,
             orientation,
         } = moved;
+        if let Some(own) = self.playing() {
+            // This board's own game (found under way once the position was set up on it) was
+            // the moved game all along: its record gives way.
+            let body = EventBody::GameReplaced {
+                game: own.id.clone(),
+                replaced_by: game.id.clone(),
+            };
+            out.push((t, body));
+        }
         self.game = Some(game);
         self.watch = watch;
         self.orientation = orientation;

@@ -183,6 +183,7 @@ impl Session {
             EventBody::GameStart {
                 game: id,
                 start_fen: game.start_fen.clone(),
+                found_under_way: false,
             },
         ));
         self.game = Some(game);

@@ -94,6 +94,19 @@ pub(crate) fn position_under_way(placement: &Board, turn: Color) -> Option<Chess
         .ok()
 }
 
+/// Marks the `game_start` among `emitted` as a game found under way: its record (PGN,
+/// round, broadcast, the hub's) says the moves before its start were not seen.
+fn mark_found_under_way(emitted: &mut [(u64, EventBody)]) {
+    for (_, body) in emitted {
+        if let EventBody::GameStart {
+            found_under_way, ..
+        } = body
+        {
+            *found_under_way = true;
+        }
+    }
+}
+
 /// Whether a placement may be a game under way: both kings, legal with one side or the other
 /// to move, not a start position, a wrong set-up nor a set-up in progress.
 fn may_be_under_way(placement: &Board) -> bool {
@@ -279,8 +292,10 @@ impl Session {
         out: &mut Emitted,
     ) {
         let turn = pos.turn();
+        let from = out.len();
         self.begin_game(t, pos, CastlingMode::Standard, orientation, out);
         self.watch.found_under_way = true;
+        mark_found_under_way(&mut out[from..]);
         let mut a = self.alert(
             AlertKind::GameFoundUnderWay,
             Severity::Review,

@@ -1,6 +1,6 @@
 //! Bughouse ("doorgeefschaak"): two boards, two teams of two, captured pieces passed to the
 //! partner and dropped. Not FIDE: a club or federation regulation decides, on top of the FIDE
-//! articles it imports (L05 §2, seed 002: DJC Stein, after the KNSB regulation of 2000; L17
+//! articles it imports (L05 §2: DJC Stein, after the KNSB regulation of 2000; L17
 //! §3.17: the Flemish regulation, FIDE blitz rules underneath).
 //!
 //! The pairing (1.1–1.4): on the first board of a match team A has White, on the second Black,
@@ -17,6 +17,7 @@ use shakmaty::{
     Bitboard, ByColor, ByRole, Chess, Color, Move, Piece, Position, Role, Square, attacks,
 };
 
+use crate::article::Article;
 use crate::outcome::GameResult;
 use crate::reconstruct::Game;
 
@@ -49,7 +50,7 @@ impl Default for BughouseMatch {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Regulation {
-    /// DJC Stein (seed 002): pawns not dropped on ranks 1, 7, 8 (2.5), pieces not on 8
+    /// DJC Stein: pawns not dropped on ranks 1, 7, 8 (2.5), pieces not on 8
     /// (2.6); no drop gives check (2.4); promotion takes a piece from the other board (3.1);
     /// mate and stalemate provisional while the other game runs (5.4, 5.5); own flag rules
     /// (5.6, 5.8); illegal moves accepted or taken back, no penalty (7.4–7.6, 10.3).
@@ -97,11 +98,11 @@ impl Regulation {
     }
 
     /// The article on the playing time.
-    pub fn time_article(self) -> &'static str {
-        match self {
+    pub fn time_article(self) -> Article {
+        Article::new(match self {
             Regulation::Flemish => "3",
             _ => "6.3",
-        }
+        })
     }
 
     /// The Flemish regulation keeps the FIDE blitz rules for flags and illegal moves.

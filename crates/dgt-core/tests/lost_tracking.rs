@@ -8,6 +8,7 @@ mod common;
 
 use common::*;
 use dgt_core::AlertKind;
+use dgt_core::Severity;
 
 /// The shape of seed 35441 (the seed itself is replayed in `tests/corpus.rs`): White plays
 /// Nd2-e4 and presses; the bishop on f1 is knocked over before the press is judged, and put
@@ -92,7 +93,7 @@ fn a_second_illegal_step_in_a_row_loses_the_track_instead_of_inventing_moves() {
     assert_eq!(moves(&ev), ["e2e5"]);
     let lost = alert_of(&ev, AlertKind::IllegalPosition);
     assert_eq!(lost.len(), 1, "{lost:?}");
-    assert_eq!(severity(&lost[0]), "review");
+    assert_eq!(lost[0].severity, Severity::Review);
     assert!(
         lost[0].message.contains("no longer follows the game"),
         "{}",

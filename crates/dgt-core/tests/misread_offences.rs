@@ -8,6 +8,7 @@ mod common;
 
 use common::*;
 use dgt_core::AlertKind;
+use dgt_core::Severity;
 
 /// At speed the press follows the placement within ~50 ms, and the board reports the move
 /// up to ~400 ms after the piece lands (protocol §4.1): a move reported 300 ms after the
@@ -52,7 +53,7 @@ fn a_press_with_no_move_at_all_is_still_raised() {
     assert_eq!(moves(&ev), ["e2e4"]);
     let raised = alert_of(&ev, AlertKind::ClockPressedWithoutMove);
     assert_eq!(raised.len(), 1, "{:?}", alerts(&ev));
-    assert_eq!(severity(&raised[0]), "intervene");
+    assert_eq!(raised[0].severity, Severity::Intervene);
 }
 
 /// White plays the illegal e2-e5, and a black knight stands on f6 before White's press is
@@ -74,7 +75,7 @@ fn a_board_no_single_move_explains_is_no_illegal_move() {
     assert!(!kinds.contains(&AlertKind::IllegalMove), "{kinds:?}");
     let lost = alert_of(&ev, AlertKind::IllegalPosition);
     assert_eq!(lost.len(), 1, "{kinds:?}");
-    assert_eq!(severity(&lost[0]), "review");
+    assert_eq!(lost[0].severity, Severity::Review);
     assert!(moves(&ev).is_empty(), "{:?}", moves(&ev));
 }
 

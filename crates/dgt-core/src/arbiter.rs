@@ -72,7 +72,7 @@ pub struct Laws {
     pub time_control_check: Article,
     /// The severity of a flag under reduced supervision in rapid and blitz: 2005 `claim`
     /// (B7: a flag counts only when a player claims it; the arbiter must not signal it, and
-    /// the game goes on until then); 2017 `review` (A4.5 "mag", D3); 2018 / 2023
+    /// the game goes on until then); 2017 `review` (A4.5 "may": the arbiter may call it); 2018 / 2023
     /// `intervene` (A.4.5 / A.5.5 "shall").
     pub reduced_flag_severity: Severity,
     /// Both flags down under reduced supervision in rapid and blitz: drawn (2005 B9). Later
@@ -295,7 +295,8 @@ const FIDE_2023: Laws = Laws {
     illegal_loss_draw_if_no_mate: true,
     penalty_ms_standard: 120_000,
     // A.3: one minute in rapid; B.2 (full blitz) brings in only the competition rules,
-    // so literally two minutes there (a drafting gap, documented as D6).
+    // so literally two minutes there: the Laws as printed, not a guess at the intent
+    // (docs/decisions/D6-blitz-penalty-full-supervision-2023.md).
     penalty_ms_rapid: 60_000,
     penalty_ms_blitz_full: 120_000,
     penalty_ms_blitz_reduced: 60_000,
@@ -402,7 +403,8 @@ const FIDE_2017: Laws = Laws {
     press_without_move_is_offence: true,
     promotion_incomplete: Article::new("7.5.2"),
     promotion_queen_stays: true,
-    // S000 A1 / B1 (D5): blitz less than 10 minutes, rapid 10 to 60 inclusive.
+    // A1 / B1 as printed in 2017: blitz less than 10 minutes, rapid 10 to 60 inclusive (the
+    // English reading is a setting, `blitz_max_minutes`).
     blitz_below_ms: 600_000,
     rapid_below_ms: 3_600_001,
     touch_move: Article::new("4.3.1"),
@@ -492,7 +494,8 @@ const FIDE_2005: Laws = Laws {
     penalty_ms_blitz_reduced: 0,
 };
 
-/// The edition's Laws with the fivefold reading configured (9.6.1; D2): the choice
+/// The edition's Laws with the fivefold reading configured (9.6.1, worded differently by
+/// edition; docs/decisions/D2-fivefold-wording-2017.md): the choice
 /// matters only in the editions that have the rule.
 pub fn edition_with(edition: Edition, fivefold: Option<crate::config::FivefoldReading>) -> Laws {
     let mut ed = edition.laws().clone();
@@ -639,7 +642,7 @@ fn end_by_rule_on(
 
 /// The severity an end by rule has: `info`, with the result. The game is over at the move
 /// (6.2.1.1; 5.1.1, 5.2.1, 5.2.2, 9.6): nothing needs the arbiter unless play goes on, which
-/// is `move_after_game_end` at `intervene` (issue 15, D46).
+/// is `move_after_game_end` at `intervene`.
 pub fn end_severity() -> Severity {
     Severity::Info
 }

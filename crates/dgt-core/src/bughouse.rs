@@ -654,7 +654,8 @@ mod tests {
             0,
             (None, None),
         );
-        // D45: FIDE 3.7 for any pawn on its second rank.
+        // A dropped pawn on its own second rank may advance two squares: FIDE 3.7 holds for any
+        // pawn there.
         let mut after = g.current().board().clone();
         after.discard_piece_at(Square::D2);
         after.set_piece_at(Square::D4, Color::White.pawn());

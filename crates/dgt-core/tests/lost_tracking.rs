@@ -10,13 +10,13 @@ use common::*;
 use dgt_core::AlertKind;
 use dgt_core::Severity;
 
-/// The shape of seed 35441 (the seed itself is replayed in `tests/corpus.rs`): White plays
+/// A knocked-over piece put back just before the opponent takes it: White plays
 /// Nd2-e4 and presses; the bishop on f1 is knocked over before the press is judged, and put
 /// back 1.35 s later — only ~200 ms before Black, short of time, takes it with the pawn and
 /// promotes (e2xf1=Q), so the board never shows Nd2-e4 settled. The press completes the
 /// knight's move; the bishop off the board is a displacement, not a bishop turned into a
-/// knight on e4. (In the seed it was read as the illegal "Bf1-e4=N", taken into the game
-/// when Black moved on, and the next 62 plies were misread.)
+/// knight on e4: read as the illegal "Bf1-e4=N", it would be taken into the game when Black
+/// moved on, and every later ply misread.
 #[test]
 fn a_piece_knocked_over_before_the_press_is_judged_is_no_part_of_the_move() {
     let mut b = game_from(

@@ -102,9 +102,8 @@ fn one_illegal_move_alone_is_still_counted() {
 /// White's first move in a time scramble: the press comes before the board has reported the
 /// knight (it reports a square up to ~400 ms after the piece lands, protocol §4.1). At the
 /// first look nothing has moved yet; read then as a press that only started the clock, it
-/// turned the clock's sides round, and every later press was credited to the other player
-/// as a press without a move (seed 94 of the scramble pace). The first look waits for the
-/// board to catch up.
+/// would turn the clock's sides round, and every later press would be credited to the other
+/// player as a press without a move. The first look waits for the board to catch up.
 #[test]
 fn a_first_press_before_the_board_reports_the_move_keeps_the_clock_sides() {
     let mut b = game("fide-2023", "3+2", 180);

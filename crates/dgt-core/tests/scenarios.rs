@@ -133,9 +133,9 @@ fn castling_begun_with_the_rook_in_the_scan_of_the_opponents_move_is_seen() {
     assert!(!a.contains(&AlertKind::TwoHandedMove), "{a:?}");
 }
 
-/// Careful seed 335: White takes en passant, putting the pawn on d6 first and removing
-/// Black's d5 pawn after; Black then castles beginning with the rook. The d5 pawn taken off
-/// is part of White's move, not Black's handling: the castling is still rook first (D56).
+/// White takes en passant, putting the pawn on d6 first and removing Black's d5 pawn after;
+/// Black then castles beginning with the rook. The d5 pawn taken off is part of White's
+/// move, not Black's handling: the castling is still rook first.
 #[test]
 fn castling_begun_with_the_rook_after_an_en_passant_removed_after_is_seen() {
     let mut b = game_from(
@@ -165,9 +165,9 @@ fn castling_begun_with_the_rook_after_an_en_passant_removed_after_is_seen() {
     assert!(a.contains(&AlertKind::CastlingRookFirst), "{a:?}");
 }
 
-/// Time-scramble seed 917: Black's move and White's whole castling (king first) reported
-/// in one scan, the squares filled listed before the squares emptied. The castling's
-/// handling is read from Black's last square (D56), but the king and rook put down in that
+/// In a time scramble, Black's move and White's whole castling (king first) reported in
+/// one scan, the squares filled listed before the squares emptied. The castling's handling
+/// is read from Black's last square, but the king and rook put down in that
 /// same report still show they were not off the board together: no two-hands suspicion.
 #[test]
 fn a_castling_reported_in_the_scan_of_the_opponents_move_is_not_two_handed() {
@@ -404,7 +404,7 @@ fn kings_in_the_centre_signal_a_result_and_are_never_a_move() {
 /// king on a light centre square, one on a dark one): the white king goes to e4 — for a
 /// moment the kings stand on two light squares, 1-0 — and then the black king to e5. The
 /// gesture is read once the kings have stood still long enough for the second to have been
-/// moved: ½-½, never 1-0 (alert-pace seed 83 read 1-0 at every pace).
+/// moved: ½-½, never 1-0.
 #[test]
 fn a_kings_gesture_with_one_king_in_the_centre_already_waits_for_the_other() {
     for (e5_after, result) in [
@@ -675,8 +675,8 @@ fn two_offences(edition: &str, time_control: &str) -> Vec<Event> {
     b.run()
 }
 
-/// The rule tables differ by edition: 2018+ count offences together, 2017 (seed 000, as
-/// printed) per article, 2005 does not know the press without a move as an offence.
+/// The rule tables differ by edition: 2018+ count offences together, 2017 (as printed) per
+/// article, 2005 does not know the press without a move as an offence.
 #[test]
 fn offences_are_counted_as_the_edition_says() {
     let ev = two_offences("fide-2023", "900+10");

@@ -203,8 +203,8 @@ fn knsb_04_press_without_a_move_counts_two_hands_only_on_confirmation() {
 
 /// KNSB-05: after an illegal move is taken back, the replacement move must be made with the
 /// same piece if it can move legally (7.5.1 → 4.3): another piece moved is a touch-move
-/// matter for review — no announced adjustment excuses a piece that made an illegal move
-/// (D47); the same piece moved is not.
+/// matter for review — no announced adjustment excuses a piece that made an illegal move;
+/// the same piece moved is not.
 #[test]
 fn knsb_05_replacement_move_with_another_piece() {
     for (reply, expected) in [(("d7", "d6", 'p'), true), (("b8", "c6", 'n'), false)] {

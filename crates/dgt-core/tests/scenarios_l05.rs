@@ -105,8 +105,8 @@ fn l05_s03_king_left_in_check() {
 }
 
 /// L17-S54 (T54) through the penalty: a 10+0 game is rapid under the 2017 article text (A1:
-/// at least 10 minutes; D5) — 2 minutes to the opponent — and blitz under 2018 (10 minutes
-/// or less) — 1 minute (B.2). (2023 blitz under full supervision keeps 2 minutes, D6.)
+/// at least 10 minutes, as printed) — 2 minutes to the opponent — and blitz under 2018 (10 minutes
+/// or less) — 1 minute (B.2). (2023 blitz under full supervision keeps 2 minutes, as printed.)
 #[test]
 fn l17_s54_ten_minutes_is_rapid_in_2017_and_blitz_later() {
     for (edition, minutes, penalty) in [("fide-2017", 2, "7.5.3"), ("fide-2018", 1, "7.5.5")] {
@@ -137,7 +137,7 @@ fn l17_s54_ten_minutes_is_rapid_in_2017_and_blitz_later() {
 }
 
 /// L05-S04 (T04): further illegal moves by the same player. 2005: the first two +2:00
-/// each, the third loses, even against a bare king (7.4b has no draw clause, D8). 2017+:
+/// each, the third loses, even against a bare king (7.4b has no draw clause). 2017+:
 /// the second loses, drawn when the opponent cannot checkmate.
 #[test]
 fn l05_s04_how_many_illegal_moves_lose() {
@@ -656,7 +656,7 @@ fn l05_s14_fivefold_by_edition() {
 /// L05-S15 (T15): as T14, play goes on after the fivefold, Black is mated later and 1-0 is
 /// entered: the fivefold draw stands (events after the end never change the result), the
 /// arbiter is told once that play went on (`move_after_game_end` / intervene: the end by
-/// rule itself is `info`, D46), and the entered
+/// rule itself is `info`), and the entered
 /// result is reported as conflicting with it (`result_conflict` / review).
 #[test]
 fn l05_s15_result_entered_after_the_fivefold() {
@@ -951,7 +951,7 @@ fn l05_s21_period_flag_with_39_or_40_moves() {
 
 /// L05-S23 (T23): 2005 rapid: Black's flag falls and White does not claim: an arbiter-only
 /// claim alert, the game goes on (B7); later White's flag falls too: drawn (B9). 2017
-/// reduced: the arbiter may call it (review, D3); 2018 / 2023: he shall (intervene).
+/// reduced: the arbiter may call it (review); 2018 / 2023: he shall (intervene).
 #[test]
 fn l05_s23_rapid_flag_is_silent_until_claimed() {
     let mut b = event("fide-2005", "1500", "reduced", 1500);
@@ -1314,7 +1314,7 @@ fn l05_s29_quickplay_finish_claim_possible() {
 
 /// L17-S03 (T03), the whole sequence in one game: White castles with two hands (the arbiter
 /// confirms it later), makes an illegal move, then presses the clock twice without a move.
-/// 2017 counts per article (D1): three time penalties, and only the second 7.8 offence
+/// 2017 counts per article, as printed: three time penalties, and only the second 7.8 offence
 /// loses (7.8.2). 2018 pools them: the confirmation is already the second offence (7.5.5).
 #[test]
 fn l17_s03_offences_of_three_articles_in_one_game() {

@@ -105,7 +105,7 @@ fn l17_s01_king_exposed_illegal_move_first_offence() {
 }
 
 /// L17-S02 (T02): a second completed illegal move by the same player loses (2005: the
-/// third); a draw if the opponent has only a bare king (not in 2005, D8).
+/// third); a draw if the opponent has only a bare king (not in 2005: 7.4b has no draw clause).
 #[test]
 fn l17_s02_second_illegal_move_loses_or_draws() {
     for edition in EDITIONS {
@@ -793,7 +793,7 @@ fn l17_s32_fivefold_consecutive_or_not() {
             }
         }
     }
-    // The reading is a setting (D2): `any_five` makes 2017 draw the scattered fivefold,
+    // The reading is a setting: `any_five` makes 2017 draw the scattered fivefold,
     // `consecutive` keeps 2023 from it; 2005 has no fivefold rule either way.
     use dgt_core::config::FivefoldReading::{AnyFive, Consecutive};
     for (edition, reading, five) in [
@@ -820,7 +820,7 @@ fn l17_s32_fivefold_consecutive_or_not() {
 }
 
 /// L17-S44 (T44): blitz under full supervision, a first illegal move: restore and one
-/// minute to the opponent (B2 / B.2); 2023 literally two (D6).
+/// minute to the opponent (B2 / B.2); 2023 literally two, as printed.
 #[test]
 fn l17_s44_blitz_full_supervision_first_illegal_move() {
     for (edition, minutes) in [("fide-2017", 1), ("fide-2018", 1), ("fide-2023", 2)] {
@@ -959,7 +959,7 @@ fn l17_s09_castling_begun_with_the_rook() {
 }
 
 /// L17-S11 (T11): White lifts Ng1 and puts it back, then plays e2–e4: touch-move evidence
-/// at `info` — an announced adjustment excuses it and the board cannot hear one (D47); 2005
+/// at `info` — an announced adjustment excuses it and the board cannot hear one; 2005
 /// rapid and blitz: only on a claim, B5.
 #[test]
 fn l17_s11_piece_lifted_and_put_back_then_another_moved() {
@@ -1178,7 +1178,7 @@ fn l17_s28_claims_with_a_written_move() {
 }
 
 /// L17-S33 (T33): an incorrect claim costs the claimant time by category and edition:
-/// blitz +1 (2017 B2, 2018 B.2), 2023 blitz full +2 (D6) and reduced +1, 2023 rapid +1,
+/// blitz +1 (2017 B2, 2018 B.2), 2023 blitz full +2 (as printed) and reduced +1, 2023 rapid +1,
 /// standard +2; 2005 +3 and a cut in the claimant's own time (9.5b).
 #[test]
 fn l17_s33_incorrect_claim_penalty_by_category() {

@@ -634,9 +634,9 @@ mod tests {
             add_ms: 0,
             loses_at: 2,
         });
-        assert!(
-            none.render()
-                .contains("; no time is added in this category (7.5.5).")
+        assert_eq!(
+            none.render(),
+            "The move stands; no time is added in this category (7.5.5). This is Black's offence number 2; number 2 loses."
         );
         assert_eq!(
             verdict(OffenceDecision::Loses).render(),
@@ -646,10 +646,9 @@ mod tests {
             verdict(OffenceDecision::Drawn).render(),
             "Black's offence number 2: the game is drawn: White cannot checkmate by any series of legal moves (7.5.5)."
         );
-        assert!(
-            verdict(OffenceDecision::LosesUnlessOpponentCannotMate)
-                .render()
-                .contains("Black loses, unless White cannot checkmate")
+        assert_eq!(
+            verdict(OffenceDecision::LosesUnlessOpponentCannotMate).render(),
+            "Black's offence number 2: Black loses, unless White cannot checkmate by any series of legal moves (undetermined: examine the position) (7.5.5)."
         );
     }
 
@@ -746,11 +745,11 @@ mod tests {
             FlagCall::Called,
         );
         assert_eq!(first.result, None);
-        assert!(
-            first
-                .render()
-                .unwrap()
-                .contains("(Black loses, unless White cannot checkmate, 6.9)")
+        assert_eq!(
+            first.render().as_deref(),
+            Some(
+                "The arbiter rules: by FIDE's interpretation of 2017 the flag that fell first decides (Black loses, unless White cannot checkmate, 6.9); enter the result."
+            )
         );
         let on = FlagVerdict::new(
             Article::new("6.4"),
@@ -758,6 +757,38 @@ mod tests {
             FlagCall::Declared,
         );
         assert_eq!((on.result, on.render()), (None, None));
+    }
+
+    #[test]
+    fn a_bughouse_flag_renders_its_message_and_result() {
+        let black = Color::Black;
+        let mated = BughouseFlagVerdict::WhileMated { flagged: black };
+        assert_eq!(
+            (mated.result(), mated.article()),
+            (Some(GameResult::WhiteWins), Article::new("5.4"))
+        );
+        assert_eq!(
+            mated.message(),
+            "Black's flag fell while checkmated: the game is over, 1-0."
+        );
+        assert_eq!(mated.render(), "The result is 1-0.");
+        let stalemated = BughouseFlagVerdict::WhileStalemated { flagged: black };
+        assert_eq!(stalemated.result(), None);
+        assert_eq!(
+            stalemated.render(),
+            "Decide the result and enter it (10.5)."
+        );
+        let after = BughouseFlagVerdict::AfterOtherGame {
+            flagged: black,
+            can_win: false,
+            reserve: "nothing".into(),
+        };
+        assert_eq!(after.result(), Some(GameResult::Drawn));
+        assert_eq!(
+            after.message(),
+            "Black's flag has fallen after the other game ended: a draw: White cannot win by any series of legal moves (5.6, with White's reserve: nothing); whether pieces may still be passed is for the arbiter (10.5)."
+        );
+        assert_eq!(after.render(), "The result is 1/2-1/2.");
     }
 
     #[test]
@@ -777,6 +808,22 @@ mod tests {
         assert_eq!(
             set.render(),
             "Set the clock to 1:30:00 for each player before the game starts (6.10.2)."
+        );
+        assert_eq!(
+            ClockVerdict::RecordingNotRequired {
+                side: Color::White,
+                exempt: Article::new("8.4"),
+                keep: Article::new("8.5.1"),
+            }
+            .render(),
+            "White may stop keeping score for the rest of the period (8.4). Once neither player has to, the arbiter or an assistant should be present and keep score (8.5.1)."
+        );
+        assert_eq!(
+            ClockVerdict::InstallCorrectSetting {
+                article: Article::new("6.10.2")
+            }
+            .render(),
+            "Stop the clock, install the correct setting and adjust the times and the move counter (6.10.2)."
         );
     }
 }

@@ -6,7 +6,8 @@ mod common;
 
 use common::*;
 use dgt_core::verdict::{
-    Article, ClockVerdict, FlagCall, FlagDecision, GameResult, OffenceDecision, Remedy, Replacement,
+    Article, ClockVerdict, FlagCall, FlagDecision, GameResult, IllegalMoveVerdict, OffenceDecision,
+    Remedy, Replacement,
 };
 use dgt_core::{AlertKind, Event, EventBody, Severity};
 use shakmaty::{Color, Square};
@@ -1270,51 +1271,75 @@ fn illegal_after_bb5(edition: &str, tc: &str, supervision: &str, m: (&str, &str)
 /// is pressed; White's move not yet made, so the window is open.
 #[test]
 fn l17_s34_rapid_reduced_illegal_move_inside_the_window() {
+    // (edition, severity, the verdict: its kind, window, and the offence's penalty article
+    // and time to White where it carries one)
     let cases = [
         (
             "fide-2017",
             Severity::Intervene,
-            "Black loses the game (A4.2)",
+            ("seen_in_time_loses", "A4.2", None),
         ),
         (
             "fide-2018",
             Severity::Intervene,
-            "add 2 minute(s) to White's clock (7.5.5)",
+            ("within_window", "A.4.2", Some(("7.5.5", 120_000))),
         ),
         (
             "fide-2023",
             Severity::Intervene,
-            "add 1 minute(s) to White's clock (7.5.5)",
+            ("within_window", "A.5.2", Some(("7.5.5", 60_000))),
         ),
         (
             "fide-2005",
             Severity::Claim,
-            "add 2 minute(s) to White's clock (7.4b)",
+            ("on_claim", "B6", Some(("7.4b", 120_000))),
         ),
     ];
     for (edition, sev, verdict) in cases {
         let ev = pinned_knight_jumps(edition, "900+10", "reduced").run();
         let a = one(&ev, AlertKind::IllegalMove);
         assert_eq!(a.severity, sev, "{edition}");
-        let p = prescription(&a);
-        assert!(p.contains(verdict), "{edition}: {p}");
-        let window = by_edition(edition, "B6", "A4.2", "");
-        let window = if edition == "fide-2023" {
-            "A.5.2"
-        } else if edition == "fide-2018" {
-            "A.4.2"
-        } else {
-            window
-        };
-        assert!(p.contains(window), "{edition}: {p}");
+        let v = illegal_move_verdict(&a);
+        assert_eq!(v.offender(), Color::Black, "{edition}");
+        assert_eq!(window_verdict(v), verdict, "{edition}: {v:?}");
     }
     // The same under full supervision: restore and time (7.5.1, 7.5.3 / 7.5.5).
     let ev = pinned_knight_jumps("fide-2017", "900+10", "full").run();
-    let p = prescription(&one(&ev, AlertKind::IllegalMove));
-    assert!(
-        p.contains("add 2 minute(s) to White's clock (7.5.3)"),
-        "{p}"
+    let a = one(&ev, AlertKind::IllegalMove);
+    let v = offence_verdict(&a);
+    assert!(matches!(v.remedy, Remedy::Restore { .. }), "{v:?}");
+    assert_eq!(
+        (v.opponent(), time_to_opponent(v), v.article),
+        (Color::White, Some(120_000), Article::new("7.5.3"))
     );
+}
+
+/// A reduced-supervision verdict in short: its kind, its window, and the offence's penalty
+/// article and time to the opponent where it carries one.
+fn window_verdict(
+    v: &IllegalMoveVerdict,
+) -> (&'static str, &'static str, Option<(&'static str, u64)>) {
+    let offence = |o: &dgt_core::verdict::OffenceVerdict| {
+        Some((o.article.as_str(), time_to_opponent(o).unwrap_or(0)))
+    };
+    match v {
+        IllegalMoveVerdict::SeenInTimeLoses { window, .. } => {
+            ("seen_in_time_loses", window.as_str(), None)
+        }
+        IllegalMoveVerdict::OnClaimWinsOrDrawn { window, .. } => {
+            ("on_claim_wins_or_drawn", window.as_str(), None)
+        }
+        IllegalMoveVerdict::WithinWindow { window, offence: o } => {
+            ("within_window", window.as_str(), offence(o))
+        }
+        IllegalMoveVerdict::OnClaim { window, offence: o } => {
+            ("on_claim", window.as_str(), offence(o))
+        }
+        IllegalMoveVerdict::ArbiterIntervenes { window, offence: o } => {
+            ("arbiter_intervenes", window.as_str(), offence(o))
+        }
+        IllegalMoveVerdict::BughouseOnDemand { .. } => ("bughouse_on_demand", "", None),
+    }
 }
 
 /// L17-S36 (T36): rapid, reduced: an illegal move nobody claims; White replies h3: the
@@ -1380,29 +1405,30 @@ fn l17_s45_blitz_reduced_illegal_move_inside_the_window() {
         (
             "fide-2017",
             Severity::Intervene,
-            "Black loses the game (A4.2)",
+            ("seen_in_time_loses", "A4.2", None),
         ),
         (
             "fide-2018",
             Severity::Intervene,
-            "add 1 minute(s) to White's clock (7.5.5)",
+            ("within_window", "A.4.2", Some(("7.5.5", 60_000))),
         ),
         (
             "fide-2023",
             Severity::Intervene,
-            "add 1 minute(s) to White's clock (7.5.5)",
+            ("within_window", "A.5.2", Some(("7.5.5", 60_000))),
         ),
-        ("fide-2005", Severity::Claim, "White wins"),
+        (
+            "fide-2005",
+            Severity::Claim,
+            ("on_claim_wins_or_drawn", "C3", None),
+        ),
     ];
     for (edition, sev, verdict) in cases {
         let ev = pinned_knight_jumps(edition, "180+2", "reduced").run();
         let a = one(&ev, AlertKind::IllegalMove);
         assert_eq!(a.severity, sev, "{edition}");
-        let p = prescription(&a);
-        assert!(p.contains(verdict), "{edition}: {p}");
-        if edition == "fide-2005" {
-            assert!(p.contains("(C3)"), "{p}");
-        }
+        let v = illegal_move_verdict(&a);
+        assert_eq!(window_verdict(v), verdict, "{edition}: {v:?}");
     }
 }
 

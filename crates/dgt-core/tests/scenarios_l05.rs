@@ -839,7 +839,6 @@ fn l05_s19_two_knights_are_not_dead() {
         b.tick().wait(1000).flag(true, true).wait(300);
         let ev = b.run();
         let a = one(&ev, AlertKind::FlagFall);
-        assert!(a.message.contains("drawn"), "{a:?}");
         let v = flag_verdict(&a);
         assert_eq!(
             (v.decision, v.result),
@@ -930,7 +929,6 @@ fn l05_s21_period_flag_with_39_or_40_moves() {
             } else {
                 assert_eq!(a.severity, Severity::Info);
                 assert_eq!(article(&a), by_edition(edition, "6.3", "6.4", "6.4"));
-                assert!(a.message.contains("period reached"), "{a:?}");
                 let v = flag_verdict(&a);
                 assert_eq!(
                     (v.decision, v.result, v.article),
@@ -1167,7 +1165,7 @@ fn l05_s22_both_flags_in_standard_play() {
     let ev = b.run();
     let a = one(&ev, AlertKind::BothFlagsFallen);
     assert_eq!((a.severity, article(&a)), (Severity::Review, "6.12a"));
-    assert!(a.message.contains("goes on"), "{a:?}");
+    assert_eq!(flag_verdict(&a).decision, FlagDecision::BothFlagsGoOn);
     assert!(ends(&ev).is_empty());
     assert!(!alerts(&ev).contains(&AlertKind::FlagFall));
 

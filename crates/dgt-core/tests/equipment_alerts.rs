@@ -5,8 +5,7 @@
 mod common;
 
 use common::*;
-use dgt_core::Severity;
-use dgt_core::{Alert, AlertKind};
+use dgt_core::{Alert, AlertKind, Severity};
 
 /// A clock frame (protocol §3.4) with both displays at 5:00 and the given status byte.
 fn clock_frame(status: u8) -> Vec<u8> {

@@ -7,8 +7,7 @@
 mod common;
 
 use common::*;
-use dgt_core::AlertKind;
-use dgt_core::Severity;
+use dgt_core::{AlertKind, Severity};
 
 /// A knocked-over piece put back just before the opponent takes it: White plays
 /// Nd2-e4 and presses; the bishop on f1 is knocked over before the press is judged, and put

@@ -5,12 +5,11 @@
 mod common;
 
 use common::*;
-use dgt_core::Severity;
 use dgt_core::verdict::{
     Article, ClockVerdict, FlagCall, FlagDecision, GameResult, IllegalMoveVerdict, OffenceDecision,
     OffenceVerdict, Remedy, Replacement,
 };
-use dgt_core::{AlertKind, Event, Side};
+use dgt_core::{AlertKind, Event, Severity, Side};
 use shakmaty::{Color, Square};
 
 /// After 1.e4 d5 2.Bb5+ (`rnbqkbnr/ppp1pppp/8/1B1p4/4P3/8/PPPP1PPP/RNBQK1NR b`).
@@ -48,7 +47,7 @@ fn l05_s02_illegal_placement_corrected_before_the_press() {
         assert_eq!(moves(&ev), ["g1f3", "e7e5"], "{edition}");
         let a = one(&ev, AlertKind::IllegalMove);
         assert_eq!(a.ply, Some(3), "the only illegal move is the later one");
-        assert!(a.message.contains("offence number 1"), "{a:?}");
+        assert_eq!(offence_verdict(&a).number, 1, "{a:?}");
         assert!(!alerts(&ev).contains(&AlertKind::IllegalPosition));
     }
 }
@@ -74,7 +73,6 @@ fn l05_s03_king_left_in_check() {
         assert_eq!(a.severity, Severity::Intervene, "{edition} {tc}");
         assert_eq!(article(&a), art);
         assert_eq!((a.side, a.ply), (Some(Side::Black), Some(4)));
-        assert!(a.message.contains("offence number 1"), "{a:?}");
         let v = offence_verdict(&a);
         assert_eq!((v.offender, v.number), (Color::Black, 1), "{edition} {tc}");
         assert_eq!(v.opponent(), Color::White);

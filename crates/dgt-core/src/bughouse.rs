@@ -126,8 +126,8 @@ impl Regulation {
     }
 
     /// The article a drop fault breaks.
-    pub fn article(self, fault: DropFault) -> &'static str {
-        match (self, fault) {
+    pub fn article(self, fault: DropFault) -> Article {
+        Article::new(match (self, fault) {
             (Regulation::Flemish, DropFault::OwnKingInCheck) => "3.9",
             (Regulation::Flemish, _) => "5.c",
             (_, DropFault::NotAvailable) => "2.2",
@@ -136,15 +136,15 @@ impl Regulation {
             (_, DropFault::PawnRank(_)) => "2.5",
             (_, DropFault::PieceRank(_)) => "2.6",
             (_, DropFault::OwnKingInCheck) => "1.5 (FIDE 3.9)",
-        }
+        })
     }
 
     /// Articles of the end rules.
-    pub fn mate_article(self) -> &'static str {
-        match self {
+    pub fn mate_article(self) -> Article {
+        Article::new(match self {
             Regulation::Flemish => "6.f",
             _ => "5.4",
-        }
+        })
     }
 }
 

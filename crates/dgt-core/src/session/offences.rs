@@ -75,7 +75,7 @@ impl Session {
         let (kind, article, what) = if let Some((sq, role, reg)) = onto_piece {
             (
                 AlertKind::IllegalDrop,
-                Article::new(reg.article(crate::bughouse::DropFault::Occupied)),
+                reg.article(crate::bughouse::DropFault::Occupied),
                 format!(
                     "{} dropped a {} on {sq}, onto the {} there: {}",
                     arbiter::side_name(mover),

@@ -3,6 +3,7 @@
 
 use shakmaty::{CastlingMode, Chess, Position};
 
+use crate::article::Article;
 use crate::event::{AlertKind, EndReason, Severity};
 use crate::outcome::GameResult;
 use crate::reconstruct::Game;
@@ -12,121 +13,121 @@ use crate::reconstruct::Game;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Laws {
     pub name: &'static str,
-    pub checkmate: &'static str,
-    pub stalemate: &'static str,
-    pub dead_position: &'static str,
+    pub checkmate: Article,
+    pub stalemate: Article,
+    pub dead_position: Article,
     /// Fivefold repetition and the 75-move rule; `None` where the edition has no such rule
     /// (2005: only a claim ends the game).
-    pub fivefold: Option<&'static str>,
-    /// 2017 (seed 000, 9.6.1): five *consecutive* alternate repetitions; later: any five.
+    pub fivefold: Option<Article>,
+    /// 2017 9.6.1 as printed: five *consecutive* alternate repetitions; later: any five.
     pub fivefold_consecutive: bool,
-    pub seventy_five: Option<&'static str>,
+    pub seventy_five: Option<Article>,
     /// Threefold claim on the position that has just appeared (2005 9.2b; 2017/2018
     /// 9.2.1.2; 2023 9.2.2), and with a move written down, not played (9.2a; 9.2.1.1; 9.2.1).
-    pub threefold_claim: &'static str,
-    pub threefold_claim_with_move: &'static str,
+    pub threefold_claim: Article,
+    pub threefold_claim_with_move: Article,
     /// Fifty-move claim now (2005 9.3b; 2017+ 9.3.2), and with a written move (9.3a; 9.3.1).
-    pub fifty_claim: &'static str,
-    pub fifty_claim_with_move: &'static str,
+    pub fifty_claim: Article,
+    pub fifty_claim_with_move: Article,
     /// 2017+ 9.4: a player who touches a piece (4.3) loses the right to claim on that move.
     /// 2005 9.4 loses it only by making a move: `None`.
-    pub claim_lost_by_touch: Option<&'static str>,
+    pub claim_lost_by_touch: Option<Article>,
     /// The penalty for an incorrect claim (2005 9.5b; 2017+ 9.5.3).
-    pub wrong_claim_penalty: &'static str,
+    pub wrong_claim_penalty: Article,
     /// 2005 9.5b: three minutes to the opponent and a cut in the claimant's own time,
     /// instead of the offence penalty by category (9.5.3).
     pub wrong_claim_cuts_own_time: bool,
-    pub flag_fall: &'static str,
+    pub flag_fall: Article,
     /// When a flag counts as fallen: when the arbiter observes it or a player claims it
     /// validly (2017+ 6.8, 2005 6.9).
-    pub flag_considered_fallen: &'static str,
+    pub flag_considered_fallen: Article,
     /// Reduced supervision: the flag claim — the player stops the clock and claims while his
     /// own flag is up (2005 B8, 2017 A4.3, 2018 A.4.3, 2023 A.5.3), and whether stopping the
     /// clock is required (2017 "must"; 2018+ "may").
-    pub reduced_flag_claim: (&'static str, bool),
+    pub reduced_flag_claim: (Article, bool),
     /// A clock found set wrongly is corrected by the arbiter (2017+ 6.10.2; 2005 6.11).
-    pub clock_setting: &'static str,
+    pub clock_setting: Article,
     /// A wrong initial position: the game is cancelled and a new one played (2017+ 7.2.1;
     /// 2005 7.1a).
-    pub setup_invalid: &'static str,
+    pub setup_invalid: Article,
     /// Below five minutes in a period without a 30 s increment a player need not record
     /// (2005 8.4a, 2017+ 8.4); when neither must, the arbiter should keep score (2005 8.5a,
     /// 2017+ 8.5.1).
-    pub recording_exempt: (&'static str, &'static str),
+    pub recording_exempt: (Article, Article),
     /// The draw claim of a player on move with less than two minutes in a quickplay finish
     /// without increment (2005 10.2, always; 2017+ III.5, only under an announced Guideline
     /// III), and whether it needs the announcement.
-    pub quickplay_claim: (&'static str, bool),
+    pub quickplay_claim: (Article, bool),
     /// Rapid and blitz under reduced supervision: the wrong set-up may be claimed only until
     /// each player has made this many moves (2005 B4: 3; 2017 A4.1.2, 2018 A.4.1, 2023
     /// A.5.1.2: 10); after that the game goes on.
-    pub setup_claim_window: (&'static str, u32),
+    pub setup_claim_window: (Article, u32),
     /// A draw may be agreed only once both players have made at least one move (2017+
     /// 5.2.3); 2005 5.2c has no such minimum.
-    pub draw_agreement_after_moves: Option<&'static str>,
+    pub draw_agreement_after_moves: Option<Article>,
     /// The clock times after an irregularity: those logged at the reinstated position
     /// (2005 6.14; 2017+ 7.1).
-    pub clocks_after_irregularity: &'static str,
+    pub clocks_after_irregularity: Article,
     /// The time-control check at a period's flag (2005 6.3; 2017+ 6.4).
-    pub time_control_check: &'static str,
+    pub time_control_check: Article,
     /// The severity of a flag under reduced supervision in rapid and blitz: 2005 `claim`
     /// (B7: a flag counts only when a player claims it; the arbiter must not signal it, and
-    /// the game goes on until then); 2017 `review` (A4.5 "mag", D3); 2018 / 2023
+    /// the game goes on until then); 2017 `review` (A4.5 "may": the arbiter may call it); 2018 / 2023
     /// `intervene` (A.4.5 / A.5.5 "shall").
     pub reduced_flag_severity: Severity,
     /// Both flags down under reduced supervision in rapid and blitz: drawn (2005 B9). Later
     /// editions have no such clause.
-    pub reduced_both_flags_draw: Option<&'static str>,
+    pub reduced_both_flags_draw: Option<Article>,
     /// Both flags down in standard play with the order unknown: the game goes on if it is
     /// not the last period, drawn in the last period (2005 6.12a / 6.12b). 2017+: only in
     /// Guideline III (III.3.1), which the daemon does not model: `None`.
-    pub both_flags_continue_draw: Option<(&'static str, &'static str)>,
+    pub both_flags_continue_draw: Option<(Article, Article)>,
     /// The same under Guideline III when the event announced it (2017+ III.3.1.1 /
     /// III.3.1.2); `None` in 2005, where 6.12 applies always.
-    pub guideline_iii_both_flags: Option<(&'static str, &'static str)>,
-    pub illegal_move: &'static str,
+    pub guideline_iii_both_flags: Option<(Article, Article)>,
+    pub illegal_move: Article,
     /// Capturing the opponent's king is not allowed (2005 1.2; 2017+ 1.4.1): it is an illegal
     /// move (2017 fn 104), raised as one and named.
-    pub king_capture: &'static str,
-    pub illegal_move_penalty: &'static str,
-    pub press_without_move: &'static str,
+    pub king_capture: Article,
+    pub illegal_move_penalty: Article,
+    pub press_without_move: Article,
     /// The penalty article of a press without a move, where it is counted on its own (2017).
-    pub press_without_move_penalty: Option<&'static str>,
+    pub press_without_move_penalty: Option<Article>,
     /// Whether a press without a move is an offence at all (not in 2005).
     pub press_without_move_is_offence: bool,
-    pub promotion_incomplete: &'static str,
+    pub promotion_incomplete: Article,
     /// 2017+: the pawn left on the last rank becomes a queen (7.5.2); 2005: restore (7.4a).
     pub promotion_queen_stays: bool,
-    pub touch_move: &'static str,
+    pub touch_move: Article,
     /// The category boundaries, strict, on base + 60 × increment in ms (§2 of
     /// docs/laws-by-edition.md): blitz below the first, rapid below the second.
     pub blitz_below_ms: u64,
     pub rapid_below_ms: u64,
     /// An opponent's piece touched (must be captured if it can be: 2017+ 4.3.2, 2005 4.3b),
     /// or a piece adjusted by the player not on move (4.2.1; 2005 4.2).
-    pub touch_opponent_piece: &'static str,
+    pub touch_opponent_piece: Article,
     /// 2005 B5 (and C2 for blitz): in rapid and blitz the arbiter rules on Article 4 (touch
     /// move, castling, promotion choice, two hands) only when a player claims.
     pub art4_on_claim_in_rapid_blitz: bool,
-    pub castling_rook_first: &'static str,
+    pub castling_rook_first: Article,
     /// The king touched (moved) for a castling that is illegal: another king move is due,
     /// castling on the other side included (2005 4.4c / 4.6b; 2017+ 4.4.3 / 4.7.2).
-    pub castling_illegal: &'static str,
+    pub castling_illegal: Article,
     /// The promotion piece is chosen once it has touched the square (2017+ 4.4.4; 2005 4.4d).
-    pub promotion_choice: &'static str,
-    pub two_hands: &'static str,
+    pub promotion_choice: Article,
+    pub two_hands: Article,
     /// Whether a confirmed two-handed move is penalised and counted (2017 7.7, 2018+ 7.5.4);
     /// 2005 4.1 sets no penalty.
     pub two_hands_counted: bool,
     /// Reduced supervision (2017 A4 / B4, 2018 A.4 / B.4, 2023 A.5 / B.3): the article of
     /// the window in which an illegal move is still corrected (until the opponent has made
     /// his next move); 2005: B6 (rapid), and C3 for blitz in `reduced_window_blitz`.
-    pub reduced_window: &'static str,
+    pub reduced_window: Article,
     /// Reduced supervision: an illegal position (both kings in check, a pawn on its last
     /// rank) still on the board after the next completed move is drawn (2017 A4.4, 2018
     /// A.4.4, 2023 A.5.4). 2005 has no such clause (rapid B6: restore; blitz: claim only).
-    pub illegal_position_draw: Option<&'static str>,
-    pub reduced_window_blitz: &'static str,
+    pub illegal_position_draw: Option<Article>,
+    pub reduced_window_blitz: Article,
     /// 2017 A4.2: an illegal move seen or claimed inside the window loses at once.
     pub reduced_first_illegal_loses: bool,
     /// 2005: rapid and blitz are always under the B / C rules (no full supervision), and
@@ -185,16 +186,12 @@ impl Edition {
 
     /// The articles and penalties of this edition.
     pub fn laws(self) -> &'static Laws {
-        let name = match self {
-            Edition::Fide2005 => "fide-2005",
-            Edition::Fide2017 => "fide-2017",
-            Edition::Fide2018 => "fide-2018",
-            Edition::Fide2023 => "fide-2023",
-        };
-        EDITIONS
-            .iter()
-            .find(|l| l.name == name)
-            .expect("every edition has its table in EDITIONS")
+        match self {
+            Edition::Fide2005 => &FIDE_2005,
+            Edition::Fide2017 => &FIDE_2017,
+            Edition::Fide2018 => &FIDE_2018,
+            Edition::Fide2023 => &FIDE_2023,
+        }
     }
 }
 
@@ -237,262 +234,268 @@ impl<'de> serde::Deserialize<'de> for Edition {
     }
 }
 
-pub const EDITIONS: &[Laws] = &[
-    Laws {
-        name: "fide-2023",
-        checkmate: "5.1.1",
-        stalemate: "5.2.1",
-        dead_position: "5.2.2",
-        fivefold: Some("9.6.1"),
-        fivefold_consecutive: false,
-        seventy_five: Some("9.6.2"),
-        threefold_claim: "9.2.2",
-        threefold_claim_with_move: "9.2.1",
-        fifty_claim: "9.3.2",
-        fifty_claim_with_move: "9.3.1",
-        claim_lost_by_touch: Some("9.4"),
-        wrong_claim_penalty: "9.5.3",
-        wrong_claim_cuts_own_time: false,
-        flag_fall: "6.9",
-        flag_considered_fallen: "6.8",
-        reduced_flag_claim: ("A.5.3", false),
-        clock_setting: "6.10.2",
-        setup_invalid: "7.2.1",
-        recording_exempt: ("8.4", "8.5.1"),
-        quickplay_claim: ("III.5", true),
-        setup_claim_window: ("A.5.1.2", 10),
-        draw_agreement_after_moves: Some("5.2.3"),
-        clocks_after_irregularity: "7.1",
-        time_control_check: "6.4",
-        reduced_flag_severity: Severity::Intervene,
-        reduced_both_flags_draw: None,
-        both_flags_continue_draw: None,
-        guideline_iii_both_flags: Some(("III.3.1.1", "III.3.1.2")),
-        illegal_move: "7.5.1",
-        king_capture: "1.4.1",
-        illegal_move_penalty: "7.5.5",
-        press_without_move: "7.5.3",
-        press_without_move_penalty: None,
-        press_without_move_is_offence: true,
-        promotion_incomplete: "7.5.2",
-        promotion_queen_stays: true,
-        // A.1 / B.1: blitz 10 minutes or less, rapid more than 10 and less than 60.
-        blitz_below_ms: 600_001,
-        rapid_below_ms: 3_600_000,
-        touch_move: "4.3.1",
-        touch_opponent_piece: "4.3.2 / 4.2.1",
-        art4_on_claim_in_rapid_blitz: false,
-        castling_rook_first: "4.4.2",
-        castling_illegal: "4.4.3 / 4.7.2",
-        promotion_choice: "4.4.4",
-        two_hands: "7.5.4",
-        two_hands_counted: true,
-        reduced_window: "A.5.2",
-        illegal_position_draw: Some("A.5.4"),
-        reduced_window_blitz: "A.5.2",
-        reduced_first_illegal_loses: false,
-        rapid_blitz_claim_only: false,
-        separate_counters: false,
-        illegal_moves_to_lose: 2,
-        illegal_loss_draw_if_no_mate: true,
-        penalty_ms_standard: 120_000,
-        // A.3: one minute in rapid; B.2 (full blitz) brings in only the competition rules,
-        // so literally two minutes there (a drafting gap, documented as D6).
-        penalty_ms_rapid: 60_000,
-        penalty_ms_blitz_full: 120_000,
-        penalty_ms_blitz_reduced: 60_000,
-    },
-    Laws {
-        name: "fide-2018",
-        checkmate: "5.1.1",
-        stalemate: "5.2.1",
-        dead_position: "5.2.2",
-        fivefold: Some("9.6.1"),
-        fivefold_consecutive: false,
-        seventy_five: Some("9.6.2"),
-        threefold_claim: "9.2.1.2",
-        threefold_claim_with_move: "9.2.1.1",
-        fifty_claim: "9.3.2",
-        fifty_claim_with_move: "9.3.1",
-        claim_lost_by_touch: Some("9.4"),
-        wrong_claim_penalty: "9.5.3",
-        wrong_claim_cuts_own_time: false,
-        flag_fall: "6.9",
-        flag_considered_fallen: "6.8",
-        reduced_flag_claim: ("A.4.3", false),
-        clock_setting: "6.10.2",
-        setup_invalid: "7.2.1",
-        recording_exempt: ("8.4", "8.5.1"),
-        quickplay_claim: ("III.5", true),
-        setup_claim_window: ("A.4.1", 10),
-        draw_agreement_after_moves: Some("5.2.3"),
-        clocks_after_irregularity: "7.1",
-        time_control_check: "6.4",
-        reduced_flag_severity: Severity::Intervene,
-        reduced_both_flags_draw: None,
-        both_flags_continue_draw: None,
-        guideline_iii_both_flags: Some(("III.3.1.1", "III.3.1.2")),
-        illegal_move: "7.5.1",
-        king_capture: "1.4.1",
-        illegal_move_penalty: "7.5.5",
-        press_without_move: "7.5.3",
-        press_without_move_penalty: None,
-        press_without_move_is_offence: true,
-        promotion_incomplete: "7.5.2",
-        promotion_queen_stays: true,
-        // A.1 / B.1, as 2023.
-        blitz_below_ms: 600_001,
-        rapid_below_ms: 3_600_000,
-        touch_move: "4.3.1",
-        touch_opponent_piece: "4.3.2 / 4.2.1",
-        art4_on_claim_in_rapid_blitz: false,
-        castling_rook_first: "4.4.2",
-        castling_illegal: "4.4.3 / 4.7.2",
-        promotion_choice: "4.4.4",
-        two_hands: "7.5.4",
-        two_hands_counted: true,
-        reduced_window: "A.4.2",
-        illegal_position_draw: Some("A.4.4"),
-        reduced_window_blitz: "A.4.2",
-        reduced_first_illegal_loses: false,
-        rapid_blitz_claim_only: false,
-        separate_counters: false,
-        illegal_moves_to_lose: 2,
-        illegal_loss_draw_if_no_mate: true,
-        penalty_ms_standard: 120_000,
-        penalty_ms_rapid: 120_000,
-        penalty_ms_blitz_full: 60_000,
-        penalty_ms_blitz_reduced: 60_000,
-    },
-    Laws {
-        name: "fide-2017",
-        checkmate: "5.1.1",
-        stalemate: "5.2.1",
-        dead_position: "5.2.2",
-        fivefold: Some("9.6.1"),
-        fivefold_consecutive: true,
-        seventy_five: Some("9.6.2"),
-        threefold_claim: "9.2.1.2",
-        threefold_claim_with_move: "9.2.1.1",
-        fifty_claim: "9.3.2",
-        fifty_claim_with_move: "9.3.1",
-        claim_lost_by_touch: Some("9.4"),
-        wrong_claim_penalty: "9.5.3",
-        wrong_claim_cuts_own_time: false,
-        flag_fall: "6.9",
-        flag_considered_fallen: "6.8",
-        reduced_flag_claim: ("A4.3", true),
-        clock_setting: "6.10.2",
-        setup_invalid: "7.2.1",
-        recording_exempt: ("8.4", "8.5.1"),
-        quickplay_claim: ("III.5", true),
-        setup_claim_window: ("A4.1.2", 10),
-        draw_agreement_after_moves: Some("5.2.3"),
-        clocks_after_irregularity: "7.1",
-        time_control_check: "6.4",
-        reduced_flag_severity: Severity::Review,
-        reduced_both_flags_draw: None,
-        both_flags_continue_draw: None,
-        guideline_iii_both_flags: Some(("III.3.1.1", "III.3.1.2")),
-        illegal_move: "7.5.1",
-        king_capture: "1.4.1",
-        illegal_move_penalty: "7.5.3",
-        press_without_move: "7.8.1",
-        press_without_move_penalty: Some("7.8.2"),
-        press_without_move_is_offence: true,
-        promotion_incomplete: "7.5.2",
-        promotion_queen_stays: true,
-        // S000 A1 / B1 (D5): blitz less than 10 minutes, rapid 10 to 60 inclusive.
-        blitz_below_ms: 600_000,
-        rapid_below_ms: 3_600_001,
-        touch_move: "4.3.1",
-        touch_opponent_piece: "4.3.2 / 4.2.1",
-        art4_on_claim_in_rapid_blitz: false,
-        castling_rook_first: "4.4.2",
-        castling_illegal: "4.4.3 / 4.7.2",
-        promotion_choice: "4.4.4",
-        two_hands: "7.7.1",
-        two_hands_counted: true,
-        reduced_window: "A4.2",
-        illegal_position_draw: Some("A4.4"),
-        reduced_window_blitz: "A4.2",
-        reduced_first_illegal_loses: true,
-        rapid_blitz_claim_only: false,
-        separate_counters: true,
-        illegal_moves_to_lose: 2,
-        illegal_loss_draw_if_no_mate: true,
-        penalty_ms_standard: 120_000,
-        penalty_ms_rapid: 120_000,
-        penalty_ms_blitz_full: 60_000,
-        penalty_ms_blitz_reduced: 60_000,
-    },
-    Laws {
-        name: "fide-2005",
-        checkmate: "5.1a",
-        stalemate: "5.2a",
-        dead_position: "5.2b",
-        fivefold: None,
-        fivefold_consecutive: false,
-        seventy_five: None,
-        threefold_claim: "9.2b",
-        threefold_claim_with_move: "9.2a",
-        fifty_claim: "9.3b",
-        fifty_claim_with_move: "9.3a",
-        claim_lost_by_touch: None,
-        wrong_claim_penalty: "9.5b",
-        wrong_claim_cuts_own_time: true,
-        flag_fall: "6.10",
-        flag_considered_fallen: "6.9",
-        reduced_flag_claim: ("B8", false),
-        clock_setting: "6.11",
-        setup_invalid: "7.1a",
-        recording_exempt: ("8.4a", "8.5a"),
-        quickplay_claim: ("10.2", false),
-        setup_claim_window: ("B4", 3),
-        draw_agreement_after_moves: None,
-        clocks_after_irregularity: "6.14",
-        time_control_check: "6.3",
-        reduced_flag_severity: Severity::Claim,
-        reduced_both_flags_draw: Some("B9"),
-        both_flags_continue_draw: Some(("6.12a", "6.12b")),
-        guideline_iii_both_flags: None,
-        illegal_move: "7.4a",
-        king_capture: "1.2",
-        illegal_move_penalty: "7.4b",
-        // No such offence in 2005: the completion rule is cited, the arbiter decides (13.4).
-        press_without_move: "6.8a",
-        press_without_move_penalty: None,
-        press_without_move_is_offence: false,
-        promotion_incomplete: "7.4a",
-        promotion_queen_stays: false,
-        // B1 / C1: blitz under 15 minutes, rapid 15 to under 60.
-        blitz_below_ms: 900_000,
-        rapid_below_ms: 3_600_000,
-        touch_move: "4.3a",
-        touch_opponent_piece: "4.3b / 4.2",
-        art4_on_claim_in_rapid_blitz: true,
-        castling_rook_first: "4.4b",
-        castling_illegal: "4.4c / 4.6b",
-        promotion_choice: "4.4d",
-        two_hands: "4.1",
-        two_hands_counted: false,
-        reduced_window: "B6",
-        illegal_position_draw: None,
-        reduced_window_blitz: "C3",
-        reduced_first_illegal_loses: false,
-        rapid_blitz_claim_only: true,
-        separate_counters: false,
-        illegal_moves_to_lose: 3,
-        illegal_loss_draw_if_no_mate: false,
-        penalty_ms_standard: 120_000,
-        penalty_ms_rapid: 120_000,
-        // Blitz (C3): a claimed illegal move wins, no time is added.
-        penalty_ms_blitz_full: 0,
-        penalty_ms_blitz_reduced: 0,
-    },
-];
+pub const EDITIONS: &[Laws] = &[FIDE_2023, FIDE_2018, FIDE_2017, FIDE_2005];
 
-/// The edition's Laws with the fivefold reading configured (9.6.1; D2): the choice
+const FIDE_2023: Laws = Laws {
+    name: "fide-2023",
+    checkmate: Article::new("5.1.1"),
+    stalemate: Article::new("5.2.1"),
+    dead_position: Article::new("5.2.2"),
+    fivefold: Some(Article::new("9.6.1")),
+    fivefold_consecutive: false,
+    seventy_five: Some(Article::new("9.6.2")),
+    threefold_claim: Article::new("9.2.2"),
+    threefold_claim_with_move: Article::new("9.2.1"),
+    fifty_claim: Article::new("9.3.2"),
+    fifty_claim_with_move: Article::new("9.3.1"),
+    claim_lost_by_touch: Some(Article::new("9.4")),
+    wrong_claim_penalty: Article::new("9.5.3"),
+    wrong_claim_cuts_own_time: false,
+    flag_fall: Article::new("6.9"),
+    flag_considered_fallen: Article::new("6.8"),
+    reduced_flag_claim: (Article::new("A.5.3"), false),
+    clock_setting: Article::new("6.10.2"),
+    setup_invalid: Article::new("7.2.1"),
+    recording_exempt: (Article::new("8.4"), Article::new("8.5.1")),
+    quickplay_claim: (Article::new("III.5"), true),
+    setup_claim_window: (Article::new("A.5.1.2"), 10),
+    draw_agreement_after_moves: Some(Article::new("5.2.3")),
+    clocks_after_irregularity: Article::new("7.1"),
+    time_control_check: Article::new("6.4"),
+    reduced_flag_severity: Severity::Intervene,
+    reduced_both_flags_draw: None,
+    both_flags_continue_draw: None,
+    guideline_iii_both_flags: Some((Article::new("III.3.1.1"), Article::new("III.3.1.2"))),
+    illegal_move: Article::new("7.5.1"),
+    king_capture: Article::new("1.4.1"),
+    illegal_move_penalty: Article::new("7.5.5"),
+    press_without_move: Article::new("7.5.3"),
+    press_without_move_penalty: None,
+    press_without_move_is_offence: true,
+    promotion_incomplete: Article::new("7.5.2"),
+    promotion_queen_stays: true,
+    // A.1 / B.1: blitz 10 minutes or less, rapid more than 10 and less than 60.
+    blitz_below_ms: 600_001,
+    rapid_below_ms: 3_600_000,
+    touch_move: Article::new("4.3.1"),
+    touch_opponent_piece: Article::new("4.3.2 / 4.2.1"),
+    art4_on_claim_in_rapid_blitz: false,
+    castling_rook_first: Article::new("4.4.2"),
+    castling_illegal: Article::new("4.4.3 / 4.7.2"),
+    promotion_choice: Article::new("4.4.4"),
+    two_hands: Article::new("7.5.4"),
+    two_hands_counted: true,
+    reduced_window: Article::new("A.5.2"),
+    illegal_position_draw: Some(Article::new("A.5.4")),
+    reduced_window_blitz: Article::new("A.5.2"),
+    reduced_first_illegal_loses: false,
+    rapid_blitz_claim_only: false,
+    separate_counters: false,
+    illegal_moves_to_lose: 2,
+    illegal_loss_draw_if_no_mate: true,
+    penalty_ms_standard: 120_000,
+    // A.3: one minute in rapid; B.2 (full blitz) brings in only the competition rules,
+    // so literally two minutes there: the Laws as printed, not a guess at the intent
+    // (docs/decisions/D6-blitz-penalty-full-supervision-2023.md).
+    penalty_ms_rapid: 60_000,
+    penalty_ms_blitz_full: 120_000,
+    penalty_ms_blitz_reduced: 60_000,
+};
+
+const FIDE_2018: Laws = Laws {
+    name: "fide-2018",
+    checkmate: Article::new("5.1.1"),
+    stalemate: Article::new("5.2.1"),
+    dead_position: Article::new("5.2.2"),
+    fivefold: Some(Article::new("9.6.1")),
+    fivefold_consecutive: false,
+    seventy_five: Some(Article::new("9.6.2")),
+    threefold_claim: Article::new("9.2.1.2"),
+    threefold_claim_with_move: Article::new("9.2.1.1"),
+    fifty_claim: Article::new("9.3.2"),
+    fifty_claim_with_move: Article::new("9.3.1"),
+    claim_lost_by_touch: Some(Article::new("9.4")),
+    wrong_claim_penalty: Article::new("9.5.3"),
+    wrong_claim_cuts_own_time: false,
+    flag_fall: Article::new("6.9"),
+    flag_considered_fallen: Article::new("6.8"),
+    reduced_flag_claim: (Article::new("A.4.3"), false),
+    clock_setting: Article::new("6.10.2"),
+    setup_invalid: Article::new("7.2.1"),
+    recording_exempt: (Article::new("8.4"), Article::new("8.5.1")),
+    quickplay_claim: (Article::new("III.5"), true),
+    setup_claim_window: (Article::new("A.4.1"), 10),
+    draw_agreement_after_moves: Some(Article::new("5.2.3")),
+    clocks_after_irregularity: Article::new("7.1"),
+    time_control_check: Article::new("6.4"),
+    reduced_flag_severity: Severity::Intervene,
+    reduced_both_flags_draw: None,
+    both_flags_continue_draw: None,
+    guideline_iii_both_flags: Some((Article::new("III.3.1.1"), Article::new("III.3.1.2"))),
+    illegal_move: Article::new("7.5.1"),
+    king_capture: Article::new("1.4.1"),
+    illegal_move_penalty: Article::new("7.5.5"),
+    press_without_move: Article::new("7.5.3"),
+    press_without_move_penalty: None,
+    press_without_move_is_offence: true,
+    promotion_incomplete: Article::new("7.5.2"),
+    promotion_queen_stays: true,
+    // A.1 / B.1, as 2023.
+    blitz_below_ms: 600_001,
+    rapid_below_ms: 3_600_000,
+    touch_move: Article::new("4.3.1"),
+    touch_opponent_piece: Article::new("4.3.2 / 4.2.1"),
+    art4_on_claim_in_rapid_blitz: false,
+    castling_rook_first: Article::new("4.4.2"),
+    castling_illegal: Article::new("4.4.3 / 4.7.2"),
+    promotion_choice: Article::new("4.4.4"),
+    two_hands: Article::new("7.5.4"),
+    two_hands_counted: true,
+    reduced_window: Article::new("A.4.2"),
+    illegal_position_draw: Some(Article::new("A.4.4")),
+    reduced_window_blitz: Article::new("A.4.2"),
+    reduced_first_illegal_loses: false,
+    rapid_blitz_claim_only: false,
+    separate_counters: false,
+    illegal_moves_to_lose: 2,
+    illegal_loss_draw_if_no_mate: true,
+    penalty_ms_standard: 120_000,
+    penalty_ms_rapid: 120_000,
+    penalty_ms_blitz_full: 60_000,
+    penalty_ms_blitz_reduced: 60_000,
+};
+
+const FIDE_2017: Laws = Laws {
+    name: "fide-2017",
+    checkmate: Article::new("5.1.1"),
+    stalemate: Article::new("5.2.1"),
+    dead_position: Article::new("5.2.2"),
+    fivefold: Some(Article::new("9.6.1")),
+    fivefold_consecutive: true,
+    seventy_five: Some(Article::new("9.6.2")),
+    threefold_claim: Article::new("9.2.1.2"),
+    threefold_claim_with_move: Article::new("9.2.1.1"),
+    fifty_claim: Article::new("9.3.2"),
+    fifty_claim_with_move: Article::new("9.3.1"),
+    claim_lost_by_touch: Some(Article::new("9.4")),
+    wrong_claim_penalty: Article::new("9.5.3"),
+    wrong_claim_cuts_own_time: false,
+    flag_fall: Article::new("6.9"),
+    flag_considered_fallen: Article::new("6.8"),
+    reduced_flag_claim: (Article::new("A4.3"), true),
+    clock_setting: Article::new("6.10.2"),
+    setup_invalid: Article::new("7.2.1"),
+    recording_exempt: (Article::new("8.4"), Article::new("8.5.1")),
+    quickplay_claim: (Article::new("III.5"), true),
+    setup_claim_window: (Article::new("A4.1.2"), 10),
+    draw_agreement_after_moves: Some(Article::new("5.2.3")),
+    clocks_after_irregularity: Article::new("7.1"),
+    time_control_check: Article::new("6.4"),
+    reduced_flag_severity: Severity::Review,
+    reduced_both_flags_draw: None,
+    both_flags_continue_draw: None,
+    guideline_iii_both_flags: Some((Article::new("III.3.1.1"), Article::new("III.3.1.2"))),
+    illegal_move: Article::new("7.5.1"),
+    king_capture: Article::new("1.4.1"),
+    illegal_move_penalty: Article::new("7.5.3"),
+    press_without_move: Article::new("7.8.1"),
+    press_without_move_penalty: Some(Article::new("7.8.2")),
+    press_without_move_is_offence: true,
+    promotion_incomplete: Article::new("7.5.2"),
+    promotion_queen_stays: true,
+    // A1 / B1 as printed in 2017: blitz less than 10 minutes, rapid 10 to 60 inclusive (the
+    // English reading is a setting, `blitz_max_minutes`).
+    blitz_below_ms: 600_000,
+    rapid_below_ms: 3_600_001,
+    touch_move: Article::new("4.3.1"),
+    touch_opponent_piece: Article::new("4.3.2 / 4.2.1"),
+    art4_on_claim_in_rapid_blitz: false,
+    castling_rook_first: Article::new("4.4.2"),
+    castling_illegal: Article::new("4.4.3 / 4.7.2"),
+    promotion_choice: Article::new("4.4.4"),
+    two_hands: Article::new("7.7.1"),
+    two_hands_counted: true,
+    reduced_window: Article::new("A4.2"),
+    illegal_position_draw: Some(Article::new("A4.4")),
+    reduced_window_blitz: Article::new("A4.2"),
+    reduced_first_illegal_loses: true,
+    rapid_blitz_claim_only: false,
+    separate_counters: true,
+    illegal_moves_to_lose: 2,
+    illegal_loss_draw_if_no_mate: true,
+    penalty_ms_standard: 120_000,
+    penalty_ms_rapid: 120_000,
+    penalty_ms_blitz_full: 60_000,
+    penalty_ms_blitz_reduced: 60_000,
+};
+
+const FIDE_2005: Laws = Laws {
+    name: "fide-2005",
+    checkmate: Article::new("5.1a"),
+    stalemate: Article::new("5.2a"),
+    dead_position: Article::new("5.2b"),
+    fivefold: None,
+    fivefold_consecutive: false,
+    seventy_five: None,
+    threefold_claim: Article::new("9.2b"),
+    threefold_claim_with_move: Article::new("9.2a"),
+    fifty_claim: Article::new("9.3b"),
+    fifty_claim_with_move: Article::new("9.3a"),
+    claim_lost_by_touch: None,
+    wrong_claim_penalty: Article::new("9.5b"),
+    wrong_claim_cuts_own_time: true,
+    flag_fall: Article::new("6.10"),
+    flag_considered_fallen: Article::new("6.9"),
+    reduced_flag_claim: (Article::new("B8"), false),
+    clock_setting: Article::new("6.11"),
+    setup_invalid: Article::new("7.1a"),
+    recording_exempt: (Article::new("8.4a"), Article::new("8.5a")),
+    quickplay_claim: (Article::new("10.2"), false),
+    setup_claim_window: (Article::new("B4"), 3),
+    draw_agreement_after_moves: None,
+    clocks_after_irregularity: Article::new("6.14"),
+    time_control_check: Article::new("6.3"),
+    reduced_flag_severity: Severity::Claim,
+    reduced_both_flags_draw: Some(Article::new("B9")),
+    both_flags_continue_draw: Some((Article::new("6.12a"), Article::new("6.12b"))),
+    guideline_iii_both_flags: None,
+    illegal_move: Article::new("7.4a"),
+    king_capture: Article::new("1.2"),
+    illegal_move_penalty: Article::new("7.4b"),
+    // No such offence in 2005: the completion rule is cited, the arbiter decides (13.4).
+    press_without_move: Article::new("6.8a"),
+    press_without_move_penalty: None,
+    press_without_move_is_offence: false,
+    promotion_incomplete: Article::new("7.4a"),
+    promotion_queen_stays: false,
+    // B1 / C1: blitz under 15 minutes, rapid 15 to under 60.
+    blitz_below_ms: 900_000,
+    rapid_below_ms: 3_600_000,
+    touch_move: Article::new("4.3a"),
+    touch_opponent_piece: Article::new("4.3b / 4.2"),
+    art4_on_claim_in_rapid_blitz: true,
+    castling_rook_first: Article::new("4.4b"),
+    castling_illegal: Article::new("4.4c / 4.6b"),
+    promotion_choice: Article::new("4.4d"),
+    two_hands: Article::new("4.1"),
+    two_hands_counted: false,
+    reduced_window: Article::new("B6"),
+    illegal_position_draw: None,
+    reduced_window_blitz: Article::new("C3"),
+    reduced_first_illegal_loses: false,
+    rapid_blitz_claim_only: true,
+    separate_counters: false,
+    illegal_moves_to_lose: 3,
+    illegal_loss_draw_if_no_mate: false,
+    penalty_ms_standard: 120_000,
+    penalty_ms_rapid: 120_000,
+    // Blitz (C3): a claimed illegal move wins, no time is added.
+    penalty_ms_blitz_full: 0,
+    penalty_ms_blitz_reduced: 0,
+};
+
+/// The edition's Laws with the fivefold reading configured (9.6.1, worded differently by
+/// edition; docs/decisions/D2-fivefold-wording-2017.md): the choice
 /// matters only in the editions that have the rule.
 pub fn edition_with(edition: Edition, fivefold: Option<crate::config::FivefoldReading>) -> Laws {
     let mut ed = edition.laws().clone();
@@ -508,7 +511,7 @@ pub struct RuleEnd {
     pub kind: AlertKind,
     pub reason: EndReason,
     pub result: GameResult,
-    pub article: &'static str,
+    pub article: Article,
     pub message: String,
 }
 
@@ -639,7 +642,7 @@ fn end_by_rule_on(
 
 /// The severity an end by rule has: `info`, with the result. The game is over at the move
 /// (6.2.1.1; 5.1.1, 5.2.1, 5.2.2, 9.6): nothing needs the arbiter unless play goes on, which
-/// is `move_after_game_end` at `intervene` (issue 15, D46).
+/// is `move_after_game_end` at `intervene`.
 pub fn end_severity() -> Severity {
     Severity::Info
 }
@@ -767,7 +770,7 @@ mod tests {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClaimAvailable {
     pub kind: AlertKind,
-    pub article: &'static str,
+    pub article: Article,
     /// The move the claimant must write down (not play), when the claim needs one.
     pub with_move: Option<String>,
     /// For a repetition: the plies at which the position stood before (1-based, 0 = start).

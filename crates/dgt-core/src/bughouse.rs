@@ -1,6 +1,6 @@
 //! Bughouse ("doorgeefschaak"): two boards, two teams of two, captured pieces passed to the
 //! partner and dropped. Not FIDE: a club or federation regulation decides, on top of the FIDE
-//! articles it imports (L05 §2, seed 002: DJC Stein, after the KNSB regulation of 2000; L17
+//! articles it imports (L05 §2: DJC Stein, after the KNSB regulation of 2000; L17
 //! §3.17: the Flemish regulation, FIDE blitz rules underneath).
 //!
 //! The pairing (1.1–1.4): on the first board of a match team A has White, on the second Black,
@@ -17,6 +17,7 @@ use shakmaty::{
     Bitboard, ByColor, ByRole, Chess, Color, Move, Piece, Position, Role, Square, attacks,
 };
 
+use crate::article::Article;
 use crate::outcome::GameResult;
 use crate::reconstruct::Game;
 
@@ -49,7 +50,7 @@ impl Default for BughouseMatch {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Regulation {
-    /// DJC Stein (seed 002): pawns not dropped on ranks 1, 7, 8 (2.5), pieces not on 8
+    /// DJC Stein: pawns not dropped on ranks 1, 7, 8 (2.5), pieces not on 8
     /// (2.6); no drop gives check (2.4); promotion takes a piece from the other board (3.1);
     /// mate and stalemate provisional while the other game runs (5.4, 5.5); own flag rules
     /// (5.6, 5.8); illegal moves accepted or taken back, no penalty (7.4–7.6, 10.3).
@@ -97,11 +98,11 @@ impl Regulation {
     }
 
     /// The article on the playing time.
-    pub fn time_article(self) -> &'static str {
-        match self {
+    pub fn time_article(self) -> Article {
+        Article::new(match self {
             Regulation::Flemish => "3",
             _ => "6.3",
-        }
+        })
     }
 
     /// The Flemish regulation keeps the FIDE blitz rules for flags and illegal moves.
@@ -125,8 +126,8 @@ impl Regulation {
     }
 
     /// The article a drop fault breaks.
-    pub fn article(self, fault: DropFault) -> &'static str {
-        match (self, fault) {
+    pub fn article(self, fault: DropFault) -> Article {
+        Article::new(match (self, fault) {
             (Regulation::Flemish, DropFault::OwnKingInCheck) => "3.9",
             (Regulation::Flemish, _) => "5.c",
             (_, DropFault::NotAvailable) => "2.2",
@@ -135,15 +136,15 @@ impl Regulation {
             (_, DropFault::PawnRank(_)) => "2.5",
             (_, DropFault::PieceRank(_)) => "2.6",
             (_, DropFault::OwnKingInCheck) => "1.5 (FIDE 3.9)",
-        }
+        })
     }
 
     /// Articles of the end rules.
-    pub fn mate_article(self) -> &'static str {
-        match self {
+    pub fn mate_article(self) -> Article {
+        Article::new(match self {
             Regulation::Flemish => "6.f",
             _ => "5.4",
-        }
+        })
     }
 }
 
@@ -653,7 +654,8 @@ mod tests {
             0,
             (None, None),
         );
-        // D45: FIDE 3.7 for any pawn on its second rank.
+        // A dropped pawn on its own second rank may advance two squares: FIDE 3.7 holds for any
+        // pawn there.
         let mut after = g.current().board().clone();
         after.discard_piece_at(Square::D2);
         after.set_piece_at(Square::D4, Color::White.pawn());

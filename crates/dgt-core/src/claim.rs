@@ -1,8 +1,8 @@
 //! What a player claims, as data: the kind of a `{"claim": …}` op (a draw by repetition, 9.2;
 //! by the fifty-move rule, 9.3; the opponent's flag, 6.8). Read once where the op comes in —
 //! a REST body, a capture or journal op — so an unknown kind is refused with the reason on
-//! every path instead of being read as a repetition claim (decision D57 in
-//! docs/laws-by-edition.md).
+//! every path instead of being read as a repetition claim: an arbiter's mistyped claim must
+//! not record a claim he did not make.
 //!
 //! The op keeps the name it was written with (a canonical name or an accepted alias), so a
 //! claim is journaled and passed back in its `arbiter_action` event exactly as it was sent.

@@ -228,7 +228,7 @@ impl ClockTracker {
         // same display running (an entry may be skipped, never invented, §3.6).
         let logged_two = matches!((was, now), (Some(a), Some(b)) if a == b) && logged_presses >= 2;
         // The stopped display changed with the same one running: it ran in between and its
-        // player pressed again — two presses (D60). A stopped display shows a constant time.
+        // player pressed again — two presses, as a stopped display shows a constant time.
         let stopped_changed = matches!((was, now), (Some(a), Some(b)) if a == b
             && display_ms(&t, other(a)) != display_ms(&prev, other(a)));
         let two_presses = both_up || running_up_by_increment || logged_two || stopped_changed;
@@ -321,9 +321,9 @@ mod tests {
         );
     }
 
-    /// Two presses between two reports (time-scramble seed 265, issue 15): the second
-    /// presser's display ran ~0.4 s and gained its increment, which its whole seconds hide;
-    /// the running display up by its increment is both presses (D55).
+    /// Two presses between two reports: the second presser's display runs ~0.4 s and gains
+    /// its increment, which its whole seconds hide; so the running display up by its
+    /// increment is both presses, as no single press adds time to the running side.
     #[test]
     fn the_running_display_up_by_an_increment_is_two_presses() {
         let mut c = ClockTracker::new(None);
@@ -343,8 +343,8 @@ mod tests {
     }
 
     /// Two presses between two reports where the running display hides its increment in
-    /// whole seconds: the stopped display changed, so it ran and its player pressed (D60;
-    /// scramble seed 11, Black's display 1:02 -> 1:03 while White's runs at both).
+    /// whole seconds: the stopped display changed (Black's 1:02 -> 1:03 while White's runs
+    /// at both), so it ran and its player pressed.
     #[test]
     fn a_stopped_display_that_changed_is_two_presses() {
         let mut c = ClockTracker::new(None);
@@ -378,7 +378,8 @@ mod tests {
     fn two_logged_presses_with_the_same_display_running_are_two_presses() {
         // The right display runs at 1:00, then runs at 1:01 (its press added the increment,
         // the left player pressed back): the left display, in whole seconds, shows no change.
-        // No time-per-move indicator in the hour bytes (D55 does not apply).
+        // No time-per-move indicator in the hour bytes: the running display's gain is no
+        // increment here.
         let mut c = ClockTracker::new(None);
         c.observe(reading([0x00, 0x01, 0x00, 0x00, 0x01, 0x03, 0x13]));
         let up = reading([0x00, 0x01, 0x01, 0x00, 0x01, 0x03, 0x13]);

@@ -39,13 +39,14 @@ pub struct CoreConfig {
     pub rapid_max_minutes: Option<u64>,
     /// How 9.6.1's fivefold repetition is read, in the editions that have it. Unset: the
     /// edition's own wording — 2017 "five consecutive alternate moves by each player"
-    /// (`consecutive`), 2018 / 2023 "at least five times" (`any_five`). See D2.
+    /// (`consecutive`), 2018 / 2023 "at least five times" (`any_five`); a setting, so an
+    /// event can read either edition the other way (docs/decisions/D2-fivefold-wording-2017.md).
     pub fivefold: Option<FivefoldReading>,
     /// When a fallen flag ends the game where the arbiter must call it (standard play,
     /// full supervision). `at_fall`: at the physical flag, the daemon's alert standing for the
     /// arbiter's observation. `when_called`: as 6.8 (2005 6.9) words it — the flag counts
     /// when the arbiter observes it (acknowledges the alert) or a player claims it; a mate
-    /// made before that stands (L17 T18). See D37.
+    /// made before that stands (L17 T18).
     pub flag_counts: FlagCounts,
     /// Whether the event announced Guideline III (2017+: quickplay finish without
     /// increment, III.2.1). Then both flags down with the order unknown continue the game

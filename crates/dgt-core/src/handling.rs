@@ -282,7 +282,8 @@ impl HandlingLog {
                     let put_down = |x: &Handling| {
                         // From the report the window opens in: its squares before `since`
                         // came with the lifts, in scan order (a castling read from the
-                        // opponent's last square, D56).
+                        // opponent's last square: the rook lifted in the scan that reported
+                        // the opponent's piece landing).
                         self.window(since.saturating_sub(ONE_REPORT_MS), until)
                             .find(|h| {
                                 h.t_ms + ONE_REPORT_MS >= x.t_ms

@@ -154,7 +154,8 @@ impl<'de> Deserialize<'de> for StartFen {
 }
 
 /// A claim an arbiter records (9.2, 9.3, 6.8): its kind, the claimant and the claimant's
-/// intended move, if any. An unknown kind or claimant is refused when the op is read (D57).
+/// intended move, if any. An unknown kind or claimant is refused when the op is read, so no
+/// path records a claim the arbiter did not make.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClaimOp {
     /// None: a repetition claim (the documented default).

@@ -15,6 +15,7 @@
 
 pub mod arbiter;
 pub mod arbitrary_play;
+pub mod article;
 pub mod board;
 pub mod bughouse;
 pub mod bus;
@@ -31,6 +32,7 @@ pub mod input;
 pub mod outcome;
 pub mod pairing;
 pub mod reconstruct;
+pub mod remedy;
 pub mod session;
 pub mod text;
 pub mod time_control;

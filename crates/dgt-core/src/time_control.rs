@@ -281,7 +281,7 @@ mod tests {
             "40/5400+30:1800+30",
         ];
         let expected = [
-            // 2017 article text (A1 / B1, D5): 10 and 60 minutes are rapid, 30+30 too.
+            // 2017 article text (A1 / B1): 10 and 60 minutes are rapid, 30+30 too.
             ("fide-2017", [R, B, R, R, R, S, S]),
             // English 2018 / 2023: 10 is blitz, 60 (and 30+30) standard.
             ("fide-2018", [B, B, R, S, S, S, S]),

@@ -6,7 +6,9 @@
 
 use shakmaty::Color;
 
+pub use crate::article::Article;
 pub use crate::outcome::GameResult;
+pub use crate::remedy::{Remedy, Replacement};
 
 /// A side as prescriptions and messages name it.
 pub fn side_name(c: Color) -> &'static str {
@@ -21,9 +23,9 @@ pub struct OffenceVerdict {
     /// Which offence of the offender's this is (1 for the first).
     pub number: u32,
     /// The penalty article (7.5.5; 2017 7.5.3 / 7.7.1 / 7.8.1; 2005 7.4b).
-    pub article: &'static str,
-    /// What is done on the board first ("Restore the position …", "The move stands").
-    pub remedy: String,
+    pub article: Article,
+    /// What is done on the board first (the position restored, the move left standing).
+    pub remedy: Remedy,
     pub decision: OffenceDecision,
 }
 
@@ -109,7 +111,7 @@ pub enum FlagCall {
     Declared,
     /// The flag counts only once the arbiter observes it or a player claims it (`article`,
     /// 6.8); then it is declared.
-    CallFirst { article: &'static str },
+    CallFirst { article: Article },
     /// The arbiter may call it (2017 A4.5); a claim counts too.
     MayCall,
     /// Only the opponent's claim counts (2005 B7 / B8).
@@ -122,7 +124,7 @@ pub enum FlagCall {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FlagVerdict {
     /// The article that decides (6.9; 2005 6.10; the both-flags articles).
-    pub article: &'static str,
+    pub article: Article,
     pub decision: FlagDecision,
     pub call: FlagCall,
     /// The result it decides, if any.
@@ -130,7 +132,7 @@ pub struct FlagVerdict {
 }
 
 impl FlagVerdict {
-    pub fn new(article: &'static str, decision: FlagDecision, call: FlagCall) -> Self {
+    pub fn new(article: Article, decision: FlagDecision, call: FlagCall) -> Self {
         let result = match decision {
             FlagDecision::LosesOnTime { flagged } => Some(GameResult::win_for(!flagged)),
             FlagDecision::OpponentCannotMate { .. } | FlagDecision::BothFlagsDrawn => {
@@ -243,37 +245,37 @@ impl FlagVerdict {
 pub enum IllegalMoveVerdict {
     /// Bughouse (DJC 7.4-7.6, 10.1, 10.3): the remedy only if the opponent demands it; no
     /// time is added and no count loses by itself.
-    BughouseOnDemand { offender: Color, remedy: String },
+    BughouseOnDemand { offender: Color, remedy: Remedy },
     /// Reduced supervision, 2005 rapid: a case in which the arbiter intervenes without a
     /// claim (a pawn left on its last rank, both kings in check; B6).
     ArbiterIntervenes {
-        window: &'static str,
+        window: Article,
         offence: OffenceVerdict,
     },
     /// Reduced supervision, 2005 rapid: the offence's verdict only on the opponent's claim
     /// before his own move (B6).
     OnClaim {
-        window: &'static str,
+        window: Article,
         offence: OffenceVerdict,
     },
     /// Reduced supervision, 2005 blitz (C3): on the opponent's claim he wins, or the game is
     /// drawn — `drawn` where he is known not to be able to checkmate.
     OnClaimWinsOrDrawn {
         offender: Color,
-        window: &'static str,
+        window: Article,
         drawn: bool,
     },
     /// Reduced supervision, 2017 (A4.2): seen or claimed in time, the offender loses, or the
     /// game is drawn if the opponent cannot checkmate (`None`: not known).
     SeenInTimeLoses {
         offender: Color,
-        window: &'static str,
+        window: Article,
         opponent_can_mate: Option<bool>,
     },
     /// Reduced supervision, 2018+ (A.4.2 / A.5.2): the offence's verdict, while the window
     /// is open.
     WithinWindow {
-        window: &'static str,
+        window: Article,
         offence: OffenceVerdict,
     },
 }
@@ -305,7 +307,7 @@ impl IllegalMoveVerdict {
     pub fn render(&self) -> String {
         let name = side_name(self.offender());
         let opp = side_name(!self.offender());
-        let until = |window: &str| {
+        let until = |window: &Article| {
             format!("only until {opp} has made his next move; after it the move stands ({window})")
         };
         match self {
@@ -403,13 +405,13 @@ impl BughouseFlagVerdict {
     }
 
     /// The regulation's articles.
-    pub fn article(&self) -> &'static str {
-        match self {
+    pub fn article(&self) -> Article {
+        Article::new(match self {
             BughouseFlagVerdict::WhileMated { .. } => "5.4",
             BughouseFlagVerdict::WhileStalemated { .. } => "5.4, 10.5",
             BughouseFlagVerdict::PartnerPlaying { .. } => "5.6",
             BughouseFlagVerdict::AfterOtherGame { .. } => "5.6, 10.5",
-        }
+        })
     }
 
     /// What happened, for the alert's message.
@@ -554,8 +556,8 @@ pub enum ClockVerdict {
     /// once neither player has to, the arbiter or an assistant keeps score (`keep`).
     RecordingNotRequired {
         side: Color,
-        exempt: &'static str,
-        keep: &'static str,
+        exempt: Article,
+        keep: Article,
     },
     /// Only on `claimant`'s claim (III.5; 2005 10.2): drawn if the opponent cannot win by
     /// normal means or makes no effort to; the decision may be postponed, and a rejected
@@ -565,10 +567,10 @@ pub enum ClockVerdict {
         rejected_gives_opponent_ms: u64,
     },
     /// Set each clock to `base_ms` before the game starts (`article`: 6.10.2; 2005 6.11).
-    SetStartTime { base_ms: u64, article: &'static str },
+    SetStartTime { base_ms: u64, article: Article },
     /// Stop the clock, install the correct setting and adjust the times and the move
     /// counter (`article`: 6.10.2; 2005 6.11).
-    InstallCorrectSetting { article: &'static str },
+    InstallCorrectSetting { article: Article },
 }
 
 impl ClockVerdict {
@@ -611,8 +613,8 @@ mod tests {
         OffenceVerdict {
             offender: Color::Black,
             number: 2,
-            article: "7.5.5",
-            remedy: "The move stands".into(),
+            article: Article::new("7.5.5"),
+            remedy: Remedy::MoveStands,
             decision,
         }
     }
@@ -632,9 +634,9 @@ mod tests {
             add_ms: 0,
             loses_at: 2,
         });
-        assert!(
-            none.render()
-                .contains("; no time is added in this category (7.5.5).")
+        assert_eq!(
+            none.render(),
+            "The move stands; no time is added in this category (7.5.5). This is Black's offence number 2; number 2 loses."
         );
         assert_eq!(
             verdict(OffenceDecision::Loses).render(),
@@ -644,10 +646,9 @@ mod tests {
             verdict(OffenceDecision::Drawn).render(),
             "Black's offence number 2: the game is drawn: White cannot checkmate by any series of legal moves (7.5.5)."
         );
-        assert!(
-            verdict(OffenceDecision::LosesUnlessOpponentCannotMate)
-                .render()
-                .contains("Black loses, unless White cannot checkmate")
+        assert_eq!(
+            verdict(OffenceDecision::LosesUnlessOpponentCannotMate).render(),
+            "Black's offence number 2: Black loses, unless White cannot checkmate by any series of legal moves (undetermined: examine the position) (7.5.5)."
         );
     }
 
@@ -660,15 +661,15 @@ mod tests {
         let full = offence.render();
         let bughouse = IllegalMoveVerdict::BughouseOnDemand {
             offender: Color::Black,
-            remedy: "Take the move back".into(),
+            remedy: Remedy::MoveStands,
         };
         assert!(bughouse.on_claim());
         assert_eq!(
             bughouse.render(),
-            "Take the move back — only if White demands it (7.4; a press back without a move is the demand, 7.6); moving on accepts it (7.5). No time is added; for repeated illegal moves the arbiter may add time or declare the game lost (10.3)."
+            "The move stands — only if White demands it (7.4; a press back without a move is the demand, 7.6); moving on accepts it (7.5). No time is added; for repeated illegal moves the arbiter may add time or declare the game lost (10.3)."
         );
         let on_claim = IllegalMoveVerdict::OnClaim {
-            window: "B6",
+            window: Article::new("B6"),
             offence: offence.clone(),
         };
         assert_eq!(
@@ -678,7 +679,7 @@ mod tests {
             )
         );
         let within = IllegalMoveVerdict::WithinWindow {
-            window: "A.5.2",
+            window: Article::new("A.5.2"),
             offence: offence.clone(),
         };
         assert!(!within.on_claim());
@@ -690,7 +691,7 @@ mod tests {
         );
         assert_eq!(
             IllegalMoveVerdict::ArbiterIntervenes {
-                window: "B6",
+                window: Article::new("B6"),
                 offence
             }
             .render(),
@@ -699,7 +700,7 @@ mod tests {
         assert_eq!(
             IllegalMoveVerdict::OnClaimWinsOrDrawn {
                 offender: Color::Black,
-                window: "C3",
+                window: Article::new("C3"),
                 drawn: true
             }
             .render(),
@@ -708,7 +709,7 @@ mod tests {
         assert_eq!(
             IllegalMoveVerdict::SeenInTimeLoses {
                 offender: Color::Black,
-                window: "A4.2",
+                window: Article::new("A4.2"),
                 opponent_can_mate: None
             }
             .render(),
@@ -720,14 +721,14 @@ mod tests {
     fn a_flag_decides_the_result_and_renders_it_by_who_acts() {
         let black = Color::Black;
         let lost = FlagVerdict::new(
-            "6.9",
+            Article::new("6.9"),
             FlagDecision::LosesOnTime { flagged: black },
             FlagCall::Called,
         );
         assert_eq!(lost.result, Some(GameResult::WhiteWins));
         assert_eq!(lost.render().as_deref(), Some("Result 1-0 (6.9)."));
         let open = FlagVerdict::new(
-            "6.10",
+            Article::new("6.10"),
             FlagDecision::Undetermined { flagged: black },
             FlagCall::OnClaim,
         );
@@ -739,23 +740,55 @@ mod tests {
             )
         );
         let first = FlagVerdict::new(
-            "6.9",
+            Article::new("6.9"),
             FlagDecision::FirstFlagDecides { flagged: black },
             FlagCall::Called,
         );
         assert_eq!(first.result, None);
-        assert!(
-            first
-                .render()
-                .unwrap()
-                .contains("(Black loses, unless White cannot checkmate, 6.9)")
+        assert_eq!(
+            first.render().as_deref(),
+            Some(
+                "The arbiter rules: by FIDE's interpretation of 2017 the flag that fell first decides (Black loses, unless White cannot checkmate, 6.9); enter the result."
+            )
         );
         let on = FlagVerdict::new(
-            "6.4",
+            Article::new("6.4"),
             FlagDecision::PeriodReached { flagged: black },
             FlagCall::Declared,
         );
         assert_eq!((on.result, on.render()), (None, None));
+    }
+
+    #[test]
+    fn a_bughouse_flag_renders_its_message_and_result() {
+        let black = Color::Black;
+        let mated = BughouseFlagVerdict::WhileMated { flagged: black };
+        assert_eq!(
+            (mated.result(), mated.article()),
+            (Some(GameResult::WhiteWins), Article::new("5.4"))
+        );
+        assert_eq!(
+            mated.message(),
+            "Black's flag fell while checkmated: the game is over, 1-0."
+        );
+        assert_eq!(mated.render(), "The result is 1-0.");
+        let stalemated = BughouseFlagVerdict::WhileStalemated { flagged: black };
+        assert_eq!(stalemated.result(), None);
+        assert_eq!(
+            stalemated.render(),
+            "Decide the result and enter it (10.5)."
+        );
+        let after = BughouseFlagVerdict::AfterOtherGame {
+            flagged: black,
+            can_win: false,
+            reserve: "nothing".into(),
+        };
+        assert_eq!(after.result(), Some(GameResult::Drawn));
+        assert_eq!(
+            after.message(),
+            "Black's flag has fallen after the other game ended: a draw: White cannot win by any series of legal moves (5.6, with White's reserve: nothing); whether pieces may still be passed is for the arbiter (10.5)."
+        );
+        assert_eq!(after.render(), "The result is 1/2-1/2.");
     }
 
     #[test]
@@ -770,11 +803,27 @@ mod tests {
         );
         let set = ClockVerdict::SetStartTime {
             base_ms: 5_400_000,
-            article: "6.10.2",
+            article: Article::new("6.10.2"),
         };
         assert_eq!(
             set.render(),
             "Set the clock to 1:30:00 for each player before the game starts (6.10.2)."
+        );
+        assert_eq!(
+            ClockVerdict::RecordingNotRequired {
+                side: Color::White,
+                exempt: Article::new("8.4"),
+                keep: Article::new("8.5.1"),
+            }
+            .render(),
+            "White may stop keeping score for the rest of the period (8.4). Once neither player has to, the arbiter or an assistant should be present and keep score (8.5.1)."
+        );
+        assert_eq!(
+            ClockVerdict::InstallCorrectSetting {
+                article: Article::new("6.10.2")
+            }
+            .render(),
+            "Stop the clock, install the correct setting and adjust the times and the move counter (6.10.2)."
         );
     }
 }

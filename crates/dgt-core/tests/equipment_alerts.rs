@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use dgt_core::{Alert, AlertKind};
+use dgt_core::{Alert, AlertKind, Severity};
 
 /// A clock frame (protocol §3.4) with both displays at 5:00 and the given status byte.
 fn clock_frame(status: u8) -> Vec<u8> {
@@ -77,7 +77,7 @@ fn noise_filling_the_decoders_bound_is_one_line_noise_alert() {
     let noise = alert_of(&ev, AlertKind::LineNoise);
     assert!(!noise.is_empty(), "{:?}", alerts(&ev));
     assert!(noise.iter().all(|a| a.id == noise[0].id), "{noise:?}");
-    assert_eq!(severity(&noise[0]), "review");
+    assert_eq!(noise[0].severity, Severity::Review);
     assert!(
         noise.len() >= 2 && noise.last().unwrap().repeats.is_some(),
         "{noise:?}"
@@ -113,6 +113,6 @@ fn a_board_kept_apart_as_a_duplicate_is_one_review_alert() {
     let dup = alert_of(&ev, AlertKind::DuplicateBoard);
     assert_eq!(dup.len(), 2, "{:?}", alerts(&ev));
     assert_eq!(dup[0].id, dup[1].id);
-    assert_eq!(severity(&dup[0]), "review");
+    assert_eq!(dup[0].severity, Severity::Review);
     assert!(dup[0].message.contains("44444") && dup[0].message.contains("/dev/ttyACM0"));
 }

@@ -384,8 +384,7 @@ fn a_line_followed_placement_by_placement_is_not_cut_short_by_a_shorter_one() {
 /// waiting for its verdict (the board moved on meanwhile), and the placement it is judged on
 /// — d4 and c3 empty, the pawn on e3 — is also "Qxe3 dxe3" after e3 (the board tells only
 /// which piece stands where, protocol §3.3). The board never showed Qxe3: Black's press
-/// completes e3, the move it showed, and no pair read from a capture in progress
-/// (corpus seed 24179).
+/// completes e3, the move it showed, and no pair read from a capture in progress.
 #[test]
 fn a_press_completes_only_moves_shown_not_a_pair_read_from_a_capture_in_progress() {
     let mut b = game_from(
@@ -415,7 +414,7 @@ fn a_press_completes_only_moves_shown_not_a_pair_read_from_a_capture_in_progress
 /// passes, and a change can be reported late, longer while the piece flickers, protocol
 /// §4.1). The moved piece gone from the square it was shown on may be taken in reply or
 /// still on its way: the press looks again until the board says which, within its bound,
-/// and completes b5, not b6 (corpus seed 24488).
+/// and completes b5, not b6.
 #[test]
 fn a_moved_piece_gone_from_a_slide_square_is_looked_for_before_the_press_is_judged() {
     let mut b = game_from(
@@ -452,7 +451,7 @@ fn a_moved_piece_gone_from_a_slide_square_is_looked_for_before_the_press_is_judg
 /// Black takes on g5 and presses; the rook is reported on g5 and flickers off again, so the
 /// press looks again for it (see above) — and White's flag falls before the press is
 /// judged. The clock reported the press first: the move it completed is in the game before
-/// the flag is judged (corpus seed 27192, with the rule above).
+/// the flag is judged.
 #[test]
 fn a_press_still_awaiting_its_verdict_when_a_flag_falls_completes_its_move_first() {
     let mut b = game_from(
@@ -474,7 +473,7 @@ fn a_press_still_awaiting_its_verdict_when_a_flag_falls_completes_its_move_first
 
 /// No clock: the king's last move goes to a centre square (Kd4), and a few seconds later a
 /// magic piece signals the result. Only the kings-in-the-centre gesture puts a king there as
-/// part of the gesture; with a magic piece, the king's move was played. [seed 31678]
+/// part of the gesture; with a magic piece, the king's move is played.
 #[test]
 fn a_king_moved_to_the_centre_before_a_magic_piece_gesture_is_a_move() {
     let mut b = Board::from_fen("8/8/8/2K5/8/7R/r7/k7 w - - 0 1", "");
@@ -491,7 +490,7 @@ fn a_king_moved_to_the_centre_before_a_magic_piece_gesture_is_a_move() {
 /// Black castles long king first: the king is shown on d8 on its way, then on c8, and the
 /// rook is lifted from a8; the press comes with the rook still in the hand (it flickered on
 /// d8), and the board reports it on d8 ~550 ms after the press. The king's slide square is
-/// no move: the press waits, within its bound, for the rook of the castling. [seed 30375]
+/// no move: the press waits, within its bound, for the rook of the castling.
 #[test]
 fn castling_whose_rook_is_reported_after_the_press_is_not_the_kings_slide_square() {
     let mut b = game_from(
@@ -526,7 +525,7 @@ fn castling_whose_rook_is_reported_after_the_press_is_not_the_kings_slide_square
 /// check and stands there alone for a moment; White lifts the king, and in one scan the king
 /// lands on c2 while the bishop leaves b2 for c3 on its way to f6. The placement after Kc2
 /// is never shown, and the board reads "Bc3 Kc2", then "Bf6 Kc2". The reply began while the
-/// bishop stood on b2: Bb2 was complete, and Bf6 is the next move. [seed 30869]
+/// bishop stood on b2: Bb2 is complete, and Bf6 is the next move.
 #[test]
 fn a_move_the_opponent_began_to_answer_is_no_square_of_a_longer_slide() {
     let mut b = game_from(

@@ -10,7 +10,7 @@ mod common;
 use common::*;
 use dgt_core::bughouse::Regulation;
 use dgt_core::verdict::BughouseFlagVerdict;
-use dgt_core::{AlertKind, CoreConfig, Event, EventBody, GameResult, Side};
+use dgt_core::{AlertKind, CoreConfig, Event, EventBody, GameResult, Severity, Side};
 
 /// After 1.e4 e5 2.Nc3, Black (A2) to move: the digest's `P2`.
 const P2: &str = "rnbqkbnr/pppp1ppp/8/4p3/4P3/2N5/PPPP1PPP/R1BQKBNR b KQkq - 1 2";
@@ -89,8 +89,8 @@ fn bug01_bug02_a_drop_needs_a_piece_from_the_partner_board() {
     );
     let a = one(&ev, AlertKind::IllegalDrop);
     assert_eq!(
-        severity(&a),
-        "claim",
+        a.severity,
+        Severity::Claim,
         "the arbiter acts only on request (10.1)"
     );
     assert_eq!((a.side, a.ply), (Some(Side::Black), Some(1)));
@@ -159,7 +159,7 @@ fn bug13_bug14_illegal_drop_accepted_or_take_back_demanded() {
     );
     let demand = alert_of(&ev, AlertKind::IllegalDrop);
     assert_eq!(demand.len(), 2, "{kinds:?}");
-    assert_eq!(severity(&demand[1]), "info");
+    assert_eq!(demand[1].severity, Severity::Info);
     assert_eq!(demand[1].side, Some(Side::White));
     assert!(demand[1].message.contains("(7.6)"), "{}", demand[1].message);
 }
@@ -180,7 +180,7 @@ fn bug09c_bug20_provisional_mate_final_when_the_other_game_ends() {
     let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
     let mates = alert_of(&ev, AlertKind::Checkmate);
     assert_eq!(mates.len(), 2, "{:?}", alerts(&ev));
-    assert_eq!(severity(&mates[0]), "info");
+    assert_eq!(mates[0].severity, Severity::Info);
     assert!(
         mates[0].message.contains("provisionally"),
         "{}",
@@ -189,7 +189,11 @@ fn bug09c_bug20_provisional_mate_final_when_the_other_game_ends() {
     assert_eq!(article(&mates[0]), "5.4");
     // The mate became the result only when board 1 ended (on the flag).
     let flag = one(&ev, AlertKind::FlagFall);
-    assert!(flag.message.contains("(5.6)"), "{}", flag.message);
+    assert_eq!(
+        bughouse_flag_verdict(&flag).article(),
+        dgt_core::verdict::Article::new("5.6"),
+        "{flag:?}"
+    );
     let end2: Vec<&Event> = ev
         .iter()
         .filter(|e| e.board == "2" && matches!(e.body, EventBody::GameEnd { .. }))
@@ -299,7 +303,7 @@ fn bug11_bug12_flags() {
     let b2 = seat("2", P2, 0);
     let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
     let f = one(&ev, AlertKind::FlagFall);
-    assert_eq!((severity(&f).as_str(), f.side), ("info", Some(Side::Black)));
+    assert_eq!((f.severity, f.side), (Severity::Info, Some(Side::Black)));
     let v = bughouse_flag_verdict(&f);
     assert_eq!(
         *v,
@@ -309,7 +313,10 @@ fn bug11_bug12_flags() {
     );
     assert_eq!(
         (v.article(), v.result()),
-        ("5.6", Some(GameResult::WhiteWins))
+        (
+            dgt_core::verdict::Article::new("5.6"),
+            Some(GameResult::WhiteWins)
+        )
     );
     assert_eq!(ends(&ev), [("1-0".to_string(), "flag_fall".to_string())]);
 
@@ -321,7 +328,7 @@ fn bug11_bug12_flags() {
     let b2 = seat("2", P2, 0);
     let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
     let both = one(&ev, AlertKind::BothFlagsFallen);
-    assert_eq!(severity(&both), "intervene");
+    assert_eq!(both.severity, Severity::Intervene);
     assert_eq!(article(&both), "5.8, 10.2");
     assert_eq!(
         ends(&ev),
@@ -375,7 +382,7 @@ fn s53_flemish_mates() {
     let b1 = seat("1", KNIGHT_TO_TAKE, 0);
     let ev = run_match(&[&b1, &b2], Regulation::Flemish);
     let m = one(&ev, AlertKind::Checkmate);
-    assert_eq!((severity(&m).as_str(), article(&m)), ("claim", "6.d, 6.f"));
+    assert_eq!((m.severity, article(&m)), (Severity::Claim, "6.d, 6.f"));
     assert_eq!(
         ends(&ev).len(),
         1,
@@ -435,7 +442,7 @@ fn bug22_reserve_piece_touched_or_moved_on() {
     let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
     assert_eq!(moves(&on(&ev, "2")), ["g8f6"]);
     let a = one(&ev, AlertKind::TouchMove);
-    assert_eq!((severity(&a).as_str(), article(&a)), ("claim", "4.1"));
+    assert_eq!((a.severity, article(&a)), (Severity::Claim, "4.1"));
     assert_eq!(a.squares, ["d4"]);
 
     let mut b1 = seat("1", KNIGHT_TO_TAKE, 0);
@@ -540,8 +547,8 @@ fn s52d_a_piece_passed_before_the_press() {
         if hint {
             assert_eq!(drops.len(), 1, "{drops:?}");
             assert_eq!(
-                (severity(&drops[0]).as_str(), article(&drops[0])),
-                ("review", "5.b, 6.b")
+                (drops[0].severity, article(&drops[0])),
+                (Severity::Review, "5.b, 6.b")
             );
         } else {
             assert!(drops.is_empty(), "{rules:?}: {drops:?}");
@@ -565,7 +572,7 @@ fn bug19_wrong_set_up_on_one_board() {
     let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
     assert_eq!(moves(&on(&ev, "2")), ["e2e4"]);
     let a = one(&ev, AlertKind::SetupInvalid);
-    assert_eq!((severity(&a).as_str(), article(&a)), ("claim", "7.1"));
+    assert_eq!((a.severity, article(&a)), (Severity::Claim, "7.1"));
     assert!(prescription(&a).contains("third move"), "{a:?}");
 }
 
@@ -586,7 +593,7 @@ fn bug17_resignation_out_of_turn_allows_one_last_move() {
     assert_eq!(ends(&ev), [("1-0".to_string(), "arbiter".to_string())]);
     assert_eq!(moves(&on(&ev, "1")), ["e4d5"]);
     let last = one(&ev, AlertKind::MoveAfterGameEnd);
-    assert_eq!((severity(&last).as_str(), article(&last)), ("info", "5.3"));
+    assert_eq!((last.severity, article(&last)), (Severity::Info, "5.3"));
     assert_eq!(moves(&on(&ev, "2")), ["N@h3"]);
     assert!(
         alert_of(&ev, AlertKind::IllegalDrop).is_empty(),
@@ -657,7 +664,7 @@ fn bug07_a_promotion_piece_from_the_spare_box() {
     assert_eq!(moves(&on(&ev, "1")), ["e7e8q"]);
     assert_eq!(moves(&on(&ev, "2")), ["d1d4"]);
     let a = one(&ev, AlertKind::PieceTakenForPromotion);
-    assert_eq!((severity(&a).as_str(), article(&a)), ("review", "3.1"));
+    assert_eq!((a.severity, article(&a)), (Severity::Review, "3.1"));
     assert!(a.message.contains("No white queen left"), "{}", a.message);
     assert!(!alerts(&ev).contains(&AlertKind::IllegalPosition));
 }
@@ -678,7 +685,7 @@ fn bug08_promotion_forfeited_without_a_piece_to_take() {
     let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
     assert_eq!(moves(&on(&ev, "1")), ["e7e8", "a8b7"]);
     let a = one(&ev, AlertKind::PieceTakenForPromotion);
-    assert_eq!((severity(&a).as_str(), article(&a)), ("info", "3.1, 3.2"));
+    assert_eq!((a.severity, article(&a)), (Severity::Info, "3.1, 3.2"));
     assert!(a.message.contains("forfeited"), "{}", a.message);
     assert_eq!(moves(&on(&ev, "2")), ["P@d4"]);
     let kinds = alerts(&ev);

@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use dgt_core::verdict::OffenceDecision;
-use dgt_core::{AlertKind, EventBody, Side};
+use dgt_core::{AlertKind, EventBody, Severity, Side};
 use shakmaty::Color;
 
 /// The clocks a move event carries, by ply.
@@ -42,7 +42,7 @@ fn knsb_01_illegal_move_found_later_restores_the_logged_position_and_clocks() {
     let logged = move_clocks(&ev, 3);
     assert_eq!(logged, (Some(5_397_000), Some(5_400_000)));
     let all = alert_of(&ev, AlertKind::IllegalMove);
-    assert_eq!(severity(&all[0]), "intervene");
+    assert_eq!(all[0].severity, Severity::Intervene);
     assert_eq!(
         (all[0].ply, all[0].white_ms, all[0].black_ms),
         (Some(4), logged.0, logged.1)
@@ -92,7 +92,7 @@ fn knsb_02_illegal_moves_and_the_end_of_the_game() {
         b.mv("g5", "f7", 'N').wait(250).press().wait(900);
         let ev = b.run();
         let a = one(&ev, AlertKind::IllegalMove);
-        assert_eq!(severity(&a), "intervene");
+        assert_eq!(a.severity, Severity::Intervene);
         assert!(!alerts(&ev).contains(&AlertKind::Checkmate));
         assert!(ends(&ev).is_empty(), "{edition}");
     }
@@ -117,18 +117,34 @@ fn knsb_03_pawn_left_on_the_last_rank_counts() {
         b.mv("e1", "e3", 'K').wait(250).press().wait(900);
         let ev = b.run();
         let p = one(&ev, AlertKind::PromotionIncomplete);
-        assert_eq!((severity(&p).as_str(), article(&p)), ("intervene", "7.5.2"));
-        assert!(p.message.contains("offence number 1"), "{p:?}");
-        let text = prescription(&p);
-        assert!(text.contains("Replace the pawn by a queen"), "{text}");
-        assert!(
-            text.contains(&format!("add {minutes} minute(s) to Black's clock (7.5.5)")),
-            "{tc}: {text}"
+        assert_eq!((p.severity, article(&p)), (Severity::Intervene, "7.5.2"));
+        let v = offence_verdict(&p);
+        assert_eq!(
+            (v.number, v.remedy, v.article, time_to_opponent(v)),
+            (
+                1,
+                dgt_core::verdict::Remedy::QueenForPawn {
+                    article: dgt_core::verdict::Article::new("7.5.2")
+                },
+                dgt_core::verdict::Article::new("7.5.5"),
+                Some(minutes * 60_000)
+            ),
+            "{tc}"
         );
+        assert_eq!(v.opponent(), shakmaty::Color::Black);
         assert_eq!(moves(&ev), ["d7d8q", "g8g7"]);
         let second = one(&ev, AlertKind::IllegalMove);
-        assert!(second.message.contains("offence number 2"), "{second:?}");
-        assert!(prescription(&second).contains("White loses the game (7.5.5)"));
+        let v = offence_verdict(&second);
+        assert_eq!(
+            (v.number, v.offender, v.decision, v.article),
+            (
+                2,
+                shakmaty::Color::White,
+                dgt_core::verdict::OffenceDecision::Loses,
+                dgt_core::verdict::Article::new("7.5.5")
+            ),
+            "{second:?}"
+        );
     }
 }
 
@@ -160,15 +176,12 @@ fn knsb_04_press_without_a_move_counts_two_hands_only_on_confirmation() {
     b.press().wait(900); // and again
     let ev = b.run();
     let two = one(&ev, AlertKind::TwoHandedMove);
-    assert_eq!(
-        (severity(&two).as_str(), article(&two)),
-        ("review", "7.5.4")
-    );
+    assert_eq!((two.severity, article(&two)), (Severity::Review, "7.5.4"));
     let p = alert_of(&ev, AlertKind::ClockPressedWithoutMove);
     assert_eq!(p.len(), 2);
     assert_eq!(
-        (severity(&p[0]).as_str(), article(&p[0])),
-        ("intervene", "7.5.3")
+        (p[0].severity, article(&p[0])),
+        (Severity::Intervene, "7.5.3")
     );
     // The two-handed castling was not counted: the first press is offence number 1.
     let (first, second) = (offence_verdict(&p[0]), offence_verdict(&p[1]));
@@ -179,15 +192,19 @@ fn knsb_04_press_without_a_move_counts_two_hands_only_on_confirmation() {
     ));
     assert_eq!(
         (second.number, second.article, second.decision),
-        (2, "7.5.5", OffenceDecision::Loses),
+        (
+            2,
+            dgt_core::verdict::Article::new("7.5.5"),
+            OffenceDecision::Loses
+        ),
         "{p:?}"
     );
 }
 
 /// KNSB-05: after an illegal move is taken back, the replacement move must be made with the
 /// same piece if it can move legally (7.5.1 → 4.3): another piece moved is a touch-move
-/// matter for review — no announced adjustment excuses a piece that made an illegal move
-/// (D47); the same piece moved is not.
+/// matter for review — no announced adjustment excuses a piece that made an illegal move;
+/// the same piece moved is not.
 #[test]
 fn knsb_05_replacement_move_with_another_piece() {
     for (reply, expected) in [(("d7", "d6", 'p'), true), (("b8", "c6", 'n'), false)] {
@@ -204,10 +221,7 @@ fn knsb_05_replacement_move_with_another_piece() {
         let t = alert_of(&ev, AlertKind::TouchMove);
         if expected {
             assert_eq!(t.len(), 1, "{:?}", alerts(&ev));
-            assert_eq!(
-                (severity(&t[0]).as_str(), article(&t[0])),
-                ("review", "4.3.1")
-            );
+            assert_eq!((t[0].severity, article(&t[0])), (Severity::Review, "4.3.1"));
             assert_eq!((t[0].side, t[0].ply), (Some(Side::Black), Some(4)));
             // The knight went back to b8 and another piece moved (4.3.1).
             assert!(t[0].message.contains("b8"), "{:?}", t[0]);
@@ -242,11 +256,11 @@ fn knsb_07_knocked_over_piece_with_the_press() {
         if lasts {
             let p = one(&ev, AlertKind::IllegalPosition);
             assert_eq!(
-                (severity(&p).as_str(), p.squares.clone()),
-                ("review", vec!["a2".to_string()])
+                (p.severity, p.squares.clone()),
+                (Severity::Review, vec!["a2".to_string()])
             );
             let r = one(&ev, AlertKind::PositionRestored);
-            assert_eq!(severity(&r), "info");
+            assert_eq!(r.severity, Severity::Info);
         } else {
             assert!(alerts(&ev).is_empty(), "{:?}", alerts(&ev));
         }
@@ -283,8 +297,14 @@ fn knsb_09_pieces_knocked_over_and_put_back_are_no_touch_move() {
             alerts(&ev)
         );
         if off_ms > 3000 {
-            assert_eq!(severity(&one(&ev, AlertKind::IllegalPosition)), "review");
-            assert_eq!(severity(&one(&ev, AlertKind::PositionRestored)), "info");
+            assert_eq!(
+                one(&ev, AlertKind::IllegalPosition).severity,
+                Severity::Review
+            );
+            assert_eq!(
+                one(&ev, AlertKind::PositionRestored).severity,
+                Severity::Info
+            );
         }
     }
 }
@@ -311,8 +331,8 @@ fn knsb_10_dead_positions_end_the_game_at_once() {
             let ev = b.run();
             let a = one(&ev, AlertKind::DeadPosition);
             assert_eq!(
-                (severity(&a).as_str(), article(&a)),
-                ("info", "5.2.2"),
+                (a.severity, article(&a)),
+                (Severity::Info, "5.2.2"),
                 "{fen}"
             );
             assert_eq!(
@@ -335,7 +355,7 @@ fn knsb_12_both_flags_order_unknown_or_known() {
     b.wait(300);
     let ev = b.run();
     let a = one(&ev, AlertKind::BothFlagsFallen);
-    assert_eq!(severity(&a), "intervene");
+    assert_eq!(a.severity, Severity::Intervene);
     assert_eq!(
         ends(&ev),
         [("1/2-1/2".to_string(), "both_flags_fallen".to_string())]
@@ -360,7 +380,7 @@ fn knsb_13_fivefold_and_seventy_five_moves() {
     make(&mut b, &["g1f3N", "g8f6n", "f3g1N", "f6g8n"].repeat(4));
     let ev = b.run();
     let a = one(&ev, AlertKind::FivefoldRepetition);
-    assert_eq!((severity(&a).as_str(), article(&a)), ("info", "9.6.1"));
+    assert_eq!((a.severity, article(&a)), (Severity::Info, "9.6.1"));
     assert_eq!(
         ends(&ev),
         [("1/2-1/2".to_string(), "fivefold_repetition".to_string())]
@@ -374,8 +394,8 @@ fn knsb_13_fivefold_and_seventy_five_moves() {
     let ev = b.run();
     let a = one(&ev, AlertKind::SeventyFiveMoveRule);
     assert_eq!(
-        (severity(&a).as_str(), article(&a), a.ply),
-        ("info", "9.6.2", Some(1))
+        (a.severity, article(&a), a.ply),
+        (Severity::Info, "9.6.2", Some(1))
     );
     assert_eq!(
         ends(&ev),
@@ -397,7 +417,7 @@ fn knsb_18_the_time_control_is_checked_at_the_flag() {
     b.flag(true, false).wait(300);
     let ev = b.run();
     let a = one(&ev, AlertKind::FlagFall);
-    assert_eq!((severity(&a).as_str(), article(&a)), ("info", "6.4"));
+    assert_eq!((a.severity, article(&a)), (Severity::Info, "6.4"));
     assert!(ends(&ev).is_empty());
 }
 
@@ -442,7 +462,7 @@ fn knsb_15_bronstein_delay_given_back_or_not() {
     assert!(alert_of(&ev, AlertKind::ClockSettingMismatch).is_empty());
     let ev = play(false);
     let a = one(&ev, AlertKind::ClockSettingMismatch);
-    assert_eq!(severity(&a), "review");
+    assert_eq!(a.severity, Severity::Review);
     assert!(
         a.message.contains("Bronstein delay of 10 s"),
         "{}",
@@ -450,6 +470,8 @@ fn knsb_15_bronstein_delay_given_back_or_not() {
     );
     assert_eq!(
         clock_verdict(&a),
-        dgt_core::verdict::ClockVerdict::InstallCorrectSetting { article: "6.10.2" }
+        dgt_core::verdict::ClockVerdict::InstallCorrectSetting {
+            article: dgt_core::verdict::Article::new("6.10.2")
+        }
     );
 }

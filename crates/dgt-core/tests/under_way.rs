@@ -4,10 +4,10 @@
 
 mod common;
 
-use common::{Board, alert_of, alerts, moves, one, severity};
+use common::{Board, alert_of, alerts, moves, one};
 use dgt_core::capture::parse_capture;
 use dgt_core::input::ClockSide;
-use dgt_core::{AlertKind, CoreConfig, Event, EventBody, Side};
+use dgt_core::{AlertKind, CoreConfig, Event, EventBody, Severity, Side};
 use dgt_protocol::eeprom::encode_ee_log;
 use dgt_protocol::{DgtPiece, EeEntry, PhysicalSquare};
 use shakmaty::uci::UciMove;
@@ -73,7 +73,7 @@ fn a_game_under_way_with_the_clock_running_is_told_and_followed_from_there() {
         "its record says the moves before were not seen"
     );
     let a = one(&ev, AlertKind::GameFoundUnderWay);
-    assert_eq!(severity(&a), "review");
+    assert_eq!(a.severity, Severity::Review);
     assert_eq!(a.side, Some(Side::Black));
     assert_eq!(
         a.fen.as_deref(),

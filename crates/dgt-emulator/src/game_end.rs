@@ -51,12 +51,12 @@ mod tests {
 
     #[test]
     fn dead_positions_a_few_plies_deep() {
-        // The black king in check must take the queen: K+B v K (alert-pace careful seed 26).
+        // The black king in check must take the queen: K+B v K.
         assert!(is_dead(
             &pos("8/8/6Qk/8/8/8/5K2/5B2 b - - 12 47"),
             DEAD_DEPTH
         ));
-        // The only legal move takes the rook: K v K (seed 116).
+        // The only legal move takes the rook: K v K.
         assert!(is_dead(&pos("k7/1R6/8/8/8/8/2K5/8 b - - 8 86"), DEAD_DEPTH));
         // Bare kings; a stalemate.
         assert!(is_dead(&pos("4k3/8/8/8/8/8/8/4K3 w - - 0 1"), 0));

@@ -165,8 +165,8 @@ mod tests {
             .expect("a legal position")
     }
 
-    /// Blitz seed 521, ply 89: a6-a7 made, the pawn flickering on a7, the clock pressed
-    /// while the board showed only a6 emptied.
+    /// A pawn played a6-a7 whose landing on a7 flickers: the clock is pressed while the
+    /// board shows only a6 emptied, and the pawn is in the mover's hand.
     #[test]
     fn a_piece_of_the_mover_off_the_board_is_in_hand() {
         let pos = position("2k5/1n6/P4R2/8/1N2p3/P6K/6R1/8 w - - 0 45");

@@ -279,7 +279,7 @@ impl Session {
         let count = self.count_offence(mover, super::Offence::IllegalMove);
         let name = arbiter::side_name(mover);
         let why: Vec<String> = faults.iter().map(|f| f.words()).collect();
-        let articles: Vec<&str> = faults.iter().map(|f| reg.article(*f)).collect();
+        let articles: Vec<&str> = faults.iter().map(|f| reg.article(*f).as_str()).collect();
         let mut a = self.alert(
             AlertKind::IllegalDrop,
             Severity::Claim,

@@ -3,7 +3,7 @@
 //! reduced supervision A.4.3 / A.5.3 / B8).
 
 use super::*;
-use crate::verdict::{FlagCall, FlagDecision, FlagVerdict};
+use crate::verdict::{Article, FlagCall, FlagDecision, FlagVerdict};
 
 impl Session {
     pub(super) fn on_flags(&mut self, t: u64, displays: &[ClockSide], out: &mut Emitted) {
@@ -205,7 +205,7 @@ impl Session {
     /// the game goes on unless it is the last period, then drawn (6.12a / 6.12b). A known
     /// order is reported. Returns whether the flags were dealt with here.
     pub(super) fn on_both_flags(&mut self, t: u64, unknown: bool, out: &mut Emitted) -> bool {
-        let draw = |s: &mut Self, art: &'static str, message: String, out: &mut Emitted| {
+        let draw = |s: &mut Self, art: Article, message: String, out: &mut Emitted| {
             let verdict = FlagVerdict::new(art, FlagDecision::BothFlagsDrawn, FlagCall::Declared);
             let mut a = s.alert(
                 AlertKind::BothFlagsFallen,
@@ -352,7 +352,7 @@ impl Session {
     /// L17 T37 (c): the clock stopped to claim a flag while the claimant's own flag is down
     /// too — the claim is invalid (A4.3 / A.4.3 / A.5.3). FIDE's 2017 interpretation (#6)
     /// lets the flag that fell first decide, which the arbiter rules on: no result here.
-    pub(super) fn claim_with_own_flag_down(&mut self, t: u64, article: &str, out: &mut Emitted) {
+    pub(super) fn claim_with_own_flag_down(&mut self, t: u64, article: Article, out: &mut Emitted) {
         let Some(flagged) = self.watch.flags.take_waiting() else {
             return;
         };
@@ -372,7 +372,7 @@ impl Session {
         (a.white_ms, a.black_ms) = self.clock.white_black_ms();
         // 6.9: the first flag loses unless the opponent cannot checkmate.
         let verdict = FlagVerdict::new(
-            "6.9",
+            Article::new("6.9"),
             FlagDecision::FirstFlagDecides { flagged },
             FlagCall::Called,
         );

@@ -4,7 +4,9 @@
 //! confirmation of a two-handed move (7.5.4; 2017 7.7).
 
 use super::*;
-use crate::verdict::{IllegalMoveVerdict, OffenceDecision, OffenceVerdict, Verdict};
+use crate::verdict::{
+    Article, IllegalMoveVerdict, OffenceDecision, OffenceVerdict, Remedy, Replacement, Verdict,
+};
 
 /// Why the core stopped reading moves from the board (`lose_track`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,10 +122,9 @@ impl Session {
         };
         let remedy = if kind == AlertKind::PromotionIncomplete && self.edition.promotion_queen_stays
         {
-            format!(
-                "Replace the pawn by a queen of the same colour ({})",
-                self.edition.promotion_incomplete
-            )
+            Remedy::QueenForPawn {
+                article: self.edition.promotion_incomplete,
+            }
         } else {
             // 4.3 / 4.5: the replacement move is made with the piece moved, if it can move.
             let pos = g.current();
@@ -131,28 +132,25 @@ impl Session {
                 .into_iter()
                 .find(|sq| shown.piece_at(*sq) != pos.board().piece_at(*sq));
             let replacement = match moved {
-                Some(sq)
+                Some(square)
                     if reconstruct::legal_moves(pos)
                         .iter()
-                        .any(|m| m.from() == Some(sq)) =>
+                        .any(|m| m.from() == Some(square)) =>
                 {
-                    format!(
-                        "the replacement move must be made with the piece on {sq} ({})",
-                        self.edition.touch_move
-                    )
+                    Replacement::WithPiece {
+                        square,
+                        article: self.edition.touch_move,
+                    }
                 }
-                Some(sq) => format!(
-                    "the piece on {sq} has no legal move, so any legal move may be made (4.5)"
-                ),
-                None => format!(
-                    "the move must be made with the piece touched if legal ({})",
-                    self.edition.touch_move
-                ),
+                Some(square) => Replacement::AnyLegalMove { square },
+                None => Replacement::PieceTouched {
+                    article: self.edition.touch_move,
+                },
             };
-            format!(
-                "Restore the position before the irregularity ({}), with the clock times logged at the last completed move; {replacement}",
-                self.edition.illegal_move
-            )
+            Remedy::Restore {
+                article: self.edition.illegal_move,
+                replacement,
+            }
         };
         let logged = g.moves.last().map(|m| (m.white_ms, m.black_ms));
         let pos = g.current();
@@ -162,7 +160,7 @@ impl Session {
             .map(|sq| (g.plies(), sq));
         let arbiter_acts = kind == AlertKind::PromotionIncomplete || both_checks;
         let (severity, prescription, verdict) =
-            self.illegal_prescription(mover, &remedy, arbiter_acts);
+            self.illegal_prescription(mover, remedy, arbiter_acts);
         let count = self.count_offence(mover, Offence::IllegalMove);
         let mut a = self.alert(
             kind,
@@ -419,7 +417,7 @@ impl Session {
     }
 
     /// The article of the reduced-supervision window for the game's category.
-    pub(super) fn window_article(&self) -> &'static str {
+    pub(super) fn window_article(&self) -> Article {
         use crate::time_control::Category;
         let blitz = self
             .time_control
@@ -441,7 +439,7 @@ impl Session {
     pub(super) fn illegal_prescription(
         &self,
         mover: Color,
-        remedy: &str,
+        remedy: Remedy,
         arbiter_acts: bool,
     ) -> (Severity, String, Verdict) {
         let verdict: Verdict = if let Some(seat) = &self.bughouse
@@ -449,7 +447,7 @@ impl Session {
         {
             IllegalMoveVerdict::BughouseOnDemand {
                 offender: mover,
-                remedy: remedy.to_string(),
+                remedy,
             }
             .into()
         } else {
@@ -599,7 +597,7 @@ impl Session {
         &self,
         side: Color,
         offence: Offence,
-        remedy: &str,
+        remedy: Remedy,
     ) -> OffenceVerdict {
         let class = self.offence_class(offence);
         let n = self.watch.offences[class][side] + 1;
@@ -634,7 +632,7 @@ impl Session {
             offender: side,
             number: n,
             article: penalty_article,
-            remedy: remedy.to_string(),
+            remedy,
             decision,
         }
     }
@@ -653,7 +651,7 @@ impl Session {
         let name = arbiter::side_name(mover);
         let counted = self.edition.two_hands_counted;
         let verdict =
-            counted.then(|| self.offence_verdict(mover, Offence::TwoHands, "The move stands"));
+            counted.then(|| self.offence_verdict(mover, Offence::TwoHands, Remedy::MoveStands));
         let prescription = if let Some(v) = &verdict {
             self.count_offence(mover, Offence::TwoHands);
             v.render()

@@ -413,7 +413,7 @@ impl Session {
             let verdict = self.offence_verdict(
                 mover,
                 Offence::PressWithoutMove,
-                "Start the player's clock again: a move must be made",
+                crate::verdict::Remedy::RestartClock,
             );
             self.count_offence(mover, Offence::PressWithoutMove);
             a.prescription = Some(verdict.render());

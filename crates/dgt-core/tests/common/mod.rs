@@ -310,14 +310,6 @@ pub fn ends(ev: &[Event]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// An alert's severity as its JSON name.
-pub fn severity(a: &dgt_core::Alert) -> String {
-    serde_json::to_value(a.severity)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
-}
-
 /// The only alert of a kind; fails the test when there is none or several.
 pub fn one(ev: &[Event], kind: AlertKind) -> dgt_core::Alert {
     let all = alert_of(ev, kind);
@@ -417,7 +409,7 @@ pub fn article(a: &dgt_core::Alert) -> &str {
 }
 
 /// The value for fide-2005, for fide-2017, or for the later editions.
-pub fn by_edition<'a>(edition: &str, e2005: &'a str, e2017: &'a str, later: &'a str) -> &'a str {
+pub fn by_edition<T>(edition: &str, e2005: T, e2017: T, later: T) -> T {
     match edition {
         "fide-2005" => e2005,
         "fide-2017" => e2017,

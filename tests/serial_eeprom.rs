@@ -11,10 +11,10 @@ use std::time::Duration;
 use common::fast_timing;
 use dgt_arbiter::edge::daemon::{CoreOptions, Daemon, DaemonClock, SerialOptions};
 use dgt_arbiter::edge::serial::{PortCandidate, PortList, SerialTiming};
-use dgt_arbiter::simulated::emulated::{GameSeries, SeriesBoard};
-use dgt_arbiter::simulated::pty_board::{self, BoardClock, BoardModel, PtyBoard};
 use dgt_core::{Event, EventBody, Severity};
 use dgt_emulator::{BoardSpec, HandlingRates, TimeControl};
+use dgt_lab::simulated::emulated::{GameSeries, SeriesBoard};
+use dgt_lab::simulated::pty_board::{self, BoardClock, BoardModel, PtyBoard};
 
 const SERIAL: u32 = 13579;
 

@@ -11,11 +11,11 @@ use std::time::Duration;
 use common::fast_timing;
 use dgt_arbiter::edge::daemon::{CoreOptions, Daemon, DaemonClock, SerialOptions};
 use dgt_arbiter::edge::serial::{PortCandidate, PortList, SerialTiming};
-use dgt_arbiter::simulated::emulated::{GameSeries, SeriesBoard};
-use dgt_arbiter::simulated::pty_board::{self, BoardClock, BoardModel, PtyBoard, SharedBoard};
 use dgt_core::input::TakeOverOp;
 use dgt_core::{AlertKind, Event, EventBody, Input, InputKind, Operation};
 use dgt_emulator::{BoardSpec, HandlingRates, TimeControl};
+use dgt_lab::simulated::emulated::{GameSeries, SeriesBoard};
+use dgt_lab::simulated::pty_board::{self, BoardClock, BoardModel, PtyBoard, SharedBoard};
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, EnPassantMode, Position};
 

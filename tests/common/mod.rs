@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use dgt_arbiter::edge::daemon::{ChannelRecorder, CoreOptions, Daemon, SerialOptions};
 use dgt_arbiter::edge::serial::{PortList, SerialTiming};
-use dgt_arbiter::simulated::scripted_board::{ScriptedBoard, ScriptedBoardSpec};
 use dgt_core::{Input, InputKind, Link};
+use dgt_lab::simulated::scripted_board::{ScriptedBoard, ScriptedBoardSpec};
 use dgt_protocol::{BoardMessage, Decoded, Decoder, LineMode};
 use tokio::sync::mpsc;
 

@@ -11,13 +11,7 @@ use dgt_journal::{Batch, Journal};
 const TRF: &str = "crates/dgt-pairings/tests/samples/zomeropen-r3.trf";
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The repository's test captures, where the real DGT recording lives with its origin and
-/// licence.
-fn captures() -> PathBuf {
-    root().join("tests/captures")
+    dgt_testkit::fixtures::workspace_root()
 }
 
 fn run(args: &[&str]) -> Output {
@@ -46,7 +40,7 @@ fn settings(dir: &Path) -> PathBuf {
 
 /// The real game, relabelled to board "1", appended after what the journal holds.
 fn play_real_game(journal: &Path) {
-    let capture = std::fs::read_to_string(captures().join("real-blitz-game-1.jsonl")).unwrap();
+    let capture = dgt_testkit::fixtures::real_game_capture();
     let inputs = dgt_core::capture::parse_capture(&capture).unwrap();
     let mut j = Journal::open(journal).unwrap();
     let (mut core, _, recovered): (Core, _, _) =

@@ -1,12 +1,8 @@
-//! A small driver for headless Chromium over the DevTools protocol, shared by the browser
-//! tests of the server (`crates/dgt-server/tests/browser.rs`) and of the daemon
-//! (`tests/dashboard_daemon.rs`, which includes this file by path). It needs only tokio's
-//! `time` and `sync`, tokio-tungstenite, futures-util and serde_json, so both crates can
-//! build it.
-#![allow(dead_code)]
+//! A small driver for headless Chromium over the DevTools protocol, for the browser tests of
+//! the server (`crates/dgt-server/tests/browser.rs`, `cockpit_browser.rs`) and of the daemon
+//! (`tests/dashboard_daemon.rs`): launch, open a page, evaluate, wait, screenshot.
 
-#[path = "skip_note.rs"]
-mod skip_note;
+use crate::skip_note;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

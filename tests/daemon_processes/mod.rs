@@ -180,6 +180,7 @@ pub fn dashboard_addr(line: &str) -> SocketAddr {
 }
 
 /// The daemon's REST answers, through the test kit's HTTP client.
+#[allow(unused_imports)]
 pub use dgt_testkit::http::{get, get_json, post};
 
 /// Runs the binary to completion: (exit ok, stdout, stderr).

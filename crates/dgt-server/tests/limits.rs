@@ -713,7 +713,10 @@ async fn bodies_beyond_their_bound_are_refused_and_nothing_is_applied() {
     let mut answer = Vec::new();
     let _ = s.read_to_end(&mut answer).await;
     let answer = String::from_utf8_lossy(&answer).to_string();
-    let status = answer.split_whitespace().nth(1).and_then(|c| c.parse().ok());
+    let status = answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok());
     let body = answer.split_once("\r\n\r\n").map_or("", |(_, b)| b);
     assert_eq!(status, Some(413), "{answer}");
     assert!(

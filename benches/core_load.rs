@@ -40,7 +40,7 @@ fn play(boards: usize, first_seed: u64, end_ms: u64) -> Vec<Input> {
             let seed = first_seed + (b as u64) * 1000 + game;
             let generated = generate_game(corpus_spec(seed));
             let mut last = t0;
-            for mut input in dgt_arbiter::verify::inputs_of(&generated, &label) {
+            for mut input in dgt_lab::verify::inputs_of(&generated, &label) {
                 input.t_ms += t0;
                 if input.t_ms >= end_ms {
                     break;
@@ -64,7 +64,7 @@ fn corpus() -> &'static [Input] {
         let boards = if full_size() { CORPUS_BOARDS } else { 2 };
         for b in 0..boards {
             let label = format!("board-{}", 10001 + b);
-            all.extend(dgt_arbiter::verify::inputs_of(
+            all.extend(dgt_lab::verify::inputs_of(
                 &generate_game(corpus_spec(1 + b as u64)),
                 &label,
             ));

@@ -7,10 +7,10 @@
 //! irregularities `verify --alerts` scores (two hands, rook-first castling, adjustments),
 //! so the move reader, the referee and the flag and clock checks are all exercised.
 
-use dgt_arbiter::verify::events_of;
-use dgt_arbiter::verify_alerts::{PACES, alert_spec};
 use dgt_core::CoreConfig;
 use dgt_emulator::{BoardSpec, corpus_spec, generate_game};
+use dgt_lab::verify::events_of;
+use dgt_lab::verify_alerts::{PACES, alert_spec};
 use std::io::Write;
 
 fn play(label: &str, spec: BoardSpec, config: &CoreConfig, out: &mut impl Write) {

@@ -2,10 +2,10 @@
 //! raised on alert-pace games, with the truth around them:
 //! `cargo run --release --example inspect_alerts -- PACE FIRST N [KIND]`.
 
-use dgt_arbiter::verify::{events_of, moves_read};
-use dgt_arbiter::verify_alerts::{alert_spec, pace_named};
 use dgt_core::{CoreConfig, EventBody};
 use dgt_emulator::generate_game;
+use dgt_lab::verify::{events_of, moves_read};
+use dgt_lab::verify_alerts::{alert_spec, pace_named};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

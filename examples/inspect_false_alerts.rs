@@ -2,9 +2,9 @@
 //! finds missed, with what really happened around them (clock stops, gesture, flags, end):
 //! `cargo run --release --example inspect_false_alerts -- PACE FIRST N [KIND]`.
 
-use dgt_arbiter::verify_alerts::{SCORED, alert_spec, occurrences, pace_named, raised_alerts};
 use dgt_core::{CoreConfig, Severity};
 use dgt_emulator::generate_game;
+use dgt_lab::verify_alerts::{SCORED, alert_spec, occurrences, pace_named, raised_alerts};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -1,15 +1,15 @@
 //! Prints one corpus game next to what the core made of it: `cargo run --example inspect_game -- SEED`.
 
-use dgt_arbiter::verify::{events_of, inputs_of, moves_read};
 use dgt_core::{Core, CoreConfig, EventBody};
 use dgt_emulator::{corpus_spec, generate_game};
+use dgt_lab::verify::{events_of, inputs_of, moves_read};
 
 /// `inspect_game -- scan FROM N`: every failing seed of a range with its first wrong ply.
 fn scan(from: u64, n: u64) {
     let config = CoreConfig::default();
     let (mut failing, mut invented, mut missed) = (0, 0, 0);
     for seed in from..from + n {
-        let c = dgt_arbiter::verify::check_game(seed, &config);
+        let c = dgt_lab::verify::check_game(seed, &config);
         if c.is_exact() {
             continue;
         }
@@ -99,9 +99,9 @@ fn main() {
     // `PACE=scramble` (or careful, blitz): the alert-pace game of this seed instead.
     let spec = match std::env::var("PACE") {
         Ok(p) => {
-            let (pace, control) = dgt_arbiter::verify_alerts::pace_named(&p)
-                .expect("PACE: careful, blitz or scramble");
-            dgt_arbiter::verify_alerts::alert_spec(seed, pace, control)
+            let (pace, control) =
+                dgt_lab::verify_alerts::pace_named(&p).expect("PACE: careful, blitz or scramble");
+            dgt_lab::verify_alerts::alert_spec(seed, pace, control)
         }
         Err(_) => corpus_spec(seed),
     };

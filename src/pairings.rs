@@ -14,8 +14,7 @@
 //! Either way the pairings are journaled and survive a restart, and `export pgn` and the
 //! broadcast folders carry them.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -34,36 +33,16 @@ pub enum PairingsError {
         listen: String,
         source: std::net::AddrParseError,
     },
-    #[error("{addr}: {source}")]
-    Resolve {
-        addr: String,
-        source: std::io::Error,
-    },
-    #[error("{addr}: no address")]
-    NoAddress { addr: String },
     #[error(
         "cannot reach the daemon at {addr} ({source}); fix: start it (systemctl start \
          dgt-arbiter), give its address with --url, or import into a stopped daemon's \
          journal with --journal"
     )]
-    Unreachable {
-        addr: String,
-        source: std::io::Error,
-    },
-    #[error("{0}")]
-    Socket(std::io::Error),
-    #[error("cannot send to the daemon at {addr}: {source}")]
-    Send {
-        addr: String,
-        source: std::io::Error,
-    },
+    Unreachable { addr: String, source: ureq::Error },
     #[error("no answer from the daemon at {addr}: {source}")]
-    NoAnswer {
-        addr: String,
-        source: std::io::Error,
-    },
-    #[error("the daemon at {addr} answered something that is not HTTP")]
-    NotHttp { addr: String },
+    NoAnswer { addr: String, source: ureq::Error },
+    #[error("talking to the daemon at {addr}: {source}")]
+    Http { addr: String, source: ureq::Error },
     #[error(
         "the daemon refused the arbiter token ({status}); fix: give --token or set \
          server.arbiter_token in the configuration"
@@ -123,60 +102,56 @@ pub fn daemon_addr(settings: &Settings) -> Result<SocketAddr, PairingsError> {
     Ok(addr)
 }
 
-/// One HTTP/1.1 request to the daemon's own REST port; (status, body). Only what talking to
-/// our own server needs: a fixed-length body, `Connection: close`, a response read to the
-/// end (axum answers these with a `Content-Length`).
+/// One POST to the daemon's own REST port; (status, body). Plain HTTP on the venue's own
+/// network: no proxy from the environment, no redirect followed, a refusal (4xx) is an
+/// answer to report.
 fn post(
     addr: &str,
     path: &str,
     token: Option<&str>,
     body: &[u8],
 ) -> Result<(u16, String), PairingsError> {
-    let addr_text = || addr.to_string();
-    let target = addr
-        .to_socket_addrs()
-        .map_err(|source| PairingsError::Resolve {
-            addr: addr_text(),
-            source,
-        })?
-        .next()
-        .ok_or_else(|| PairingsError::NoAddress { addr: addr_text() })?;
-    let mut s = TcpStream::connect_timeout(&target, Duration::from_secs(5)).map_err(|source| {
-        PairingsError::Unreachable {
-            addr: addr_text(),
-            source,
+    let failed = |source: ureq::Error| {
+        let addr = addr.to_string();
+        match &source {
+            ureq::Error::HostNotFound
+            | ureq::Error::ConnectionFailed
+            | ureq::Error::Timeout(ureq::Timeout::Connect | ureq::Timeout::Resolve) => {
+                PairingsError::Unreachable { addr, source }
+            }
+            ureq::Error::Io(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::ConnectionRefused
+                        | std::io::ErrorKind::AddrNotAvailable
+                        | std::io::ErrorKind::HostUnreachable
+                        | std::io::ErrorKind::NetworkUnreachable
+                ) =>
+            {
+                PairingsError::Unreachable { addr, source }
+            }
+            ureq::Error::Timeout(_) => PairingsError::NoAnswer { addr, source },
+            _ => PairingsError::Http { addr, source },
         }
-    })?;
-    s.set_read_timeout(Some(Duration::from_secs(15)))
-        .map_err(PairingsError::Socket)?;
-    let mut head = format!(
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\n",
-        body.len()
-    );
+    };
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .proxy(None)
+        .timeout_connect(Some(Duration::from_secs(5)))
+        .timeout_global(Some(Duration::from_secs(20)))
+        .build()
+        .into();
+    let mut request = agent
+        .post(format!("http://{addr}{path}"))
+        .header("Content-Type", "text/plain; charset=utf-8");
     if let Some(t) = token {
-        head.push_str(&format!("Authorization: Bearer {t}\r\n"));
+        request = request.header("Authorization", format!("Bearer {t}"));
     }
-    head.push_str("\r\n");
-    s.write_all(head.as_bytes())
-        .and_then(|()| s.write_all(body))
-        .map_err(|source| PairingsError::Send {
-            addr: addr_text(),
-            source,
-        })?;
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw)
-        .map_err(|source| PairingsError::NoAnswer {
-            addr: addr_text(),
-            source,
-        })?;
-    let text = String::from_utf8_lossy(&raw);
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .ok_or_else(|| PairingsError::NotHttp { addr: addr_text() })?;
-    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-    Ok((status, body.to_string()))
+    let mut answer = request.send(body).map_err(failed)?;
+    let status = answer.status().as_u16();
+    let text = answer.body_mut().read_to_string().map_err(failed)?;
+    Ok((status, text))
 }
 
 /// How the tables came out, for the arbiter to check against the pairing program.

@@ -1,8 +1,8 @@
 //! A sample of `dgt-arbiter verify --alerts`, as CI runs it: games at three paces with
 //! irregularities whose truth the emulator keeps aside, the alerts scored against it.
 
-use dgt_arbiter::verify_alerts::{PACES, SCORED, check_alerts};
 use dgt_core::CoreConfig;
+use dgt_lab::verify_alerts::{PACES, SCORED, check_alerts};
 
 #[test]
 fn alerts_are_scored_against_the_truth_at_every_pace() {
@@ -41,9 +41,9 @@ fn alerts_are_scored_against_the_truth_at_every_pace() {
 /// are read to the end since D54/D55, 116 and 211 since D65/D66).
 #[test]
 fn a_lost_track_at_scramble_pace_counts_no_second_offence() {
-    use dgt_arbiter::verify::events_of;
-    use dgt_arbiter::verify_alerts::alert_spec;
     use dgt_core::{AlertKind, EventBody};
+    use dgt_lab::verify::events_of;
+    use dgt_lab::verify_alerts::alert_spec;
     let (pace, _, control) = PACES[2];
     for seed in [96, 1453] {
         let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
@@ -69,8 +69,7 @@ fn a_lost_track_at_scramble_pace_counts_no_second_offence() {
 /// The time-scramble game of `seed` and its move at `ply`.
 fn scramble_ply(seed: u64, ply: usize) -> (dgt_emulator::GeneratedGame, dgt_emulator::TruthMove) {
     let (pace, _, control) = PACES[2];
-    let game =
-        dgt_emulator::generate_game(dgt_arbiter::verify_alerts::alert_spec(seed, pace, control));
+    let game = dgt_emulator::generate_game(dgt_lab::verify_alerts::alert_spec(seed, pace, control));
     let m = game
         .truth
         .moves
@@ -88,7 +87,7 @@ fn scramble_ply(seed: u64, ply: usize) -> (dgt_emulator::GeneratedGame, dgt_emul
 /// scan before the king left e1 — visible (and raised, D56).
 #[test]
 fn rook_first_castling_is_visible_only_a_report_ahead_of_the_king() {
-    use dgt_arbiter::verify_alerts::rook_lift_reported_first;
+    use dgt_lab::verify_alerts::rook_lift_reported_first;
     let seen = |seed: u64, ply: usize| {
         let (game, m) = scramble_ply(seed, ply);
         assert!(m.rook_first(), "seed {seed} ply {ply}: {m:?}");
@@ -106,7 +105,7 @@ fn rook_first_castling_is_visible_only_a_report_ahead_of_the_king() {
 /// Seed 22, ply 31: a1 and e1 emptied in one report, c1 and d1 filled in the next: visible.
 #[test]
 fn two_handed_castling_is_visible_only_with_both_pieces_reported_off() {
-    use dgt_arbiter::verify_alerts::castling_both_off_reported;
+    use dgt_lab::verify_alerts::castling_both_off_reported;
     let seen = |seed: u64, ply: usize| {
         let (game, m) = scramble_ply(seed, ply);
         assert_eq!(
@@ -128,7 +127,7 @@ fn two_handed_castling_is_visible_only_with_both_pieces_reported_off() {
 /// the earlier press, and the late press then read as a press without a move (intervene).
 #[test]
 fn an_overtaken_press_completes_only_the_presser_move_before_the_reply() {
-    use dgt_arbiter::verify_alerts::alert_spec;
+    use dgt_lab::verify_alerts::alert_spec;
     let (pace, _, control) = PACES[2];
     for seed in [446, 503, 564] {
         let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
@@ -145,7 +144,7 @@ fn an_overtaken_press_completes_only_the_presser_move_before_the_reply() {
 /// 562, 833, 1331, 1538, 2859 and (fresh) 21169, 22197.
 #[test]
 fn a_piece_moved_twice_around_the_reply_is_read_move_by_move() {
-    use dgt_arbiter::verify_alerts::alert_spec;
+    use dgt_lab::verify_alerts::alert_spec;
     let (pace, _, control) = PACES[2];
     for seed in [985, 562, 833, 1331, 1538, 2859, 21169, 22197] {
         let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
@@ -161,7 +160,7 @@ fn a_piece_moved_twice_around_the_reply_is_read_move_by_move() {
 /// 538, 2384, 2461, 20363, 21055.
 #[test]
 fn a_late_press_before_the_reply_began_completed_the_presser_move() {
-    use dgt_arbiter::verify_alerts::alert_spec;
+    use dgt_lab::verify_alerts::alert_spec;
     for (pace_index, seeds) in [
         (2, &[677, 717, 21126, 22597][..]),
         (1, &[538, 2384, 2461, 20363, 21055][..]),
@@ -182,8 +181,8 @@ fn a_late_press_before_the_reply_began_completed_the_presser_move() {
 /// centre does (D72): the other king follows, and the gesture is read, every move kept.
 #[test]
 fn a_king_of_the_result_gesture_on_an_earlier_square_takes_nothing_back() {
-    use dgt_arbiter::verify_alerts::{alert_spec, occurrences, raised_alerts};
     use dgt_core::AlertKind;
+    use dgt_lab::verify_alerts::{alert_spec, occurrences, raised_alerts};
     let config = CoreConfig::default();
     for (pace_index, seed) in [
         (0, 1291),
@@ -214,7 +213,7 @@ fn a_king_of_the_result_gesture_on_an_earlier_square_takes_nothing_back() {
 /// settling; these knocks (2.88–2.99 s down) raise nothing, and the moves stay exact.
 #[test]
 fn a_knocked_piece_put_back_within_the_time_raises_nothing() {
-    use dgt_arbiter::verify_alerts::alert_spec;
+    use dgt_lab::verify_alerts::alert_spec;
     let (pace, _, control) = PACES[2];
     for seed in [204, 292, 488, 492, 936] {
         let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
@@ -239,7 +238,7 @@ fn a_knocked_piece_put_back_within_the_time_raises_nothing() {
 /// round and make every later press a press without a move.
 #[test]
 fn a_press_with_the_moved_piece_not_yet_reported_waits_for_it() {
-    use dgt_arbiter::verify_alerts::alert_spec;
+    use dgt_lab::verify_alerts::alert_spec;
     let (pace, _, control) = PACES[1];
     for seed in [521, 804, 993, 1414, 1543, 1903] {
         let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
@@ -256,7 +255,7 @@ fn a_press_with_the_moved_piece_not_yet_reported_waits_for_it() {
 /// sides round, and every later press read as a press without a move (32 false alerts).
 #[test]
 fn a_first_move_flickering_on_its_square_was_made_before_the_press() {
-    use dgt_arbiter::verify_alerts::alert_spec;
+    use dgt_lab::verify_alerts::alert_spec;
     let (pace, _, control) = PACES[0];
     let game = dgt_emulator::generate_game(alert_spec(22713, pace, control));
     assert_read_exactly_without(&game, 22713, dgt_core::AlertKind::ClockPressedWithoutMove);
@@ -270,7 +269,7 @@ fn a_first_move_flickering_on_its_square_was_made_before_the_press() {
 /// the corpus games 1319, 1817, 2860, 3707 (2, 39, 93, 26) and 312372 (tracking lost).
 #[test]
 fn a_first_move_lifted_before_the_press_and_reported_late_keeps_the_clock_sides() {
-    use dgt_arbiter::verify_alerts::alert_spec;
+    use dgt_lab::verify_alerts::alert_spec;
     let (pace, _, control) = PACES[1];
     let game = dgt_emulator::generate_game(alert_spec(2086, pace, control));
     assert_read_exactly_without(&game, 2086, dgt_core::AlertKind::ClockPressedWithoutMove);
@@ -285,7 +284,7 @@ fn a_first_move_lifted_before_the_press_and_reported_late_keeps_the_clock_sides(
 /// White's turn; seed 23427, ply 50: a8 off for 2.4 s).
 #[test]
 fn a_rook_put_back_before_a_king_first_castling_is_not_rook_first() {
-    use dgt_arbiter::verify_alerts::alert_spec;
+    use dgt_lab::verify_alerts::alert_spec;
     let (pace, _, control) = PACES[0];
     for seed in [20025, 23427] {
         let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
@@ -300,7 +299,7 @@ fn a_rook_put_back_before_a_king_first_castling_is_not_rook_first() {
 /// an illegal position (scramble seeds 562, 833, 985, 1337, 1538, 2607).
 #[test]
 fn a_piece_moved_twice_around_a_quick_reply_is_read_as_two_moves() {
-    use dgt_arbiter::verify_alerts::alert_spec;
+    use dgt_lab::verify_alerts::alert_spec;
     let (pace, _, control) = PACES[2];
     for seed in [562, 833, 985, 1337, 1538, 2607] {
         let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
@@ -314,7 +313,7 @@ fn a_piece_moved_twice_around_a_quick_reply_is_read_as_two_moves() {
 /// (scramble seeds 211, 1244, 1446; 22512: b2-b3 …b4).
 #[test]
 fn a_slide_seen_on_its_way_among_uncompleted_moves_is_one_move() {
-    use dgt_arbiter::verify_alerts::alert_spec;
+    use dgt_lab::verify_alerts::alert_spec;
     let (pace, _, control) = PACES[2];
     for seed in [211, 1244, 1446, 22512] {
         let game = dgt_emulator::generate_game(alert_spec(seed, pace, control));
@@ -328,7 +327,7 @@ fn a_slide_seen_on_its_way_among_uncompleted_moves_is_one_move() {
 /// with the h4 pawn lifted), which turned the side to move round (scramble seed 22828).
 #[test]
 fn a_line_shown_move_by_move_with_the_next_piece_lifted_is_read_as_shown() {
-    use dgt_arbiter::verify_alerts::alert_spec;
+    use dgt_lab::verify_alerts::alert_spec;
     let (pace, _, control) = PACES[2];
     let game = dgt_emulator::generate_game(alert_spec(22828, pace, control));
     assert_read_exactly_without(&game, 22828, dgt_core::AlertKind::IllegalPosition);
@@ -341,7 +340,7 @@ fn assert_read_exactly_without(
     seed: u64,
     forbidden: dgt_core::AlertKind,
 ) {
-    use dgt_arbiter::verify::{events_of, moves_read};
+    use dgt_lab::verify::{events_of, moves_read};
     let events = events_of(game, "board-1", &CoreConfig::default());
     for e in &events {
         if let dgt_core::EventBody::Alert(a) = &e.body {
@@ -361,8 +360,8 @@ fn assert_read_exactly_without(
 /// is true, and what happened is raised.
 #[test]
 fn gestures_flags_and_clock_stops_are_raised_as_they_happened() {
-    use dgt_arbiter::verify_alerts::{alert_spec, occurrences, raised_alerts};
     use dgt_core::AlertKind;
+    use dgt_lab::verify_alerts::{alert_spec, occurrences, raised_alerts};
     let config = CoreConfig::default();
     let cases = [
         (0, 83, AlertKind::ResultGesture),

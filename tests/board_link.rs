@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 
 use dgt_arbiter::edge::serial::SerialTiming;
 use dgt_arbiter::edge::serial::board_link::{BoardLink, LabelClaims, LinkInput, LinkPort};
-use dgt_arbiter::simulated::pty_board::BoardModel;
-use dgt_arbiter::simulated::scripted_board::{ScriptedBoard, ScriptedBoardSpec};
 use dgt_core::{InputKind, Link};
+use dgt_lab::simulated::pty_board::BoardModel;
+use dgt_lab::simulated::scripted_board::{ScriptedBoard, ScriptedBoardSpec};
 
 fn timing() -> SerialTiming {
     SerialTiming {

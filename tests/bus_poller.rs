@@ -9,10 +9,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use dgt_arbiter::edge::serial::bus_poller::{BusPoller, POLL_PERIOD, REDISCOVERY_INTERVAL};
-use dgt_arbiter::simulated::bus_line_board::{BusLineBoard, BusMember};
-use dgt_arbiter::simulated::pty_board::BoardModel;
 use dgt_core::{Core, CoreConfig, EventBody, Input, InputKind, Link};
 use dgt_emulator::{BoardSpec, EmulatedBoard, HandlingRates, TimeControl, Truth};
+use dgt_lab::simulated::bus_line_board::{BusLineBoard, BusMember};
+use dgt_lab::simulated::pty_board::BoardModel;
 
 /// A short bullet game with clean handling, starting once discovery is over.
 fn spec(serial: u32, seed: u64, plies: usize) -> BoardSpec {
@@ -743,7 +743,7 @@ struct BusGameCheck {
     /// `ply:uci` of every move read at a ply where another was played, or beyond the game.
     invented: Vec<String>,
     /// The longest run of read moves in a row that align with nothing played (see
-    /// [`dgt_arbiter::verify::longest_unaligned_run`]).
+    /// [`dgt_lab::verify::longest_unaligned_run`]).
     longest_run: usize,
     /// The longest run of read moves in a row each at a ply where another was played (a
     /// game read a ply early or late, "shifted", counts every move, unlike `longest_run`).
@@ -780,7 +780,7 @@ fn bus_game_check(sim: &Sim, read: &[String], truth: &[String]) -> BusGameCheck 
     BusGameCheck {
         exact,
         invented,
-        longest_run: dgt_arbiter::verify::longest_unaligned_run(&read, &truth),
+        longest_run: dgt_lab::verify::longest_unaligned_run(&read, &truth),
         wrong_ply_run,
         lost_tracks: sim.lost_track_alerts,
         board_alerts: sim.board_alerts,

@@ -10,7 +10,7 @@ mod common;
 mod daemon_processes;
 
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::net::TcpStream;
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Stdio};
@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use dgt_arbiter::edge::serial::PortCandidate;
-use dgt_arbiter::simulated::pty_board::{self, BoardClock, PtyBoard};
+use dgt_lab::simulated::pty_board::{self, BoardClock, PtyBoard};
 use dgt_protocol::BoardMessage;
 use tokio::io::AsyncWriteExt;
 use tokio_serial::{SerialPort, SerialStream};
@@ -330,38 +330,18 @@ fn request_with(
     body: &str,
 ) -> (u16, serde_json::Value) {
     // While a flood holds every slot the server closes the connection at once: (0, null).
-    let Ok(mut s) = TcpStream::connect(addr) else {
-        return (0, serde_json::Value::Null);
-    };
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let auth = token
-        .map(|t| format!("Authorization: Bearer {t}\r\n"))
-        .unwrap_or_default();
-    let content = if body.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "Content-Type: text/csv\r\nContent-Length: {}\r\n",
-            body.len()
-        )
-    };
-    if write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\n{auth}{content}Connection: close\r\n\r\n{body}"
-    )
-    .is_err()
-    {
-        return (0, serde_json::Value::Null);
+    let bearer = token.map(|t| format!("Bearer {t}"));
+    let mut headers = Vec::new();
+    if let Some(b) = &bearer {
+        headers.push(("Authorization", b.as_str()));
     }
-    let mut out = String::new();
-    let _ = s.read_to_string(&mut out);
-    let status = out
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = out.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-    (status, serde_json::from_str(body).unwrap_or_default())
+    if !body.is_empty() {
+        headers.push(("Content-Type", "text/csv"));
+    }
+    match dgt_testkit::http::try_request(addr, method, path, &headers, body) {
+        Ok(r) => (r.status, serde_json::from_str(&r.body).unwrap_or_default()),
+        Err(_) => (0, serde_json::Value::Null),
+    }
 }
 
 const VIEWER: &str = "9a8b7c6d5e4f30211203f4e5d6c7b8a9";

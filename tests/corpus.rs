@@ -3,8 +3,8 @@
 //! result gestures, turned boards, clocks on either side) is rebuilt, none is invented.
 //! The full run is `dgt-arbiter verify --games 2000`.
 
-use dgt_arbiter::verify::check_corpus;
 use dgt_core::CoreConfig;
+use dgt_lab::verify::check_corpus;
 
 #[test]
 fn the_first_200_corpus_games_are_rebuilt_exactly() {
@@ -26,7 +26,7 @@ fn the_first_200_corpus_games_are_rebuilt_exactly() {
 /// displacement, and the game is rebuilt exactly.
 #[test]
 fn seed_35441_a_piece_knocked_under_a_move_does_not_lose_the_track() {
-    let c = dgt_arbiter::verify::check_game(35441, &CoreConfig::default());
+    let c = dgt_lab::verify::check_game(35441, &CoreConfig::default());
     assert!(c.is_exact(), "{c:?}");
     assert_eq!(c.longest_invented_run, 0);
 }

@@ -6,18 +6,14 @@
 //!
 //! Skipped, with a notice, only when no Chromium is installed and `CI` is unset.
 
-#[path = "../crates/dgt-server/tests/common/cdp.rs"]
-mod cdp;
 mod daemon_processes;
-#[path = "../crates/dgt-server/tests/common/ws.rs"]
-mod ws;
 
 use std::time::{Duration, Instant};
 
-use cdp::{Cdp, chromium_or_skip, launch};
 use daemon_processes::*;
+use dgt_testkit::cdp::{Cdp, chromium_or_skip, launch};
+use dgt_testkit::ws::{next_json, read_until, ws_connect};
 use serde_json::{Value, json};
-use ws::{next_json, read_until, ws_connect};
 
 const BOARD: &str = "board-10003";
 

@@ -2,20 +2,14 @@
 //! the cluster publisher) only once the step that produced it is committed to the journal,
 //! however long the journal writer gathers rows before a commit.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use dgt_arbiter::edge::daemon::{CoreOptions, DaemonClock, spawn_core};
 use dgt_core::capture::parse_capture;
 use dgt_journal::{Journal, JournalWriter, WriterSettings};
+use dgt_testkit::fixtures::real_game_capture;
 use tokio_util::sync::CancellationToken;
-
-/// The repository's test captures, where the real DGT recording lives with its origin and
-/// licence.
-fn captures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/captures")
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_event_is_released_only_once_its_step_is_committed() {
@@ -40,8 +34,7 @@ async fn an_event_is_released_only_once_its_step_is_committed() {
         stop.clone(),
     );
     let mut events = handle.subscribe();
-    let text = std::fs::read_to_string(captures().join("real-blitz-game-1.jsonl")).unwrap();
-    let inputs = parse_capture(&text).unwrap();
+    let inputs = parse_capture(&real_game_capture()).unwrap();
     // The cable pulled as the daemon stops: its events are the last the core produces.
     let last = inputs.last().cloned().unwrap();
     let unplugged = format!(

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use common::*;
 use dgt_arbiter::edge::serial::PortCandidate;
-use dgt_arbiter::simulated::pty_board::{self, BoardClock, PtyBoard};
+use dgt_lab::simulated::pty_board::{self, BoardClock, PtyBoard};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn recorded_inputs_replay_to_the_live_events() {

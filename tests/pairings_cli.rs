@@ -2,8 +2,11 @@
 //! journal before the round, the real game played on table 1's board, then `export pgn`
 //! with the players' tags, the results TRF, and a journal that still replays exactly.
 
+mod daemon_processes;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::time::Duration;
 
 use dgt_core::{Core, CoreConfig};
 use dgt_journal::{Batch, Journal};
@@ -11,13 +14,7 @@ use dgt_journal::{Batch, Journal};
 const TRF: &str = "crates/dgt-pairings/tests/samples/zomeropen-r3.trf";
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The repository's test captures, where the real DGT recording lives with its origin and
-/// licence.
-fn captures() -> PathBuf {
-    root().join("tests/captures")
+    dgt_testkit::fixtures::workspace_root()
 }
 
 fn run(args: &[&str]) -> Output {
@@ -46,7 +43,7 @@ fn settings(dir: &Path) -> PathBuf {
 
 /// The real game, relabelled to board "1", appended after what the journal holds.
 fn play_real_game(journal: &Path) {
-    let capture = std::fs::read_to_string(captures().join("real-blitz-game-1.jsonl")).unwrap();
+    let capture = dgt_testkit::fixtures::real_game_capture();
     let inputs = dgt_core::capture::parse_capture(&capture).unwrap();
     let mut j = Journal::open(journal).unwrap();
     let (mut core, _, recovered): (Core, _, _) =
@@ -184,4 +181,65 @@ fn imported_before_the_round_the_game_carries_the_pairing_out() {
         "{}",
         text(&out.stderr)
     );
+}
+
+const ARBITER: &str = "3f9c1e0b7a5d42e8b6c0d1f2a3b4c5d6";
+
+/// Without `--journal` the pairings go to the running daemon by REST with the arbiter
+/// token; a wrong token and a daemon that does not answer are each told with their fix.
+#[test]
+fn imported_through_the_running_daemon_with_its_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let import = |url: &str, token: &str| {
+        run(&[
+            "pairings", "import", TRF, "--round", "3", "--url", url, "--token", token,
+        ])
+    };
+    let nobody = import("127.0.0.1:9", ARBITER);
+    assert_eq!(nobody.status.code(), Some(2));
+    let err = text(&nobody.stderr);
+    assert!(
+        err.contains("cannot reach the daemon at 127.0.0.1:9") && err.contains("--journal"),
+        "{err}"
+    );
+
+    let config = dir.path().join("demo.toml");
+    std::fs::write(
+        &config,
+        format!("[server]\narbiter_token = \"{ARBITER}\"\n"),
+    )
+    .unwrap();
+    let journal = dir.path().join("journal.sqlite");
+    let (demo, addr) = daemon_processes::start_demo(1, Some(1), &journal, Some(&config));
+    let url = format!("http://{addr}/");
+
+    let wrong = import(&url, "not-the-arbiter-token-0123456789");
+    assert_eq!(wrong.status.code(), Some(2));
+    assert!(
+        text(&wrong.stderr).contains("refused the arbiter token (401)"),
+        "{}",
+        text(&wrong.stderr)
+    );
+
+    let out = import(&url, ARBITER);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains(&format!("round 3: handed to the daemon at {addr}")),
+        "{}",
+        text(&out.stdout)
+    );
+    // The round's view is built from the journaled event, released once committed.
+    let bearer = format!("Bearer {ARBITER}");
+    let round = daemon_processes::eventually(Duration::from_secs(10), "round 3", || {
+        let r = dgt_testkit::http::request(
+            addr,
+            "GET",
+            "/api/rounds/3",
+            &[("Authorization", &bearer)],
+            "",
+        );
+        (r.status == 200).then_some(r.body)
+    });
+    assert!(round.contains("Vermeer, Anna"), "{round}");
+    demo.terminate();
 }

@@ -1,14 +1,9 @@
 //! `dgt-arbiter replay` as a user runs it: the real recording, byte-identical output, and a
 //! malformed capture refused with a one-line error naming the line.
 
-use std::path::PathBuf;
 use std::process::Command;
 
-/// The repository's test captures, where the real DGT recording lives with its origin and
-/// licence.
-fn captures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/captures")
-}
+use dgt_testkit::fixtures::{captures, real_game_moves};
 
 fn replay(path: &std::path::Path) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
@@ -40,12 +35,7 @@ fn the_real_recording_replays_identically_every_time() {
             moves.push(v["uci"].as_str().unwrap().to_string());
         }
     }
-    let expected: Vec<String> = std::fs::read_to_string(captures().join("real-blitz-game-1.moves"))
-        .unwrap()
-        .split_whitespace()
-        .map(String::from)
-        .collect();
-    assert_eq!(moves, expected);
+    assert_eq!(moves, real_game_moves());
 }
 
 /// A bughouse match on two boards (capture written from the DJC scenarios): board 2's mate
@@ -54,7 +44,7 @@ fn the_real_recording_replays_identically_every_time() {
 /// the match score is told (8.2).
 #[test]
 fn a_bughouse_match_replays_with_its_configuration() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/captures");
+    let dir = captures();
     let out = Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
         .arg("replay")
         .arg(dir.join("bughouse-match.jsonl"))

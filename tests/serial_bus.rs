@@ -13,10 +13,10 @@ use std::time::Duration;
 use common::fast_timing;
 use dgt_arbiter::edge::daemon::{ChannelRecorder, CoreOptions, Daemon, DaemonClock, SerialOptions};
 use dgt_arbiter::edge::serial::{ExplicitPort, ScanMode, SystemPorts};
-use dgt_arbiter::simulated::bus_line_board::BusLineBoard;
-use dgt_arbiter::simulated::pty_board::{self, BoardClock, PtyBoard};
 use dgt_core::{Event, EventBody, Input, InputKind, Link};
 use dgt_emulator::{BoardSpec, EmulatedBoard, HandlingRates, TimeControl, Truth};
+use dgt_lab::simulated::bus_line_board::BusLineBoard;
+use dgt_lab::simulated::pty_board::{self, BoardClock, PtyBoard};
 use tokio::sync::mpsc;
 
 /// A short bullet game with clean handling. The clock starts 6–8 s after power-up, once the

@@ -5,32 +5,15 @@
 
 mod common;
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::fast_timing;
-use dgt_arbiter::edge::daemon::{CoreOptions, Daemon, DaemonClock, SerialOptions};
-use dgt_arbiter::edge::serial::{PortCandidate, PortList, SerialTiming};
-use dgt_arbiter::simulated::emulated::{GameSeries, SeriesBoard};
-use dgt_arbiter::simulated::pty_board::{self, BoardClock, BoardModel, PtyBoard};
+use common::{Running, clean_series, made_by, start_collecting};
+use dgt_arbiter::edge::serial::PortCandidate;
 use dgt_core::{Event, EventBody, Severity};
-use dgt_emulator::{BoardSpec, HandlingRates, TimeControl};
+use dgt_lab::simulated::emulated::SeriesBoard;
+use dgt_lab::simulated::pty_board::{self, BoardClock, BoardModel, PtyBoard};
 
 const SERIAL: u32 = 13579;
-
-fn series() -> GameSeries {
-    let mut spec = BoardSpec::random(11, 80)
-        .with_rates(HandlingRates::clean())
-        .with_time_control(TimeControl::parse("60+1").unwrap());
-    spec.serial = SERIAL;
-    spec.start_delay_ms = 1500;
-    GameSeries {
-        serial: SERIAL,
-        first_seed: 11,
-        seed_step: 1,
-        template: Some(spec),
-    }
-}
 
 /// The moves of the first game as a consumer rebuilds them (a ply sent again replaces it
 /// and every later one).
@@ -47,45 +30,16 @@ fn moves(events: &[Event]) -> Vec<String> {
     list
 }
 
-/// The moves of the emulator's script completed (pressed) by board time `t_ms`: the
-/// truth holds the whole game planned ahead.
-fn made_by(board: &pty_board::SharedBoard<SeriesBoard>, t_ms: u64) -> Vec<String> {
-    let b = board.lock().unwrap();
-    b.current()
-        .1
-        .truth()
-        .moves
-        .iter()
-        .take_while(|m| m.t_pressed_ms.unwrap_or(m.t_made_ms) <= t_ms)
-        .map(|m| m.uci.clone())
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn moves_made_while_unplugged_are_read_back_from_the_board_memory() {
     let began = std::time::Instant::now();
-    let ports = PortList::new();
-    let (daemon, mut feed) = Daemon::start_with(
-        CoreOptions::default(),
-        SerialOptions {
-            scan: Box::new(ports.clone()),
-            labels: Default::default(),
-            timing: SerialTiming {
-                read_board_log: true,
-                ..fast_timing()
-            },
-        },
-        DaemonClock::start(),
-        |h| h.subscribe(),
-    );
-    let events: Arc<Mutex<Vec<Event>>> = Arc::default();
-    let sink = events.clone();
-    tokio::spawn(async move {
-        while let Ok(e) = feed.recv().await {
-            sink.lock().unwrap().push(e);
-        }
-    });
-    let board = pty_board::share(SeriesBoard::new(series()));
+    let Running {
+        daemon,
+        ports,
+        events,
+        ..
+    } = start_collecting(true);
+    let board = pty_board::share(SeriesBoard::new(clean_series(SERIAL, 11, 80, 1500)));
     let clock = BoardClock::start();
 
     // Plugged in: a few moves are read live.

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use common::*;
 use dgt_arbiter::edge::serial::PortCandidate;
-use dgt_arbiter::simulated::pty_board::{self, BoardClock, PtyBoard};
 use dgt_core::InputKind;
+use dgt_lab::simulated::pty_board::{self, BoardClock, PtyBoard};
 use dgt_protocol::BoardMessage;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use common::*;
 use dgt_arbiter::edge::serial::PortCandidate;
-use dgt_arbiter::simulated::pty_board::{self, BoardClock, PtyBoard};
+use dgt_lab::simulated::pty_board::{self, BoardClock, PtyBoard};
 use dgt_protocol::BoardMessage;
 use tokio_serial::{SerialPort, SerialStream};
 

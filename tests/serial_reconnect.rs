@@ -7,8 +7,8 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use dgt_arbiter::simulated::pty_board::{self, BoardClock, BoardModel, PtyBoard};
 use dgt_core::{InputKind, Link};
+use dgt_lab::simulated::pty_board::{self, BoardClock, BoardModel, PtyBoard};
 use dgt_protocol::BoardMessage;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -120,7 +120,7 @@ async fn unplugged_board_comes_back_under_the_same_label_with_a_fresh_dump() {
         dump, replug_squares,
         "the dump shows the board as it is now"
     );
-    let start = dgt_arbiter::simulated::scripted_board::board_squares(&shakmaty::Board::default());
+    let start = dgt_lab::simulated::scripted_board::board_squares(&shakmaty::Board::default());
     assert_ne!(dump, start, "moves were made");
     // Time never goes back in the recorded stream.
     assert!(seen.windows(2).all(|w| w[0].t_ms <= w[1].t_ms));

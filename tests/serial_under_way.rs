@@ -8,30 +8,14 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::fast_timing;
-use dgt_arbiter::edge::daemon::{CoreOptions, Daemon, DaemonClock, SerialOptions};
-use dgt_arbiter::edge::serial::{PortCandidate, PortList, SerialTiming};
-use dgt_arbiter::simulated::emulated::{GameSeries, SeriesBoard};
-use dgt_arbiter::simulated::pty_board::{self, BoardClock, BoardModel, PtyBoard, SharedBoard};
+use common::{clean_series, made_by, start_collecting};
+use dgt_arbiter::edge::serial::PortCandidate;
 use dgt_core::input::TakeOverOp;
 use dgt_core::{AlertKind, Event, EventBody, Input, InputKind, Operation};
-use dgt_emulator::{BoardSpec, HandlingRates, TimeControl};
+use dgt_lab::simulated::emulated::SeriesBoard;
+use dgt_lab::simulated::pty_board::{self, BoardClock, BoardModel, PtyBoard, SharedBoard};
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, EnPassantMode, Position};
-
-fn series(serial: u32, seed: u64) -> GameSeries {
-    let mut spec = BoardSpec::random(seed, 120)
-        .with_rates(HandlingRates::clean())
-        .with_time_control(TimeControl::parse("60+1").unwrap());
-    spec.serial = serial;
-    spec.start_delay_ms = 500;
-    GameSeries {
-        serial,
-        first_seed: seed,
-        seed_step: 1,
-        template: Some(spec),
-    }
-}
 
 /// A board that does not answer the log request (0x49): its memory cannot help, as on a
 /// spare board that did not play the game.
@@ -54,19 +38,6 @@ impl BoardModel for WithoutLog {
     }
 }
 
-/// The moves the emulated players completed (pressed) by board time `t_ms`.
-fn made_by(board: &SharedBoard<SeriesBoard>, t_ms: u64) -> Vec<String> {
-    let b = board.lock().unwrap();
-    b.current()
-        .1
-        .truth()
-        .moves
-        .iter()
-        .take_while(|m| m.t_pressed_ms.unwrap_or(m.t_made_ms) <= t_ms)
-        .map(|m| m.uci.clone())
-        .collect()
-}
-
 fn truth(board: &SharedBoard<SeriesBoard>) -> Vec<String> {
     board.lock().unwrap().current().1.truth().ucis()
 }
@@ -81,44 +52,6 @@ async fn play_unplugged(board: &SharedBoard<SeriesBoard>, clock: BoardClock, pli
         );
         let _ = board.lock().unwrap().poll_output(clock.now_ms());
         tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-struct Running {
-    daemon: Daemon,
-    ports: PortList,
-    clock: DaemonClock,
-    events: Arc<Mutex<Vec<Event>>>,
-}
-
-fn start() -> Running {
-    let ports = PortList::new();
-    let clock = DaemonClock::start();
-    let (daemon, mut feed) = Daemon::start_with(
-        CoreOptions::default(),
-        SerialOptions {
-            scan: Box::new(ports.clone()),
-            labels: Default::default(),
-            timing: SerialTiming {
-                read_board_log: false,
-                ..fast_timing()
-            },
-        },
-        clock,
-        |h| h.subscribe(),
-    );
-    let events: Arc<Mutex<Vec<Event>>> = Arc::default();
-    let sink = events.clone();
-    tokio::spawn(async move {
-        while let Ok(e) = feed.recv().await {
-            sink.lock().unwrap().push(e);
-        }
-    });
-    Running {
-        daemon,
-        ports,
-        clock,
-        events,
     }
 }
 
@@ -189,12 +122,12 @@ fn placement_after(ucis: &[String]) -> String {
 async fn a_board_playing_before_the_daemon_starts_is_rebuilt_from_its_log() {
     const SERIAL: u32 = 24680;
     let label = format!("board-{SERIAL:05}");
-    let board = pty_board::share(SeriesBoard::new(series(SERIAL, 31)));
+    let board = pty_board::share(SeriesBoard::new(clean_series(SERIAL, 31, 120, 500)));
     let clock = BoardClock::start();
     play_unplugged(&board, clock, 6).await;
     let at_start = made_by(&board, clock.now_ms()).len();
 
-    let run = start();
+    let run = start_collecting(false);
     let pty = PtyBoard::plug_in(board.clone(), clock, None).unwrap();
     run.ports.add(PortCandidate::at(pty.path()));
     let game = format!("{label}/1");
@@ -228,12 +161,12 @@ async fn a_board_playing_before_the_daemon_starts_is_rebuilt_from_its_log() {
 async fn without_a_usable_log_the_game_is_followed_from_where_it_stands() {
     const SERIAL: u32 = 24681;
     let label = format!("board-{SERIAL:05}");
-    let board = pty_board::share(SeriesBoard::new(series(SERIAL, 32)));
+    let board = pty_board::share(SeriesBoard::new(clean_series(SERIAL, 32, 120, 500)));
     let clock = BoardClock::start();
     play_unplugged(&board, clock, 6).await;
     let at_start = made_by(&board, clock.now_ms()).len();
 
-    let run = start();
+    let run = start_collecting(false);
     let pty = PtyBoard::plug_in(pty_board::share(WithoutLog(board.clone())), clock, None).unwrap();
     run.ports.add(PortCandidate::at(pty.path()));
     let game = format!("{label}/1");
@@ -280,9 +213,9 @@ async fn without_a_usable_log_the_game_is_followed_from_where_it_stands() {
 async fn a_board_replaced_mid_game_continues_its_game_on_the_spare() {
     const SERIAL: u32 = 24682;
     let label = format!("board-{SERIAL:05}");
-    let board = pty_board::share(SeriesBoard::new(series(SERIAL, 33)));
+    let board = pty_board::share(SeriesBoard::new(clean_series(SERIAL, 33, 120, 500)));
     let clock = BoardClock::start();
-    let run = start();
+    let run = start_collecting(false);
     let first = PtyBoard::plug_in(board.clone(), clock, None).unwrap();
     let first_path = first.path().to_path_buf();
     run.ports.add(PortCandidate::at(&first_path));

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use clap::Args;
 use dgt_arbiter::edge::serial::discovery::list_system_ports;
 use dgt_arbiter::edge::serial::probe::{ProbeAnswer, probe_port};
-use dgt_arbiter::simulated::emulated::{GameSeries, SeriesBoard};
-use dgt_arbiter::simulated::pty_board::{self, BoardClock, PtyBoard};
+use dgt_lab::simulated::emulated::{GameSeries, SeriesBoard};
+use dgt_lab::simulated::pty_board::{self, BoardClock, PtyBoard};
 
 use super::{CliError, with_runtime};
 

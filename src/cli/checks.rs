@@ -68,16 +68,13 @@ pub fn verify(a: VerifyArgs) -> ExitCode {
         return verify_dead_positions(path);
     }
     if a.alerts {
-        let report = dgt_arbiter::verify_alerts::check_alerts(
-            a.seed,
-            a.games,
-            &dgt_core::CoreConfig::default(),
-        );
+        let report =
+            dgt_lab::verify_alerts::check_alerts(a.seed, a.games, &dgt_core::CoreConfig::default());
         print!("{report}");
         return ExitCode::SUCCESS;
     }
     if a.bughouse {
-        let report = dgt_arbiter::verify_bughouse::check_bughouse(a.seed, a.games);
+        let report = dgt_lab::verify_bughouse::check_bughouse(a.seed, a.games);
         print!("{report}");
         return if report.all_exact() {
             ExitCode::SUCCESS
@@ -85,8 +82,7 @@ pub fn verify(a: VerifyArgs) -> ExitCode {
             ExitCode::from(1)
         };
     }
-    let report =
-        dgt_arbiter::verify::check_corpus(a.seed, a.games, &dgt_core::CoreConfig::default());
+    let report = dgt_lab::verify::check_corpus(a.seed, a.games, &dgt_core::CoreConfig::default());
     print!("{report}");
     if report.invented == 0 && report.missed == 0 {
         ExitCode::SUCCESS
@@ -113,7 +109,7 @@ pub fn check_config(a: CheckConfigArgs) -> ExitCode {
 }
 
 pub fn bench(a: BenchArgs) -> ExitCode {
-    with_runtime(run_bench(dgt_arbiter::bench::BenchOptions {
+    with_runtime(run_bench(dgt_lab::bench::BenchOptions {
         boards: a.boards,
         seconds: a.seconds,
         nodes: a.nodes,
@@ -122,8 +118,8 @@ pub fn bench(a: BenchArgs) -> ExitCode {
     }))
 }
 
-async fn run_bench(options: dgt_arbiter::bench::BenchOptions) -> Result<(), CliError> {
-    let report = dgt_arbiter::bench::run(options)
+async fn run_bench(options: dgt_lab::bench::BenchOptions) -> Result<(), CliError> {
+    let report = dgt_lab::bench::run(options)
         .await
         .map_err(|e| CliError::Bench(e.to_string()))?;
     let json = serde_json::to_string(&report)?;

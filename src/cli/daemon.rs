@@ -9,8 +9,8 @@ use dgt_arbiter::edge::serial::{ExplicitPort, ScanMode, SerialTiming, SystemPort
 use dgt_arbiter::edge::systemd;
 use dgt_arbiter::services::{ServiceOptions, Services};
 use dgt_arbiter::settings::{self, Settings};
-use dgt_arbiter::simulated::emulated::{GameSeries, SeriesBoard};
-use dgt_arbiter::simulated::pty_board::{self, BoardClock, PtyBoard};
+use dgt_lab::simulated::emulated::{GameSeries, SeriesBoard};
+use dgt_lab::simulated::pty_board::{self, BoardClock, PtyBoard};
 
 use super::{CliError, EXIT_CONFIG, with_runtime};
 

@@ -7,7 +7,7 @@
 //! * [`clock`] is the daemon's clock, shared by both.
 //!
 //! The simulated boards (emulated, scripted, on pseudo-terminals) are not an edge: they are
-//! [`crate::simulated`].
+//! [`dgt_lab::simulated`].
 
 pub mod clock;
 pub mod daemon;

@@ -1,15 +1,19 @@
 //! Shared by the serial tests: a daemon on a fake port list with short timings, and a way
-//! to watch the inputs it records. Real time only: ptys and a paused tokio clock do not mix
-//! (rust-dependencies §7).
+//! to watch the inputs it records or the events it publishes; emulated games on a pty. Real
+//! time only: ptys and a paused tokio clock do not mix (rust-dependencies §7).
 
 #![allow(dead_code)]
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use dgt_arbiter::edge::daemon::{ChannelRecorder, CoreOptions, Daemon, SerialOptions};
+use dgt_arbiter::edge::daemon::{ChannelRecorder, CoreOptions, Daemon, DaemonClock, SerialOptions};
 use dgt_arbiter::edge::serial::{PortList, SerialTiming};
-use dgt_arbiter::simulated::scripted_board::{ScriptedBoard, ScriptedBoardSpec};
-use dgt_core::{Input, InputKind, Link};
+use dgt_core::{Event, Input, InputKind, Link};
+use dgt_emulator::{BoardSpec, HandlingRates, TimeControl};
+use dgt_lab::simulated::emulated::{GameSeries, SeriesBoard};
+use dgt_lab::simulated::pty_board::SharedBoard;
+use dgt_lab::simulated::scripted_board::{ScriptedBoard, ScriptedBoardSpec};
 use dgt_protocol::{BoardMessage, Decoded, Decoder, LineMode};
 use tokio::sync::mpsc;
 
@@ -158,4 +162,74 @@ pub fn sent_bytes(inputs: &[Input]) -> Vec<u8> {
         })
         .flatten()
         .collect()
+}
+
+/// Emulated games of `plies` at most on board `serial`, from `seed` on, clean handling at
+/// 60+1, the first starting `start_delay_ms` after the board is plugged in.
+pub fn clean_series(serial: u32, seed: u64, plies: usize, start_delay_ms: u64) -> GameSeries {
+    let mut spec = BoardSpec::random(seed, plies)
+        .with_rates(HandlingRates::clean())
+        .with_time_control(TimeControl::parse("60+1").unwrap());
+    spec.serial = serial;
+    spec.start_delay_ms = start_delay_ms;
+    GameSeries {
+        serial,
+        first_seed: seed,
+        seed_step: 1,
+        template: Some(spec),
+    }
+}
+
+/// The moves the emulated players completed (pressed) by board time `t_ms`: the truth holds
+/// the whole game planned ahead.
+pub fn made_by(board: &SharedBoard<SeriesBoard>, t_ms: u64) -> Vec<String> {
+    let b = board.lock().unwrap();
+    b.current()
+        .1
+        .truth()
+        .moves
+        .iter()
+        .take_while(|m| m.t_pressed_ms.unwrap_or(m.t_made_ms) <= t_ms)
+        .map(|m| m.uci.clone())
+        .collect()
+}
+
+/// A daemon on a fake port list whose published events are collected.
+pub struct Running {
+    pub daemon: Daemon,
+    pub ports: PortList,
+    pub clock: DaemonClock,
+    pub events: Arc<Mutex<Vec<Event>>>,
+}
+
+/// Starts a daemon with the short timings, reading the boards' logs at a re-plug or not.
+pub fn start_collecting(read_board_log: bool) -> Running {
+    let ports = PortList::new();
+    let clock = DaemonClock::start();
+    let (daemon, mut feed) = Daemon::start_with(
+        CoreOptions::default(),
+        SerialOptions {
+            scan: Box::new(ports.clone()),
+            labels: Default::default(),
+            timing: SerialTiming {
+                read_board_log,
+                ..fast_timing()
+            },
+        },
+        clock,
+        |h| h.subscribe(),
+    );
+    let events: Arc<Mutex<Vec<Event>>> = Arc::default();
+    let sink = events.clone();
+    tokio::spawn(async move {
+        while let Ok(e) = feed.recv().await {
+            sink.lock().unwrap().push(e);
+        }
+    });
+    Running {
+        daemon,
+        ports,
+        clock,
+        events,
+    }
 }

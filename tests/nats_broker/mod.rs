@@ -4,13 +4,12 @@
 
 #![allow(dead_code)]
 
-#[path = "../../crates/dgt-server/tests/common/skip_note.rs"]
-mod skip_note;
-
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+use dgt_testkit::skip_note;
 
 pub struct Broker {
     child: Option<Child>,

@@ -2,28 +2,16 @@
 //! with a real clock. The capture is also transformed the ways a venue varies it (the board
 //! turned round, the clock on the other side, any chunking) and must give the same game.
 
-use std::path::PathBuf;
-
 use dgt_core::capture::parse_capture;
 use dgt_core::{Core, CoreConfig, Event, EventBody, Input, InputKind};
-
-/// The repository's test captures (`tests/captures` at the workspace root), where the real
-/// DGT recording lives with its origin and licence.
-fn captures() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/captures"))
-}
+use dgt_testkit::fixtures::{real_game_capture, real_game_moves};
 
 fn capture() -> Vec<Input> {
-    let text = std::fs::read_to_string(captures().join("real-blitz-game-1.jsonl")).unwrap();
-    parse_capture(&text).unwrap()
+    parse_capture(&real_game_capture()).unwrap()
 }
 
 fn expected_moves() -> Vec<String> {
-    std::fs::read_to_string(captures().join("real-blitz-game-1.moves"))
-        .unwrap()
-        .split_whitespace()
-        .map(String::from)
-        .collect()
+    real_game_moves()
 }
 
 fn run(inputs: &[Input]) -> Vec<Event> {

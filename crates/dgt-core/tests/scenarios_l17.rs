@@ -15,46 +15,6 @@ use shakmaty::{Color, Square};
 /// 1.e4 e5 2.Nf3 … as (from, to, piece).
 type Script<'a> = &'a [(&'a str, &'a str, char)];
 
-/// A started game with an edition and a time control, the clock running for White.
-fn game(edition: &str, time_control: &str, secs: u64) -> Board {
-    let mut b = started();
-    b.op(&format!(
-        r#"{{"setup": {{"edition": "{edition}", "time_control": "{time_control}"}}}}"#
-    ));
-    b.start_clock(secs).wait(300);
-    b
-}
-
-/// The arbiter puts an illegal move back and restarts the offender's clock (7.5.1, 7.1).
-fn take_back(b: &mut Board, from: &str, to: &str, piece: char) {
-    b.mv(to, from, piece).wait(600);
-    let run = b.clock.and_then(|c| c.2).map(|r| !r);
-    b.set_running(run).wait(300);
-}
-
-/// An illegal move completed by a press, then put back by the arbiter.
-fn illegal(b: &mut Board, from: &str, to: &str, piece: char) {
-    b.mv(from, to, piece).wait(250).press().wait(900);
-    take_back(b, from, to, piece);
-}
-
-fn prescription(a: &dgt_core::Alert) -> String {
-    a.prescription.clone().unwrap_or_default()
-}
-
-fn article(a: &dgt_core::Alert) -> &str {
-    a.article.as_deref().unwrap_or("")
-}
-
-/// The 2017+ numbering, or the 2005 one.
-fn by_edition<'a>(edition: &str, e2005: &'a str, e2017: &'a str, later: &'a str) -> &'a str {
-    match edition {
-        "fide-2005" => e2005,
-        "fide-2017" => e2017,
-        _ => later,
-    }
-}
-
 /// L17-S01 (T01): after 1.e4 e5 2.Bb5, Black plays d7–d6, exposing Ke8, and presses.
 #[test]
 fn l17_s01_king_exposed_illegal_move_first_offence() {
@@ -112,11 +72,11 @@ fn l17_s02_second_illegal_move_loses_or_draws() {
     for edition in EDITIONS {
         let mut b = game(edition, "5400+30", 5400);
         b.play(&[("e2", "e4", 'P')]);
-        illegal(&mut b, "g8", "g6", 'n');
+        illegal_and_back(&mut b, "g8", "g6", 'n');
         b.play(&[("g8", "f6", 'n'), ("g1", "f3", 'N')]);
-        illegal(&mut b, "f6", "f4", 'n');
+        illegal_and_back(&mut b, "f6", "f4", 'n');
         b.play(&[("b8", "c6", 'n'), ("b1", "c3", 'N')]);
-        illegal(&mut b, "c6", "c4", 'n');
+        illegal_and_back(&mut b, "c6", "c4", 'n');
         let ev = b.run();
         let illegal = alert_of(&ev, AlertKind::IllegalMove);
         let v: Vec<_> = illegal.iter().map(offence_verdict).collect();
@@ -152,9 +112,9 @@ fn l17_s02_second_illegal_move_loses_or_draws() {
             &format!(r#""edition": "{edition}", "time_control": "5400""#),
         );
         b.start_clock(5400).wait(300);
-        illegal(&mut b, "a2", "b3", 'R');
+        illegal_and_back(&mut b, "a2", "b3", 'R');
         b.play(&[("a2", "a3", 'R'), ("h8", "g8", 'k')]);
-        illegal(&mut b, "a3", "b4", 'R');
+        illegal_and_back(&mut b, "a3", "b4", 'R');
         let ev = b.run();
         let p: Vec<String> = alert_of(&ev, AlertKind::IllegalMove)
             .iter()
@@ -615,14 +575,6 @@ fn l17_s24_pause_and_a_knocked_off_king_is_no_result() {
 }
 
 /// Claim alerts for the player on move, as (ply, side, written move).
-fn claims(ev: &[Event], kind: AlertKind) -> Vec<(u32, dgt_core::Side, Option<String>)> {
-    alert_of(ev, kind)
-        .into_iter()
-        .filter(|a| a.severity == dgt_core::Severity::Claim)
-        .map(|a| (a.ply.unwrap(), a.side.unwrap(), a.uci))
-        .collect()
-}
-
 fn played(script: &[&str]) -> Board {
     let mut b = started();
     for m in script {
@@ -1009,16 +961,6 @@ fn l17_s12_opponent_piece_handled_on_the_movers_time() {
 }
 
 /// The answer to a claim op: the checker's alert.
-fn verdict(ev: &[Event]) -> dgt_core::Alert {
-    ev.iter()
-        .rev()
-        .find_map(|e| match &e.body {
-            EventBody::Alert(a) if a.message.starts_with("Claim checked") => Some(a.clone()),
-            _ => None,
-        })
-        .expect("a claim verdict")
-}
-
 /// L17-S25 (T25): 1.Nf3 Nf6 2.Ng1 Ng8 3.Nf3 Nf6 4.Ng1 Ng8: Black may claim with 4…Ng8
 /// written (9.2.1.1), White after it (9.2.1.2; 2023 9.2.1 / 9.2.2; 2005 9.2a / 9.2b); the
 /// checker agrees and the arbiter's result ends the game.

@@ -5,15 +5,13 @@
 //!
 //! Skipped, with a notice, only when no Chromium is installed and `CI` is unset.
 
-#[path = "common/cdp.rs"]
-mod cdp;
 mod common;
 
 use std::time::Duration;
 
-use cdp::{Cdp, chromium_or_skip, launch};
 use common::*;
 use dgt_core::{Alert, AlertKind, Event, EventBody, InputKind, Operation, Severity, Side};
+use dgt_testkit::cdp::{Cdp, chromium_or_skip, launch};
 use serde_json::json;
 
 /// An illegal move by Black in the final position of the real game: the king steps into

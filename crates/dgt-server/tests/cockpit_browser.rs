@@ -6,14 +6,11 @@
 //!
 //! Skipped, with a notice, only when no Chromium is installed and `CI` is unset.
 
-#[path = "common/cdp.rs"]
-mod cdp;
 mod common;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use cdp::{Cdp, base64_decode, chromium_or_skip, launch};
 use common::*;
 use dgt_core::event::{BoardStatus, ClockEvent, LinkState, MoveEvent, Orientation};
 use dgt_core::pairing::{Pairing, Player, ROUND_BOARD, RoundPairings};
@@ -21,6 +18,7 @@ use dgt_core::{Alert, AlertKind, Event, EventBody, InputKind, Operation, Severit
 use dgt_pairings::TableMap;
 use dgt_server::ServerConfig;
 use dgt_server::access::{Account, Role, Section};
+use dgt_testkit::cdp::{Cdp, base64_decode, chromium_or_skip, launch};
 use serde_json::json;
 
 const BOARDS: u32 = 300;

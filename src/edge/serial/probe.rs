@@ -113,8 +113,8 @@ pub fn probe_port(path: &Path) -> ProbeAnswer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulated::pty_board::BoardModel;
-    use crate::simulated::scripted_board::{ScriptedBoard, ScriptedBoardSpec};
+    use dgt_lab::simulated::pty_board::BoardModel;
+    use dgt_lab::simulated::scripted_board::{ScriptedBoard, ScriptedBoardSpec};
 
     #[test]
     fn a_board_answers_its_version_and_only_the_version_is_asked() {

@@ -2,29 +2,17 @@
 //! fires timers at their deadlines and journals every step.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-
 use dgt_core::capture::parse_capture;
 use dgt_core::{Core, Event, Input};
 use dgt_journal::{Batch, Cause};
-
-/// The repository's test captures (`tests/captures` at the workspace root), where the real
-/// DGT recording lives with its origin and licence.
-pub fn captures() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/captures"))
-}
+use dgt_testkit::fixtures::{real_game_capture, real_game_moves};
 
 pub fn real_capture() -> Vec<Input> {
-    let text = std::fs::read_to_string(captures().join("real-blitz-game-1.jsonl")).unwrap();
-    parse_capture(&text).unwrap()
+    parse_capture(&real_game_capture()).unwrap()
 }
 
 pub fn expected_moves() -> Vec<String> {
-    std::fs::read_to_string(captures().join("real-blitz-game-1.moves"))
-        .unwrap()
-        .split_whitespace()
-        .map(String::from)
-        .collect()
+    real_game_moves()
 }
 
 /// Feeds inputs the way the daemon does: timers fire at their deadlines before a later

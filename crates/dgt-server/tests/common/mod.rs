@@ -1,34 +1,27 @@
 //! Shared by the server tests: events from the real capture run through the core, a server
-//! on a loopback port 0, a small HTTP client and WebSocket helpers.
+//! on a loopback port 0; the HTTP and WebSocket clients are the test kit's.
 #![allow(dead_code)]
 
-mod ws;
 #[allow(unused_imports)]
-pub use ws::*;
+pub use dgt_testkit::ws::*;
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use dgt_core::capture::parse_capture;
 use dgt_core::input::Link;
 use dgt_core::{Core, CoreConfig, Event, Input, InputKind};
 use dgt_server::{Server, ServerConfig};
+use dgt_testkit::fixtures::real_game_capture;
+use dgt_testkit::http::request_async;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-/// The repository's test captures (`tests/captures` at the workspace root), where the real
-/// DGT recording lives with its origin and licence.
-fn captures() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/captures"))
-}
-
 /// The real blitz game's inputs, then the board's link lost (which the core reports).
 pub fn capture_inputs() -> Vec<Input> {
-    let text = std::fs::read_to_string(captures().join("real-blitz-game-1.jsonl")).unwrap();
-    let mut inputs = parse_capture(&text).unwrap();
+    let mut inputs = parse_capture(&real_game_capture()).unwrap();
     let last = inputs.last().map_or(0, |i| i.t_ms);
     inputs.push(Input {
         t_ms: last + 1000,
@@ -55,13 +48,8 @@ pub fn capture_events() -> Vec<Event> {
 }
 
 /// The expected SAN-free move list (UCI) of the real game.
-pub fn expected_uci() -> Vec<String> {
-    std::fs::read_to_string(captures().join("real-blitz-game-1.moves"))
-        .unwrap()
-        .split_whitespace()
-        .map(String::from)
-        .collect()
-}
+#[allow(unused_imports)]
+pub use dgt_testkit::fixtures::real_game_moves as expected_uci;
 
 /// A server running on loopback port 0.
 pub struct TestServer {
@@ -175,26 +163,8 @@ pub async fn request(
     headers: &[(&str, &str)],
     body: &str,
 ) -> (u16, String, String) {
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    let mut req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str("\r\n");
-    req.push_str(body);
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut raw))
-        .await
-        .unwrap()
-        .unwrap();
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let status = text.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    (status, head.to_string(), body.to_string())
+    let r = request_async(addr, method, path, headers, body).await;
+    (r.status, r.head(), r.body)
 }
 
 /// A header's value in a response head.
@@ -205,8 +175,7 @@ pub fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
     })
 }
 
-/// A minimal HTTP/1.1 request (a JSON body says so); returns (status, body), a chunked body
-/// joined.
+/// One request (a JSON body says so); returns (status, body).
 pub async fn http(
     addr: SocketAddr,
     method: &str,
@@ -219,29 +188,8 @@ pub async fn http(
         all.push(("Content-Type", "application/json"));
     }
     all.extend_from_slice(headers);
-    let (status, head, rest) = request(addr, method, path, &all, body).await;
-    let body = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        dechunk(&rest)
-    } else {
-        rest
-    };
-    (status, body)
-}
-
-fn dechunk(mut s: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, rest)) = s.split_once("\r\n") {
-        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-        if n == 0 {
-            break;
-        }
-        out.push_str(&rest[..n]);
-        s = &rest[n + 2..];
-    }
-    out
+    let r = request_async(addr, method, path, &all, body).await;
+    (r.status, r.body)
 }
 
 /// A hall of `n` boards playing the real game, each cut at a different move (board-1 plays

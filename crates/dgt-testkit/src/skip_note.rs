@@ -2,8 +2,7 @@
 //! outside CI it passes without running, says so on stderr, and appends one line to the file
 //! named by `DGT_TEST_SKIPS`, which `scripts/test` lists at the end with the command that
 //! installs the program. With `CI` set a missing program fails the test: CI must run it.
-//! Included by path from `cdp.rs` and `tests/nats_broker/mod.rs`.
-#![allow(dead_code)]
+//! Used by [`crate::cdp`] and the daemon's `tests/nats_broker`.
 
 use std::io::Write;
 

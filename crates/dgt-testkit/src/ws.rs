@@ -1,6 +1,4 @@
-//! WebSocket client helpers for the tests: connect, read JSON messages, send. Shared by the
-//! server's tests (through `common`) and the daemon's browser test (by path).
-#![allow(dead_code)]
+//! The WebSocket client of the tests (tokio-tungstenite): connect, read JSON messages, send.
 
 use std::time::Duration;
 

@@ -1,12 +1,8 @@
-//! A small driver for headless Chromium over the DevTools protocol, shared by the browser
-//! tests of the server (`crates/dgt-server/tests/browser.rs`) and of the daemon
-//! (`tests/dashboard_daemon.rs`, which includes this file by path). It needs only tokio's
-//! `time` and `sync`, tokio-tungstenite, futures-util and serde_json, so both crates can
-//! build it.
-#![allow(dead_code)]
+//! A small driver for headless Chromium over the DevTools protocol, for the browser tests of
+//! the server (`crates/dgt-server/tests/browser.rs`, `cockpit_browser.rs`) and of the daemon
+//! (`tests/dashboard_daemon.rs`): launch, open a page, evaluate, wait, screenshot.
 
-#[path = "skip_note.rs"]
-mod skip_note;
+use crate::skip_note;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -251,30 +247,10 @@ impl Cdp {
     }
 }
 
+/// The bytes of a DevTools answer's base64 `data` (a screenshot, a PDF).
 pub fn base64_decode(s: &str) -> Vec<u8> {
-    let value = |c: u8| match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'+' => 62,
-        _ => 63,
-    };
-    let bytes: Vec<u8> = s
-        .bytes()
-        .filter(|&c| c != b'=' && !c.is_ascii_whitespace())
-        .collect();
-    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
-    for chunk in bytes.chunks(4) {
-        let n = chunk.iter().enumerate().fold(0u32, |acc, (i, &c)| {
-            acc | (u32::from(value(c)) << (18 - 6 * i))
-        });
-        out.push((n >> 16) as u8);
-        if chunk.len() > 2 {
-            out.push((n >> 8) as u8);
-        }
-        if chunk.len() > 3 {
-            out.push(n as u8);
-        }
-    }
-    out
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD
+        .decode(s)
+        .expect("DevTools sends standard base64")
 }

@@ -116,12 +116,7 @@ pub struct TableGameOp {
     pub game: Option<String>,
 }
 
-/// The results an arbiter may enter for a table: played games, forfeits (White wins by
-/// forfeit `+-`, Black `-+`, both lose `--`), and games not rated (FIDE TRF `W`/`D`/`L`:
-/// `1-0u`, `1/2-1/2u`, `0-1u`).
-pub const TABLE_RESULTS: &[&str] = &[
-    "1-0", "0-1", "1/2-1/2", "+-", "-+", "--", "1-0u", "0-1u", "1/2-1/2u",
-];
+pub use crate::outcome::TABLE_RESULTS;
 
 #[cfg(test)]
 mod tests {

@@ -23,7 +23,7 @@ use crate::clock::{ClockObservation, ClockTracker};
 use crate::config::CoreConfig;
 use crate::dead::MateAbility;
 use crate::eeprom;
-use crate::engine::Emitted;
+use crate::event::Emitted;
 use crate::event::{
     Alert, AlertKind, BoardStatus, ClockEvent, EndReason, EventBody, LinkState, MoveEvent,
     Orientation, Severity, Side,

@@ -9,7 +9,7 @@ use super::Session;
 use super::timers::Timer;
 use crate::arbiter;
 use crate::bughouse::{self, Regulation};
-use crate::engine::Emitted;
+use crate::event::Emitted;
 use crate::event::{AlertKind, EventBody, Severity};
 use crate::reconstruct::fen;
 

@@ -11,7 +11,7 @@ use super::Session;
 use super::timers::Timer;
 use crate::arbiter;
 use crate::bughouse::{self, PartnerView, Pieces, RankReading, Regulation, Standing};
-use crate::engine::Emitted;
+use crate::event::Emitted;
 use crate::event::{Alert, AlertKind, EventBody, Severity};
 use crate::reconstruct::{Game, fen};
 

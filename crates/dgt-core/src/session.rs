@@ -15,7 +15,7 @@
 use dgt_protocol::{BoardMessage, ClockMessage, ClockTimes, Decoded, Decoder, LineMode};
 use shakmaty::{ByColor, CastlingMode, Chess, Color, Move, Position};
 
-use crate::arbiter::{self, Laws};
+use crate::arbiter;
 use crate::board::{self, PhysicalBoard};
 use crate::bus::{BusBoard, BusFact};
 use crate::claim::ClaimKind;
@@ -49,6 +49,7 @@ mod reader_state;
 mod record;
 mod referee;
 mod replacement;
+mod rules;
 mod seat;
 mod shown;
 mod start;
@@ -58,6 +59,7 @@ mod under_way_log;
 
 use phase::Phase;
 use reader_state::ReaderState;
+use rules::Rules;
 use timers::{Timer, Timers};
 
 /// A press waiting for its verdict ([`Timer::PressVerdict`]): the display pressed, and
@@ -216,19 +218,8 @@ struct ClockHints {
 
 pub struct Session {
     label: String,
-    settle_ms: u64,
-    press_wait_ms: u64,
-    illegal_position_ms: u64,
-    /// The edition in force, with the configured fivefold reading applied.
-    edition: Laws,
-    fivefold: Option<crate::config::FivefoldReading>,
-    supervision: Supervision,
-    time_control: Option<TimeControl>,
-    /// Category boundaries in minutes when configured (else the edition's own; the 2017
-    /// text contradicts itself).
-    blitz_max: Option<u64>,
-    rapid_max: Option<u64>,
-
+    /// The Laws in force and the waiting periods (`rules.rs`).
+    rules: Rules,
     decoder: Decoder,
     /// The bus side of a board on a bus line (`Link::BusConnected`), else `None`.
     bus: Option<BusBoard>,
@@ -289,8 +280,6 @@ pub struct Session {
     press_seen_at: u64,
     /// Where the board's log (protocol §3.6) was last read; `None` until a board sends one.
     ee_mark: Option<eeprom::Mark>,
-    flag_counts: crate::config::FlagCounts,
-    guideline_iii: bool,
     /// A board set up wrongly (`reconstruct::wrong_setup`) seen settled, with its
     /// orientation: a game starts from it only when a move is made there.
     wrong_setup: Option<(shakmaty::Board, Orientation, u64)>,
@@ -372,15 +361,19 @@ impl Session {
         });
         Session {
             label: label.to_string(),
-            settle_ms: config.settle_ms,
-            press_wait_ms: config.press_wait_ms,
-            illegal_position_ms: config.illegal_position_ms,
-            edition: arbiter::edition_with(s.edition.unwrap_or_default(), config.fivefold),
-            fivefold: config.fivefold,
-            supervision: s.supervision.unwrap_or(Supervision::Full),
-            time_control: tc,
-            blitz_max: config.blitz_max_minutes,
-            rapid_max: config.rapid_max_minutes,
+            rules: Rules {
+                settle_ms: config.settle_ms,
+                press_wait_ms: config.press_wait_ms,
+                illegal_position_ms: config.illegal_position_ms,
+                edition: arbiter::edition_with(s.edition.unwrap_or_default(), config.fivefold),
+                fivefold: config.fivefold,
+                supervision: s.supervision.unwrap_or(Supervision::Full),
+                time_control: tc,
+                blitz_max: config.blitz_max_minutes,
+                rapid_max: config.rapid_max_minutes,
+                flag_counts: config.flag_counts,
+                guideline_iii: config.guideline_iii,
+            },
             decoder: Decoder::new(LineMode::Single),
             bus: None,
             board: PhysicalBoard::default(),
@@ -411,8 +404,6 @@ impl Session {
             press_look: None,
             press_reading: None,
             press_seen_at: 0,
-            flag_counts: config.flag_counts,
-            guideline_iii: config.guideline_iii,
             wrong_setup: None,
             start_shown: None,
             found: None,
@@ -442,7 +433,7 @@ impl Session {
     pub fn edition_name(&self) -> &str {
         match &self.bughouse {
             Some(seat) => seat.regulation.name(),
-            None => self.edition.name,
+            None => self.rules.edition.name,
         }
     }
 
@@ -552,7 +543,7 @@ impl Session {
                 };
                 // The board reports a change up to ~400 ms late (protocol §4.1): while it is
                 // still changing, wait for it to be quiet, within a bound.
-                let quiet_at = self.last_change + self.settle_ms;
+                let quiet_at = self.last_change + self.rules.settle_ms;
                 if quiet_at > t && t < self.press_seen_at + PRESS_MAX_WAIT_MS {
                     self.look_at_press(quiet_at, display, final_look);
                     return;
@@ -598,7 +589,7 @@ impl Session {
                 // The arbiter's claim checker (9.2 / 9.3): the verdict with its evidence.
                 let Some(g) = &self.game else { return };
                 let (correct, why) =
-                    arbiter::check_claim(g, &self.edition, c.intended_move.as_deref());
+                    arbiter::check_claim(g, &self.rules.edition, c.intended_move.as_deref());
                 // 9.2 / 9.3: the claim is the right of the player on move.
                 let on_move = g.current().turn();
                 let claimant = c.side.map_or(on_move, Color::from);
@@ -616,10 +607,10 @@ impl Session {
                 let written = c.intended_move.is_some();
                 a.article = Some(
                     match (kind == AlertKind::FiftyMoveRuleAvailable, written) {
-                        (true, true) => self.edition.fifty_claim_with_move,
-                        (true, false) => self.edition.fifty_claim,
-                        (false, true) => self.edition.threefold_claim_with_move,
-                        (false, false) => self.edition.threefold_claim,
+                        (true, true) => self.rules.edition.fifty_claim_with_move,
+                        (true, false) => self.rules.edition.fifty_claim,
+                        (false, true) => self.rules.edition.threefold_claim_with_move,
+                        (false, false) => self.rules.edition.threefold_claim,
                     }
                     .into(),
                 );
@@ -628,6 +619,7 @@ impl Session {
                 // 2017+ 9.4: a piece touched (lifted) since the position arose forfeits
                 // the claim on this move.
                 let touched = self
+                    .rules
                     .edition
                     .claim_lost_by_touch
                     .filter(|_| claimant == on_move && !written)
@@ -709,13 +701,13 @@ impl Session {
             self.clock.set_white_side(side);
         }
         if let Some(e) = s.edition {
-            self.edition = arbiter::edition_with(e, self.fivefold);
+            self.rules.edition = arbiter::edition_with(e, self.rules.fivefold);
         }
         if let Some(sup) = s.supervision {
-            self.supervision = sup;
+            self.rules.supervision = sup;
         }
         if let Some(tc) = &s.time_control {
-            self.time_control = Some(tc.clone());
+            self.rules.time_control = Some(tc.clone());
         }
         if let Some(r) = s.rotated {
             self.orientation = if r {
@@ -789,7 +781,7 @@ impl Session {
                 )
             }
             None if result == GameResult::Drawn => {
-                let Some(article) = self.edition.draw_agreement_after_moves else {
+                let Some(article) = self.rules.edition.draw_agreement_after_moves else {
                     return;
                 };
                 // Counted from the initial position only: a game set up from a FEN (an
@@ -833,7 +825,7 @@ impl Session {
         side: Option<Color>,
         message: String,
     ) -> Alert {
-        let mut a = Alert::new(kind, severity, self.edition.name, message);
+        let mut a = Alert::new(kind, severity, self.rules.edition.name, message);
         a.side = side.map(Side::from);
         if let Some(g) = &self.game {
             a.game = Some(g.id.clone());

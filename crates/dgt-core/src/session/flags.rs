@@ -57,13 +57,14 @@ impl Session {
             // completed.
             let period = self.watch.flags.periods_reached[flagged];
             let required = self
+                .rules
                 .time_control
                 .as_ref()
                 .and_then(|tc| tc.moves_required_by(period));
             if !final_flag && required.is_some_and(|r| done >= r) {
                 self.watch.flags.periods_reached[flagged] += 1;
                 let verdict = FlagVerdict::new(
-                    self.edition.time_control_check,
+                    self.rules.edition.time_control_check,
                     FlagDecision::PeriodReached { flagged },
                     FlagCall::Declared,
                 );
@@ -103,23 +104,23 @@ impl Session {
             let severity = if both || !self.reduced() {
                 Severity::Intervene
             } else {
-                self.edition.reduced_flag_severity
+                self.rules.edition.reduced_flag_severity
             };
             // The verified count of completed moves (6.12.2; 2017 6.13.2): the record, not a
             // public display, decides whether a period was completed.
             let called_later = severity == Severity::Intervene
                 && !both
-                && self.flag_counts == crate::config::FlagCounts::WhenCalled;
+                && self.rules.flag_counts == crate::config::FlagCounts::WhenCalled;
             let call = match severity {
                 Severity::Claim => FlagCall::OnClaim,
                 // Only fide-2017 has `review` here: A4.5 (the A4 rules also for blitz, B4).
                 Severity::Review => FlagCall::MayCall,
                 _ if called_later => FlagCall::CallFirst {
-                    article: self.edition.flag_considered_fallen,
+                    article: self.rules.edition.flag_considered_fallen,
                 },
                 _ => FlagCall::Declared,
             };
-            let verdict = FlagVerdict::new(self.edition.flag_fall, decision, call);
+            let verdict = FlagVerdict::new(self.rules.edition.flag_fall, decision, call);
             let result = verdict.result;
             let consequence = verdict.consequence();
             let who = arbiter::side_name(flagged);
@@ -196,7 +197,7 @@ impl Session {
                 seconds(t.saturating_sub(at))
             ),
         );
-        a.article = Some(self.edition.flag_fall.into());
+        a.article = Some(self.rules.edition.flag_fall.into());
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -231,7 +232,7 @@ impl Session {
             }
         };
         if self.reduced()
-            && let Some(art) = self.edition.reduced_both_flags_draw
+            && let Some(art) = self.rules.edition.reduced_both_flags_draw
         {
             draw(
                 self,
@@ -244,19 +245,21 @@ impl Session {
         if unknown {
             // Guideline III applies only when announced, and only to a quickplay finish
             // without increment (III.1, III.2.1).
-            let no_increment = self.time_control.as_ref().is_some_and(|tc| {
+            let no_increment = self.rules.time_control.as_ref().is_some_and(|tc| {
                 tc.periods
                     .iter()
                     .all(|p| p.bonus == crate::time_control::Bonus::None)
             });
             let guideline = self
+                .rules
                 .edition
                 .guideline_iii_both_flags
-                .filter(|_| self.guideline_iii && no_increment);
-            let Some((go_on, drawn)) = self.edition.both_flags_continue_draw.or(guideline) else {
+                .filter(|_| self.rules.guideline_iii && no_increment);
+            let Some((go_on, drawn)) = self.rules.edition.both_flags_continue_draw.or(guideline)
+            else {
                 return false;
             };
-            let later_period = self.time_control.as_ref().is_some_and(|tc| {
+            let later_period = self.rules.time_control.as_ref().is_some_and(|tc| {
                 tc.moves_required_by(
                     self.watch
                         .flags
@@ -304,7 +307,7 @@ impl Session {
                 arbiter::side_name(first)
             ),
         );
-        a.article = Some(self.edition.flag_fall.into());
+        a.article = Some(self.rules.edition.flag_fall.into());
         out.push((t, EventBody::Alert(a)));
         true
     }
@@ -316,7 +319,7 @@ impl Session {
             return;
         }
         if self.watch.flags.uncalled.is_some() || self.watch.flags.pending.is_some() {
-            let (article, must_stop) = self.edition.reduced_flag_claim;
+            let (article, must_stop) = self.rules.edition.reduced_flag_claim;
             let how = if self.reduced() && must_stop && self.clock.running().is_some() {
                 format!(
                     "a player claimed the flag without stopping the clock, a procedural defect under {article}"
@@ -328,7 +331,7 @@ impl Session {
             return;
         }
         let verdict = FlagVerdict::new(
-            self.edition.flag_considered_fallen,
+            self.rules.edition.flag_considered_fallen,
             FlagDecision::NoFlagDown,
             FlagCall::Called,
         );
@@ -394,7 +397,7 @@ impl Session {
             flagged,
             crate::dead::full(g.current(), g.castling_mode, opp),
         );
-        let verdict = FlagVerdict::new(self.edition.flag_fall, decision, FlagCall::Called);
+        let verdict = FlagVerdict::new(self.rules.edition.flag_fall, decision, FlagCall::Called);
         let mut a = self.alert(
             AlertKind::FlagFall,
             Severity::Intervene,
@@ -405,7 +408,7 @@ impl Session {
                 verdict.consequence()
             ),
         );
-        a.article = Some(self.edition.flag_considered_fallen.into());
+        a.article = Some(self.rules.edition.flag_considered_fallen.into());
         (a.white_ms, a.black_ms) = self.clock.white_black_ms();
         a.prescription = verdict.render();
         a.verdict = Some(Box::new(verdict.into()));

@@ -49,7 +49,7 @@ impl Session {
                     unexcused = true;
                     (
                         AlertKind::TouchMove,
-                        self.edition.touch_move,
+                        self.rules.edition.touch_move,
                         format!(
                             "{} made an illegal move with the piece on {square}, put it back, then moved another piece: the replacement move must be made with that piece if it can move legally.",
                             arbiter::side_name(mover),
@@ -58,7 +58,7 @@ impl Session {
                 }
                 Signal::TouchMove { square, off_ms } => (
                     AlertKind::TouchMove,
-                    self.edition.touch_move,
+                    self.rules.edition.touch_move,
                     format!(
                         "{} lifted the piece on {square} for {:.1} s and put it back, then moved another piece: a touch-move offence unless the adjustment was announced, which the board cannot hear.",
                         arbiter::side_name(mover),
@@ -99,7 +99,7 @@ impl Session {
                             arbiter::side_name(owner),
                         ),
                     );
-                    a.article = Some(self.edition.touch_opponent_piece.into());
+                    a.article = Some(self.rules.edition.touch_opponent_piece.into());
                     a.squares = vec![square.to_string()];
                     a.ply = a.ply.map(|p| p + 1);
                     a.prescription = Some(
@@ -110,7 +110,7 @@ impl Session {
                 }
                 Signal::CastlingRookFirst { rook } => (
                     AlertKind::CastlingRookFirst,
-                    self.edition.castling_rook_first,
+                    self.rules.edition.castling_rook_first,
                     format!(
                         "{} began castling by lifting the rook on {rook}: castling with the rook first is not allowed.",
                         arbiter::side_name(mover)
@@ -122,7 +122,7 @@ impl Session {
                     last,
                 } => (
                     AlertKind::PromotionChoiceChanged,
-                    self.edition.promotion_choice,
+                    self.rules.edition.promotion_choice,
                     format!(
                         "{} put a {} on {square} and replaced it by a {}: the choice of the new piece was final when the first touched the square.",
                         arbiter::side_name(mover),
@@ -136,21 +136,22 @@ impl Session {
                     gap_ms,
                 } => (
                     AlertKind::TwoHandedMove,
-                    self.edition.two_hands,
+                    self.rules.edition.two_hands,
                     format!(
                         "The pieces on {first} and {second} left the board {gap_ms} ms apart and were off it together: possibly a move made with two hands."
                     ),
                 ),
             };
-            let severity = if self.edition.art4_on_claim_in_rapid_blitz && self.rapid_or_blitz() {
-                Severity::Claim
-            } else if kind == AlertKind::TouchMove && !unexcused {
-                // A piece put back on its square: the Laws excuse it if "j'adoube" was said
-                // first (4.2.1; 2005 4.2), and the board cannot hear it (D47).
-                Severity::Info
-            } else {
-                Severity::Review
-            };
+            let severity =
+                if self.rules.edition.art4_on_claim_in_rapid_blitz && self.rapid_or_blitz() {
+                    Severity::Claim
+                } else if kind == AlertKind::TouchMove && !unexcused {
+                    // A piece put back on its square: the Laws excuse it if "j'adoube" was said
+                    // first (4.2.1; 2005 4.2), and the board cannot hear it (D47).
+                    Severity::Info
+                } else {
+                    Severity::Review
+                };
             let mut a = self.alert(kind, severity, Some(mover), message);
             a.article = Some(article.into());
             // The alert is about the move being played now (the position is the one before).

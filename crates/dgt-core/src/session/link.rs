@@ -186,8 +186,10 @@ impl Session {
                 out.push((t, EventBody::Alert(a)));
             }
             if self.timers.is_set(Timer::Settle) {
-                self.timers
-                    .set(Timer::Settle, t.max(self.last_change + self.settle_ms));
+                self.timers.set(
+                    Timer::Settle,
+                    t.max(self.last_change + self.rules.settle_ms),
+                );
             }
         }
         // The board went on while the log was sent (~8 s at 9600 baud): what it reports next

@@ -83,9 +83,9 @@ impl Session {
             && self.phase().is_playing()
         {
             let article = if self.reduced() {
-                self.edition.reduced_flag_claim.0
+                self.rules.edition.reduced_flag_claim.0
             } else {
-                self.edition.flag_considered_fallen
+                self.rules.edition.flag_considered_fallen
             };
             let both_down = self
                 .clock
@@ -223,7 +223,7 @@ impl Session {
         // the press may be relayed before that: look at the board once it has caught up.
         self.press_reading = self.clock.last().copied();
         self.press_seen_at = t;
-        self.look_at_press(t + self.settle_ms, display, false);
+        self.look_at_press(t + self.rules.settle_ms, display, false);
     }
 
     /// The display `running` is the clock of the player to move (6.x: a player's clock runs

@@ -436,7 +436,7 @@ impl Session {
     }
 
     pub(super) fn on_change(&mut self, t: u64, _out: &mut Emitted) {
-        self.timers.set(Timer::Settle, t + self.settle_ms);
+        self.timers.set(Timer::Settle, t + self.rules.settle_ms);
         self.timers.clear(Timer::IllegalPosition);
         self.last_change = t;
         self.note_start_shown(t);
@@ -656,7 +656,7 @@ impl Session {
         // One piece of the player on move missing from `pos`, lifted while the board was
         // still changing (a piece lifted earlier and still off is no move under way): the
         // placement shown.
-        let lifted_since = self.last_change.saturating_sub(self.settle_ms);
+        let lifted_since = self.last_change.saturating_sub(self.rules.settle_ms);
         let lifted_from = |pos: &Chess| {
             let d = board::diff(pos.board(), &target);
             d.count() == 1

@@ -87,13 +87,13 @@ impl Session {
             return;
         }
         let Some(g) = &mut self.game else { return };
-        if let Some(end) = arbiter::end_by_rule(g, &self.edition) {
+        if let Some(end) = arbiter::end_by_rule(g, &self.rules.edition) {
             let ply = g.plies() as u32;
             g.result = Some((end.result, end.reason));
             let mut a = Alert::new(
                 end.kind,
                 arbiter::end_severity(),
-                self.edition.name,
+                self.rules.edition.name,
                 end.message,
             );
             a.article = Some(end.article.into());
@@ -107,7 +107,7 @@ impl Session {
                     " {}'s flag was down on the clock {} earlier but had not been called: it does not count ({}).",
                     arbiter::side_name(f.flagged),
                     seconds(t.saturating_sub(f.t_ms)),
-                    self.edition.flag_considered_fallen
+                    self.rules.edition.flag_considered_fallen
                 ));
             }
             let id = g.id.clone();
@@ -124,8 +124,8 @@ impl Session {
         }
         // Claims the player to move could make: for the arbiter only (12.6 forbids telling
         // the players).
-        for c in arbiter::claims_available(g, &self.edition) {
-            let mut a = Alert::new(c.kind, Severity::Claim, self.edition.name, c.message);
+        for c in arbiter::claims_available(g, &self.rules.edition) {
+            let mut a = Alert::new(c.kind, Severity::Claim, self.rules.edition.name, c.message);
             a.article = Some(c.article.into());
             a.side = Some(g.current().turn().into());
             a.ply = Some(g.plies() as u32);
@@ -146,7 +146,7 @@ impl Session {
         let mut a = Alert::new(
             AlertKind::PositionRestored,
             Severity::Review,
-            self.edition.name,
+            self.rules.edition.name,
             format!(
                 "The board went back to the position after ply {k} (of {n}); later moves are taken back."
             ),
@@ -159,7 +159,7 @@ impl Session {
             (a.white_ms, a.black_ms) = (m.white_ms, m.black_ms);
             a.prescription = Some(format!(
                 "If the position is reinstated, set the clocks to the times logged at ply {k} ({}).",
-                self.edition.clocks_after_irregularity
+                self.rules.edition.clocks_after_irregularity
             ));
         }
         out.push((t, EventBody::Alert(a)));
@@ -190,7 +190,7 @@ impl Session {
             let mut a = Alert::new(
                 AlertKind::PositionRestored,
                 Severity::Info,
-                self.edition.name,
+                self.rules.edition.name,
                 "The board shows the last legal position again.".into(),
             );
             a.ply = Some(g.plies() as u32);
@@ -224,7 +224,7 @@ impl Session {
         let mut a = Alert::new(
             AlertKind::IllegalPosition,
             Severity::Review,
-            self.edition.name,
+            self.rules.edition.name,
             format!(
                 "The board shows a position no legal move explains (squares {}); a piece may be knocked over, missing or extra.",
                 board::square_names(d).join(" ")
@@ -270,7 +270,7 @@ impl Session {
         let mut a = Alert::new(
             AlertKind::ResultGesture,
             Severity::Review,
-            self.edition.name,
+            self.rules.edition.name,
             format!("The players signalled {result} on the board ({how}); confirm the result."),
         );
         a.ply = Some(g.plies() as u32);
@@ -396,9 +396,9 @@ impl Session {
             .collect();
         self.watch.castling_hint_at = Some(g.plies());
         let name = arbiter::side_name(mover);
-        let article = self.edition.castling_illegal;
+        let article = self.rules.edition.castling_illegal;
         // 2005 rapid and blitz: Article 4 only on a claim (B5, C2).
-        let severity = if self.edition.art4_on_claim_in_rapid_blitz && self.rapid_or_blitz() {
+        let severity = if self.rules.edition.art4_on_claim_in_rapid_blitz && self.rapid_or_blitz() {
             Severity::Claim
         } else {
             Severity::Info

@@ -166,7 +166,7 @@ impl Session {
             let wait = if self.bus.is_some() {
                 HELD_THREE_PLIES_BUS_MS
             } else {
-                4 * self.settle_ms
+                4 * self.rules.settle_ms
             };
             if t < self.last_change + wait && self.lifted_piece_explains(&path) {
                 self.three_plies_held = Some(self.last_change);
@@ -181,9 +181,9 @@ impl Session {
             // can look like two (Nxc5 bxc5 = knight in hand, pawn b4 lifted): give it a
             // press, or a longer calm, before believing it.
             let wait = if self.waits_for_press() {
-                self.press_wait_ms
+                self.rules.press_wait_ms
             } else {
-                4 * self.settle_ms
+                4 * self.rules.settle_ms
             };
             if t < self.last_change + wait {
                 self.timers.set(Timer::Settle, self.last_change + wait);
@@ -242,7 +242,8 @@ impl Session {
         let ends_game = !centre
             && self.bughouse.is_none()
             && self.game.as_ref().is_some_and(|g| {
-                arbiter::end_by_rule_after(g, &g.position_after(last), &self.edition).is_some()
+                arbiter::end_by_rule_after(g, &g.position_after(last), &self.rules.edition)
+                    .is_some()
             });
         // A move that ends the game cannot be corrected once taken, so with the mover's clock
         // still running (no press yet) it waits until the board has had time to report the
@@ -255,9 +256,9 @@ impl Session {
         }
         if (self.waits_for_press() || centre) && !ends_game {
             let wait = if centre {
-                CENTRE_KING_WAIT_MS.max(self.press_wait_ms)
+                CENTRE_KING_WAIT_MS.max(self.rules.press_wait_ms)
             } else {
-                self.press_wait_ms
+                self.rules.press_wait_ms
             };
             self.timers
                 .set(Timer::PressWait, (self.last_change + wait).max(t));
@@ -294,7 +295,7 @@ impl Session {
     /// settle (`settle_ms`, one scan) absorbs that lag.
     fn watch_for_illegal_position(&mut self, t: u64) {
         if !self.watch.illegal_alerted {
-            let wait = self.illegal_position_ms;
+            let wait = self.rules.illegal_position_ms;
             self.timers.set(Timer::IllegalPosition, t + wait);
         }
     }
@@ -302,8 +303,10 @@ impl Session {
     /// The board is read again once it has settled after a press (a reply already on it
     /// waits for its own press, or for the board to settle).
     fn settle_after_press(&mut self, t: u64) {
-        self.timers
-            .set(Timer::Settle, t.max(self.last_change + self.settle_ms));
+        self.timers.set(
+            Timer::Settle,
+            t.max(self.last_change + self.rules.settle_ms),
+        );
     }
 
     /// Moves completed earlier are final: the opponent replied, or pressed.
@@ -346,7 +349,7 @@ impl Session {
                 self.infer_from_press(display, mover);
                 self.commit_shown(t, &[m], true, self.last_change, out);
             }
-            PressReading::LookAgain => self.look_at_press(t + self.settle_ms, display, true),
+            PressReading::LookAgain => self.look_at_press(t + self.rules.settle_ms, display, true),
             PressReading::LastShown => self.commit_last_shown(t, display, mover, out),
             // 6.2.2: the player's press completes his own earlier move, made with his clock
             // running, even after the opponent replied.
@@ -394,7 +397,7 @@ impl Session {
 
     /// The player on move pressed with the position unchanged (7.5.3; 2017 7.8.1).
     fn press_without_move(&mut self, t: u64, mover: Color, out: &mut Emitted) {
-        let counted = self.edition.press_without_move_is_offence;
+        let counted = self.rules.edition.press_without_move_is_offence;
         let mut a = self.alert(
             AlertKind::ClockPressedWithoutMove,
             if counted {
@@ -408,7 +411,7 @@ impl Session {
                 arbiter::side_name(mover)
             ),
         );
-        a.article = Some(self.edition.press_without_move.into());
+        a.article = Some(self.rules.edition.press_without_move.into());
         if counted {
             let verdict = self.offence_verdict(
                 mover,
@@ -509,8 +512,10 @@ impl Session {
         let done = self.completed_by_press(display, mover, &path, false);
         self.commit_shown(t, &path[..done], true, shown_at, out);
         if done < path.len() {
-            self.timers
-                .set(Timer::Settle, t.max(self.last_change + self.settle_ms));
+            self.timers.set(
+                Timer::Settle,
+                t.max(self.last_change + self.rules.settle_ms),
+            );
         }
     }
 }

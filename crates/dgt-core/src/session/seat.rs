@@ -443,7 +443,7 @@ impl Session {
             return;
         }
         let shown = self.board.placement(self.orientation).board;
-        let wait = self.illegal_position_ms;
+        let wait = self.rules.illegal_position_ms;
         let (Some(seat), Some(g)) = (&mut self.bughouse, &self.game) else {
             return;
         };

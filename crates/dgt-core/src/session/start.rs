@@ -67,7 +67,7 @@ impl Session {
         // Started as if the board showed the set-up; the move is then read as usual.
         self.begin_game(t, pos, CastlingMode::Standard, orientation, out);
         self.after_early_press(seen_at);
-        let (window, moves) = self.edition.setup_claim_window;
+        let (window, moves) = self.rules.edition.setup_claim_window;
         let remedy = if self.reduced() {
             format!(
                 "A claim is possible only until each player has made {moves} moves ({window}); after that the game goes on, and a misplaced king or rook may not castle."
@@ -75,7 +75,7 @@ impl Session {
         } else {
             format!(
                 "Before the first move is completed, set the pieces up correctly; once the game has begun, it is cancelled and a new game played ({}).",
-                self.edition.setup_invalid
+                self.rules.edition.setup_invalid
             )
         };
         let mut a = self.alert(
@@ -88,7 +88,7 @@ impl Session {
             if self.reduced() {
                 window
             } else {
-                self.edition.setup_invalid
+                self.rules.edition.setup_invalid
             }
             .into(),
         );

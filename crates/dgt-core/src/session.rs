@@ -57,6 +57,7 @@ mod timers;
 mod under_way;
 mod under_way_log;
 
+use link::LinkFacts;
 use phase::Phase;
 use reader_state::ReaderState;
 use rules::Rules;
@@ -220,9 +221,8 @@ pub struct Session {
     label: String,
     /// The Laws in force and the waiting periods (`rules.rs`).
     rules: Rules,
-    decoder: Decoder,
-    /// The bus side of a board on a bus line (`Link::BusConnected`), else `None`.
-    bus: Option<BusBoard>,
+    /// The link's facts and the byte decoder (`link.rs`).
+    link: LinkFacts,
     board: PhysicalBoard,
     orientation: Orientation,
     clock: ClockTracker,
@@ -231,13 +231,6 @@ pub struct Session {
     games_started: u32,
     /// A position an operator set up: the next game starts when the board shows it.
     next_start: Option<(Chess, CastlingMode)>,
-
-    serial: Option<String>,
-    version: Option<String>,
-    clock_version: Option<String>,
-    port: Option<String>,
-    link: LinkState,
-    was_disconnected: bool,
 
     /// What the move reader remembers between readings (`reader_state.rs`).
     reader: ReaderState,
@@ -321,10 +314,6 @@ pub struct Session {
     /// Equipment alerts raised on this board, coalesced (`equipment_alert`): kind, the id of
     /// the alert (0 until numbered), how many times, and the latest.
     equipment: Vec<(AlertKind, u64, u32, u64)>,
-
-    /// Counters for the metrics.
-    pub garbage_bytes: u64,
-    pub clock_rejected: u64,
 }
 
 impl Session {
@@ -336,15 +325,9 @@ impl Session {
     pub fn after_fault(self, t: u64, config: &CoreConfig) -> Session {
         let mut s = Session::new(&self.label, config);
         s.games_started = self.games_started;
-        s.decoder = self.decoder;
-        s.bus = self.bus;
+        s.link = self.link.after_fault();
         s.board = self.board;
         s.orientation = self.orientation;
-        s.serial = self.serial;
-        s.version = self.version;
-        s.clock_version = self.clock_version;
-        s.port = self.port;
-        s.link = self.link;
         s.timers.set(Timer::Settle, t);
         s
     }
@@ -374,20 +357,13 @@ impl Session {
                 flag_counts: config.flag_counts,
                 guideline_iii: config.guideline_iii,
             },
-            decoder: Decoder::new(LineMode::Single),
-            bus: None,
+            link: LinkFacts::default(),
             board: PhysicalBoard::default(),
             orientation: Orientation::Normal,
             clock: ClockTracker::new(s.white_clock_side),
             game: None,
             games_started: 0,
             next_start: None,
-            serial: None,
-            version: None,
-            clock_version: None,
-            port: None,
-            link: LinkState::Connected,
-            was_disconnected: false,
             reader: ReaderState::default(),
             two_presses_unseen: false,
             three_plies_held: None,
@@ -420,8 +396,6 @@ impl Session {
             watch: GameWatch::default(),
             bughouse: bughouse.map(|m| seat::Seat::new(m, label)),
             equipment: Vec::new(),
-            garbage_bytes: 0,
-            clock_rejected: 0,
         }
     }
 
@@ -468,11 +442,11 @@ impl Session {
     }
 
     pub fn serial(&self) -> Option<&str> {
-        self.serial.as_deref()
+        self.link.serial.as_deref()
     }
 
     pub fn link(&self) -> LinkState {
-        self.link
+        self.link.state
     }
 
     /// The earliest pending timer.
@@ -509,8 +483,8 @@ impl Session {
         self.expire_corrections(t);
         match kind {
             InputKind::Rx(bytes) => {
-                self.decoder.push(bytes);
-                while let Some(d) = self.decoder.next_decoded() {
+                self.link.decoder.push(bytes);
+                while let Some(d) = self.link.decoder.next_decoded() {
                     self.on_decoded(t, d, out);
                 }
             }

@@ -21,7 +21,7 @@ impl Session {
         let Some(g) = self.game.as_ref() else {
             return interp;
         };
-        if self.bus.is_none() || self.reader.after_gap || path.len() < 2 {
+        if self.link.bus.is_none() || self.reader.after_gap || path.len() < 2 {
             return interp;
         }
         // The packet that logged the last move read (its earliest square: a lift and its
@@ -70,7 +70,7 @@ impl Session {
     /// then disagrees, and nothing is proved.
     pub(super) fn plies_logged(&self) -> Option<usize> {
         let n = self.presses_logged_since_move;
-        if self.bus.is_none() || !(2..=PLIES_LOGGED_MAX).contains(&n) {
+        if self.link.bus.is_none() || !(2..=PLIES_LOGGED_MAX).contains(&n) {
             return None;
         }
         let g = self.playing()?;
@@ -145,7 +145,7 @@ impl Session {
         let Interpretation::Ahead(path) = &interp else {
             return interp;
         };
-        if self.bus.is_none() || self.reader.after_gap || path.len() < 2 {
+        if self.link.bus.is_none() || self.reader.after_gap || path.len() < 2 {
             return interp;
         }
         let since = self.log_at_move;

@@ -3,12 +3,75 @@
 
 use super::*;
 
+/// What the link and the board say of themselves: the decoder of the line's bytes, the bus
+/// side of a board on a bus line, the board's serial number and versions, the port and the
+/// link's state, and the bytes and clock reports that were thrown away.
+#[derive(Debug)]
+pub(super) struct LinkFacts {
+    pub(super) decoder: Decoder,
+    /// The bus side of a board on a bus line (`Link::BusConnected`), else `None`.
+    pub(super) bus: Option<BusBoard>,
+    pub(super) serial: Option<String>,
+    pub(super) version: Option<String>,
+    pub(super) clock_version: Option<String>,
+    pub(super) port: Option<String>,
+    pub(super) state: LinkState,
+    /// The link went down since it was last up: the board's log is read when it is back.
+    pub(super) was_disconnected: bool,
+    /// Counters for the metrics.
+    pub(super) garbage_bytes: u64,
+    pub(super) clock_rejected: u64,
+}
+
+impl Default for LinkFacts {
+    fn default() -> Self {
+        LinkFacts {
+            decoder: Decoder::new(LineMode::Single),
+            bus: None,
+            serial: None,
+            version: None,
+            clock_version: None,
+            port: None,
+            state: LinkState::Connected,
+            was_disconnected: false,
+            garbage_bytes: 0,
+            clock_rejected: 0,
+        }
+    }
+}
+
+impl LinkFacts {
+    /// The link kept when the board is read afresh after a fault: the decoder, the bus side,
+    /// what the board said of itself and the link's state; the outage and the counters start
+    /// again.
+    pub(super) fn after_fault(self) -> LinkFacts {
+        LinkFacts {
+            was_disconnected: false,
+            garbage_bytes: 0,
+            clock_rejected: 0,
+            ..self
+        }
+    }
+
+    /// The board as the status event reports it.
+    pub(super) fn status(&self, orientation: Orientation) -> BoardStatus {
+        BoardStatus {
+            state: self.state,
+            serial: self.serial.clone(),
+            version: self.version.clone(),
+            orientation,
+            port: self.port.clone(),
+            clock_version: self.clock_version.clone(),
+        }
+    }
+}
+
 impl Session {
     pub(super) fn on_decoded(&mut self, t: u64, d: Decoded, out: &mut Emitted) {
         match d {
             Decoded::Message(m) => self.on_message(t, m, out),
             Decoded::Garbage(g) => {
-                self.garbage_bytes += g.len() as u64;
+                self.link.garbage_bytes += g.len() as u64;
                 // The decoder hands unframed bytes over in one piece once they reach its
                 // bound (protocol crate, `GARBAGE_MAX`): the line is carrying noise, not a
                 // byte or two lost in a resynchronisation. Told once per board, repeats
@@ -21,7 +84,7 @@ impl Session {
                         format!(
                             "The board's line carries bytes that are not the DGT protocol ({} bytes discarded in one run, {} so far): another device on the port, a damaged cable or a wrong line speed. Moves may be missed while it lasts.",
                             g.len(),
-                            self.garbage_bytes
+                            self.link.garbage_bytes
                         ),
                     );
                     self.equipment_alert(t, a, out);
@@ -41,7 +104,9 @@ impl Session {
         reply: dgt_protocol::BusReply,
         out: &mut Emitted,
     ) {
-        let Some(bus) = self.bus.as_mut() else { return };
+        let Some(bus) = self.link.bus.as_mut() else {
+            return;
+        };
         let current = self.board.is_known().then(|| *self.board.codes());
         for fact in bus.interpret(reply, current.as_ref()) {
             match fact {
@@ -126,23 +191,23 @@ impl Session {
             BoardMessage::Clock(ClockMessage::Ack(ack)) => {
                 if let Some((main, sub)) = ack.version() {
                     let name = if main == 2 { "DGT 3000" } else { "DGT XL" };
-                    self.clock_version = Some(format!("{name} {main}.{sub}"));
+                    self.link.clock_version = Some(format!("{name} {main}.{sub}"));
                 }
             }
-            BoardMessage::Clock(ClockMessage::Implausible(_)) => self.clock_rejected += 1,
+            BoardMessage::Clock(ClockMessage::Implausible(_)) => self.link.clock_rejected += 1,
             BoardMessage::Clock(ClockMessage::Blank) => {}
             BoardMessage::SerialNumber(s) | BoardMessage::LongSerialNumber(s)
-                if self.serial.is_none() =>
+                if self.link.serial.is_none() =>
             {
-                self.serial = Some(s);
-                self.link = LinkState::Identified;
+                self.link.serial = Some(s);
+                self.link.state = LinkState::Identified;
                 self.emit_status(t, out);
             }
             BoardMessage::Version { major, minor } => {
                 let v = format!("{major}.{minor}");
-                if self.version.as_deref() != Some(&v) {
-                    self.version = Some(v);
-                    if self.serial.is_some() {
+                if self.link.version.as_deref() != Some(&v) {
+                    self.link.version = Some(v);
+                    if self.link.serial.is_some() {
                         self.emit_status(t, out);
                     }
                 }
@@ -207,39 +272,35 @@ impl Session {
     pub(super) fn emit_status(&self, t: u64, out: &mut Emitted) {
         out.push((
             t,
-            EventBody::BoardStatus(BoardStatus {
-                state: self.link,
-                serial: self.serial.clone(),
-                version: self.version.clone(),
-                orientation: self.orientation,
-                port: self.port.clone(),
-                clock_version: self.clock_version.clone(),
-            }),
+            EventBody::BoardStatus(self.link.status(self.orientation)),
         ));
     }
 
     pub(super) fn on_link(&mut self, t: u64, link: &Link, out: &mut Emitted) {
         match link {
             Link::Connected { port } | Link::BusConnected { port, .. } => {
-                self.port = port.clone();
+                self.link.port = port.clone();
                 self.reader.after_gap = true;
-                self.link = LinkState::Connected;
+                self.link.state = LinkState::Connected;
                 // A bus line's bytes are bus frames (protocol §3.7).
-                self.bus = match link {
+                self.link.bus = match link {
                     Link::BusConnected { address, .. } => Some(BusBoard::new(*address)),
                     _ => None,
                 };
-                self.decoder = Decoder::new(if self.bus.is_some() {
+                self.link.decoder = Decoder::new(if self.link.bus.is_some() {
                     LineMode::Bus
                 } else {
                     LineMode::Single
                 });
                 self.emit_status(t, out);
-                if self.was_disconnected {
-                    self.was_disconnected = false;
+                if self.link.was_disconnected {
+                    self.link.was_disconnected = false;
                     // A board that sent its log before will send it again: the moves of the
                     // outage are read from it, not guessed from the dump ([`Self::on_ee_log`]).
-                    if self.bus.is_none() && self.ee_mark.is_some() && self.phase().is_playing() {
+                    if self.link.bus.is_none()
+                        && self.ee_mark.is_some()
+                        && self.phase().is_playing()
+                    {
                         self.timers.set(Timer::LogWait, t + eeprom::LOG_WAIT_MS);
                     }
                     let a = self.alert(
@@ -270,8 +331,8 @@ impl Session {
                 self.equipment_alert(t, a, out);
             }
             Link::Disconnected { reason, stopping } => {
-                self.link = LinkState::Disconnected;
-                self.was_disconnected = true;
+                self.link.state = LinkState::Disconnected;
+                self.link.was_disconnected = true;
                 self.emit_status(t, out);
                 let in_game = self.phase().is_playing();
                 // A planned stop of the daemon is no trouble with the board: info only.
@@ -296,5 +357,45 @@ impl Session {
                 out.push((t, EventBody::Alert(a)));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fault_keeps_what_the_board_said_and_forgets_the_outage_and_the_counts() {
+        let mut link = LinkFacts {
+            serial: Some("12345".into()),
+            version: Some("1.7".into()),
+            port: Some("/dev/ttyUSB0".into()),
+            state: LinkState::Identified,
+            was_disconnected: true,
+            garbage_bytes: 9,
+            clock_rejected: 2,
+            ..LinkFacts::default()
+        };
+        link.clock_version = Some("DGT3000 1.2".into());
+        let kept = link.after_fault();
+        let status = kept.status(Orientation::Rotated);
+        assert_eq!(status.serial.as_deref(), Some("12345"));
+        assert_eq!(status.version.as_deref(), Some("1.7"));
+        assert_eq!(status.clock_version.as_deref(), Some("DGT3000 1.2"));
+        assert_eq!(status.port.as_deref(), Some("/dev/ttyUSB0"));
+        assert_eq!(status.state, LinkState::Identified);
+        assert_eq!(status.orientation, Orientation::Rotated);
+        assert!(!kept.was_disconnected);
+        assert_eq!((kept.garbage_bytes, kept.clock_rejected), (0, 0));
+    }
+
+    #[test]
+    fn a_new_link_is_connected_and_says_nothing_of_the_board() {
+        let status = LinkFacts::default().status(Orientation::Normal);
+        assert_eq!(status.state, LinkState::Connected);
+        assert_eq!(
+            (status.serial, status.version, status.port),
+            (None, None, None)
+        );
     }
 }

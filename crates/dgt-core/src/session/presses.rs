@@ -17,7 +17,7 @@ impl Session {
             self.equipment_alert(t, a, out);
         }
         if obs.rejected {
-            self.clock_rejected += 1;
+            self.link.clock_rejected += 1;
         }
         if !obs.accepted {
             return;
@@ -26,7 +26,7 @@ impl Session {
         // White's clock runs at the start of a game — unless, on a bus line read once a
         // poll, White has moved already: the clock may first be seen running after White's
         // press, and the board's log of presses tells instead (`on_logged_press`).
-        let moved_unseen = self.bus.is_some()
+        let moved_unseen = self.link.bus.is_some()
             && self.game.as_ref().is_some_and(|g| {
                 self.board.placement(self.orientation).board != *g.current().board()
             });

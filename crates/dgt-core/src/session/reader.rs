@@ -378,7 +378,7 @@ impl Session {
         // press's packet can show the piece lifted and the next poll, about a second later
         // (§2.4), its landing. Read as an illegal move, the opening's moves were lost (bus
         // seed 19950: f3 read as an illegal f2 lifted, then f3 f4 as one move).
-        if self.bus.is_some()
+        if self.link.bus.is_some()
             && g.plies() == 0
             && reconstruct::piece_in_hand(g.current(), shown).is_some()
         {

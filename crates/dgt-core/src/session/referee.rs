@@ -17,7 +17,7 @@ impl Session {
         // A bus board's first report after an outage can end in the middle of a move (its
         // log holds the whole outage, its scan lags the press): the gap stays open until
         // the board shows a placement that moves explain.
-        if self.bus.is_none() {
+        if self.link.bus.is_none() {
             self.reader.after_gap = false;
         }
         if self.settled_new_game(t, depth, out) {
@@ -163,7 +163,7 @@ impl Session {
             // A move (or two) and a piece lifted for the next can show the same placement
             // (Bc5-e3 and the queen on f3 lifted reads as Bd4 Qe3 Bxe3): such a reading
             // waits for a longer calm, or a press, before it is believed (D59).
-            let wait = if self.bus.is_some() {
+            let wait = if self.link.bus.is_some() {
                 HELD_THREE_PLIES_BUS_MS
             } else {
                 4 * self.rules.settle_ms

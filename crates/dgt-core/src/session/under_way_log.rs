@@ -43,9 +43,9 @@ impl Session {
             return self.rebuild_from_log(t, &entries, out);
         }
         if self.found_log_asked
-            || self.bus.is_some()
-            || self.port.is_none()
-            || self.link == LinkState::Disconnected
+            || self.link.bus.is_some()
+            || self.link.port.is_none()
+            || self.link.state == LinkState::Disconnected
         {
             return false;
         }

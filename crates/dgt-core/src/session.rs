@@ -57,6 +57,7 @@ mod timers;
 mod under_way;
 mod under_way_log;
 
+use bus_log::BusLog;
 use link::LinkFacts;
 use phase::Phase;
 use reader_state::ReaderState;
@@ -223,6 +224,8 @@ pub struct Session {
     rules: Rules,
     /// The link's facts and the byte decoder (`link.rs`).
     link: LinkFacts,
+    /// What a bus board's log named since the last move (`bus_log.rs`).
+    bus_log: BusLog,
     board: PhysicalBoard,
     orientation: Orientation,
     clock: ClockTracker,
@@ -245,23 +248,10 @@ pub struct Session {
     overtaken_by: Option<ClockSide>,
     /// A reading of two presses unseen (D54/D55/D58) since the last press seen.
     hidden_since_press: bool,
-    /// Lever presses a bus board logged (protocol §3.6) since the last move recorded: at
-    /// least as many moves were completed since (an entry may be skipped, never invented).
-    presses_logged_since_move: usize,
-    /// When a bus board's last log packet came in (protocol §3.6), and when the last one
-    /// before the last move recorded did: a square logged after that changed since.
-    last_log_at: u64,
-    log_at_move: u64,
     /// The last press seen came after such a reading.
     press_after_hidden: bool,
     /// When each square (by chess square) last changed on the board.
     square_changed_at: [u64; 64],
-    /// When a bus board's log (protocol §3.6) last named each square (by chess square),
-    /// even with the piece it already had: a tag says the square changed on the way.
-    square_logged_at: [u64; 64],
-    /// How many times a bus board's log named each square (by chess square) since the last
-    /// move recorded: once per change, each change a scan apart at least (§3.6, §4.1).
-    square_logged_since_move: [u8; 64],
     /// Every waiting period's deadline: the settle, a press's verdict, a press awaited, an
     /// illegal placement persisting, corrections becoming final, the board's log awaited.
     timers: Timers,
@@ -271,8 +261,6 @@ pub struct Session {
     press_reading: Option<ClockTimes>,
     /// When the last press was seen.
     press_seen_at: u64,
-    /// Where the board's log (protocol §3.6) was last read; `None` until a board sends one.
-    ee_mark: Option<eeprom::Mark>,
     /// A board set up wrongly (`reconstruct::wrong_setup`) seen settled, with its
     /// orientation: a game starts from it only when a move is made there.
     wrong_setup: Option<(shakmaty::Board, Orientation, u64)>,
@@ -358,6 +346,7 @@ impl Session {
                 guideline_iii: config.guideline_iii,
             },
             link: LinkFacts::default(),
+            bus_log: BusLog::default(),
             board: PhysicalBoard::default(),
             orientation: Orientation::Normal,
             clock: ClockTracker::new(s.white_clock_side),
@@ -369,13 +358,8 @@ impl Session {
             three_plies_held: None,
             overtaken_by: None,
             hidden_since_press: false,
-            presses_logged_since_move: 0,
-            last_log_at: 0,
-            log_at_move: 0,
             press_after_hidden: false,
             square_changed_at: [0; 64],
-            square_logged_at: [0; 64],
-            square_logged_since_move: [0; 64],
             timers: Timers::default(),
             press_look: None,
             press_reading: None,
@@ -388,7 +372,6 @@ impl Session {
             found_log_asked: false,
             replaced: false,
             any_press_at: 0,
-            ee_mark: None,
             handling: HandlingLog::default(),
             same_since: 0,
             last_change: 0,

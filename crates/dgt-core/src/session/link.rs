@@ -21,6 +21,8 @@ pub(super) struct LinkFacts {
     /// Counters for the metrics.
     pub(super) garbage_bytes: u64,
     pub(super) clock_rejected: u64,
+    /// Where the board's log (protocol §3.6) was last read; `None` until a board sends one.
+    pub(super) ee_mark: Option<eeprom::Mark>,
 }
 
 impl Default for LinkFacts {
@@ -36,6 +38,7 @@ impl Default for LinkFacts {
             was_disconnected: false,
             garbage_bytes: 0,
             clock_rejected: 0,
+            ee_mark: None,
         }
     }
 }
@@ -49,6 +52,7 @@ impl LinkFacts {
             was_disconnected: false,
             garbage_bytes: 0,
             clock_rejected: 0,
+            ee_mark: None,
             ..self
         }
     }
@@ -115,10 +119,7 @@ impl Session {
                 // whole batch has the poll's time, which says nothing about the hands.
                 BusFact::LoggedField { square, piece } => {
                     let sq = board::to_square(square as usize, self.orientation);
-                    self.square_logged_at[usize::from(sq)] = t;
-                    let named = &mut self.square_logged_since_move[usize::from(sq)];
-                    *named = named.saturating_add(1);
-                    self.last_log_at = t;
+                    self.bus_log.square_named(t, sq);
                     if self.board.is_known() && self.board.apply_update(square, piece) == Some(true)
                     {
                         self.square_changed(t, square as usize);
@@ -127,8 +128,7 @@ impl Session {
                 }
                 BusFact::Pressed { first_left, count } => {
                     self.clock.presses_logged(count);
-                    self.presses_logged_since_move += usize::from(count);
-                    self.last_log_at = t;
+                    self.bus_log.presses_named(t, count);
                     self.on_logged_press(first_left)
                 }
             }
@@ -229,7 +229,7 @@ impl Session {
             self.late_log(t, &entries, out);
         }
         if self.timers.take(Timer::LogWait).is_some()
-            && let (Some(mark), Some(g)) = (&self.ee_mark, &self.game)
+            && let (Some(mark), Some(g)) = (&self.link.ee_mark, &self.game)
         {
             let white_side = self.clock.white_side();
             let outage = eeprom::outage_moves(mark, g, self.orientation, white_side, &entries);
@@ -262,7 +262,7 @@ impl Session {
         if self.phase().is_playing() {
             self.reader.after_gap = true;
         }
-        self.ee_mark = Some(eeprom::Mark {
+        self.link.ee_mark = Some(eeprom::Mark {
             squares: *self.board.codes(),
             game: self.game.as_ref().map(|g| g.id.clone()),
             plies: self.game.as_ref().map_or(0, |g| g.plies()),
@@ -298,7 +298,7 @@ impl Session {
                     // A board that sent its log before will send it again: the moves of the
                     // outage are read from it, not guessed from the dump ([`Self::on_ee_log`]).
                     if self.link.bus.is_none()
-                        && self.ee_mark.is_some()
+                        && self.link.ee_mark.is_some()
                         && self.phase().is_playing()
                     {
                         self.timers.set(Timer::LogWait, t + eeprom::LOG_WAIT_MS);

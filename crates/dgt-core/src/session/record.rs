@@ -67,9 +67,7 @@ impl Session {
         self.displaced = 0;
         self.two_presses_unseen = false;
         self.three_plies_held = None;
-        self.presses_logged_since_move = 0;
-        self.square_logged_since_move = [0; 64];
-        self.log_at_move = self.last_log_at;
+        self.bus_log.move_recorded();
     }
 
     pub(super) fn correct_last(&mut self, t: u64, m: Move, out: &mut Emitted) {

@@ -187,9 +187,7 @@ impl Session {
         ));
         self.game = Some(game);
         // A bus board's presses count from the game's start (`plies_logged`).
-        self.presses_logged_since_move = 0;
-        self.square_logged_since_move = [0; 64];
-        self.log_at_move = self.last_log_at;
+        self.bus_log.move_recorded();
         self.clock.reset_inference();
         // The clock of the player to move runs at the start (White's, unless a set-up
         // position has Black to move).

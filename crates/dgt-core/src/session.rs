@@ -43,6 +43,7 @@ mod hands;
 mod link;
 mod offences;
 mod phase;
+mod press_state;
 mod presses;
 mod reader;
 mod reader_state;
@@ -60,6 +61,7 @@ mod under_way_log;
 use bus_log::BusLog;
 use link::LinkFacts;
 use phase::Phase;
+use press_state::PressState;
 use reader_state::ReaderState;
 use rules::Rules;
 use timers::{Timer, Timers};
@@ -237,30 +239,13 @@ pub struct Session {
 
     /// What the move reader remembers between readings (`reader_state.rs`).
     reader: ReaderState,
-    /// Both displays gained time between two readings with the lever where it was: two
-    /// presses (a move and its reply) came between the clock's reports.
-    two_presses_unseen: bool,
-    /// A three-ply reading of two hidden presses that a piece lifted also explains, held
-    /// for a longer calm (D59): the board's last change when it was held.
-    three_plies_held: Option<u64>,
-    /// The display of a press that overtakes an earlier press still waiting for its
-    /// verdict, while that one is judged (D60).
-    overtaken_by: Option<ClockSide>,
-    /// A reading of two presses unseen (D54/D55/D58) since the last press seen.
-    hidden_since_press: bool,
-    /// The last press seen came after such a reading.
-    press_after_hidden: bool,
+    /// The presses seen and the one waiting for its verdict (`press_state.rs`).
+    press: PressState,
     /// When each square (by chess square) last changed on the board.
     square_changed_at: [u64; 64],
     /// Every waiting period's deadline: the settle, a press's verdict, a press awaited, an
     /// illegal placement persisting, corrections becoming final, the board's log awaited.
     timers: Timers,
-    /// A press whose board could not be read as a move yet ([`Timer::PressVerdict`]).
-    press_look: Option<PressLook>,
-    /// The clock reading that showed the press: the times of the move it completes.
-    press_reading: Option<ClockTimes>,
-    /// When the last press was seen.
-    press_seen_at: u64,
     /// A board set up wrongly (`reconstruct::wrong_setup`) seen settled, with its
     /// orientation: a game starts from it only when a move is made there.
     wrong_setup: Option<(shakmaty::Board, Orientation, u64)>,
@@ -281,8 +266,6 @@ pub struct Session {
     /// The game went to a replacement board (`replacement.rs`): what this board shows is no
     /// game found under way until it shows a start position again.
     replaced: bool,
-    /// When the clock last showed a press, game or no game.
-    any_press_at: u64,
     /// Lifts and placements, for touch-move, rook-first castling and two-hands signals.
     handling: HandlingLog,
     /// When the board first showed the current position (the next move's handling began
@@ -354,16 +337,9 @@ impl Session {
             games_started: 0,
             next_start: None,
             reader: ReaderState::default(),
-            two_presses_unseen: false,
-            three_plies_held: None,
-            overtaken_by: None,
-            hidden_since_press: false,
-            press_after_hidden: false,
+            press: PressState::default(),
             square_changed_at: [0; 64],
             timers: Timers::default(),
-            press_look: None,
-            press_reading: None,
-            press_seen_at: 0,
             wrong_setup: None,
             start_shown: None,
             found: None,
@@ -371,7 +347,6 @@ impl Session {
             found_log: None,
             found_log_asked: false,
             replaced: false,
-            any_press_at: 0,
             handling: HandlingLog::default(),
             same_since: 0,
             last_change: 0,
@@ -441,7 +416,7 @@ impl Session {
     /// look an unexplained board is an illegal move.
     fn look_at_press(&mut self, at: u64, display: ClockSide, final_look: bool) {
         self.timers.set(Timer::PressVerdict, at);
-        self.press_look = Some(PressLook {
+        self.press.pending = Some(PressLook {
             display,
             final_look,
         });
@@ -450,7 +425,7 @@ impl Session {
     /// The press waiting for its verdict, if any, taken off the table.
     fn take_press_look(&mut self) -> Option<PressLook> {
         self.timers.clear(Timer::PressVerdict);
-        self.press_look.take()
+        self.press.pending.take()
     }
 
     /// Makes the moves completed by a press final once their correction window is over.
@@ -494,14 +469,14 @@ impl Session {
                 let Some(PressLook {
                     display,
                     final_look,
-                }) = self.press_look.take()
+                }) = self.press.pending.take()
                 else {
                     return;
                 };
                 // The board reports a change up to ~400 ms late (protocol §4.1): while it is
                 // still changing, wait for it to be quiet, within a bound.
                 let quiet_at = self.last_change + self.rules.settle_ms;
-                if quiet_at > t && t < self.press_seen_at + PRESS_MAX_WAIT_MS {
+                if quiet_at > t && t < self.press.seen_at + PRESS_MAX_WAIT_MS {
                     self.look_at_press(quiet_at, display, final_look);
                     return;
                 }

@@ -203,7 +203,7 @@ impl Session {
             uci: format!("{from}{to}"),
             san: format!("{to}"),
         };
-        let clocks = match self.press_reading.take() {
+        let clocks = match self.press.reading.take() {
             Some(reading) => self.clock.white_black_of(&reading),
             None => self.clock.white_black_ms(),
         };

@@ -56,23 +56,17 @@ impl Session {
         // ran and the lever is where it was: two presses fell between the clock's reports
         // (time trouble, moves ~100-200 ms apart), a move and its reply both completed.
         if obs.two_presses {
-            self.two_presses_unseen = true;
-            self.hidden_since_press = true;
+            self.press.two_hidden();
         }
         if let Some(display) = obs.press.or(start_press) {
             self.release_held_three_plies(t, out);
-            self.two_presses_unseen = false;
-            let after_hidden = std::mem::take(&mut self.hidden_since_press);
-            // The presser's clock ran since the previous press (his thinking time).
-            let thought = (self.watch.pressed_in_game && self.any_press_at > 0)
-                .then(|| t.saturating_sub(self.any_press_at));
-            self.any_press_at = t;
+            let (after_hidden, thought) = self.press.seen(t, self.watch.pressed_in_game);
             self.watch.pressed_in_game = true;
             if let Some(before) = before {
                 self.check_increment(t, display, thought, &before, &times, out);
             }
             self.on_press(t, display, after_hidden, out);
-            self.press_after_hidden = after_hidden;
+            self.press.press_after_hidden = after_hidden;
         }
         // A pause while a flag is down but not yet counted (the clock ran on past it, or
         // the flag waits to be called) is the opponent's claim (6.8; A.4.3 / B8). A clock
@@ -216,13 +210,13 @@ impl Session {
             return;
         }
         // An earlier press still waiting for its verdict is overtaken by this one.
-        self.overtaken_by = (!after_hidden).then_some(display);
+        self.press.overtaken_by = (!after_hidden).then_some(display);
         self.overtake_pending_press(t, out);
-        self.overtaken_by = None;
+        self.press.overtaken_by = None;
         // The board reports a square up to one scan (200–250 ms) after the piece lands, and
         // the press may be relayed before that: look at the board once it has caught up.
-        self.press_reading = self.clock.last().copied();
-        self.press_seen_at = t;
+        self.press.reading = self.clock.last().copied();
+        self.press.seen_at = t;
         self.look_at_press(t + self.rules.settle_ms, display, false);
     }
 

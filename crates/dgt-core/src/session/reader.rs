@@ -150,7 +150,7 @@ impl Session {
                     .filter(|c| {
                         c.len() > path.len()
                             && self.shown_move_by_move(c)
-                            && (self.press_after_hidden
+                            && (self.press.press_after_hidden
                                 || !reconstruct::slide_prefix(&c[0], &path[0]))
                     })
                     .unwrap_or(path),
@@ -192,7 +192,7 @@ impl Session {
                         .and_then(|from| self.handling.last_change_on(&[from]))
                         .unwrap_or(0),
                 )
-                .is_some_and(|landed| landed > self.press_seen_at + REPORT_LAG_MS)
+                .is_some_and(|landed| landed > self.press.seen_at + REPORT_LAG_MS)
             // Nor is it a start if the board reported the piece lifted before the press: the
             // move was under way, and its landing came late (the piece flickered from the
             // moment it was put down, corpus seed 312372: b2 off before the press, b4 first
@@ -200,7 +200,7 @@ impl Session {
             && !path[0].from().is_some_and(|from| {
                 self.handling
                     .last_lift_from(from, mover)
-                    .is_some_and(|lifted| lifted < self.press_seen_at)
+                    .is_some_and(|lifted| lifted < self.press.seen_at)
             })
         {
             return Some((mover, PressReading::ClockStarted));
@@ -273,7 +273,7 @@ impl Session {
                 // gone: first look again (it may be flickering, or still on its way), until
                 // the press's bound.
                 .filter(|m| {
-                    (final_look && t >= self.press_seen_at + PRESS_MAX_WAIT_MS)
+                    (final_look && t >= self.press.seen_at + PRESS_MAX_WAIT_MS)
                         || !own_piece_gone(g.current(), m, &placement.board)
                 }) =>
             {
@@ -338,7 +338,7 @@ impl Session {
         let g = self.game.as_ref()?;
         let (_, path) = self.reader.last_ahead.as_ref()?;
         if path.len() < 2
-            || (path.len() > 2 && !self.press_after_hidden)
+            || (path.len() > 2 && !self.press.press_after_hidden)
             || self.shown_prefix(path) < path.len()
         {
             return None;
@@ -364,13 +364,13 @@ impl Session {
             && g.moves
                 .last()
                 .and_then(|m| m.mv.from())
-                .is_some_and(|from| self.square_changed_at[usize::from(from)] > self.press_seen_at)
+                .is_some_and(|from| self.square_changed_at[usize::from(from)] > self.press.seen_at)
     }
 
     /// An unexplained board at a press's first look, or later within the press's bound when
     /// the board is still catching up with a move made: the press is looked at again.
     fn board_catching_up(&self, t: u64, g: &Game, shown: &shakmaty::Board) -> bool {
-        if t >= self.press_seen_at + PRESS_MAX_WAIT_MS {
+        if t >= self.press.seen_at + PRESS_MAX_WAIT_MS {
             return false;
         }
         // A bus board's first press with White's piece still in the hand: the board logs a
@@ -704,7 +704,7 @@ impl Session {
         // the increment, protocol §3.4): the two moves they completed and the reply already
         // made after them can all be on the board (a time scramble, presses ~0.3 s apart
         // between two clock reports) — one ply deeper, and only with that evidence.
-        let pressed_twice = usize::from(self.two_presses_unseen);
+        let pressed_twice = usize::from(self.press.two_presses_unseen);
         self.reader
             .decision_depth()
             .max(DEPTH_WATCHED + pressed_twice)
@@ -847,7 +847,11 @@ impl Session {
         let presser = self.presser(display).unwrap_or(mover);
         let mut presser_moves = (0..path.len()).filter(|i| (i % 2 == 0) == (presser == mover));
         let last = if first_only
-            || self.overtaken_by.is_some_and(|later| later != display) && !self.press_after_hidden
+            || self
+                .press
+                .overtaken_by
+                .is_some_and(|later| later != display)
+                && !self.press.press_after_hidden
         {
             presser_moves.next()
         } else {

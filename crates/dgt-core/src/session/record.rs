@@ -24,7 +24,7 @@ impl Session {
 
     /// Plays moves into the game and emits them; `pressed` marks them final.
     pub(super) fn commit(&mut self, t: u64, path: &[Move], pressed: bool, out: &mut Emitted) {
-        let clocks = match (pressed, self.press_reading.take()) {
+        let clocks = match (pressed, self.press.reading.take()) {
             (true, Some(reading)) => self.clock.white_black_of(&reading),
             _ => self.clock.white_black_ms(),
         };
@@ -65,8 +65,7 @@ impl Session {
         self.reader.committed(path);
         self.timers.clear(Timer::PressWait);
         self.displaced = 0;
-        self.two_presses_unseen = false;
-        self.three_plies_held = None;
+        self.press.move_recorded();
         self.bus_log.move_recorded();
     }
 

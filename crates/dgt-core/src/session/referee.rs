@@ -153,13 +153,13 @@ impl Session {
         self.back_to_legal(t, out);
         // Two presses seen on the clock and two moves on the board: both are complete
         // (6.2.1), though the board showed them together.
-        if path.len() == 2 && self.two_presses_unseen {
+        if path.len() == 2 && self.press.two_presses_unseen {
             self.commit(t, &path, true, out);
             return;
         }
         // Two presses unseen and three moves: the presses completed the first two, the
         // third waits for its own press (6.2.1).
-        if path.len() == DEPTH_WATCHED + 1 && self.two_presses_unseen {
+        if path.len() == DEPTH_WATCHED + 1 && self.press.two_presses_unseen {
             // A move (or two) and a piece lifted for the next can show the same placement
             // (Bc5-e3 and the queen on f3 lifted reads as Bd4 Qe3 Bxe3): such a reading
             // waits for a longer calm, or a press, before it is believed (D59).
@@ -169,7 +169,7 @@ impl Session {
                 4 * self.rules.settle_ms
             };
             if t < self.last_change + wait && self.lifted_piece_explains(&path) {
-                self.three_plies_held = Some(self.last_change);
+                self.press.three_plies_held = Some(self.last_change);
                 self.timers.set(Timer::Settle, self.last_change + wait);
                 return;
             }
@@ -218,7 +218,9 @@ impl Session {
     /// unchanged since: the calm it waited for — the third move made and pressed. The
     /// reading stands, before the press is judged against the first two moves.
     pub(super) fn release_held_three_plies(&mut self, t: u64, out: &mut Emitted) {
-        if self.three_plies_held.take() != Some(self.last_change) || !self.two_presses_unseen {
+        if self.press.three_plies_held.take() != Some(self.last_change)
+            || !self.press.two_presses_unseen
+        {
             return;
         }
         let depth = self.decision_depth();

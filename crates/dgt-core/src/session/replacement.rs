@@ -30,7 +30,7 @@ impl Session {
         ] {
             self.timers.clear(timer);
         }
-        self.press_look = None;
+        self.press.pending = None;
         self.replaced = true;
         let mut a = self.alert(
             AlertKind::GameFoundUnderWay,

@@ -112,7 +112,7 @@ impl Session {
     /// A game begun from a position shown at `seen_at` with its first move already made:
     /// White's press may have come before the board settled, and then Black's clock runs.
     pub(super) fn after_early_press(&mut self, seen_at: u64) {
-        if self.any_press_at > seen_at
+        if self.press.any_press_at > seen_at
             && let Some(d) = self.clock.running()
         {
             self.clock.reset_inference();

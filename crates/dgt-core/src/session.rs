@@ -34,6 +34,7 @@ use crate::outcome::GameResult;
 use crate::reconstruct::{self, Game, Interpretation, fen};
 use crate::time_control::TimeControl;
 
+mod before_game;
 mod bughouse_drops;
 mod bughouse_end;
 mod bus_log;
@@ -58,6 +59,7 @@ mod timers;
 mod under_way;
 mod under_way_log;
 
+use before_game::BeforeGame;
 use bus_log::BusLog;
 use link::LinkFacts;
 use phase::Phase;
@@ -234,8 +236,6 @@ pub struct Session {
 
     game: Option<Game>,
     games_started: u32,
-    /// A position an operator set up: the next game starts when the board shows it.
-    next_start: Option<(Chess, CastlingMode)>,
 
     /// What the move reader remembers between readings (`reader_state.rs`).
     reader: ReaderState,
@@ -246,26 +246,8 @@ pub struct Session {
     /// Every waiting period's deadline: the settle, a press's verdict, a press awaited, an
     /// illegal placement persisting, corrections becoming final, the board's log awaited.
     timers: Timers,
-    /// A board set up wrongly (`reconstruct::wrong_setup`) seen settled, with its
-    /// orientation: a game starts from it only when a move is made there.
-    wrong_setup: Option<(shakmaty::Board, Orientation, u64)>,
-    /// A start position the board showed (any report, settled or not) while no game was
-    /// played, with its orientation and time: if the next settled placement is one legal
-    /// move from it, the game began there (a board connected, or a set-up completed, just
-    /// as White moved). Consumed at the next settle.
-    start_shown: Option<(Chess, CastlingMode, Orientation, u64)>,
-    /// A placement found under way while no game is followed, waiting for its side to move
-    /// (`under_way.rs`); and whether the arbiter was told of it.
-    found: Option<under_way::FoundPlacement>,
-    found_told: bool,
-    /// The board's own log read while no game was followed (protocol §3.6): a game found
-    /// under way is rebuilt from it when it leads to the placement (`under_way_log.rs`).
-    found_log: Option<Vec<dgt_protocol::EeEntry>>,
-    /// The log was read (or asked for) for the placement found.
-    found_log_asked: bool,
-    /// The game went to a replacement board (`replacement.rs`): what this board shows is no
-    /// game found under way until it shows a start position again.
-    replaced: bool,
+    /// What is watched while no game is followed (`before_game.rs`).
+    before: BeforeGame,
     /// Lifts and placements, for touch-move, rook-first castling and two-hands signals.
     handling: HandlingLog,
     /// When the board first showed the current position (the next move's handling began
@@ -335,18 +317,11 @@ impl Session {
             clock: ClockTracker::new(s.white_clock_side),
             game: None,
             games_started: 0,
-            next_start: None,
             reader: ReaderState::default(),
             press: PressState::default(),
+            before: BeforeGame::default(),
             square_changed_at: [0; 64],
             timers: Timers::default(),
-            wrong_setup: None,
-            start_shown: None,
-            found: None,
-            found_told: false,
-            found_log: None,
-            found_log_asked: false,
-            replaced: false,
             handling: HandlingLog::default(),
             same_since: 0,
             last_change: 0,
@@ -651,7 +626,7 @@ impl Session {
         if let Some(f) = &s.fen
             && let Ok(start) = reconstruct::position_from_fen(f)
         {
-            self.next_start = Some(start);
+            self.before.next_start = Some(start);
             // The board may already show it.
             self.try_start_game(t, out);
         }

@@ -31,7 +31,7 @@ impl Session {
             self.timers.clear(timer);
         }
         self.press.pending = None;
-        self.replaced = true;
+        self.before.replaced = true;
         let mut a = self.alert(
             AlertKind::GameFoundUnderWay,
             Severity::Info,
@@ -94,11 +94,8 @@ impl Session {
         self.game = Some(game);
         self.watch = watch;
         self.orientation = orientation;
-        self.found = None;
-        self.found_told = false;
-        self.found_log = None;
-        self.found_log_asked = false;
-        self.replaced = false;
+        self.before.forget_found();
+        self.before.replaced = false;
         self.reader.forget_ahead();
         // What the spare shows now may be a move or two on: read it as after any gap.
         self.reader.after_gap = true;

@@ -20,10 +20,10 @@ impl Session {
             }
         };
         if new_game_possible && self.try_start_game(t, out) {
-            self.wrong_setup = None;
+            self.before.wrong_setup = None;
             return true;
         }
-        let start_shown = self.start_shown.take();
+        let start_shown = self.before.start_shown.take();
         if new_game_possible
             && !self.phase().is_playing()
             && let Some((pos, mode, orientation, seen_at)) = start_shown
@@ -31,7 +31,7 @@ impl Session {
         {
             // The start position stood too briefly to settle, and the first move was made
             // from it: the game began there; the move is then read as usual.
-            self.wrong_setup = None;
+            self.before.wrong_setup = None;
             self.begin_game(t, pos, mode, orientation, out);
             self.after_early_press(seen_at);
             return false;
@@ -49,11 +49,11 @@ impl Session {
         for orientation in [Orientation::Normal, Orientation::Rotated] {
             let placement = self.board.placement(orientation).board;
             if reconstruct::wrong_setup(&placement).is_some() {
-                self.wrong_setup = Some((placement, orientation, t));
+                self.before.wrong_setup = Some((placement, orientation, t));
                 return;
             }
         }
-        let Some((setup, orientation, seen_at)) = self.wrong_setup.clone() else {
+        let Some((setup, orientation, seen_at)) = self.before.wrong_setup.clone() else {
             return;
         };
         let Some((pos, what)) = reconstruct::wrong_setup(&setup) else {
@@ -63,7 +63,7 @@ impl Session {
         if reconstruct::one_move_to(&pos, &placement).is_none() {
             return;
         }
-        self.wrong_setup = None;
+        self.before.wrong_setup = None;
         // Started as if the board showed the set-up; the move is then read as usual.
         self.begin_game(t, pos, CastlingMode::Standard, orientation, out);
         self.after_early_press(seen_at);
@@ -129,7 +129,7 @@ impl Session {
             if let Some((pos, mode)) =
                 reconstruct::start_position(&self.board.placement(orientation).board)
             {
-                self.start_shown = Some((pos, mode, orientation, t));
+                self.before.start_shown = Some((pos, mode, orientation, t));
                 return;
             }
         }
@@ -138,7 +138,7 @@ impl Session {
     pub(super) fn try_start_game(&mut self, t: u64, out: &mut Emitted) -> bool {
         for orientation in [Orientation::Normal, Orientation::Rotated] {
             let placement = self.board.placement(orientation);
-            let start = match &self.next_start {
+            let start = match &self.before.next_start {
                 Some((pos, mode)) if pos.board() == &placement.board => Some((pos.clone(), *mode)),
                 _ => reconstruct::start_position(&placement.board),
             };
@@ -163,13 +163,10 @@ impl Session {
         orientation: Orientation,
         out: &mut Emitted,
     ) {
-        self.next_start = None;
-        self.start_shown = None;
-        self.found = None;
-        self.found_told = false;
-        self.found_log = None;
-        self.found_log_asked = false;
-        self.replaced = false;
+        self.before.next_start = None;
+        self.before.start_shown = None;
+        self.before.forget_found();
+        self.before.replaced = false;
         self.orientation = orientation;
         self.games_started += 1;
         let id = format!("{}/{}", self.label, self.games_started);

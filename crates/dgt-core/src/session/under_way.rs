@@ -112,13 +112,13 @@ impl Session {
     /// Returns whether the game now followed should read this placement as its first move
     /// (it began from the placement found before, one move earlier).
     pub(super) fn settled_without_game(&mut self, t: u64, out: &mut Emitted) -> bool {
-        if self.next_start.is_some() || self.replaced {
+        if self.before.next_start.is_some() || self.before.replaced {
             // The arbiter announced a set-up (the game starts when the board shows it), or
             // moved this board's game to a replacement board.
             return false;
         }
         let placement = self.board.placement(self.orientation).board;
-        if let Some(found) = self.found.clone()
+        if let Some(found) = self.before.found.clone()
             && found.placement != placement
         {
             for turn in Color::ALL {
@@ -141,8 +141,13 @@ impl Session {
             self.timers.set(Timer::Settle, calm_at);
             return false;
         }
-        if self.found.as_ref().is_none_or(|f| f.placement != placement) {
-            self.found = Some(FoundPlacement {
+        if self
+            .before
+            .found
+            .as_ref()
+            .is_none_or(|f| f.placement != placement)
+        {
+            self.before.found = Some(FoundPlacement {
                 placement,
                 orientation: self.orientation,
                 seen_at: t,
@@ -158,7 +163,7 @@ impl Session {
     /// The placement found is followed if its side to move is known (the clock, the
     /// position); otherwise the arbiter is told once that it waits for a move or a choice.
     pub(super) fn follow_found(&mut self, t: u64, out: &mut Emitted) {
-        let Some(found) = self.found.clone() else {
+        let Some(found) = self.before.found.clone() else {
             return;
         };
         let legal: Vec<(Color, Chess)> = Color::ALL
@@ -176,8 +181,8 @@ impl Session {
         };
         match chosen {
             Some((pos, how)) => self.begin_under_way(t, pos, found.orientation, how, out),
-            None if !self.found_told => {
-                self.found_told = true;
+            None if !self.before.found_told => {
+                self.before.found_told = true;
                 let mut a = self.alert(
                     AlertKind::GameFoundUnderWay,
                     Severity::Review,
@@ -214,6 +219,7 @@ impl Session {
     /// A clock reading came while a placement found waits for its side to move.
     pub(super) fn clock_tells_found(&mut self, t: u64, out: &mut Emitted) {
         let standing = self
+            .before
             .found
             .as_ref()
             .is_some_and(|f| f.placement == self.board.placement(self.orientation).board);

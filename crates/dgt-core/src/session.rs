@@ -28,13 +28,14 @@ use crate::event::{
     Alert, AlertKind, BoardStatus, ClockEvent, EndReason, EventBody, LinkState, MoveEvent,
     Orientation, Severity, Side,
 };
-use crate::handling::{Handling, HandlingLog, HandlingThresholds, Signal};
+use crate::handling::{Handling, HandlingThresholds, Signal};
 use crate::input::{ClockSide, InputKind, Link, Operation, SetupOp, Supervision};
 use crate::outcome::GameResult;
 use crate::reconstruct::{self, Game, Interpretation, fen};
 use crate::time_control::TimeControl;
 
 mod before_game;
+mod board_state;
 mod bughouse_drops;
 mod bughouse_end;
 mod bus_log;
@@ -60,6 +61,7 @@ mod under_way;
 mod under_way_log;
 
 use before_game::BeforeGame;
+use board_state::BoardState;
 use bus_log::BusLog;
 use link::LinkFacts;
 use phase::Phase;
@@ -230,8 +232,8 @@ pub struct Session {
     link: LinkFacts,
     /// What a bus board's log named since the last move (`bus_log.rs`).
     bus_log: BusLog,
-    board: PhysicalBoard,
-    orientation: Orientation,
+    /// The squares as reported, and when and how they changed (`board_state.rs`).
+    board: BoardState,
     clock: ClockTracker,
 
     game: Option<Game>,
@@ -241,23 +243,11 @@ pub struct Session {
     reader: ReaderState,
     /// The presses seen and the one waiting for its verdict (`press_state.rs`).
     press: PressState,
-    /// When each square (by chess square) last changed on the board.
-    square_changed_at: [u64; 64],
     /// Every waiting period's deadline: the settle, a press's verdict, a press awaited, an
     /// illegal placement persisting, corrections becoming final, the board's log awaited.
     timers: Timers,
     /// What is watched while no game is followed (`before_game.rs`).
     before: BeforeGame,
-    /// Lifts and placements, for touch-move, rook-first castling and two-hands signals.
-    handling: HandlingLog,
-    /// When the board first showed the current position (the next move's handling began
-    /// after it; a piece touched and put back stays in the window).
-    same_since: u64,
-    /// When the placement last changed.
-    last_change: u64,
-    /// The most squares the board has differed from the current position at once since the
-    /// last move or the last return to it.
-    displaced: usize,
 
     /// What is watched over one game, reset as a whole when a game begins.
     watch: GameWatch,
@@ -279,8 +269,7 @@ impl Session {
         let mut s = Session::new(&self.label, config);
         s.games_started = self.games_started;
         s.link = self.link.after_fault();
-        s.board = self.board;
-        s.orientation = self.orientation;
+        s.board = self.board.after_fault();
         s.timers.set(Timer::Settle, t);
         s
     }
@@ -312,20 +301,14 @@ impl Session {
             },
             link: LinkFacts::default(),
             bus_log: BusLog::default(),
-            board: PhysicalBoard::default(),
-            orientation: Orientation::Normal,
+            board: BoardState::default(),
             clock: ClockTracker::new(s.white_clock_side),
             game: None,
             games_started: 0,
             reader: ReaderState::default(),
             press: PressState::default(),
             before: BeforeGame::default(),
-            square_changed_at: [0; 64],
             timers: Timers::default(),
-            handling: HandlingLog::default(),
-            same_since: 0,
-            last_change: 0,
-            displaced: 0,
             watch: GameWatch::default(),
             bughouse: bughouse.map(|m| seat::Seat::new(m, label)),
             equipment: Vec::new(),
@@ -363,11 +346,11 @@ impl Session {
     }
 
     pub fn physical(&self) -> &PhysicalBoard {
-        &self.board
+        &self.board.physical
     }
 
     pub fn orientation(&self) -> Orientation {
-        self.orientation
+        self.board.orientation
     }
 
     pub fn clock(&self) -> &ClockTracker {
@@ -450,7 +433,7 @@ impl Session {
                 };
                 // The board reports a change up to ~400 ms late (protocol §4.1): while it is
                 // still changing, wait for it to be quiet, within a bound.
-                let quiet_at = self.last_change + self.rules.settle_ms;
+                let quiet_at = self.board.last_change + self.rules.settle_ms;
                 if quiet_at > t && t < self.press.seen_at + PRESS_MAX_WAIT_MS {
                     self.look_at_press(quiet_at, display, final_look);
                     return;
@@ -461,7 +444,7 @@ impl Session {
             Timer::PressWait => {
                 // No press came: the move stands as the board shows it.
                 if let Some(Interpretation::Ahead(path)) = self.interpret(self.decision_depth()) {
-                    self.commit_shown(t, &path, false, self.last_change, out);
+                    self.commit_shown(t, &path, false, self.board.last_change, out);
                 }
             }
             Timer::IllegalPosition => self.raise_illegal_position(t, out),
@@ -531,8 +514,9 @@ impl Session {
                     .claim_lost_by_touch
                     .filter(|_| claimant == on_move && !written)
                     .and_then(|art| {
-                        self.handling
-                            .first_lift_since(self.same_since)
+                        self.board
+                            .handling
+                            .first_lift_since(self.board.same_since)
                             .map(|sq| (art, sq))
                     });
                 let claim = if kind == AlertKind::FiftyMoveRuleAvailable {
@@ -617,7 +601,7 @@ impl Session {
             self.rules.time_control = Some(tc.clone());
         }
         if let Some(r) = s.rotated {
-            self.orientation = if r {
+            self.board.orientation = if r {
                 Orientation::Rotated
             } else {
                 Orientation::Normal

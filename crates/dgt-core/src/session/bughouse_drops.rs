@@ -232,8 +232,8 @@ impl Session {
         out.push((t, EventBody::Alert(a)));
         self.reader.last_ahead = None;
         self.timers.clear(Timer::PressWait);
-        self.displaced = 0;
-        self.same_since = t;
+        self.board.displaced = 0;
+        self.board.same_since = t;
         self.after_move(t, out);
         true
     }

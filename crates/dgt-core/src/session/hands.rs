@@ -21,18 +21,19 @@ impl Session {
         // piece it took removed after, D56).
         let since = match (m, self.game.as_ref().and_then(|g| g.moves.last())) {
             (Move::Castle { .. }, Some(prev)) => self
+                .board
                 .handling
                 .last_change_on(&move_squares(&prev.mv, !mover))
-                .map_or(self.same_since, |at| at.min(self.same_since)),
-            _ => self.same_since,
+                .map_or(self.board.same_since, |at| at.min(self.board.same_since)),
+            _ => self.board.same_since,
         };
-        let signals = self.handling.signals(
+        let signals = self.board.handling.signals(
             mover,
             m,
             since,
             shown_at,
             HandlingThresholds {
-                two_hands_window_ms: 2 * self.handling.scan_period_ms(),
+                two_hands_window_ms: 2 * self.board.handling.scan_period_ms(),
                 ..HandlingThresholds::default()
             },
         );

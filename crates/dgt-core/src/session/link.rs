@@ -111,16 +111,21 @@ impl Session {
         let Some(bus) = self.link.bus.as_mut() else {
             return;
         };
-        let current = self.board.is_known().then(|| *self.board.codes());
+        let current = self
+            .board
+            .physical
+            .is_known()
+            .then(|| *self.board.physical.codes());
         for fact in bus.interpret(reply, current.as_ref()) {
             match fact {
                 BusFact::Message(m) => self.on_message(t, m, out),
                 // A field update from the board's log. Its handling is not recorded: the
                 // whole batch has the poll's time, which says nothing about the hands.
                 BusFact::LoggedField { square, piece } => {
-                    let sq = board::to_square(square as usize, self.orientation);
+                    let sq = board::to_square(square as usize, self.board.orientation);
                     self.bus_log.square_named(t, sq);
-                    if self.board.is_known() && self.board.apply_update(square, piece) == Some(true)
+                    if self.board.physical.is_known()
+                        && self.board.physical.apply_update(square, piece) == Some(true)
                     {
                         self.square_changed(t, square as usize);
                         self.on_change(t, out);
@@ -147,7 +152,8 @@ impl Session {
             return;
         }
         let to_move = g.current().turn();
-        let moved = self.board.placement(self.orientation).board != *g.current().board();
+        let moved =
+            self.board.physical.placement(self.board.orientation).board != *g.current().board();
         let presser = if moved { to_move } else { !to_move };
         let display = if first_left {
             ClockSide::Left
@@ -160,9 +166,9 @@ impl Session {
     pub(super) fn on_message(&mut self, t: u64, m: BoardMessage, out: &mut Emitted) {
         match m {
             BoardMessage::BoardDump(codes) => {
-                let before = *self.board.codes();
-                let was_known = self.board.is_known();
-                if self.board.apply_dump(&codes) {
+                let before = *self.board.physical.codes();
+                let was_known = self.board.physical.is_known();
+                if self.board.physical.apply_dump(&codes) {
                     // A dump that changes the board means changes were missed.
                     self.reader.after_gap = was_known;
                     if was_known {
@@ -178,10 +184,10 @@ impl Session {
             }
             // Updates before the first dump cannot be placed on a known board.
             BoardMessage::FieldUpdate { square, piece }
-                if self.board.is_known() && (square as usize) < 64 =>
+                if self.board.physical.is_known() && (square as usize) < 64 =>
             {
-                let before = self.board.code(square as usize);
-                if self.board.apply_update(square, piece) == Some(true) {
+                let before = self.board.physical.code(square as usize);
+                if self.board.physical.apply_update(square, piece) == Some(true) {
                     self.record_handling(t, square as usize, before);
                     self.square_changed(t, square as usize);
                     self.on_change(t, out);
@@ -232,7 +238,8 @@ impl Session {
             && let (Some(mark), Some(g)) = (&self.link.ee_mark, &self.game)
         {
             let white_side = self.clock.white_side();
-            let outage = eeprom::outage_moves(mark, g, self.orientation, white_side, &entries);
+            let outage =
+                eeprom::outage_moves(mark, g, self.board.orientation, white_side, &entries);
             let clocks = g
                 .moves
                 .last()
@@ -253,7 +260,7 @@ impl Session {
             if self.timers.is_set(Timer::Settle) {
                 self.timers.set(
                     Timer::Settle,
-                    t.max(self.last_change + self.rules.settle_ms),
+                    t.max(self.board.last_change + self.rules.settle_ms),
                 );
             }
         }
@@ -263,7 +270,7 @@ impl Session {
             self.reader.after_gap = true;
         }
         self.link.ee_mark = Some(eeprom::Mark {
-            squares: *self.board.codes(),
+            squares: *self.board.physical.codes(),
             game: self.game.as_ref().map(|g| g.id.clone()),
             plies: self.game.as_ref().map_or(0, |g| g.plies()),
         });
@@ -272,7 +279,7 @@ impl Session {
     pub(super) fn emit_status(&self, t: u64, out: &mut Emitted) {
         out.push((
             t,
-            EventBody::BoardStatus(self.link.status(self.orientation)),
+            EventBody::BoardStatus(self.link.status(self.board.orientation)),
         ));
     }
 

@@ -203,7 +203,7 @@ impl Session {
             return false;
         };
         let Some(g) = &self.game else { return false };
-        let mut placement = self.board.placement(self.orientation);
+        let mut placement = self.board.physical.placement(self.board.orientation);
         placement.board = self.seen_board();
         if placement.board == shown {
             return false;
@@ -337,7 +337,7 @@ impl Session {
         self.watch.illegal_alerted = true;
         self.timers.clear(Timer::IllegalPosition);
         let Some(g) = &self.game else { return };
-        let placement = self.board.placement(self.orientation).board;
+        let placement = self.board.physical.placement(self.board.orientation).board;
         let d = board::diff(g.current().board(), &placement);
         let mut a = self.alert(
             AlertKind::IllegalPosition,

@@ -28,7 +28,7 @@ impl Session {
         // press, and the board's log of presses tells instead (`on_logged_press`).
         let moved_unseen = self.link.bus.is_some()
             && self.game.as_ref().is_some_and(|g| {
-                self.board.placement(self.orientation).board != *g.current().board()
+                self.board.physical.placement(self.board.orientation).board != *g.current().board()
             });
         let at_start = obs.started
             && self.clock.white_side().is_none()

@@ -73,7 +73,7 @@ impl Session {
     /// (`after_gap`) once the board shows something the game explains.
     pub(super) fn read_settled(&mut self, t: u64, depth: usize) -> Option<Reading> {
         let game = self.playing()?;
-        let placement = self.board.placement(self.orientation);
+        let placement = self.board.physical.placement(self.board.orientation);
         if let Some((result, how)) = reconstruct::result_gesture(&placement) {
             // Only the kings' gesture puts a king in the centre; a magic piece is a gesture
             // of its own (protocol §4.5).
@@ -86,7 +86,7 @@ impl Session {
                 && [Color::White, Color::Black]
                     .into_iter()
                     .any(|c| placement.board.king_of(c) == game.current().board().king_of(c));
-            let calm_at = self.last_change + CENTRE_KING_WAIT_MS;
+            let calm_at = self.board.last_change + CENTRE_KING_WAIT_MS;
             if one_king_unmoved && t < calm_at {
                 self.timers.set(Timer::Settle, calm_at);
                 return None;
@@ -114,7 +114,7 @@ impl Session {
             Interpretation::Ahead(path) => Reading::Moves(path),
             // A piece moved on from where it was released long ago is a second move, not the
             // end of a slide (or of castling begun with the rook): 4.7, the move was made.
-            Interpretation::Sibling(m) if t < self.same_since + SIBLING_MAX_MS => {
+            Interpretation::Sibling(m) if t < self.board.same_since + SIBLING_MAX_MS => {
                 Reading::Correct(m)
             }
             Interpretation::Earlier(k) => Reading::Restore(k),
@@ -133,7 +133,7 @@ impl Session {
     ) -> Option<(Color, PressReading)> {
         let g = self.playing()?;
         let mover = g.current().turn();
-        let mut placement = self.board.placement(self.orientation);
+        let mut placement = self.board.physical.placement(self.board.orientation);
         placement.board = self.seen_board();
         let interp = match self.interpret_logged(g, &placement.board, self.decision_depth()) {
             // A piece's two moves around the opponent's quick reply reach a placement that
@@ -183,13 +183,13 @@ impl Session {
             && final_look
             && let Interpretation::Ahead(path) = &interp
             && self
-                .handling
+                .board.handling
                 .first_put_on_since(
                     path[0].to(),
                     mover,
                     path[0]
                         .from()
-                        .and_then(|from| self.handling.last_change_on(&[from]))
+                        .and_then(|from| self.board.handling.last_change_on(&[from]))
                         .unwrap_or(0),
                 )
                 .is_some_and(|landed| landed > self.press.seen_at + REPORT_LAG_MS)
@@ -198,7 +198,7 @@ impl Session {
             // moment it was put down, corpus seed 312372: b2 off before the press, b4 first
             // reported 430 ms after it).
             && !path[0].from().is_some_and(|from| {
-                self.handling
+                self.board.handling
                     .last_lift_from(from, mover)
                     .is_some_and(|lifted| lifted < self.press.seen_at)
             })
@@ -364,7 +364,9 @@ impl Session {
             && g.moves
                 .last()
                 .and_then(|m| m.mv.from())
-                .is_some_and(|from| self.square_changed_at[usize::from(from)] > self.press.seen_at)
+                .is_some_and(|from| {
+                    self.board.square_changed_at[usize::from(from)] > self.press.seen_at
+                })
     }
 
     /// An unexplained board at a press's first look, or later within the press's bound when
@@ -416,14 +418,14 @@ impl Session {
     }
 
     pub(super) fn record_handling(&mut self, t: u64, physical: usize, before: u8) {
-        let after = self.board.code(physical);
+        let after = self.board.physical.code(physical);
         if before == after {
             return;
         }
         let piece = |c: u8| board::chess_piece(dgt_protocol::DgtPiece::from_code(c));
-        self.handling.record(Handling {
+        self.board.handling.record(Handling {
             t_ms: t,
-            square: board::to_square(physical, self.orientation),
+            square: board::to_square(physical, self.board.orientation),
             before: piece(before),
             after: piece(after),
         });
@@ -431,18 +433,18 @@ impl Session {
 
     /// Physical square `physical` changed at `t`.
     pub(super) fn square_changed(&mut self, t: u64, physical: usize) {
-        let sq = board::to_square(physical, self.orientation);
-        self.square_changed_at[usize::from(sq)] = t;
+        let sq = board::to_square(physical, self.board.orientation);
+        self.board.square_changed_at[usize::from(sq)] = t;
     }
 
     pub(super) fn on_change(&mut self, t: u64, _out: &mut Emitted) {
         self.timers.set(Timer::Settle, t + self.rules.settle_ms);
         self.timers.clear(Timer::IllegalPosition);
-        self.last_change = t;
+        self.board.last_change = t;
         self.note_start_shown(t);
         if let Some(g) = self.playing() {
             let off = board::diff(g.current().board(), &self.seen_board()).count();
-            self.displaced = self.displaced.max(off);
+            self.board.displaced = self.board.displaced.max(off);
         }
         // The board reports only which piece stands on each square (protocol §3.2, §3.3), so
         // two pairs of moves can leave the same placement (g4 fxg3 e.p. and g3 fxg3): the
@@ -656,14 +658,14 @@ impl Session {
         // One piece of the player on move missing from `pos`, lifted while the board was
         // still changing (a piece lifted earlier and still off is no move under way): the
         // placement shown.
-        let lifted_since = self.last_change.saturating_sub(self.rules.settle_ms);
+        let lifted_since = self.board.last_change.saturating_sub(self.rules.settle_ms);
         let lifted_from = |pos: &Chess| {
             let d = board::diff(pos.board(), &target);
             d.count() == 1
                 && d.first().is_some_and(|sq| {
                     target.piece_at(sq).is_none()
                         && pos.board().color_at(sq) == Some(pos.turn())
-                        && self.square_changed_at[usize::from(sq)] >= lifted_since
+                        && self.board.square_changed_at[usize::from(sq)] >= lifted_since
                 })
         };
         let mut frontier = vec![g.current().clone()];
@@ -744,7 +746,7 @@ impl Session {
     /// A board the game explains as it is wins: a knocked-off piece that was put back and
     /// moved on leaves its square empty legally.
     pub(super) fn seen_board(&self) -> shakmaty::Board {
-        let raw = self.board.placement(self.orientation).board;
+        let raw = self.board.physical.placement(self.board.orientation).board;
         let Some(g) = self.game.as_ref().filter(|_| !self.watch.ghosts.is_empty()) else {
             return raw;
         };

@@ -19,7 +19,7 @@ impl Session {
             self.handling_signals(t, mover, m, shown_at, out);
         }
         self.commit(t, path, pressed, out);
-        self.same_since = shown_at;
+        self.board.same_since = shown_at;
     }
 
     /// Plays moves into the game and emits them; `pressed` marks them final.
@@ -64,7 +64,7 @@ impl Session {
         // What the board showed ahead of the game moves on with it (`ReaderState::committed`).
         self.reader.committed(path);
         self.timers.clear(Timer::PressWait);
-        self.displaced = 0;
+        self.board.displaced = 0;
         self.press.move_recorded();
         self.bus_log.move_recorded();
     }
@@ -175,7 +175,7 @@ impl Session {
         if !self.watch.ghosts.is_empty() {
             // Moves are followed with the knocked-off pieces thought in place; the board is
             // legal again only once they are back (or the position was reinstated).
-            let raw = self.board.placement(self.orientation).board;
+            let raw = self.board.physical.placement(self.board.orientation).board;
             if raw != self.seen_board() {
                 return;
             }
@@ -202,7 +202,7 @@ impl Session {
         if self.watch.illegal_alerted {
             return;
         }
-        let placement = self.board.placement(self.orientation);
+        let placement = self.board.physical.placement(self.board.orientation);
         let d = board::diff(g.current().board(), &placement.board);
         // Only pieces missing (knocked off the board): play can be followed as if they stood
         // there, while the arbiter decides (L17 T43).
@@ -311,7 +311,7 @@ impl Session {
         ) {
             return;
         }
-        let placement = self.board.placement(self.orientation).board;
+        let placement = self.board.physical.placement(self.board.orientation).board;
         let Some(m) = reconstruct::one_move_to(g.current(), &placement) else {
             return;
         };
@@ -319,7 +319,7 @@ impl Session {
         // the first king put on a centre square — whatever stood there pushed off — is half
         // of the gesture until the board has stayed so as long as a king move onto the
         // centre waits; the other king following makes it no move.
-        let calm_at = self.last_change + CENTRE_KING_WAIT_MS;
+        let calm_at = self.board.last_change + CENTRE_KING_WAIT_MS;
         if reconstruct::king_to_centre(g.current(), &m, true) && t < calm_at {
             self.timers.set(Timer::Settle, calm_at);
             return;
@@ -361,7 +361,7 @@ impl Session {
         }
         let pos = g.current();
         let mover = pos.turn();
-        let placement = self.board.placement(self.orientation).board;
+        let placement = self.board.physical.placement(self.board.orientation).board;
         let d = board::diff(pos.board(), &placement);
         let Some(from) = pos.board().king_of(mover) else {
             return;

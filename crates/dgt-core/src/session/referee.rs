@@ -10,7 +10,7 @@ impl Session {
     /// The placement has been unchanged for `settle_ms`: a new game, play after the end, or
     /// what the board shows of the game being played.
     pub(super) fn on_settled(&mut self, t: u64, out: &mut Emitted) {
-        if self.log_awaited(t) || !self.board.is_known() {
+        if self.log_awaited(t) || !self.board.physical.is_known() {
             return;
         }
         let depth = self.decision_depth();
@@ -68,7 +68,7 @@ impl Session {
     /// board has stayed so as long as a king move onto the centre waits (D64); the other
     /// king following makes it a gesture (D72). Returns whether to wait.
     fn gesture_king_waits(&mut self, t: u64) -> bool {
-        let calm_at = self.last_change + CENTRE_KING_WAIT_MS;
+        let calm_at = self.board.last_change + CENTRE_KING_WAIT_MS;
         if t >= calm_at || !self.clock_stopped() {
             return false;
         }
@@ -140,10 +140,10 @@ impl Session {
         // More pieces off their squares at once than any move disturbs (the table bumped):
         // putting them back is no touch (KNSB §4.1 #9). The handling of the next move is
         // read from here on.
-        if self.displaced >= DISPLACED_SQUARES {
-            self.same_since = t;
+        if self.board.displaced >= DISPLACED_SQUARES {
+            self.board.same_since = t;
         }
-        self.displaced = 0;
+        self.board.displaced = 0;
         self.back_to_legal(t, out)
     }
 
@@ -168,9 +168,10 @@ impl Session {
             } else {
                 4 * self.rules.settle_ms
             };
-            if t < self.last_change + wait && self.lifted_piece_explains(&path) {
-                self.press.three_plies_held = Some(self.last_change);
-                self.timers.set(Timer::Settle, self.last_change + wait);
+            if t < self.board.last_change + wait && self.lifted_piece_explains(&path) {
+                self.press.three_plies_held = Some(self.board.last_change);
+                self.timers
+                    .set(Timer::Settle, self.board.last_change + wait);
                 return;
             }
             self.commit_three_plies(t, &path, out);
@@ -185,8 +186,9 @@ impl Session {
             } else {
                 4 * self.rules.settle_ms
             };
-            if t < self.last_change + wait {
-                self.timers.set(Timer::Settle, self.last_change + wait);
+            if t < self.board.last_change + wait {
+                self.timers
+                    .set(Timer::Settle, self.board.last_change + wait);
                 return;
             }
         }
@@ -218,7 +220,7 @@ impl Session {
     /// unchanged since: the calm it waited for — the third move made and pressed. The
     /// reading stands, before the press is judged against the first two moves.
     pub(super) fn release_held_three_plies(&mut self, t: u64, out: &mut Emitted) {
-        if self.press.three_plies_held.take() != Some(self.last_change)
+        if self.press.three_plies_held.take() != Some(self.board.last_change)
             || !self.press.two_presses_unseen
         {
             return;
@@ -251,9 +253,9 @@ impl Session {
         // still running (no press yet) it waits until the board has had time to report the
         // rest of a slide (§4.1: sliding reports every square passed, up to ~400 ms late):
         // Qd5 mate shown on the way g5-c5.
-        if ends_game && self.waits_for_press() && t < self.last_change + REPORT_LAG_MS {
+        if ends_game && self.waits_for_press() && t < self.board.last_change + REPORT_LAG_MS {
             self.timers
-                .set(Timer::Settle, self.last_change + REPORT_LAG_MS);
+                .set(Timer::Settle, self.board.last_change + REPORT_LAG_MS);
             return;
         }
         if (self.waits_for_press() || centre) && !ends_game {
@@ -263,9 +265,9 @@ impl Session {
                 self.rules.press_wait_ms
             };
             self.timers
-                .set(Timer::PressWait, (self.last_change + wait).max(t));
+                .set(Timer::PressWait, (self.board.last_change + wait).max(t));
         } else {
-            self.commit_shown(t, &[last], false, self.last_change, out);
+            self.commit_shown(t, &[last], false, self.board.last_change, out);
         }
     }
 
@@ -307,7 +309,7 @@ impl Session {
     fn settle_after_press(&mut self, t: u64) {
         self.timers.set(
             Timer::Settle,
-            t.max(self.last_change + self.rules.settle_ms),
+            t.max(self.board.last_change + self.rules.settle_ms),
         );
     }
 
@@ -336,7 +338,7 @@ impl Session {
             PressReading::ShownThenAnswered(m) => {
                 self.infer_from_press(display, mover);
                 self.back_to_legal(t, out);
-                self.commit_shown(t, &[m], true, self.last_change, out);
+                self.commit_shown(t, &[m], true, self.board.last_change, out);
                 self.settle_after_press(t);
             }
             PressReading::Moves(path) => self.press_completes(t, display, mover, &path, false, out),
@@ -349,7 +351,7 @@ impl Session {
             }
             PressReading::ReplyInHand(m) => {
                 self.infer_from_press(display, mover);
-                self.commit_shown(t, &[m], true, self.last_change, out);
+                self.commit_shown(t, &[m], true, self.board.last_change, out);
             }
             PressReading::LookAgain => self.look_at_press(t + self.rules.settle_ms, display, true),
             PressReading::LastShown => self.commit_last_shown(t, display, mover, out),
@@ -365,7 +367,7 @@ impl Session {
             PressReading::PressWithoutMove => self.press_without_move(t, mover, out),
             PressReading::MoveThenDisplaced(m) => {
                 self.infer_from_press(display, mover);
-                self.commit_shown(t, &[m], true, self.last_change, out);
+                self.commit_shown(t, &[m], true, self.board.last_change, out);
                 self.watch_for_illegal_position(t);
             }
             PressReading::Unexplained(shown) => self.unexplained_press(t, mover, &shown, out),
@@ -387,7 +389,7 @@ impl Session {
         self.back_to_legal(t, out);
         let done = self.completed_by_press(display, mover, path, first_only);
         let shown_at = if done == path.len() {
-            self.last_change
+            self.board.last_change
         } else {
             t
         };
@@ -516,7 +518,7 @@ impl Session {
         if done < path.len() {
             self.timers.set(
                 Timer::Settle,
-                t.max(self.last_change + self.rules.settle_ms),
+                t.max(self.board.last_change + self.rules.settle_ms),
             );
         }
     }

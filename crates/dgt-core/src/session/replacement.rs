@@ -48,7 +48,7 @@ impl Session {
         Some(MovedGame {
             game,
             watch,
-            orientation: self.orientation,
+            orientation: self.board.orientation,
         })
     }
 
@@ -93,14 +93,14 @@ impl Session {
         } = moved;
         self.game = Some(game);
         self.watch = watch;
-        self.orientation = orientation;
+        self.board.orientation = orientation;
         self.before.forget_found();
         self.before.replaced = false;
         self.reader.forget_ahead();
         // What the spare shows now may be a move or two on: read it as after any gap.
         self.reader.after_gap = true;
-        self.handling.clear();
-        self.same_since = t;
+        self.board.handling.clear();
+        self.board.same_since = t;
         self.clock.reset_inference();
         if let Some(d) = self.clock.running() {
             self.infer_running_side_to_move(d);

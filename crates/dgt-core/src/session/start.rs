@@ -8,7 +8,7 @@ impl Session {
     /// reach it (knights out and back home repeat the start position). A board set up
     /// wrongly is watched. Returns whether a game began.
     pub(super) fn settled_new_game(&mut self, t: u64, depth: usize, out: &mut Emitted) -> bool {
-        let placement_now = self.board.placement(self.orientation).board;
+        let placement_now = self.board.physical.placement(self.board.orientation).board;
         let new_game_possible = match self.phase() {
             Phase::NoGame | Phase::Over(_) => true,
             Phase::Playing(g) => {
@@ -27,7 +27,8 @@ impl Session {
         if new_game_possible
             && !self.phase().is_playing()
             && let Some((pos, mode, orientation, seen_at)) = start_shown
-            && reconstruct::one_move_to(&pos, &self.board.placement(orientation).board).is_some()
+            && reconstruct::one_move_to(&pos, &self.board.physical.placement(orientation).board)
+                .is_some()
         {
             // The start position stood too briefly to settle, and the first move was made
             // from it: the game began there; the move is then read as usual.
@@ -47,7 +48,7 @@ impl Session {
     /// is completed, when the game can still be set up again).
     pub(super) fn watch_wrong_setup(&mut self, t: u64, out: &mut Emitted) {
         for orientation in [Orientation::Normal, Orientation::Rotated] {
-            let placement = self.board.placement(orientation).board;
+            let placement = self.board.physical.placement(orientation).board;
             if reconstruct::wrong_setup(&placement).is_some() {
                 self.before.wrong_setup = Some((placement, orientation, t));
                 return;
@@ -59,7 +60,7 @@ impl Session {
         let Some((pos, what)) = reconstruct::wrong_setup(&setup) else {
             return;
         };
-        let placement = self.board.placement(orientation).board;
+        let placement = self.board.physical.placement(orientation).board;
         if reconstruct::one_move_to(&pos, &placement).is_none() {
             return;
         }
@@ -127,7 +128,7 @@ impl Session {
         }
         for orientation in [Orientation::Normal, Orientation::Rotated] {
             if let Some((pos, mode)) =
-                reconstruct::start_position(&self.board.placement(orientation).board)
+                reconstruct::start_position(&self.board.physical.placement(orientation).board)
             {
                 self.before.start_shown = Some((pos, mode, orientation, t));
                 return;
@@ -137,7 +138,7 @@ impl Session {
 
     pub(super) fn try_start_game(&mut self, t: u64, out: &mut Emitted) -> bool {
         for orientation in [Orientation::Normal, Orientation::Rotated] {
-            let placement = self.board.placement(orientation);
+            let placement = self.board.physical.placement(orientation);
             let start = match &self.before.next_start {
                 Some((pos, mode)) if pos.board() == &placement.board => Some((pos.clone(), *mode)),
                 _ => reconstruct::start_position(&placement.board),
@@ -167,7 +168,7 @@ impl Session {
         self.before.start_shown = None;
         self.before.forget_found();
         self.before.replaced = false;
-        self.orientation = orientation;
+        self.board.orientation = orientation;
         self.games_started += 1;
         let id = format!("{}/{}", self.label, self.games_started);
         let mut game = Game::new(id.clone(), pos, mode);
@@ -192,8 +193,8 @@ impl Session {
             self.infer_running_side_to_move(d);
         }
         self.reader.forget_ahead();
-        self.handling.clear();
-        self.same_since = t;
+        self.board.handling.clear();
+        self.board.same_since = t;
         self.watch = GameWatch::default();
         // Bughouse: the reserves the partner board has given so far.
         self.tell_reserves(t, out);

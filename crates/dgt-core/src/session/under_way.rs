@@ -117,7 +117,7 @@ impl Session {
             // moved this board's game to a replacement board.
             return false;
         }
-        let placement = self.board.placement(self.orientation).board;
+        let placement = self.board.physical.placement(self.board.orientation).board;
         if let Some(found) = self.before.found.clone()
             && found.placement != placement
         {
@@ -134,7 +134,7 @@ impl Session {
         if !may_be_under_way(&placement) {
             return false;
         }
-        let calm_at = self.last_change + FOUND_CALM_MS;
+        let calm_at = self.board.last_change + FOUND_CALM_MS;
         if t < calm_at {
             // A player may hold a piece during a move: the placement must stand still longer
             // than a settle before it is taken for the position of a game.
@@ -149,7 +149,7 @@ impl Session {
         {
             self.before.found = Some(FoundPlacement {
                 placement,
-                orientation: self.orientation,
+                orientation: self.board.orientation,
                 seen_at: t,
             });
         }
@@ -218,11 +218,9 @@ impl Session {
 
     /// A clock reading came while a placement found waits for its side to move.
     pub(super) fn clock_tells_found(&mut self, t: u64, out: &mut Emitted) {
-        let standing = self
-            .before
-            .found
-            .as_ref()
-            .is_some_and(|f| f.placement == self.board.placement(self.orientation).board);
+        let standing = self.before.found.as_ref().is_some_and(|f| {
+            f.placement == self.board.physical.placement(self.board.orientation).board
+        });
         if standing
             && !self.phase().is_playing()
             && !self.timers.is_set(Timer::LogWait)
@@ -250,10 +248,10 @@ impl Session {
             out.push((t, EventBody::Alert(a)));
             return;
         }
-        let placement = self.board.placement(self.orientation).board;
+        let placement = self.board.physical.placement(self.board.orientation).board;
         match position_under_way(&placement, turn) {
             Some(pos) => {
-                self.begin_under_way(t, pos, self.orientation, ToMoveFrom::Arbiter, out);
+                self.begin_under_way(t, pos, self.board.orientation, ToMoveFrom::Arbiter, out);
             }
             None => {
                 let mut a = self.alert(

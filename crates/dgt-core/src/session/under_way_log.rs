@@ -53,7 +53,7 @@ impl Session {
         let until = t + FOUND_LOG_WAIT_MS;
         self.timers.set(Timer::LogWait, until);
         self.timers.set(Timer::Settle, until);
-        let placement = self.board.placement(self.orientation).board;
+        let placement = self.board.physical.placement(self.board.orientation).board;
         let mut a = self.alert(
             AlertKind::GameFoundUnderWay,
             Severity::Review,
@@ -117,7 +117,7 @@ impl Session {
         let Some(since) = eeprom::since_begin_position(entries, self.clock.white_side()) else {
             return false;
         };
-        let shown = self.board.placement(since.orientation).board;
+        let shown = self.board.physical.placement(since.orientation).board;
         if since.game.plies() == 0 || !leads_to(&since.game, &shown) {
             return false;
         }

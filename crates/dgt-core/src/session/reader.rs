@@ -135,75 +135,9 @@ impl Session {
         let mover = g.current().turn();
         let mut placement = self.board.physical.placement(self.board.orientation);
         placement.board = self.seen_board();
-        let interp = match self.interpret_logged(g, &placement.board, self.decision_depth()) {
-            // A piece's two moves around the opponent's quick reply reach a placement that
-            // one move of it and the reply also reach (Ke2-f2 …Bb7 Kf2-e3 and Ke2-e3 …Bb7).
-            // The board showed the placement after each move of the longer line in turn
-            // (`chained`): that line was played, as when the board settles (`read_settled`),
-            // and a press judged before it settles reads it too (D65). A first move that is
-            // a square on the shorter line's slide (c2-c3 …f5 c3-c4 for c2-c4 …f5: a slide
-            // reports every square it passes, protocol §4.1) is believed only with two
-            // presses read unseen since the last press seen (D54/D55): this press is the
-            // third.
-            Interpretation::Ahead(path) => Interpretation::Ahead(
-                self.chained()
-                    .filter(|c| {
-                        c.len() > path.len()
-                            && self.shown_move_by_move(c)
-                            && (self.press.press_after_hidden
-                                || !reconstruct::slide_prefix(&c[0], &path[0]))
-                    })
-                    .unwrap_or(path),
-            ),
-            other => other,
-        };
-        let interp = self.logged_on_the_way(self.prefer_shown(interp));
-        // At ply 0 with nothing moved, a press only starts White's clock. (Judged here, not
-        // when the press is seen: White's first move may be on the board, not yet reported.)
-        // At the first look the board may still be catching up — it reports a square up to
-        // ~400 ms after the piece lands (protocol §4.1), and in a time scramble White presses
-        // within ~50 ms of the placement — so look once more: a press read as a start too
-        // early would turn the clock's sides round and credit every later press to the
-        // wrong player. A first move whose piece the board reported landing later than that
-        // after the press was made after it: the press only started the clock. Its first
-        // landing after the lift counts, not its last: a badly centred piece toggles on its
-        // square after it lands (protocol §4.1), and the square read again after the press
-        // is no later move (careful seed 22713: a2-a3 reported on a3 before the press, then
-        // off and on again ~450 ms after it; the clock's sides were turned round and every
-        // later press read as a press without a move).
-        if g.plies() == 0 && self.reader.last_ahead.is_none() && interp == Interpretation::Same {
-            let reading = if final_look {
-                PressReading::ClockStarted
-            } else {
-                PressReading::LookAgain
-            };
+        let interp = self.press_interpretation(g, &placement.board);
+        if let Some(reading) = self.press_started_clock(g, &interp, final_look) {
             return Some((mover, reading));
-        }
-        if g.plies() == 0
-            && final_look
-            && let Interpretation::Ahead(path) = &interp
-            && self
-                .board.handling
-                .first_put_on_since(
-                    path[0].to(),
-                    mover,
-                    path[0]
-                        .from()
-                        .and_then(|from| self.board.handling.last_change_on(&[from]))
-                        .unwrap_or(0),
-                )
-                .is_some_and(|landed| landed > self.press.seen_at + REPORT_LAG_MS)
-            // Nor is it a start if the board reported the piece lifted before the press: the
-            // move was under way, and its landing came late (the piece flickered from the
-            // moment it was put down, corpus seed 312372: b2 off before the press, b4 first
-            // reported 430 ms after it).
-            && !path[0].from().is_some_and(|from| {
-                self.board.handling
-                    .last_lift_from(from, mover)
-                    .is_some_and(|lifted| lifted < self.press.seen_at)
-            })
-        {
-            return Some((mover, PressReading::ClockStarted));
         }
         let presser = self.presser(display);
         // 6.2.1: a press completes the presser's own move. The player not on move pressed:
@@ -232,9 +166,116 @@ impl Session {
                 .filter(|f| f.len() > path.len() && self.shown_move_by_move(f)),
             _ => None,
         };
-        let reading = match interp {
+        let reading =
+            match self.press_on_moves_shown(interp, followed, presser, mover, &placement.board) {
+                Ok(reading) => reading,
+                Err(interp) => {
+                    self.press_on_no_move_shown(t, g, interp, display, final_look, placement.board)
+                }
+            };
+        Some((mover, reading))
+    }
+
+    /// What the board shows at a press, read as at a settle (`read_settled`) and with the
+    /// longer line it showed move by move preferred.
+    fn press_interpretation(&self, g: &Game, board: &shakmaty::Board) -> Interpretation {
+        let interp = match self.interpret_logged(g, board, self.decision_depth()) {
+            // A piece's two moves around the opponent's quick reply reach a placement that
+            // one move of it and the reply also reach (Ke2-f2 …Bb7 Kf2-e3 and Ke2-e3 …Bb7).
+            // The board showed the placement after each move of the longer line in turn
+            // (`chained`): that line was played, as when the board settles (`read_settled`),
+            // and a press judged before it settles reads it too (D65). A first move that is
+            // a square on the shorter line's slide (c2-c3 …f5 c3-c4 for c2-c4 …f5: a slide
+            // reports every square it passes, protocol §4.1) is believed only with two
+            // presses read unseen since the last press seen (D54/D55): this press is the
+            // third.
+            Interpretation::Ahead(path) => Interpretation::Ahead(
+                self.chained()
+                    .filter(|c| {
+                        c.len() > path.len()
+                            && self.shown_move_by_move(c)
+                            && (self.press.press_after_hidden
+                                || !reconstruct::slide_prefix(&c[0], &path[0]))
+                    })
+                    .unwrap_or(path),
+            ),
+            other => other,
+        };
+        self.logged_on_the_way(self.prefer_shown(interp))
+    }
+
+    /// A press at ply 0 that only starts White's clock, or asks for another look before it
+    /// is read as one.
+    fn press_started_clock(
+        &self,
+        g: &Game,
+        interp: &Interpretation,
+        final_look: bool,
+    ) -> Option<PressReading> {
+        let mover = g.current().turn();
+        // At ply 0 with nothing moved, a press only starts White's clock. (Judged here, not
+        // when the press is seen: White's first move may be on the board, not yet reported.)
+        // At the first look the board may still be catching up — it reports a square up to
+        // ~400 ms after the piece lands (protocol §4.1), and in a time scramble White presses
+        // within ~50 ms of the placement — so look once more: a press read as a start too
+        // early would turn the clock's sides round and credit every later press to the
+        // wrong player. A first move whose piece the board reported landing later than that
+        // after the press was made after it: the press only started the clock. Its first
+        // landing after the lift counts, not its last: a badly centred piece toggles on its
+        // square after it lands (protocol §4.1), and the square read again after the press
+        // is no later move (careful seed 22713: a2-a3 reported on a3 before the press, then
+        // off and on again ~450 ms after it; the clock's sides were turned round and every
+        // later press read as a press without a move).
+        if g.plies() == 0 && self.reader.last_ahead.is_none() && *interp == Interpretation::Same {
+            let reading = if final_look {
+                PressReading::ClockStarted
+            } else {
+                PressReading::LookAgain
+            };
+            return Some(reading);
+        }
+        if g.plies() == 0
+            && final_look
+            && let Interpretation::Ahead(path) = interp
+            && self
+                .board.handling
+                .first_put_on_since(
+                    path[0].to(),
+                    mover,
+                    path[0]
+                        .from()
+                        .and_then(|from| self.board.handling.last_change_on(&[from]))
+                        .unwrap_or(0),
+                )
+                .is_some_and(|landed| landed > self.press.seen_at + REPORT_LAG_MS)
+            // Nor is it a start if the board reported the piece lifted before the press: the
+            // move was under way, and its landing came late (the piece flickered from the
+            // moment it was put down, corpus seed 312372: b2 off before the press, b4 first
+            // reported 430 ms after it).
+            && !path[0].from().is_some_and(|from| {
+                self.board.handling
+                    .last_lift_from(from, mover)
+                    .is_some_and(|lifted| lifted < self.press.seen_at)
+            })
+        {
+            return Some(PressReading::ClockStarted);
+        }
+        None
+    }
+
+    /// A press read from the moves the board shows, if it shows the presser's: the
+    /// interpretation given back otherwise.
+    fn press_on_moves_shown(
+        &self,
+        interp: Interpretation,
+        followed: Option<Vec<Move>>,
+        presser: Option<Color>,
+        mover: Color,
+        board: &shakmaty::Board,
+    ) -> Result<PressReading, Interpretation> {
+        match interp {
             Interpretation::Ahead(_) if let Some(further) = followed => {
-                PressReading::Followed(further)
+                Ok(PressReading::Followed(further))
             }
             // Two moves at once whose first the board never showed by itself, while it did
             // show another move of the presser that only the opponent's hands changed since:
@@ -244,29 +285,43 @@ impl Session {
             Interpretation::Ahead(path)
                 if presser != Some(!mover)
                     && !self.believable(&path)
-                    && let Some(m) = self.shown_then_answered(&path[0], &placement.board) =>
+                    && let Some(m) = self.shown_then_answered(&path[0], board) =>
             {
-                PressReading::ShownThenAnswered(m)
+                Ok(PressReading::ShownThenAnswered(m))
             }
             // With the press known, the presser's move is complete: two moves the board
             // shows are believed unless a lifted piece explains it with the move shown.
-            Interpretation::Ahead(path)
-                if self.believable(&path) || !self.reply_in_hand(&placement.board) =>
-            {
-                PressReading::Moves(path)
+            Interpretation::Ahead(path) if self.believable(&path) || !self.reply_in_hand(board) => {
+                Ok(PressReading::Moves(path))
             }
-            Interpretation::Sibling(m) => PressReading::Correct(m),
+            Interpretation::Sibling(m) => Ok(PressReading::Correct(m)),
             // The line the board showed move by move, and the player then on move holding a
             // piece for his next one: read as one move with the opponent's piece lifted, the
             // line turned into the shorter one the board never showed (D67).
-            Interpretation::Unexplained
-                if let Some(path) = self.shown_line_then_lifted(&placement.board) =>
-            {
-                PressReading::Moves(path)
+            Interpretation::Unexplained if let Some(path) = self.shown_line_then_lifted(board) => {
+                Ok(PressReading::Moves(path))
             }
+            other => Err(other),
+        }
+    }
+
+    /// A press read when the board shows no move of the presser's to complete: a reply in
+    /// hand, the board still catching up, the last move shown, no move, a move and pieces
+    /// knocked off, or a board the game does not explain.
+    fn press_on_no_move_shown(
+        &self,
+        t: u64,
+        g: &Game,
+        interp: Interpretation,
+        display: ClockSide,
+        final_look: bool,
+        board: shakmaty::Board,
+    ) -> PressReading {
+        let mover = g.current().turn();
+        match interp {
             // The opponent already holds a piece for the reply.
             _ if let Some(m) =
-                reconstruct::one_move_with_reply_in_hand(g.current(), &placement.board, |m| {
+                reconstruct::one_move_with_reply_in_hand(g.current(), &board, |m| {
                     self.when_shown(m)
                 })
                 // The moved piece gone from its square is taken in reply only if it stays
@@ -274,14 +329,12 @@ impl Session {
                 // the press's bound.
                 .filter(|m| {
                     (final_look && t >= self.press.seen_at + PRESS_MAX_WAIT_MS)
-                        || !own_piece_gone(g.current(), m, &placement.board)
+                        || !own_piece_gone(g.current(), m, &board)
                 }) =>
             {
                 PressReading::ReplyInHand(m)
             }
-            Interpretation::Unexplained
-                if !final_look || self.board_catching_up(t, g, &placement.board) =>
-            {
+            Interpretation::Unexplained if !final_look || self.board_catching_up(t, g, &board) => {
                 PressReading::LookAgain
             }
             // The board moved on: the move the press completed is the last one the board
@@ -317,13 +370,12 @@ impl Session {
             // watched as any other (7.1), not part of an illegal move.
             _ if self.watch.stood.is_none()
                 && let Some((m, _)) =
-                    reconstruct::one_move_with_pieces_off(g.current(), &placement.board) =>
+                    reconstruct::one_move_with_pieces_off(g.current(), &board) =>
             {
                 PressReading::MoveThenDisplaced(m)
             }
-            _ => PressReading::Unexplained(placement.board),
-        };
-        Some((mover, reading))
+            _ => PressReading::Unexplained(board),
+        }
     }
 
     /// The line the board showed last (`last_ahead`), of two moves or more, each shown as its

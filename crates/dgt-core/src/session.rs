@@ -43,6 +43,7 @@ mod clock_checks;
 mod flags;
 mod hands;
 mod link;
+mod offence_count;
 mod offences;
 mod phase;
 mod press_state;
@@ -64,6 +65,7 @@ use before_game::BeforeGame;
 use board_state::BoardState;
 use bus_log::BusLog;
 use link::LinkFacts;
+use offence_count::Offences;
 use phase::Phase;
 use press_state::PressState;
 use reader_state::ReaderState;
@@ -140,12 +142,11 @@ const EQUIPMENT_COALESCE_MS: u64 = 30 * 60_000;
 #[derive(Debug, Default)]
 struct GameWatch {
     illegal_alerted: bool,
-    /// Offences per counter and player; see [`Offence`].
-    offences: [ByColor<u32>; 3],
+    /// Offences counted per player, and two-handed moves the arbiter may confirm
+    /// (`offence_count.rs`).
+    offences: Offences,
     /// The flags seen in this game.
     flags: FlagWatch,
-    /// Recent two-handed-move alerts the arbiter may confirm: (alert id, mover, ply).
-    suspicions: Vec<(u64, Color, u32)>,
     /// Pieces gone from the board since an `illegal_position` that only showed pieces
     /// missing (knocked off, L17 T43): play is followed as if they stood on their squares
     /// until they are back or the position is reinstated.
@@ -636,12 +637,7 @@ impl Session {
             } else {
                 Color::Black
             };
-            self.watch
-                .suspicions
-                .push((a.id, mover, a.ply.unwrap_or(0)));
-            if self.watch.suspicions.len() > 32 {
-                self.watch.suspicions.remove(0);
-            }
+            self.watch.offences.suspect(a.id, mover, a.ply.unwrap_or(0));
         }
         if a.kind == AlertKind::FlagFall
             && a.severity == Severity::Intervene

@@ -515,17 +515,12 @@ impl Session {
     /// The counter an offence adds to: one for everything (2018+: 7.5.5), or per article
     /// (2017 as printed: 7.5 and 7.8 separately).
     pub(super) fn offence_class(&self, offence: Offence) -> usize {
-        match offence {
-            Offence::PressWithoutMove if self.rules.edition.separate_counters => 1,
-            Offence::TwoHands if self.rules.edition.separate_counters => 2,
-            _ => 0,
-        }
+        Offences::class(offence, self.rules.edition.separate_counters)
     }
 
     pub(super) fn count_offence(&mut self, side: Color, offence: Offence) -> u32 {
         let class = self.offence_class(offence);
-        self.watch.offences[class][side] += 1;
-        self.watch.offences[class][side]
+        self.watch.offences.count(class, side)
     }
 
     /// Whether the game is rapid or blitz (its time control, within the configured bounds).
@@ -618,7 +613,7 @@ impl Session {
         remedy: &str,
     ) -> OffenceVerdict {
         let class = self.offence_class(offence);
-        let n = self.watch.offences[class][side] + 1;
+        let n = self.watch.offences.so_far(class, side) + 1;
         let penalty_article = match offence {
             Offence::PressWithoutMove => self
                 .rules
@@ -662,10 +657,9 @@ impl Session {
     /// illegal move (7.5.4, counting towards 7.5.5); 2017 it has its own count (7.7.1 /
     /// 7.7.2); 2005 sets no penalty (4.1; 13.4 at the arbiter's discretion). The move stands.
     pub(super) fn confirm(&mut self, t: u64, id: u64, out: &mut Emitted) {
-        let Some(&(_, mover, ply)) = self.watch.suspicions.iter().find(|s| s.0 == id) else {
+        let Some((mover, ply)) = self.watch.offences.confirmed(id) else {
             return;
         };
-        self.watch.suspicions.retain(|s| s.0 != id);
         if self.game.as_ref().is_none_or(|g| g.is_over()) {
             return;
         }
@@ -681,7 +675,7 @@ impl Session {
         };
         let message = if counted {
             let class = self.offence_class(Offence::TwoHands);
-            let n = self.watch.offences[class][mover];
+            let n = self.watch.offences.so_far(class, mover);
             format!(
                 "The arbiter confirmed that {name} made the move at ply {ply} with two hands; offence number {n} for {name}."
             )

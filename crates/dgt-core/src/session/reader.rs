@@ -68,10 +68,74 @@ pub(super) enum PressReading {
     Unexplained(shakmaty::Board),
 }
 
+/// A settled board as the reader finds it, before the session acts on it.
+enum Settled {
+    /// One king put in the centre while the other may still move (`CENTRE_KING_WAIT_MS`):
+    /// read again once both stood still.
+    KingsMoving {
+        calm_at: u64,
+    },
+    Read(Reading),
+    /// What moves explain the board, to be read once the session knows whether it ends a
+    /// gap (`after_gap`).
+    Shown(Interpretation),
+}
+
+/// The move reader: a read-only view of the session. It turns the game, the placement, the
+/// placements shown and the clock into a [`Reading`] or a [`PressReading`]; it commits no
+/// move, raises no alert and sets no timer — it holds only a shared borrow of the session.
+pub(super) struct Reader<'a> {
+    session: &'a Session,
+}
+
+impl std::ops::Deref for Reader<'_> {
+    type Target = Session;
+
+    fn deref(&self) -> &Session {
+        self.session
+    }
+}
+
 impl Session {
-    /// Reads the settled board while a game is played (`None` otherwise). Clears the gap
+    /// The reader's view of this session.
+    pub(super) fn reader_view(&self) -> Reader<'_> {
+        Reader { session: self }
+    }
+
+    /// Reads the settled board while a game is played (`None` otherwise). Puts the settle
+    /// off while a result gesture's second king may still move; clears the gap
     /// (`after_gap`) once the board shows something the game explains.
     pub(super) fn read_settled(&mut self, t: u64, depth: usize) -> Option<Reading> {
+        let interp = match self.reader_view().settled(t, depth)? {
+            Settled::KingsMoving { calm_at } => {
+                self.timers.set(Timer::Settle, calm_at);
+                return None;
+            }
+            Settled::Read(reading) => return Some(reading),
+            Settled::Shown(interp) => interp,
+        };
+        if !matches!(interp, Interpretation::Unexplained) {
+            self.reader.after_gap = false;
+        }
+        Some(self.reader_view().settled_reading(t, interp))
+    }
+
+    /// Reads the board for a press of `display` while a game is played (`None` otherwise),
+    /// with the player on move.
+    pub(super) fn read_press(
+        &self,
+        t: u64,
+        display: ClockSide,
+        final_look: bool,
+    ) -> Option<(Color, PressReading)> {
+        self.reader_view().press(t, display, final_look)
+    }
+}
+
+impl Reader<'_> {
+    /// Reads the settled board while a game is played (`None` otherwise): a result
+    /// signalled, a king still to be put in the centre, or what moves explain the board.
+    fn settled(&self, t: u64, depth: usize) -> Option<Settled> {
         let game = self.playing()?;
         let placement = self.board.physical.placement(self.board.orientation);
         if let Some((result, how)) = reconstruct::result_gesture(&placement) {
@@ -88,10 +152,9 @@ impl Session {
                     .any(|c| placement.board.king_of(c) == game.current().board().king_of(c));
             let calm_at = self.board.last_change + CENTRE_KING_WAIT_MS;
             if one_king_unmoved && t < calm_at {
-                self.timers.set(Timer::Settle, calm_at);
-                return None;
+                return Some(Settled::KingsMoving { calm_at });
             }
-            return Some(Reading::Gesture { result, how, kings });
+            return Some(Settled::Read(Reading::Gesture { result, how, kings }));
         }
         let interp = match self.interpret_logged(game, &placement.board, depth) {
             // Moves in quick succession (time trouble): each placement was shown for less
@@ -106,10 +169,12 @@ impl Session {
             Interpretation::Ahead(path) => Interpretation::Ahead(self.followed_further(path)),
             other => other,
         };
-        if !matches!(interp, Interpretation::Unexplained) {
-            self.reader.after_gap = false;
-        }
-        Some(match self.logged_on_the_way(self.prefer_shown(interp)) {
+        Some(Settled::Shown(interp))
+    }
+
+    /// The reading of a settled board from what moves explain it (`settled`).
+    fn settled_reading(&self, t: u64, interp: Interpretation) -> Reading {
+        match self.logged_on_the_way(self.prefer_shown(interp)) {
             Interpretation::Same => Reading::Same,
             Interpretation::Ahead(path) => Reading::Moves(path),
             // A piece moved on from where it was released long ago is a second move, not the
@@ -119,18 +184,13 @@ impl Session {
             }
             Interpretation::Earlier(k) => Reading::Restore(k),
             Interpretation::Sibling(_) | Interpretation::Unexplained => Reading::Unexplained,
-        })
+        }
     }
 
     /// Reads the board for a press of `display` while a game is played (`None` otherwise),
     /// with the player on move. `final_look` is the deferred second look, after which an
     /// unexplained board is an illegal move.
-    pub(super) fn read_press(
-        &self,
-        t: u64,
-        display: ClockSide,
-        final_look: bool,
-    ) -> Option<(Color, PressReading)> {
+    fn press(&self, t: u64, display: ClockSide, final_look: bool) -> Option<(Color, PressReading)> {
         let g = self.playing()?;
         let mover = g.current().turn();
         let mut placement = self.board.physical.placement(self.board.orientation);
@@ -468,7 +528,9 @@ impl Session {
             // the clock's sides round for the whole game (blitz seed 1908).
             || (g.plies() > 0 && reconstruct::piece_in_hand(g.current(), shown).is_some())
     }
+}
 
+impl Session {
     pub(super) fn record_handling(&mut self, t: u64, physical: usize, before: u8) {
         let after = self.board.physical.code(physical);
         if before == after {

@@ -976,3 +976,112 @@ impl Session {
         last.map_or(0, |i| i + 1)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::uci::UciMove;
+
+    /// The board's codes for `placement`, the board the right way round.
+    fn codes_of(placement: &shakmaty::Board) -> [u8; 64] {
+        let mut codes = [0u8; 64];
+        for (i, code) in codes.iter_mut().enumerate() {
+            if let Some(p) = placement.piece_at(board::to_square(i, Orientation::Normal)) {
+                *code = (1..=12)
+                    .find(|&c| board::chess_piece(dgt_protocol::DgtPiece::from_code(c)) == Some(p))
+                    .expect("every piece has its code");
+            }
+        }
+        codes
+    }
+
+    /// A session playing a game from the start, its board showing the start position after
+    /// `shown` (UCI moves).
+    fn playing_with(shown: &[&str]) -> (Session, Vec<Move>) {
+        let mut s = Session::new("board-1", &CoreConfig::default());
+        let start = Chess::default();
+        s.game = Some(Game::new(
+            "g1".into(),
+            start.clone(),
+            CastlingMode::Standard,
+        ));
+        let mut pos = start;
+        let mut moves = Vec::new();
+        for uci in shown {
+            let m = uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+            pos.play_unchecked(m);
+            moves.push(m);
+        }
+        s.board.physical.apply_dump(&codes_of(pos.board()));
+        (s, moves)
+    }
+
+    #[test]
+    fn a_settled_board_one_move_on_reads_as_that_move() {
+        let (mut s, moves) = playing_with(&["e2e4"]);
+        assert_eq!(
+            s.read_settled(1_000, DEPTH_WATCHED),
+            Some(Reading::Moves(moves))
+        );
+    }
+
+    #[test]
+    fn a_settled_board_as_the_game_stands_reads_as_the_same() {
+        let (mut s, _) = playing_with(&[]);
+        assert_eq!(s.read_settled(1_000, DEPTH_WATCHED), Some(Reading::Same));
+    }
+
+    #[test]
+    fn the_reader_reads_nothing_without_a_game() {
+        let mut s = Session::new("board-1", &CoreConfig::default());
+        assert_eq!(s.read_settled(1_000, DEPTH_WATCHED), None);
+        assert_eq!(s.read_press(1_000, ClockSide::Left, true), None);
+    }
+
+    #[test]
+    fn a_press_at_the_start_with_nothing_moved_looks_again_then_starts_the_clock() {
+        let (s, _) = playing_with(&[]);
+        assert_eq!(
+            s.read_press(1_000, ClockSide::Left, false),
+            Some((Color::White, PressReading::LookAgain))
+        );
+        assert_eq!(
+            s.read_press(1_000, ClockSide::Left, true),
+            Some((Color::White, PressReading::ClockStarted))
+        );
+    }
+
+    #[test]
+    fn a_press_with_the_move_on_the_board_completes_it() {
+        let (s, moves) = playing_with(&["g1f3"]);
+        assert_eq!(
+            s.read_press(1_000, ClockSide::Left, true),
+            Some((Color::White, PressReading::Moves(moves)))
+        );
+    }
+
+    #[test]
+    fn a_gap_ends_only_when_the_board_shows_what_the_game_explains() {
+        let (mut s, _) = playing_with(&["e2e4"]);
+        s.reader.after_gap = true;
+        s.read_settled(1_000, DEPTH_WATCHED);
+        assert!(!s.reader.after_gap);
+        // A board no moves explain (a white rook on e5) leaves the gap open.
+        let (mut s, _) = playing_with(&[]);
+        let mut b = Chess::default().board().clone();
+        b.set_piece_at(
+            shakmaty::Square::E5,
+            shakmaty::Piece {
+                color: Color::White,
+                role: shakmaty::Role::Rook,
+            },
+        );
+        s.board.physical.apply_dump(&codes_of(&b));
+        s.reader.after_gap = true;
+        assert_eq!(
+            s.read_settled(1_000, DEPTH_WATCHED),
+            Some(Reading::Unexplained)
+        );
+        assert!(s.reader.after_gap);
+    }
+}

@@ -57,6 +57,26 @@ impl LinkFacts {
         }
     }
 
+    /// The link is up on `port`, a bus line's when `bus` is given (its bytes are bus frames,
+    /// protocol §3.7): whether it comes back from an outage.
+    pub(super) fn connected(&mut self, port: Option<String>, bus: Option<BusBoard>) -> bool {
+        self.port = port;
+        self.state = LinkState::Connected;
+        self.decoder = Decoder::new(if bus.is_some() {
+            LineMode::Bus
+        } else {
+            LineMode::Single
+        });
+        self.bus = bus;
+        std::mem::take(&mut self.was_disconnected)
+    }
+
+    /// The link is down: when it is up again, the board is read afresh.
+    pub(super) fn disconnected(&mut self) {
+        self.state = LinkState::Disconnected;
+        self.was_disconnected = true;
+    }
+
     /// The board as the status event reports it.
     pub(super) fn status(&self, orientation: Orientation) -> BoardStatus {
         BoardStatus {
@@ -286,22 +306,14 @@ impl Session {
     pub(super) fn on_link(&mut self, t: u64, link: &Link, out: &mut Emitted) {
         match link {
             Link::Connected { port } | Link::BusConnected { port, .. } => {
-                self.link.port = port.clone();
-                self.reader.after_gap = true;
-                self.link.state = LinkState::Connected;
-                // A bus line's bytes are bus frames (protocol §3.7).
-                self.link.bus = match link {
+                let bus = match link {
                     Link::BusConnected { address, .. } => Some(BusBoard::new(*address)),
                     _ => None,
                 };
-                self.link.decoder = Decoder::new(if self.link.bus.is_some() {
-                    LineMode::Bus
-                } else {
-                    LineMode::Single
-                });
+                let after_outage = self.link.connected(port.clone(), bus);
+                self.reader.after_gap = true;
                 self.emit_status(t, out);
-                if self.link.was_disconnected {
-                    self.link.was_disconnected = false;
+                if after_outage {
                     // A board that sent its log before will send it again: the moves of the
                     // outage are read from it, not guessed from the dump ([`Self::on_ee_log`]).
                     if self.link.bus.is_none()
@@ -338,8 +350,7 @@ impl Session {
                 self.equipment_alert(t, a, out);
             }
             Link::Disconnected { reason, stopping } => {
-                self.link.state = LinkState::Disconnected;
-                self.link.was_disconnected = true;
+                self.link.disconnected();
                 self.emit_status(t, out);
                 let in_game = self.phase().is_playing();
                 // A planned stop of the daemon is no trouble with the board: info only.
@@ -394,6 +405,23 @@ mod tests {
         assert_eq!(status.orientation, Orientation::Rotated);
         assert!(!kept.was_disconnected);
         assert_eq!((kept.garbage_bytes, kept.clock_rejected), (0, 0));
+    }
+
+    #[test]
+    fn a_link_up_again_says_it_comes_back_from_an_outage_once() {
+        let mut link = LinkFacts::default();
+        assert!(!link.connected(Some("/dev/ttyUSB0".into()), None));
+        link.disconnected();
+        assert_eq!(
+            link.status(Orientation::Normal).state,
+            LinkState::Disconnected
+        );
+        assert!(link.connected(None, Some(BusBoard::new(Some(7)))));
+        assert_eq!(link.status(Orientation::Normal).state, LinkState::Connected);
+        assert!(link.bus.is_some());
+        assert_eq!(link.port, None);
+        assert!(!link.connected(None, None), "told once");
+        assert!(link.bus.is_none());
     }
 
     #[test]

@@ -476,95 +476,7 @@ impl Session {
             Operation::Claim(c) if c.claim_kind() == ClaimKind::Flag => {
                 self.flag_claimed(t, out);
             }
-            Operation::Claim(c) => {
-                // The arbiter's claim checker (9.2 / 9.3): the verdict with its evidence.
-                let Some(g) = &self.game else { return };
-                let (correct, why) =
-                    arbiter::check_claim(g, &self.rules.edition, c.intended_move.as_deref());
-                // 9.2 / 9.3: the claim is the right of the player on move.
-                let on_move = g.current().turn();
-                let claimant = c.side.map_or(on_move, Color::from);
-                let kind = if c.claim_kind() == ClaimKind::FiftyMoveRule {
-                    AlertKind::FiftyMoveRuleAvailable
-                } else {
-                    AlertKind::ThreefoldRepetitionAvailable
-                };
-                let mut a = self.alert(
-                    kind,
-                    Severity::Review,
-                    None,
-                    format!("Claim checked: {why}"),
-                );
-                let written = c.intended_move.is_some();
-                a.article = Some(
-                    match (kind == AlertKind::FiftyMoveRuleAvailable, written) {
-                        (true, true) => self.rules.edition.fifty_claim_with_move,
-                        (true, false) => self.rules.edition.fifty_claim,
-                        (false, true) => self.rules.edition.threefold_claim_with_move,
-                        (false, false) => self.rules.edition.threefold_claim,
-                    }
-                    .into(),
-                );
-                a.side = Some(claimant.into());
-                a.uci = c.intended_move.clone();
-                // 2017+ 9.4: a piece touched (lifted) since the position arose forfeits
-                // the claim on this move.
-                let touched = self
-                    .rules
-                    .edition
-                    .claim_lost_by_touch
-                    .filter(|_| claimant == on_move && !written)
-                    .and_then(|art| {
-                        self.board
-                            .handling
-                            .first_lift_since(self.board.same_since)
-                            .map(|sq| (art, sq))
-                    });
-                let claim = if kind == AlertKind::FiftyMoveRuleAvailable {
-                    "Fifty-move claim"
-                } else {
-                    "Repetition claim"
-                };
-                a.title = Some(format!(
-                    "{claim}: {}",
-                    if touched.is_some() {
-                        "lost (a piece touched)"
-                    } else if claimant != on_move {
-                        "not the claimant's move"
-                    } else if correct {
-                        "correct"
-                    } else {
-                        "incorrect"
-                    }
-                ));
-                a.prescription = Some(if let Some((art, sq)) = touched {
-                    format!(
-                        "The claim is lost: {} lifted the piece on {sq} before claiming ({art}); the game goes on, and the touched piece must be moved if it can be (4.3).",
-                        arbiter::side_name(claimant)
-                    )
-                } else if claimant != on_move {
-                    format!(
-                        "{} is not on move: a claim under 9.2 / 9.3 is no longer possible for this position (the right passes to {}).",
-                        arbiter::side_name(claimant),
-                        arbiter::side_name(on_move)
-                    )
-                } else if correct {
-                    "The claim is correct: the game is drawn.".into()
-                } else {
-                    let mut p = format!(
-                        "The claim is incorrect: the game goes on; {}",
-                        self.wrong_claim_penalty(claimant)
-                    );
-                    if written {
-                        p.push_str(" The written move must be played (Art. 4).");
-                    }
-                    p
-                });
-                if let (Some(note), Some(p)) = (self.under_way_note(), &mut a.prescription) {
-                    p.push_str(note);
-                }
-                out.push((t, EventBody::Alert(a)));
-            }
+            Operation::Claim(c) => self.on_claim(t, c, out),
             Operation::Confirm(id) => self.confirm(t, *id, out),
             Operation::Ack(id) => {
                 if self
@@ -586,6 +498,97 @@ impl Session {
             | Operation::TakeOver(_)
             | Operation::TableGame(_) => {}
         }
+    }
+
+    /// A draw claim (9.2 / 9.3) checked by the arbiter's claim checker: the verdict with its
+    /// evidence.
+    fn on_claim(&mut self, t: u64, c: &crate::input::ClaimOp, out: &mut Emitted) {
+        let Some(g) = &self.game else { return };
+        let (correct, why) =
+            arbiter::check_claim(g, &self.rules.edition, c.intended_move.as_deref());
+        // 9.2 / 9.3: the claim is the right of the player on move.
+        let on_move = g.current().turn();
+        let claimant = c.side.map_or(on_move, Color::from);
+        let kind = if c.claim_kind() == ClaimKind::FiftyMoveRule {
+            AlertKind::FiftyMoveRuleAvailable
+        } else {
+            AlertKind::ThreefoldRepetitionAvailable
+        };
+        let mut a = self.alert(
+            kind,
+            Severity::Review,
+            None,
+            format!("Claim checked: {why}"),
+        );
+        let written = c.intended_move.is_some();
+        a.article = Some(
+            match (kind == AlertKind::FiftyMoveRuleAvailable, written) {
+                (true, true) => self.rules.edition.fifty_claim_with_move,
+                (true, false) => self.rules.edition.fifty_claim,
+                (false, true) => self.rules.edition.threefold_claim_with_move,
+                (false, false) => self.rules.edition.threefold_claim,
+            }
+            .into(),
+        );
+        a.side = Some(claimant.into());
+        a.uci = c.intended_move.clone();
+        // 2017+ 9.4: a piece touched (lifted) since the position arose forfeits
+        // the claim on this move.
+        let touched = self
+            .rules
+            .edition
+            .claim_lost_by_touch
+            .filter(|_| claimant == on_move && !written)
+            .and_then(|art| {
+                self.board
+                    .handling
+                    .first_lift_since(self.board.same_since)
+                    .map(|sq| (art, sq))
+            });
+        let claim = if kind == AlertKind::FiftyMoveRuleAvailable {
+            "Fifty-move claim"
+        } else {
+            "Repetition claim"
+        };
+        a.title = Some(format!(
+            "{claim}: {}",
+            if touched.is_some() {
+                "lost (a piece touched)"
+            } else if claimant != on_move {
+                "not the claimant's move"
+            } else if correct {
+                "correct"
+            } else {
+                "incorrect"
+            }
+        ));
+        a.prescription = Some(if let Some((art, sq)) = touched {
+            format!(
+                "The claim is lost: {} lifted the piece on {sq} before claiming ({art}); the game goes on, and the touched piece must be moved if it can be (4.3).",
+                arbiter::side_name(claimant)
+            )
+        } else if claimant != on_move {
+            format!(
+                "{} is not on move: a claim under 9.2 / 9.3 is no longer possible for this position (the right passes to {}).",
+                arbiter::side_name(claimant),
+                arbiter::side_name(on_move)
+            )
+        } else if correct {
+            "The claim is correct: the game is drawn.".into()
+        } else {
+            let mut p = format!(
+                "The claim is incorrect: the game goes on; {}",
+                self.wrong_claim_penalty(claimant)
+            );
+            if written {
+                p.push_str(" The written move must be played (Art. 4).");
+            }
+            p
+        });
+        if let (Some(note), Some(p)) = (self.under_way_note(), &mut a.prescription) {
+            p.push_str(note);
+        }
+        out.push((t, EventBody::Alert(a)));
     }
 
     fn on_setup(&mut self, t: u64, s: &SetupOp, out: &mut Emitted) {

@@ -95,6 +95,26 @@ impl Session {
                 );
             }
         }
+        self.clock_state_alerts(t, &obs, &times, out);
+        self.emit_clock(t, out);
+        if !obs.new_flags.is_empty() {
+            // A press still waiting for its verdict came before the flag (the clock reported
+            // it first): the move it completed (6.2.1) is in the game before the flag is
+            // judged — 6.9 judges the position then on the board, and the moves completed.
+            self.overtake_pending_press(t, out);
+            self.on_flags(t, &obs.new_flags, out);
+        }
+    }
+
+    /// What a clock reading shows of the clock itself: stopped by a player (not by a final
+    /// flag), times changed while it stood, a low battery.
+    fn clock_state_alerts(
+        &mut self,
+        t: u64,
+        obs: &ClockObservation,
+        times: &ClockTimes,
+        out: &mut Emitted,
+    ) {
         // A display whose time ran out blocks the clock at zero by itself (protocol §3.4,
         // 0x10), in the reading that shows its final flag: nobody stopped it, and the flag
         // is judged on its own (6.8).
@@ -134,14 +154,6 @@ impl Session {
                 "The clock shows its battery-low indicator.".into(),
             );
             self.equipment_alert(t, a, out);
-        }
-        self.emit_clock(t, out);
-        if !obs.new_flags.is_empty() {
-            // A press still waiting for its verdict came before the flag (the clock reported
-            // it first): the move it completed (6.2.1) is in the game before the flag is
-            // judged — 6.9 judges the position then on the board, and the moves completed.
-            self.overtake_pending_press(t, out);
-            self.on_flags(t, &obs.new_flags, out);
         }
     }
 

@@ -68,32 +68,8 @@ impl Session {
             self.on_press(t, display, after_hidden, out);
             self.press.press_after_hidden = after_hidden;
         }
-        // A pause while a flag is down but not yet counted (the clock ran on past it, or
-        // the flag waits to be called) is the opponent's claim (6.8; A.4.3 / B8). A clock
-        // that stops by itself at a final flag does so in the flag's own reading.
-        if obs.stopped
-            && obs.new_flags.is_empty()
-            && (self.watch.flags.uncalled.is_some() || self.watch.flags.pending.is_some())
-            && self.phase().is_playing()
-        {
-            let article = if self.reduced() {
-                self.rules.edition.reduced_flag_claim.0
-            } else {
-                self.rules.edition.flag_considered_fallen
-            };
-            let both_down = self
-                .clock
-                .last()
-                .is_some_and(|l| l.left.flagged() && l.right.flagged());
-            if self.reduced() && both_down {
-                self.claim_with_own_flag_down(t, article, out);
-            } else {
-                self.flag_called(
-                    t,
-                    &format!("the clock was stopped to claim it, {article}"),
-                    out,
-                );
-            }
+        if obs.stopped && obs.new_flags.is_empty() {
+            self.stopped_with_flag_down(t, out);
         }
         self.clock_state_alerts(t, &obs, &times, out);
         self.emit_clock(t, out);
@@ -103,6 +79,36 @@ impl Session {
             // judged — 6.9 judges the position then on the board, and the moves completed.
             self.overtake_pending_press(t, out);
             self.on_flags(t, &obs.new_flags, out);
+        }
+    }
+
+    /// The clock stopped, no new flag in the reading: with a flag down but not yet counted
+    /// (the clock ran on past it, or the flag waits to be called), the pause is the
+    /// opponent's claim (6.8; A.4.3 / B8). A clock that stops by itself at a final flag does
+    /// so in the flag's own reading.
+    fn stopped_with_flag_down(&mut self, t: u64, out: &mut Emitted) {
+        if !(self.watch.flags.uncalled.is_some() || self.watch.flags.pending.is_some())
+            || !self.phase().is_playing()
+        {
+            return;
+        }
+        let article = if self.reduced() {
+            self.rules.edition.reduced_flag_claim.0
+        } else {
+            self.rules.edition.flag_considered_fallen
+        };
+        let both_down = self
+            .clock
+            .last()
+            .is_some_and(|l| l.left.flagged() && l.right.flagged());
+        if self.reduced() && both_down {
+            self.claim_with_own_flag_down(t, article, out);
+        } else {
+            self.flag_called(
+                t,
+                &format!("the clock was stopped to claim it, {article}"),
+                out,
+            );
         }
     }
 

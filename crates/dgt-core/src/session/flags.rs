@@ -138,28 +138,7 @@ impl Session {
         } else {
             flag_decision(flagged, ability)
         };
-        // Reduced supervision in rapid and blitz: 2005 only on a claim (B7), 2017 the
-        // arbiter may call it (A4.5, D3), 2018 / 2023 he shall (A.4.5 / A.5.5). A flag
-        // nobody has to call ends the game only when the arbiter enters the result.
-        let severity = if both || !self.reduced() {
-            Severity::Intervene
-        } else {
-            self.rules.edition.reduced_flag_severity
-        };
-        // The verified count of completed moves (6.12.2; 2017 6.13.2): the record, not a
-        // public display, decides whether a period was completed.
-        let called_later = severity == Severity::Intervene
-            && !both
-            && self.rules.flag_counts == crate::config::FlagCounts::WhenCalled;
-        let call = match severity {
-            Severity::Claim => FlagCall::OnClaim,
-            // Only fide-2017 has `review` here: A4.5 (the A4 rules also for blitz, B4).
-            Severity::Review => FlagCall::MayCall,
-            _ if called_later => FlagCall::CallFirst {
-                article: self.rules.edition.flag_considered_fallen,
-            },
-            _ => FlagCall::Declared,
-        };
+        let (severity, called_later, call) = self.flag_call(both);
         let verdict = FlagVerdict::new(self.rules.edition.flag_fall, decision, call);
         let result = verdict.result;
         let consequence = verdict.consequence();
@@ -208,6 +187,34 @@ impl Session {
             }
         }
         !both
+    }
+
+    /// How a fallen flag is called: the alert's severity, whether it counts only once
+    /// called (`flag_counts = when_called`), and who calls it.
+    fn flag_call(&self, both: bool) -> (Severity, bool, FlagCall) {
+        // Reduced supervision in rapid and blitz: 2005 only on a claim (B7), 2017 the
+        // arbiter may call it (A4.5, D3), 2018 / 2023 he shall (A.4.5 / A.5.5). A flag
+        // nobody has to call ends the game only when the arbiter enters the result.
+        let severity = if both || !self.reduced() {
+            Severity::Intervene
+        } else {
+            self.rules.edition.reduced_flag_severity
+        };
+        // The verified count of completed moves (6.12.2; 2017 6.13.2): the record, not a
+        // public display, decides whether a period was completed.
+        let called_later = severity == Severity::Intervene
+            && !both
+            && self.rules.flag_counts == crate::config::FlagCounts::WhenCalled;
+        let call = match severity {
+            Severity::Claim => FlagCall::OnClaim,
+            // Only fide-2017 has `review` here: A4.5 (the A4 rules also for blitz, B4).
+            Severity::Review => FlagCall::MayCall,
+            _ if called_later => FlagCall::CallFirst {
+                article: self.rules.edition.flag_considered_fallen,
+            },
+            _ => FlagCall::Declared,
+        };
+        (severity, called_later, call)
     }
 
     /// The other flag falls after a flag ended the game: the order is known and reported

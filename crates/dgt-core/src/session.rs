@@ -562,7 +562,25 @@ impl Session {
                 "incorrect"
             }
         ));
-        a.prescription = Some(if let Some((art, sq)) = touched {
+        a.prescription =
+            Some(self.claim_prescription(touched, claimant, on_move, correct, written));
+        if let (Some(note), Some(p)) = (self.under_way_note(), &mut a.prescription) {
+            p.push_str(note);
+        }
+        out.push((t, EventBody::Alert(a)));
+    }
+
+    /// What the arbiter does on a draw claim: lost by a piece touched (9.4), not the
+    /// claimant's move, correct, or incorrect with its penalty (and the written move played).
+    fn claim_prescription(
+        &self,
+        touched: Option<(&'static str, shakmaty::Square)>,
+        claimant: Color,
+        on_move: Color,
+        correct: bool,
+        written: bool,
+    ) -> String {
+        if let Some((art, sq)) = touched {
             format!(
                 "The claim is lost: {} lifted the piece on {sq} before claiming ({art}); the game goes on, and the touched piece must be moved if it can be (4.3).",
                 arbiter::side_name(claimant)
@@ -584,11 +602,7 @@ impl Session {
                 p.push_str(" The written move must be played (Art. 4).");
             }
             p
-        });
-        if let (Some(note), Some(p)) = (self.under_way_note(), &mut a.prescription) {
-            p.push_str(note);
         }
-        out.push((t, EventBody::Alert(a)));
     }
 
     fn on_setup(&mut self, t: u64, s: &SetupOp, out: &mut Emitted) {

@@ -4,9 +4,13 @@
 //! `settle_ms`), when the clock shows a **press** (6.2.1: the press completes the move), and
 //! when a waiting period runs out (no press came; an unexplained placement persisted).
 //!
-//! The session owns its sub-states, each with its own module: the timer table (`timers`),
-//! the game phase (`phase`) and the history of placements shown (`shown`). The move reader
-//! (`reader`) reads the board into a `Reading` (settled) or a `PressReading`; the referee
+//! The session coordinates parts it owns, each a type with its own module and tests: the
+//! rules in force (`rules`), the link's facts and decoder (`link`), a bus board's log
+//! (`bus_log`), the board as reported (`board_state`), the presses (`press_state`), what is
+//! watched before a game (`before_game`), the offences counted (`offence_count`), the timer
+//! table (`timers`) and what the reader remembers (`reader_state`, `shown`); the game phase
+//! is derived (`phase`). The move reader (`reader`) is a read-only view of the session
+//! (`Reader`) that reads the board into a `Reading` (settled) or a `PressReading`; the referee
 //! (`referee`) acts on them: moves into the game record (`record`), games begun (`start`),
 //! alerts on the handling of pieces (`hands`), offences (`offences`), flags (`flags`) and
 //! the clock (`presses`, `clock_checks`). Bytes and the link are read in `link`; a bughouse

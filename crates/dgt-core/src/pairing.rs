@@ -1,9 +1,8 @@
 //! A round's pairings and the arbiter's table results, as operator actions carry them.
 //!
 //! Pairings are not rules: the core decides nothing with them. It passes each
-//! [`Operation::Pairings`](crate::Operation::Pairings) and
-//! [`Operation::TableResult`](crate::Operation::TableResult) straight back as an event
-//! ([`EventBody::Pairings`](crate::EventBody::Pairings), [`EventBody::TableResult`](crate::EventBody::TableResult))
+//! `Operation::Pairings` and `Operation::TableResult` straight back as an event
+//! (`EventBody::Pairings`, `EventBody::TableResult`)
 //! so that they are journaled and numbered like every other action, survive a restart (the
 //! journal replays them) and reach every view that is built from events: the dashboard, the
 //! hub, PGN exports, the broadcast folders and the LiveChess API. Tables are the pairing

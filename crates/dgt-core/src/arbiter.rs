@@ -1,6 +1,7 @@
 //! The Laws of Chess as data per edition: which article applies, what it prescribes, and the
 //! game ends that happen by rule at the move made (no press needed).
 
+use serde::{Deserialize, Serialize};
 use shakmaty::{CastlingMode, Chess, Position};
 
 use crate::article::Article;
@@ -147,43 +148,9 @@ pub struct Laws {
     pub penalty_ms_blitz_reduced: u64,
 }
 
-/// An edition of the FIDE Laws of Chess the daemon knows, named as in settings, set-ups and
-/// alerts (`"fide-2023"`). Parsed once where a name comes in: an unknown name is an error
-/// ([`UnknownEdition`]), never a fall-back to another edition.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Edition {
-    Fide2005,
-    Fide2017,
-    Fide2018,
-    #[default]
-    Fide2023,
-}
-
-/// An edition name that is none of [`Edition::ALL`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown edition of the Laws {name:?}: use one of {}", Edition::names().join(", "))]
-pub struct UnknownEdition {
-    pub name: String,
-}
+pub use crate::edition::{Edition, UnknownEdition};
 
 impl Edition {
-    pub const ALL: [Edition; 4] = [
-        Edition::Fide2005,
-        Edition::Fide2017,
-        Edition::Fide2018,
-        Edition::Fide2023,
-    ];
-
-    /// The name in settings, set-ups and alerts.
-    pub fn name(self) -> &'static str {
-        self.laws().name
-    }
-
-    /// Every name, oldest edition first.
-    pub fn names() -> Vec<&'static str> {
-        Edition::ALL.iter().map(|e| e.name()).collect()
-    }
-
     /// The articles and penalties of this edition.
     pub fn laws(self) -> &'static Laws {
         match self {
@@ -192,45 +159,6 @@ impl Edition {
             Edition::Fide2018 => &FIDE_2018,
             Edition::Fide2023 => &FIDE_2023,
         }
-    }
-}
-
-impl crate::config::SettingChoices for Edition {
-    const ALL: &'static [Self] = &Edition::ALL;
-    fn setting_name(self) -> String {
-        self.name().to_string()
-    }
-}
-
-impl std::str::FromStr for Edition {
-    type Err = UnknownEdition;
-
-    fn from_str(name: &str) -> Result<Self, Self::Err> {
-        Edition::ALL
-            .into_iter()
-            .find(|e| e.name() == name)
-            .ok_or_else(|| UnknownEdition {
-                name: name.to_string(),
-            })
-    }
-}
-
-impl std::fmt::Display for Edition {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl serde::Serialize for Edition {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Edition {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let name = String::deserialize(d)?;
-        name.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -496,11 +424,23 @@ const FIDE_2005: Laws = Laws {
 
 /// The edition's Laws with the fivefold reading configured (9.6.1, worded differently by
 /// edition; docs/decisions/D2-fivefold-wording-2017.md): the choice
+
+/// The two readings of the fivefold rule (9.6.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FivefoldReading {
+    /// The position stood five times in a row, every second move by each player.
+    Consecutive,
+    /// The position stood five times at any moments of the game.
+    AnyFive,
+}
+
+/// The edition's Laws with the fivefold reading configured (9.6.1; D2): the choice
 /// matters only in the editions that have the rule.
-pub fn edition_with(edition: Edition, fivefold: Option<crate::config::FivefoldReading>) -> Laws {
+pub fn edition_with(edition: Edition, fivefold: Option<FivefoldReading>) -> Laws {
     let mut ed = edition.laws().clone();
     if let Some(reading) = fivefold {
-        ed.fivefold_consecutive = reading == crate::config::FivefoldReading::Consecutive;
+        ed.fivefold_consecutive = reading == FivefoldReading::Consecutive;
     }
     ed
 }

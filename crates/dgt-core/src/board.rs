@@ -8,9 +8,17 @@
 use std::cell::OnceCell;
 
 use dgt_protocol::DgtPiece;
+use serde::{Deserialize, Serialize};
 use shakmaty::{Bitboard, Board, ByColor, ByRole, Color, Piece, Role, Square};
 
-use crate::event::Orientation;
+/// Which way round the board stands: `Rotated` when the connector is on Black's left
+/// (protocol §3.2), so that square i is 63 − i.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Orientation {
+    Normal,
+    Rotated,
+}
 
 /// The squares as last reported, in the board's own numbering.
 #[derive(Debug, Clone)]

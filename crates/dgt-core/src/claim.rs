@@ -129,13 +129,13 @@ impl<'de> Deserialize<'de> for ClaimKindName {
 /// Reads a claimant (`"white"` / `"black"`), refusing any other with the reason.
 pub(crate) fn claimant<'de, D: serde::Deserializer<'de>>(
     d: D,
-) -> Result<Option<crate::event::Side>, D::Error> {
+) -> Result<Option<crate::side::Side>, D::Error> {
     let Some(text) = Option::<String>::deserialize(d)? else {
         return Ok(None);
     };
     match text.as_str() {
-        "white" => Ok(Some(crate::event::Side::White)),
-        "black" => Ok(Some(crate::event::Side::Black)),
+        "white" => Ok(Some(crate::side::Side::White)),
+        "black" => Ok(Some(crate::side::Side::Black)),
         _ => Err(serde::de::Error::custom(format!(
             "unknown claimant {text:?}: use white or black, or leave it out for the player on move"
         ))),
@@ -183,7 +183,7 @@ mod tests {
             c.kind.map(ClaimKindName::kind),
             Some(ClaimKind::FiftyMoveRule)
         );
-        assert_eq!(c.side, Some(crate::event::Side::Black));
+        assert_eq!(c.side, Some(crate::side::Side::Black));
         assert_eq!(
             serde_json::to_string(&c).unwrap(),
             r#"{"kind":"fifty","side":"black","move":"e7e5"}"#

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::arbiter::FivefoldReading;
 use crate::arbiter::{Edition, Laws};
 use crate::bughouse::BughouseMatch;
 use crate::input::{ClockSide, Supervision};
@@ -79,6 +80,13 @@ pub trait SettingChoices: Copy + Serialize + 'static {
     }
 }
 
+impl SettingChoices for Edition {
+    const ALL: &'static [Self] = &Edition::ALL;
+    fn setting_name(self) -> String {
+        self.name().to_string()
+    }
+}
+
 impl SettingChoices for FlagCounts {
     const ALL: &'static [Self] = &[FlagCounts::AtFall, FlagCounts::WhenCalled];
 }
@@ -119,16 +127,6 @@ pub enum FlagCounts {
     AtFall,
     /// When the arbiter acknowledges the flag alert or a player's claim is recorded.
     WhenCalled,
-}
-
-/// The two readings of the fivefold rule (9.6.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FivefoldReading {
-    /// The position stood five times in a row, every second move by each player.
-    Consecutive,
-    /// The position stood five times at any moments of the game.
-    AnyFive,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -11,8 +11,7 @@ use crate::input::{Input, InputKind, Operation};
 use crate::outcome::GameResult;
 use crate::session::Session;
 
-/// Events a stage produced, before they are numbered: (t_ms, body).
-pub type Emitted = Vec<(u64, EventBody)>;
+pub use crate::event::Emitted;
 
 pub struct Core {
     config: CoreConfig,

@@ -2,48 +2,13 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::input::ClockSide;
+pub use crate::board::Orientation;
+pub use crate::outcome::EndReason;
+use crate::side::ClockSide;
+pub use crate::side::Side;
 
-/// White or Black, as the event JSON spells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Side {
-    White,
-    Black,
-}
-
-impl From<shakmaty::Color> for Side {
-    fn from(c: shakmaty::Color) -> Self {
-        match c {
-            shakmaty::Color::White => Side::White,
-            shakmaty::Color::Black => Side::Black,
-        }
-    }
-}
-
-impl From<Side> for shakmaty::Color {
-    fn from(s: Side) -> Self {
-        match s {
-            Side::White => shakmaty::Color::White,
-            Side::Black => shakmaty::Color::Black,
-        }
-    }
-}
-
-impl Side {
-    pub fn other(self) -> Side {
-        match self {
-            Side::White => Side::Black,
-            Side::Black => Side::White,
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            Side::White => "White",
-            Side::Black => "Black",
-        }
-    }
-}
+/// Events a stage produced, before they are numbered: (t_ms, body).
+pub type Emitted = Vec<(u64, EventBody)>;
 
 /// One event. `seq` is strictly increasing within one journal; `t_ms` is the time of the
 /// input (or of the timer) that caused it.
@@ -88,13 +53,6 @@ pub enum LinkState {
     Connected,
     Disconnected,
     Identified,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Orientation {
-    Normal,
-    Rotated,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -322,40 +280,6 @@ impl Alert {
             repeats: None,
             last_t_ms: None,
             title: None,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EndReason {
-    Checkmate,
-    Stalemate,
-    DeadPosition,
-    FivefoldRepetition,
-    SeventyFiveMoveRule,
-    FlagFall,
-    BothFlagsFallen,
-    IllegalMove,
-    ResultGesture,
-    Arbiter,
-}
-
-impl EndReason {
-    /// The reason in plain words, as the arbiter reads it in a message ("fivefold
-    /// repetition").
-    pub fn words(self) -> &'static str {
-        match self {
-            EndReason::Checkmate => "checkmate",
-            EndReason::Stalemate => "stalemate",
-            EndReason::DeadPosition => "dead position",
-            EndReason::FivefoldRepetition => "fivefold repetition",
-            EndReason::SeventyFiveMoveRule => "seventy five move rule",
-            EndReason::FlagFall => "flag fall",
-            EndReason::BothFlagsFallen => "both flags fallen",
-            EndReason::IllegalMove => "illegal move",
-            EndReason::ResultGesture => "result gesture",
-            EndReason::Arbiter => "arbiter",
         }
     }
 }

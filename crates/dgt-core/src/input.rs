@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::side::ClockSide;
+
 /// One input to the core. `t_ms` never decreases; `board` labels the line ("board-1").
 #[derive(Debug, Clone, PartialEq)]
 pub struct Input {
@@ -57,23 +59,6 @@ pub enum Link {
     },
 }
 
-/// Which clock display is White's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ClockSide {
-    Left,
-    Right,
-}
-
-impl ClockSide {
-    pub fn other(self) -> Self {
-        match self {
-            ClockSide::Left => ClockSide::Right,
-            ClockSide::Right => ClockSide::Left,
-        }
-    }
-}
-
 /// Rapid and blitz supervision (FIDE Laws appendices A3/A4, B3/B4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -95,7 +80,7 @@ pub struct SetupOp {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub white_clock_side: Option<ClockSide>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub edition: Option<crate::arbiter::Edition>,
+    pub edition: Option<crate::edition::Edition>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supervision: Option<Supervision>,
     /// Whether the board is turned round (connector on White's right).
@@ -167,7 +152,7 @@ pub struct ClaimOp {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "crate::claim::claimant"
     )]
-    pub side: Option<crate::event::Side>,
+    pub side: Option<crate::side::Side>,
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "move")]
     pub intended_move: Option<String>,
 }
@@ -224,7 +209,7 @@ pub struct TakeOverOp {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct UnderWayOp {
-    pub to_move: crate::event::Side,
+    pub to_move: crate::side::Side,
 }
 
 /// `{"by": {"arbiter": "Ana", "role": "floor", "action": {"ack": 7}}}`: the account that

@@ -53,7 +53,7 @@ impl GameResult {
     }
 
     /// "1-0", "0-1" or "1/2-1/2".
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             GameResult::WhiteWins => "1-0",
             GameResult::BlackWins => "0-1",
@@ -142,7 +142,7 @@ pub enum TableResult {
 }
 
 impl TableResult {
-    /// Every table result, in the order [`crate::pairing::TABLE_RESULTS`] lists them.
+    /// Every table result, in the order [`TABLE_RESULTS`] lists them.
     pub const ALL: [TableResult; 9] = [
         TableResult::Played(GameResult::WhiteWins),
         TableResult::Played(GameResult::BlackWins),
@@ -160,7 +160,7 @@ impl TableResult {
     ];
 
     /// The result as the contract writes it ("1-0", "+-", "1/2-1/2u", …).
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             TableResult::Played(r) => r.as_str(),
             TableResult::NotRated(GameResult::WhiteWins) => "1-0u",
@@ -177,6 +177,20 @@ impl TableResult {
     }
 }
 
+/// The results an arbiter may enter for a table, as the contract writes them: played games,
+/// forfeits (White wins by forfeit `+-`, Black `-+`, both lose `--`), and games not rated
+/// (FIDE TRF `W`/`D`/`L`: `1-0u`, `1/2-1/2u`, `0-1u`). Derived from [`TableResult::ALL`], so
+/// the list and the type cannot disagree.
+pub const TABLE_RESULTS: &[&str] = &{
+    let mut names = [""; TableResult::ALL.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = TableResult::ALL[i].as_str();
+        i += 1;
+    }
+    names
+};
+
 impl From<GameResult> for TableResult {
     fn from(r: GameResult) -> Self {
         TableResult::Played(r)
@@ -192,7 +206,7 @@ impl std::str::FromStr for TableResult {
             .find(|r| r.as_str() == text)
             .ok_or_else(|| UnknownResult {
                 text: text.to_string(),
-                accepted: crate::pairing::TABLE_RESULTS,
+                accepted: TABLE_RESULTS,
             })
     }
 }
@@ -213,6 +227,41 @@ impl<'de> Deserialize<'de> for TableResult {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = String::deserialize(d)?;
         text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Why a game ended, as the event JSON names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    Checkmate,
+    Stalemate,
+    DeadPosition,
+    FivefoldRepetition,
+    SeventyFiveMoveRule,
+    FlagFall,
+    BothFlagsFallen,
+    IllegalMove,
+    ResultGesture,
+    Arbiter,
+}
+
+impl EndReason {
+    /// The reason in plain words, as the arbiter reads it in a message ("fivefold
+    /// repetition").
+    pub fn words(self) -> &'static str {
+        match self {
+            EndReason::Checkmate => "checkmate",
+            EndReason::Stalemate => "stalemate",
+            EndReason::DeadPosition => "dead position",
+            EndReason::FivefoldRepetition => "fivefold repetition",
+            EndReason::SeventyFiveMoveRule => "seventy five move rule",
+            EndReason::FlagFall => "flag fall",
+            EndReason::BothFlagsFallen => "both flags fallen",
+            EndReason::IllegalMove => "illegal move",
+            EndReason::ResultGesture => "result gesture",
+            EndReason::Arbiter => "arbiter",
+        }
     }
 }
 
@@ -240,8 +289,13 @@ mod tests {
 
     #[test]
     fn table_results_are_the_listed_strings_and_no_other() {
-        let written: Vec<&str> = TableResult::ALL.iter().map(|r| r.as_str()).collect();
-        assert_eq!(written, crate::pairing::TABLE_RESULTS);
+        // The contract's strings, in the order error messages list them.
+        assert_eq!(
+            TABLE_RESULTS,
+            [
+                "1-0", "0-1", "1/2-1/2", "+-", "-+", "--", "1-0u", "0-1u", "1/2-1/2u"
+            ]
+        );
         for r in TableResult::ALL {
             assert_eq!(r.as_str().parse::<TableResult>(), Ok(r));
             let json = serde_json::to_string(&r).unwrap();

@@ -1,9 +1,8 @@
 //! A round's pairings and the arbiter's table results, as operator actions carry them.
 //!
 //! Pairings are not rules: the core decides nothing with them. It passes each
-//! [`Operation::Pairings`](crate::Operation::Pairings) and
-//! [`Operation::TableResult`](crate::Operation::TableResult) straight back as an event
-//! ([`EventBody::Pairings`](crate::EventBody::Pairings), [`EventBody::TableResult`](crate::EventBody::TableResult))
+//! `Operation::Pairings` and `Operation::TableResult` straight back as an event
+//! (`EventBody::Pairings`, `EventBody::TableResult`)
 //! so that they are journaled and numbered like every other action, survive a restart (the
 //! journal replays them) and reach every view that is built from events: the dashboard, the
 //! hub, PGN exports, the broadcast folders and the LiveChess API. Tables are the pairing
@@ -116,12 +115,7 @@ pub struct TableGameOp {
     pub game: Option<String>,
 }
 
-/// The results an arbiter may enter for a table: played games, forfeits (White wins by
-/// forfeit `+-`, Black `-+`, both lose `--`), and games not rated (FIDE TRF `W`/`D`/`L`:
-/// `1-0u`, `1/2-1/2u`, `0-1u`).
-pub const TABLE_RESULTS: &[&str] = &[
-    "1-0", "0-1", "1/2-1/2", "+-", "-+", "--", "1-0u", "0-1u", "1/2-1/2u",
-];
+pub use crate::outcome::TABLE_RESULTS;
 
 #[cfg(test)]
 mod tests {

@@ -15,7 +15,7 @@ use shakmaty::{
 };
 
 use crate::board::Placement;
-use crate::event::EndReason;
+use crate::outcome::EndReason;
 use crate::outcome::GameResult;
 
 mod illegal;

@@ -4,9 +4,13 @@
 //! `settle_ms`), when the clock shows a **press** (6.2.1: the press completes the move), and
 //! when a waiting period runs out (no press came; an unexplained placement persisted).
 //!
-//! The session owns its sub-states, each with its own module: the timer table (`timers`),
-//! the game phase (`phase`) and the history of placements shown (`shown`). The move reader
-//! (`reader`) reads the board into a `Reading` (settled) or a `PressReading`; the referee
+//! The session coordinates parts it owns, each a type with its own module and tests: the
+//! rules in force (`rules`), the link's facts and decoder (`link`), a bus board's log
+//! (`bus_log`), the board as reported (`board_state`), the presses (`press_state`), what is
+//! watched before a game (`before_game`), the offences counted (`offence_count`), the timer
+//! table (`timers`) and what the reader remembers (`reader_state`, `shown`); the game phase
+//! is derived (`phase`). The move reader (`reader`) is a read-only view of the session
+//! (`Reader`) that reads the board into a `Reading` (settled) or a `PressReading`; the referee
 //! (`referee`) acts on them: moves into the game record (`record`), games begun (`start`),
 //! alerts on the handling of pieces (`hands`), offences (`offences`), flags (`flags`) and
 //! the clock (`presses`, `clock_checks`). Bytes and the link are read in `link`; a bughouse
@@ -15,7 +19,7 @@
 use dgt_protocol::{BoardMessage, ClockMessage, ClockTimes, Decoded, Decoder, LineMode};
 use shakmaty::{ByColor, CastlingMode, Chess, Color, Move, Position};
 
-use crate::arbiter::{self, Laws};
+use crate::arbiter;
 use crate::board::{self, PhysicalBoard};
 use crate::bus::{BusBoard, BusFact};
 use crate::claim::ClaimKind;
@@ -23,17 +27,19 @@ use crate::clock::{ClockObservation, ClockTracker};
 use crate::config::CoreConfig;
 use crate::dead::MateAbility;
 use crate::eeprom;
-use crate::engine::Emitted;
+use crate::event::Emitted;
 use crate::event::{
     Alert, AlertKind, BoardStatus, ClockEvent, EndReason, EventBody, LinkState, MoveEvent,
     Orientation, Severity, Side,
 };
-use crate::handling::{Handling, HandlingLog, HandlingThresholds, Signal};
+use crate::handling::{Handling, HandlingThresholds, Signal};
 use crate::input::{ClockSide, InputKind, Link, Operation, SetupOp, Supervision};
 use crate::outcome::GameResult;
 use crate::reconstruct::{self, Game, Interpretation, fen};
 use crate::time_control::TimeControl;
 
+mod before_game;
+mod board_state;
 mod bughouse_drops;
 mod bughouse_end;
 mod bus_log;
@@ -41,14 +47,17 @@ mod clock_checks;
 mod flags;
 mod hands;
 mod link;
+mod offence_count;
 mod offences;
 mod phase;
+mod press_state;
 mod presses;
 mod reader;
 mod reader_state;
 mod record;
 mod referee;
 mod replacement;
+mod rules;
 mod seat;
 mod shown;
 mod start;
@@ -56,8 +65,15 @@ mod timers;
 mod under_way;
 mod under_way_log;
 
+use before_game::BeforeGame;
+use board_state::BoardState;
+use bus_log::BusLog;
+use link::LinkFacts;
+use offence_count::Offences;
 use phase::Phase;
+use press_state::PressState;
 use reader_state::ReaderState;
+use rules::Rules;
 use timers::{Timer, Timers};
 
 /// A press waiting for its verdict ([`Timer::PressVerdict`]): the display pressed, and
@@ -130,12 +146,11 @@ const EQUIPMENT_COALESCE_MS: u64 = 30 * 60_000;
 #[derive(Debug, Default)]
 struct GameWatch {
     illegal_alerted: bool,
-    /// Offences per counter and player; see [`Offence`].
-    offences: [ByColor<u32>; 3],
+    /// Offences counted per player, and two-handed moves the arbiter may confirm
+    /// (`offence_count.rs`).
+    offences: Offences,
     /// The flags seen in this game.
     flags: FlagWatch,
-    /// Recent two-handed-move alerts the arbiter may confirm: (alert id, mover, ply).
-    suspicions: Vec<(u64, Color, u32)>,
     /// Pieces gone from the board since an `illegal_position` that only showed pieces
     /// missing (knocked off, L17 T43): play is followed as if they stood on their squares
     /// until they are back or the position is reinstated.
@@ -216,113 +231,28 @@ struct ClockHints {
 
 pub struct Session {
     label: String,
-    settle_ms: u64,
-    press_wait_ms: u64,
-    illegal_position_ms: u64,
-    /// The edition in force, with the configured fivefold reading applied.
-    edition: Laws,
-    fivefold: Option<crate::config::FivefoldReading>,
-    supervision: Supervision,
-    time_control: Option<TimeControl>,
-    /// Category boundaries in minutes when configured (else the edition's own; the 2017
-    /// text contradicts itself).
-    blitz_max: Option<u64>,
-    rapid_max: Option<u64>,
-
-    decoder: Decoder,
-    /// The bus side of a board on a bus line (`Link::BusConnected`), else `None`.
-    bus: Option<BusBoard>,
-    board: PhysicalBoard,
-    orientation: Orientation,
+    /// The Laws in force and the waiting periods (`rules.rs`).
+    rules: Rules,
+    /// The link's facts and the byte decoder (`link.rs`).
+    link: LinkFacts,
+    /// What a bus board's log named since the last move (`bus_log.rs`).
+    bus_log: BusLog,
+    /// The squares as reported, and when and how they changed (`board_state.rs`).
+    board: BoardState,
     clock: ClockTracker,
 
     game: Option<Game>,
     games_started: u32,
-    /// A position an operator set up: the next game starts when the board shows it.
-    next_start: Option<(Chess, CastlingMode)>,
-
-    serial: Option<String>,
-    version: Option<String>,
-    clock_version: Option<String>,
-    port: Option<String>,
-    link: LinkState,
-    was_disconnected: bool,
 
     /// What the move reader remembers between readings (`reader_state.rs`).
     reader: ReaderState,
-    /// Both displays gained time between two readings with the lever where it was: two
-    /// presses (a move and its reply) came between the clock's reports.
-    two_presses_unseen: bool,
-    /// A three-ply reading of two hidden presses that a piece lifted also explains, held
-    /// for a longer calm (D59): the board's last change when it was held.
-    three_plies_held: Option<u64>,
-    /// The display of a press that overtakes an earlier press still waiting for its
-    /// verdict, while that one is judged (D60).
-    overtaken_by: Option<ClockSide>,
-    /// A reading of two presses unseen (D54/D55/D58) since the last press seen.
-    hidden_since_press: bool,
-    /// Lever presses a bus board logged (protocol §3.6) since the last move recorded: at
-    /// least as many moves were completed since (an entry may be skipped, never invented).
-    presses_logged_since_move: usize,
-    /// When a bus board's last log packet came in (protocol §3.6), and when the last one
-    /// before the last move recorded did: a square logged after that changed since.
-    last_log_at: u64,
-    log_at_move: u64,
-    /// The last press seen came after such a reading.
-    press_after_hidden: bool,
-    /// When each square (by chess square) last changed on the board.
-    square_changed_at: [u64; 64],
-    /// When a bus board's log (protocol §3.6) last named each square (by chess square),
-    /// even with the piece it already had: a tag says the square changed on the way.
-    square_logged_at: [u64; 64],
-    /// How many times a bus board's log named each square (by chess square) since the last
-    /// move recorded: once per change, each change a scan apart at least (§3.6, §4.1).
-    square_logged_since_move: [u8; 64],
+    /// The presses seen and the one waiting for its verdict (`press_state.rs`).
+    press: PressState,
     /// Every waiting period's deadline: the settle, a press's verdict, a press awaited, an
     /// illegal placement persisting, corrections becoming final, the board's log awaited.
     timers: Timers,
-    /// A press whose board could not be read as a move yet ([`Timer::PressVerdict`]).
-    press_look: Option<PressLook>,
-    /// The clock reading that showed the press: the times of the move it completes.
-    press_reading: Option<ClockTimes>,
-    /// When the last press was seen.
-    press_seen_at: u64,
-    /// Where the board's log (protocol §3.6) was last read; `None` until a board sends one.
-    ee_mark: Option<eeprom::Mark>,
-    flag_counts: crate::config::FlagCounts,
-    guideline_iii: bool,
-    /// A board set up wrongly (`reconstruct::wrong_setup`) seen settled, with its
-    /// orientation: a game starts from it only when a move is made there.
-    wrong_setup: Option<(shakmaty::Board, Orientation, u64)>,
-    /// A start position the board showed (any report, settled or not) while no game was
-    /// played, with its orientation and time: if the next settled placement is one legal
-    /// move from it, the game began there (a board connected, or a set-up completed, just
-    /// as White moved). Consumed at the next settle.
-    start_shown: Option<(Chess, CastlingMode, Orientation, u64)>,
-    /// A placement found under way while no game is followed, waiting for its side to move
-    /// (`under_way.rs`); and whether the arbiter was told of it.
-    found: Option<under_way::FoundPlacement>,
-    found_told: bool,
-    /// The board's own log read while no game was followed (protocol §3.6): a game found
-    /// under way is rebuilt from it when it leads to the placement (`under_way_log.rs`).
-    found_log: Option<Vec<dgt_protocol::EeEntry>>,
-    /// The log was read (or asked for) for the placement found.
-    found_log_asked: bool,
-    /// The game went to a replacement board (`replacement.rs`): what this board shows is no
-    /// game found under way until it shows a start position again.
-    replaced: bool,
-    /// When the clock last showed a press, game or no game.
-    any_press_at: u64,
-    /// Lifts and placements, for touch-move, rook-first castling and two-hands signals.
-    handling: HandlingLog,
-    /// When the board first showed the current position (the next move's handling began
-    /// after it; a piece touched and put back stays in the window).
-    same_since: u64,
-    /// When the placement last changed.
-    last_change: u64,
-    /// The most squares the board has differed from the current position at once since the
-    /// last move or the last return to it.
-    displaced: usize,
+    /// What is watched while no game is followed (`before_game.rs`).
+    before: BeforeGame,
 
     /// What is watched over one game, reset as a whole when a game begins.
     watch: GameWatch,
@@ -332,10 +262,6 @@ pub struct Session {
     /// Equipment alerts raised on this board, coalesced (`equipment_alert`): kind, the id of
     /// the alert (0 until numbered), how many times, and the latest.
     equipment: Vec<(AlertKind, u64, u32, u64)>,
-
-    /// Counters for the metrics.
-    pub garbage_bytes: u64,
-    pub clock_rejected: u64,
 }
 
 impl Session {
@@ -347,15 +273,8 @@ impl Session {
     pub fn after_fault(self, t: u64, config: &CoreConfig) -> Session {
         let mut s = Session::new(&self.label, config);
         s.games_started = self.games_started;
-        s.decoder = self.decoder;
-        s.bus = self.bus;
-        s.board = self.board;
-        s.orientation = self.orientation;
-        s.serial = self.serial;
-        s.version = self.version;
-        s.clock_version = self.clock_version;
-        s.port = self.port;
-        s.link = self.link;
+        s.link = self.link.after_fault();
+        s.board = self.board.after_fault();
         s.timers.set(Timer::Settle, t);
         s
     }
@@ -372,65 +291,32 @@ impl Session {
         });
         Session {
             label: label.to_string(),
-            settle_ms: config.settle_ms,
-            press_wait_ms: config.press_wait_ms,
-            illegal_position_ms: config.illegal_position_ms,
-            edition: arbiter::edition_with(s.edition.unwrap_or_default(), config.fivefold),
-            fivefold: config.fivefold,
-            supervision: s.supervision.unwrap_or(Supervision::Full),
-            time_control: tc,
-            blitz_max: config.blitz_max_minutes,
-            rapid_max: config.rapid_max_minutes,
-            decoder: Decoder::new(LineMode::Single),
-            bus: None,
-            board: PhysicalBoard::default(),
-            orientation: Orientation::Normal,
+            rules: Rules {
+                settle_ms: config.settle_ms,
+                press_wait_ms: config.press_wait_ms,
+                illegal_position_ms: config.illegal_position_ms,
+                edition: arbiter::edition_with(s.edition.unwrap_or_default(), config.fivefold),
+                fivefold: config.fivefold,
+                supervision: s.supervision.unwrap_or(Supervision::Full),
+                time_control: tc,
+                blitz_max: config.blitz_max_minutes,
+                rapid_max: config.rapid_max_minutes,
+                flag_counts: config.flag_counts,
+                guideline_iii: config.guideline_iii,
+            },
+            link: LinkFacts::default(),
+            bus_log: BusLog::default(),
+            board: BoardState::default(),
             clock: ClockTracker::new(s.white_clock_side),
             game: None,
             games_started: 0,
-            next_start: None,
-            serial: None,
-            version: None,
-            clock_version: None,
-            port: None,
-            link: LinkState::Connected,
-            was_disconnected: false,
             reader: ReaderState::default(),
-            two_presses_unseen: false,
-            three_plies_held: None,
-            overtaken_by: None,
-            hidden_since_press: false,
-            presses_logged_since_move: 0,
-            last_log_at: 0,
-            log_at_move: 0,
-            press_after_hidden: false,
-            square_changed_at: [0; 64],
-            square_logged_at: [0; 64],
-            square_logged_since_move: [0; 64],
+            press: PressState::default(),
+            before: BeforeGame::default(),
             timers: Timers::default(),
-            press_look: None,
-            press_reading: None,
-            press_seen_at: 0,
-            flag_counts: config.flag_counts,
-            guideline_iii: config.guideline_iii,
-            wrong_setup: None,
-            start_shown: None,
-            found: None,
-            found_told: false,
-            found_log: None,
-            found_log_asked: false,
-            replaced: false,
-            any_press_at: 0,
-            ee_mark: None,
-            handling: HandlingLog::default(),
-            same_since: 0,
-            last_change: 0,
-            displaced: 0,
             watch: GameWatch::default(),
             bughouse: bughouse.map(|m| seat::Seat::new(m, label)),
             equipment: Vec::new(),
-            garbage_bytes: 0,
-            clock_rejected: 0,
         }
     }
 
@@ -442,7 +328,7 @@ impl Session {
     pub fn edition_name(&self) -> &str {
         match &self.bughouse {
             Some(seat) => seat.regulation.name(),
-            None => self.edition.name,
+            None => self.rules.edition.name,
         }
     }
 
@@ -465,11 +351,11 @@ impl Session {
     }
 
     pub fn physical(&self) -> &PhysicalBoard {
-        &self.board
+        &self.board.physical
     }
 
     pub fn orientation(&self) -> Orientation {
-        self.orientation
+        self.board.orientation
     }
 
     pub fn clock(&self) -> &ClockTracker {
@@ -477,11 +363,11 @@ impl Session {
     }
 
     pub fn serial(&self) -> Option<&str> {
-        self.serial.as_deref()
+        self.link.serial.as_deref()
     }
 
     pub fn link(&self) -> LinkState {
-        self.link
+        self.link.state
     }
 
     /// The earliest pending timer.
@@ -493,7 +379,7 @@ impl Session {
     /// look an unexplained board is an illegal move.
     fn look_at_press(&mut self, at: u64, display: ClockSide, final_look: bool) {
         self.timers.set(Timer::PressVerdict, at);
-        self.press_look = Some(PressLook {
+        self.press.pending = Some(PressLook {
             display,
             final_look,
         });
@@ -502,7 +388,7 @@ impl Session {
     /// The press waiting for its verdict, if any, taken off the table.
     fn take_press_look(&mut self) -> Option<PressLook> {
         self.timers.clear(Timer::PressVerdict);
-        self.press_look.take()
+        self.press.pending.take()
     }
 
     /// Makes the moves completed by a press final once their correction window is over.
@@ -518,8 +404,8 @@ impl Session {
         self.expire_corrections(t);
         match kind {
             InputKind::Rx(bytes) => {
-                self.decoder.push(bytes);
-                while let Some(d) = self.decoder.next_decoded() {
+                self.link.decoder.push(bytes);
+                while let Some(d) = self.link.decoder.next_decoded() {
                     self.on_decoded(t, d, out);
                 }
             }
@@ -546,14 +432,14 @@ impl Session {
                 let Some(PressLook {
                     display,
                     final_look,
-                }) = self.press_look.take()
+                }) = self.press.pending.take()
                 else {
                     return;
                 };
                 // The board reports a change up to ~400 ms late (protocol §4.1): while it is
                 // still changing, wait for it to be quiet, within a bound.
-                let quiet_at = self.last_change + self.settle_ms;
-                if quiet_at > t && t < self.press_seen_at + PRESS_MAX_WAIT_MS {
+                let quiet_at = self.board.last_change + self.rules.settle_ms;
+                if quiet_at > t && t < self.press.seen_at + PRESS_MAX_WAIT_MS {
                     self.look_at_press(quiet_at, display, final_look);
                     return;
                 }
@@ -563,7 +449,7 @@ impl Session {
             Timer::PressWait => {
                 // No press came: the move stands as the board shows it.
                 if let Some(Interpretation::Ahead(path)) = self.interpret(self.decision_depth()) {
-                    self.commit_shown(t, &path, false, self.last_change, out);
+                    self.commit_shown(t, &path, false, self.board.last_change, out);
                 }
             }
             Timer::IllegalPosition => self.raise_illegal_position(t, out),
@@ -594,93 +480,7 @@ impl Session {
             Operation::Claim(c) if c.claim_kind() == ClaimKind::Flag => {
                 self.flag_claimed(t, out);
             }
-            Operation::Claim(c) => {
-                // The arbiter's claim checker (9.2 / 9.3): the verdict with its evidence.
-                let Some(g) = &self.game else { return };
-                let (correct, why) =
-                    arbiter::check_claim(g, &self.edition, c.intended_move.as_deref());
-                // 9.2 / 9.3: the claim is the right of the player on move.
-                let on_move = g.current().turn();
-                let claimant = c.side.map_or(on_move, Color::from);
-                let kind = if c.claim_kind() == ClaimKind::FiftyMoveRule {
-                    AlertKind::FiftyMoveRuleAvailable
-                } else {
-                    AlertKind::ThreefoldRepetitionAvailable
-                };
-                let mut a = self.alert(
-                    kind,
-                    Severity::Review,
-                    None,
-                    format!("Claim checked: {why}"),
-                );
-                let written = c.intended_move.is_some();
-                a.article = Some(
-                    match (kind == AlertKind::FiftyMoveRuleAvailable, written) {
-                        (true, true) => self.edition.fifty_claim_with_move,
-                        (true, false) => self.edition.fifty_claim,
-                        (false, true) => self.edition.threefold_claim_with_move,
-                        (false, false) => self.edition.threefold_claim,
-                    }
-                    .into(),
-                );
-                a.side = Some(claimant.into());
-                a.uci = c.intended_move.clone();
-                // 2017+ 9.4: a piece touched (lifted) since the position arose forfeits
-                // the claim on this move.
-                let touched = self
-                    .edition
-                    .claim_lost_by_touch
-                    .filter(|_| claimant == on_move && !written)
-                    .and_then(|art| {
-                        self.handling
-                            .first_lift_since(self.same_since)
-                            .map(|sq| (art, sq))
-                    });
-                let claim = if kind == AlertKind::FiftyMoveRuleAvailable {
-                    "Fifty-move claim"
-                } else {
-                    "Repetition claim"
-                };
-                a.title = Some(format!(
-                    "{claim}: {}",
-                    if touched.is_some() {
-                        "lost (a piece touched)"
-                    } else if claimant != on_move {
-                        "not the claimant's move"
-                    } else if correct {
-                        "correct"
-                    } else {
-                        "incorrect"
-                    }
-                ));
-                a.prescription = Some(if let Some((art, sq)) = touched {
-                    format!(
-                        "The claim is lost: {} lifted the piece on {sq} before claiming ({art}); the game goes on, and the touched piece must be moved if it can be (4.3).",
-                        arbiter::side_name(claimant)
-                    )
-                } else if claimant != on_move {
-                    format!(
-                        "{} is not on move: a claim under 9.2 / 9.3 is no longer possible for this position (the right passes to {}).",
-                        arbiter::side_name(claimant),
-                        arbiter::side_name(on_move)
-                    )
-                } else if correct {
-                    "The claim is correct: the game is drawn.".into()
-                } else {
-                    let mut p = format!(
-                        "The claim is incorrect: the game goes on; {}",
-                        self.wrong_claim_penalty(claimant)
-                    );
-                    if written {
-                        p.push_str(" The written move must be played (Art. 4).");
-                    }
-                    p
-                });
-                if let (Some(note), Some(p)) = (self.under_way_note(), &mut a.prescription) {
-                    p.push_str(note);
-                }
-                out.push((t, EventBody::Alert(a)));
-            }
+            Operation::Claim(c) => self.on_claim(t, c, out),
             Operation::Confirm(id) => self.confirm(t, *id, out),
             Operation::Ack(id) => {
                 if self
@@ -704,21 +504,126 @@ impl Session {
         }
     }
 
+    /// A draw claim (9.2 / 9.3) checked by the arbiter's claim checker: the verdict with its
+    /// evidence.
+    fn on_claim(&mut self, t: u64, c: &crate::input::ClaimOp, out: &mut Emitted) {
+        let Some(g) = &self.game else { return };
+        let (correct, why) =
+            arbiter::check_claim(g, &self.rules.edition, c.intended_move.as_deref());
+        // 9.2 / 9.3: the claim is the right of the player on move.
+        let on_move = g.current().turn();
+        let claimant = c.side.map_or(on_move, Color::from);
+        let kind = if c.claim_kind() == ClaimKind::FiftyMoveRule {
+            AlertKind::FiftyMoveRuleAvailable
+        } else {
+            AlertKind::ThreefoldRepetitionAvailable
+        };
+        let mut a = self.alert(
+            kind,
+            Severity::Review,
+            None,
+            format!("Claim checked: {why}"),
+        );
+        let written = c.intended_move.is_some();
+        a.article = Some(
+            match (kind == AlertKind::FiftyMoveRuleAvailable, written) {
+                (true, true) => self.rules.edition.fifty_claim_with_move,
+                (true, false) => self.rules.edition.fifty_claim,
+                (false, true) => self.rules.edition.threefold_claim_with_move,
+                (false, false) => self.rules.edition.threefold_claim,
+            }
+            .into(),
+        );
+        a.side = Some(claimant.into());
+        a.uci = c.intended_move.clone();
+        // 2017+ 9.4: a piece touched (lifted) since the position arose forfeits
+        // the claim on this move.
+        let touched = self
+            .rules
+            .edition
+            .claim_lost_by_touch
+            .filter(|_| claimant == on_move && !written)
+            .and_then(|art| {
+                self.board
+                    .handling
+                    .first_lift_since(self.board.same_since)
+                    .map(|sq| (art, sq))
+            });
+        let claim = if kind == AlertKind::FiftyMoveRuleAvailable {
+            "Fifty-move claim"
+        } else {
+            "Repetition claim"
+        };
+        a.title = Some(format!(
+            "{claim}: {}",
+            if touched.is_some() {
+                "lost (a piece touched)"
+            } else if claimant != on_move {
+                "not the claimant's move"
+            } else if correct {
+                "correct"
+            } else {
+                "incorrect"
+            }
+        ));
+        a.prescription =
+            Some(self.claim_prescription(touched, claimant, on_move, correct, written));
+        if let (Some(note), Some(p)) = (self.under_way_note(), &mut a.prescription) {
+            p.push_str(note);
+        }
+        out.push((t, EventBody::Alert(a)));
+    }
+
+    /// What the arbiter does on a draw claim: lost by a piece touched (9.4), not the
+    /// claimant's move, correct, or incorrect with its penalty (and the written move played).
+    fn claim_prescription(
+        &self,
+        touched: Option<(crate::article::Article, shakmaty::Square)>,
+        claimant: Color,
+        on_move: Color,
+        correct: bool,
+        written: bool,
+    ) -> String {
+        if let Some((art, sq)) = touched {
+            format!(
+                "The claim is lost: {} lifted the piece on {sq} before claiming ({art}); the game goes on, and the touched piece must be moved if it can be (4.3).",
+                arbiter::side_name(claimant)
+            )
+        } else if claimant != on_move {
+            format!(
+                "{} is not on move: a claim under 9.2 / 9.3 is no longer possible for this position (the right passes to {}).",
+                arbiter::side_name(claimant),
+                arbiter::side_name(on_move)
+            )
+        } else if correct {
+            "The claim is correct: the game is drawn.".into()
+        } else {
+            let mut p = format!(
+                "The claim is incorrect: the game goes on; {}",
+                self.wrong_claim_penalty(claimant)
+            );
+            if written {
+                p.push_str(" The written move must be played (Art. 4).");
+            }
+            p
+        }
+    }
+
     fn on_setup(&mut self, t: u64, s: &SetupOp, out: &mut Emitted) {
         if let Some(side) = s.white_clock_side {
             self.clock.set_white_side(side);
         }
         if let Some(e) = s.edition {
-            self.edition = arbiter::edition_with(e, self.fivefold);
+            self.rules.edition = arbiter::edition_with(e, self.rules.fivefold);
         }
         if let Some(sup) = s.supervision {
-            self.supervision = sup;
+            self.rules.supervision = sup;
         }
         if let Some(tc) = &s.time_control {
-            self.time_control = Some(tc.clone());
+            self.rules.time_control = Some(tc.clone());
         }
         if let Some(r) = s.rotated {
-            self.orientation = if r {
+            self.board.orientation = if r {
                 Orientation::Rotated
             } else {
                 Orientation::Normal
@@ -727,7 +632,7 @@ impl Session {
         if let Some(f) = &s.fen
             && let Ok(start) = reconstruct::position_from_fen(f)
         {
-            self.next_start = Some(start);
+            self.before.next_start = Some(start);
             // The board may already show it.
             self.try_start_game(t, out);
         }
@@ -753,12 +658,7 @@ impl Session {
             } else {
                 Color::Black
             };
-            self.watch
-                .suspicions
-                .push((a.id, mover, a.ply.unwrap_or(0)));
-            if self.watch.suspicions.len() > 32 {
-                self.watch.suspicions.remove(0);
-            }
+            self.watch.offences.suspect(a.id, mover, a.ply.unwrap_or(0));
         }
         if a.kind == AlertKind::FlagFall
             && a.severity == Severity::Intervene
@@ -789,7 +689,7 @@ impl Session {
                 )
             }
             None if result == GameResult::Drawn => {
-                let Some(article) = self.edition.draw_agreement_after_moves else {
+                let Some(article) = self.rules.edition.draw_agreement_after_moves else {
                     return;
                 };
                 // Counted from the initial position only: a game set up from a FEN (an
@@ -833,7 +733,7 @@ impl Session {
         side: Option<Color>,
         message: String,
     ) -> Alert {
-        let mut a = Alert::new(kind, severity, self.edition.name, message);
+        let mut a = Alert::new(kind, severity, self.rules.edition.name, message);
         a.side = side.map(Side::from);
         if let Some(g) = &self.game {
             a.game = Some(g.id.clone());

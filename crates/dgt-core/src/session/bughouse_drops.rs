@@ -9,7 +9,7 @@ use super::Session;
 use super::timers::Timer;
 use crate::arbiter;
 use crate::bughouse::{self, Regulation};
-use crate::engine::Emitted;
+use crate::event::Emitted;
 use crate::event::{AlertKind, EventBody, Severity};
 use crate::reconstruct::fen;
 
@@ -91,7 +91,7 @@ impl Session {
     /// `illegal_position_ms`, or at once when the opponent pressed the clock back (7.6).
     /// Returns whether to wait.
     pub(super) fn drop_lifted_waits(&mut self, t: u64) -> bool {
-        let wait = self.illegal_position_ms;
+        let wait = self.rules.illegal_position_ms;
         let shown = self.seen_board();
         let (Some(seat), Some(g)) = (&mut self.bughouse, &self.game) else {
             return false;
@@ -203,7 +203,7 @@ impl Session {
             uci: format!("{from}{to}"),
             san: format!("{to}"),
         };
-        let clocks = match self.press_reading.take() {
+        let clocks = match self.press.reading.take() {
             Some(reading) => self.clock.white_black_of(&reading),
             None => self.clock.white_black_ms(),
         };
@@ -232,8 +232,8 @@ impl Session {
         out.push((t, EventBody::Alert(a)));
         self.reader.last_ahead = None;
         self.timers.clear(Timer::PressWait);
-        self.displaced = 0;
-        self.same_since = t;
+        self.board.displaced = 0;
+        self.board.same_since = t;
         self.after_move(t, out);
         true
     }
@@ -297,7 +297,7 @@ impl Session {
         a.prescription = Some(if reg.fide_underneath() {
             format!(
                 "On the opponent's claim the FIDE blitz rules for an illegal move apply (regulation 3; {}).",
-                self.edition.illegal_move
+                self.rules.edition.illegal_move
             )
         } else {
             "The opponent may accept it by moving on, or demand it be taken back and replaced by a legal move (7.4); pressing the clock back without a move is that demand (7.6). No time is added; for repeated illegal moves the arbiter may add time or declare the game lost (10.3). The arbiter acts only on request (10.1).".into()

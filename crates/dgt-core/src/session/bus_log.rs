@@ -4,6 +4,65 @@
 
 use super::*;
 
+/// What a bus board's log named (protocol §3.6) since the last move recorded, and when.
+#[derive(Debug, Clone)]
+pub(super) struct BusLog {
+    /// Lever presses logged since the last move recorded: at least as many moves were
+    /// completed since (an entry may be skipped, never invented).
+    pub(super) presses_logged_since_move: usize,
+    /// When the last log packet came in, and when the last one before the last move recorded
+    /// did: a square logged after that changed since.
+    pub(super) last_log_at: u64,
+    pub(super) log_at_move: u64,
+    /// When the log last named each square (by chess square), even with the piece it already
+    /// had: a tag says the square changed on the way.
+    pub(super) square_logged_at: [u64; 64],
+    /// How many times the log named each square (by chess square) since the last move
+    /// recorded: once per change, each change a scan apart at least (§3.6, §4.1).
+    pub(super) square_logged_since_move: [u8; 64],
+}
+
+impl Default for BusLog {
+    fn default() -> Self {
+        BusLog {
+            presses_logged_since_move: 0,
+            last_log_at: 0,
+            log_at_move: 0,
+            square_logged_at: [0; 64],
+            square_logged_since_move: [0; 64],
+        }
+    }
+}
+
+impl BusLog {
+    /// The log named `sq` in a packet that came in at `t`.
+    pub(super) fn square_named(&mut self, t: u64, sq: shakmaty::Square) {
+        self.square_logged_at[usize::from(sq)] = t;
+        let named = &mut self.square_logged_since_move[usize::from(sq)];
+        *named = named.saturating_add(1);
+        self.last_log_at = t;
+    }
+
+    /// The log named `count` lever presses in a packet that came in at `t`.
+    pub(super) fn presses_named(&mut self, t: u64, count: u8) {
+        self.presses_logged_since_move += usize::from(count);
+        self.last_log_at = t;
+    }
+
+    /// A move was recorded (or a game began): what the log names from now on is counted
+    /// towards the next move; what it named before is older than the move.
+    pub(super) fn move_recorded(&mut self) {
+        self.presses_logged_since_move = 0;
+        self.square_logged_since_move = [0; 64];
+        self.log_at_move = self.last_log_at;
+    }
+
+    /// The log named `sq` after the last move recorded.
+    pub(super) fn named_since_move(&self, sq: shakmaty::Square) -> bool {
+        self.square_logged_at[usize::from(sq)] > self.log_at_move
+    }
+}
+
 impl Session {
     /// On a bus board, moves that change a square on their way and leave it as it was (a
     /// capture and the recapture on its square) are read only if the board's log named that
@@ -21,7 +80,7 @@ impl Session {
         let Some(g) = self.game.as_ref() else {
             return interp;
         };
-        if self.bus.is_none() || self.reader.after_gap || path.len() < 2 {
+        if self.link.bus.is_none() || self.reader.after_gap || path.len() < 2 {
             return interp;
         }
         // The packet that logged the last move read (its earliest square: a lift and its
@@ -29,7 +88,7 @@ impl Session {
         let since = match &g.positions[..] {
             [.., before, last] => board::diff(before.board(), last.board())
                 .into_iter()
-                .map(|sq| self.square_logged_at[usize::from(sq)])
+                .map(|sq| self.bus_log.square_logged_at[usize::from(sq)])
                 .min()
                 .unwrap_or(0),
             _ => 0,
@@ -42,18 +101,18 @@ impl Session {
         // entry may be skipped, so one name fewer is accepted.
         let named_too_rarely = way.touched.into_iter().any(|sq| {
             let n = way.changes[usize::from(sq)];
-            n >= 3 && self.square_logged_since_move[usize::from(sq)] + 1 < n
+            n >= 3 && self.bus_log.square_logged_since_move[usize::from(sq)] + 1 < n
         });
         if named_too_rarely {
             return Interpretation::Unexplained;
         }
         let unlogged = way.restored.into_iter().any(|sq| {
-            let logged_at = self.square_logged_at[usize::from(sq)];
+            let logged_at = self.bus_log.square_logged_at[usize::from(sq)];
             // A square named last by a packet in before the last move was read: that
             // packet named it for an earlier change (seed 26195: g5-g4 read, then Qxf5
             // with the queen in the hand read as Qxg4 fxg4, g4 named for g5-g4 itself;
             // 31044: f5 named for f7-f5, Qxg6 in the hand read as Qxf5 gxf5; D77).
-            logged_at < since || logged_at <= self.log_at_move
+            logged_at < since || logged_at <= self.bus_log.log_at_move
         });
         if unlogged {
             Interpretation::Unexplained
@@ -69,8 +128,8 @@ impl Session {
     /// Black's press starting White's clock, would count one too many: the running display
     /// then disagrees, and nothing is proved.
     pub(super) fn plies_logged(&self) -> Option<usize> {
-        let n = self.presses_logged_since_move;
-        if self.bus.is_none() || !(2..=PLIES_LOGGED_MAX).contains(&n) {
+        let n = self.bus_log.presses_logged_since_move;
+        if self.link.bus.is_none() || !(2..=PLIES_LOGGED_MAX).contains(&n) {
             return None;
         }
         let g = self.playing()?;
@@ -107,12 +166,11 @@ impl Session {
         // end of its scan) leaves one press more than the moves shown, and without this the
         // extra press would be read as a piece of the board moving in two steps (bus seed
         // 5125: Bxd7 Qxd7 Na3 and Rh6 pressed, read as Na3 Qc8 Bxd7 Qxd7).
-        let since = self.log_at_move;
         let logged_on_the_way = |path: &[Move]| {
             Footprint::of(g.current(), path)
                 .restored
                 .into_iter()
-                .all(|sq| self.square_logged_at[usize::from(sq)] > since)
+                .all(|sq| self.bus_log.named_since_move(sq))
         };
         let mut budget = 200_000usize;
         for plies in n..=n + 1 {
@@ -145,15 +203,14 @@ impl Session {
         let Interpretation::Ahead(path) = &interp else {
             return interp;
         };
-        if self.bus.is_none() || self.reader.after_gap || path.len() < 2 {
+        if self.link.bus.is_none() || self.reader.after_gap || path.len() < 2 {
             return interp;
         }
-        let since = self.log_at_move;
         let logged = |path: &[Move]| {
             Footprint::of(g.current(), path)
                 .touched
                 .into_iter()
-                .filter(|sq| self.square_logged_at[usize::from(*sq)] > since)
+                .filter(|sq| self.bus_log.named_since_move(*sq))
                 .count()
         };
         let found = logged(path);
@@ -200,5 +257,32 @@ impl Footprint {
             restored: touched & !board::diff(start.board(), pos.board()),
             changes,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BusLog;
+    use shakmaty::Square;
+
+    #[test]
+    fn squares_and_presses_named_count_until_the_move_is_recorded() {
+        let mut log = BusLog::default();
+        log.square_named(100, Square::E4);
+        log.square_named(200, Square::E4);
+        log.presses_named(200, 2);
+        assert_eq!(log.square_logged_since_move[usize::from(Square::E4)], 2);
+        assert_eq!(log.presses_logged_since_move, 2);
+        assert!(log.named_since_move(Square::E4));
+        assert!(!log.named_since_move(Square::D4));
+
+        log.move_recorded();
+        assert_eq!(log.square_logged_since_move[usize::from(Square::E4)], 0);
+        assert_eq!(log.presses_logged_since_move, 0);
+        assert_eq!(log.log_at_move, 200);
+        // Named before the move: older than it.
+        assert!(!log.named_since_move(Square::E4));
+        log.square_named(300, Square::E4);
+        assert!(log.named_since_move(Square::E4));
     }
 }

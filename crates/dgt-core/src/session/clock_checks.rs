@@ -11,7 +11,7 @@ impl Session {
     /// (Rapid and blitz need no recording at all.) Info for the arbiter, once per period.
     pub(super) fn check_recording(&mut self, t: u64, out: &mut Emitted) {
         use crate::time_control::{Bonus, Category};
-        let (Some(g), Some(tc)) = (&self.game, &self.time_control) else {
+        let (Some(g), Some(tc)) = (&self.game, &self.rules.time_control) else {
             return;
         };
         if g.is_over() || self.category_of(tc) != Category::Standard {
@@ -34,7 +34,7 @@ impl Session {
                 continue;
             }
             self.watch.clock_hints.recording_told[who] = period + 1;
-            let (exempt, keep) = self.edition.recording_exempt;
+            let (exempt, keep) = self.rules.edition.recording_exempt;
             let name = arbiter::side_name(who);
             let mut a = self.alert(
                 AlertKind::RecordingNotRequired,
@@ -63,11 +63,11 @@ impl Session {
     /// For the arbiter only, once per player and game.
     pub(super) fn check_quickplay_claim(&mut self, t: u64, out: &mut Emitted) {
         use crate::time_control::{Bonus, Category};
-        let (article, needs_guideline) = self.edition.quickplay_claim;
-        if needs_guideline && !self.guideline_iii {
+        let (article, needs_guideline) = self.rules.edition.quickplay_claim;
+        if needs_guideline && !self.rules.guideline_iii {
             return;
         }
-        let (Some(g), Some(tc)) = (&self.game, &self.time_control) else {
+        let (Some(g), Some(tc)) = (&self.game, &self.rules.time_control) else {
             return;
         };
         if g.is_over() || self.category_of(tc) == Category::Blitz {
@@ -117,7 +117,7 @@ impl Session {
         if self.watch.clock_hints.setting_reported {
             return;
         }
-        let (Some(g), Some(tc)) = (&self.game, &self.time_control) else {
+        let (Some(g), Some(tc)) = (&self.game, &self.rules.time_control) else {
             return;
         };
         if g.plies() > 0 || g.is_over() || self.clock.white_side().is_none() {
@@ -170,7 +170,7 @@ impl Session {
                 a.edition = seat.regulation.name().into();
                 seat.regulation.time_article()
             }
-            None => self.edition.clock_setting,
+            None => self.rules.edition.clock_setting,
         };
         a.article = Some(article.into());
         (a.white_ms, a.black_ms) = (w, b);
@@ -201,7 +201,7 @@ impl Session {
         if self.watch.clock_hints.setting_reported {
             return;
         }
-        let (Some(white), Some(tc)) = (self.clock.white_side(), &self.time_control) else {
+        let (Some(white), Some(tc)) = (self.clock.white_side(), &self.rules.time_control) else {
             return;
         };
         let who = Color::from_white(display == white);
@@ -244,10 +244,10 @@ impl Session {
                 }
             ),
         );
-        a.article = Some(self.edition.clock_setting.into());
+        a.article = Some(self.rules.edition.clock_setting.into());
         (a.white_ms, a.black_ms) = self.clock.white_black_ms();
         let verdict = ClockVerdict::InstallCorrectSetting {
-            article: self.edition.clock_setting,
+            article: self.rules.edition.clock_setting,
         };
         a.prescription = Some(verdict.render());
         a.verdict = Some(Box::new(verdict.into()));

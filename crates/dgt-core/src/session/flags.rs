@@ -30,146 +30,191 @@ impl Session {
             return;
         }
         for &d in displays {
-            let Some(g) = &self.game else { return };
-            if g.is_over() {
-                return;
-            }
-            let flagged = if d == white {
-                Color::White
-            } else {
-                Color::Black
-            };
-            let final_flag = last.is_some_and(|l| match d {
-                ClockSide::Left => l.left.final_flag,
-                ClockSide::Right => l.right.final_flag,
-            });
-            // Moves the flagged player completed.
-            let done = g
-                .moves
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| {
-                    let start_white = g.positions[0].turn().is_white();
-                    (i % 2 == 0) == (start_white == flagged.is_white())
-                })
-                .count() as u32;
-            // 6.4 (2005 6.3): at the flag of period k, the moves of periods 0..=k must be
-            // completed.
-            let period = self.watch.flags.periods_reached[flagged];
-            let required = self
-                .time_control
-                .as_ref()
-                .and_then(|tc| tc.moves_required_by(period));
-            if !final_flag && required.is_some_and(|r| done >= r) {
-                self.watch.flags.periods_reached[flagged] += 1;
-                let verdict = FlagVerdict::new(
-                    self.edition.time_control_check,
-                    FlagDecision::PeriodReached { flagged },
-                    FlagCall::Declared,
-                );
-                let mut a = self.alert(
-                    AlertKind::FlagFall,
-                    Severity::Info,
-                    Some(flagged),
-                    format!(
-                        "{}'s flag fell at the end of a period after {done} moves: {}.",
-                        arbiter::side_name(flagged),
-                        verdict.consequence()
-                    ),
-                );
-                a.article = Some(verdict.article.into());
-                a.verdict = Some(Box::new(verdict.into()));
-                out.push((t, EventBody::Alert(a)));
-                continue;
-            }
-            let opp = !flagged;
-            let mode = g.castling_mode;
-            // 6.9: the flag loses unless the opponent cannot checkmate by any series of legal
-            // moves; never a draw without a proof.
-            let ability = crate::dead::full(g.current(), mode, opp);
-            let (kind, reason) = if both {
-                (AlertKind::BothFlagsFallen, EndReason::BothFlagsFallen)
-            } else {
-                (AlertKind::FlagFall, EndReason::FlagFall)
-            };
-            let decision = if both {
-                FlagDecision::BothFlagsDrawn
-            } else {
-                flag_decision(flagged, ability)
-            };
-            // Reduced supervision in rapid and blitz: 2005 only on a claim (B7), 2017 the
-            // arbiter may call it (A4.5, D3), 2018 / 2023 he shall (A.4.5 / A.5.5). A flag
-            // nobody has to call ends the game only when the arbiter enters the result.
-            let severity = if both || !self.reduced() {
-                Severity::Intervene
-            } else {
-                self.edition.reduced_flag_severity
-            };
-            // The verified count of completed moves (6.12.2; 2017 6.13.2): the record, not a
-            // public display, decides whether a period was completed.
-            let called_later = severity == Severity::Intervene
-                && !both
-                && self.flag_counts == crate::config::FlagCounts::WhenCalled;
-            let call = match severity {
-                Severity::Claim => FlagCall::OnClaim,
-                // Only fide-2017 has `review` here: A4.5 (the A4 rules also for blitz, B4).
-                Severity::Review => FlagCall::MayCall,
-                _ if called_later => FlagCall::CallFirst {
-                    article: self.edition.flag_considered_fallen,
-                },
-                _ => FlagCall::Declared,
-            };
-            let verdict = FlagVerdict::new(self.edition.flag_fall, decision, call);
-            let result = verdict.result;
-            let consequence = verdict.consequence();
-            let who = arbiter::side_name(flagged);
-            let fell = format!("{who}'s flag has fallen with {done} move(s) completed");
-            let message = match call {
-                FlagCall::OnClaim => format!(
-                    "{fell}: it counts only when {} claims it (B7); the arbiter must not point it out.",
-                    arbiter::side_name(opp)
-                ),
-                FlagCall::MayCall => {
-                    format!("{fell}: {consequence}. The arbiter may call it (A4.5).")
-                }
-                _ => format!("{fell}: {consequence}."),
-            };
-            let mut a = self.alert(kind, severity, Some(flagged), message);
-            a.article = Some(verdict.article.into());
-            (a.white_ms, a.black_ms) = self.clock.white_black_ms();
-            a.prescription = verdict.render();
-            a.verdict = Some(Box::new(verdict.into()));
-            out.push((t, EventBody::Alert(a)));
-            if called_later {
-                self.watch.flags.uncalled = Some(UncalledFlag {
-                    flagged,
-                    t_ms: t,
-                    alert: None,
-                });
-                continue;
-            }
-            if severity != Severity::Intervene {
-                self.watch.flags.pending = Some(flagged);
-                continue;
-            }
-            if let (Some(g), Some(result)) = (&mut self.game, result) {
-                g.result = Some((result, reason));
-                out.push((
-                    t,
-                    EventBody::GameEnd {
-                        game: g.id.clone(),
-                        result,
-                        reason,
-                    },
-                ));
-                if !both {
-                    self.watch.flags.game_ending = Some((flagged, t));
-                }
-            }
-            if both {
+            if !self.one_flag(t, d, white, last, both, out) {
                 break;
             }
         }
+    }
+
+    /// The flag of display `d` is down: a period reached, or a flag fallen. Whether the
+    /// next display's flag is to be looked at.
+    fn one_flag(
+        &mut self,
+        t: u64,
+        d: ClockSide,
+        white: ClockSide,
+        last: Option<ClockTimes>,
+        both: bool,
+        out: &mut Emitted,
+    ) -> bool {
+        let Some(g) = &self.game else { return false };
+        if g.is_over() {
+            return false;
+        }
+        let flagged = if d == white {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let final_flag = last.is_some_and(|l| match d {
+            ClockSide::Left => l.left.final_flag,
+            ClockSide::Right => l.right.final_flag,
+        });
+        // Moves the flagged player completed.
+        let done = g
+            .moves
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| {
+                let start_white = g.positions[0].turn().is_white();
+                (i % 2 == 0) == (start_white == flagged.is_white())
+            })
+            .count() as u32;
+        if !final_flag && self.period_reached(t, flagged, done, out) {
+            return true;
+        }
+        self.flag_fell(t, flagged, done, both, out)
+    }
+
+    /// 6.4 (2005 6.3): the flag of `flagged` fell at the end of a period whose moves he
+    /// completed (`done`): reported, and the next period begins.
+    fn period_reached(&mut self, t: u64, flagged: Color, done: u32, out: &mut Emitted) -> bool {
+        // At the flag of period k, the moves of periods 0..=k must be completed.
+        let period = self.watch.flags.periods_reached[flagged];
+        let required = self
+            .rules
+            .time_control
+            .as_ref()
+            .and_then(|tc| tc.moves_required_by(period));
+        if required.is_some_and(|r| done >= r) {
+            self.watch.flags.periods_reached[flagged] += 1;
+            let verdict = FlagVerdict::new(
+                self.rules.edition.time_control_check,
+                FlagDecision::PeriodReached { flagged },
+                FlagCall::Declared,
+            );
+            let mut a = self.alert(
+                AlertKind::FlagFall,
+                Severity::Info,
+                Some(flagged),
+                format!(
+                    "{}'s flag fell at the end of a period after {done} moves: {}.",
+                    arbiter::side_name(flagged),
+                    verdict.consequence()
+                ),
+            );
+            a.article = Some(verdict.article.into());
+            a.verdict = Some(Box::new(verdict.into()));
+            out.push((t, EventBody::Alert(a)));
+            return true;
+        }
+        false
+    }
+
+    /// The flag of `flagged` fell with `done` moves completed (6.9; both flags: III.3.1):
+    /// the alert, and the game's end unless the flag waits to be called or claimed. Whether
+    /// the next display's flag is to be looked at.
+    fn flag_fell(
+        &mut self,
+        t: u64,
+        flagged: Color,
+        done: u32,
+        both: bool,
+        out: &mut Emitted,
+    ) -> bool {
+        let Some(g) = &self.game else { return false };
+        let opp = !flagged;
+        let mode = g.castling_mode;
+        // 6.9: the flag loses unless the opponent cannot checkmate by any series of legal
+        // moves; never a draw without a proof.
+        let ability = crate::dead::full(g.current(), mode, opp);
+        let (kind, reason) = if both {
+            (AlertKind::BothFlagsFallen, EndReason::BothFlagsFallen)
+        } else {
+            (AlertKind::FlagFall, EndReason::FlagFall)
+        };
+        let decision = if both {
+            FlagDecision::BothFlagsDrawn
+        } else {
+            flag_decision(flagged, ability)
+        };
+        let (severity, called_later, call) = self.flag_call(both);
+        let verdict = FlagVerdict::new(self.rules.edition.flag_fall, decision, call);
+        let result = verdict.result;
+        let consequence = verdict.consequence();
+        let who = arbiter::side_name(flagged);
+        let fell = format!("{who}'s flag has fallen with {done} move(s) completed");
+        let message = match call {
+            FlagCall::OnClaim => format!(
+                "{fell}: it counts only when {} claims it (B7); the arbiter must not point it out.",
+                arbiter::side_name(opp)
+            ),
+            FlagCall::MayCall => {
+                format!("{fell}: {consequence}. The arbiter may call it (A4.5).")
+            }
+            _ => format!("{fell}: {consequence}."),
+        };
+        let mut a = self.alert(kind, severity, Some(flagged), message);
+        a.article = Some(verdict.article.into());
+        (a.white_ms, a.black_ms) = self.clock.white_black_ms();
+        a.prescription = verdict.render();
+        a.verdict = Some(Box::new(verdict.into()));
+        out.push((t, EventBody::Alert(a)));
+        if called_later {
+            self.watch.flags.uncalled = Some(UncalledFlag {
+                flagged,
+                t_ms: t,
+                alert: None,
+            });
+            return true;
+        }
+        if severity != Severity::Intervene {
+            self.watch.flags.pending = Some(flagged);
+            return true;
+        }
+        if let (Some(g), Some(result)) = (&mut self.game, result) {
+            g.result = Some((result, reason));
+            out.push((
+                t,
+                EventBody::GameEnd {
+                    game: g.id.clone(),
+                    result,
+                    reason,
+                },
+            ));
+            if !both {
+                self.watch.flags.game_ending = Some((flagged, t));
+            }
+        }
+        !both
+    }
+
+    /// How a fallen flag is called: the alert's severity, whether it counts only once
+    /// called (`flag_counts = when_called`), and who calls it.
+    fn flag_call(&self, both: bool) -> (Severity, bool, FlagCall) {
+        // Reduced supervision in rapid and blitz: 2005 only on a claim (B7), 2017 the
+        // arbiter may call it (A4.5, D3), 2018 / 2023 he shall (A.4.5 / A.5.5). A flag
+        // nobody has to call ends the game only when the arbiter enters the result.
+        let severity = if both || !self.reduced() {
+            Severity::Intervene
+        } else {
+            self.rules.edition.reduced_flag_severity
+        };
+        // The verified count of completed moves (6.12.2; 2017 6.13.2): the record, not a
+        // public display, decides whether a period was completed.
+        let called_later = severity == Severity::Intervene
+            && !both
+            && self.rules.flag_counts == crate::config::FlagCounts::WhenCalled;
+        let call = match severity {
+            Severity::Claim => FlagCall::OnClaim,
+            // Only fide-2017 has `review` here: A4.5 (the A4 rules also for blitz, B4).
+            Severity::Review => FlagCall::MayCall,
+            _ if called_later => FlagCall::CallFirst {
+                article: self.rules.edition.flag_considered_fallen,
+            },
+            _ => FlagCall::Declared,
+        };
+        (severity, called_later, call)
     }
 
     /// The other flag falls after a flag ended the game: the order is known and reported
@@ -196,7 +241,7 @@ impl Session {
                 seconds(t.saturating_sub(at))
             ),
         );
-        a.article = Some(self.edition.flag_fall.into());
+        a.article = Some(self.rules.edition.flag_fall.into());
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -205,36 +250,11 @@ impl Session {
     /// the game goes on unless it is the last period, then drawn (6.12a / 6.12b). A known
     /// order is reported. Returns whether the flags were dealt with here.
     pub(super) fn on_both_flags(&mut self, t: u64, unknown: bool, out: &mut Emitted) -> bool {
-        let draw = |s: &mut Self, art: Article, message: String, out: &mut Emitted| {
-            let verdict = FlagVerdict::new(art, FlagDecision::BothFlagsDrawn, FlagCall::Declared);
-            let mut a = s.alert(
-                AlertKind::BothFlagsFallen,
-                Severity::Intervene,
-                None,
-                message,
-            );
-            a.article = Some(verdict.article.into());
-            (a.white_ms, a.black_ms) = s.clock.white_black_ms();
-            a.prescription = verdict.render();
-            a.verdict = Some(Box::new(verdict.into()));
-            out.push((t, EventBody::Alert(a)));
-            if let (Some(g), Some(result)) = (&mut s.game, verdict.result) {
-                g.result = Some((result, EndReason::BothFlagsFallen));
-                out.push((
-                    t,
-                    EventBody::GameEnd {
-                        game: g.id.clone(),
-                        result,
-                        reason: EndReason::BothFlagsFallen,
-                    },
-                ));
-            }
-        };
         if self.reduced()
-            && let Some(art) = self.edition.reduced_both_flags_draw
+            && let Some(art) = self.rules.edition.reduced_both_flags_draw
         {
-            draw(
-                self,
+            self.both_flags_drawn(
+                t,
                 art,
                 "Both flags have fallen: the game is drawn.".into(),
                 out,
@@ -242,55 +262,7 @@ impl Session {
             return true;
         }
         if unknown {
-            // Guideline III applies only when announced, and only to a quickplay finish
-            // without increment (III.1, III.2.1).
-            let no_increment = self.time_control.as_ref().is_some_and(|tc| {
-                tc.periods
-                    .iter()
-                    .all(|p| p.bonus == crate::time_control::Bonus::None)
-            });
-            let guideline = self
-                .edition
-                .guideline_iii_both_flags
-                .filter(|_| self.guideline_iii && no_increment);
-            let Some((go_on, drawn)) = self.edition.both_flags_continue_draw.or(guideline) else {
-                return false;
-            };
-            let later_period = self.time_control.as_ref().is_some_and(|tc| {
-                tc.moves_required_by(
-                    self.watch
-                        .flags
-                        .periods_reached
-                        .white
-                        .min(self.watch.flags.periods_reached.black),
-                )
-                .is_some()
-            });
-            if later_period {
-                let verdict =
-                    FlagVerdict::new(go_on, FlagDecision::BothFlagsGoOn, FlagCall::Declared);
-                let mut a = self.alert(
-                    AlertKind::BothFlagsFallen,
-                    Severity::Review,
-                    None,
-                    format!(
-                        "Both flags have fallen and which fell first is unknown, before the last period: {}.",
-                        verdict.consequence()
-                    ),
-                );
-                a.article = Some(verdict.article.into());
-                a.prescription = verdict.render();
-                a.verdict = Some(Box::new(verdict.into()));
-                out.push((t, EventBody::Alert(a)));
-            } else {
-                draw(
-                    self,
-                    drawn,
-                    "Both flags have fallen in the last period and which fell first is unknown: the game is drawn.".into(),
-                    out,
-                );
-            }
-            return true;
+            return self.both_flags_order_unknown(t, out);
         }
         let Some(first) = self.watch.flags.pending else {
             return false;
@@ -304,9 +276,91 @@ impl Session {
                 arbiter::side_name(first)
             ),
         );
-        a.article = Some(self.edition.flag_fall.into());
+        a.article = Some(self.rules.edition.flag_fall.into());
         out.push((t, EventBody::Alert(a)));
         true
+    }
+
+    /// Both flags fell in one reading, which first unknown (after a gap in the readings):
+    /// the game goes on before the last period, is drawn in it, where the edition (or an
+    /// announced Guideline III) says so. Whether it was judged.
+    fn both_flags_order_unknown(&mut self, t: u64, out: &mut Emitted) -> bool {
+        // Guideline III applies only when announced, and only to a quickplay finish
+        // without increment (III.1, III.2.1).
+        let no_increment = self.rules.time_control.as_ref().is_some_and(|tc| {
+            tc.periods
+                .iter()
+                .all(|p| p.bonus == crate::time_control::Bonus::None)
+        });
+        let guideline = self
+            .rules
+            .edition
+            .guideline_iii_both_flags
+            .filter(|_| self.rules.guideline_iii && no_increment);
+        let Some((go_on, drawn)) = self.rules.edition.both_flags_continue_draw.or(guideline) else {
+            return false;
+        };
+        let later_period = self.rules.time_control.as_ref().is_some_and(|tc| {
+            tc.moves_required_by(
+                self.watch
+                    .flags
+                    .periods_reached
+                    .white
+                    .min(self.watch.flags.periods_reached.black),
+            )
+            .is_some()
+        });
+        if later_period {
+            let verdict = FlagVerdict::new(go_on, FlagDecision::BothFlagsGoOn, FlagCall::Declared);
+            let mut a = self.alert(
+                AlertKind::BothFlagsFallen,
+                Severity::Review,
+                None,
+                format!(
+                    "Both flags have fallen and which fell first is unknown, before the last period: {}.",
+                    verdict.consequence()
+                ),
+            );
+            a.article = Some(verdict.article.into());
+            a.prescription = verdict.render();
+            a.verdict = Some(Box::new(verdict.into()));
+            out.push((t, EventBody::Alert(a)));
+        } else {
+            self.both_flags_drawn(
+                t,
+                drawn,
+                "Both flags have fallen in the last period and which fell first is unknown: the game is drawn.".into(),
+                out,
+            );
+        }
+        true
+    }
+
+    /// Both flags have fallen and the game is drawn under `art`.
+    fn both_flags_drawn(&mut self, t: u64, art: Article, message: String, out: &mut Emitted) {
+        let verdict = FlagVerdict::new(art, FlagDecision::BothFlagsDrawn, FlagCall::Declared);
+        let mut a = self.alert(
+            AlertKind::BothFlagsFallen,
+            Severity::Intervene,
+            None,
+            message,
+        );
+        a.article = Some(verdict.article.into());
+        (a.white_ms, a.black_ms) = self.clock.white_black_ms();
+        a.prescription = verdict.render();
+        a.verdict = Some(Box::new(verdict.into()));
+        out.push((t, EventBody::Alert(a)));
+        if let (Some(g), Some(result)) = (&mut self.game, verdict.result) {
+            g.result = Some((result, EndReason::BothFlagsFallen));
+            out.push((
+                t,
+                EventBody::GameEnd {
+                    game: g.id.clone(),
+                    result,
+                    reason: EndReason::BothFlagsFallen,
+                },
+            ));
+        }
     }
 
     /// A player claims a flag (6.8; 2005 6.9, B7): valid when a flag is down that has not
@@ -316,7 +370,7 @@ impl Session {
             return;
         }
         if self.watch.flags.uncalled.is_some() || self.watch.flags.pending.is_some() {
-            let (article, must_stop) = self.edition.reduced_flag_claim;
+            let (article, must_stop) = self.rules.edition.reduced_flag_claim;
             let how = if self.reduced() && must_stop && self.clock.running().is_some() {
                 format!(
                     "a player claimed the flag without stopping the clock, a procedural defect under {article}"
@@ -328,7 +382,7 @@ impl Session {
             return;
         }
         let verdict = FlagVerdict::new(
-            self.edition.flag_considered_fallen,
+            self.rules.edition.flag_considered_fallen,
             FlagDecision::NoFlagDown,
             FlagCall::Called,
         );
@@ -394,7 +448,7 @@ impl Session {
             flagged,
             crate::dead::full(g.current(), g.castling_mode, opp),
         );
-        let verdict = FlagVerdict::new(self.edition.flag_fall, decision, FlagCall::Called);
+        let verdict = FlagVerdict::new(self.rules.edition.flag_fall, decision, FlagCall::Called);
         let mut a = self.alert(
             AlertKind::FlagFall,
             Severity::Intervene,
@@ -405,7 +459,7 @@ impl Session {
                 verdict.consequence()
             ),
         );
-        a.article = Some(self.edition.flag_considered_fallen.into());
+        a.article = Some(self.rules.edition.flag_considered_fallen.into());
         (a.white_ms, a.black_ms) = self.clock.white_black_ms();
         a.prescription = verdict.render();
         a.verdict = Some(Box::new(verdict.into()));

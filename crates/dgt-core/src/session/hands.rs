@@ -13,150 +13,195 @@ impl Session {
         shown_at: u64,
         out: &mut Emitted,
     ) {
-        // Castling begun with the rook while the board still reported the opponent's move
-        // (in a time scramble the rook's squares come in the same scan as the opponent's
-        // last square, protocol §4.1, so the board never showed that position alone and the
-        // window would open after the rook moved): the castling's handling is read from the
-        // last change on the squares of the opponent's move (its piece landing, or the
-        // piece it took removed after, D56).
-        let since = match (m, self.game.as_ref().and_then(|g| g.moves.last())) {
-            (Move::Castle { .. }, Some(prev)) => self
-                .handling
-                .last_change_on(&move_squares(&prev.mv, !mover))
-                .map_or(self.same_since, |at| at.min(self.same_since)),
-            _ => self.same_since,
-        };
-        let signals = self.handling.signals(
+        let since = self.handling_since(mover, m);
+        let signals = self.board.handling.signals(
             mover,
             m,
             since,
             shown_at,
             HandlingThresholds {
-                two_hands_window_ms: 2 * self.handling.scan_period_ms(),
+                two_hands_window_ms: 2 * self.board.handling.scan_period_ms(),
                 ..HandlingThresholds::default()
             },
         );
         let plies = self.game.as_ref().map_or(0, |g| g.plies());
         for s in signals {
-            // A touch no announced adjustment excuses: the piece had made an illegal move
-            // from this position, taken back (7.5.1 → 4.3: the replacement move is made with
-            // it), D47.
-            let mut unexcused = false;
-            let (kind, article, message) = match s {
-                Signal::TouchMove { square, .. }
-                    if self.watch.illegal_piece == Some((plies, square)) =>
-                {
-                    unexcused = true;
-                    (
-                        AlertKind::TouchMove,
-                        self.edition.touch_move,
-                        format!(
-                            "{} made an illegal move with the piece on {square}, put it back, then moved another piece: the replacement move must be made with that piece if it can move legally.",
-                            arbiter::side_name(mover),
-                        ),
-                    )
-                }
-                Signal::TouchMove { square, off_ms } => (
-                    AlertKind::TouchMove,
-                    self.edition.touch_move,
-                    format!(
-                        "{} lifted the piece on {square} for {:.1} s and put it back, then moved another piece: a touch-move offence unless the adjustment was announced, which the board cannot hear.",
-                        arbiter::side_name(mover),
-                        off_ms as f64 / 1000.0
-                    ),
-                ),
-                Signal::OpponentPieceHandled {
-                    square,
-                    lifted_at,
-                    off_ms,
-                } => {
-                    // Lifted before the mover's turn began (the opponent's press): it was the
-                    // opponent's own piece on his own time (knocked over, KNSB §4.1 #7).
-                    let turn_began = self
-                        .game
-                        .as_ref()
-                        .and_then(|g| g.moves.last())
-                        .map_or(0, |m| m.t_ms);
-                    if lifted_at < turn_began {
-                        continue;
-                    }
-                    let owner = !mover;
-                    let piece = self
-                        .game
-                        .as_ref()
-                        .and_then(|g| g.current().board().role_at(square))
-                        .map_or("piece", reconstruct::role_name);
-                    let mut a = self.alert(
-                        AlertKind::TouchMove,
-                        Severity::Info,
-                        Some(mover),
-                        format!(
-                            "The {} {piece} on {square} was lifted for {:.1} s and put back while {} was on move: either {} touched it (then he must capture it if he can) or {} handled a piece while not on move.",
-                            if owner.is_white() { "white" } else { "black" },
-                            off_ms as f64 / 1000.0,
-                            arbiter::side_name(mover),
-                            arbiter::side_name(mover),
-                            arbiter::side_name(owner),
-                        ),
-                    );
-                    a.article = Some(self.edition.touch_opponent_piece.into());
-                    a.squares = vec![square.to_string()];
-                    a.ply = a.ply.map(|p| p + 1);
-                    a.prescription = Some(
-                        "A hint only: the board cannot tell whose hand it was. On a claim, ask the players (4.3.2 for the mover, 4.2.1 for the other).".into(),
-                    );
-                    out.push((t, EventBody::Alert(a)));
-                    continue;
-                }
-                Signal::CastlingRookFirst { rook } => (
-                    AlertKind::CastlingRookFirst,
-                    self.edition.castling_rook_first,
-                    format!(
-                        "{} began castling by lifting the rook on {rook}: castling with the rook first is not allowed.",
-                        arbiter::side_name(mover)
-                    ),
-                ),
-                Signal::PromotionChanged {
-                    square,
-                    first,
-                    last,
-                } => (
-                    AlertKind::PromotionChoiceChanged,
-                    self.edition.promotion_choice,
-                    format!(
-                        "{} put a {} on {square} and replaced it by a {}: the choice of the new piece was final when the first touched the square.",
-                        arbiter::side_name(mover),
-                        reconstruct::role_name(first),
-                        reconstruct::role_name(last)
-                    ),
-                ),
-                Signal::TwoHands {
-                    first,
-                    second,
-                    gap_ms,
-                } => (
-                    AlertKind::TwoHandedMove,
-                    self.edition.two_hands,
-                    format!(
-                        "The pieces on {first} and {second} left the board {gap_ms} ms apart and were off it together: possibly a move made with two hands."
-                    ),
-                ),
+            if let Signal::OpponentPieceHandled {
+                square,
+                lifted_at,
+                off_ms,
+            } = s
+            {
+                self.opponent_piece_handled(t, mover, square, lifted_at, off_ms, out);
+                continue;
+            }
+            let Some((kind, article, message, unexcused)) = self.describe_signal(s, mover, plies)
+            else {
+                continue;
             };
-            let severity = if self.edition.art4_on_claim_in_rapid_blitz && self.rapid_or_blitz() {
-                Severity::Claim
-            } else if kind == AlertKind::TouchMove && !unexcused {
-                // A piece put back on its square: the Laws excuse it if "j'adoube" was said
-                // first (4.2.1; 2005 4.2), and the board cannot hear it (D47).
-                Severity::Info
-            } else {
-                Severity::Review
-            };
+            let severity = self.handling_severity(kind, unexcused);
             let mut a = self.alert(kind, severity, Some(mover), message);
             a.article = Some(article.into());
             // The alert is about the move being played now (the position is the one before).
             a.ply = a.ply.map(|p| p + 1);
             out.push((t, EventBody::Alert(a)));
         }
+    }
+
+    /// Since when the handling counts for `mover`'s move `m`: since the board first showed
+    /// the position, or for a castling from the last change on the squares of the
+    /// opponent's move.
+    fn handling_since(&self, mover: Color, m: &Move) -> u64 {
+        // Castling begun with the rook while the board still reported the opponent's move
+        // (in a time scramble the rook's squares come in the same scan as the opponent's
+        // last square, protocol §4.1, so the board never showed that position alone and the
+        // window would open after the rook moved): the castling's handling is read from the
+        // last change on the squares of the opponent's move (its piece landing, or the
+        // piece it took removed after, D56).
+        match (m, self.game.as_ref().and_then(|g| g.moves.last())) {
+            (Move::Castle { .. }, Some(prev)) => self
+                .board
+                .handling
+                .last_change_on(&move_squares(&prev.mv, !mover))
+                .map_or(self.board.same_since, |at| at.min(self.board.same_since)),
+            _ => self.board.same_since,
+        }
+    }
+
+    /// The alert's kind, article and message for a signal of `mover`'s handling, and whether
+    /// no announced adjustment excuses it; `None` for a signal alerted on its own.
+    fn describe_signal(
+        &self,
+        s: Signal,
+        mover: Color,
+        plies: usize,
+    ) -> Option<(AlertKind, crate::article::Article, String, bool)> {
+        // A touch no announced adjustment excuses: the piece had made an illegal move
+        // from this position, taken back (7.5.1 → 4.3: the replacement move is made with
+        // it), D47.
+        let mut unexcused = false;
+        let (kind, article, message) = match s {
+            Signal::TouchMove { square, .. }
+                if self.watch.illegal_piece == Some((plies, square)) =>
+            {
+                unexcused = true;
+                (
+                    AlertKind::TouchMove,
+                    self.rules.edition.touch_move,
+                    format!(
+                        "{} made an illegal move with the piece on {square}, put it back, then moved another piece: the replacement move must be made with that piece if it can move legally.",
+                        arbiter::side_name(mover),
+                    ),
+                )
+            }
+            Signal::TouchMove { square, off_ms } => (
+                AlertKind::TouchMove,
+                self.rules.edition.touch_move,
+                format!(
+                    "{} lifted the piece on {square} for {:.1} s and put it back, then moved another piece: a touch-move offence unless the adjustment was announced, which the board cannot hear.",
+                    arbiter::side_name(mover),
+                    off_ms as f64 / 1000.0
+                ),
+            ),
+            Signal::OpponentPieceHandled { .. } => return None,
+            Signal::CastlingRookFirst { rook } => (
+                AlertKind::CastlingRookFirst,
+                self.rules.edition.castling_rook_first,
+                format!(
+                    "{} began castling by lifting the rook on {rook}: castling with the rook first is not allowed.",
+                    arbiter::side_name(mover)
+                ),
+            ),
+            Signal::PromotionChanged {
+                square,
+                first,
+                last,
+            } => (
+                AlertKind::PromotionChoiceChanged,
+                self.rules.edition.promotion_choice,
+                format!(
+                    "{} put a {} on {square} and replaced it by a {}: the choice of the new piece was final when the first touched the square.",
+                    arbiter::side_name(mover),
+                    reconstruct::role_name(first),
+                    reconstruct::role_name(last)
+                ),
+            ),
+            Signal::TwoHands {
+                first,
+                second,
+                gap_ms,
+            } => (
+                AlertKind::TwoHandedMove,
+                self.rules.edition.two_hands,
+                format!(
+                    "The pieces on {first} and {second} left the board {gap_ms} ms apart and were off it together: possibly a move made with two hands."
+                ),
+            ),
+        };
+        Some((kind, article, message, unexcused))
+    }
+
+    /// How much a handling alert asks of the arbiter: on a claim only where the edition
+    /// leaves Article 4 to a claim in rapid and blitz, a touch put back for information.
+    fn handling_severity(&self, kind: AlertKind, unexcused: bool) -> Severity {
+        if self.rules.edition.art4_on_claim_in_rapid_blitz && self.rapid_or_blitz() {
+            Severity::Claim
+        } else if kind == AlertKind::TouchMove && !unexcused {
+            // A piece put back on its square: the Laws excuse it if "j'adoube" was said
+            // first (4.2.1; 2005 4.2), and the board cannot hear it (D47).
+            Severity::Info
+        } else {
+            Severity::Review
+        }
+    }
+
+    /// An opponent's piece lifted and put back while `mover` was on move: a hint, as the
+    /// board cannot tell whose hand it was (4.3.2 / 4.2.1).
+    fn opponent_piece_handled(
+        &self,
+        t: u64,
+        mover: Color,
+        square: shakmaty::Square,
+        lifted_at: u64,
+        off_ms: u64,
+        out: &mut Emitted,
+    ) {
+        // Lifted before the mover's turn began (the opponent's press): it was the
+        // opponent's own piece on his own time (knocked over, KNSB §4.1 #7).
+        let turn_began = self
+            .game
+            .as_ref()
+            .and_then(|g| g.moves.last())
+            .map_or(0, |m| m.t_ms);
+        if lifted_at < turn_began {
+            return;
+        }
+        let owner = !mover;
+        let piece = self
+            .game
+            .as_ref()
+            .and_then(|g| g.current().board().role_at(square))
+            .map_or("piece", reconstruct::role_name);
+        let mut a = self.alert(
+            AlertKind::TouchMove,
+            Severity::Info,
+            Some(mover),
+            format!(
+                "The {} {piece} on {square} was lifted for {:.1} s and put back while {} was on move: either {} touched it (then he must capture it if he can) or {} handled a piece while not on move.",
+                if owner.is_white() { "white" } else { "black" },
+                off_ms as f64 / 1000.0,
+                arbiter::side_name(mover),
+                arbiter::side_name(mover),
+                arbiter::side_name(owner),
+            ),
+        );
+        a.article = Some(self.rules.edition.touch_opponent_piece.into());
+        a.squares = vec![square.to_string()];
+        a.ply = a.ply.map(|p| p + 1);
+        a.prescription = Some(
+            "A hint only: the board cannot tell whose hand it was. On a claim, ask the players (4.3.2 for the mover, 4.2.1 for the other).".into(),
+        );
+        out.push((t, EventBody::Alert(a)));
     }
 }
 

@@ -90,7 +90,7 @@ impl Session {
         } else if let Some(sq) = reconstruct::unpromoted_pawn_since(g.current().board(), shown) {
             (
                 AlertKind::PromotionIncomplete,
-                self.edition.promotion_incomplete,
+                self.rules.edition.promotion_incomplete,
                 format!(
                     "{} pressed the clock with a pawn still on {sq} (promotion not completed)",
                     arbiter::side_name(mover)
@@ -99,7 +99,7 @@ impl Session {
         } else {
             (
                 AlertKind::IllegalMove,
-                self.edition.illegal_move,
+                self.rules.edition.illegal_move,
                 format!(
                     "{} completed an illegal move (squares {}){}{}",
                     arbiter::side_name(mover),
@@ -112,7 +112,7 @@ impl Session {
                     if captures_king(g.current().board(), shown, mover) {
                         format!(
                             ", capturing the king, which is not allowed ({})",
-                            self.edition.king_capture
+                            self.rules.edition.king_capture
                         )
                     } else {
                         String::new()
@@ -120,38 +120,38 @@ impl Session {
                 ),
             )
         };
-        let remedy = if kind == AlertKind::PromotionIncomplete && self.edition.promotion_queen_stays
-        {
-            Remedy::QueenForPawn {
-                article: self.edition.promotion_incomplete,
-            }
-        } else {
-            // 4.3 / 4.5: the replacement move is made with the piece moved, if it can move.
-            let pos = g.current();
-            let moved = (d & pos.board().by_color(mover))
-                .into_iter()
-                .find(|sq| shown.piece_at(*sq) != pos.board().piece_at(*sq));
-            let replacement = match moved {
-                Some(square)
-                    if reconstruct::legal_moves(pos)
-                        .iter()
-                        .any(|m| m.from() == Some(square)) =>
-                {
-                    Replacement::WithPiece {
-                        square,
-                        article: self.edition.touch_move,
-                    }
+        let remedy =
+            if kind == AlertKind::PromotionIncomplete && self.rules.edition.promotion_queen_stays {
+                Remedy::QueenForPawn {
+                    article: self.rules.edition.promotion_incomplete,
                 }
-                Some(square) => Replacement::AnyLegalMove { square },
-                None => Replacement::PieceTouched {
-                    article: self.edition.touch_move,
-                },
+            } else {
+                // 4.3 / 4.5: the replacement move is made with the piece moved, if it can move.
+                let pos = g.current();
+                let moved = (d & pos.board().by_color(mover))
+                    .into_iter()
+                    .find(|sq| shown.piece_at(*sq) != pos.board().piece_at(*sq));
+                let replacement = match moved {
+                    Some(square)
+                        if reconstruct::legal_moves(pos)
+                            .iter()
+                            .any(|m| m.from() == Some(square)) =>
+                    {
+                        Replacement::WithPiece {
+                            square,
+                            article: self.rules.edition.touch_move,
+                        }
+                    }
+                    Some(square) => Replacement::AnyLegalMove { square },
+                    None => Replacement::PieceTouched {
+                        article: self.rules.edition.touch_move,
+                    },
+                };
+                Remedy::Restore {
+                    article: self.rules.edition.illegal_move,
+                    replacement,
+                }
             };
-            Remedy::Restore {
-                article: self.edition.illegal_move,
-                replacement,
-            }
-        };
         let logged = g.moves.last().map(|m| (m.white_ms, m.black_ms));
         let pos = g.current();
         self.watch.illegal_piece = (d & pos.board().by_color(mover))
@@ -200,7 +200,7 @@ impl Session {
             return false;
         };
         let Some(g) = &self.game else { return false };
-        let mut placement = self.board.placement(self.orientation);
+        let mut placement = self.board.physical.placement(self.board.orientation);
         placement.board = self.seen_board();
         if placement.board == shown {
             return false;
@@ -280,10 +280,10 @@ impl Session {
             (
                 Severity::Intervene,
                 match reconstruct::unpromoted_pawn(&shown) {
-                    Some(sq) if self.edition.promotion_queen_stays => format!(
+                    Some(sq) if self.rules.edition.promotion_queen_stays => format!(
                         "The game went on after {}'s pawn was left on {sq}: it must be replaced by a queen ({}).",
                         arbiter::side_name(mover),
-                        self.edition.promotion_incomplete
+                        self.rules.edition.promotion_incomplete
                     ),
                     _ => format!(
                         "The game went on after {}'s illegal move {san}: the position before it must be reinstated.",
@@ -300,15 +300,15 @@ impl Session {
                 if reduced {
                     self.window_article()
                 } else {
-                    self.edition.illegal_move
+                    self.rules.edition.illegal_move
                 },
-                self.edition.illegal_move
+                self.rules.edition.illegal_move
             ));
         }
         a.article = Some(if reduced {
             self.window_article().into()
         } else {
-            self.edition.illegal_move.into()
+            self.rules.edition.illegal_move.into()
         });
         a.ply = Some(ply);
         out.push((t, EventBody::Alert(a)));
@@ -334,7 +334,7 @@ impl Session {
         self.watch.illegal_alerted = true;
         self.timers.clear(Timer::IllegalPosition);
         let Some(g) = &self.game else { return };
-        let placement = self.board.placement(self.orientation).board;
+        let placement = self.board.physical.placement(self.board.orientation).board;
         let d = board::diff(g.current().board(), &placement);
         let mut a = self.alert(
             AlertKind::IllegalPosition,
@@ -362,6 +362,7 @@ impl Session {
     /// board after the next completed move, the arbiter declares the game drawn.
     pub(super) fn track_illegal_position(&mut self, t: u64, out: &mut Emitted) {
         let Some(article) = self
+            .rules
             .edition
             .illegal_position_draw
             .filter(|_| self.reduced())
@@ -413,20 +414,22 @@ impl Session {
     /// and blitz; 2017+: when the event says so).
     pub(super) fn reduced(&self) -> bool {
         self.rapid_or_blitz()
-            && (self.supervision == Supervision::Reduced || self.edition.rapid_blitz_claim_only)
+            && (self.rules.supervision == Supervision::Reduced
+                || self.rules.edition.rapid_blitz_claim_only)
     }
 
     /// The article of the reduced-supervision window for the game's category.
     pub(super) fn window_article(&self) -> Article {
         use crate::time_control::Category;
         let blitz = self
+            .rules
             .time_control
             .as_ref()
             .is_some_and(|tc| self.category_of(tc) == Category::Blitz);
         if blitz {
-            self.edition.reduced_window_blitz
+            self.rules.edition.reduced_window_blitz
         } else {
-            self.edition.reduced_window
+            self.rules.edition.reduced_window
         }
     }
 
@@ -474,24 +477,24 @@ impl Session {
     ) -> IllegalMoveVerdict {
         let offender = offence.offender;
         let window = self.window_article();
-        let blitz_2005 =
-            window == self.edition.reduced_window_blitz && window != self.edition.reduced_window;
+        let blitz_2005 = window == self.rules.edition.reduced_window_blitz
+            && window != self.rules.edition.reduced_window;
         let ability = || {
             self.game
                 .as_ref()
                 .map(|g| crate::dead::full(g.current(), g.castling_mode, !offender))
         };
-        if self.edition.rapid_blitz_claim_only && arbiter_acts && !blitz_2005 {
+        if self.rules.edition.rapid_blitz_claim_only && arbiter_acts && !blitz_2005 {
             IllegalMoveVerdict::ArbiterIntervenes { window, offence }
-        } else if self.edition.rapid_blitz_claim_only && blitz_2005 {
+        } else if self.rules.edition.rapid_blitz_claim_only && blitz_2005 {
             IllegalMoveVerdict::OnClaimWinsOrDrawn {
                 offender,
                 window,
                 drawn: ability() == Some(MateAbility::CannotMate),
             }
-        } else if self.edition.rapid_blitz_claim_only {
+        } else if self.rules.edition.rapid_blitz_claim_only {
             IllegalMoveVerdict::OnClaim { window, offence }
-        } else if self.edition.reduced_first_illegal_loses {
+        } else if self.rules.edition.reduced_first_illegal_loses {
             IllegalMoveVerdict::SeenInTimeLoses {
                 offender,
                 window,
@@ -509,29 +512,30 @@ impl Session {
     /// The counter an offence adds to: one for everything (2018+: 7.5.5), or per article
     /// (2017 as printed: 7.5 and 7.8 separately).
     pub(super) fn offence_class(&self, offence: Offence) -> usize {
-        match offence {
-            Offence::PressWithoutMove if self.edition.separate_counters => 1,
-            Offence::TwoHands if self.edition.separate_counters => 2,
-            _ => 0,
-        }
+        Offences::class(offence, self.rules.edition.separate_counters)
     }
 
     pub(super) fn count_offence(&mut self, side: Color, offence: Offence) -> u32 {
         let class = self.offence_class(offence);
-        self.watch.offences[class][side] += 1;
-        self.watch.offences[class][side]
+        self.watch.offences.count(class, side)
     }
 
     /// Whether the game is rapid or blitz (its time control, within the configured bounds).
     /// The category of a time control under the edition in force (or the configured
     /// boundaries).
     pub(super) fn category_of(&self, tc: &TimeControl) -> crate::time_control::Category {
-        crate::config::category(tc, &self.edition, self.blitz_max, self.rapid_max)
+        crate::config::category(
+            tc,
+            &self.rules.edition,
+            self.rules.blitz_max,
+            self.rules.rapid_max,
+        )
     }
 
     pub(super) fn rapid_or_blitz(&self) -> bool {
         use crate::time_control::Category;
-        self.time_control
+        self.rules
+            .time_control
             .as_ref()
             .is_some_and(|tc| self.category_of(tc) != Category::Standard)
     }
@@ -539,12 +543,18 @@ impl Session {
     /// Time added to the opponent for an offence, by category and supervision.
     pub(super) fn penalty_ms(&self) -> u64 {
         use crate::time_control::Category;
-        let category = self.time_control.as_ref().map(|tc| self.category_of(tc));
-        match (category, self.supervision) {
-            (Some(Category::Rapid), _) => self.edition.penalty_ms_rapid,
-            (Some(Category::Blitz), Supervision::Full) => self.edition.penalty_ms_blitz_full,
-            (Some(Category::Blitz), Supervision::Reduced) => self.edition.penalty_ms_blitz_reduced,
-            _ => self.edition.penalty_ms_standard,
+        let category = self
+            .rules
+            .time_control
+            .as_ref()
+            .map(|tc| self.category_of(tc));
+        match (category, self.rules.supervision) {
+            (Some(Category::Rapid), _) => self.rules.edition.penalty_ms_rapid,
+            (Some(Category::Blitz), Supervision::Full) => self.rules.edition.penalty_ms_blitz_full,
+            (Some(Category::Blitz), Supervision::Reduced) => {
+                self.rules.edition.penalty_ms_blitz_reduced
+            }
+            _ => self.rules.edition.penalty_ms_standard,
         }
     }
 
@@ -553,8 +563,8 @@ impl Session {
     /// the claimant's own time).
     pub(super) fn wrong_claim_penalty(&self, claimant: Color) -> String {
         let opp = arbiter::side_name(!claimant);
-        let article = self.edition.wrong_claim_penalty;
-        if self.edition.wrong_claim_cuts_own_time {
+        let article = self.rules.edition.wrong_claim_penalty;
+        if self.rules.edition.wrong_claim_cuts_own_time {
             // fide-2005: +3 minutes; above 2:00 the claimant loses half his time (at most
             // 3:00), between 1:00 and 2:00 he keeps 1:00, below 1:00 nothing changes.
             let own = self.clock.ms_by_color()[claimant];
@@ -600,24 +610,27 @@ impl Session {
         remedy: Remedy,
     ) -> OffenceVerdict {
         let class = self.offence_class(offence);
-        let n = self.watch.offences[class][side] + 1;
+        let n = self.watch.offences.so_far(class, side) + 1;
         let penalty_article = match offence {
             Offence::PressWithoutMove => self
+                .rules
                 .edition
                 .press_without_move_penalty
-                .unwrap_or(self.edition.illegal_move_penalty),
-            Offence::IllegalMove => self.edition.illegal_move_penalty,
+                .unwrap_or(self.rules.edition.illegal_move_penalty),
+            Offence::IllegalMove => self.rules.edition.illegal_move_penalty,
             // 2017 7.7 carries its own penalty; later editions penalise it as an illegal
             // move (7.5.4 → 7.5.5).
-            Offence::TwoHands if self.edition.separate_counters => self.edition.two_hands,
-            Offence::TwoHands => self.edition.illegal_move_penalty,
+            Offence::TwoHands if self.rules.edition.separate_counters => {
+                self.rules.edition.two_hands
+            }
+            Offence::TwoHands => self.rules.edition.illegal_move_penalty,
         };
-        let decision = if n >= self.edition.illegal_moves_to_lose {
+        let decision = if n >= self.rules.edition.illegal_moves_to_lose {
             let ability = self
                 .game
                 .as_ref()
                 .map(|g| crate::dead::full(g.current(), g.castling_mode, !side));
-            match (self.edition.illegal_loss_draw_if_no_mate, ability) {
+            match (self.rules.edition.illegal_loss_draw_if_no_mate, ability) {
                 (false, _) | (true, Some(MateAbility::CanMate)) => OffenceDecision::Loses,
                 (true, Some(MateAbility::CannotMate)) => OffenceDecision::Drawn,
                 _ => OffenceDecision::LosesUnlessOpponentCannotMate,
@@ -625,7 +638,7 @@ impl Session {
         } else {
             OffenceDecision::TimeToOpponent {
                 add_ms: self.penalty_ms(),
-                loses_at: self.edition.illegal_moves_to_lose,
+                loses_at: self.rules.edition.illegal_moves_to_lose,
             }
         };
         OffenceVerdict {
@@ -641,15 +654,14 @@ impl Session {
     /// illegal move (7.5.4, counting towards 7.5.5); 2017 it has its own count (7.7.1 /
     /// 7.7.2); 2005 sets no penalty (4.1; 13.4 at the arbiter's discretion). The move stands.
     pub(super) fn confirm(&mut self, t: u64, id: u64, out: &mut Emitted) {
-        let Some(&(_, mover, ply)) = self.watch.suspicions.iter().find(|s| s.0 == id) else {
+        let Some((mover, ply)) = self.watch.offences.confirmed(id) else {
             return;
         };
-        self.watch.suspicions.retain(|s| s.0 != id);
         if self.game.as_ref().is_none_or(|g| g.is_over()) {
             return;
         }
         let name = arbiter::side_name(mover);
-        let counted = self.edition.two_hands_counted;
+        let counted = self.rules.edition.two_hands_counted;
         let verdict =
             counted.then(|| self.offence_verdict(mover, Offence::TwoHands, Remedy::MoveStands));
         let prescription = if let Some(v) = &verdict {
@@ -660,7 +672,7 @@ impl Session {
         };
         let message = if counted {
             let class = self.offence_class(Offence::TwoHands);
-            let n = self.watch.offences[class][mover];
+            let n = self.watch.offences.so_far(class, mover);
             format!(
                 "The arbiter confirmed that {name} made the move at ply {ply} with two hands; offence number {n} for {name}."
             )
@@ -673,7 +685,7 @@ impl Session {
             Some(mover),
             message,
         );
-        a.article = Some(self.edition.two_hands.into());
+        a.article = Some(self.rules.edition.two_hands.into());
         a.ply = Some(ply);
         a.prescription = Some(prescription);
         a.verdict = verdict.map(|v| Box::new(v.into()));

@@ -17,7 +17,7 @@ impl Session {
             self.equipment_alert(t, a, out);
         }
         if obs.rejected {
-            self.clock_rejected += 1;
+            self.link.clock_rejected += 1;
         }
         if !obs.accepted {
             return;
@@ -26,9 +26,9 @@ impl Session {
         // White's clock runs at the start of a game — unless, on a bus line read once a
         // poll, White has moved already: the clock may first be seen running after White's
         // press, and the board's log of presses tells instead (`on_logged_press`).
-        let moved_unseen = self.bus.is_some()
+        let moved_unseen = self.link.bus.is_some()
             && self.game.as_ref().is_some_and(|g| {
-                self.board.placement(self.orientation).board != *g.current().board()
+                self.board.physical.placement(self.board.orientation).board != *g.current().board()
             });
         let at_start = obs.started
             && self.clock.white_side().is_none()
@@ -56,51 +56,71 @@ impl Session {
         // ran and the lever is where it was: two presses fell between the clock's reports
         // (time trouble, moves ~100-200 ms apart), a move and its reply both completed.
         if obs.two_presses {
-            self.two_presses_unseen = true;
-            self.hidden_since_press = true;
+            self.press.two_hidden();
         }
         if let Some(display) = obs.press.or(start_press) {
             self.release_held_three_plies(t, out);
-            self.two_presses_unseen = false;
-            let after_hidden = std::mem::take(&mut self.hidden_since_press);
-            // The presser's clock ran since the previous press (his thinking time).
-            let thought = (self.watch.pressed_in_game && self.any_press_at > 0)
-                .then(|| t.saturating_sub(self.any_press_at));
-            self.any_press_at = t;
+            let (after_hidden, thought) = self.press.seen(t, self.watch.pressed_in_game);
             self.watch.pressed_in_game = true;
             if let Some(before) = before {
                 self.check_increment(t, display, thought, &before, &times, out);
             }
             self.on_press(t, display, after_hidden, out);
-            self.press_after_hidden = after_hidden;
+            self.press.press_after_hidden = after_hidden;
         }
-        // A pause while a flag is down but not yet counted (the clock ran on past it, or
-        // the flag waits to be called) is the opponent's claim (6.8; A.4.3 / B8). A clock
-        // that stops by itself at a final flag does so in the flag's own reading.
-        if obs.stopped
-            && obs.new_flags.is_empty()
-            && (self.watch.flags.uncalled.is_some() || self.watch.flags.pending.is_some())
-            && self.phase().is_playing()
+        if obs.stopped && obs.new_flags.is_empty() {
+            self.stopped_with_flag_down(t, out);
+        }
+        self.clock_state_alerts(t, &obs, &times, out);
+        self.emit_clock(t, out);
+        if !obs.new_flags.is_empty() {
+            // A press still waiting for its verdict came before the flag (the clock reported
+            // it first): the move it completed (6.2.1) is in the game before the flag is
+            // judged — 6.9 judges the position then on the board, and the moves completed.
+            self.overtake_pending_press(t, out);
+            self.on_flags(t, &obs.new_flags, out);
+        }
+    }
+
+    /// The clock stopped, no new flag in the reading: with a flag down but not yet counted
+    /// (the clock ran on past it, or the flag waits to be called), the pause is the
+    /// opponent's claim (6.8; A.4.3 / B8). A clock that stops by itself at a final flag does
+    /// so in the flag's own reading.
+    fn stopped_with_flag_down(&mut self, t: u64, out: &mut Emitted) {
+        if !(self.watch.flags.uncalled.is_some() || self.watch.flags.pending.is_some())
+            || !self.phase().is_playing()
         {
-            let article = if self.reduced() {
-                self.edition.reduced_flag_claim.0
-            } else {
-                self.edition.flag_considered_fallen
-            };
-            let both_down = self
-                .clock
-                .last()
-                .is_some_and(|l| l.left.flagged() && l.right.flagged());
-            if self.reduced() && both_down {
-                self.claim_with_own_flag_down(t, article, out);
-            } else {
-                self.flag_called(
-                    t,
-                    &format!("the clock was stopped to claim it, {article}"),
-                    out,
-                );
-            }
+            return;
         }
+        let article = if self.reduced() {
+            self.rules.edition.reduced_flag_claim.0
+        } else {
+            self.rules.edition.flag_considered_fallen
+        };
+        let both_down = self
+            .clock
+            .last()
+            .is_some_and(|l| l.left.flagged() && l.right.flagged());
+        if self.reduced() && both_down {
+            self.claim_with_own_flag_down(t, article, out);
+        } else {
+            self.flag_called(
+                t,
+                &format!("the clock was stopped to claim it, {article}"),
+                out,
+            );
+        }
+    }
+
+    /// What a clock reading shows of the clock itself: stopped by a player (not by a final
+    /// flag), times changed while it stood, a low battery.
+    fn clock_state_alerts(
+        &mut self,
+        t: u64,
+        obs: &ClockObservation,
+        times: &ClockTimes,
+        out: &mut Emitted,
+    ) {
         // A display whose time ran out blocks the clock at zero by itself (protocol §3.4,
         // 0x10), in the reading that shows its final flag: nobody stopped it, and the flag
         // is judged on its own (6.8).
@@ -140,14 +160,6 @@ impl Session {
                 "The clock shows its battery-low indicator.".into(),
             );
             self.equipment_alert(t, a, out);
-        }
-        self.emit_clock(t, out);
-        if !obs.new_flags.is_empty() {
-            // A press still waiting for its verdict came before the flag (the clock reported
-            // it first): the move it completed (6.2.1) is in the game before the flag is
-            // judged — 6.9 judges the position then on the board, and the moves completed.
-            self.overtake_pending_press(t, out);
-            self.on_flags(t, &obs.new_flags, out);
         }
     }
 
@@ -216,14 +228,14 @@ impl Session {
             return;
         }
         // An earlier press still waiting for its verdict is overtaken by this one.
-        self.overtaken_by = (!after_hidden).then_some(display);
+        self.press.overtaken_by = (!after_hidden).then_some(display);
         self.overtake_pending_press(t, out);
-        self.overtaken_by = None;
+        self.press.overtaken_by = None;
         // The board reports a square up to one scan (200–250 ms) after the piece lands, and
         // the press may be relayed before that: look at the board once it has caught up.
-        self.press_reading = self.clock.last().copied();
-        self.press_seen_at = t;
-        self.look_at_press(t + self.settle_ms, display, false);
+        self.press.reading = self.clock.last().copied();
+        self.press.seen_at = t;
+        self.look_at_press(t + self.rules.settle_ms, display, false);
     }
 
     /// The display `running` is the clock of the player to move (6.x: a player's clock runs

@@ -68,12 +68,76 @@ pub(super) enum PressReading {
     Unexplained(shakmaty::Board),
 }
 
+/// A settled board as the reader finds it, before the session acts on it.
+enum Settled {
+    /// One king put in the centre while the other may still move (`CENTRE_KING_WAIT_MS`):
+    /// read again once both stood still.
+    KingsMoving {
+        calm_at: u64,
+    },
+    Read(Reading),
+    /// What moves explain the board, to be read once the session knows whether it ends a
+    /// gap (`after_gap`).
+    Shown(Interpretation),
+}
+
+/// The move reader: a read-only view of the session. It turns the game, the placement, the
+/// placements shown and the clock into a [`Reading`] or a [`PressReading`]; it commits no
+/// move, raises no alert and sets no timer — it holds only a shared borrow of the session.
+pub(super) struct Reader<'a> {
+    session: &'a Session,
+}
+
+impl std::ops::Deref for Reader<'_> {
+    type Target = Session;
+
+    fn deref(&self) -> &Session {
+        self.session
+    }
+}
+
 impl Session {
-    /// Reads the settled board while a game is played (`None` otherwise). Clears the gap
+    /// The reader's view of this session.
+    pub(super) fn reader_view(&self) -> Reader<'_> {
+        Reader { session: self }
+    }
+
+    /// Reads the settled board while a game is played (`None` otherwise). Puts the settle
+    /// off while a result gesture's second king may still move; clears the gap
     /// (`after_gap`) once the board shows something the game explains.
     pub(super) fn read_settled(&mut self, t: u64, depth: usize) -> Option<Reading> {
+        let interp = match self.reader_view().settled(t, depth)? {
+            Settled::KingsMoving { calm_at } => {
+                self.timers.set(Timer::Settle, calm_at);
+                return None;
+            }
+            Settled::Read(reading) => return Some(reading),
+            Settled::Shown(interp) => interp,
+        };
+        if !matches!(interp, Interpretation::Unexplained) {
+            self.reader.after_gap = false;
+        }
+        Some(self.reader_view().settled_reading(t, interp))
+    }
+
+    /// Reads the board for a press of `display` while a game is played (`None` otherwise),
+    /// with the player on move.
+    pub(super) fn read_press(
+        &self,
+        t: u64,
+        display: ClockSide,
+        final_look: bool,
+    ) -> Option<(Color, PressReading)> {
+        self.reader_view().press(t, display, final_look)
+    }
+}
+
+impl Reader<'_> {
+    /// Reads the settled board while a game is played (`None` otherwise): a result
+    /// signalled, a king still to be put in the centre, or what moves explain the board.
+    fn settled(&self, t: u64, depth: usize) -> Option<Settled> {
         let game = self.playing()?;
-        let placement = self.board.placement(self.orientation);
+        let placement = self.board.physical.placement(self.board.orientation);
         if let Some((result, how)) = reconstruct::result_gesture(&placement) {
             // Only the kings' gesture puts a king in the centre; a magic piece is a gesture
             // of its own (protocol §4.5).
@@ -86,12 +150,11 @@ impl Session {
                 && [Color::White, Color::Black]
                     .into_iter()
                     .any(|c| placement.board.king_of(c) == game.current().board().king_of(c));
-            let calm_at = self.last_change + CENTRE_KING_WAIT_MS;
+            let calm_at = self.board.last_change + CENTRE_KING_WAIT_MS;
             if one_king_unmoved && t < calm_at {
-                self.timers.set(Timer::Settle, calm_at);
-                return None;
+                return Some(Settled::KingsMoving { calm_at });
             }
-            return Some(Reading::Gesture { result, how, kings });
+            return Some(Settled::Read(Reading::Gesture { result, how, kings }));
         }
         let interp = match self.interpret_logged(game, &placement.board, depth) {
             // Moves in quick succession (time trouble): each placement was shown for less
@@ -106,104 +169,35 @@ impl Session {
             Interpretation::Ahead(path) => Interpretation::Ahead(self.followed_further(path)),
             other => other,
         };
-        if !matches!(interp, Interpretation::Unexplained) {
-            self.reader.after_gap = false;
-        }
-        Some(match self.logged_on_the_way(self.prefer_shown(interp)) {
+        Some(Settled::Shown(interp))
+    }
+
+    /// The reading of a settled board from what moves explain it (`settled`).
+    fn settled_reading(&self, t: u64, interp: Interpretation) -> Reading {
+        match self.logged_on_the_way(self.prefer_shown(interp)) {
             Interpretation::Same => Reading::Same,
             Interpretation::Ahead(path) => Reading::Moves(path),
             // A piece moved on from where it was released long ago is a second move, not the
             // end of a slide (or of castling begun with the rook): 4.7, the move was made.
-            Interpretation::Sibling(m) if t < self.same_since + SIBLING_MAX_MS => {
+            Interpretation::Sibling(m) if t < self.board.same_since + SIBLING_MAX_MS => {
                 Reading::Correct(m)
             }
             Interpretation::Earlier(k) => Reading::Restore(k),
             Interpretation::Sibling(_) | Interpretation::Unexplained => Reading::Unexplained,
-        })
+        }
     }
 
     /// Reads the board for a press of `display` while a game is played (`None` otherwise),
     /// with the player on move. `final_look` is the deferred second look, after which an
     /// unexplained board is an illegal move.
-    pub(super) fn read_press(
-        &self,
-        t: u64,
-        display: ClockSide,
-        final_look: bool,
-    ) -> Option<(Color, PressReading)> {
+    fn press(&self, t: u64, display: ClockSide, final_look: bool) -> Option<(Color, PressReading)> {
         let g = self.playing()?;
         let mover = g.current().turn();
-        let mut placement = self.board.placement(self.orientation);
+        let mut placement = self.board.physical.placement(self.board.orientation);
         placement.board = self.seen_board();
-        let interp = match self.interpret_logged(g, &placement.board, self.decision_depth()) {
-            // A piece's two moves around the opponent's quick reply reach a placement that
-            // one move of it and the reply also reach (Ke2-f2 …Bb7 Kf2-e3 and Ke2-e3 …Bb7).
-            // The board showed the placement after each move of the longer line in turn
-            // (`chained`): that line was played, as when the board settles (`read_settled`),
-            // and a press judged before it settles reads it too (D65). A first move that is
-            // a square on the shorter line's slide (c2-c3 …f5 c3-c4 for c2-c4 …f5: a slide
-            // reports every square it passes, protocol §4.1) is believed only with two
-            // presses read unseen since the last press seen (D54/D55): this press is the
-            // third.
-            Interpretation::Ahead(path) => Interpretation::Ahead(
-                self.chained()
-                    .filter(|c| {
-                        c.len() > path.len()
-                            && self.shown_move_by_move(c)
-                            && (self.press_after_hidden
-                                || !reconstruct::slide_prefix(&c[0], &path[0]))
-                    })
-                    .unwrap_or(path),
-            ),
-            other => other,
-        };
-        let interp = self.logged_on_the_way(self.prefer_shown(interp));
-        // At ply 0 with nothing moved, a press only starts White's clock. (Judged here, not
-        // when the press is seen: White's first move may be on the board, not yet reported.)
-        // At the first look the board may still be catching up — it reports a square up to
-        // ~400 ms after the piece lands (protocol §4.1), and in a time scramble White presses
-        // within ~50 ms of the placement — so look once more: a press read as a start too
-        // early would turn the clock's sides round and credit every later press to the
-        // wrong player. A first move whose piece the board reported landing later than that
-        // after the press was made after it: the press only started the clock. Its first
-        // landing after the lift counts, not its last: a badly centred piece toggles on its
-        // square after it lands (protocol §4.1), and the square read again after the press
-        // is no later move (careful seed 22713: a2-a3 reported on a3 before the press, then
-        // off and on again ~450 ms after it; the clock's sides were turned round and every
-        // later press read as a press without a move).
-        if g.plies() == 0 && self.reader.last_ahead.is_none() && interp == Interpretation::Same {
-            let reading = if final_look {
-                PressReading::ClockStarted
-            } else {
-                PressReading::LookAgain
-            };
+        let interp = self.press_interpretation(g, &placement.board);
+        if let Some(reading) = self.press_started_clock(g, &interp, final_look) {
             return Some((mover, reading));
-        }
-        if g.plies() == 0
-            && final_look
-            && let Interpretation::Ahead(path) = &interp
-            && self
-                .handling
-                .first_put_on_since(
-                    path[0].to(),
-                    mover,
-                    path[0]
-                        .from()
-                        .and_then(|from| self.handling.last_change_on(&[from]))
-                        .unwrap_or(0),
-                )
-                .is_some_and(|landed| landed > self.press_seen_at + REPORT_LAG_MS)
-            // Nor is it a start if the board reported the piece lifted before the press: the
-            // move was under way, and its landing came late (the piece flickered from the
-            // moment it was put down, corpus seed 312372: b2 off before the press, b4 first
-            // reported 430 ms after it).
-            && !path[0].from().is_some_and(|from| {
-                self.handling
-                    .last_lift_from(from, mover)
-                    .is_some_and(|lifted| lifted < self.press_seen_at)
-            })
-        {
-            return Some((mover, PressReading::ClockStarted));
         }
         let presser = self.presser(display);
         // 6.2.1: a press completes the presser's own move. The player not on move pressed:
@@ -232,9 +226,116 @@ impl Session {
                 .filter(|f| f.len() > path.len() && self.shown_move_by_move(f)),
             _ => None,
         };
-        let reading = match interp {
+        let reading =
+            match self.press_on_moves_shown(interp, followed, presser, mover, &placement.board) {
+                Ok(reading) => reading,
+                Err(interp) => {
+                    self.press_on_no_move_shown(t, g, interp, display, final_look, placement.board)
+                }
+            };
+        Some((mover, reading))
+    }
+
+    /// What the board shows at a press, read as at a settle (`read_settled`) and with the
+    /// longer line it showed move by move preferred.
+    fn press_interpretation(&self, g: &Game, board: &shakmaty::Board) -> Interpretation {
+        let interp = match self.interpret_logged(g, board, self.decision_depth()) {
+            // A piece's two moves around the opponent's quick reply reach a placement that
+            // one move of it and the reply also reach (Ke2-f2 …Bb7 Kf2-e3 and Ke2-e3 …Bb7).
+            // The board showed the placement after each move of the longer line in turn
+            // (`chained`): that line was played, as when the board settles (`read_settled`),
+            // and a press judged before it settles reads it too (D65). A first move that is
+            // a square on the shorter line's slide (c2-c3 …f5 c3-c4 for c2-c4 …f5: a slide
+            // reports every square it passes, protocol §4.1) is believed only with two
+            // presses read unseen since the last press seen (D54/D55): this press is the
+            // third.
+            Interpretation::Ahead(path) => Interpretation::Ahead(
+                self.chained()
+                    .filter(|c| {
+                        c.len() > path.len()
+                            && self.shown_move_by_move(c)
+                            && (self.press.press_after_hidden
+                                || !reconstruct::slide_prefix(&c[0], &path[0]))
+                    })
+                    .unwrap_or(path),
+            ),
+            other => other,
+        };
+        self.logged_on_the_way(self.prefer_shown(interp))
+    }
+
+    /// A press at ply 0 that only starts White's clock, or asks for another look before it
+    /// is read as one.
+    fn press_started_clock(
+        &self,
+        g: &Game,
+        interp: &Interpretation,
+        final_look: bool,
+    ) -> Option<PressReading> {
+        let mover = g.current().turn();
+        // At ply 0 with nothing moved, a press only starts White's clock. (Judged here, not
+        // when the press is seen: White's first move may be on the board, not yet reported.)
+        // At the first look the board may still be catching up — it reports a square up to
+        // ~400 ms after the piece lands (protocol §4.1), and in a time scramble White presses
+        // within ~50 ms of the placement — so look once more: a press read as a start too
+        // early would turn the clock's sides round and credit every later press to the
+        // wrong player. A first move whose piece the board reported landing later than that
+        // after the press was made after it: the press only started the clock. Its first
+        // landing after the lift counts, not its last: a badly centred piece toggles on its
+        // square after it lands (protocol §4.1), and the square read again after the press
+        // is no later move (careful seed 22713: a2-a3 reported on a3 before the press, then
+        // off and on again ~450 ms after it; the clock's sides were turned round and every
+        // later press read as a press without a move).
+        if g.plies() == 0 && self.reader.last_ahead.is_none() && *interp == Interpretation::Same {
+            let reading = if final_look {
+                PressReading::ClockStarted
+            } else {
+                PressReading::LookAgain
+            };
+            return Some(reading);
+        }
+        if g.plies() == 0
+            && final_look
+            && let Interpretation::Ahead(path) = interp
+            && self
+                .board.handling
+                .first_put_on_since(
+                    path[0].to(),
+                    mover,
+                    path[0]
+                        .from()
+                        .and_then(|from| self.board.handling.last_change_on(&[from]))
+                        .unwrap_or(0),
+                )
+                .is_some_and(|landed| landed > self.press.seen_at + REPORT_LAG_MS)
+            // Nor is it a start if the board reported the piece lifted before the press: the
+            // move was under way, and its landing came late (the piece flickered from the
+            // moment it was put down, corpus seed 312372: b2 off before the press, b4 first
+            // reported 430 ms after it).
+            && !path[0].from().is_some_and(|from| {
+                self.board.handling
+                    .last_lift_from(from, mover)
+                    .is_some_and(|lifted| lifted < self.press.seen_at)
+            })
+        {
+            return Some(PressReading::ClockStarted);
+        }
+        None
+    }
+
+    /// A press read from the moves the board shows, if it shows the presser's: the
+    /// interpretation given back otherwise.
+    fn press_on_moves_shown(
+        &self,
+        interp: Interpretation,
+        followed: Option<Vec<Move>>,
+        presser: Option<Color>,
+        mover: Color,
+        board: &shakmaty::Board,
+    ) -> Result<PressReading, Interpretation> {
+        match interp {
             Interpretation::Ahead(_) if let Some(further) = followed => {
-                PressReading::Followed(further)
+                Ok(PressReading::Followed(further))
             }
             // Two moves at once whose first the board never showed by itself, while it did
             // show another move of the presser that only the opponent's hands changed since:
@@ -244,44 +345,56 @@ impl Session {
             Interpretation::Ahead(path)
                 if presser != Some(!mover)
                     && !self.believable(&path)
-                    && let Some(m) = self.shown_then_answered(&path[0], &placement.board) =>
+                    && let Some(m) = self.shown_then_answered(&path[0], board) =>
             {
-                PressReading::ShownThenAnswered(m)
+                Ok(PressReading::ShownThenAnswered(m))
             }
             // With the press known, the presser's move is complete: two moves the board
             // shows are believed unless a lifted piece explains it with the move shown.
-            Interpretation::Ahead(path)
-                if self.believable(&path) || !self.reply_in_hand(&placement.board) =>
-            {
-                PressReading::Moves(path)
+            Interpretation::Ahead(path) if self.believable(&path) || !self.reply_in_hand(board) => {
+                Ok(PressReading::Moves(path))
             }
-            Interpretation::Sibling(m) => PressReading::Correct(m),
+            Interpretation::Sibling(m) => Ok(PressReading::Correct(m)),
             // The line the board showed move by move, and the player then on move holding a
             // piece for his next one: read as one move with the opponent's piece lifted, the
             // line turned into the shorter one the board never showed (D67).
-            Interpretation::Unexplained
-                if let Some(path) = self.shown_line_then_lifted(&placement.board) =>
-            {
-                PressReading::Moves(path)
+            Interpretation::Unexplained if let Some(path) = self.shown_line_then_lifted(board) => {
+                Ok(PressReading::Moves(path))
             }
+            other => Err(other),
+        }
+    }
+
+    /// A press read when the board shows no move of the presser's to complete: a reply in
+    /// hand, the board still catching up, the last move shown, no move, a move and pieces
+    /// knocked off, or a board the game does not explain.
+    fn press_on_no_move_shown(
+        &self,
+        t: u64,
+        g: &Game,
+        interp: Interpretation,
+        display: ClockSide,
+        final_look: bool,
+        board: shakmaty::Board,
+    ) -> PressReading {
+        let mover = g.current().turn();
+        match interp {
             // The opponent already holds a piece for the reply.
             _ if let Some(m) =
-                reconstruct::one_move_with_reply_in_hand(g.current(), &placement.board, |m| {
+                reconstruct::one_move_with_reply_in_hand(g.current(), &board, |m| {
                     self.when_shown(m)
                 })
                 // The moved piece gone from its square is taken in reply only if it stays
                 // gone: first look again (it may be flickering, or still on its way), until
                 // the press's bound.
                 .filter(|m| {
-                    (final_look && t >= self.press_seen_at + PRESS_MAX_WAIT_MS)
-                        || !own_piece_gone(g.current(), m, &placement.board)
+                    (final_look && t >= self.press.seen_at + PRESS_MAX_WAIT_MS)
+                        || !own_piece_gone(g.current(), m, &board)
                 }) =>
             {
                 PressReading::ReplyInHand(m)
             }
-            Interpretation::Unexplained
-                if !final_look || self.board_catching_up(t, g, &placement.board) =>
-            {
+            Interpretation::Unexplained if !final_look || self.board_catching_up(t, g, &board) => {
                 PressReading::LookAgain
             }
             // The board moved on: the move the press completed is the last one the board
@@ -317,13 +430,12 @@ impl Session {
             // watched as any other (7.1), not part of an illegal move.
             _ if self.watch.stood.is_none()
                 && let Some((m, _)) =
-                    reconstruct::one_move_with_pieces_off(g.current(), &placement.board) =>
+                    reconstruct::one_move_with_pieces_off(g.current(), &board) =>
             {
                 PressReading::MoveThenDisplaced(m)
             }
-            _ => PressReading::Unexplained(placement.board),
-        };
-        Some((mover, reading))
+            _ => PressReading::Unexplained(board),
+        }
     }
 
     /// The line the board showed last (`last_ahead`), of two moves or more, each shown as its
@@ -338,7 +450,7 @@ impl Session {
         let g = self.game.as_ref()?;
         let (_, path) = self.reader.last_ahead.as_ref()?;
         if path.len() < 2
-            || (path.len() > 2 && !self.press_after_hidden)
+            || (path.len() > 2 && !self.press.press_after_hidden)
             || self.shown_prefix(path) < path.len()
         {
             return None;
@@ -364,13 +476,15 @@ impl Session {
             && g.moves
                 .last()
                 .and_then(|m| m.mv.from())
-                .is_some_and(|from| self.square_changed_at[usize::from(from)] > self.press_seen_at)
+                .is_some_and(|from| {
+                    self.board.square_changed_at[usize::from(from)] > self.press.seen_at
+                })
     }
 
     /// An unexplained board at a press's first look, or later within the press's bound when
     /// the board is still catching up with a move made: the press is looked at again.
     fn board_catching_up(&self, t: u64, g: &Game, shown: &shakmaty::Board) -> bool {
-        if t >= self.press_seen_at + PRESS_MAX_WAIT_MS {
+        if t >= self.press.seen_at + PRESS_MAX_WAIT_MS {
             return false;
         }
         // A bus board's first press with White's piece still in the hand: the board logs a
@@ -378,7 +492,7 @@ impl Session {
         // press's packet can show the piece lifted and the next poll, about a second later
         // (§2.4), its landing. Read as an illegal move, the opening's moves were lost (bus
         // seed 19950: f3 read as an illegal f2 lifted, then f3 f4 as one move).
-        if self.bus.is_some()
+        if self.link.bus.is_some()
             && g.plies() == 0
             && reconstruct::piece_in_hand(g.current(), shown).is_some()
         {
@@ -414,16 +528,18 @@ impl Session {
             // the clock's sides round for the whole game (blitz seed 1908).
             || (g.plies() > 0 && reconstruct::piece_in_hand(g.current(), shown).is_some())
     }
+}
 
+impl Session {
     pub(super) fn record_handling(&mut self, t: u64, physical: usize, before: u8) {
-        let after = self.board.code(physical);
+        let after = self.board.physical.code(physical);
         if before == after {
             return;
         }
         let piece = |c: u8| board::chess_piece(dgt_protocol::DgtPiece::from_code(c));
-        self.handling.record(Handling {
+        self.board.handling.record(Handling {
             t_ms: t,
-            square: board::to_square(physical, self.orientation),
+            square: board::to_square(physical, self.board.orientation),
             before: piece(before),
             after: piece(after),
         });
@@ -431,18 +547,18 @@ impl Session {
 
     /// Physical square `physical` changed at `t`.
     pub(super) fn square_changed(&mut self, t: u64, physical: usize) {
-        let sq = board::to_square(physical, self.orientation);
-        self.square_changed_at[usize::from(sq)] = t;
+        let sq = board::to_square(physical, self.board.orientation);
+        self.board.square_changed_at[usize::from(sq)] = t;
     }
 
     pub(super) fn on_change(&mut self, t: u64, _out: &mut Emitted) {
-        self.timers.set(Timer::Settle, t + self.settle_ms);
+        self.timers.set(Timer::Settle, t + self.rules.settle_ms);
         self.timers.clear(Timer::IllegalPosition);
-        self.last_change = t;
+        self.board.last_change = t;
         self.note_start_shown(t);
         if let Some(g) = self.playing() {
             let off = board::diff(g.current().board(), &self.seen_board()).count();
-            self.displaced = self.displaced.max(off);
+            self.board.displaced = self.board.displaced.max(off);
         }
         // The board reports only which piece stands on each square (protocol §3.2, §3.3), so
         // two pairs of moves can leave the same placement (g4 fxg3 e.p. and g3 fxg3): the
@@ -656,14 +772,14 @@ impl Session {
         // One piece of the player on move missing from `pos`, lifted while the board was
         // still changing (a piece lifted earlier and still off is no move under way): the
         // placement shown.
-        let lifted_since = self.last_change.saturating_sub(self.settle_ms);
+        let lifted_since = self.board.last_change.saturating_sub(self.rules.settle_ms);
         let lifted_from = |pos: &Chess| {
             let d = board::diff(pos.board(), &target);
             d.count() == 1
                 && d.first().is_some_and(|sq| {
                     target.piece_at(sq).is_none()
                         && pos.board().color_at(sq) == Some(pos.turn())
-                        && self.square_changed_at[usize::from(sq)] >= lifted_since
+                        && self.board.square_changed_at[usize::from(sq)] >= lifted_since
                 })
         };
         let mut frontier = vec![g.current().clone()];
@@ -704,7 +820,7 @@ impl Session {
         // the increment, protocol §3.4): the two moves they completed and the reply already
         // made after them can all be on the board (a time scramble, presses ~0.3 s apart
         // between two clock reports) — one ply deeper, and only with that evidence.
-        let pressed_twice = usize::from(self.two_presses_unseen);
+        let pressed_twice = usize::from(self.press.two_presses_unseen);
         self.reader
             .decision_depth()
             .max(DEPTH_WATCHED + pressed_twice)
@@ -744,7 +860,7 @@ impl Session {
     /// A board the game explains as it is wins: a knocked-off piece that was put back and
     /// moved on leaves its square empty legally.
     pub(super) fn seen_board(&self) -> shakmaty::Board {
-        let raw = self.board.placement(self.orientation).board;
+        let raw = self.board.physical.placement(self.board.orientation).board;
         let Some(g) = self.game.as_ref().filter(|_| !self.watch.ghosts.is_empty()) else {
             return raw;
         };
@@ -847,12 +963,125 @@ impl Session {
         let presser = self.presser(display).unwrap_or(mover);
         let mut presser_moves = (0..path.len()).filter(|i| (i % 2 == 0) == (presser == mover));
         let last = if first_only
-            || self.overtaken_by.is_some_and(|later| later != display) && !self.press_after_hidden
+            || self
+                .press
+                .overtaken_by
+                .is_some_and(|later| later != display)
+                && !self.press.press_after_hidden
         {
             presser_moves.next()
         } else {
             presser_moves.next_back()
         };
         last.map_or(0, |i| i + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::uci::UciMove;
+
+    /// The board's codes for `placement`, the board the right way round.
+    fn codes_of(placement: &shakmaty::Board) -> [u8; 64] {
+        let mut codes = [0u8; 64];
+        for (i, code) in codes.iter_mut().enumerate() {
+            if let Some(p) = placement.piece_at(board::to_square(i, Orientation::Normal)) {
+                *code = (1..=12)
+                    .find(|&c| board::chess_piece(dgt_protocol::DgtPiece::from_code(c)) == Some(p))
+                    .expect("every piece has its code");
+            }
+        }
+        codes
+    }
+
+    /// A session playing a game from the start, its board showing the start position after
+    /// `shown` (UCI moves).
+    fn playing_with(shown: &[&str]) -> (Session, Vec<Move>) {
+        let mut s = Session::new("board-1", &CoreConfig::default());
+        let start = Chess::default();
+        s.game = Some(Game::new(
+            "g1".into(),
+            start.clone(),
+            CastlingMode::Standard,
+        ));
+        let mut pos = start;
+        let mut moves = Vec::new();
+        for uci in shown {
+            let m = uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+            pos.play_unchecked(m);
+            moves.push(m);
+        }
+        s.board.physical.apply_dump(&codes_of(pos.board()));
+        (s, moves)
+    }
+
+    #[test]
+    fn a_settled_board_one_move_on_reads_as_that_move() {
+        let (mut s, moves) = playing_with(&["e2e4"]);
+        assert_eq!(
+            s.read_settled(1_000, DEPTH_WATCHED),
+            Some(Reading::Moves(moves))
+        );
+    }
+
+    #[test]
+    fn a_settled_board_as_the_game_stands_reads_as_the_same() {
+        let (mut s, _) = playing_with(&[]);
+        assert_eq!(s.read_settled(1_000, DEPTH_WATCHED), Some(Reading::Same));
+    }
+
+    #[test]
+    fn the_reader_reads_nothing_without_a_game() {
+        let mut s = Session::new("board-1", &CoreConfig::default());
+        assert_eq!(s.read_settled(1_000, DEPTH_WATCHED), None);
+        assert_eq!(s.read_press(1_000, ClockSide::Left, true), None);
+    }
+
+    #[test]
+    fn a_press_at_the_start_with_nothing_moved_looks_again_then_starts_the_clock() {
+        let (s, _) = playing_with(&[]);
+        assert_eq!(
+            s.read_press(1_000, ClockSide::Left, false),
+            Some((Color::White, PressReading::LookAgain))
+        );
+        assert_eq!(
+            s.read_press(1_000, ClockSide::Left, true),
+            Some((Color::White, PressReading::ClockStarted))
+        );
+    }
+
+    #[test]
+    fn a_press_with_the_move_on_the_board_completes_it() {
+        let (s, moves) = playing_with(&["g1f3"]);
+        assert_eq!(
+            s.read_press(1_000, ClockSide::Left, true),
+            Some((Color::White, PressReading::Moves(moves)))
+        );
+    }
+
+    #[test]
+    fn a_gap_ends_only_when_the_board_shows_what_the_game_explains() {
+        let (mut s, _) = playing_with(&["e2e4"]);
+        s.reader.after_gap = true;
+        s.read_settled(1_000, DEPTH_WATCHED);
+        assert!(!s.reader.after_gap);
+        // A board no moves explain (a white rook on e5) leaves the gap open.
+        let (mut s, _) = playing_with(&[]);
+        let mut b = Chess::default().board().clone();
+        b.set_piece_at(
+            shakmaty::Square::E5,
+            shakmaty::Piece {
+                color: Color::White,
+                role: shakmaty::Role::Rook,
+            },
+        );
+        s.board.physical.apply_dump(&codes_of(&b));
+        s.reader.after_gap = true;
+        assert_eq!(
+            s.read_settled(1_000, DEPTH_WATCHED),
+            Some(Reading::Unexplained)
+        );
+        assert!(s.reader.after_gap);
     }
 }

@@ -19,12 +19,12 @@ impl Session {
             self.handling_signals(t, mover, m, shown_at, out);
         }
         self.commit(t, path, pressed, out);
-        self.same_since = shown_at;
+        self.board.same_since = shown_at;
     }
 
     /// Plays moves into the game and emits them; `pressed` marks them final.
     pub(super) fn commit(&mut self, t: u64, path: &[Move], pressed: bool, out: &mut Emitted) {
-        let clocks = match (pressed, self.press_reading.take()) {
+        let clocks = match (pressed, self.press.reading.take()) {
             (true, Some(reading)) => self.clock.white_black_of(&reading),
             _ => self.clock.white_black_ms(),
         };
@@ -64,12 +64,9 @@ impl Session {
         // What the board showed ahead of the game moves on with it (`ReaderState::committed`).
         self.reader.committed(path);
         self.timers.clear(Timer::PressWait);
-        self.displaced = 0;
-        self.two_presses_unseen = false;
-        self.three_plies_held = None;
-        self.presses_logged_since_move = 0;
-        self.square_logged_since_move = [0; 64];
-        self.log_at_move = self.last_log_at;
+        self.board.displaced = 0;
+        self.press.move_recorded();
+        self.bus_log.move_recorded();
     }
 
     pub(super) fn correct_last(&mut self, t: u64, m: Move, out: &mut Emitted) {
@@ -87,13 +84,13 @@ impl Session {
             return;
         }
         let Some(g) = &mut self.game else { return };
-        if let Some(end) = arbiter::end_by_rule(g, &self.edition) {
+        if let Some(end) = arbiter::end_by_rule(g, &self.rules.edition) {
             let ply = g.plies() as u32;
             g.result = Some((end.result, end.reason));
             let mut a = Alert::new(
                 end.kind,
                 arbiter::end_severity(),
-                self.edition.name,
+                self.rules.edition.name,
                 end.message,
             );
             a.article = Some(end.article.into());
@@ -107,7 +104,7 @@ impl Session {
                     " {}'s flag was down on the clock {} earlier but had not been called: it does not count ({}).",
                     arbiter::side_name(f.flagged),
                     seconds(t.saturating_sub(f.t_ms)),
-                    self.edition.flag_considered_fallen
+                    self.rules.edition.flag_considered_fallen
                 ));
             }
             let id = g.id.clone();
@@ -124,8 +121,8 @@ impl Session {
         }
         // Claims the player to move could make: for the arbiter only (12.6 forbids telling
         // the players).
-        for c in arbiter::claims_available(g, &self.edition) {
-            let mut a = Alert::new(c.kind, Severity::Claim, self.edition.name, c.message);
+        for c in arbiter::claims_available(g, &self.rules.edition) {
+            let mut a = Alert::new(c.kind, Severity::Claim, self.rules.edition.name, c.message);
             a.article = Some(c.article.into());
             a.side = Some(g.current().turn().into());
             a.ply = Some(g.plies() as u32);
@@ -146,7 +143,7 @@ impl Session {
         let mut a = Alert::new(
             AlertKind::PositionRestored,
             Severity::Review,
-            self.edition.name,
+            self.rules.edition.name,
             format!(
                 "The board went back to the position after ply {k} (of {n}); later moves are taken back."
             ),
@@ -159,7 +156,7 @@ impl Session {
             (a.white_ms, a.black_ms) = (m.white_ms, m.black_ms);
             a.prescription = Some(format!(
                 "If the position is reinstated, set the clocks to the times logged at ply {k} ({}).",
-                self.edition.clocks_after_irregularity
+                self.rules.edition.clocks_after_irregularity
             ));
         }
         out.push((t, EventBody::Alert(a)));
@@ -178,7 +175,7 @@ impl Session {
         if !self.watch.ghosts.is_empty() {
             // Moves are followed with the knocked-off pieces thought in place; the board is
             // legal again only once they are back (or the position was reinstated).
-            let raw = self.board.placement(self.orientation).board;
+            let raw = self.board.physical.placement(self.board.orientation).board;
             if raw != self.seen_board() {
                 return;
             }
@@ -190,7 +187,7 @@ impl Session {
             let mut a = Alert::new(
                 AlertKind::PositionRestored,
                 Severity::Info,
-                self.edition.name,
+                self.rules.edition.name,
                 "The board shows the last legal position again.".into(),
             );
             a.ply = Some(g.plies() as u32);
@@ -205,7 +202,7 @@ impl Session {
         if self.watch.illegal_alerted {
             return;
         }
-        let placement = self.board.placement(self.orientation);
+        let placement = self.board.physical.placement(self.board.orientation);
         let d = board::diff(g.current().board(), &placement.board);
         // Only pieces missing (knocked off the board): play can be followed as if they stood
         // there, while the arbiter decides (L17 T43).
@@ -224,7 +221,7 @@ impl Session {
         let mut a = Alert::new(
             AlertKind::IllegalPosition,
             Severity::Review,
-            self.edition.name,
+            self.rules.edition.name,
             format!(
                 "The board shows a position no legal move explains (squares {}); a piece may be knocked over, missing or extra.",
                 board::square_names(d).join(" ")
@@ -270,7 +267,7 @@ impl Session {
         let mut a = Alert::new(
             AlertKind::ResultGesture,
             Severity::Review,
-            self.edition.name,
+            self.rules.edition.name,
             format!("The players signalled {result} on the board ({how}); confirm the result."),
         );
         a.ply = Some(g.plies() as u32);
@@ -314,7 +311,7 @@ impl Session {
         ) {
             return;
         }
-        let placement = self.board.placement(self.orientation).board;
+        let placement = self.board.physical.placement(self.board.orientation).board;
         let Some(m) = reconstruct::one_move_to(g.current(), &placement) else {
             return;
         };
@@ -322,7 +319,7 @@ impl Session {
         // the first king put on a centre square — whatever stood there pushed off — is half
         // of the gesture until the board has stayed so as long as a king move onto the
         // centre waits; the other king following makes it no move.
-        let calm_at = self.last_change + CENTRE_KING_WAIT_MS;
+        let calm_at = self.board.last_change + CENTRE_KING_WAIT_MS;
         if reconstruct::king_to_centre(g.current(), &m, true) && t < calm_at {
             self.timers.set(Timer::Settle, calm_at);
             return;
@@ -364,7 +361,7 @@ impl Session {
         }
         let pos = g.current();
         let mover = pos.turn();
-        let placement = self.board.placement(self.orientation).board;
+        let placement = self.board.physical.placement(self.board.orientation).board;
         let d = board::diff(pos.board(), &placement);
         let Some(from) = pos.board().king_of(mover) else {
             return;
@@ -396,9 +393,9 @@ impl Session {
             .collect();
         self.watch.castling_hint_at = Some(g.plies());
         let name = arbiter::side_name(mover);
-        let article = self.edition.castling_illegal;
+        let article = self.rules.edition.castling_illegal;
         // 2005 rapid and blitz: Article 4 only on a claim (B5, C2).
-        let severity = if self.edition.art4_on_claim_in_rapid_blitz && self.rapid_or_blitz() {
+        let severity = if self.rules.edition.art4_on_claim_in_rapid_blitz && self.rapid_or_blitz() {
             Severity::Claim
         } else {
             Severity::Info

@@ -10,14 +10,14 @@ impl Session {
     /// The placement has been unchanged for `settle_ms`: a new game, play after the end, or
     /// what the board shows of the game being played.
     pub(super) fn on_settled(&mut self, t: u64, out: &mut Emitted) {
-        if self.log_awaited(t) || !self.board.is_known() {
+        if self.log_awaited(t) || !self.board.physical.is_known() {
             return;
         }
         let depth = self.decision_depth();
         // A bus board's first report after an outage can end in the middle of a move (its
         // log holds the whole outage, its scan lags the press): the gap stays open until
         // the board shows a placement that moves explain.
-        if self.bus.is_none() {
+        if self.link.bus.is_none() {
             self.reader.after_gap = false;
         }
         if self.settled_new_game(t, depth, out) {
@@ -68,7 +68,7 @@ impl Session {
     /// board has stayed so as long as a king move onto the centre waits (D64); the other
     /// king following makes it a gesture (D72). Returns whether to wait.
     fn gesture_king_waits(&mut self, t: u64) -> bool {
-        let calm_at = self.last_change + CENTRE_KING_WAIT_MS;
+        let calm_at = self.board.last_change + CENTRE_KING_WAIT_MS;
         if t >= calm_at || !self.clock_stopped() {
             return false;
         }
@@ -140,10 +140,10 @@ impl Session {
         // More pieces off their squares at once than any move disturbs (the table bumped):
         // putting them back is no touch (KNSB §4.1 #9). The handling of the next move is
         // read from here on.
-        if self.displaced >= DISPLACED_SQUARES {
-            self.same_since = t;
+        if self.board.displaced >= DISPLACED_SQUARES {
+            self.board.same_since = t;
         }
-        self.displaced = 0;
+        self.board.displaced = 0;
         self.back_to_legal(t, out)
     }
 
@@ -153,24 +153,25 @@ impl Session {
         self.back_to_legal(t, out);
         // Two presses seen on the clock and two moves on the board: both are complete
         // (6.2.1), though the board showed them together.
-        if path.len() == 2 && self.two_presses_unseen {
+        if path.len() == 2 && self.press.two_presses_unseen {
             self.commit(t, &path, true, out);
             return;
         }
         // Two presses unseen and three moves: the presses completed the first two, the
         // third waits for its own press (6.2.1).
-        if path.len() == DEPTH_WATCHED + 1 && self.two_presses_unseen {
+        if path.len() == DEPTH_WATCHED + 1 && self.press.two_presses_unseen {
             // A move (or two) and a piece lifted for the next can show the same placement
             // (Bc5-e3 and the queen on f3 lifted reads as Bd4 Qe3 Bxe3): such a reading
             // waits for a longer calm, or a press, before it is believed (D59).
-            let wait = if self.bus.is_some() {
+            let wait = if self.link.bus.is_some() {
                 HELD_THREE_PLIES_BUS_MS
             } else {
-                4 * self.settle_ms
+                4 * self.rules.settle_ms
             };
-            if t < self.last_change + wait && self.lifted_piece_explains(&path) {
-                self.three_plies_held = Some(self.last_change);
-                self.timers.set(Timer::Settle, self.last_change + wait);
+            if t < self.board.last_change + wait && self.lifted_piece_explains(&path) {
+                self.press.three_plies_held = Some(self.board.last_change);
+                self.timers
+                    .set(Timer::Settle, self.board.last_change + wait);
                 return;
             }
             self.commit_three_plies(t, &path, out);
@@ -181,12 +182,13 @@ impl Session {
             // can look like two (Nxc5 bxc5 = knight in hand, pawn b4 lifted): give it a
             // press, or a longer calm, before believing it.
             let wait = if self.waits_for_press() {
-                self.press_wait_ms
+                self.rules.press_wait_ms
             } else {
-                4 * self.settle_ms
+                4 * self.rules.settle_ms
             };
-            if t < self.last_change + wait {
-                self.timers.set(Timer::Settle, self.last_change + wait);
+            if t < self.board.last_change + wait {
+                self.timers
+                    .set(Timer::Settle, self.board.last_change + wait);
                 return;
             }
         }
@@ -218,7 +220,9 @@ impl Session {
     /// unchanged since: the calm it waited for — the third move made and pressed. The
     /// reading stands, before the press is judged against the first two moves.
     pub(super) fn release_held_three_plies(&mut self, t: u64, out: &mut Emitted) {
-        if self.three_plies_held.take() != Some(self.last_change) || !self.two_presses_unseen {
+        if self.press.three_plies_held.take() != Some(self.board.last_change)
+            || !self.press.two_presses_unseen
+        {
             return;
         }
         let depth = self.decision_depth();
@@ -242,27 +246,28 @@ impl Session {
         let ends_game = !centre
             && self.bughouse.is_none()
             && self.game.as_ref().is_some_and(|g| {
-                arbiter::end_by_rule_after(g, &g.position_after(last), &self.edition).is_some()
+                arbiter::end_by_rule_after(g, &g.position_after(last), &self.rules.edition)
+                    .is_some()
             });
         // A move that ends the game cannot be corrected once taken, so with the mover's clock
         // still running (no press yet) it waits until the board has had time to report the
         // rest of a slide (§4.1: sliding reports every square passed, up to ~400 ms late):
         // Qd5 mate shown on the way g5-c5.
-        if ends_game && self.waits_for_press() && t < self.last_change + REPORT_LAG_MS {
+        if ends_game && self.waits_for_press() && t < self.board.last_change + REPORT_LAG_MS {
             self.timers
-                .set(Timer::Settle, self.last_change + REPORT_LAG_MS);
+                .set(Timer::Settle, self.board.last_change + REPORT_LAG_MS);
             return;
         }
         if (self.waits_for_press() || centre) && !ends_game {
             let wait = if centre {
-                CENTRE_KING_WAIT_MS.max(self.press_wait_ms)
+                CENTRE_KING_WAIT_MS.max(self.rules.press_wait_ms)
             } else {
-                self.press_wait_ms
+                self.rules.press_wait_ms
             };
             self.timers
-                .set(Timer::PressWait, (self.last_change + wait).max(t));
+                .set(Timer::PressWait, (self.board.last_change + wait).max(t));
         } else {
-            self.commit_shown(t, &[last], false, self.last_change, out);
+            self.commit_shown(t, &[last], false, self.board.last_change, out);
         }
     }
 
@@ -294,7 +299,7 @@ impl Session {
     /// settle (`settle_ms`, one scan) absorbs that lag.
     fn watch_for_illegal_position(&mut self, t: u64) {
         if !self.watch.illegal_alerted {
-            let wait = self.illegal_position_ms;
+            let wait = self.rules.illegal_position_ms;
             self.timers.set(Timer::IllegalPosition, t + wait);
         }
     }
@@ -302,8 +307,10 @@ impl Session {
     /// The board is read again once it has settled after a press (a reply already on it
     /// waits for its own press, or for the board to settle).
     fn settle_after_press(&mut self, t: u64) {
-        self.timers
-            .set(Timer::Settle, t.max(self.last_change + self.settle_ms));
+        self.timers.set(
+            Timer::Settle,
+            t.max(self.board.last_change + self.rules.settle_ms),
+        );
     }
 
     /// Moves completed earlier are final: the opponent replied, or pressed.
@@ -331,7 +338,7 @@ impl Session {
             PressReading::ShownThenAnswered(m) => {
                 self.infer_from_press(display, mover);
                 self.back_to_legal(t, out);
-                self.commit_shown(t, &[m], true, self.last_change, out);
+                self.commit_shown(t, &[m], true, self.board.last_change, out);
                 self.settle_after_press(t);
             }
             PressReading::Moves(path) => self.press_completes(t, display, mover, &path, false, out),
@@ -344,9 +351,9 @@ impl Session {
             }
             PressReading::ReplyInHand(m) => {
                 self.infer_from_press(display, mover);
-                self.commit_shown(t, &[m], true, self.last_change, out);
+                self.commit_shown(t, &[m], true, self.board.last_change, out);
             }
-            PressReading::LookAgain => self.look_at_press(t + self.settle_ms, display, true),
+            PressReading::LookAgain => self.look_at_press(t + self.rules.settle_ms, display, true),
             PressReading::LastShown => self.commit_last_shown(t, display, mover, out),
             // 6.2.2: the player's press completes his own earlier move, made with his clock
             // running, even after the opponent replied.
@@ -360,7 +367,7 @@ impl Session {
             PressReading::PressWithoutMove => self.press_without_move(t, mover, out),
             PressReading::MoveThenDisplaced(m) => {
                 self.infer_from_press(display, mover);
-                self.commit_shown(t, &[m], true, self.last_change, out);
+                self.commit_shown(t, &[m], true, self.board.last_change, out);
                 self.watch_for_illegal_position(t);
             }
             PressReading::Unexplained(shown) => self.unexplained_press(t, mover, &shown, out),
@@ -382,7 +389,7 @@ impl Session {
         self.back_to_legal(t, out);
         let done = self.completed_by_press(display, mover, path, first_only);
         let shown_at = if done == path.len() {
-            self.last_change
+            self.board.last_change
         } else {
             t
         };
@@ -394,7 +401,7 @@ impl Session {
 
     /// The player on move pressed with the position unchanged (7.5.3; 2017 7.8.1).
     fn press_without_move(&mut self, t: u64, mover: Color, out: &mut Emitted) {
-        let counted = self.edition.press_without_move_is_offence;
+        let counted = self.rules.edition.press_without_move_is_offence;
         let mut a = self.alert(
             AlertKind::ClockPressedWithoutMove,
             if counted {
@@ -408,7 +415,7 @@ impl Session {
                 arbiter::side_name(mover)
             ),
         );
-        a.article = Some(self.edition.press_without_move.into());
+        a.article = Some(self.rules.edition.press_without_move.into());
         if counted {
             let verdict = self.offence_verdict(
                 mover,
@@ -509,8 +516,10 @@ impl Session {
         let done = self.completed_by_press(display, mover, &path, false);
         self.commit_shown(t, &path[..done], true, shown_at, out);
         if done < path.len() {
-            self.timers
-                .set(Timer::Settle, t.max(self.last_change + self.settle_ms));
+            self.timers.set(
+                Timer::Settle,
+                t.max(self.board.last_change + self.rules.settle_ms),
+            );
         }
     }
 }

@@ -31,8 +31,8 @@ impl Session {
         ] {
             self.timers.clear(timer);
         }
-        self.press_look = None;
-        self.replaced = true;
+        self.press.pending = None;
+        self.before.replaced = true;
         let mut a = self.alert(
             AlertKind::GameFoundUnderWay,
             Severity::Info,
@@ -49,7 +49,7 @@ impl Session {
         Some(MovedGame {
             game,
             watch,
-            orientation: self.orientation,
+            orientation: self.board.orientation,
         })
     }
 
@@ -103,17 +103,14 @@ impl Session {
         }
         self.game = Some(game);
         self.watch = watch;
-        self.orientation = orientation;
-        self.found = None;
-        self.found_told = false;
-        self.found_log = None;
-        self.found_log_asked = false;
-        self.replaced = false;
+        self.board.orientation = orientation;
+        self.before.forget_found();
+        self.before.replaced = false;
         self.reader.forget_ahead();
         // What the spare shows now may be a move or two on: read it as after any gap.
         self.reader.after_gap = true;
-        self.handling.clear();
-        self.same_since = t;
+        self.board.handling.clear();
+        self.board.same_since = t;
         self.clock.reset_inference();
         if let Some(d) = self.clock.running() {
             self.infer_running_side_to_move(d);

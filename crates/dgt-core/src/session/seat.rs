@@ -11,7 +11,7 @@ use super::Session;
 use super::timers::Timer;
 use crate::arbiter;
 use crate::bughouse::{self, PartnerView, Pieces, RankReading, Regulation, Standing};
-use crate::engine::Emitted;
+use crate::event::Emitted;
 use crate::event::{Alert, AlertKind, EventBody, Severity};
 use crate::reconstruct::{Game, fen};
 
@@ -442,8 +442,8 @@ impl Session {
         if self.last_move_after_resignation(t, out) {
             return;
         }
-        let shown = self.board.placement(self.orientation).board;
-        let wait = self.illegal_position_ms;
+        let shown = self.board.physical.placement(self.board.orientation).board;
+        let wait = self.rules.illegal_position_ms;
         let (Some(seat), Some(g)) = (&mut self.bughouse, &self.game) else {
             return;
         };
@@ -487,7 +487,7 @@ impl Session {
     /// taken out of the position, not moves. Returns whether any was.
     pub(super) fn take_for_partner_promotion(&mut self, t: u64, out: &mut Emitted) -> bool {
         self.expire_partner_takes(t, out);
-        let shown = self.board.placement(self.orientation).board;
+        let shown = self.board.physical.placement(self.board.orientation).board;
         let (Some(seat), Some(g)) = (&mut self.bughouse, &mut self.game) else {
             return false;
         };

@@ -8,7 +8,7 @@ impl Session {
     /// reach it (knights out and back home repeat the start position). A board set up
     /// wrongly is watched. Returns whether a game began.
     pub(super) fn settled_new_game(&mut self, t: u64, depth: usize, out: &mut Emitted) -> bool {
-        let placement_now = self.board.placement(self.orientation).board;
+        let placement_now = self.board.physical.placement(self.board.orientation).board;
         let new_game_possible = match self.phase() {
             Phase::NoGame | Phase::Over(_) => true,
             Phase::Playing(g) => {
@@ -20,18 +20,19 @@ impl Session {
             }
         };
         if new_game_possible && self.try_start_game(t, out) {
-            self.wrong_setup = None;
+            self.before.wrong_setup = None;
             return true;
         }
-        let start_shown = self.start_shown.take();
+        let start_shown = self.before.start_shown.take();
         if new_game_possible
             && !self.phase().is_playing()
             && let Some((pos, mode, orientation, seen_at)) = start_shown
-            && reconstruct::one_move_to(&pos, &self.board.placement(orientation).board).is_some()
+            && reconstruct::one_move_to(&pos, &self.board.physical.placement(orientation).board)
+                .is_some()
         {
             // The start position stood too briefly to settle, and the first move was made
             // from it: the game began there; the move is then read as usual.
-            self.wrong_setup = None;
+            self.before.wrong_setup = None;
             self.begin_game(t, pos, mode, orientation, out);
             self.after_early_press(seen_at);
             return false;
@@ -47,27 +48,27 @@ impl Session {
     /// is completed, when the game can still be set up again).
     pub(super) fn watch_wrong_setup(&mut self, t: u64, out: &mut Emitted) {
         for orientation in [Orientation::Normal, Orientation::Rotated] {
-            let placement = self.board.placement(orientation).board;
+            let placement = self.board.physical.placement(orientation).board;
             if reconstruct::wrong_setup(&placement).is_some() {
-                self.wrong_setup = Some((placement, orientation, t));
+                self.before.wrong_setup = Some((placement, orientation, t));
                 return;
             }
         }
-        let Some((setup, orientation, seen_at)) = self.wrong_setup.clone() else {
+        let Some((setup, orientation, seen_at)) = self.before.wrong_setup.clone() else {
             return;
         };
         let Some((pos, what)) = reconstruct::wrong_setup(&setup) else {
             return;
         };
-        let placement = self.board.placement(orientation).board;
+        let placement = self.board.physical.placement(orientation).board;
         if reconstruct::one_move_to(&pos, &placement).is_none() {
             return;
         }
-        self.wrong_setup = None;
+        self.before.wrong_setup = None;
         // Started as if the board showed the set-up; the move is then read as usual.
         self.begin_game(t, pos, CastlingMode::Standard, orientation, out);
         self.after_early_press(seen_at);
-        let (window, moves) = self.edition.setup_claim_window;
+        let (window, moves) = self.rules.edition.setup_claim_window;
         let remedy = if self.reduced() {
             format!(
                 "A claim is possible only until each player has made {moves} moves ({window}); after that the game goes on, and a misplaced king or rook may not castle."
@@ -75,7 +76,7 @@ impl Session {
         } else {
             format!(
                 "Before the first move is completed, set the pieces up correctly; once the game has begun, it is cancelled and a new game played ({}).",
-                self.edition.setup_invalid
+                self.rules.edition.setup_invalid
             )
         };
         let mut a = self.alert(
@@ -88,7 +89,7 @@ impl Session {
             if self.reduced() {
                 window
             } else {
-                self.edition.setup_invalid
+                self.rules.edition.setup_invalid
             }
             .into(),
         );
@@ -112,7 +113,7 @@ impl Session {
     /// A game begun from a position shown at `seen_at` with its first move already made:
     /// White's press may have come before the board settled, and then Black's clock runs.
     pub(super) fn after_early_press(&mut self, seen_at: u64) {
-        if self.any_press_at > seen_at
+        if self.press.any_press_at > seen_at
             && let Some(d) = self.clock.running()
         {
             self.clock.reset_inference();
@@ -127,9 +128,9 @@ impl Session {
         }
         for orientation in [Orientation::Normal, Orientation::Rotated] {
             if let Some((pos, mode)) =
-                reconstruct::start_position(&self.board.placement(orientation).board)
+                reconstruct::start_position(&self.board.physical.placement(orientation).board)
             {
-                self.start_shown = Some((pos, mode, orientation, t));
+                self.before.start_shown = Some((pos, mode, orientation, t));
                 return;
             }
         }
@@ -137,8 +138,8 @@ impl Session {
 
     pub(super) fn try_start_game(&mut self, t: u64, out: &mut Emitted) -> bool {
         for orientation in [Orientation::Normal, Orientation::Rotated] {
-            let placement = self.board.placement(orientation);
-            let start = match &self.next_start {
+            let placement = self.board.physical.placement(orientation);
+            let start = match &self.before.next_start {
                 Some((pos, mode)) if pos.board() == &placement.board => Some((pos.clone(), *mode)),
                 _ => reconstruct::start_position(&placement.board),
             };
@@ -163,14 +164,11 @@ impl Session {
         orientation: Orientation,
         out: &mut Emitted,
     ) {
-        self.next_start = None;
-        self.start_shown = None;
-        self.found = None;
-        self.found_told = false;
-        self.found_log = None;
-        self.found_log_asked = false;
-        self.replaced = false;
-        self.orientation = orientation;
+        self.before.next_start = None;
+        self.before.start_shown = None;
+        self.before.forget_found();
+        self.before.replaced = false;
+        self.board.orientation = orientation;
         self.games_started += 1;
         let id = format!("{}/{}", self.label, self.games_started);
         let mut game = Game::new(id.clone(), pos, mode);
@@ -188,9 +186,7 @@ impl Session {
         ));
         self.game = Some(game);
         // A bus board's presses count from the game's start (`plies_logged`).
-        self.presses_logged_since_move = 0;
-        self.square_logged_since_move = [0; 64];
-        self.log_at_move = self.last_log_at;
+        self.bus_log.move_recorded();
         self.clock.reset_inference();
         // The clock of the player to move runs at the start (White's, unless a set-up
         // position has Black to move).
@@ -198,8 +194,8 @@ impl Session {
             self.infer_running_side_to_move(d);
         }
         self.reader.forget_ahead();
-        self.handling.clear();
-        self.same_since = t;
+        self.board.handling.clear();
+        self.board.same_since = t;
         self.watch = GameWatch::default();
         // Bughouse: the reserves the partner board has given so far.
         self.tell_reserves(t, out);

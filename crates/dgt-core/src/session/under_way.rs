@@ -125,13 +125,13 @@ impl Session {
     /// Returns whether the game now followed should read this placement as its first move
     /// (it began from the placement found before, one move earlier).
     pub(super) fn settled_without_game(&mut self, t: u64, out: &mut Emitted) -> bool {
-        if self.next_start.is_some() || self.replaced {
+        if self.before.next_start.is_some() || self.before.replaced {
             // The arbiter announced a set-up (the game starts when the board shows it), or
             // moved this board's game to a replacement board.
             return false;
         }
-        let placement = self.board.placement(self.orientation).board;
-        if let Some(found) = self.found.clone()
+        let placement = self.board.physical.placement(self.board.orientation).board;
+        if let Some(found) = self.before.found.clone()
             && found.placement != placement
         {
             for turn in Color::ALL {
@@ -147,17 +147,22 @@ impl Session {
         if !may_be_under_way(&placement) {
             return false;
         }
-        let calm_at = self.last_change + FOUND_CALM_MS;
+        let calm_at = self.board.last_change + FOUND_CALM_MS;
         if t < calm_at {
             // A player may hold a piece during a move: the placement must stand still longer
             // than a settle before it is taken for the position of a game.
             self.timers.set(Timer::Settle, calm_at);
             return false;
         }
-        if self.found.as_ref().is_none_or(|f| f.placement != placement) {
-            self.found = Some(FoundPlacement {
+        if self
+            .before
+            .found
+            .as_ref()
+            .is_none_or(|f| f.placement != placement)
+        {
+            self.before.found = Some(FoundPlacement {
                 placement,
-                orientation: self.orientation,
+                orientation: self.board.orientation,
                 seen_at: t,
             });
         }
@@ -171,7 +176,7 @@ impl Session {
     /// The placement found is followed if its side to move is known (the clock, the
     /// position); otherwise the arbiter is told once that it waits for a move or a choice.
     pub(super) fn follow_found(&mut self, t: u64, out: &mut Emitted) {
-        let Some(found) = self.found.clone() else {
+        let Some(found) = self.before.found.clone() else {
             return;
         };
         let legal: Vec<(Color, Chess)> = Color::ALL
@@ -189,8 +194,8 @@ impl Session {
         };
         match chosen {
             Some((pos, how)) => self.begin_under_way(t, pos, found.orientation, how, out),
-            None if !self.found_told => {
-                self.found_told = true;
+            None if !self.before.found_told => {
+                self.before.found_told = true;
                 let mut a = self.alert(
                     AlertKind::GameFoundUnderWay,
                     Severity::Review,
@@ -226,10 +231,9 @@ impl Session {
 
     /// A clock reading came while a placement found waits for its side to move.
     pub(super) fn clock_tells_found(&mut self, t: u64, out: &mut Emitted) {
-        let standing = self
-            .found
-            .as_ref()
-            .is_some_and(|f| f.placement == self.board.placement(self.orientation).board);
+        let standing = self.before.found.as_ref().is_some_and(|f| {
+            f.placement == self.board.physical.placement(self.board.orientation).board
+        });
         if standing
             && !self.phase().is_playing()
             && !self.timers.is_set(Timer::LogWait)
@@ -257,10 +261,10 @@ impl Session {
             out.push((t, EventBody::Alert(a)));
             return;
         }
-        let placement = self.board.placement(self.orientation).board;
+        let placement = self.board.physical.placement(self.board.orientation).board;
         match position_under_way(&placement, turn) {
             Some(pos) => {
-                self.begin_under_way(t, pos, self.orientation, ToMoveFrom::Arbiter, out);
+                self.begin_under_way(t, pos, self.board.orientation, ToMoveFrom::Arbiter, out);
             }
             None => {
                 let mut a = self.alert(

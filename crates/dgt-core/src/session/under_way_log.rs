@@ -38,22 +38,22 @@ impl Session {
     /// Whether the board's log may still tell the moves before the placement found: it was
     /// read already and rebuilds the game now, or it is asked for and awaited.
     pub(super) fn board_log_may_tell(&mut self, t: u64, out: &mut Emitted) -> bool {
-        if let Some(entries) = self.found_log.take() {
-            self.found_log_asked = true;
+        if let Some(entries) = self.before.found_log.take() {
+            self.before.found_log_asked = true;
             return self.rebuild_from_log(t, &entries, out);
         }
-        if self.found_log_asked
-            || self.bus.is_some()
-            || self.port.is_none()
-            || self.link == LinkState::Disconnected
+        if self.before.found_log_asked
+            || self.link.bus.is_some()
+            || self.link.port.is_none()
+            || self.link.state == LinkState::Disconnected
         {
             return false;
         }
-        self.found_log_asked = true;
+        self.before.found_log_asked = true;
         let until = t + FOUND_LOG_WAIT_MS;
         self.timers.set(Timer::LogWait, until);
         self.timers.set(Timer::Settle, until);
-        let placement = self.board.placement(self.orientation).board;
+        let placement = self.board.physical.placement(self.board.orientation).board;
         let mut a = self.alert(
             AlertKind::GameFoundUnderWay,
             Severity::Review,
@@ -76,10 +76,11 @@ impl Session {
         entries: &[dgt_protocol::EeEntry],
         out: &mut Emitted,
     ) {
-        self.found_log = Some(entries.to_vec());
-        if self.found.is_some() && self.timers.take(Timer::LogWait).is_some() {
-            self.found_log_asked = true;
+        self.before.found_log = Some(entries.to_vec());
+        if self.before.found.is_some() && self.timers.take(Timer::LogWait).is_some() {
+            self.before.found_log_asked = true;
             let rebuilt = self
+                .before
                 .found_log
                 .take()
                 .is_some_and(|log| self.rebuild_from_log(t, &log, out));
@@ -116,7 +117,7 @@ impl Session {
         let Some(since) = eeprom::since_begin_position(entries, self.clock.white_side()) else {
             return false;
         };
-        let shown = self.board.placement(since.orientation).board;
+        let shown = self.board.physical.placement(since.orientation).board;
         if since.game.plies() == 0 || !leads_to(&since.game, &shown) {
             return false;
         }

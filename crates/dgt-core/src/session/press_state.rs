@@ -1,0 +1,97 @@
+//! What the session knows of the clock's presses: the press waiting for its verdict, the
+//! reading that showed it, and the presses the clock's reports hid (two presses between two
+//! reports, protocol §3.4: the board relays the clock's report only now and then).
+
+use dgt_protocol::ClockTimes;
+
+use super::PressLook;
+use crate::input::ClockSide;
+
+#[derive(Debug, Default)]
+pub(super) struct PressState {
+    /// A press whose board could not be read as a move yet (`Timer::PressVerdict` holds
+    /// when it is judged).
+    pub(super) pending: Option<PressLook>,
+    /// The clock reading that showed the press: the times of the move it completes.
+    pub(super) reading: Option<ClockTimes>,
+    /// When the last press was seen.
+    pub(super) seen_at: u64,
+    /// When the clock last showed a press, game or no game.
+    pub(super) any_press_at: u64,
+    /// Both displays gained time between two readings with the lever where it was: two
+    /// presses (a move and its reply) came between the clock's reports.
+    pub(super) two_presses_unseen: bool,
+    /// A three-ply reading of two hidden presses that a piece lifted also explains, held
+    /// for a longer calm (D59): the board's last change when it was held.
+    pub(super) three_plies_held: Option<u64>,
+    /// The display of a press that overtakes an earlier press still waiting for its
+    /// verdict, while that one is judged (D60).
+    pub(super) overtaken_by: Option<ClockSide>,
+    /// A reading of two presses unseen (D54/D55/D58) since the last press seen.
+    pub(super) hidden_since_press: bool,
+    /// The last press seen came after such a reading.
+    pub(super) press_after_hidden: bool,
+}
+
+impl PressState {
+    /// Both displays gained time between two clock reports: two presses went unseen.
+    pub(super) fn two_hidden(&mut self) {
+        self.two_presses_unseen = true;
+        self.hidden_since_press = true;
+    }
+
+    /// A press shown at `t`: whether presses went unseen since the last one seen, and the
+    /// presser's thinking time (his clock ran since the previous press) when a press of this
+    /// game came before.
+    pub(super) fn seen(&mut self, t: u64, pressed_in_game: bool) -> (bool, Option<u64>) {
+        self.two_presses_unseen = false;
+        let after_hidden = std::mem::take(&mut self.hidden_since_press);
+        let thought =
+            (pressed_in_game && self.any_press_at > 0).then(|| t.saturating_sub(self.any_press_at));
+        self.any_press_at = t;
+        (after_hidden, thought)
+    }
+
+    /// A move was recorded: the presses it took are accounted for.
+    pub(super) fn move_recorded(&mut self) {
+        self.two_presses_unseen = false;
+        self.three_plies_held = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PressState;
+
+    #[test]
+    fn a_press_seen_tells_the_hidden_presses_before_it_once() {
+        let mut press = PressState::default();
+        press.two_hidden();
+        assert!(press.two_presses_unseen);
+        assert_eq!(press.seen(1_000, false), (true, None));
+        assert!(!press.two_presses_unseen);
+        // The next press: none hidden since, and the thinking time from the last press.
+        assert_eq!(press.seen(4_500, true), (false, Some(3_500)));
+    }
+
+    #[test]
+    fn the_first_press_of_a_game_has_no_thinking_time() {
+        let mut press = PressState::default();
+        assert_eq!(press.seen(2_000, true), (false, None));
+        let mut other = PressState::default();
+        other.seen(1_000, false);
+        assert_eq!(other.seen(2_000, false), (false, None));
+    }
+
+    #[test]
+    fn a_recorded_move_accounts_for_the_hidden_presses() {
+        let mut press = PressState::default();
+        press.two_hidden();
+        press.three_plies_held = Some(700);
+        press.move_recorded();
+        assert!(!press.two_presses_unseen);
+        assert_eq!(press.three_plies_held, None);
+        // A move recorded is not a press seen: the hidden presses are still told once.
+        assert!(press.hidden_since_press);
+    }
+}

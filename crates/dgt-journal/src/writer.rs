@@ -367,6 +367,16 @@ fn write_loop(
                 }
             }
         }
+        // The oldest rows sealed into a block once enough have gathered (see `sealed`): after
+        // the commit, so that no event waits for it; a failure leaves the rows as they are.
+        if failing_since.is_none()
+            && let Err(e) = journal.seal_due()
+        {
+            tracing::warn!(
+                kind = e.kind(),
+                "journal rows not sealed (kept as rows): {e}"
+            );
+        }
         // Batches dropped since the last note: mark the place in the journal, so that
         // recovery knows the record is incomplete from here.
         let dropped = shared.dropped.load(Ordering::Acquire);

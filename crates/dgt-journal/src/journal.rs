@@ -102,6 +102,14 @@ impl Journal {
             });
         }
         journal.check_integrity()?;
+        // A new file gives the pages sealing frees back to the disk when the journal is
+        // closed (`auto_vacuum` can only be chosen before the first table).
+        if schema::version(&journal.conn).map_err(err)?.is_none() {
+            journal
+                .conn
+                .pragma_update(None, "auto_vacuum", "INCREMENTAL")
+                .map_err(err)?;
+        }
         let mode: String = journal
             .conn
             .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
@@ -129,8 +137,27 @@ impl Journal {
         }
     }
 
+    /// A second connection to a journal [`Journal::open`] opened, for the thread that seals
+    /// it (see [`crate::writer`]): no integrity check again, no migration; `None` for a file
+    /// without blocks.
+    pub(crate) fn open_sealer(path: &Path) -> Result<Option<Journal>, JournalError> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let mut journal = Self::connect(path, flags)?;
+        let err = |e| JournalError::from_sqlite(path, e);
+        journal
+            .conn
+            .pragma_update(None, "synchronous", "FULL")
+            .map_err(err)?;
+        if schema::version(&journal.conn).map_err(err)? != Some(schema::SCHEMA_VERSION) {
+            return Ok(None);
+        }
+        journal.has_blocks = true;
+        journal.count_steps()?;
+        Ok(Some(journal))
+    }
+
     /// Learns the next step id and how many steps are rows.
-    fn count_steps(&mut self) -> Result<(), JournalError> {
+    pub(crate) fn count_steps(&mut self) -> Result<(), JournalError> {
         let (rows, last_row): (i64, i64) = self
             .conn
             .query_row(
@@ -245,6 +272,16 @@ impl Journal {
         let pages = (bytes / page.max(1) as u64).max(1) as i64;
         self.conn
             .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |_| Ok(()))
+            .map_err(|e| self.err(e))
+    }
+
+    /// Seals every row step and returns the freed pages to the file system: what a clean
+    /// stop leaves is blocks only (a file created before version 2 keeps its free pages for
+    /// reuse).
+    pub fn tidy(&mut self) -> Result<(), JournalError> {
+        self.seal_all()?;
+        self.conn
+            .execute_batch("PRAGMA incremental_vacuum;")
             .map_err(|e| self.err(e))
     }
 

@@ -25,12 +25,14 @@ use flate2::write::DeflateEncoder;
 
 use crate::batch::Cause;
 
-/// Once the row tables hold this many steps, the oldest [`SEAL_STEPS`] are sealed.
-pub const SEAL_AT: u64 = 5_120;
-/// Steps per block: at 1,000 boards about two seconds, at 40 boards a minute. Large enough
-/// for deflate to find the repeats (the same keys, the same boards), small enough that a
-/// reader decodes a block in a millisecond or two.
-pub const SEAL_STEPS: u64 = 4_096;
+/// Once the row tables hold this many steps, the oldest [`SEAL_STEPS`] are sealed: the rows
+/// (the part of the journal that weighs ten times its content) stay under a megabyte.
+pub const SEAL_AT: u64 = 2_048;
+/// Steps per block: at 1,000 boards about half a second, at 40 boards half a minute —
+/// some hundred kilobytes of JSON, well past deflate's 32 KiB window, so it finds the
+/// repeats (the same keys, the same boards); small enough that a reader decodes a block in
+/// a millisecond.
+pub const SEAL_STEPS: u64 = 1_536;
 
 /// One event as stored: its seq, the game it belongs to (for `events_of_game`) and its JSON.
 #[derive(Debug, Clone, PartialEq)]

@@ -265,6 +265,21 @@ impl Journal {
         self.seal_oldest(SEAL_STEPS).map(|n| n > 0)
     }
 
+    /// Seals while the rows hold [`SEAL_AT`] steps or more, counting them afresh (another
+    /// connection appends them); returns how many steps were sealed.
+    pub(crate) fn seal_pending(&mut self) -> Result<u64, JournalError> {
+        self.count_steps()?;
+        let mut total = 0;
+        while self.has_blocks && self.row_steps >= SEAL_AT {
+            let n = self.seal_oldest(SEAL_STEPS)?;
+            if n == 0 {
+                break;
+            }
+            total += n;
+        }
+        Ok(total)
+    }
+
     /// Seals every step still in rows (a round closed, tests); returns how many.
     pub fn seal_all(&mut self) -> Result<u64, JournalError> {
         let mut total = 0;

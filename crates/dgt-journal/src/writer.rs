@@ -112,6 +112,7 @@ impl Shared {
 
 pub struct JournalWriter {
     tx: Sender<Message>,
+    sealer: Option<Sealer>,
     shared: Arc<Shared>,
     max_queued_bytes: usize,
     thread: Option<JoinHandle<Journal>>,
@@ -130,6 +131,7 @@ impl JournalWriter {
             on_commit: Mutex::new(Vec::new()),
         });
         let max_queued_bytes = settings.max_queued_bytes;
+        let sealer = Sealer::start(journal.path());
         let thread_shared = Arc::clone(&shared);
         let thread = std::thread::Builder::new()
             .name("journal-writer".into())
@@ -137,6 +139,7 @@ impl JournalWriter {
             .expect("spawning the journal writer thread");
         JournalWriter {
             tx,
+            sealer,
             shared,
             max_queued_bytes,
             thread: Some(thread),
@@ -220,6 +223,7 @@ impl JournalWriter {
 
     /// Writes what it can, stops the thread and hands the journal back.
     pub fn stop(mut self) -> Option<Journal> {
+        drop(self.sealer.take());
         let _ = self.tx.send(Message::Stop);
         self.thread.take().and_then(|t| t.join().ok())
     }
@@ -227,6 +231,7 @@ impl JournalWriter {
 
 impl Drop for JournalWriter {
     fn drop(&mut self) {
+        drop(self.sealer.take());
         if let Some(t) = self.thread.take() {
             let _ = self.tx.send(Message::Stop);
             let _ = t.join();
@@ -367,16 +372,6 @@ fn write_loop(
                 }
             }
         }
-        // The oldest rows sealed into a block once enough have gathered (see `sealed`): after
-        // the commit, so that no event waits for it; a failure leaves the rows as they are.
-        if failing_since.is_none()
-            && let Err(e) = journal.seal_due()
-        {
-            tracing::warn!(
-                kind = e.kind(),
-                "journal rows not sealed (kept as rows): {e}"
-            );
-        }
         // Batches dropped since the last note: mark the place in the journal, so that
         // recovery knows the record is incomplete from here.
         let dropped = shared.dropped.load(Ordering::Acquire);
@@ -400,8 +395,65 @@ fn write_loop(
             batches = pending.len(),
             "journal writer stopped with batches it could not write"
         );
+    } else if let Err(e) = journal.tidy() {
+        tracing::warn!(
+            kind = e.kind(),
+            "journal not tidied at stop (it stays readable): {e}"
+        );
     }
     journal
+}
+
+/// How often the sealer looks whether enough rows gathered: at 1,000 boards the rows grow
+/// by about 3,000 steps a second, so they stay under two blocks.
+const SEAL_EVERY: Duration = Duration::from_millis(500);
+
+/// The thread that seals the journal's oldest rows into blocks (see [`crate::sealed`]), on a
+/// connection of its own: reading the rows and deflating them happens beside the writer,
+/// which waits for the sealer's short write transaction at most, never for the deflate.
+struct Sealer {
+    stop: Option<Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Sealer {
+    fn start(path: &std::path::Path) -> Option<Sealer> {
+        let mut journal = match Journal::open_sealer(path) {
+            Ok(Some(j)) => j,
+            Ok(None) => return None,
+            Err(e) => {
+                tracing::warn!(kind = e.kind(), "journal rows will not be sealed: {e}");
+                return None;
+            }
+        };
+        let (stop, stopped) = mpsc::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("journal-sealer".into())
+            .spawn(move || {
+                while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(SEAL_EVERY) {
+                    if let Err(e) = journal.seal_pending() {
+                        tracing::warn!(
+                            kind = e.kind(),
+                            "journal rows not sealed (kept as rows): {e}"
+                        );
+                    }
+                }
+            })
+            .ok()?;
+        Some(Sealer {
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for Sealer {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 /// True for a failure of the batch itself (a constraint), not of the disk or the file.

@@ -299,7 +299,7 @@ fn apply_message(names: &Names, shared: &Shared, msg: &Stored) -> Applied {
             }
         }
     } else {
-        match serde_json::from_slice::<NodeBatch>(payload) {
+        match NodeBatch::decode(payload) {
             Ok(b) if b.node == node => state.view.apply_batch(b),
             Ok(b) => {
                 tracing::error!(subject, claimed = %b.node, "hub: a message names another node than its subject; ignored");

@@ -12,6 +12,12 @@ use crate::batch::{Batch, Cause};
 use crate::error::JournalError;
 use crate::schema;
 
+/// The share of the size cap from which the writer warns (percent).
+pub const CAP_WARN_PERCENT: u64 = 80;
+/// How far the journal may grow past its cap, so that the round in play is journaled to its
+/// end (percent of the cap); a new round should not be started once the cap is reached.
+pub const CAP_RESERVE_PERCENT: u64 = 25;
+
 /// How long a statement waits for another connection's lock (a reader, `export`).
 const BUSY_TIMEOUT_MS: u64 = 5_000;
 
@@ -261,17 +267,34 @@ impl Journal {
         JournalError::from_sqlite(&self.path, e)
     }
 
-    /// Caps the file at about `bytes` (SQLite `max_page_count`): past it an append fails as
-    /// "disk full" instead of filling the disk the rest of the system needs.
+    /// Caps the journal at about `bytes`. The cap never cuts the round in play: the writer
+    /// warns from [`CAP_WARN_PERCENT`] of it and reports it reached, while the file may grow
+    /// [`CAP_RESERVE_PERCENT`] past it (SQLite `max_page_count`); only past that reserve does
+    /// an append fail as "disk full" instead of filling the disk the rest of the system
+    /// needs.
     pub fn set_max_size(&mut self, bytes: u64) -> Result<(), JournalError> {
         self.max_size = Some(bytes);
         let page: i64 = self
             .conn
             .query_row("PRAGMA page_size", [], |r| r.get(0))
             .map_err(|e| self.err(e))?;
-        let pages = (bytes / page.max(1) as u64).max(1) as i64;
+        let hard = bytes.saturating_add(bytes / 100 * CAP_RESERVE_PERCENT);
+        let pages = (hard / page.max(1) as u64).max(1) as i64;
         self.conn
             .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |_| Ok(()))
+            .map_err(|e| self.err(e))
+    }
+
+    /// The bytes the journal's pages hold (its free pages not counted).
+    pub fn size_bytes(&self) -> Result<u64, JournalError> {
+        self.conn
+            .query_row(
+                "SELECT (SELECT page_count FROM pragma_page_count()) \
+                 - (SELECT freelist_count FROM pragma_freelist_count()), \
+                 (SELECT page_size FROM pragma_page_size())",
+                [],
+                |r| Ok((r.get::<_, i64>(0)?.max(0) as u64) * r.get::<_, i64>(1)? as u64),
+            )
             .map_err(|e| self.err(e))
     }
 
@@ -280,9 +303,14 @@ impl Journal {
     /// reuse).
     pub fn tidy(&mut self) -> Result<(), JournalError> {
         self.seal_all()?;
-        self.conn
-            .execute_batch("PRAGMA incremental_vacuum;")
-            .map_err(|e| self.err(e))
+        // Each step of the pragma frees one page: it runs to its end.
+        let mut stmt = self
+            .conn
+            .prepare("PRAGMA incremental_vacuum")
+            .map_err(|e| self.err(e))?;
+        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
+        while rows.next().map_err(|e| self.err(e))?.is_some() {}
+        Ok(())
     }
 
     /// Appends one batch in one transaction: all of it is journaled, or none.

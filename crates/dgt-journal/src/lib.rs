@@ -42,4 +42,6 @@ pub use journal::{GameEntry, Journal};
 pub use recovery::{Recovered, RecoveryReport, recover, recover_collecting};
 pub use sealed::{StoredEvent, StoredStep};
 pub use tail::{Tail, TailRecord};
-pub use writer::{DEFAULT_COMMIT_WINDOW, JournalHealth, JournalWriter, Submitted, WriterSettings};
+pub use writer::{
+    CapState, DEFAULT_COMMIT_WINDOW, JournalHealth, JournalWriter, Submitted, WriterSettings,
+};

@@ -71,6 +71,40 @@ pub struct JournalHealth {
     pub failed_attempts: u64,
     /// Duration of the last commit, in microseconds.
     pub last_commit_us: u64,
+    /// The journal's size after the last commit (its free pages not counted).
+    pub size_bytes: u64,
+    /// Where the size stands against the cap (`journal.max_size_mb`).
+    pub cap: CapState,
+}
+
+/// The journal's size against its cap. The cap never stops the journal mid-round: `Near`
+/// warns, `Reached` says not to start a new round (the file still grows into its reserve,
+/// [`crate::journal::CAP_RESERVE_PERCENT`] of the cap, so that the round in play ends
+/// journaled).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CapState {
+    #[default]
+    Below,
+    Near,
+    Reached,
+}
+
+impl CapState {
+    pub fn name(self) -> &'static str {
+        match self {
+            CapState::Below => "below",
+            CapState::Near => "near",
+            CapState::Reached => "reached",
+        }
+    }
+
+    fn of(size: u64, cap: Option<u64>) -> CapState {
+        match cap {
+            Some(cap) if size >= cap => CapState::Reached,
+            Some(cap) if size >= cap / 100 * crate::journal::CAP_WARN_PERCENT => CapState::Near,
+            _ => CapState::Below,
+        }
+    }
 }
 
 /// Whether a batch was taken.
@@ -313,7 +347,7 @@ fn write_loop(
                 match journal.append_all(pending.iter().take(n).map(|(b, _)| b)) {
                     Ok(()) => {
                         let group: Vec<(Batch, usize)> = pending.drain(..n).collect();
-                        committed(&shared, &group, started);
+                        committed(&shared, &journal, &group, started);
                         if let Some(since) = failing_since.take() {
                             tracing::warn!(
                                 path = %journal.path().display(),
@@ -333,7 +367,7 @@ fn write_loop(
                             let started = Instant::now();
                             match journal.append(&batch) {
                                 Ok(()) => {
-                                    committed(&shared, &[(batch, bytes)], started);
+                                    committed(&shared, &journal, &[(batch, bytes)], started);
                                     failing_since = None;
                                 }
                                 Err(e) if is_batch_fault(&e) => {
@@ -466,7 +500,7 @@ fn is_batch_fault(e: &JournalError) -> bool {
 }
 
 /// Books a committed group: memory released, counters and the committed seq advanced.
-fn committed(shared: &Shared, group: &[(Batch, usize)], started: Instant) {
+fn committed(shared: &Shared, journal: &Journal, group: &[(Batch, usize)], started: Instant) {
     let bytes: usize = group.iter().map(|(_, s)| s).sum();
     shared.queued_bytes.fetch_sub(bytes, Ordering::AcqRel);
     let last_seq = group
@@ -477,7 +511,24 @@ fn committed(shared: &Shared, group: &[(Batch, usize)], started: Instant) {
     if let Some(seq) = last_seq {
         shared.committed_seq.fetch_max(seq, Ordering::AcqRel);
     }
+    let size = journal.size_bytes().ok();
     if let Ok(mut h) = shared.health.lock() {
+        if let Some(size) = size {
+            h.size_bytes = size;
+            let cap = CapState::of(size, journal.max_size());
+            if cap != h.cap && cap != CapState::Below {
+                tracing::warn!(
+                    path = %journal.path().display(),
+                    size_mib = size / (1024 * 1024),
+                    cap_mib = journal.max_size().unwrap_or(0) / (1024 * 1024),
+                    state = cap.name(),
+                    "the journal nears or has reached its size cap (journal.max_size_mb): the \
+                     round in play goes on being journaled; free space or raise the cap \
+                     before the next round"
+                );
+            }
+            h.cap = cap;
+        }
         h.committed_batches += group.len() as u64;
         h.committed_transactions += 1;
         h.failure = None;

@@ -214,6 +214,11 @@ fn the_writer_seals_as_the_journal_grows() {
         .query_row("SELECT count(*) FROM steps", [], |r| r.get(0))
         .unwrap();
     assert_eq!(rows, 0);
+    // ... and gives the pages the rows took back to the file system.
+    let free: i64 = db
+        .query_row("PRAGMA freelist_count", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(free, 0);
     let rows = write(&dir.path().join("rows.sqlite"), &all);
     assert_eq!(j.events_since(0).unwrap(), rows.events_since(0).unwrap());
     let (_, report) = recover(&j, CoreConfig::default()).unwrap();

@@ -256,15 +256,6 @@ impl Journal {
             .map_err(|e| self.err(e))
     }
 
-    /// Seals the oldest [`SEAL_STEPS`] row steps into a block when the rows hold
-    /// [`SEAL_AT`] or more, in one transaction. Returns whether a block was sealed.
-    pub fn seal_due(&mut self) -> Result<bool, JournalError> {
-        if !self.has_blocks || self.row_steps < SEAL_AT {
-            return Ok(false);
-        }
-        self.seal_oldest(SEAL_STEPS).map(|n| n > 0)
-    }
-
     /// Seals while the rows hold [`SEAL_AT`] steps or more, counting them afresh (another
     /// connection appends them); returns how many steps were sealed.
     pub(crate) fn seal_pending(&mut self) -> Result<u64, JournalError> {

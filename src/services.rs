@@ -151,6 +151,8 @@ impl JournalStatus {
                 "dropped_batches": h.dropped_batches,
                 "failure": h.failure.map(|(kind, message)| json!({"kind": kind, "message": message})),
                 "last_commit_us": h.last_commit_us,
+                "size_bytes": h.size_bytes,
+                "cap": h.cap.name(),
             }
         })
     }

@@ -481,12 +481,15 @@ fn a_full_journal_is_told_the_feed_goes_on_and_writing_resumes_when_space_return
     child.kill().unwrap();
     let _ = child.wait();
     let seqs = |journal: &std::path::Path| -> Vec<i64> {
-        let conn = rusqlite::Connection::open(journal).unwrap();
-        let mut stmt = conn.prepare("SELECT seq FROM events ORDER BY seq").unwrap();
-        stmt.query_map([], |r| r.get(0))
+        let mut out = Vec::new();
+        dgt_journal::Journal::open_read_only(journal)
             .unwrap()
-            .map(Result::unwrap)
-            .collect()
+            .for_each_event(|seq, _| {
+                out.push(seq as i64);
+                true
+            })
+            .unwrap();
+        out
     };
     let before_full = seqs(&journal);
     let journaled = *before_full.last().unwrap() as u64;

@@ -355,7 +355,7 @@ impl Publisher {
         at: Position,
         batch: &NodeBatch,
     ) -> Result<Position, BrokerError> {
-        let payload = serde_json::to_vec(batch)?;
+        let payload = batch.encode()?;
         let headers = at.next_headers(&self.names.stream(), batch.to_step);
         let ack = js
             .publish_with_headers(self.names.events(&self.node), headers, payload.into())

@@ -12,6 +12,12 @@ use crate::batch::{Batch, Cause};
 use crate::error::JournalError;
 use crate::schema;
 
+/// The share of the size cap from which the writer warns (percent).
+pub const CAP_WARN_PERCENT: u64 = 80;
+/// How far the journal may grow past its cap, so that the round in play is journaled to its
+/// end (percent of the cap); a new round should not be started once the cap is reached.
+pub const CAP_RESERVE_PERCENT: u64 = 25;
+
 /// How long a statement waits for another connection's lock (a reader, `export`).
 const BUSY_TIMEOUT_MS: u64 = 5_000;
 
@@ -29,7 +35,7 @@ pub struct GameEntry {
 
 /// Why a stored step cannot be read back (reported as [`JournalError::BadRow`]).
 #[derive(Debug, thiserror::Error)]
-enum StepError {
+pub(crate) enum StepError {
     #[error("{0}")]
     Sqlite(#[from] rusqlite::Error),
     #[error("an input without a board")]
@@ -47,6 +53,12 @@ pub struct Journal {
     path: PathBuf,
     /// The size cap set with [`Journal::set_max_size`], in bytes.
     max_size: Option<u64>,
+    /// Whether the file has the `blocks` table (schema 2; a version 1 file read-only has not).
+    pub(crate) has_blocks: bool,
+    /// The id the next appended step gets: ids go on across sealing (the rows may be empty).
+    next_step: u64,
+    /// How many steps are still rows (not sealed).
+    pub(crate) row_steps: u64,
 }
 
 impl std::fmt::Debug for Journal {
@@ -96,6 +108,14 @@ impl Journal {
             });
         }
         journal.check_integrity()?;
+        // A new file gives the pages sealing frees back to the disk when the journal is
+        // closed (`auto_vacuum` can only be chosen before the first table).
+        if schema::version(&journal.conn).map_err(err)?.is_none() {
+            journal
+                .conn
+                .pragma_update(None, "auto_vacuum", "INCREMENTAL")
+                .map_err(err)?;
+        }
         let mode: String = journal
             .conn
             .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
@@ -110,7 +130,11 @@ impl Journal {
             .pragma_update(None, "synchronous", "FULL")
             .map_err(err)?;
         match schema::migrate(&mut journal.conn).map_err(err)? {
-            Ok(()) => Ok(journal),
+            Ok(()) => {
+                journal.has_blocks = true;
+                journal.count_steps()?;
+                Ok(journal)
+            }
             Err(found) => Err(JournalError::NewerSchema {
                 path: path.to_path_buf(),
                 found,
@@ -119,11 +143,48 @@ impl Journal {
         }
     }
 
+    /// A second connection to a journal [`Journal::open`] opened, for the thread that seals
+    /// it (see [`crate::writer`]): no integrity check again, no migration; `None` for a file
+    /// without blocks.
+    pub(crate) fn open_sealer(path: &Path) -> Result<Option<Journal>, JournalError> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let mut journal = Self::connect(path, flags)?;
+        let err = |e| JournalError::from_sqlite(path, e);
+        journal
+            .conn
+            .pragma_update(None, "synchronous", "FULL")
+            .map_err(err)?;
+        if schema::version(&journal.conn).map_err(err)? != Some(schema::SCHEMA_VERSION) {
+            return Ok(None);
+        }
+        journal.has_blocks = true;
+        journal.count_steps()?;
+        Ok(Some(journal))
+    }
+
+    /// Learns the next step id and how many steps are rows.
+    pub(crate) fn count_steps(&mut self) -> Result<(), JournalError> {
+        let (rows, last_row): (i64, i64) = self
+            .conn
+            .query_row(
+                "SELECT count(*), coalesce(max(id), 0) FROM steps",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(|e| self.err(e))?;
+        let last_sealed = self
+            .block_range("first_step", "last_step")?
+            .map_or(0, |r| r.1);
+        self.row_steps = rows as u64;
+        self.next_step = last_row.max(last_sealed) as u64 + 1;
+        Ok(())
+    }
+
     /// Opens an existing journal for reading only (`export`, the dashboard's history). The
     /// writer may keep appending meanwhile: WAL readers see the last committed batch.
     pub fn open_read_only(path: &Path) -> Result<Journal, JournalError> {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let journal = Self::connect(path, flags)?;
+        let mut journal = Self::connect(path, flags)?;
         journal.check_integrity()?;
         let found = schema::version(&journal.conn)
             .map_err(|e| JournalError::from_sqlite(path, e))?
@@ -135,12 +196,15 @@ impl Journal {
                 supported: schema::SCHEMA_VERSION,
             });
         }
-        if found < schema::SCHEMA_VERSION {
+        // Version 1 (before sealed blocks) is read as it is: all its steps are rows.
+        if found < 1 {
             return Err(JournalError::CannotOpen {
                 path: path.to_path_buf(),
                 detail: format!("not a dgt-arbiter journal (schema version {found})"),
             });
         }
+        journal.has_blocks = found >= 2;
+        journal.count_steps()?;
         Ok(journal)
     }
 
@@ -154,6 +218,9 @@ impl Journal {
             conn,
             path: path.to_path_buf(),
             max_size: None,
+            has_blocks: false,
+            next_step: 1,
+            row_steps: 0,
         })
     }
 
@@ -200,18 +267,50 @@ impl Journal {
         JournalError::from_sqlite(&self.path, e)
     }
 
-    /// Caps the file at about `bytes` (SQLite `max_page_count`): past it an append fails as
-    /// "disk full" instead of filling the disk the rest of the system needs.
+    /// Caps the journal at about `bytes`. The cap never cuts the round in play: the writer
+    /// warns from [`CAP_WARN_PERCENT`] of it and reports it reached, while the file may grow
+    /// [`CAP_RESERVE_PERCENT`] past it (SQLite `max_page_count`); only past that reserve does
+    /// an append fail as "disk full" instead of filling the disk the rest of the system
+    /// needs.
     pub fn set_max_size(&mut self, bytes: u64) -> Result<(), JournalError> {
         self.max_size = Some(bytes);
         let page: i64 = self
             .conn
             .query_row("PRAGMA page_size", [], |r| r.get(0))
             .map_err(|e| self.err(e))?;
-        let pages = (bytes / page.max(1) as u64).max(1) as i64;
+        let hard = bytes.saturating_add(bytes / 100 * CAP_RESERVE_PERCENT);
+        let pages = (hard / page.max(1) as u64).max(1) as i64;
         self.conn
             .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |_| Ok(()))
             .map_err(|e| self.err(e))
+    }
+
+    /// The bytes the journal's pages hold (its free pages not counted).
+    pub fn size_bytes(&self) -> Result<u64, JournalError> {
+        self.conn
+            .query_row(
+                "SELECT (SELECT page_count FROM pragma_page_count()) \
+                 - (SELECT freelist_count FROM pragma_freelist_count()), \
+                 (SELECT page_size FROM pragma_page_size())",
+                [],
+                |r| Ok((r.get::<_, i64>(0)?.max(0) as u64) * r.get::<_, i64>(1)? as u64),
+            )
+            .map_err(|e| self.err(e))
+    }
+
+    /// Seals every row step and returns the freed pages to the file system: what a clean
+    /// stop leaves is blocks only (a file created before version 2 keeps its free pages for
+    /// reuse).
+    pub fn tidy(&mut self) -> Result<(), JournalError> {
+        self.seal_all()?;
+        // Each step of the pragma frees one page: it runs to its end.
+        let mut stmt = self
+            .conn
+            .prepare("PRAGMA incremental_vacuum")
+            .map_err(|e| self.err(e))?;
+        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
+        while rows.next().map_err(|e| self.err(e))?.is_some() {}
+        Ok(())
     }
 
     /// Appends one batch in one transaction: all of it is journaled, or none.
@@ -227,15 +326,20 @@ impl Journal {
         let path = self.path.clone();
         let err = |e| JournalError::from_sqlite(&path, e);
         let tx = self.conn.transaction().map_err(err)?;
+        let mut next = self.next_step;
         for batch in batches {
             for step in batch.steps() {
-                let step_id = insert_step(&tx, &step.cause).map_err(err)?;
+                insert_step(&tx, next as i64, &step.cause).map_err(err)?;
                 for event in &step.events {
-                    insert_event(&tx, step_id, event).map_err(err)?;
+                    insert_event(&tx, next as i64, event).map_err(err)?;
                 }
+                next += 1;
             }
         }
-        tx.commit().map_err(err)
+        tx.commit().map_err(err)?;
+        self.row_steps += next - self.next_step;
+        self.next_step = next;
+        Ok(())
     }
 
     /// Notes that the writer dropped batches here (the journal is no longer a complete
@@ -243,9 +347,8 @@ impl Journal {
     pub fn record_gap(&mut self, dropped_batches: u64) -> Result<(), JournalError> {
         self.conn
             .execute(
-                "INSERT INTO gaps (after_step, dropped_batches) \
-                 VALUES ((SELECT max(id) FROM steps), ?1)",
-                [dropped_batches as i64],
+                "INSERT INTO gaps (after_step, dropped_batches) VALUES (?1, ?2)",
+                [self.next_step as i64 - 1, dropped_batches as i64],
             )
             .map(|_| ())
             .map_err(|e| self.err(e))
@@ -266,25 +369,10 @@ impl Journal {
     /// Every step in journal order, streamed to `f` (recovery of a long day does not hold
     /// the whole journal in memory). `f` returning `false` stops the walk.
     pub fn for_each_step(&self, mut f: impl FnMut(u64, Cause) -> bool) -> Result<(), JournalError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id, t_ms, board, kind, bytes, json FROM steps ORDER BY id")
-            .map_err(|e| self.err(e))?;
-        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
-        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
-            let id: i64 = row.get(0).map_err(|e| self.err(e))?;
-            let cause = self.read_step(row).map_err(|detail| JournalError::BadRow {
-                path: self.path.clone(),
-                detail: format!("step {id}: {detail}"),
-            })?;
-            if !f(id as u64, cause) {
-                break;
-            }
-        }
-        Ok(())
+        self.walk(0, |s| f(s.id, s.cause))
     }
 
-    fn read_step(&self, row: &rusqlite::Row<'_>) -> Result<Cause, StepError> {
+    pub(crate) fn read_step(&self, row: &rusqlite::Row<'_>) -> Result<Cause, StepError> {
         let t_ms: i64 = row.get(1)?;
         let t_ms = t_ms as u64;
         let board: Option<String> = row.get(2)?;
@@ -335,7 +423,7 @@ impl Journal {
         let mut rows = stmt
             .query(params![board, from_ms as i64, to_ms as i64])
             .map_err(|e| self.err(e))?;
-        let mut out = Vec::new();
+        let mut out = self.sealed_board_inputs(board, from_ms, to_ms)?;
         while let Some(row) = rows.next().map_err(|e| self.err(e))? {
             let id: i64 = row.get(0).map_err(|e| self.err(e))?;
             match self.read_step(row).map_err(|detail| JournalError::BadRow {
@@ -373,16 +461,23 @@ impl Journal {
 
     /// The last event's seq, 0 for an empty journal.
     pub fn last_seq(&self) -> Result<u64, JournalError> {
-        self.conn
+        let rows = self
+            .conn
             .query_row("SELECT coalesce(max(seq), 0) FROM events", [], |r| {
                 r.get::<_, i64>(0)
             })
-            .map(|s| s as u64)
-            .map_err(|e| self.err(e))
+            .map_err(|e| self.err(e))?;
+        let sealed = self
+            .block_range("first_seq", "last_seq")?
+            .map_or(0, |r| r.1);
+        Ok(rows.max(sealed) as u64)
     }
 
     /// The first event's seq, if any (a journal started by a core numbering from elsewhere).
     pub fn first_seq(&self) -> Result<Option<u64>, JournalError> {
+        if let Some((first, _)) = self.block_range("first_seq", "last_seq")? {
+            return Ok(Some(first as u64));
+        }
         self.conn
             .query_row("SELECT min(seq) FROM events", [], |r| {
                 r.get::<_, Option<i64>>(0)
@@ -394,27 +489,88 @@ impl Journal {
     /// The events after `seq`, as contract JSON, oldest first: what a client resuming from
     /// `seq` missed.
     pub fn events_since(&self, seq: u64) -> Result<Vec<String>, JournalError> {
-        self.strings(
+        let _snapshot = self.snapshot()?;
+        let mut out = self.sealed_events_after(seq)?;
+        out.extend(self.strings(
             "SELECT json FROM events WHERE seq > ?1 ORDER BY seq",
             params![seq as i64],
-        )
+        )?);
+        Ok(out)
     }
 
     /// Every event of one game (its moves, alerts and end), oldest first.
     pub fn events_of_game(&self, game: &str) -> Result<Vec<String>, JournalError> {
-        self.strings(
+        let _snapshot = self.snapshot()?;
+        // The game's seq range (the `games` index) bounds the blocks to decode.
+        let range: Option<(Option<i64>, Option<i64>)> = self
+            .conn
+            .query_row(
+                "SELECT start_seq, end_seq FROM games WHERE id = ?1",
+                params![game],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(|e| self.err(e))?;
+        let (from, to) = match range {
+            Some((start, end)) => (
+                start.unwrap_or(0) as u64,
+                end.map_or(u64::MAX, |e| e as u64),
+            ),
+            None => (0, u64::MAX),
+        };
+        let mut out: Vec<String> = self
+            .sealed_events_between(from, to, |e| e.game.as_deref() == Some(game))?
+            .into_iter()
+            .map(|e| e.json)
+            .collect();
+        out.extend(self.strings(
             "SELECT json FROM events WHERE game = ?1 ORDER BY seq",
             params![game],
-        )
+        )?);
+        Ok(out)
     }
 
     /// Alerts nobody has acknowledged yet, as contract JSON, oldest first.
     pub fn open_alerts(&self) -> Result<Vec<String>, JournalError> {
-        self.strings(
-            "SELECT e.json FROM alerts a JOIN events e ON e.seq = a.id \
-             WHERE NOT EXISTS (SELECT 1 FROM acks k WHERE k.alert = a.id) ORDER BY a.id",
-            [],
-        )
+        let _snapshot = self.snapshot()?;
+        let open: Vec<i64> = {
+            let mut stmt = self
+                .conn
+                .prepare_cached(
+                    "SELECT a.id FROM alerts a \
+                     WHERE NOT EXISTS (SELECT 1 FROM acks k WHERE k.alert = a.id) ORDER BY a.id",
+                )
+                .map_err(|e| self.err(e))?;
+            stmt.query_map([], |r| r.get(0))
+                .and_then(|rows| rows.collect())
+                .map_err(|e| self.err(e))?
+        };
+        let (Some(first), Some(last)) = (open.first(), open.last()) else {
+            return Ok(Vec::new());
+        };
+        let wanted: std::collections::HashSet<u64> = open.iter().map(|s| *s as u64).collect();
+        let mut found: std::collections::BTreeMap<u64, String> = self
+            .sealed_events_between(*first as u64, *last as u64, |e| wanted.contains(&e.seq))?
+            .into_iter()
+            .map(|e| (e.seq, e.json))
+            .collect();
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT json FROM events WHERE seq = ?1")
+            .map_err(|e| self.err(e))?;
+        for seq in &open {
+            if found.contains_key(&(*seq as u64)) {
+                continue;
+            }
+            if let Some(json) = stmt
+                .query_row([seq], |r| r.get::<_, String>(0))
+                .optional()
+                .map_err(|e| self.err(e))?
+            {
+                found.insert(*seq as u64, json);
+            }
+        }
+        Ok(found.into_values().collect())
     }
 
     /// Operator and arbiter actions as capture lines (contract §2), oldest first.
@@ -499,89 +655,78 @@ impl Journal {
         &self,
         mut f: impl FnMut(u64, String) -> bool,
     ) -> Result<(), JournalError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT seq, json FROM events ORDER BY seq")
-            .map_err(|e| self.err(e))?;
-        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
-        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
-            let seq: i64 = row.get(0).map_err(|e| self.err(e))?;
-            let json: String = row.get(1).map_err(|e| self.err(e))?;
-            if !f(seq as u64, json) {
-                break;
-            }
-        }
-        Ok(())
+        self.walk(0, |s| s.events.into_iter().all(|e| f(e.seq, e.json)))
     }
 
     /// Walks the steps in order, giving each to `feed` (which runs it through a core and
     /// returns the events it produced), and pairs every produced event with the journaled
     /// event at the same position for `compare`. Journaled events left over at the end are
-    /// paired with `None`. Both tables are streamed, so a long day fits in little memory.
+    /// paired with `None`. The journal is streamed, so a long day fits in little memory.
     pub(crate) fn replay(
         &self,
         mut feed: impl FnMut(Cause) -> Vec<dgt_core::Event>,
         mut compare: impl FnMut(Option<(u64, &str)>, Option<&dgt_core::Event>),
     ) -> Result<(), JournalError> {
-        let bad = |detail: String| JournalError::BadRow {
-            path: self.path.clone(),
-            detail,
-        };
-        let mut steps = self
-            .conn
-            .prepare("SELECT id, t_ms, board, kind, bytes, json FROM steps ORDER BY id")
-            .map_err(|e| self.err(e))?;
-        let mut events = self
-            .conn
-            .prepare("SELECT seq, json FROM events ORDER BY seq")
-            .map_err(|e| self.err(e))?;
-        let mut step_rows = steps.query([]).map_err(|e| self.err(e))?;
-        let mut event_rows = events.query([]).map_err(|e| self.err(e))?;
-        // Compares the next journaled event (if any is left) with `produced` (if any); says
-        // whether a journaled event was left. Its JSON is read in place, not copied.
-        let mut compare_next = |produced: Option<&dgt_core::Event>| -> Result<bool, JournalError> {
-            let Some(r) = event_rows.next().map_err(|e| self.err(e))? else {
-                if produced.is_some() {
-                    compare(None, produced);
+        let mut journaled: std::collections::VecDeque<crate::sealed::StoredEvent> =
+            std::collections::VecDeque::new();
+        self.walk(0, |step| {
+            journaled.extend(step.events);
+            for produced in feed(step.cause) {
+                match journaled.pop_front() {
+                    Some(e) => compare(Some((e.seq, &e.json)), Some(&produced)),
+                    None => compare(None, Some(&produced)),
                 }
-                return Ok(false);
-            };
-            let seq = r.get::<_, i64>(0).map_err(|e| self.err(e))? as u64;
-            let text: String;
-            let json = match r.get_ref(1).map_err(|e| self.err(e))?.as_str() {
-                Ok(j) => j,
-                // Not text: the same error as reading it as a string.
-                Err(_) => {
-                    text = r.get(1).map_err(|e| self.err(e))?;
-                    &text
-                }
-            };
-            compare(Some((seq, json)), produced);
-            Ok(true)
-        };
-        while let Some(row) = step_rows.next().map_err(|e| self.err(e))? {
-            let id: i64 = row.get(0).map_err(|e| self.err(e))?;
-            let cause = self
-                .read_step(row)
-                .map_err(|d| bad(format!("step {id}: {d}")))?;
-            for produced in feed(cause) {
-                compare_next(Some(&produced))?;
             }
+            true
+        })?;
+        for e in journaled {
+            compare(Some((e.seq, &e.json)), None);
         }
-        while compare_next(None)? {}
         Ok(())
     }
 
     /// How many steps the journal holds.
     pub fn step_count(&self) -> Result<u64, JournalError> {
-        self.conn
-            .query_row("SELECT count(*) FROM steps", [], |r| r.get::<_, i64>(0))
-            .map(|n| n as u64)
-            .map_err(|e| self.err(e))
+        let sealed: i64 = if self.has_blocks {
+            self.conn
+                .query_row("SELECT coalesce(sum(step_count), 0) FROM blocks", [], |r| {
+                    r.get(0)
+                })
+                .map_err(|e| self.err(e))?
+        } else {
+            0
+        };
+        let rows: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM steps", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        Ok((sealed + rows) as u64)
+    }
+
+    /// The core times of the first and last steps (ms), `(0, 0)` for an empty journal.
+    pub fn time_span(&self) -> Result<(u64, u64), JournalError> {
+        let rows: (Option<i64>, Option<i64>) = self
+            .conn
+            .query_row("SELECT min(t_ms), max(t_ms) FROM steps", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .map_err(|e| self.err(e))?;
+        let sealed = self.block_range("first_t_ms", "last_t_ms")?;
+        let first = [rows.0, sealed.map(|s| s.0)].into_iter().flatten().min();
+        let last = [rows.1, sealed.map(|s| s.1)].into_iter().flatten().max();
+        Ok((first.unwrap_or(0) as u64, last.unwrap_or(0) as u64))
     }
 
     /// The seq of the last event of a step, if it produced any (used by tests and tools).
     pub fn last_seq_of_step(&self, step: u64) -> Result<Option<u64>, JournalError> {
+        let spans = self.block_spans("first_step <= ?1 AND last_step >= ?1", step as i64)?;
+        if let Some(span) = spans.first() {
+            return Ok(self
+                .block(span.id)?
+                .into_iter()
+                .find(|s| s.id == step)
+                .and_then(|s| s.events.last().map(|e| e.seq)));
+        }
         self.conn
             .query_row(
                 "SELECT max(seq) FROM events WHERE step = ?1",
@@ -594,9 +739,9 @@ impl Journal {
     }
 }
 
-fn insert_step(tx: &rusqlite::Transaction<'_>, cause: &Cause) -> rusqlite::Result<i64> {
+fn insert_step(tx: &rusqlite::Transaction<'_>, id: i64, cause: &Cause) -> rusqlite::Result<()> {
     let mut stmt = tx.prepare_cached(
-        "INSERT INTO steps (t_ms, board, kind, bytes, json) VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO steps (id, t_ms, board, kind, bytes, json) VALUES (?6, ?1, ?2, ?3, ?4, ?5)",
     )?;
     let t = cause.t_ms() as i64;
     match cause {
@@ -605,7 +750,8 @@ fn insert_step(tx: &rusqlite::Transaction<'_>, cause: &Cause) -> rusqlite::Resul
             None::<String>,
             "timers",
             None::<Vec<u8>>,
-            None::<String>
+            None::<String>,
+            id
         ])?,
         Cause::Input(i) => {
             let (kind, bytes, json): (&str, Option<&[u8]>, Option<String>) = match &i.kind {
@@ -614,10 +760,9 @@ fn insert_step(tx: &rusqlite::Transaction<'_>, cause: &Cause) -> rusqlite::Resul
                 InputKind::Link(l) => ("link", None, serde_json::to_string(l).ok()),
                 InputKind::Op(o) => ("op", None, serde_json::to_string(o).ok()),
             };
-            stmt.execute(params![t, i.board, kind, bytes, json])?
+            stmt.execute(params![t, i.board, kind, bytes, json, id])?
         }
     };
-    let id = tx.last_insert_rowid();
     if let Cause::Input(Input {
         kind: InputKind::Op(Operation::Ack(alert)),
         board,
@@ -627,7 +772,7 @@ fn insert_step(tx: &rusqlite::Transaction<'_>, cause: &Cause) -> rusqlite::Resul
         tx.prepare_cached("INSERT INTO acks (step, alert, board, t_ms) VALUES (?1, ?2, ?3, ?4)")?
             .execute(params![id, *alert as i64, board, *t_ms as i64])?;
     }
-    Ok(id)
+    Ok(())
 }
 
 fn insert_event(

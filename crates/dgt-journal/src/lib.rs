@@ -7,6 +7,8 @@
 //!
 //! * [`batch`] — what the daemon hands over: each input (or timer firing) with the events it
 //!   produced, in the order the core saw them;
+//! * [`sealed`] — the older steps and events packed into deflated blocks (a tenth of the
+//!   rows' size), read back unchanged through `Journal::walk`;
 //! * [`journal`] — the SQLite file itself (WAL, `synchronous=FULL`, STRICT tables): append a
 //!   batch in one transaction, read inputs back, events since a `seq`, capture export;
 //! * [`writer`] — one thread owning the journal, fed by a channel, grouping whatever is queued
@@ -29,6 +31,8 @@ pub mod journal;
 pub mod pgn;
 pub mod recovery;
 mod schema;
+pub mod sealed;
+mod stored;
 pub mod tail;
 pub mod writer;
 
@@ -36,5 +40,8 @@ pub use batch::{Batch, Cause, Step};
 pub use error::JournalError;
 pub use journal::{GameEntry, Journal};
 pub use recovery::{Recovered, RecoveryReport, recover, recover_collecting};
+pub use sealed::{StoredEvent, StoredStep};
 pub use tail::{Tail, TailRecord};
-pub use writer::{DEFAULT_COMMIT_WINDOW, JournalHealth, JournalWriter, Submitted, WriterSettings};
+pub use writer::{
+    CapState, DEFAULT_COMMIT_WINDOW, JournalHealth, JournalWriter, Submitted, WriterSettings,
+};

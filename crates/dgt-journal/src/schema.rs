@@ -3,15 +3,18 @@
 //! `steps` is the replayable record (every call into the core, in order); `events` holds what
 //! each step produced, numbered by `seq`. `alerts`, `acks` and `games` are indexes derived
 //! from those two in the same transaction, so that the dashboard and `export` can query by
-//! board, game or alert without replaying anything.
+//! board, game or alert without replaying anything. Version 2 adds `blocks`: the older
+//! steps and events, sealed (a version 1 journal is migrated by adding the table; its rows
+//! are sealed as the journal grows, and read either way meanwhile).
 
 use rusqlite::{Connection, OptionalExtension};
 
 /// The schema this program writes. Raise it with a new entry in [`MIGRATIONS`].
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// `MIGRATIONS[k]` takes a journal from version k to k + 1.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE steps (
     id      INTEGER PRIMARY KEY,
     t_ms    INTEGER NOT NULL,
@@ -69,7 +72,24 @@ CREATE TABLE gaps (
     after_step      INTEGER,
     dropped_batches INTEGER NOT NULL
 ) STRICT;
-"#];
+"#,
+    r#"
+-- Sealed blocks (see `sealed`): the older steps and their events, packed and deflated.
+-- The small columns come first, so that finding a block never reads its blobs.
+CREATE TABLE blocks (
+    id          INTEGER PRIMARY KEY,
+    first_step  INTEGER NOT NULL,
+    last_step   INTEGER NOT NULL,
+    first_seq   INTEGER,            -- NULL when its steps produced no event
+    last_seq    INTEGER,
+    first_t_ms  INTEGER NOT NULL,   -- the least and greatest step time
+    last_t_ms   INTEGER NOT NULL,
+    step_count  INTEGER NOT NULL,
+    steps       BLOB NOT NULL,
+    events      BLOB NOT NULL
+) STRICT;
+"#,
+];
 
 /// The version a journal claims, or `None` for a file with no journal in it yet.
 pub fn version(conn: &Connection) -> rusqlite::Result<Option<i64>> {

@@ -3,8 +3,9 @@
 //! with this and resumes, after a broker outage, from the last step the broker holds — the
 //! journal stays the source of truth, so nothing is lost or sent twice.
 
-use rusqlite::params;
+use dgt_core::{Input, InputKind, Operation};
 
+use crate::batch::Cause;
 use crate::error::JournalError;
 use crate::journal::Journal;
 
@@ -47,105 +48,50 @@ impl Journal {
     /// events at most but always whole steps (a step's events are never split between two
     /// reads), in journal order: a step's acknowledgement before the events it caused.
     pub fn tail(&self, after_step: u64, max_events: usize) -> Result<Tail, JournalError> {
-        let after = after_step as i64;
-        // The last step to cover: the step of the max_events-th event after `after_step`
-        // (all of that step's events are taken), or the newest step with anything in it.
-        let limit_step: Option<i64> = self
-            .conn
-            .query_row(
-                "SELECT step FROM events WHERE step > ?1 ORDER BY seq LIMIT 1 OFFSET ?2",
-                params![after, max_events.saturating_sub(1) as i64],
-                |r| r.get(0),
-            )
-            .map(Some)
-            .or_else(|e| match e {
-                rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                e => Err(e),
-            })
-            .map_err(|e| self.err(e))?;
-        let to_step: i64 = match limit_step {
-            Some(s) => s,
-            None => self
-                .conn
-                .query_row(
-                    "SELECT max(coalesce((SELECT max(step) FROM events), 0), \
-                            coalesce((SELECT max(step) FROM acks), 0))",
-                    [],
-                    |r| r.get(0),
-                )
-                .map_err(|e| self.err(e))?,
+        let mut tail = Tail {
+            to_step: after_step,
+            records: Vec::new(),
         };
-        if to_step <= after {
-            return Ok(Tail {
-                to_step: after_step,
-                records: Vec::new(),
-            });
-        }
-        let mut records = Vec::new();
-        {
-            let mut acks = self
-                .conn
-                .prepare(
-                    "SELECT step, alert, board, t_ms FROM acks \
-                     WHERE step > ?1 AND step <= ?2 ORDER BY step",
-                )
-                .map_err(|e| self.err(e))?;
-            let rows = acks
-                .query_map(params![after, to_step], |r| {
-                    Ok(TailRecord::Ack {
-                        step: r.get::<_, i64>(0)? as u64,
-                        alert: r.get::<_, i64>(1)? as u64,
-                        board: r.get(2)?,
-                        t_ms: r.get::<_, i64>(3)? as u64,
-                    })
-                })
-                .map_err(|e| self.err(e))?;
-            for row in rows {
-                records.push(row.map_err(|e| self.err(e))?);
+        let mut events = 0usize;
+        self.walk(after_step, |step| {
+            if let Cause::Input(Input {
+                kind: InputKind::Op(Operation::Ack(alert)),
+                board,
+                t_ms,
+            }) = &step.cause
+            {
+                tail.records.push(TailRecord::Ack {
+                    step: step.id,
+                    alert: *alert,
+                    board: board.clone(),
+                    t_ms: *t_ms,
+                });
+                tail.to_step = step.id;
             }
-        }
-        let mut events = self
-            .conn
-            .prepare(
-                "SELECT step, seq, json FROM events WHERE step > ?1 AND step <= ?2 ORDER BY seq",
-            )
-            .map_err(|e| self.err(e))?;
-        let rows = events
-            .query_map(params![after, to_step], |r| {
-                Ok(TailRecord::Event {
-                    step: r.get::<_, i64>(0)? as u64,
-                    seq: r.get::<_, i64>(1)? as u64,
-                    json: r.get(2)?,
-                })
-            })
-            .map_err(|e| self.err(e))?;
-        let mut evs = Vec::new();
-        for row in rows {
-            evs.push(row.map_err(|e| self.err(e))?);
-        }
-        // Merge by step (events are in seq order, which is step order); a step's ack first.
-        let acks = std::mem::take(&mut records);
-        let mut acks = acks.into_iter().peekable();
-        for e in evs {
-            while acks.peek().is_some_and(|a| a.step() <= e.step()) {
-                records.extend(acks.next());
+            if !step.events.is_empty() {
+                events += step.events.len();
+                tail.to_step = step.id;
+                tail.records
+                    .extend(step.events.into_iter().map(|e| TailRecord::Event {
+                        step: step.id,
+                        seq: e.seq,
+                        json: e.json,
+                    }));
             }
-            records.push(e);
-        }
-        records.extend(acks);
-        Ok(Tail {
-            to_step: to_step as u64,
-            records,
-        })
+            events < max_events.max(1)
+        })?;
+        Ok(tail)
     }
 
     /// The newest step's id, 0 for an empty journal.
     pub fn last_step(&self) -> Result<u64, JournalError> {
-        self.conn
-            .query_row("SELECT coalesce(max(id), 0) FROM steps", [], |r| {
-                r.get::<_, i64>(0)
-            })
-            .map(|s| s as u64)
-            .map_err(|e| self.err(e))
+        let rows: i64 = self
+            .conn
+            .query_row("SELECT coalesce(max(id), 0) FROM steps", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        let sealed = self
+            .block_range("first_step", "last_step")?
+            .map_or(0, |r| r.1);
+        Ok(rows.max(sealed) as u64)
     }
 }

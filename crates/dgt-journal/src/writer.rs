@@ -71,6 +71,40 @@ pub struct JournalHealth {
     pub failed_attempts: u64,
     /// Duration of the last commit, in microseconds.
     pub last_commit_us: u64,
+    /// The journal's size after the last commit (its free pages not counted).
+    pub size_bytes: u64,
+    /// Where the size stands against the cap (`journal.max_size_mb`).
+    pub cap: CapState,
+}
+
+/// The journal's size against its cap. The cap never stops the journal mid-round: `Near`
+/// warns, `Reached` says not to start a new round (the file still grows into its reserve,
+/// [`crate::journal::CAP_RESERVE_PERCENT`] of the cap, so that the round in play ends
+/// journaled).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CapState {
+    #[default]
+    Below,
+    Near,
+    Reached,
+}
+
+impl CapState {
+    pub fn name(self) -> &'static str {
+        match self {
+            CapState::Below => "below",
+            CapState::Near => "near",
+            CapState::Reached => "reached",
+        }
+    }
+
+    fn of(size: u64, cap: Option<u64>) -> CapState {
+        match cap {
+            Some(cap) if size >= cap => CapState::Reached,
+            Some(cap) if size >= cap / 100 * crate::journal::CAP_WARN_PERCENT => CapState::Near,
+            _ => CapState::Below,
+        }
+    }
 }
 
 /// Whether a batch was taken.
@@ -112,6 +146,7 @@ impl Shared {
 
 pub struct JournalWriter {
     tx: Sender<Message>,
+    sealer: Option<Sealer>,
     shared: Arc<Shared>,
     max_queued_bytes: usize,
     thread: Option<JoinHandle<Journal>>,
@@ -130,6 +165,7 @@ impl JournalWriter {
             on_commit: Mutex::new(Vec::new()),
         });
         let max_queued_bytes = settings.max_queued_bytes;
+        let sealer = Sealer::start(journal.path());
         let thread_shared = Arc::clone(&shared);
         let thread = std::thread::Builder::new()
             .name("journal-writer".into())
@@ -137,6 +173,7 @@ impl JournalWriter {
             .expect("spawning the journal writer thread");
         JournalWriter {
             tx,
+            sealer,
             shared,
             max_queued_bytes,
             thread: Some(thread),
@@ -220,6 +257,7 @@ impl JournalWriter {
 
     /// Writes what it can, stops the thread and hands the journal back.
     pub fn stop(mut self) -> Option<Journal> {
+        drop(self.sealer.take());
         let _ = self.tx.send(Message::Stop);
         self.thread.take().and_then(|t| t.join().ok())
     }
@@ -227,6 +265,7 @@ impl JournalWriter {
 
 impl Drop for JournalWriter {
     fn drop(&mut self) {
+        drop(self.sealer.take());
         if let Some(t) = self.thread.take() {
             let _ = self.tx.send(Message::Stop);
             let _ = t.join();
@@ -308,7 +347,7 @@ fn write_loop(
                 match journal.append_all(pending.iter().take(n).map(|(b, _)| b)) {
                     Ok(()) => {
                         let group: Vec<(Batch, usize)> = pending.drain(..n).collect();
-                        committed(&shared, &group, started);
+                        committed(&shared, &journal, &group, started);
                         if let Some(since) = failing_since.take() {
                             tracing::warn!(
                                 path = %journal.path().display(),
@@ -328,7 +367,7 @@ fn write_loop(
                             let started = Instant::now();
                             match journal.append(&batch) {
                                 Ok(()) => {
-                                    committed(&shared, &[(batch, bytes)], started);
+                                    committed(&shared, &journal, &[(batch, bytes)], started);
                                     failing_since = None;
                                 }
                                 Err(e) if is_batch_fault(&e) => {
@@ -390,8 +429,65 @@ fn write_loop(
             batches = pending.len(),
             "journal writer stopped with batches it could not write"
         );
+    } else if let Err(e) = journal.tidy() {
+        tracing::warn!(
+            kind = e.kind(),
+            "journal not tidied at stop (it stays readable): {e}"
+        );
     }
     journal
+}
+
+/// How often the sealer looks whether enough rows gathered: at 1,000 boards the rows grow
+/// by about 3,000 steps a second, so they stay under two blocks.
+const SEAL_EVERY: Duration = Duration::from_millis(500);
+
+/// The thread that seals the journal's oldest rows into blocks (see [`crate::sealed`]), on a
+/// connection of its own: reading the rows and deflating them happens beside the writer,
+/// which waits for the sealer's short write transaction at most, never for the deflate.
+struct Sealer {
+    stop: Option<Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Sealer {
+    fn start(path: &std::path::Path) -> Option<Sealer> {
+        let mut journal = match Journal::open_sealer(path) {
+            Ok(Some(j)) => j,
+            Ok(None) => return None,
+            Err(e) => {
+                tracing::warn!(kind = e.kind(), "journal rows will not be sealed: {e}");
+                return None;
+            }
+        };
+        let (stop, stopped) = mpsc::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("journal-sealer".into())
+            .spawn(move || {
+                while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(SEAL_EVERY) {
+                    if let Err(e) = journal.seal_pending() {
+                        tracing::warn!(
+                            kind = e.kind(),
+                            "journal rows not sealed (kept as rows): {e}"
+                        );
+                    }
+                }
+            })
+            .ok()?;
+        Some(Sealer {
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for Sealer {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 /// True for a failure of the batch itself (a constraint), not of the disk or the file.
@@ -404,7 +500,7 @@ fn is_batch_fault(e: &JournalError) -> bool {
 }
 
 /// Books a committed group: memory released, counters and the committed seq advanced.
-fn committed(shared: &Shared, group: &[(Batch, usize)], started: Instant) {
+fn committed(shared: &Shared, journal: &Journal, group: &[(Batch, usize)], started: Instant) {
     let bytes: usize = group.iter().map(|(_, s)| s).sum();
     shared.queued_bytes.fetch_sub(bytes, Ordering::AcqRel);
     let last_seq = group
@@ -415,7 +511,24 @@ fn committed(shared: &Shared, group: &[(Batch, usize)], started: Instant) {
     if let Some(seq) = last_seq {
         shared.committed_seq.fetch_max(seq, Ordering::AcqRel);
     }
+    let size = journal.size_bytes().ok();
     if let Ok(mut h) = shared.health.lock() {
+        if let Some(size) = size {
+            h.size_bytes = size;
+            let cap = CapState::of(size, journal.max_size());
+            if cap != h.cap && cap != CapState::Below {
+                tracing::warn!(
+                    path = %journal.path().display(),
+                    size_mib = size / (1024 * 1024),
+                    cap_mib = journal.max_size().unwrap_or(0) / (1024 * 1024),
+                    state = cap.name(),
+                    "the journal nears or has reached its size cap (journal.max_size_mb): the \
+                     round in play goes on being journaled; free space or raise the cap \
+                     before the next round"
+                );
+            }
+            h.cap = cap;
+        }
         h.committed_batches += group.len() as u64;
         h.committed_transactions += 1;
         h.failure = None;

@@ -6,7 +6,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use dgt_core::{Core, CoreConfig, Input, InputKind};
-use dgt_journal::{Batch, Journal, JournalWriter, Submitted, WriterSettings, recover};
+use dgt_journal::{Batch, CapState, Journal, JournalWriter, Submitted, WriterSettings, recover};
 
 use common::*;
 
@@ -314,4 +314,39 @@ fn a_flush_and_a_stop_inside_the_window_commit_everything_queued() {
     }
     let journal = writer.stop().expect("the writer hands the journal back");
     assert_eq!(journal.step_count().unwrap(), 20);
+}
+
+/// The size cap never stops the round in play: past the cap the writer says so (`Reached`:
+/// start no new round) and goes on journaling into the reserve; a warning comes first.
+#[test]
+fn the_size_cap_warns_and_never_stops_the_journal_at_the_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.sqlite");
+    let mut journal = Journal::open(&path).unwrap();
+    journal.set_max_size(256 * 1024).unwrap();
+    let settings = WriterSettings {
+        commit_window: Duration::ZERO,
+        ..WriterSettings::default()
+    };
+    let writer = JournalWriter::start(journal, settings);
+    let mut seen = Vec::new();
+    // About 260 KiB of pages: past the cap, inside its reserve.
+    for t in 0..125 {
+        writer.submit(rx_batch(t, 2000));
+        assert!(writer.flush(Duration::from_secs(5)));
+        let h = writer.health();
+        assert_eq!(h.failure, None, "{h:?}");
+        if seen.last() != Some(&h.cap) {
+            seen.push(h.cap);
+        }
+    }
+    assert_eq!(
+        seen,
+        [CapState::Below, CapState::Near, CapState::Reached],
+        "{:?}",
+        writer.health()
+    );
+    assert_eq!(writer.health().committed_batches, 125);
+    drop(writer);
+    assert_eq!(Journal::open(&path).unwrap().step_count().unwrap(), 125);
 }

@@ -104,6 +104,18 @@ pub(crate) async fn import(
     if who.role != crate::access::Role::Chief {
         return Err(ApiError::Refused(crate::auth::Refusal::NotAllowed));
     }
+    // The journal's size cap reached (`journal.max_size_mb`): the round in play goes on
+    // being journaled into the cap's reserve, but no new round starts on a full journal.
+    if let Some(status) = &app.status
+        && status.health()["journal"]["cap"] == "reached"
+    {
+        return Err(ApiError::BadRequest(
+            "the journal has reached its size cap (journal.max_size_mb): no new round is \
+             imported; free disk space or raise the cap and restart the daemon first (the \
+             round in play goes on being journaled)"
+                .into(),
+        ));
+    }
     let order = match q.order.as_deref() {
         None => dgt_pairings::BoardOrder::default(),
         Some(o) => o

@@ -602,3 +602,36 @@ async fn a_livechess_setup_restarts_the_move_list_and_setup_flip_flips() {
     };
     assert_eq!((s.rotated, s.fen), (Some(true), None));
 }
+
+/// The daemon's journal at its size cap (its `/health` says `cap: reached`).
+struct FullJournal;
+
+impl dgt_server::StatusSource for FullJournal {
+    fn health(&self) -> Value {
+        json!({ "ok": true, "journal": { "cap": "reached" } })
+    }
+    fn metrics(&self) -> String {
+        String::new()
+    }
+}
+
+#[tokio::test]
+async fn a_new_round_is_refused_once_the_journal_reached_its_cap() {
+    let server = dgt_server::Server::bind(config())
+        .await
+        .unwrap()
+        .with_status(std::sync::Arc::new(FullJournal));
+    let mut server = start_bound(server, Some(TOKEN.into()));
+    let (token_name, token) = auth();
+    let (code, _, body) = request(
+        server.addr,
+        "POST",
+        "/api/rounds/3/pairings",
+        &[(token_name, &token)],
+        TRF,
+    )
+    .await;
+    assert_eq!(code, 400, "{body}");
+    assert!(body.contains("journal.max_size_mb"), "{body}");
+    assert!(server.ops.try_recv().is_err(), "nothing forwarded");
+}

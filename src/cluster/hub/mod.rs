@@ -327,7 +327,7 @@ fn apply_message(names: &Names, shared: &Shared, msg: &Stored) -> Applied {
         if let Some(earlier) = msg.earlier_stream {
             remade::told_by_node(&mut state, node, earlier, msg.stored_unix_ms);
         }
-        match serde_json::from_slice::<NodeBatch>(payload) {
+        match NodeBatch::decode(payload) {
             Ok(b) if b.node == node => state.view.apply_batch(b),
             Ok(b) => {
                 tracing::error!(subject, claimed = %b.node, "hub: a message names another node than its subject; ignored");

@@ -111,10 +111,12 @@ pub enum BenchError {
     WebSocket(Box<tungstenite::Error>),
     #[error("client task: {0}")]
     ClientTask(tokio::task::JoinError),
-    #[error("journal {}: {source}", .path.display())]
-    Journal {
+    #[error("{source}")]
+    ReadJournal { path: PathBuf, source: JournalError },
+    #[error("journal {}: an event that is not JSON ({source})", .path.display())]
+    EventJson {
         path: PathBuf,
-        source: rusqlite::Error,
+        source: serde_json::Error,
     },
     #[error("empty journal: {0}")]
     EmptyJournal(JournalError),

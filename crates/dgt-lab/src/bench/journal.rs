@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use rusqlite::{Connection, OpenFlags};
+use dgt_core::InputKind;
+use dgt_journal::{Cause, Journal};
 
 use super::BenchError;
 
@@ -24,29 +25,56 @@ pub struct Journaled {
 
 /// Every event of the journal at `path` up to seq `last`.
 pub fn events(path: &Path, last: u64) -> Result<Vec<Journaled>, BenchError> {
-    let fail = |source| BenchError::Journal {
+    let journal = Journal::open_read_only(path).map_err(|source| BenchError::ReadJournal {
         path: path.to_path_buf(),
         source,
-    };
-    let db = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(fail)?;
-    let mut query = db
-        .prepare(
-            "SELECT e.seq, e.t_ms, e.board, \
-             coalesce(s.kind = 'rx' AND s.t_ms = e.t_ms AND s.board = e.board, 0) \
-             FROM events e JOIN steps s ON s.id = e.step WHERE e.seq <= ?1 ORDER BY e.seq",
-        )
-        .map_err(fail)?;
-    let rows = query
-        .query_map([last as i64], |row| {
-            Ok(Journaled {
-                seq: row.get::<_, i64>(0)? as u64,
-                t_ms: row.get::<_, i64>(1)? as u64,
-                board: row.get(2)?,
-                from_board: row.get::<_, i64>(3)? != 0,
-            })
+    })?;
+    let mut out = Vec::new();
+    let mut bad = None;
+    journal
+        .walk(0, |step| {
+            let rx = match &step.cause {
+                Cause::Input(i) if matches!(i.kind, InputKind::Rx(_)) => Some(i),
+                _ => None,
+            };
+            for e in step.events {
+                if e.seq > last {
+                    return false;
+                }
+                match serde_json::from_str::<Stamp>(&e.json) {
+                    Ok(stamp) => out.push(Journaled {
+                        seq: e.seq,
+                        t_ms: stamp.t_ms,
+                        from_board: rx
+                            .is_some_and(|i| i.t_ms == stamp.t_ms && i.board == stamp.board),
+                        board: stamp.board,
+                    }),
+                    Err(e) => {
+                        bad = Some(e);
+                        return false;
+                    }
+                }
+            }
+            true
         })
-        .map_err(fail)?;
-    rows.collect::<Result<Vec<_>, _>>().map_err(fail)
+        .map_err(|source| BenchError::ReadJournal {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    match bad {
+        Some(source) => Err(BenchError::EventJson {
+            path: path.to_path_buf(),
+            source,
+        }),
+        None => Ok(out),
+    }
+}
+
+/// The fields of an event's JSON the bench needs.
+#[derive(serde::Deserialize)]
+struct Stamp {
+    board: String,
+    t_ms: u64,
 }
 
 /// The journal's size on disk (the database and its write-ahead log), in bytes.
@@ -62,18 +90,13 @@ pub fn size(path: &Path) -> u64 {
 
 /// The core times of the journal's first and last steps (ms).
 pub fn time_span(path: &Path) -> Result<(u64, u64), BenchError> {
-    let fail = |source| BenchError::Journal {
+    let read = |source| BenchError::ReadJournal {
         path: path.to_path_buf(),
         source,
     };
-    let db = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(fail)?;
-    db.query_row("SELECT min(t_ms), max(t_ms) FROM steps", [], |row| {
-        Ok((
-            row.get::<_, Option<i64>>(0)?.unwrap_or(0) as u64,
-            row.get::<_, Option<i64>>(1)?.unwrap_or(0) as u64,
-        ))
-    })
-    .map_err(fail)
+    Journal::open_read_only(path)
+        .and_then(|j| j.time_span())
+        .map_err(read)
 }
 
 /// The size of a journal with nothing in it (its schema), made under `dir`.

@@ -86,6 +86,11 @@ pub struct BenchReport {
     pub journal_mib_per_hour: f64,
     /// The same per 100 boards.
     pub journal_mib_per_100_board_hours: f64,
+    /// With nodes: the event's stream on the broker's disk after the run (its JetStream
+    /// store), in MiB.
+    pub stream_mib: Option<f64>,
+    /// Its growth per 100 board-hours (the nodes' longest journal span as the hours).
+    pub stream_mib_per_100_board_hours: Option<f64>,
 }
 
 /// One daemon under test.
@@ -343,6 +348,7 @@ pub async fn run(o: BenchOptions) -> Result<BenchReport, BenchError> {
     let mut lost = 0;
     let mut journal_bytes = 0;
     let mut per_hour = 0.0;
+    let mut longest_hours: f64 = 1e-9;
     for (i, node) in nodes.iter().enumerate() {
         let journaled = journal::events(&node.journal, last[i])?;
         let (l, missing) = judge(
@@ -360,7 +366,9 @@ pub async fn run(o: BenchOptions) -> Result<BenchReport, BenchError> {
         let (first, last_t) = journal::time_span(&node.journal)?;
         let hours = (last_t.saturating_sub(first) as f64 / 3_600_000.0).max(1e-9);
         per_hour += bytes as f64 / MIB / hours;
+        longest_hours = longest_hours.max(hours);
     }
+    let stream_bytes = nats.map(|_| procs::dir_size(&dir.path().join("jetstream")));
     latencies.sort_by(f64::total_cmp);
     let events: u64 = seq_end.iter().zip(&seq_start).map(|(e, s)| e - s).sum();
     let cpu = |a: u64, b: u64| (b.saturating_sub(a)) as f64 / ticks / elapsed * 100.0;
@@ -388,6 +396,9 @@ pub async fn run(o: BenchOptions) -> Result<BenchReport, BenchError> {
         journal_mib: round2(journal_bytes as f64 / MIB),
         journal_mib_per_hour: round2(per_hour),
         journal_mib_per_100_board_hours: round2(per_hour * 100.0 / o.boards as f64),
+        stream_mib: stream_bytes.map(|b| round2(b as f64 / MIB)),
+        stream_mib_per_100_board_hours: stream_bytes
+            .map(|b| round2(b as f64 / MIB / longest_hours * 100.0 / o.boards as f64)),
     })
 }
 

@@ -143,6 +143,21 @@ pub fn nats_server() -> Result<PathBuf, BenchError> {
         .ok_or(BenchError::NoNatsServer)
 }
 
+/// The bytes of every file under `dir` (the broker's store), 0 when it cannot be read.
+pub fn dir_size(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => dir_size(&e.path()),
+            Ok(_) => e.metadata().map(|m| m.len()).unwrap_or(0),
+            Err(_) => 0,
+        })
+        .sum()
+}
+
 /// Starts `nats-server` with JetStream on a free loopback port, its store under `dir`.
 pub fn start_broker(dir: &Path) -> Result<(Process, u16), BenchError> {
     let port = free_port()?;

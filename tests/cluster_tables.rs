@@ -37,12 +37,13 @@ fn cluster(broker: &Broker, node: Option<&str>) -> String {
 /// No public delay, so the public round PGN shows the games at once.
 const NO_DELAY: &str = "[server]\npublic_delay_s = 0\nallow_no_public_delay = true\n";
 
-fn start_hub(dir: &Path, broker: &Broker, name: &str) -> (Proc, SocketAddr) {
+/// A hub; `tables`: its own `[[tables]]`.
+fn start_hub(dir: &Path, broker: &Broker, name: &str, tables: &str) -> (Proc, SocketAddr) {
     let config = dir.join(format!("{name}.toml"));
     std::fs::write(
         &config,
         format!(
-            "listen = \"127.0.0.1:0\"\n{NO_DELAY}{}",
+            "listen = \"127.0.0.1:0\"\n{NO_DELAY}{}{tables}",
             cluster(broker, None)
         ),
     )
@@ -120,7 +121,7 @@ fn node_boards_stand_at_their_tables_on_the_hub_and_the_chief_rebinds_one() {
     }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start(dir.path());
-    let (hub, hub_addr) = start_hub(dir.path(), &broker, "hub");
+    let (hub, hub_addr) = start_hub(dir.path(), &broker, "hub", "");
     let (status, body) = post(hub_addr, "/api/rounds/1/pairings", PAIRINGS);
     assert_eq!(status, 200, "{body}");
     eventually(Duration::from_secs(20), "round 1 on the hub", || {
@@ -181,7 +182,7 @@ fn node_boards_stand_at_their_tables_on_the_hub_and_the_chief_rebinds_one() {
         (t["game"] == "hall-a/7/2" && t["bound_by"].is_string()).then_some(t)
     });
     // A hub started afterwards reads the chief's record from the stream alike.
-    let (second, second_addr) = start_hub(dir.path(), &broker, "hub-2");
+    let (second, second_addr) = start_hub(dir.path(), &broker, "hub-2", "");
     let other = eventually(
         Duration::from_secs(30),
         "the rebind on the second hub",
@@ -192,6 +193,58 @@ fn node_boards_stand_at_their_tables_on_the_hub_and_the_chief_rebinds_one() {
     );
     assert_eq!(other["bound_by"], seven["bound_by"], "{other}");
     assert_eq!(round_table(second_addr, 107)["game"], "hall-b/107/1");
+    for p in [node_a, node_b, board_a, board_b, second, hub] {
+        p.terminate();
+    }
+}
+
+#[test]
+fn two_nodes_with_one_table_number_are_told_and_the_hubs_tables_place_them() {
+    if !nats_server_or_skip("two_nodes_with_one_table_number_are_told") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start(dir.path());
+    let (mut hub, hub_addr) = start_hub(dir.path(), &broker, "hub", "");
+    let (status, body) = post(hub_addr, "/api/rounds/1/pairings", PAIRINGS);
+    assert_eq!(status, 200, "{body}");
+    // Both halls number their board 7.
+    let (board_a, node_a) = start_hall(dir.path(), &broker, "hall-a", "10036", 7, FOOLS);
+    let (board_b, node_b) = start_hall(dir.path(), &broker, "hall-b", "10037", 7, SCHOLARS);
+    let contested = eventually(Duration::from_secs(60), "table 7 contested", || {
+        let c = get_json(hub_addr, "/api/rounds/1")["contested_tables"].clone();
+        (c.as_array().is_some_and(|c| !c.is_empty())).then_some(c)
+    });
+    assert_eq!(
+        contested,
+        serde_json::json!([{"table": 7, "boards": ["hall-a/7", "hall-b/7"]}])
+    );
+    let warning = hub.stderr_line("is claimed by", Duration::from_secs(10));
+    assert!(
+        warning.contains("hall-a/7") && warning.contains("hall-b/7"),
+        "{warning}"
+    );
+    // The hub's own [[tables]] say where hall B's board stands: a hub with them binds both.
+    let (second, second_addr) = start_hub(
+        dir.path(),
+        &broker,
+        "hub-2",
+        "[[tables]]\nboard = 107\nlabel = \"hall-b/7\"\n",
+    );
+    eventually(
+        Duration::from_secs(120),
+        "both results on the mapped hub",
+        || {
+            let (seven, far) = (round_table(second_addr, 7), round_table(second_addr, 107));
+            (seven["result"] == "0-1" && far["result"] == "1-0").then_some(())
+        },
+    );
+    assert_eq!(round_table(second_addr, 7)["game"], "hall-a/7/1");
+    assert_eq!(round_table(second_addr, 107)["game"], "hall-b/7/1");
+    assert_eq!(
+        get_json(second_addr, "/api/rounds/1")["contested_tables"],
+        serde_json::json!([])
+    );
     for p in [node_a, node_b, board_a, board_b, second, hub] {
         p.terminate();
     }

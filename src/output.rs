@@ -233,7 +233,6 @@ pub struct BroadcastWriter {
     public: Option<DelayedBroadcast>,
     book: GameBook,
     rounds: RoundBook,
-    map: TableMap,
     last_t_ms: u64,
     /// Events arrived since the live folder was last written.
     changed: bool,
@@ -268,7 +267,6 @@ impl BroadcastWriter {
             public,
             book: GameBook::new(),
             rounds: RoundBook::with_map(table_map(settings)),
-            map: table_map(settings),
             last_t_ms: 0,
             changed: true,
         }))
@@ -295,7 +293,8 @@ impl BroadcastWriter {
                 .tables
                 .iter()
                 .map(|p| {
-                    let label = self.map.label(p.table);
+                    // The book's map: it knows the node boards a hub has seen.
+                    let label = self.rounds.map().label(p.table);
                     let mut record = self
                         .rounds
                         .table_game(round, p.table)
@@ -325,7 +324,7 @@ impl BroadcastWriter {
                     }
                     let header = match &record {
                         Some(r) if !r.game.is_empty() => {
-                            pgn_header_paired(&self.settings, r, &self.rounds, &self.map)
+                            pgn_header_paired(&self.settings, r, &self.rounds, self.rounds.map())
                         }
                         _ => {
                             let empty = GameRecord {

@@ -34,7 +34,21 @@ const MIN_TOKEN_CHARS: usize = 16;
 /// Every problem in `settings`, in the order of the keys in `config/default.toml`. Empty
 /// when the daemon may start.
 pub fn check(settings: &Settings) -> Vec<Problem> {
-    let mut c = Checker::default();
+    check_as(settings, false)
+}
+
+/// [`check`] for `dgt-arbiter hub`: its `[[tables]]` may name a venue PC's board
+/// (`label = "hall-a/7"`). [`load_checked_hub`] leaves out the `cluster.` and `journal.`
+/// problems of a daemon.
+pub fn check_hub(settings: &Settings) -> Vec<Problem> {
+    check_as(settings, true)
+}
+
+fn check_as(settings: &Settings, hub: bool) -> Vec<Problem> {
+    let mut c = Checker {
+        hub,
+        ..Checker::default()
+    };
     c.listen(settings);
     c.capture(settings);
     c.serial(settings);
@@ -81,7 +95,7 @@ pub fn check_report(file: Option<&Path>) -> Result<String, Refused> {
 /// is required and names no node (the hub has no boards of its own).
 pub fn load_checked_hub(file: Option<&Path>) -> Result<Settings, Refused> {
     let loaded = load_sources(Some(Path::new(SYSTEM_FILE)), file, process_env())?;
-    let mut problems: Vec<Problem> = check(&loaded.settings)
+    let mut problems: Vec<Problem> = check_hub(&loaded.settings)
         .into_iter()
         .filter(|p| !p.key.starts_with("cluster.") && !p.key.starts_with("journal."))
         .collect();
@@ -274,6 +288,8 @@ fn map_key(parent: &str, name: &str) -> String {
 #[derive(Default)]
 struct Checker {
     problems: Vec<Problem>,
+    /// Checking the hub's settings.
+    hub: bool,
 }
 
 impl Checker {
@@ -420,6 +436,36 @@ impl Checker {
         }
     }
 
+    /// A `[[tables]]` label: a board's own label on a daemon; on the hub also a venue PC's
+    /// board as the hub names it, `<node>/<label>`.
+    fn table_label(&mut self, i: usize, label: &str) {
+        let node_board = label
+            .split_once('/')
+            .is_some_and(|(node, board)| is_plain_label(node) && is_plain_label(board));
+        if is_plain_label(label) || (self.hub && node_board) {
+            return;
+        }
+        let (problem, fix) = if node_board {
+            (
+                "a \"<node>/<board>\" label names a venue PC's board as the hub sees it: only \
+                 the hub's [[tables]] take one",
+                "on this PC use the board's own label (e.g. \"7\", or leave label out); put \
+                 label = \"hall-a/7\" with the event's board number in the hub's [[tables]]",
+            )
+        } else if self.hub {
+            (
+                "the hub's table labels are a venue PC's board: \"<node>/<board>\"",
+                "write the node name and its board's label, e.g. label = \"hall-a/7\"",
+            )
+        } else {
+            (
+                "a label goes into URLs and file names",
+                "use letters, digits, '-', '_' and '.' only, e.g. \"open-b-12\"",
+            )
+        };
+        self.add(format!("tables[{i}].label"), quoted(label), problem, fix);
+    }
+
     fn tables(&mut self, s: &Settings) {
         let mut by_label: BTreeMap<String, usize> = BTreeMap::new();
         let mut by_serial: BTreeMap<&str, usize> = BTreeMap::new();
@@ -433,15 +479,8 @@ impl Checker {
                     "use the board number of the pairing",
                 );
             }
-            if let Some(l) = &table.label
-                && !is_plain_label(l)
-            {
-                self.add(
-                    format!("tables[{i}].label"),
-                    quoted(l),
-                    "a label goes into URLs and file names",
-                    "use letters, digits, '-', '_' and '.' only, e.g. \"open-b-12\"",
-                );
+            if let Some(l) = &table.label {
+                self.table_label(i, l);
             }
             if let Some(first) = by_label.insert(label.clone(), i) {
                 let (key, value) = match &table.label {

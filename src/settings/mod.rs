@@ -42,7 +42,9 @@ use serde::Deserialize;
 
 use crate::edge::serial::{ExplicitPort, ScanMode};
 
-pub use check::{Refused, check, check_loaded, check_report, load_checked, load_checked_hub};
+pub use check::{
+    Refused, check, check_hub, check_loaded, check_report, load_checked, load_checked_hub,
+};
 pub use cluster::ClusterSettings;
 pub use load::{
     CHOICE_KEYS, Layer, Loaded, SYSTEM_FILE, SettingsError, choices, load, load_layered,

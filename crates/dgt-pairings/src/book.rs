@@ -34,24 +34,56 @@ use dgt_core::{AlertKind, Event, EventBody, Operation};
 
 /// Table numbers and board labels: `[[tables]]` in the settings. A table not in the map is
 /// the board labelled with its number ("7"), as the daemon labels boards by default.
+///
+/// On a hub, boards are `<node>/<board>` (`hall-a/7`): a node board labelled with a number
+/// stands at that table by itself — venues give each hall its own table numbers (hall A
+/// 1–100, hall B 101–200) — unless the map names a board for that table, or another node
+/// has a board with the same number: then the table is *contested* and neither board
+/// stands at it until the hub's `[[tables]]` says which does (`label = "hall-a/7"`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TableMap {
     by_table: BTreeMap<u32, String>,
+    /// Node boards seen standing at a table by their number, by that number.
+    claims: BTreeMap<u32, std::collections::BTreeSet<String>>,
+}
+
+/// Two or more node boards with the same table number (`hall-a/7`, `hall-b/7`): neither
+/// stands at the table by itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Contest {
+    pub table: u32,
+    pub boards: Vec<String>,
+}
+
+/// The table number a node board (`<node>/<digits>`) carries.
+fn node_board_number(label: &str) -> Option<u32> {
+    let (node, board) = label.split_once('/')?;
+    if node.is_empty() || board.contains('/') {
+        return None;
+    }
+    board
+        .parse()
+        .ok()
+        .filter(|_| board.bytes().all(|b| b.is_ascii_digit()))
 }
 
 impl TableMap {
     pub fn new(entries: impl IntoIterator<Item = (u32, String)>) -> Self {
         TableMap {
             by_table: entries.into_iter().collect(),
+            claims: BTreeMap::new(),
         }
     }
 
     /// The board label at `table`.
     pub fn label(&self, table: u32) -> String {
-        self.by_table
-            .get(&table)
-            .cloned()
-            .unwrap_or_else(|| table.to_string())
+        if let Some(label) = self.by_table.get(&table) {
+            return label.clone();
+        }
+        match self.claims.get(&table) {
+            Some(boards) if boards.len() == 1 => boards.iter().next().cloned().unwrap_or_default(),
+            _ => table.to_string(),
+        }
     }
 
     /// The table a board stands at.
@@ -59,12 +91,50 @@ impl TableMap {
         if let Some((&t, _)) = self.by_table.iter().find(|(_, l)| *l == label) {
             return Some(t);
         }
+        if let Some(n) = node_board_number(label) {
+            // A node board by its number, unless the map or another node's board holds it.
+            let others = self
+                .claims
+                .get(&n)
+                .is_some_and(|b| b.iter().any(|other| other != label));
+            return (!self.by_table.contains_key(&n) && !others).then_some(n);
+        }
         let n: u32 = label
             .parse()
             .ok()
             .filter(|_| label.bytes().all(|b| b.is_ascii_digit()))?;
         // "7" is table 7 only when the map does not put another board there.
         (!self.by_table.contains_key(&n)).then_some(n)
+    }
+
+    /// A board seen in the events (a game on it). A node board not in the map claims the
+    /// table of its number; the claim that makes a table contested is returned, once.
+    pub fn observe(&mut self, label: &str) -> Option<Contest> {
+        let n = node_board_number(label)?;
+        if self.by_table.values().any(|l| l == label) {
+            return None;
+        }
+        let boards = self.claims.entry(n).or_default();
+        if !boards.insert(label.to_string()) || boards.len() < 2 || self.by_table.contains_key(&n) {
+            return None;
+        }
+        Some(Contest {
+            table: n,
+            boards: boards.iter().cloned().collect(),
+        })
+    }
+
+    /// The tables two or more node boards claim, none of them standing there, in table
+    /// order. A table the map gives a board is not contested.
+    pub fn contested(&self) -> Vec<Contest> {
+        self.claims
+            .iter()
+            .filter(|(t, boards)| boards.len() > 1 && !self.by_table.contains_key(t))
+            .map(|(&table, boards)| Contest {
+                table,
+                boards: boards.iter().cloned().collect(),
+            })
+            .collect()
     }
 
     /// A replacement board: `to` stands at `from`'s table from now on (issue 35), and `from`
@@ -76,6 +146,19 @@ impl TableMap {
         self.by_table.retain(|_, label| label != to);
         self.by_table.insert(table, to.to_string());
     }
+}
+
+/// The board of an event about a game on it (its start, a move, its end): the events every
+/// view of the rounds reads, so every view sees the same boards claim tables.
+pub fn game_board(event: &Event) -> Option<&str> {
+    matches!(
+        event.body,
+        EventBody::GameStart { .. }
+            | EventBody::GameReplaced { .. }
+            | EventBody::Move(_)
+            | EventBody::GameEnd { .. }
+    )
+    .then_some(event.board.as_str())
 }
 
 /// What the book knows of one game.
@@ -475,6 +558,9 @@ impl RoundBook {
                 | EventBody::Alert(_)
         ) {
             self.version += 1;
+        }
+        if let Some(board) = game_board(event) {
+            self.map.observe(board);
         }
         match &event.body {
             EventBody::GameStart { game, .. } => self.begin(&event.board, game, event.seq),

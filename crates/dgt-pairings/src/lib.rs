@@ -19,7 +19,7 @@ pub mod results;
 pub mod text;
 pub mod trf;
 
-pub use book::{Entry, ResultSource, RoundBook, TableMap, TableOutcome, TableState};
+pub use book::{Contest, Entry, ResultSource, RoundBook, TableMap, TableOutcome, TableState};
 pub use problems::{Problem, Problems};
 pub use trf::{BoardOrder, UnknownBoardOrder};
 

@@ -263,6 +263,7 @@ function renderRound() {
   const warn = [];
   if (r.tables_without_board.length) warn.push(`Tables with no board: ${r.tables_without_board.join(", ")}`);
   if (r.boards_without_pairing.length) warn.push(`Boards with no pairing: ${r.boards_without_pairing.map(esc).join(", ")}`);
+  for (const c of r.contested_tables || []) warn.push(`Table ${c.table} is claimed by ${c.boards.map(esc).join(" and ")}: neither stands at it; name one in the hub's [[tables]] (label = "${esc(c.boards[0])}", board = ${c.table})`);
   $("round-body").innerHTML = `${warn.map((w) => `<p class="warn">${w}</p>`).join("")}
     <table class="pairings"><thead><tr><th>Table</th><th>Board</th><th>White</th><th>Black</th><th>Result</th><th>State</th></tr></thead><tbody>
     ${r.tables.map((t) => `<tr><td>${t.table}</td><td>${esc(t.board || "–")}</td><td>${esc(playerText(t.white))}</td><td>${esc(playerText(t.black))}</td><td>${esc(t.result || "")}${t.entered ? " (arbiter)" : ""}</td><td>${esc(t.state.replace("_", " "))}</td></tr>`).join("")}

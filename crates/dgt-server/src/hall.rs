@@ -351,6 +351,8 @@ impl Hall {
             "tables": tables,
             "byes": p.byes.iter().map(|b| json!({"player": b.player, "code": b.code.to_string()})).collect::<Vec<_>>(),
             "boards_without_pairing": unpaired,
+            // Node boards of one number on a hub: none stands at the table.
+            "contested_tables": self.tables.contested().iter().map(|c| json!({"table": c.table, "boards": c.boards})).collect::<Vec<_>>(),
             "tables_without_board": outcomes.iter().filter(|o| o.state == TableState::NoBoard).map(|o| o.pairing.table).collect::<Vec<_>>(),
             "unfinished": dgt_pairings::results::unfinished(&outcomes),
             "unconfirmed": dgt_pairings::results::unconfirmed(&outcomes),
@@ -424,6 +426,21 @@ impl Hall {
         }
         self.last_seq = event.seq;
         self.last_t_ms = self.last_t_ms.max(event.t_ms);
+        // The boards the round book sees claim their tables here too (a hub's node boards).
+        if let Some(board) = dgt_pairings::book::game_board(event)
+            && let Some(c) = self.tables.observe(board)
+        {
+            tracing::warn!(
+                table = c.table,
+                boards = %c.boards.join(", "),
+                "table {} is claimed by {}: neither stands at it until the hub's [[tables]] \
+                 names one (label = \"{}\", board = {})",
+                c.table,
+                c.boards.join(" and "),
+                c.boards[0],
+                c.table
+            );
+        }
         if let EventBody::Alert(a) = &event.body
             && matches!(a.kind, AlertKind::NodeOffline | AlertKind::NodeOnline)
         {

@@ -23,6 +23,12 @@ pub(crate) fn round_view(who: &Principal, tables: &dgt_pairings::TableMap, view:
         }
     }
     if let Some(list) = view
+        .get_mut("contested_tables")
+        .and_then(Value::as_array_mut)
+    {
+        list.retain(|c| covers_table(&c["table"]));
+    }
+    if let Some(list) = view
         .get_mut("boards_without_pairing")
         .and_then(Value::as_array_mut)
     {

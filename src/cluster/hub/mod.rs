@@ -593,7 +593,7 @@ impl HubActions {
             // in the stream by the hub itself, not sent to a venue PC.
             if view::round_body(op.clone()).is_none() {
                 return Err(ActionError::Refused(format!(
-                    "board {board} takes only pairings and table results"
+                    "board {board} takes only pairings, table results and table games"
                 )));
             }
             let record = HubRecord::Round {

@@ -312,10 +312,12 @@ pub fn round_body(op: dgt_core::Operation) -> Option<EventBody> {
     match op {
         Operation::Pairings(p) => Some(EventBody::Pairings(p)),
         Operation::TableResult(r) => Some(EventBody::TableResult(r)),
+        // The chief names a table's game (a node's game, `hall-a/7/2`): every hub binds it.
+        Operation::TableGame(t) => Some(EventBody::TableGame(t)),
         Operation::By(by)
             if matches!(
                 *by.action,
-                Operation::Pairings(_) | Operation::TableResult(_)
+                Operation::Pairings(_) | Operation::TableResult(_) | Operation::TableGame(_)
             ) =>
         {
             Some(EventBody::ArbiterAction(by))

@@ -1,0 +1,396 @@
+//! Two-handed captures as far as the board can show them (4.1: each move with one hand).
+//!
+//! A capture made with two hands lifts the capturer and the piece taken 0–80 ms apart; one
+//! hand lifts them a scan or more apart — or within one scan, when it takes the piece off
+//! with the capturer already in hand. The board reports the squares one scan found changed
+//! together (protocol §1.1, ~220 ms a scan), so the only trace two hands leave is both lifts
+//! in **one board report**: the *signature*. One hand shows it too (`verify --alerts`,
+//! seeds 1–400, docs/bughouse.md): 3.6 % of one-handed captures at a careful pace against
+//! 74.2 % of two-handed ones, 13.9 % against 64.6 % at blitz, 20.6 % against 30.4 % in a time
+//! scramble. A single signature is an `info`; the pattern — one player's captures in one
+//! game showing it repeatedly — a `review`, once the count reaches what one hand reaches by
+//! chance at most about once in a thousand games: four signatures at a careful pace, six at
+//! blitz, seven in a scramble. A game whose pace changes (a careful game ending in a time
+//! scramble) weighs each signature by the pace it was made at: a quarter, a sixth, a
+//! seventh of a review.
+
+use shakmaty::{Color, Move, Square};
+
+use crate::handling::HandlingLog;
+
+/// Lifts reported this close together are one board report (the squares of one scan arrive
+/// a few ms apart, protocol §3.3; `handling::ONE_REPORT_MS` is the same bound).
+const ONE_REPORT_MS: u64 = 60;
+
+/// A player with less than this on his clock is in a time scramble: his hand is as fast as
+/// the emulated scramble's (60+1 games), so a signature says least there.
+const SCRAMBLE_BELOW_MS: u64 = 90_000;
+
+/// A player with more than this on his clock, in a standard game, plays at a careful pace
+/// (no blitz or rapid game leaves that much; a standard player down to a few minutes is
+/// weighed as at blitz).
+const CAREFUL_ABOVE_MS: u64 = 10 * 60_000;
+
+/// A review is due when a player's signatures weigh this much: each weighs
+/// `REVIEW_WEIGHT / threshold` of its pace (84 = 4 · 21 = 6 · 14 = 7 · 12).
+const REVIEW_WEIGHT: u32 = 84;
+
+/// How fast the hands move when a capture is made, as far as the clock tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HandPace {
+    /// A standard game with time to spare: one hand rarely shows the signature (3.6 %).
+    Careful,
+    /// Blitz or rapid, or a standard game short of time, or no clock to tell (13.9 %).
+    Quick,
+    /// Less than 90 s left: one hand is almost as fast as two (20.6 %).
+    Scramble,
+}
+
+impl HandPace {
+    /// The pace of a capture by a player with `left_ms` on his clock (when the clock is
+    /// read) in a game whose time control is standard (`Some(true)`), rapid or blitz
+    /// (`Some(false)`) or not known (`None`).
+    pub fn of(left_ms: Option<u64>, standard: Option<bool>) -> HandPace {
+        match (left_ms, standard) {
+            (Some(ms), _) if ms < SCRAMBLE_BELOW_MS => HandPace::Scramble,
+            (Some(ms), Some(true) | None) if ms > CAREFUL_ABOVE_MS => HandPace::Careful,
+            (None, Some(true)) => HandPace::Careful,
+            _ => HandPace::Quick,
+        }
+    }
+
+    /// How many signatures make a review at this pace: by chance, a one-handed player with
+    /// ten captures in a game reaches it with probability 0.03 % (careful, four), 0.09 %
+    /// (blitz, six), 0.1 % (scramble, seven) — at most 0.2 false reviews per 100 games.
+    pub fn review_at(self) -> u32 {
+        match self {
+            HandPace::Careful => 4,
+            HandPace::Quick => 6,
+            HandPace::Scramble => 7,
+        }
+    }
+
+    /// The share of one-handed captures that show the signature at this pace, in per mille
+    /// (`verify --alerts`, seeds 1–400), for the alert's message.
+    pub fn one_hand_per_mille(self) -> u32 {
+        match self {
+            HandPace::Careful => 36,
+            HandPace::Quick => 139,
+            HandPace::Scramble => 206,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            HandPace::Careful => "careful",
+            HandPace::Quick => "blitz",
+            HandPace::Scramble => "time-scramble",
+        }
+    }
+}
+
+/// One capture that showed the two-hands signature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CaptureSignature {
+    /// The ply of the capture (1 = White's first move).
+    pub ply: u32,
+    /// When the later of the two lifts was reported.
+    pub t_ms: u64,
+    /// How far apart the two lifts were reported.
+    pub gap_ms: u64,
+    pub from: Square,
+    pub to: Square,
+    /// The mover's clock at the capture, when read.
+    pub left_ms: Option<u64>,
+    pub pace: HandPace,
+}
+
+/// Whether the capture `m` by `mover` showed the signature in the board's reports after
+/// `since` up to `until`: the capturer's square and the square of the piece taken both
+/// reported emptied, their first such reports within one board report. Only a capture
+/// from a square to the square of the piece taken counts (en passant, castling and drops
+/// have no such pair).
+pub fn signature_of(
+    log: &HandlingLog,
+    mover: Color,
+    m: &Move,
+    since: u64,
+    until: u64,
+) -> Option<(u64, u64)> {
+    let Move::Normal {
+        from,
+        to,
+        capture: Some(_),
+        ..
+    } = *m
+    else {
+        return None;
+    };
+    let first_lift = |square: Square, of_mover: bool| {
+        log.window(since, until)
+            .find(|h| {
+                h.square == square
+                    && h.after.is_none()
+                    && h.before.is_some_and(|p| (p.color == mover) == of_mover)
+            })
+            .map(|h| h.t_ms)
+    };
+    let (a, b) = (first_lift(from, true)?, first_lift(to, false)?);
+    (a.abs_diff(b) <= ONE_REPORT_MS).then(|| (a.max(b), a.abs_diff(b)))
+}
+
+/// What one capture's signature amounts to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Finding {
+    /// A single signature (or one more after the review): an `info`.
+    Single(CaptureSignature),
+    /// The player's signatures in this game reached the review: all of them, in order.
+    Pattern(Vec<CaptureSignature>),
+}
+
+/// The signatures each player's captures showed in one game (reset with the game).
+#[derive(Debug, Clone, Default)]
+pub struct CaptureHands {
+    /// White's and Black's signatures, in order.
+    seen: [Vec<CaptureSignature>; 2],
+    /// Their weight toward a review, in `REVIEW_WEIGHT` units.
+    weight: [u32; 2],
+    /// The review was raised for this player (once per game).
+    reviewed: [bool; 2],
+}
+
+impl CaptureHands {
+    /// Counts a signature of `mover`'s capture: the review when his signatures reach it for
+    /// the first time in the game, else a single one.
+    pub fn record(&mut self, mover: Color, s: CaptureSignature) -> Finding {
+        let i = usize::from(mover.is_black());
+        self.seen[i].push(s);
+        self.weight[i] += REVIEW_WEIGHT / s.pace.review_at();
+        if !self.reviewed[i] && self.weight[i] >= REVIEW_WEIGHT {
+            self.reviewed[i] = true;
+            return Finding::Pattern(self.seen[i].clone());
+        }
+        Finding::Single(s)
+    }
+
+    /// How many captures of `side` showed the signature in this game.
+    pub fn count(&self, side: Color) -> usize {
+        self.seen[usize::from(side.is_black())].len()
+    }
+}
+
+/// A clock time as `m:ss`.
+fn clock_text(ms: u64) -> String {
+    format!("{}:{:02}", ms / 60_000, ms / 1000 % 60)
+}
+
+/// One signature as evidence: `ply 12 (d4xe5, 20 ms apart, 4:31 left)`.
+fn evidence(s: &CaptureSignature) -> String {
+    let left = s
+        .left_ms
+        .map_or_else(String::new, |ms| format!(", {} left", clock_text(ms)));
+    format!(
+        "ply {} ({}x{}, {} ms apart at {:.1} s{left})",
+        s.ply,
+        s.from,
+        s.to,
+        s.gap_ms,
+        s.t_ms as f64 / 1000.0
+    )
+}
+
+/// The `info` message of a single signature.
+pub fn single_message(player: &str, s: &CaptureSignature, count: usize) -> String {
+    format!(
+        "{player} captured on {} with the capturer and the piece taken leaving the board in one board report, {}: what two hands show, and one hand on about {:.1} % of captures at a {} pace. {count} such capture(s) by {player} in this game.",
+        s.to,
+        evidence(s),
+        s.pace.one_hand_per_mille() as f64 / 10.0,
+        s.pace.name(),
+    )
+}
+
+/// The `review` message of the pattern.
+pub fn pattern_message(player: &str, seen: &[CaptureSignature]) -> String {
+    let list: Vec<String> = seen.iter().map(evidence).collect();
+    format!(
+        "{player}'s captures showed what two hands show {} times in this game: {}. One hand shows it on some captures (3.6 % at a careful pace, 13.9 % at blitz, 20.6 % in a time scramble), this often about once in a thousand games: watch how {player} captures.",
+        seen.len(),
+        list.join("; "),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::handling::Handling;
+    use shakmaty::{Piece, Role};
+
+    fn sig(ply: u32, pace: HandPace) -> CaptureSignature {
+        CaptureSignature {
+            ply,
+            t_ms: 1000 * u64::from(ply),
+            gap_ms: 10,
+            from: Square::D4,
+            to: Square::E5,
+            left_ms: None,
+            pace,
+        }
+    }
+
+    #[test]
+    fn the_pace_is_read_from_the_movers_clock_and_the_time_control() {
+        assert_eq!(HandPace::of(Some(80_000), Some(true)), HandPace::Scramble);
+        assert_eq!(HandPace::of(Some(89_999), None), HandPace::Scramble);
+        assert_eq!(HandPace::of(Some(3_000_000), Some(true)), HandPace::Careful);
+        assert_eq!(HandPace::of(Some(3_000_000), None), HandPace::Careful);
+        // A standard player down to five minutes, a rapid game with time to spare: quick.
+        assert_eq!(HandPace::of(Some(300_000), Some(true)), HandPace::Quick);
+        assert_eq!(HandPace::of(Some(1_500_000), Some(false)), HandPace::Quick);
+        assert_eq!(HandPace::of(Some(170_000), Some(false)), HandPace::Quick);
+        // No clock: the time control alone; nothing known is weighed as quick.
+        assert_eq!(HandPace::of(None, Some(true)), HandPace::Careful);
+        assert_eq!(HandPace::of(None, Some(false)), HandPace::Quick);
+        assert_eq!(HandPace::of(None, None), HandPace::Quick);
+    }
+
+    #[test]
+    fn the_review_comes_at_the_paces_count_once_per_player_and_game() {
+        for (pace, n) in [
+            (HandPace::Careful, 4),
+            (HandPace::Quick, 6),
+            (HandPace::Scramble, 7),
+        ] {
+            let mut hands = CaptureHands::default();
+            for ply in 1..n {
+                assert!(matches!(
+                    hands.record(Color::White, sig(2 * ply - 1, pace)),
+                    Finding::Single(_)
+                ));
+                // The other player's signatures are his own count.
+                hands.record(Color::Black, sig(2 * ply, pace));
+            }
+            match hands.record(Color::White, sig(99, pace)) {
+                Finding::Pattern(seen) => {
+                    assert_eq!(seen.len(), n as usize, "{pace:?}");
+                    assert_eq!(seen.last().map(|s| s.ply), Some(99));
+                }
+                f => panic!("{pace:?}: {f:?}"),
+            }
+            // Once per game: the next is a single one again.
+            assert!(matches!(
+                hands.record(Color::White, sig(101, pace)),
+                Finding::Single(_)
+            ));
+            assert_eq!(hands.count(Color::White), n as usize + 1);
+            assert_eq!(hands.count(Color::Black), n as usize - 1);
+        }
+    }
+
+    #[test]
+    fn a_game_whose_pace_changes_weighs_each_signature_by_its_own_pace() {
+        // Two careful (2 × 1/4) and three in a scramble (3 × 1/7): short of a review; a
+        // fourth in the scramble (4/7 + 1/2 > 1) makes it.
+        let mut hands = CaptureHands::default();
+        for (ply, pace) in [
+            (3, HandPace::Careful),
+            (9, HandPace::Careful),
+            (71, HandPace::Scramble),
+            (75, HandPace::Scramble),
+            (81, HandPace::Scramble),
+        ] {
+            assert!(matches!(
+                hands.record(Color::White, sig(ply, pace)),
+                Finding::Single(_)
+            ));
+        }
+        assert!(matches!(
+            hands.record(Color::White, sig(85, HandPace::Scramble)),
+            Finding::Pattern(_)
+        ));
+    }
+
+    fn capture() -> Move {
+        Move::Normal {
+            role: Role::Pawn,
+            from: Square::D4,
+            capture: Some(Role::Pawn),
+            to: Square::E5,
+            promotion: None,
+        }
+    }
+
+    fn log_of(changes: &[(u64, Square, Option<Piece>, Option<Piece>)]) -> HandlingLog {
+        let mut log = HandlingLog::default();
+        for &(t_ms, square, before, after) in changes {
+            log.record(Handling {
+                t_ms,
+                square,
+                before,
+                after,
+            });
+        }
+        log
+    }
+
+    #[test]
+    fn the_signature_is_both_lifts_in_one_board_report() {
+        let wp = Some(Piece {
+            color: Color::White,
+            role: Role::Pawn,
+        });
+        let bp = Some(Piece {
+            color: Color::Black,
+            role: Role::Pawn,
+        });
+        // Both squares emptied in one report (two hands, or one hand fast enough).
+        let log = log_of(&[
+            (1000, Square::E5, bp, None),
+            (1005, Square::D4, wp, None),
+            (1230, Square::E5, None, wp),
+        ]);
+        assert_eq!(
+            signature_of(&log, Color::White, &capture(), 0, 2000),
+            Some((1005, 5))
+        );
+        // A scan apart: one hand, the capturer lifted first.
+        let log = log_of(&[
+            (1000, Square::D4, wp, None),
+            (1230, Square::E5, bp, None),
+            (1460, Square::E5, None, wp),
+        ]);
+        assert_eq!(signature_of(&log, Color::White, &capture(), 0, 2000), None);
+        // The piece taken replaced by the capturer within one scan: no lift of it seen.
+        let log = log_of(&[(1000, Square::D4, wp, None), (1230, Square::E5, bp, wp)]);
+        assert_eq!(signature_of(&log, Color::White, &capture(), 0, 2000), None);
+        // Lifts before the window (the previous move's) do not count.
+        let log = log_of(&[
+            (1000, Square::E5, bp, None),
+            (1005, Square::D4, wp, None),
+            (1230, Square::E5, None, wp),
+        ]);
+        assert_eq!(signature_of(&log, Color::White, &capture(), 1100, 2000), None);
+        // Not a capture: nothing to read.
+        let quiet = Move::Normal {
+            role: Role::Pawn,
+            from: Square::D4,
+            capture: None,
+            to: Square::D5,
+            promotion: None,
+        };
+        assert_eq!(signature_of(&log, Color::White, &quiet, 0, 2000), None);
+    }
+
+    #[test]
+    fn the_messages_give_the_evidence() {
+        let mut s = sig(12, HandPace::Quick);
+        s.left_ms = Some(271_000);
+        let m = single_message("White", &s, 1);
+        assert!(m.contains("ply 12 (d4xe5, 10 ms apart at 12.0 s, 4:31 left)"), "{m}");
+        assert!(m.contains("13.9 %"), "{m}");
+        let m = pattern_message("Black", &[sig(4, HandPace::Careful), s]);
+        assert!(m.contains("2 times"), "{m}");
+        assert!(m.contains("ply 4 (d4xe5"), "{m}");
+        assert!(m.contains("ply 12 (d4xe5"), "{m}");
+    }
+}

@@ -369,7 +369,10 @@ mod tests {
             (1005, Square::D4, wp, None),
             (1230, Square::E5, None, wp),
         ]);
-        assert_eq!(signature_of(&log, Color::White, &capture(), 1100, 2000), None);
+        assert_eq!(
+            signature_of(&log, Color::White, &capture(), 1100, 2000),
+            None
+        );
         // Not a capture: nothing to read.
         let quiet = Move::Normal {
             role: Role::Pawn,
@@ -386,7 +389,10 @@ mod tests {
         let mut s = sig(12, HandPace::Quick);
         s.left_ms = Some(271_000);
         let m = single_message("White", &s, 1);
-        assert!(m.contains("ply 12 (d4xe5, 10 ms apart at 12.0 s, 4:31 left)"), "{m}");
+        assert!(
+            m.contains("ply 12 (d4xe5, 10 ms apart at 12.0 s, 4:31 left)"),
+            "{m}"
+        );
         assert!(m.contains("13.9 %"), "{m}");
         let m = pattern_message("Black", &[sig(4, HandPace::Careful), s]);
         assert!(m.contains("2 times"), "{m}");

@@ -109,7 +109,8 @@ pub struct CaptureSignature {
 /// `since` up to `until`: the capturer's square and the square of the piece taken both
 /// reported emptied, their first such reports within one board report. Only a capture
 /// from a square to the square of the piece taken counts (en passant, castling and drops
-/// have no such pair).
+/// have no such pair), and not a promotion: the pawn's exchange for the new piece is
+/// handled otherwise, and its one-handed share was not measured.
 pub fn signature_of(
     log: &HandlingLog,
     mover: Color,
@@ -121,6 +122,7 @@ pub fn signature_of(
         from,
         to,
         capture: Some(_),
+        promotion: None,
         ..
     } = *m
     else {
@@ -373,6 +375,16 @@ mod tests {
             signature_of(&log, Color::White, &capture(), 1100, 2000),
             None
         );
+        // A promotion with a capture is not read (its share for one hand is not measured).
+        let promotion = Move::Normal {
+            role: Role::Pawn,
+            from: Square::D4,
+            capture: Some(Role::Pawn),
+            to: Square::E5,
+            promotion: Some(Role::Queen),
+        };
+        let both = log_of(&[(1000, Square::E5, bp, None), (1005, Square::D4, wp, None)]);
+        assert_eq!(signature_of(&both, Color::White, &promotion, 0, 2000), None);
         // Not a capture: nothing to read.
         let quiet = Move::Normal {
             role: Role::Pawn,

@@ -1,7 +1,8 @@
 //! Two-handed captures as far as the board can show them (4.1): the capturer and the piece
 //! taken reported lifted in one board report is what two hands show (and a quick hand, at
-//! times). A single one is an `info`; one player's captures showing it again and again in a
-//! game a `review`, at four at a careful pace, seven in a time scramble (docs/bughouse.md).
+//! times). A single one is an `info`; one player's captures showing it four times in a game
+//! at a careful pace a `review`; at blitz and in a time scramble `info` only
+//! (docs/bughouse.md).
 
 mod common;
 
@@ -137,9 +138,22 @@ fn fast_one_handed_captures_raise_nothing() {
 
 #[test]
 fn in_a_time_scramble_four_such_captures_are_no_pattern() {
-    // Under 90 s one hand shows the signature on a fifth of its captures: seven make a
-    // review there, not four.
+    // Under 90 s one hand shows the signature on a fifth of its captures: no count makes a
+    // pattern there.
     let ev = rook_captures(&[Hands::Two; 6], 80);
+    let raised = alert_of(&ev, AlertKind::TwoHandedMove);
+    assert_eq!(raised.len(), 6);
+    assert!(
+        raised.iter().all(|a| a.severity == Severity::Info),
+        "{raised:?}"
+    );
+}
+
+#[test]
+fn at_blitz_six_such_captures_are_no_pattern() {
+    // With under ten minutes on the clock one hand shows the signature on a seventh of its
+    // captures: a review there would cost more false reviews than the budget allows.
+    let ev = rook_captures(&[Hands::Two; 6], 170);
     let raised = alert_of(&ev, AlertKind::TwoHandedMove);
     assert_eq!(raised.len(), 6);
     assert!(

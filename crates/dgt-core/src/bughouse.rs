@@ -206,6 +206,10 @@ pub struct PartnerView {
     pub clock_started: Option<u64>,
     /// The pieces standing there now, by colour (what a promotion here could take, 3.1).
     pub pieces: Pieces,
+    /// A pawn of the player on move there has left its seventh rank and no move is read
+    /// yet: a promotion under way, which takes a piece of that colour from the partner
+    /// board (3.1) — possibly before it is completed there.
+    pub promoting: Option<Color>,
 }
 
 impl PartnerView {

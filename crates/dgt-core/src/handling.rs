@@ -122,7 +122,7 @@ impl HandlingLog {
     }
 
     /// The changes made after `since` (exclusive) up to `until` (inclusive).
-    fn window(&self, since: u64, until: u64) -> impl Iterator<Item = &Handling> {
+    pub fn window(&self, since: u64, until: u64) -> impl Iterator<Item = &Handling> {
         self.entries
             .iter()
             .filter(move |h| h.t_ms > since && h.t_ms <= until)

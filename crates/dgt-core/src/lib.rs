@@ -20,6 +20,7 @@ pub mod board;
 pub mod bughouse;
 pub mod bus;
 pub mod capture;
+pub mod capture_hands;
 pub mod claim;
 pub mod clock;
 pub mod config;

@@ -151,6 +151,8 @@ struct GameWatch {
     offences: Offences,
     /// The flags seen in this game.
     flags: FlagWatch,
+    /// Captures that showed the two-hands signature, per player (4.1, `capture_hands.rs`).
+    capture_hands: crate::capture_hands::CaptureHands,
     /// Pieces gone from the board since an `illegal_position` that only showed pieces
     /// missing (knocked off, L17 T43): play is followed as if they stood on their squares
     /// until they are back or the position is reinstated.

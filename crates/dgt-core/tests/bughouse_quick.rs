@@ -252,3 +252,37 @@ fn an_illegal_move_after_a_back_rank_pawn_drop_is_no_incomplete_promotion() {
         "{kinds:?}"
     );
 }
+
+/// Flemish (FIDE blitz rules underneath, 3): board 2's Black lifts his pawn from e2 to
+/// promote, board 1's black knight on b4 is taken for that promotion at once, and board
+/// 1's Black drops a pawn and presses before the knight is put on e1 there. Until the
+/// promotion is completed board 1 shows a drop plus a piece missing; its press waits for
+/// the promotion, which explains the knight: no illegal move, no position restored, every
+/// move read.
+#[test]
+fn a_piece_lifted_for_a_promotion_not_yet_completed_while_the_other_board_presses() {
+    let mut b1 = seat("1", "k7/8/8/8/1n6/8/8/K7 w - - 0 1", 0);
+    let mut b2 = seat("2", "k7/7p/8/8/8/8/4p3/K6R w - - 0 1", 0);
+    // Board 2's White takes a black pawn: board 1's Black may drop it.
+    b2.t = 1500;
+    b2.play(&[("h1", "h7", 'R')]);
+    b1.t = 1500;
+    b1.play(&[("a1", "b1", 'K')]);
+    b2.t = 3000;
+    b2.lift("e2");
+    b1.t = 3300;
+    b1.lift("b4").wait(300).put("e5", 'p').wait(150).press();
+    b2.t = 4300;
+    b2.put("e1", 'n').wait(200).press().wait(600);
+    b1.t = 5500;
+    b1.play(&[("b1", "a2", 'K')]);
+    b2.t = 5500;
+    b2.play(&[("a1", "b1", 'K')]);
+    let ev = run_match(&[&b1, &b2], Regulation::Flemish);
+    assert_eq!(moves(&on(&ev, "1")), ["a1b1", "P@e5", "b1a2"]);
+    assert_eq!(moves(&on(&ev, "2")), ["h1h7", "e2e1n", "a1b1"]);
+    assert!(false_alerts(&ev).is_empty(), "{:?}", false_alerts(&ev));
+    let taken = alert_of(&on(&ev, "1"), AlertKind::PieceTakenForPromotion);
+    assert_eq!(taken.len(), 1, "{:?}", alerts(&ev));
+    assert_eq!(taken[0].squares, ["b4"]);
+}

@@ -87,6 +87,12 @@ pub struct GeneratedMatch {
     /// partner board, drops: how often the match did what this generator is for.
     pub captures_of_dropped: usize,
     pub promotions: usize,
+    /// Promotions whose piece left the partner board while a move there was still being
+    /// made or pressed (the piece lifted before the partner's press came).
+    pub promotions_mid_move: usize,
+    /// Promotions whose piece left the partner board while a player there held pieces to
+    /// drop.
+    pub promotions_with_reserve: usize,
     pub drops: usize,
 }
 
@@ -331,6 +337,10 @@ fn play_one(
                 let sq = (other.pos.board().by_color(me) & other.pos.board().by_role(r))
                     .into_iter()
                     .find(|&sq| without(&other.pos, sq).is_some())?;
+                let mid_move = other.running_since > t || other.changes.iter().any(|c| c.0 > t);
+                out.promotions_mid_move += usize::from(mid_move);
+                out.promotions_with_reserve +=
+                    usize::from(other.hand.iter().any(|h| h.iter().any(|(at, _)| *at <= t)));
                 other.changes.push((t, sq, 0));
                 other.pos = without(&other.pos, sq)?;
                 other.free_at = other.free_at.max(t + 300);
@@ -454,6 +464,21 @@ mod tests {
             totals.2 += m.promotions;
         }
         assert!(totals.0 > 100 && totals.1 > 5, "{totals:?}");
+    }
+
+    /// Promotions take their piece from the partner board also while a move there is under
+    /// way and while its players hold pieces to drop, under every regulation.
+    #[test]
+    fn promotions_take_pieces_mid_move_and_with_pieces_in_hand() {
+        for rules in DropRules::ALL {
+            let (mut mid, mut reserve) = (0, 0);
+            for seed in 1..=30 {
+                let m = generate_match(seed, rules, 120);
+                mid += m.promotions_mid_move;
+                reserve += m.promotions_with_reserve;
+            }
+            assert!(mid > 0 && reserve > 0, "{rules:?}: {mid} {reserve}");
+        }
     }
 
     #[test]

@@ -107,7 +107,31 @@ pub struct PaceReport {
     /// Captures made with one hand and with two, and how many of each showed the two-lift
     /// signature ([`both_lifts_in_one_report`]): what the board can tell of two hands.
     pub capture_signature: [(usize, usize); 2],
+    /// The `two_handed_move` alerts raised for captures (`capture_hands.rs`).
+    pub capture_alerts: CaptureAlerts,
 }
+
+/// The two-handed-capture alerts of one pace, against what the hands really did.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CaptureAlerts {
+    /// `info` for a single capture with the signature, and of them, two-handed captures.
+    pub info: usize,
+    pub info_two_handed: usize,
+    /// `review` (or `claim`) for a player's pattern in a game.
+    pub pattern: usize,
+    /// Of them, raised at a capture made with two hands (the scoring's true positives).
+    pub pattern_at_two_handed: usize,
+    /// Of them, about a player who made no two-handed capture in that game at all.
+    pub pattern_player_one_handed: usize,
+    /// Games replayed with every capture made with two hands ([`HABIT_GAMES`] at most): the
+    /// players who captured, and how many of them got the pattern's review.
+    pub habit_players: usize,
+    pub habit_reviewed: usize,
+}
+
+/// How many games of each pace are replayed with every capture made with two hands, to
+/// see how often the pattern is raised for a player who has that habit.
+pub const HABIT_GAMES: usize = 300;
 
 impl PaceReport {
     /// False `review` / `intervene` alerts per 100 games, of every kind: the scored kinds'
@@ -560,6 +584,7 @@ fn score_game(game: &GeneratedGame, config: &CoreConfig, r: &mut PaceReport) {
             }
         }
     }
+    score_capture_alerts(game, &alerts, &mut r.capture_alerts);
     {
         use dgt_emulator::Handling;
         for m in &game.truth.moves {
@@ -580,6 +605,67 @@ fn score_game(game: &GeneratedGame, config: &CoreConfig, r: &mut PaceReport) {
     }
 }
 
+/// Counts the `two_handed_move` alerts raised at captures (castling's are scored above)
+/// against the hands that made them.
+pub fn score_capture_alerts(game: &GeneratedGame, alerts: &[RaisedAlert], c: &mut CaptureAlerts) {
+    use dgt_emulator::Handling;
+    let captures = |m: &&dgt_emulator::TruthMove| {
+        matches!(
+            m.handling,
+            Handling::CaptureRemoveFirst | Handling::CaptureLiftFirst | Handling::CaptureTwoHanded
+        )
+    };
+    for a in alerts.iter().filter(|a| a.kind == AlertKind::TwoHandedMove) {
+        let Some(m) = game
+            .truth
+            .moves
+            .iter()
+            .filter(captures)
+            .find(|m| m.ply == a.ply as usize)
+        else {
+            continue;
+        };
+        let two_handed = m.handling == Handling::CaptureTwoHanded;
+        if a.severity == Severity::Info {
+            c.info += 1;
+            c.info_two_handed += usize::from(two_handed);
+        } else {
+            c.pattern += 1;
+            c.pattern_at_two_handed += usize::from(two_handed);
+            let player_did = game.truth.moves.iter().any(|x| {
+                x.handling == Handling::CaptureTwoHanded && a.white.is_none_or(|w| w == x.white)
+            });
+            c.pattern_player_one_handed += usize::from(!player_did);
+        }
+    }
+}
+
+/// For a game whose captures were all made with two hands: each player who captured, and
+/// whether the pattern's review named him.
+pub fn score_habit(game: &GeneratedGame, alerts: &[RaisedAlert], c: &mut CaptureAlerts) {
+    use dgt_emulator::Handling;
+    for white in [true, false] {
+        let captured = game
+            .truth
+            .moves
+            .iter()
+            .any(|m| m.white == white && m.handling == Handling::CaptureTwoHanded);
+        if !captured {
+            continue;
+        }
+        c.habit_players += 1;
+        c.habit_reviewed +=
+            usize::from(alerts.iter().any(|a| {
+                a.kind == AlertKind::TwoHandedMove
+                    && a.severity != Severity::Info
+                    && a.white == Some(white)
+                    && game.truth.moves.iter().any(|m| {
+                        m.ply == a.ply as usize && m.handling == Handling::CaptureTwoHanded
+                    })
+            }));
+    }
+}
+
 /// Plays `games` games from `first_seed` at each pace and scores the alerts.
 pub fn check_alerts(first_seed: u64, games: usize, config: &CoreConfig) -> AlertReport {
     let mut report = AlertReport::default();
@@ -592,6 +678,12 @@ pub fn check_alerts(first_seed: u64, games: usize, config: &CoreConfig) -> Alert
         for seed in first_seed..first_seed + games as u64 {
             let game = generate_game(alert_spec(seed, pace, tc));
             score_game(&game, config, &mut r);
+        }
+        for seed in first_seed..first_seed + games.min(HABIT_GAMES) as u64 {
+            let mut spec = alert_spec(seed, pace, tc);
+            spec.rates.capture_two_handed = 1.0;
+            let game = generate_game(spec);
+            score_habit(&game, &raised_alerts(&game, config), &mut r.capture_alerts);
         }
         report.paces.push(r);
     }
@@ -645,7 +737,7 @@ impl std::fmt::Display for AlertReport {
             }
             writeln!(
                 f,
-                "  two-handed captures: {} made, {} raised (the board cannot tell them from one hand holding both pieces)",
+                "  two-handed captures: {} made, {} raised (info or review: the board shows both lifts in one report, as one hand does at times)",
                 p.two_handed_captures.0, p.two_handed_captures.1
             )?;
             let share = |(n, k): (usize, usize)| 100.0 * k as f64 / n.max(1) as f64;
@@ -658,6 +750,25 @@ impl std::fmt::Display for AlertReport {
                 p.capture_signature[1].1,
                 p.capture_signature[1].0,
                 share(p.capture_signature[1]),
+            )?;
+            let c = &p.capture_alerts;
+            writeln!(
+                f,
+                "  two_handed_move at captures: info {} ({} at two-handed captures); pattern review {} ({:.2} per 100 games; {} at a two-handed capture, {} for a player with no two-handed capture in the game)",
+                c.info,
+                c.info_two_handed,
+                c.pattern,
+                100.0 * c.pattern as f64 / p.games.max(1) as f64,
+                c.pattern_at_two_handed,
+                c.pattern_player_one_handed,
+            )?;
+            writeln!(
+                f,
+                "  every capture made with two hands ({} games): pattern review for {} of {} players who captured ({:.1} %)",
+                p.games.min(HABIT_GAMES),
+                c.habit_reviewed,
+                c.habit_players,
+                100.0 * c.habit_reviewed as f64 / c.habit_players.max(1) as f64,
             )?;
             if !p.others.is_empty() {
                 let others: Vec<String> = p

@@ -23,6 +23,10 @@ pub struct RegulationScore {
     pub drops: usize,
     pub captures_of_dropped: usize,
     pub promotions: usize,
+    /// Of them, promotions whose piece left the partner board while a move there was still
+    /// being made or pressed, and while a player there held pieces to drop.
+    pub promotions_mid_move: usize,
+    pub promotions_with_reserve: usize,
     /// Claims and reviews no correct reading raises in these matches (`illegal_drop`,
     /// `illegal_move`, `touch_move`, `illegal_position`, `position_restored`,
     /// `promotion_incomplete`, `tracking_failed`).
@@ -127,6 +131,8 @@ pub fn check_bughouse(first_seed: u64, matches: usize) -> BughouseReport {
             s.drops += m.drops;
             s.captures_of_dropped += m.captures_of_dropped;
             s.promotions += m.promotions;
+            s.promotions_mid_move += m.promotions_mid_move;
+            s.promotions_with_reserve += m.promotions_with_reserve;
             s.false_alerts += wrong.len();
             if read == m.played {
                 s.exact += 1;
@@ -143,7 +149,7 @@ impl fmt::Display for BughouseReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "regulation  matches  exact  exact%  plies  drops  captures-of-dropped  promotions  false-alerts"
+            "regulation  matches  exact  exact%  plies  drops  captures-of-dropped  promotions (mid-move, pieces in hand)  false-alerts"
         )?;
         for s in &self.scores {
             let rate = if s.matches == 0 {
@@ -153,7 +159,7 @@ impl fmt::Display for BughouseReport {
             };
             writeln!(
                 f,
-                "{:<10}  {:>7}  {:>5}  {:>5.1}%  {:>5}  {:>5}  {:>19}  {:>10}  {:>12}",
+                "{:<10}  {:>7}  {:>5}  {:>5.1}%  {:>5}  {:>5}  {:>19}  {:>10} ({:>3}, {:>3})  {:>12}",
                 s.rules,
                 s.matches,
                 s.exact,
@@ -162,6 +168,8 @@ impl fmt::Display for BughouseReport {
                 s.drops,
                 s.captures_of_dropped,
                 s.promotions,
+                s.promotions_mid_move,
+                s.promotions_with_reserve,
                 s.false_alerts
             )?;
             if !s.inexact_seeds.is_empty() {

@@ -6,7 +6,7 @@ use super::*;
 impl Session {
     /// Alerts for how the pieces of a move were handled (4.3, 4.4.2, 4.1/7.5.4).
     pub(super) fn handling_signals(
-        &self,
+        &mut self,
         t: u64,
         mover: Color,
         m: &Move,
@@ -46,6 +46,69 @@ impl Session {
             a.ply = a.ply.map(|p| p + 1);
             out.push((t, EventBody::Alert(a)));
         }
+        self.capture_hands_signal(t, mover, m, since, shown_at, out);
+    }
+
+    /// A capture whose two lifts came in one board report: what two hands show (4.1), an
+    /// `info`; the player's pattern in this game a `review` (`capture_hands.rs`).
+    fn capture_hands_signal(
+        &mut self,
+        t: u64,
+        mover: Color,
+        m: &Move,
+        since: u64,
+        until: u64,
+        out: &mut Emitted,
+    ) {
+        use crate::capture_hands::{self as ch, Finding};
+        let Some((at, gap_ms)) = ch::signature_of(&self.board.handling, mover, m, since, until)
+        else {
+            return;
+        };
+        let standard = self
+            .rules
+            .time_control
+            .as_ref()
+            .map(|_| !self.rapid_or_blitz());
+        let left_ms = *self.clock.ms_by_color().get(mover);
+        let s = ch::CaptureSignature {
+            ply: self.game.as_ref().map_or(0, |g| g.plies() as u32 + 1),
+            t_ms: at,
+            gap_ms,
+            from: m.from().unwrap_or(m.to()),
+            to: m.to(),
+            left_ms,
+            pace: ch::HandPace::of(left_ms, standard),
+        };
+        let player = arbiter::side_name(mover);
+        let (severity, message, squares) = match self.watch.capture_hands.record(mover, s) {
+            Finding::Single(s) => (
+                Severity::Info,
+                ch::single_message(player, &s, self.watch.capture_hands.count(mover)),
+                vec![s.from.to_string(), s.to.to_string()],
+            ),
+            // Art. 4 on a player's claim only (rapid/blitz, D25): the arbiter is asked then.
+            Finding::Pattern(seen) => (
+                if self.rules.edition.art4_on_claim_in_rapid_blitz && self.rapid_or_blitz() {
+                    Severity::Claim
+                } else {
+                    Severity::Review
+                },
+                ch::pattern_message(player, &seen),
+                seen.iter().map(|s| s.to.to_string()).collect(),
+            ),
+        };
+        let mut a = self.alert(AlertKind::TwoHandedMove, severity, Some(mover), message);
+        a.article = Some("4.1".into());
+        a.ply = a.ply.map(|p| p + 1);
+        a.squares = squares;
+        if severity != Severity::Info {
+            a.prescription = Some(format!(
+                "A pattern, not a proof: a hand holding the capturer while it takes the piece off shows the same. Watch {player}'s next captures; a move seen made with two hands is an offence ({}), confirm it then.",
+                self.rules.edition.two_hands
+            ));
+        }
+        out.push((t, EventBody::Alert(a)));
     }
 
     /// Since when the handling counts for `mover`'s move `m`: since the board first showed

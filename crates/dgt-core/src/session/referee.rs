@@ -370,6 +370,11 @@ impl Session {
                 self.commit_shown(t, &[m], true, self.board.last_change, out);
                 self.watch_for_illegal_position(t);
             }
+            // Bughouse 3.1: a piece lifted for the partner board's promotion before it is
+            // completed there; looked at again once it is.
+            PressReading::Unexplained(shown) if self.press_awaits_partner_promotion(t, &shown) => {
+                self.look_at_press(t + self.rules.settle_ms, display, true)
+            }
             PressReading::Unexplained(shown) => self.unexplained_press(t, mover, &shown, out),
         }
     }

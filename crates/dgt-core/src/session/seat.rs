@@ -19,6 +19,10 @@ use crate::reconstruct::{Game, fen};
 /// (3.1). A removal later than that is not matched to it: the new piece came from elsewhere.
 const TAKE_WINDOW_MS: u64 = 10_000;
 
+/// How long a press on a board with a piece missing waits for the partner board's promotion
+/// under way to take it (the new piece is put on a second or two after the pawn leaves).
+const PROMOTION_PRESS_WAIT_MS: u64 = 3_000;
+
 /// The bughouse state of one board.
 #[derive(Debug, Clone)]
 pub struct Seat {
@@ -54,6 +58,8 @@ pub struct Seat {
     /// Since when the board has shown an earlier position with one piece of the last mover
     /// lifted (most often the opponent about to capture it), and that placement.
     pub drop_lifted_at: Option<(u64, shakmaty::Board)>,
+    /// Since when a press has waited for the partner board's promotion under way.
+    pub press_wait_since: Option<u64>,
 }
 
 impl Seat {
@@ -76,6 +82,7 @@ impl Seat {
             drop_lifted_at: None,
             last_move_for: None,
             reserves_told: None,
+            press_wait_since: None,
         }
     }
 
@@ -90,6 +97,7 @@ impl Seat {
         self.drop_lifted_at = None;
         self.last_move_for = None;
         self.reserves_told = None;
+        self.press_wait_since = None;
     }
 
     /// Pieces the partner board's promotions took from here (3.1) that `shown` no longer
@@ -257,7 +265,57 @@ impl Session {
             }
         }
         v.clock_started = self.bughouse.as_ref().and_then(|s| s.clock_started);
+        v.promoting = self.promotion_under_way();
         v
+    }
+
+    /// The colour of the player on move when a pawn of his has left its seventh rank and
+    /// the board shows no move yet: a promotion under way (3.1).
+    fn promotion_under_way(&self) -> Option<Color> {
+        let g = self.game.as_ref().filter(|g| !g.is_over())?;
+        let pos = g.current();
+        let turn = pos.turn();
+        let seventh = shakmaty::Bitboard::from_rank(
+            turn.fold_wb(shakmaty::Rank::Seventh, shakmaty::Rank::Second),
+        );
+        let pawns = pos.board().by_color(turn) & pos.board().by_role(Role::Pawn) & seventh;
+        let shown = self.seen_board();
+        pawns
+            .into_iter()
+            .any(|sq| shown.piece_at(sq).is_none())
+            .then_some(turn)
+    }
+
+    /// A press whose board shows a piece of colour C missing while the partner board's
+    /// player of colour C is promoting: the piece is on its way to that promotion, lifted
+    /// before the promotion was completed there (3.1). The verdict on the press waits for it,
+    /// up to `PROMOTION_PRESS_WAIT_MS` (FIDE blitz rules, Flemish 3, would otherwise judge an
+    /// illegal move completed at once).
+    pub(super) fn press_awaits_partner_promotion(
+        &mut self,
+        t: u64,
+        shown: &shakmaty::Board,
+    ) -> bool {
+        let (Some(seat), Some(g)) = (&mut self.bughouse, &self.game) else {
+            return false;
+        };
+        let Some(c) = seat.partner.promoting else {
+            seat.press_wait_since = None;
+            return false;
+        };
+        let now = g.current().board();
+        let missing = [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
+            .into_iter()
+            .any(|r| {
+                (shown.by_color(c) & shown.by_role(r)).count()
+                    < (now.by_color(c) & now.by_role(r)).count()
+            });
+        let since = *seat.press_wait_since.get_or_insert(t);
+        if missing && t < since + PROMOTION_PRESS_WAIT_MS {
+            return true;
+        }
+        seat.press_wait_since = None;
+        false
     }
 
     /// The partner board changed: its captures fill this board's reserves, its promotions

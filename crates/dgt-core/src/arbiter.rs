@@ -422,9 +422,6 @@ const FIDE_2005: Laws = Laws {
     penalty_ms_blitz_reduced: 0,
 };
 
-/// The edition's Laws with the fivefold reading configured (9.6.1, worded differently by
-/// edition; docs/decisions/D2-fivefold-wording-2017.md): the choice
-
 /// The two readings of the fivefold rule (9.6.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -435,8 +432,9 @@ pub enum FivefoldReading {
     AnyFive,
 }
 
-/// The edition's Laws with the fivefold reading configured (9.6.1; D2): the choice
-/// matters only in the editions that have the rule.
+/// The edition's Laws with the fivefold reading configured (9.6.1, worded differently by
+/// edition; docs/decisions/D2-fivefold-wording-2017.md): the choice matters only in the
+/// editions that have the rule.
 pub fn edition_with(edition: Edition, fivefold: Option<FivefoldReading>) -> Laws {
     let mut ed = edition.laws().clone();
     if let Some(reading) = fivefold {

@@ -649,6 +649,9 @@ impl RoundBook {
                         info.bound_by.insert(b.table, Some(by.arbiter.clone()));
                     }
                 }
+                // A replacement board stands at the failed board's table from now on, as on
+                // the board pages: the next round's game there is the spare's (issue 35).
+                Operation::TakeOver(op) => self.map.replace_board(&op.from, &event.board),
                 _ => {}
             },
             _ => {}
@@ -766,7 +769,50 @@ impl RoundBook {
 #[cfg(test)]
 mod replacement_tests {
     use super::{RoundBook, TableMap};
-    use dgt_core::{Event, EventBody};
+    use dgt_core::input::{ActionBy, TakeOverOp};
+    use dgt_core::pairing::{ROUND_BOARD, RoundPairings};
+    use dgt_core::{Event, EventBody, Operation};
+
+    #[test]
+    fn a_replacement_board_takes_its_table_into_the_next_round() {
+        let mut book = RoundBook::with_map(TableMap::new([
+            (2, "b-2".to_string()),
+            (3, "spare".to_string()),
+        ]));
+        let event = |seq, board: &str, body| Event::new(seq, board, seq * 10, body);
+        let take_over = Operation::TakeOver(TakeOverOp { from: "b-2".into() });
+        book.apply(&event(
+            1,
+            "spare",
+            EventBody::ArbiterAction(ActionBy {
+                arbiter: "chief".into(),
+                role: "chief".into(),
+                action: Box::new(take_over),
+            }),
+        ));
+        let round: RoundPairings = serde_json::from_value(serde_json::json!({
+            "round": 2,
+            "tables": [{"table": 2, "white": {"name": "A"}, "black": {"name": "B"}}]
+        }))
+        .expect("pairings");
+        book.apply(&event(2, ROUND_BOARD, EventBody::Pairings(round)));
+        for (seq, board, game) in [(3, "b-2", "b-2/9"), (4, "spare", "spare/2")] {
+            book.apply(&event(
+                seq,
+                board,
+                EventBody::GameStart {
+                    game: game.into(),
+                    start_fen: String::new(),
+                    found_under_way: false,
+                },
+            ));
+        }
+        assert_eq!(
+            book.table_game(2, 2),
+            Some("spare/2"),
+            "the game started on the board now standing at table 2"
+        );
+    }
 
     #[test]
     fn a_spare_boards_own_game_leaves_the_book_and_its_table() {

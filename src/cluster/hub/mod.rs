@@ -15,6 +15,7 @@ mod probe;
 pub mod reader;
 pub mod recent;
 mod remade;
+pub mod sign_in;
 pub mod view;
 
 use std::collections::BTreeMap;
@@ -88,6 +89,8 @@ struct HubState {
     local: LocalAlerts,
     /// Whether the stream read now has told that it was made anew (see [`remade`]).
     remade_told: bool,
+    /// Nodes the broker refused to sign in, as it reported (see [`sign_in`]).
+    refusals: sign_in::Refusals,
 }
 
 type Shared = Arc<Mutex<HubState>>;
@@ -174,6 +177,7 @@ impl Hub {
             lost_since: None,
             local: LocalAlerts::default(),
             remade_told: false,
+            refusals: sign_in::Refusals::default(),
         }));
         // The stream up to its end now is the history the server starts from.
         let mut history = Vec::new();
@@ -252,6 +256,11 @@ impl Hub {
             js.clone(),
             names.clone(),
             cluster.replicas,
+            shared.clone(),
+            stop.clone(),
+        )));
+        tasks.push(tokio::spawn(sign_in::listen(
+            cluster.clone(),
             shared.clone(),
             stop.clone(),
         )));
@@ -462,7 +471,9 @@ async fn watch_nodes(
                     if let (Some(node), Ok(beat)) = (from, serde_json::from_slice::<Heartbeat>(&msg.payload))
                         && beat.node == node
                     {
-                        lock(&shared).live.insert(node, Liveness { heard: Instant::now(), beat });
+                        let mut state = lock(&shared);
+                        state.refusals.signed_in(&node);
+                        state.live.insert(node, Liveness { heard: Instant::now(), beat });
                     }
                 }
                 None => return,
@@ -748,6 +759,7 @@ impl HubStatus {
         let cut_off = !state.connected || probe::stall(&state).is_some();
         let mut names: Vec<&String> = state.view.nodes().keys().collect();
         names.extend(state.live.keys());
+        names.extend(state.refusals.nodes());
         names.sort();
         names.dedup();
         names
@@ -772,6 +784,17 @@ impl HubStatus {
                     "published_step": track.to_step,
                     "gaps": track.gaps,
                 });
+                if let Some(r) = state.refusals.get(n) {
+                    // The node cannot tell it (it never got in): the broker did.
+                    entry["problem_kind"] = json!("wrong_credentials");
+                    entry["problem"] = json!(r.message(n));
+                    entry["healthy"] = json!(false);
+                    entry["sign_in_refused"] = json!({
+                        "attempts": r.attempts,
+                        "from": r.host,
+                        "last_ms_ago": r.last.elapsed().as_millis() as u64,
+                    });
+                }
                 if cut_off {
                     // What the hub heard before it lost the broker; nobody can know better.
                     entry["stale"] = json!(true);

@@ -822,6 +822,7 @@ impl StatusSource for HubStatus {
                 "view_stalled": stalled.is_some(),
                 "nodes": nodes.len(),
                 "nodes_offline": offline,
+                "nodes_refused": state.refusals.nodes().count(),
                 "stream_position": state.stream_position,
                 "stream_last": state.stream_last,
                 "reader_restarts": reader.restarts,

@@ -5,9 +5,10 @@
 mod daemon_processes;
 mod nats_broker;
 
-use std::net::SocketAddr;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use daemon_processes::*;
 use nats_broker::Broker;
@@ -129,4 +130,59 @@ fn without_the_broker_events_user_the_hub_cannot_hear_a_refused_node() {
     assert_eq!(hall_a(hub_addr), None);
     node.terminate();
     hub.terminate();
+}
+
+/// The shipped `hub-events` user reads the two advisories and nothing else: it may not
+/// publish (no `$SYS.REQ.…` question to the broker) nor read other system or event subjects.
+#[test]
+fn the_hub_events_user_may_only_listen_to_sign_ins() {
+    if !nats_broker::nats_server_or_skip(
+        "cluster_sign_in::the_hub_events_user_may_only_listen_to_sign_ins",
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start_shipped(dir.path());
+    let answer = |commands: &str| -> String {
+        let mut s = TcpStream::connect(("127.0.0.1", broker.port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_millis(300)))
+            .unwrap();
+        write!(
+            s,
+            "CONNECT {{\"verbose\":false,\"user\":\"hub-events\",\"pass\":\"test-pw-hub-events\",\"protocol\":1}}\r\n{commands}PING\r\n"
+        )
+        .unwrap();
+        let mut out = String::new();
+        let mut buf = [0u8; 4096];
+        let end = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < end && !out.ends_with("PONG\r\n") {
+            match s.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => out.push_str(&String::from_utf8_lossy(&buf[..n])),
+                Err(_) => {}
+            }
+        }
+        out
+    };
+    let allowed = answer(&format!(
+        "SUB {} 1\r\nSUB {} 2\r\n",
+        "$SYS.SERVER.*.CLIENT.AUTH.ERR", "$SYS.ACCOUNT.*.CONNECT"
+    ));
+    assert!(
+        allowed.contains("PONG") && !allowed.contains("-ERR"),
+        "{allowed}"
+    );
+    for command in [
+        "SUB $SYS.> 1\r\n",
+        "SUB dgt.> 1\r\n",
+        "SUB $SYS.ACCOUNT.*.DISCONNECT 1\r\n",
+        "PUB $SYS.REQ.SERVER.PING 0\r\n\r\n",
+        "PUB dgt.open-2026.hall-a.events 2\r\nhi\r\n",
+    ] {
+        let refused = answer(command);
+        assert!(
+            refused.contains("Permissions Violation"),
+            "{command}: {refused}"
+        );
+    }
 }

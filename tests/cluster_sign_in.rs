@@ -81,6 +81,10 @@ fn a_node_with_a_wrong_password_is_named_on_the_hub_until_it_signs_in() {
     let health = get_json(hub_addr, "/health");
     assert_eq!(health["status"], "degraded", "{health}");
     assert_eq!(health["daemon"]["hub"]["nodes_refused"], 1, "{health}");
+    assert_eq!(
+        health["daemon"]["hub"]["broker_events"]["listening"], true,
+        "{health}"
+    );
     let warning = hub.stderr_line("refused to sign hall-a in", Duration::from_secs(5));
     assert!(warning.contains("WARN"), "{warning}");
     node.terminate();
@@ -128,6 +132,11 @@ fn without_the_broker_events_user_the_hub_cannot_hear_a_refused_node() {
     );
     std::thread::sleep(Duration::from_secs(2));
     assert_eq!(hall_a(hub_addr), None);
+    let health = get_json(hub_addr, "/health");
+    assert!(
+        health["daemon"]["hub"]["broker_events"].is_null(),
+        "{health}"
+    );
     node.terminate();
     hub.terminate();
 }

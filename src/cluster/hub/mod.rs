@@ -91,6 +91,8 @@ struct HubState {
     remade_told: bool,
     /// Nodes the broker refused to sign in, as it reported (see [`sign_in`]).
     refusals: sign_in::Refusals,
+    /// The link of the listener of the broker's sign-in reports, when it is configured.
+    events_link: Option<Arc<LinkHealth>>,
 }
 
 type Shared = Arc<Mutex<HubState>>;
@@ -178,6 +180,7 @@ impl Hub {
             local: LocalAlerts::default(),
             remade_told: false,
             refusals: sign_in::Refusals::default(),
+            events_link: None,
         }));
         // The stream up to its end now is the history the server starts from.
         let mut history = Vec::new();
@@ -823,6 +826,11 @@ impl StatusSource for HubStatus {
                 "nodes": nodes.len(),
                 "nodes_offline": offline,
                 "nodes_refused": state.refusals.nodes().count(),
+                "broker_events": state.events_link.as_ref().map(|l| json!({
+                    "listening": l.connected(),
+                    "problem_kind": l.problem().map(|p| p.kind),
+                    "problem": l.problem().map(|p| p.message),
+                })),
                 "stream_position": state.stream_position,
                 "stream_last": state.stream_last,
                 "reader_restarts": reader.restarts,

@@ -199,6 +199,7 @@ pub(super) async fn listen(cluster: ClusterSettings, shared: Shared, stop: Cance
         ..cluster
     };
     let link = Arc::new(LinkHealth::default());
+    lock(&shared).events_link = Some(link.clone());
     let client = match connect_reporting(&settings, "hub-events", link).await {
         Ok(c) => c,
         Err(e) => {

@@ -475,7 +475,7 @@ async fn watch_nodes(
                         && beat.node == node
                     {
                         let mut state = lock(&shared);
-                        state.refusals.signed_in(&node);
+                        state.refusals.heard(&node, offline_after);
                         state.live.insert(node, Liveness { heard: Instant::now(), beat });
                     }
                 }

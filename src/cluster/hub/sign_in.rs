@@ -166,7 +166,20 @@ impl Refusals {
         }
     }
 
-    /// The node is in (a sign-in advisory, or a heartbeat heard).
+    /// A heartbeat heard from the node: it is in, unless a refusal came within `quiet` (a
+    /// second PC knocking with the node's name and a wrong password, while the right one
+    /// runs, stays listed). It stands in for a sign-in report the listener missed.
+    pub fn heard(&mut self, node: &str, quiet: Duration) {
+        if self
+            .by_node
+            .get(node)
+            .is_some_and(|r| r.last.elapsed() >= quiet)
+        {
+            self.signed_in(node);
+        }
+    }
+
+    /// The node signed in (the broker's report).
     pub fn signed_in(&mut self, node: &str) {
         if self.by_node.remove(node).is_some() {
             tracing::info!(%node, "hub: node signed in to the broker again");
@@ -272,6 +285,22 @@ mod tests {
         assert!(seen.message("hall-a").contains("Fix"));
         let connect = parse("$SYS.ACCOUNT.EVENT.CONNECT", CONNECT.as_bytes()).unwrap();
         r.apply(connect, now);
+        assert!(r.get("hall-a").is_none());
+    }
+
+    #[test]
+    fn a_heartbeat_clears_a_refusal_only_once_the_knocking_stopped() {
+        let mut r = Refusals::default();
+        let refused = Advisory::Refused {
+            node: "hall-a".into(),
+            host: "10.0.0.9".into(),
+            reason: String::new(),
+        };
+        r.apply(refused.clone(), Instant::now());
+        r.heard("hall-a", Duration::from_secs(6));
+        assert!(r.get("hall-a").is_some(), "another PC still knocks");
+        r.apply(refused, Instant::now() - Duration::from_secs(7));
+        r.heard("hall-a", Duration::from_secs(6));
         assert!(r.get("hall-a").is_none());
     }
 

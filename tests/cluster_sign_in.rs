@@ -195,3 +195,24 @@ fn the_hub_events_user_may_only_listen_to_sign_ins() {
         );
     }
 }
+
+/// `check-config` takes the hub's listener settings, and refuses the shipped placeholder.
+#[test]
+fn check_config_takes_the_broker_events_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = |password: &str| {
+        format!(
+            "[cluster]\nnats = \"nats://127.0.0.1:4222\"\nnode = \"hall-a\"\nevent = \"{EVENT}\"\n\
+             broker_events_user = \"hub-events\"\nbroker_events_password = \"{password}\"\n"
+        )
+    };
+    let shipped = write(dir.path(), "shipped.toml", table("CHANGE-ME-hub-events"));
+    let (ok, _, err) = run_to_end(&["check-config", path_str(&shipped)]);
+    assert!(
+        !ok && err.contains("cluster.broker_events_password"),
+        "{err}"
+    );
+    let set = write(dir.path(), "set.toml", table("a-long-real-secret"));
+    let (ok, _, err) = run_to_end(&["check-config", path_str(&set)]);
+    assert!(ok, "{err}");
+}

@@ -81,6 +81,7 @@ fn a_node_with_a_wrong_password_is_named_on_the_hub_until_it_signs_in() {
     let health = get_json(hub_addr, "/health");
     assert_eq!(health["status"], "degraded", "{health}");
     assert_eq!(health["daemon"]["hub"]["nodes_refused"], 1, "{health}");
+    assert_eq!(health["daemon"]["ok"], false, "{health}");
     assert_eq!(
         health["daemon"]["hub"]["broker_events"]["listening"], true,
         "{health}"

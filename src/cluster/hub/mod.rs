@@ -819,7 +819,7 @@ impl StatusSource for HubStatus {
         let offline = nodes.iter().filter(|n| n["state"] == "offline").count();
         let mut health = json!({
             "ok": state.connected && offline == 0 && stalled.is_none() && link.is_none()
-                && reader.missing == 0 && !config_changed,
+                && reader.missing == 0 && !config_changed && state.refusals.nodes().next().is_none(),
             "hub": {
                 "broker_connected": state.connected,
                 "view_stalled": stalled.is_some(),

@@ -36,6 +36,25 @@ fn node_config(dir: &Path, broker: &Broker, password: &str) -> PathBuf {
     )
 }
 
+/// The hub as user `hub`; `listener`: with the shipped `hub-events` user too.
+fn start_hub(dir: &Path, broker: &Broker, listener: bool) -> (Proc, SocketAddr) {
+    let mut table = format!(
+        "listen = \"127.0.0.1:0\"\n[cluster]\nnats = \"{}\"\nevent = \"{EVENT}\"\n\
+         heartbeat_ms = 300\noffline_after_ms = 1500\n\
+         user = \"hub\"\npassword = \"test-pw-hub\"\n",
+        broker.url()
+    );
+    if listener {
+        table.push_str(
+            "broker_events_user = \"hub-events\"\nbroker_events_password = \"test-pw-hub-events\"\n",
+        );
+    }
+    let config = write(dir, "hub.toml", table);
+    let mut hub = Proc::spawn(&["hub", "--config", path_str(&config)]);
+    let addr = dashboard_addr(&hub.stderr_line("dashboard at", Duration::from_secs(30)));
+    (hub, addr)
+}
+
 fn hall_a(hub: SocketAddr) -> Option<Value> {
     let list = get_json(hub, "/api/nodes");
     list.as_array()?
@@ -53,19 +72,7 @@ fn a_node_with_a_wrong_password_is_named_on_the_hub_until_it_signs_in() {
     }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start_shipped(dir.path());
-    let hub_config = write(
-        dir.path(),
-        "hub.toml",
-        format!(
-            "listen = \"127.0.0.1:0\"\n[cluster]\nnats = \"{}\"\nevent = \"{EVENT}\"\n\
-             heartbeat_ms = 300\noffline_after_ms = 1500\n\
-             user = \"hub\"\npassword = \"test-pw-hub\"\n\
-             broker_events_user = \"hub-events\"\nbroker_events_password = \"test-pw-hub-events\"\n",
-            broker.url()
-        ),
-    );
-    let mut hub = Proc::spawn(&["hub", "--config", path_str(&hub_config)]);
-    let hub_addr = dashboard_addr(&hub.stderr_line("dashboard at", Duration::from_secs(30)));
+    let (mut hub, hub_addr) = start_hub(dir.path(), &broker, true);
 
     let wrong = node_config(dir.path(), &broker, "not-the-password");
     let journal = dir.path().join("hall-a.sqlite");
@@ -112,17 +119,7 @@ fn without_the_broker_events_user_the_hub_cannot_hear_a_refused_node() {
     }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start_shipped(dir.path());
-    let hub_config = write(
-        dir.path(),
-        "hub.toml",
-        format!(
-            "listen = \"127.0.0.1:0\"\n[cluster]\nnats = \"{}\"\nevent = \"{EVENT}\"\n\
-             user = \"hub\"\npassword = \"test-pw-hub\"\n",
-            broker.url()
-        ),
-    );
-    let mut hub = Proc::spawn(&["hub", "--config", path_str(&hub_config)]);
-    let hub_addr = dashboard_addr(&hub.stderr_line("dashboard at", Duration::from_secs(30)));
+    let (hub, hub_addr) = start_hub(dir.path(), &broker, false);
     let wrong = node_config(dir.path(), &broker, "not-the-password");
     let (mut node, addr) = start_demo(2, Some(5), &dir.path().join("a.sqlite"), Some(&wrong));
     node.stderr_line("authorization violation", Duration::from_secs(20));

@@ -50,6 +50,11 @@ pub struct ClusterSettings {
     /// (besides the chief's own, entered on the hub). From any other node they are a
     /// `result_conflict` alert, never applied.
     pub round_nodes: Vec<String>,
+    /// The hub only: the broker's system-account user that may read its reports of failed
+    /// sign-ins (`hub-events` in config/nats-accounts.conf), so that a venue PC the broker
+    /// refuses (a wrong password) is named on the hub's `/api/nodes`. Unset: not heard.
+    pub broker_events_user: Option<String>,
+    pub broker_events_password: Option<String>,
 }
 
 impl Default for ClusterSettings {
@@ -69,6 +74,8 @@ impl Default for ClusterSettings {
             request_timeout_ms: 5_000,
             replicas: 1,
             round_nodes: Vec::new(),
+            broker_events_user: None,
+            broker_events_password: None,
         }
     }
 }
@@ -218,6 +225,24 @@ pub fn check(c: &ClusterSettings, hub: bool) -> Vec<Problem> {
             );
         }
     }
+    if c.broker_events_user.is_some() != c.broker_events_password.is_some() {
+        add(
+            "broker_events_user",
+            "(hidden)".into(),
+            "broker_events_user and broker_events_password go together",
+            "give both (the hub-events user of nats-accounts.conf), or neither",
+        );
+    }
+    if let Some(pw) = &c.broker_events_password
+        && (pw.contains("CHANGE-ME") || pw.len() < 8)
+    {
+        add(
+            "broker_events_password",
+            "(hidden)".into(),
+            "is the shipped placeholder or shorter than 8 characters",
+            "set the password nats-accounts.conf gives the hub-events user",
+        );
+    }
     if c.batch_events == 0 {
         add(
             "batch_events",
@@ -271,6 +296,17 @@ mod tests {
         c.creds = Some("/nonexistent.creds".into());
         let keys: Vec<String> = check(&c, false).into_iter().map(|p| p.key).collect();
         assert_eq!(keys, ["cluster.creds", "cluster.creds"]);
+    }
+
+    #[test]
+    fn the_broker_events_user_comes_with_a_real_password() {
+        let mut c = good();
+        c.broker_events_user = Some("hub-events".into());
+        assert_eq!(check(&c, true)[0].key, "cluster.broker_events_user");
+        c.broker_events_password = Some("CHANGE-ME-hub-events".into());
+        assert_eq!(check(&c, true)[0].key, "cluster.broker_events_password");
+        c.broker_events_password = Some("a-long-secret".into());
+        assert!(check(&c, true).is_empty());
     }
 
     #[test]

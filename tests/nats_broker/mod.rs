@@ -104,11 +104,11 @@ impl Broker {
     }
 
     /// The shipped `config/nats-server.conf` and its users (`config/nats-accounts.conf`), the
-    /// passwords set to `test-pw-<user>`.
+    /// passwords set to `test-pw-<user>` (`hub-events` first: `hub` is a prefix of it).
     pub fn start_shipped(dir: &Path) -> Broker {
         let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("config");
         let set = |text: String| {
-            ["hall-a", "hall-b", "hub", "admin"]
+            ["hall-a", "hall-b", "hub-events", "hub", "admin"]
                 .iter()
                 .fold(text, |t, u| {
                     t.replace(&format!("CHANGE-ME-{u}"), &format!("test-pw-{u}"))

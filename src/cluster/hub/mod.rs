@@ -15,6 +15,7 @@ mod probe;
 pub mod reader;
 pub mod recent;
 mod remade;
+pub mod sign_in;
 pub mod view;
 
 use std::collections::BTreeMap;
@@ -88,6 +89,10 @@ struct HubState {
     local: LocalAlerts,
     /// Whether the stream read now has told that it was made anew (see [`remade`]).
     remade_told: bool,
+    /// Nodes the broker refused to sign in, as it reported (see [`sign_in`]).
+    refusals: sign_in::Refusals,
+    /// The link of the listener of the broker's sign-in reports, when it is configured.
+    events_link: Option<Arc<LinkHealth>>,
 }
 
 type Shared = Arc<Mutex<HubState>>;
@@ -174,6 +179,8 @@ impl Hub {
             lost_since: None,
             local: LocalAlerts::default(),
             remade_told: false,
+            refusals: sign_in::Refusals::default(),
+            events_link: None,
         }));
         // The stream up to its end now is the history the server starts from.
         let mut history = Vec::new();
@@ -252,6 +259,11 @@ impl Hub {
             js.clone(),
             names.clone(),
             cluster.replicas,
+            shared.clone(),
+            stop.clone(),
+        )));
+        tasks.push(tokio::spawn(sign_in::listen(
+            cluster.clone(),
             shared.clone(),
             stop.clone(),
         )));
@@ -462,7 +474,9 @@ async fn watch_nodes(
                     if let (Some(node), Ok(beat)) = (from, serde_json::from_slice::<Heartbeat>(&msg.payload))
                         && beat.node == node
                     {
-                        lock(&shared).live.insert(node, Liveness { heard: Instant::now(), beat });
+                        let mut state = lock(&shared);
+                        state.refusals.heard(&node, offline_after);
+                        state.live.insert(node, Liveness { heard: Instant::now(), beat });
                     }
                 }
                 None => return,
@@ -748,6 +762,7 @@ impl HubStatus {
         let cut_off = !state.connected || probe::stall(&state).is_some();
         let mut names: Vec<&String> = state.view.nodes().keys().collect();
         names.extend(state.live.keys());
+        names.extend(state.refusals.nodes());
         names.sort();
         names.dedup();
         names
@@ -772,6 +787,17 @@ impl HubStatus {
                     "published_step": track.to_step,
                     "gaps": track.gaps,
                 });
+                if let Some(r) = state.refusals.get(n) {
+                    // The node cannot tell it (it never got in): the broker did.
+                    entry["problem_kind"] = json!("wrong_credentials");
+                    entry["problem"] = json!(r.message(n));
+                    entry["healthy"] = json!(false);
+                    entry["sign_in_refused"] = json!({
+                        "attempts": r.attempts,
+                        "from": r.host,
+                        "last_ms_ago": r.last.elapsed().as_millis() as u64,
+                    });
+                }
                 if cut_off {
                     // What the hub heard before it lost the broker; nobody can know better.
                     entry["stale"] = json!(true);
@@ -793,12 +819,18 @@ impl StatusSource for HubStatus {
         let offline = nodes.iter().filter(|n| n["state"] == "offline").count();
         let mut health = json!({
             "ok": state.connected && offline == 0 && stalled.is_none() && link.is_none()
-                && reader.missing == 0 && !config_changed,
+                && reader.missing == 0 && !config_changed && state.refusals.nodes().next().is_none(),
             "hub": {
                 "broker_connected": state.connected,
                 "view_stalled": stalled.is_some(),
                 "nodes": nodes.len(),
                 "nodes_offline": offline,
+                "nodes_refused": state.refusals.nodes().count(),
+                "broker_events": state.events_link.as_ref().map(|l| json!({
+                    "listening": l.connected(),
+                    "problem_kind": l.problem().map(|p| p.kind),
+                    "problem": l.problem().map(|p| p.message),
+                })),
                 "stream_position": state.stream_position,
                 "stream_last": state.stream_last,
                 "reader_restarts": reader.restarts,

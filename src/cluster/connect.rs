@@ -105,14 +105,14 @@ fn classify(event: &Event, settings: &ClusterSettings, name: &str) -> Option<Lin
             Some(LinkProblem {
                 kind: "permission_denied",
                 message: format!(
-                    "the broker refused {name}: {s}. Fix: the broker's configuration must give the                      user {name} this permission (the user blocks of config/nats-server.conf,                      with the event's id and this PC's node name), or [cluster] event/node are                      not the broker's"
+                    "the broker refused {name}: {s}. Fix: the broker's configuration must give the user {name} this permission (the user blocks of config/nats-accounts.conf, with the event's id and this PC's node name), or [cluster] event/node are not the broker's"
                 ),
             })
         }
         Event::ClientError(ClientError::Other(s)) => Some(LinkProblem {
             kind: "unreachable",
             message: format!(
-                "cannot reach the broker at {urls} ({s}). Fix: check that nats-server runs there                  and the network between; for tls:// URLs check the certificate (tls_ca)"
+                "cannot reach the broker at {urls} ({s}). Fix: check that nats-server runs there and the network between; for tls:// URLs check the certificate (tls_ca)"
             ),
         }),
         _ => None,
@@ -123,7 +123,7 @@ fn wrong_credentials(name: &str) -> LinkProblem {
     LinkProblem {
         kind: "wrong_credentials",
         message: format!(
-            "the broker refused to sign {name} in (authorization violation): the user and              password (or nkey_seed_file, creds) in [cluster] are not the ones the broker's              configuration gives this PC. Fix: copy them from the broker's file"
+            "the broker refused to sign {name} in (authorization violation): the user and password (or nkey_seed_file, creds) in [cluster] are not the ones the broker's configuration gives this PC. Fix: copy them from the broker's file"
         ),
     }
 }

@@ -193,7 +193,7 @@ impl Session {
     /// called (`flag_counts = when_called`), and who calls it.
     fn flag_call(&self, both: bool) -> (Severity, bool, FlagCall) {
         // Reduced supervision in rapid and blitz: 2005 only on a claim (B7), 2017 the
-        // arbiter may call it (A4.5, D3), 2018 / 2023 he shall (A.4.5 / A.5.5). A flag
+        // arbiter may call it (A4.5), 2018 / 2023 he shall (A.4.5 / A.5.5). A flag
         // nobody has to call ends the game only when the arbiter enters the result.
         let severity = if both || !self.reduced() {
             Severity::Intervene

@@ -529,3 +529,27 @@ impl Session {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_settle_before_the_awaited_log_is_put_off_until_it() {
+        let mut s = Session::new("b", &CoreConfig::default());
+        s.timers.set(Timer::LogWait, 1_000);
+        assert!(s.log_awaited(400));
+        assert_eq!(s.timers.get(Timer::Settle), Some(1_000));
+        assert_eq!(s.timers.get(Timer::LogWait), Some(1_000));
+    }
+
+    #[test]
+    fn the_log_wait_ends_at_its_time() {
+        let mut s = Session::new("b", &CoreConfig::default());
+        s.timers.set(Timer::LogWait, 1_000);
+        assert!(!s.log_awaited(1_000));
+        assert!(!s.timers.is_set(Timer::LogWait));
+        // Nothing awaited: a settle goes ahead.
+        assert!(!s.log_awaited(1_500));
+    }
+}

@@ -747,3 +747,74 @@ impl Session {
         out.push((t, EventBody::Alert(a)));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edition::Edition;
+    use shakmaty::Square;
+
+    fn session(edition: Edition) -> Session {
+        let mut s = Session::new("b", &CoreConfig::default());
+        s.rules.edition = arbiter::edition_with(edition, None);
+        s
+    }
+
+    #[test]
+    fn the_replacement_move_is_made_with_the_piece_moved_if_it_can_move() {
+        let s = session(Edition::Fide2023);
+        let start = Chess::default();
+        let touch_move = s.rules.edition.touch_move;
+        let restore = |replacement| Remedy::Restore {
+            article: s.rules.edition.illegal_move,
+            replacement,
+        };
+        assert_eq!(
+            s.illegal_remedy(AlertKind::IllegalMove, &start, Some(Square::E2)),
+            restore(Replacement::WithPiece {
+                square: Square::E2,
+                article: touch_move
+            })
+        );
+        // The rook on a1 has no legal move: any legal move replaces the illegal one.
+        assert_eq!(
+            s.illegal_remedy(AlertKind::IllegalMove, &start, Some(Square::A1)),
+            restore(Replacement::AnyLegalMove { square: Square::A1 })
+        );
+        assert_eq!(
+            s.illegal_remedy(AlertKind::IllegalMove, &start, None),
+            restore(Replacement::PieceTouched {
+                article: touch_move
+            })
+        );
+    }
+
+    #[test]
+    fn a_pawn_left_unpromoted_becomes_a_queen_only_where_the_edition_says_so() {
+        let start = Chess::default();
+        let s = session(Edition::Fide2023);
+        assert_eq!(
+            s.illegal_remedy(AlertKind::PromotionIncomplete, &start, None),
+            Remedy::QueenForPawn {
+                article: s.rules.edition.promotion_incomplete
+            }
+        );
+        let s = session(Edition::Fide2005);
+        assert!(matches!(
+            s.illegal_remedy(AlertKind::PromotionIncomplete, &start, None),
+            Remedy::Restore { .. }
+        ));
+    }
+
+    #[test]
+    fn a_change_of_more_than_one_move_is_no_illegal_move() {
+        let before = Chess::default().board().clone();
+        let mut shown = before.clone();
+        shown.discard_piece_at(Square::E2);
+        shown.set_piece_at(Square::E5, shakmaty::Piece::from_char('P').unwrap());
+        assert!(could_be_one_move(&before, &shown, Color::White));
+        // A black piece appearing where it did not stand: no move of White puts it there.
+        shown.set_piece_at(Square::D4, shakmaty::Piece::from_char('n').unwrap());
+        assert!(!could_be_one_move(&before, &shown, Color::White));
+    }
+}

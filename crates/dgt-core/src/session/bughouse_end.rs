@@ -286,3 +286,73 @@ fn flag_verdict(seat: &Seat, g: &Game, flagged: Color) -> (Severity, BughouseFla
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{CastlingMode, fen::Fen};
+
+    fn seat() -> Seat {
+        let m = bughouse::BughouseMatch {
+            boards: ["a".into(), "b".into()],
+            ..Default::default()
+        };
+        Seat::new(&m, "a")
+    }
+
+    fn game(fen: &str) -> Game {
+        let pos: Chess = fen
+            .parse::<Fen>()
+            .expect("a FEN")
+            .into_position(CastlingMode::Standard)
+            .expect("a legal position");
+        Game::new("a/1".into(), pos, CastlingMode::Standard)
+    }
+
+    const KINGS_ONLY: &str = "4k3/8/8/8/8/8/8/4K3 w - - 0 1";
+
+    #[test]
+    fn a_flag_while_the_other_game_runs_waits_for_it() {
+        let (severity, verdict) = flag_verdict(&seat(), &game(KINGS_ONLY), Color::White);
+        assert_eq!(severity, Severity::Info);
+        assert_eq!(
+            verdict,
+            BughouseFlagVerdict::PartnerPlaying {
+                flagged: Color::White
+            }
+        );
+    }
+
+    #[test]
+    fn a_flag_of_a_player_already_mated_is_judged_by_the_mate() {
+        let mut s = seat();
+        s.pending = Some((0, Standing::Mated));
+        let (_, verdict) = flag_verdict(&s, &game(KINGS_ONLY), Color::White);
+        assert_eq!(
+            verdict,
+            BughouseFlagVerdict::WhileMated {
+                flagged: Color::White
+            }
+        );
+        // The mate is the player on move's: the opponent's flag is judged as a flag.
+        let (_, verdict) = flag_verdict(&s, &game(KINGS_ONLY), Color::Black);
+        assert!(matches!(
+            verdict,
+            BughouseFlagVerdict::PartnerPlaying { .. }
+        ));
+    }
+
+    #[test]
+    fn a_flag_after_the_other_game_loses_only_if_the_opponent_can_win() {
+        let mut s = seat();
+        s.partner.ended = Some(GameResult::Drawn);
+        let can_win = |fen| match flag_verdict(&s, &game(fen), Color::White) {
+            (Severity::Review, BughouseFlagVerdict::AfterOtherGame { can_win, .. }) => can_win,
+            other => panic!("not judged after the other game: {other:?}"),
+        };
+        assert!(!can_win(KINGS_ONLY));
+        assert!(can_win(
+            "4k3/8/8/8/8/8/8/Q3K3 w - - 0 1".replace('Q', "q").as_str()
+        ));
+    }
+}

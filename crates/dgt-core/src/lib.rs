@@ -29,6 +29,8 @@ pub mod edition;
 pub mod eeprom;
 pub mod engine;
 pub mod event;
+#[cfg(feature = "test-support")]
+pub mod event_script;
 pub mod handling;
 pub mod input;
 pub mod outcome;

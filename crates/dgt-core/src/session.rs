@@ -130,7 +130,7 @@ const SIBLING_MAX_MS: u64 = 3000;
 /// How late a board may report a change in rapid play (protocol §4.1: about 400 ms): a
 /// sliding piece may still be reported on the squares after the one it seems to stop on.
 const REPORT_LAG_MS: u64 = 400;
-/// How long a bus board's three-ply reading that a lifted piece also explains is held (D59):
+/// How long a bus board's three-ply reading that a lifted piece also explains is held:
 /// two polls (about a second each, protocol §2.4), so the landing can be reported first.
 const HELD_THREE_PLIES_BUS_MS: u64 = 2000;
 /// The most presses logged between two moves recorded that are taken as proof of as many

@@ -2,16 +2,18 @@
 //! clocks stopped with a result owed, late pairings, the arbiter naming a game — and the
 //! same binding from the journal's JSON (a restart, the hub).
 
-use dgt_core::event::{EndReason, MoveEvent};
+use dgt_core::event::EndReason;
+use dgt_core::event_script::EventScript;
 use dgt_core::input::ActionBy;
 use dgt_core::pairing::{Pairing, Player, ROUND_BOARD, RoundPairings, TableGameOp, TableResultOp};
-use dgt_core::{Alert, AlertKind, Event, EventBody, Operation, Severity, Side};
+use dgt_core::{EventBody, Operation};
 use dgt_pairings::{ResultSource, RoundBook, TableMap, TableState, results};
 
 /// Builds a stream of events with increasing seqs, and a book fed with them.
 struct Stream {
-    seq: u64,
-    events: Vec<Event>,
+    script: EventScript,
+    /// How many of the script's events the book has been fed.
+    applied: usize,
     book: RoundBook,
 }
 
@@ -40,17 +42,23 @@ fn pairings(round: u32, tables: &[u32]) -> RoundPairings {
 impl Stream {
     fn new() -> Self {
         Stream {
-            seq: 0,
-            events: Vec::new(),
+            script: EventScript::new(1000),
+            applied: 0,
             book: RoundBook::with_map(TableMap::new([(3, "b-3".to_string())])),
         }
     }
 
+    /// Feeds the book the events written since it was last fed.
+    fn feed(&mut self) {
+        for e in &self.script.events[self.applied..] {
+            self.book.apply(e);
+        }
+        self.applied = self.script.events.len();
+    }
+
     fn push(&mut self, board: &str, body: EventBody) {
-        self.seq += 1;
-        let e = Event::new(self.seq, board, self.seq * 1000, body);
-        self.book.apply(&e);
-        self.events.push(e);
+        self.script.push(board, body);
+        self.feed();
     }
 
     fn pairings(&mut self, round: u32, tables: &[u32]) {
@@ -58,14 +66,8 @@ impl Stream {
     }
 
     fn start(&mut self, board: &str, game: &str) {
-        self.push(
-            board,
-            EventBody::GameStart {
-                game: game.into(),
-                start_fen: String::new(),
-                found_under_way: false,
-            },
-        );
+        self.script.start(board, game, "");
+        self.feed();
     }
 
     fn moves(&mut self, board: &str, game: &str, plies: u32) {
@@ -75,47 +77,20 @@ impl Stream {
     /// Plies `first..=last` of a game.
     fn moves_from(&mut self, board: &str, game: &str, first: u32, last: u32) {
         for ply in first..=last {
-            self.push(
-                board,
-                EventBody::Move(MoveEvent {
-                    game: game.into(),
-                    ply,
-                    side: if ply % 2 == 1 {
-                        Side::White
-                    } else {
-                        Side::Black
-                    },
-                    uci: String::new(),
-                    san: String::new(),
-                    fen: String::new(),
-                    white_ms: None,
-                    black_ms: None,
-                }),
-            );
+            self.script
+                .ply(board, game, ply, "", String::new(), (None, None));
         }
+        self.feed();
     }
 
     fn end(&mut self, board: &str, game: &str, result: &str, reason: EndReason) {
-        self.push(
-            board,
-            EventBody::GameEnd {
-                game: game.into(),
-                result: result.parse().unwrap(),
-                reason,
-            },
-        );
+        self.script.end(board, game, result, reason);
+        self.feed();
     }
 
     fn clock_stopped(&mut self, board: &str, game: &str) {
-        let mut a = Alert::new(
-            AlertKind::ClockStopped,
-            Severity::Review,
-            "6.11",
-            "The clock was stopped.".into(),
-        );
-        a.game = Some(game.into());
-        a.id = self.seq + 1;
-        self.push(board, EventBody::Alert(a));
+        self.script.clock_stopped(board, game);
+        self.feed();
     }
 
     /// An arbiter action as `forward_by` sends it: the action, then who took it.
@@ -155,7 +130,7 @@ impl Stream {
     /// The same events through the journal's JSON, in a fresh book (a restart; the hub).
     fn replayed(&self) -> RoundBook {
         let mut book = RoundBook::with_map(TableMap::new([(3, "b-3".to_string())]));
-        for e in &self.events {
+        for e in &self.script.events {
             book.apply_json(&e.to_json());
         }
         book
@@ -270,19 +245,7 @@ fn a_stopped_clock_or_a_later_game_leaves_a_result_owed_until_the_arbiter_enters
     s.start("2", "2/1");
     s.moves("2", "2/1", 10);
     s.clock_stopped("2", "2/1");
-    s.push(
-        "2",
-        EventBody::Move(MoveEvent {
-            game: "2/1".into(),
-            ply: 11,
-            side: Side::White,
-            uci: String::new(),
-            san: String::new(),
-            fen: String::new(),
-            white_ms: None,
-            black_ms: None,
-        }),
-    );
+    s.moves_from("2", "2/1", 11, 11);
     assert_eq!(s.round(1)[1].3, TableState::Playing);
     assert_eq!(
         outcomes(&s.replayed(), 1)[0].3,
@@ -388,19 +351,7 @@ fn the_arbiter_names_a_tables_game_and_games_bind_by_id_across_boards() {
     // 4's game and is not table 2's.
     s.start("4", "4/1");
     s.moves("4", "4/1", 10);
-    s.push(
-        "2",
-        EventBody::Move(MoveEvent {
-            game: "4/1".into(),
-            ply: 11,
-            side: Side::White,
-            uci: String::new(),
-            san: String::new(),
-            fen: String::new(),
-            white_ms: None,
-            black_ms: None,
-        }),
-    );
+    s.moves_from("2", "4/1", 11, 11);
     assert_eq!(s.book.table_of("4/1"), Some((4, 4)));
     assert_eq!(s.book.game_of(4, "2"), None);
     assert_eq!(outcomes(&s.replayed(), 4), s.round(4));

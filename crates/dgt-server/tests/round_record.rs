@@ -12,9 +12,10 @@ use std::io::Read;
 use std::time::Duration;
 
 use common::*;
-use dgt_core::event::{BoardStatus, EndReason, LinkState, MoveEvent, Orientation};
+use dgt_core::event::{BoardStatus, EndReason, LinkState, Orientation};
+use dgt_core::event_script::EventScript;
 use dgt_core::pairing::{Pairing, Player, ROUND_BOARD, RoundPairings};
-use dgt_core::{Alert, AlertKind, Event, EventBody, InputKind, Operation, Severity, Side};
+use dgt_core::{Alert, AlertKind, EventBody, InputKind, Operation, Severity};
 use dgt_pairings::{BoardOrder, TableMap};
 use dgt_server::ServerConfig;
 use pgn::Game;
@@ -37,25 +38,14 @@ fn config() -> ServerConfig {
     }
 }
 
-/// The events of the hall, numbered as the core numbers them.
-struct Script {
-    events: Vec<Event>,
-    /// Event time between two events.
-    step_ms: u64,
+/// The hall's events: an [`EventScript`] with what a board's link and moves add.
+trait Hall {
+    fn status(&mut self, board: &str);
+    /// Plays `sans` from ply `from` on (the SAN is what pgn-reader checks).
+    fn play(&mut self, board: &str, game: &str, from: u32, sans: &[&str]);
 }
 
-impl Script {
-    fn seq(&self) -> u64 {
-        self.events.len() as u64
-    }
-
-    fn push(&mut self, board: &str, body: EventBody) -> Event {
-        let seq = self.seq() + 1;
-        let e = Event::new(seq, board, seq * self.step_ms, body);
-        self.events.push(e.clone());
-        e
-    }
-
+impl Hall for EventScript {
     fn status(&mut self, board: &str) {
         self.push(
             board,
@@ -70,63 +60,13 @@ impl Script {
         );
     }
 
-    fn start(&mut self, board: &str, game: &str) {
-        self.push(
-            board,
-            EventBody::GameStart {
-                game: game.into(),
-                start_fen: START.into(),
-                found_under_way: false,
-            },
-        );
-    }
-
-    /// Plays `sans` from ply `from` on (the SAN is what pgn-reader checks).
     fn play(&mut self, board: &str, game: &str, from: u32, sans: &[&str]) {
         for (i, san) in sans.iter().enumerate() {
             let ply = from + i as u32;
             let seq = self.seq() + 1;
-            self.push(
-                board,
-                EventBody::Move(MoveEvent {
-                    game: game.into(),
-                    ply,
-                    side: if ply % 2 == 1 {
-                        Side::White
-                    } else {
-                        Side::Black
-                    },
-                    uci: String::new(),
-                    san: (*san).into(),
-                    fen: format!("fen-{seq}"),
-                    white_ms: Some(5_400_000 - u64::from(ply) * 1000),
-                    black_ms: Some(5_400_000 - u64::from(ply) * 1000),
-                }),
-            );
+            let clock = Some(5_400_000 - u64::from(ply) * 1000);
+            self.ply(board, game, ply, san, format!("fen-{seq}"), (clock, clock));
         }
-    }
-
-    fn end(&mut self, board: &str, game: &str, result: &str, reason: EndReason) {
-        self.push(
-            board,
-            EventBody::GameEnd {
-                game: game.into(),
-                result: result.parse().unwrap(),
-                reason,
-            },
-        );
-    }
-
-    fn clock_stopped(&mut self, board: &str, game: &str) {
-        let mut a = Alert::new(
-            AlertKind::ClockStopped,
-            Severity::Review,
-            "6.11",
-            "The clock was stopped.".into(),
-        );
-        a.id = self.seq() + 1;
-        a.game = Some(game.into());
-        self.push(board, EventBody::Alert(a));
     }
 }
 
@@ -242,19 +182,21 @@ fn trf_codes(trf: &str, starts: &[u32]) -> Vec<char> {
 
 /// Takes the table action the server forwarded and passes it back as the core does: the
 /// action's event, then who took it.
-async fn echo(server: &mut TestServer, script: &mut Script) {
+async fn echo(server: &mut TestServer, script: &mut EventScript) {
     let op = server.ops.recv().await.unwrap();
     let body = match op.kind {
         InputKind::Op(Operation::TableResult(r)) => EventBody::TableResult(r),
         InputKind::Op(Operation::TableGame(g)) => EventBody::TableGame(g),
         other => panic!("not a table action: {other:?}"),
     };
-    server.send(&[script.push(ROUND_BOARD, body)]);
+    server.send(&[script.push(ROUND_BOARD, body).clone()]);
     let by = server.ops.recv().await.unwrap();
     let InputKind::Op(Operation::By(by)) = by.kind else {
         panic!("who took it is missing: {by:?}");
     };
-    server.send(&[script.push(ROUND_BOARD, EventBody::ArbiterAction(by))]);
+    server.send(&[script
+        .push(ROUND_BOARD, EventBody::ArbiterAction(by))
+        .clone()]);
     server.wait_seq(script.seq()).await;
 }
 
@@ -292,21 +234,18 @@ async fn get_gzip(server: &TestServer, path: &str) -> (String, Vec<u8>) {
 #[tokio::test]
 async fn a_round_keeps_each_tables_game_and_result_through_play_after_it_and_a_restart() {
     let mut server = start(config()).await;
-    let mut s = Script {
-        events: Vec::new(),
-        step_ms: 1000,
-    };
+    let mut s = EventScript::new(1000);
     for b in ["1", "b-2", "3", "9"] {
         s.status(b);
     }
     // Board 1 plays before the pairings are in.
-    s.start("1", "1/1");
+    s.start("1", "1/1", START);
     s.play("1", "1/1", 1, &["e4", "c5"]);
     s.push(ROUND_BOARD, EventBody::Pairings(round3()));
-    s.start("b-2", "b-2/1");
+    s.start("b-2", "b-2/1", START);
     s.play("b-2", "b-2/1", 1, &["d4", "d5", "c4"]);
-    s.start("3", "3/1");
-    s.start("9", "9/1");
+    s.start("3", "3/1", START);
+    s.start("9", "9/1", START);
     s.play("9", "9/1", 1, &["Nf3"]);
     server.send(&s.events);
     server.wait_seq(s.seq()).await;
@@ -333,15 +272,15 @@ async fn a_round_keeps_each_tables_game_and_result_through_play_after_it_and_a_r
         &["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"],
     );
     s.end("3", "3/1", "1-0", EndReason::Checkmate);
-    s.start("3", "3/2");
+    s.start("3", "3/2", START);
     s.play("3", "3/2", 1, &["e4", "e5", "Nf3"]);
     s.end("b-2", "b-2/1", "1/2-1/2", EndReason::ResultGesture);
-    s.start("b-2", "b-2/2");
+    s.start("b-2", "b-2/2", START);
     s.play("b-2", "b-2/2", 1, &["g4", "e5", "f3", "Qh4#"]);
     s.end("b-2", "b-2/2", "0-1", EndReason::Checkmate);
     s.play("1", "1/1", 3, &["Nf3"]);
     s.clock_stopped("1", "1/1");
-    s.start("1", "1/2");
+    s.start("1", "1/2", START);
     s.play("1", "1/2", 1, &["d4"]);
     s.play("9", "9/1", 2, &["d5"]);
     server.send(&s.events[from as usize..]);
@@ -474,7 +413,7 @@ async fn a_round_keeps_each_tables_game_and_result_through_play_after_it_and_a_r
     // the board is set up for round 4, it gives way to the game started then.
     let from = s.seq();
     s.push(ROUND_BOARD, EventBody::Pairings(round4()));
-    s.start("1", "1/3");
+    s.start("1", "1/3", START);
     s.play("1", "1/3", 1, &["c4"]);
     server.send(&s.events[from as usize..]);
     server.wait_seq(s.seq()).await;
@@ -511,12 +450,9 @@ async fn the_replay_of_a_game_end_opens_on_that_game_though_the_next_one_starts_
     let server = start(config()).await;
     // Five seconds between events: the replay window (20 s before the alert) opens in the
     // middle of the game.
-    let mut s = Script {
-        events: Vec::new(),
-        step_ms: 5000,
-    };
+    let mut s = EventScript::new(5000);
     s.status("3");
-    s.start("3", "3/1");
+    s.start("3", "3/1", START);
     s.play("3", "3/1", 1, &["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6"]);
     let mut mate = Alert::new(
         AlertKind::Checkmate,
@@ -530,7 +466,7 @@ async fn the_replay_of_a_game_end_opens_on_that_game_though_the_next_one_starts_
     s.push("3", EventBody::Alert(mate));
     s.end("3", "3/1", "1-0", EndReason::Checkmate);
     // The pieces set up again ten seconds after the mate.
-    s.start("3", "3/2");
+    s.start("3", "3/2", START);
     server.send(&s.events);
     server.wait_seq(s.seq()).await;
     let id = s.seq() - 2;
@@ -545,12 +481,9 @@ async fn the_replay_of_a_game_end_opens_on_that_game_though_the_next_one_starts_
 #[tokio::test]
 async fn an_incident_report_shows_the_position_before_the_move_and_after_it() {
     let server = start(config()).await;
-    let mut s = Script {
-        events: Vec::new(),
-        step_ms: 1000,
-    };
+    let mut s = EventScript::new(1000);
     s.status("1");
-    s.start("1", "1/1");
+    s.start("1", "1/1", START);
     s.play("1", "1/1", 1, &["e4", "e5", "Nf3"]);
     // An alert about the last move (its position), and one after it with none.
     let mut touch = Alert::new(AlertKind::TouchMove, Severity::Review, "4.3", "m".into());

@@ -155,39 +155,10 @@ impl Session {
         shown: &shakmaty::Board,
         out: &mut Emitted,
     ) -> bool {
-        let (Some(seat), Some(g)) = (&self.bughouse, &self.game) else {
+        let Some((from, to, after)) = self.forfeited_promotion(mover, shown) else {
             return false;
         };
-        let pos = g.current();
-        if seat.regulation.fide_underneath()
-            || pos.turn() != mover
-            || bughouse::has_piece_to_take(&seat.partner.pieces, mover)
-        {
-            return false;
-        }
-        let Some(from) = crate::board::diff(pos.board(), shown).single_square() else {
-            return false;
-        };
-        // The promotion straight ahead, which the pawn could legally make.
-        let Some(to) = crate::reconstruct::legal_moves(pos)
-            .iter()
-            .find(|m| m.from() == Some(from) && m.is_promotion() && !m.is_capture())
-            .map(|m| m.to())
-        else {
-            return false;
-        };
-        if shown.piece_at(from).is_some() {
-            return false;
-        }
-        let Some(after) = crate::reconstruct::edited(pos, g.castling_mode, |setup| {
-            setup.board.discard_piece_at(from);
-            setup.turn = !mover;
-            setup.ep_square = None;
-            setup.halfmoves = 0;
-            if mover.is_black() {
-                setup.fullmoves = setup.fullmoves.saturating_add(1);
-            }
-        }) else {
+        let Some(seat) = &self.bughouse else {
             return false;
         };
         let reg = seat.regulation;
@@ -236,6 +207,43 @@ impl Session {
         self.board.same_since = t;
         self.after_move(t, out);
         true
+    }
+
+    /// The pawn `mover` could promote straight ahead, gone from the board with nothing put
+    /// down (DJC 3.1, with no piece on the partner board to take): its square, the square
+    /// it reached, and the position after the forfeit.
+    fn forfeited_promotion(
+        &self,
+        mover: Color,
+        shown: &shakmaty::Board,
+    ) -> Option<(shakmaty::Square, shakmaty::Square, shakmaty::Chess)> {
+        let (seat, g) = (self.bughouse.as_ref()?, self.game.as_ref()?);
+        let pos = g.current();
+        if seat.regulation.fide_underneath()
+            || pos.turn() != mover
+            || bughouse::has_piece_to_take(&seat.partner.pieces, mover)
+        {
+            return None;
+        }
+        let from = crate::board::diff(pos.board(), shown).single_square()?;
+        // The promotion straight ahead, which the pawn could legally make.
+        let to = crate::reconstruct::legal_moves(pos)
+            .iter()
+            .find(|m| m.from() == Some(from) && m.is_promotion() && !m.is_capture())
+            .map(|m| m.to())?;
+        if shown.piece_at(from).is_some() {
+            return None;
+        }
+        let after = crate::reconstruct::edited(pos, g.castling_mode, |setup| {
+            setup.board.discard_piece_at(from);
+            setup.turn = !mover;
+            setup.ep_square = None;
+            setup.halfmoves = 0;
+            if mover.is_black() {
+                setup.fullmoves = setup.fullmoves.saturating_add(1);
+            }
+        })?;
+        Some((from, to, after))
     }
 
     /// A drop onto an occupied square shows as one square changed: the opponent's piece

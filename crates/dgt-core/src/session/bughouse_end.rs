@@ -2,6 +2,7 @@
 //! other game (DJC 5.4 / 5.5; Flemish 5.d / 6.f), the end it becomes, and the regulation's
 //! flags (5.6, 5.8, 10.2).
 
+use super::seat::Seat;
 use super::*;
 use crate::bughouse::{self, Regulation, Standing};
 use crate::verdict::BughouseFlagVerdict;
@@ -34,34 +35,7 @@ impl Session {
         let partner_playing = seat.partner.ended.is_none();
         let name = arbiter::side_name(on_move);
         if reg == Regulation::Flemish {
-            // 6.f: the game ends only on the direct opponent's claim; 5.d: a stalemate draws
-            // only when both players of a team are stalemated without reserve pieces.
-            let (kind, severity, message, prescription) = if standing == Standing::Mated {
-                (
-                    AlertKind::Checkmate,
-                    Severity::Claim,
-                    format!("{name} is checkmated (no move, no square to block the check, 6.d)."),
-                    "The game ends when the direct opponent claims the mate (6.f); his team then wins the match (5.d).",
-                )
-            } else {
-                (
-                    AlertKind::Stalemate,
-                    Severity::Info,
-                    format!("{name} has no move and nothing to drop."),
-                    "A draw only if both players of one team are stalemated without reserve pieces (5.d).",
-                )
-            };
-            let mut a = self.alert(kind, severity, Some(on_move), message);
-            a.edition = reg.name().into();
-            a.article = Some(
-                if standing == Standing::Mated {
-                    "6.d, 6.f"
-                } else {
-                    "5.d"
-                }
-                .into(),
-            );
-            a.prescription = Some(prescription.into());
+            let a = self.flemish_standing(on_move, standing);
             out.push((t, EventBody::Alert(a)));
             return;
         }
@@ -92,6 +66,35 @@ impl Session {
                 .into(),
         );
         out.push((t, EventBody::Alert(a)));
+    }
+
+    /// A mate or stalemate under the Flemish regulation: the game ends only on the direct
+    /// opponent's claim (6.f), and a stalemate draws only when both players of a team are
+    /// stalemated without reserve pieces (5.d).
+    fn flemish_standing(&self, on_move: Color, standing: Standing) -> Alert {
+        let name = arbiter::side_name(on_move);
+        let (kind, severity, message, prescription, article) = if standing == Standing::Mated {
+            (
+                AlertKind::Checkmate,
+                Severity::Claim,
+                format!("{name} is checkmated (no move, no square to block the check, 6.d)."),
+                "The game ends when the direct opponent claims the mate (6.f); his team then wins the match (5.d).",
+                "6.d, 6.f",
+            )
+        } else {
+            (
+                AlertKind::Stalemate,
+                Severity::Info,
+                format!("{name} has no move and nothing to drop."),
+                "A draw only if both players of one team are stalemated without reserve pieces (5.d).",
+                "5.d",
+            )
+        };
+        let mut a = self.alert(kind, severity, Some(on_move), message);
+        a.edition = Regulation::Flemish.name().into();
+        a.article = Some(article.into());
+        a.prescription = Some(prescription.into());
+        a
     }
 
     /// A mate or stalemate becomes the result.
@@ -185,28 +188,13 @@ impl Session {
             return false;
         }
         let reg = seat.regulation;
-        let partner_playing = seat.partner.ended.is_none();
-        let pending = seat.pending;
         let (Some(white), Some(g)) = (self.clock.white_side(), &self.game) else {
             return true;
         };
         let last = self.clock.last().copied();
         let both = last.is_some_and(|l| l.left.flagged() && l.right.flagged());
         if both {
-            let mut a = self.alert(
-                AlertKind::BothFlagsFallen,
-                Severity::Intervene,
-                None,
-                "Both flags have fallen: the game is drawn, and the arbiter must declare it now."
-                    .into(),
-            );
-            a.edition = reg.name().into();
-            a.article = Some("5.8, 10.2".into());
-            a.prescription = Some(
-                "Declare the game drawn (10.2: the one case the arbiter acts without a request)."
-                    .into(),
-            );
-            self.finish(t, a, GameResult::Drawn, EndReason::BothFlagsFallen, out);
+            self.both_flags_down(t, reg, out);
             return true;
         }
         let Some(&d) = displays.first() else {
@@ -217,35 +205,7 @@ impl Session {
         } else {
             Color::Black
         };
-        let opp = !flagged;
-        let on_move = g.current().turn();
-        let (severity, verdict) = match pending {
-            Some((_, Standing::Mated)) if on_move == flagged => {
-                (Severity::Info, BughouseFlagVerdict::WhileMated { flagged })
-            }
-            Some((_, Standing::Stalemated)) if on_move == flagged => (
-                Severity::Review,
-                BughouseFlagVerdict::WhileStalemated { flagged },
-            ),
-            _ if partner_playing => (
-                Severity::Info,
-                BughouseFlagVerdict::PartnerPlaying { flagged },
-            ),
-            _ => {
-                let available = bughouse::reserve(&seat.partner, g, g.plies(), opp, true);
-                let ability = crate::dead::full(g.current(), g.castling_mode, opp);
-                let can = available.iter().any(|n| *n > 0)
-                    || ability != crate::dead::MateAbility::CannotMate;
-                (
-                    Severity::Review,
-                    BughouseFlagVerdict::AfterOtherGame {
-                        flagged,
-                        can_win: can,
-                        reserve: bughouse::reserve_words(&available),
-                    },
-                )
-            }
-        };
+        let (severity, verdict) = flag_verdict(seat, g, flagged);
         let article = verdict.article();
         let mut a = self.alert(
             AlertKind::FlagFall,
@@ -270,5 +230,129 @@ impl Session {
             None => out.push((t, EventBody::Alert(a))),
         }
         true
+    }
+
+    /// Both flags down under the DJC / KNSB regulation: a draw the arbiter declares at once,
+    /// the one case he acts without a request (5.8, 10.2).
+    fn both_flags_down(&mut self, t: u64, reg: Regulation, out: &mut Emitted) {
+        let mut a = self.alert(
+            AlertKind::BothFlagsFallen,
+            Severity::Intervene,
+            None,
+            "Both flags have fallen: the game is drawn, and the arbiter must declare it now."
+                .into(),
+        );
+        a.edition = reg.name().into();
+        a.article = Some("5.8, 10.2".into());
+        a.prescription = Some(
+            "Declare the game drawn (10.2: the one case the arbiter acts without a request)."
+                .into(),
+        );
+        self.finish(t, a, GameResult::Drawn, EndReason::BothFlagsFallen, out);
+    }
+}
+
+/// The verdict on `flagged`'s fallen flag (5.6): a player already mated or stalemated
+/// is judged by that; while the other game runs the opponent may still receive pieces;
+/// after it ended he wins if he can mate with what is on the board or in reserve.
+fn flag_verdict(seat: &Seat, g: &Game, flagged: Color) -> (Severity, BughouseFlagVerdict) {
+    let opp = !flagged;
+    let on_move = g.current().turn();
+    match seat.pending {
+        Some((_, Standing::Mated)) if on_move == flagged => {
+            (Severity::Info, BughouseFlagVerdict::WhileMated { flagged })
+        }
+        Some((_, Standing::Stalemated)) if on_move == flagged => (
+            Severity::Review,
+            BughouseFlagVerdict::WhileStalemated { flagged },
+        ),
+        _ if seat.partner.ended.is_none() => (
+            Severity::Info,
+            BughouseFlagVerdict::PartnerPlaying { flagged },
+        ),
+        _ => {
+            let available = bughouse::reserve(&seat.partner, g, g.plies(), opp, true);
+            let ability = crate::dead::full(g.current(), g.castling_mode, opp);
+            let can =
+                available.iter().any(|n| *n > 0) || ability != crate::dead::MateAbility::CannotMate;
+            (
+                Severity::Review,
+                BughouseFlagVerdict::AfterOtherGame {
+                    flagged,
+                    can_win: can,
+                    reserve: bughouse::reserve_words(&available),
+                },
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{CastlingMode, fen::Fen};
+
+    fn seat() -> Seat {
+        let m = bughouse::BughouseMatch {
+            boards: ["a".into(), "b".into()],
+            ..Default::default()
+        };
+        Seat::new(&m, "a")
+    }
+
+    fn game(fen: &str) -> Game {
+        let pos: Chess = fen
+            .parse::<Fen>()
+            .expect("a FEN")
+            .into_position(CastlingMode::Standard)
+            .expect("a legal position");
+        Game::new("a/1".into(), pos, CastlingMode::Standard)
+    }
+
+    const KINGS_ONLY: &str = "4k3/8/8/8/8/8/8/4K3 w - - 0 1";
+
+    #[test]
+    fn a_flag_while_the_other_game_runs_waits_for_it() {
+        let (severity, verdict) = flag_verdict(&seat(), &game(KINGS_ONLY), Color::White);
+        assert_eq!(severity, Severity::Info);
+        assert_eq!(
+            verdict,
+            BughouseFlagVerdict::PartnerPlaying {
+                flagged: Color::White
+            }
+        );
+    }
+
+    #[test]
+    fn a_flag_of_a_player_already_mated_is_judged_by_the_mate() {
+        let mut s = seat();
+        s.pending = Some((0, Standing::Mated));
+        let (_, verdict) = flag_verdict(&s, &game(KINGS_ONLY), Color::White);
+        assert_eq!(
+            verdict,
+            BughouseFlagVerdict::WhileMated {
+                flagged: Color::White
+            }
+        );
+        // The mate is the player on move's: the opponent's flag is judged as a flag.
+        let (_, verdict) = flag_verdict(&s, &game(KINGS_ONLY), Color::Black);
+        assert!(matches!(
+            verdict,
+            BughouseFlagVerdict::PartnerPlaying { .. }
+        ));
+    }
+
+    #[test]
+    fn a_flag_after_the_other_game_loses_only_if_the_opponent_can_win() {
+        let mut s = seat();
+        s.partner.ended = Some(GameResult::Drawn);
+        let can_win = |fen| match flag_verdict(&s, &game(fen), Color::White) {
+            (Severity::Review, BughouseFlagVerdict::AfterOtherGame { can_win, .. }) => can_win,
+            other => panic!("not judged after the other game: {other:?}"),
+        };
+        assert!(!can_win(KINGS_ONLY));
+        assert!(can_win(
+            "4k3/8/8/8/8/8/8/Q3K3 w - - 0 1".replace('Q', "q").as_str()
+        ));
     }
 }

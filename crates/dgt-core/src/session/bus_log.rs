@@ -1,6 +1,8 @@
 //! What a bus board's log proves (protocol §3.6): a board on a bus line is read one poll
 //! at a time, and a poll's batch shows only where the pieces stand now, while its log names
-//! every square that changed and every press since the last poll (D75–D78).
+//! every square that changed and every press since the last poll. The log is what tells
+//! the moves made between two polls apart
+//! (`docs/decisions/D75-presses-logged-bus-line-prove.md` and the three after it).
 
 use super::*;
 
@@ -70,9 +72,9 @@ impl Session {
     /// §3.6), while a batch shows only where the pieces stand now. Nxb6 cxb6 read from a
     /// packet that logged d5 and c7 twice is Nxc7, the knight taken off by the recapturing
     /// hand before the poll; Qxf5 gxf5 from one that logged g6 and h5 is Qxg6, the queen's
-    /// landing not yet scanned (bus seeds 270, 14072, 17760: each read a capture and a
-    /// recapture never made, issue 15). Such a reading is no reading: the board is
-    /// unexplained until the next packet tells more.
+    /// landing not yet scanned: read as moves, both would be a capture and a recapture never
+    /// made. Such a reading is no reading: the board is unexplained until the next packet
+    /// tells more (`tests/bus_poller.rs`: a capture whose landing the log lost).
     pub(super) fn logged_on_the_way(&self, interp: Interpretation) -> Interpretation {
         let Interpretation::Ahead(path) = &interp else {
             return interp;
@@ -96,9 +98,9 @@ impl Session {
         let way = Footprint::of(g.current(), path);
         // A square the moves change three times or more (a pawn's landing, a capture on it
         // and the recapture) is named by the log once per change, one scan apart at least:
-        // one name is that of a single change (bus seed 50245: g2-g3 with the queen lifted
-        // from h4 and the h2 pawn taken off, read as g3 Qxg3 hxg3 — g3 named once; D78). An
-        // entry may be skipped, so one name fewer is accepted.
+        // one name is that of a single change: g2-g3 with the queen lifted from h4 and the
+        // h2 pawn taken off shows g3 Qxg3 hxg3, but g3 named once is the pawn's landing
+        // alone. An entry may be skipped, so one name fewer is accepted.
         let named_too_rarely = way.touched.into_iter().any(|sq| {
             let n = way.changes[usize::from(sq)];
             n >= 3 && self.bus_log.square_logged_since_move[usize::from(sq)] + 1 < n
@@ -109,9 +111,8 @@ impl Session {
         let unlogged = way.restored.into_iter().any(|sq| {
             let logged_at = self.bus_log.square_logged_at[usize::from(sq)];
             // A square named last by a packet in before the last move was read: that
-            // packet named it for an earlier change (seed 26195: g5-g4 read, then Qxf5
-            // with the queen in the hand read as Qxg4 fxg4, g4 named for g5-g4 itself;
-            // 31044: f5 named for f7-f5, Qxg6 in the hand read as Qxf5 gxf5; D77).
+            // packet named it for an earlier change, not for these moves (g5-g4 read, then
+            // Qxf5 with the queen in the hand is not Qxg4 fxg4: g4 was named for g5-g4).
             logged_at < since || logged_at <= self.bus_log.log_at_move
         });
         if unlogged {
@@ -145,7 +146,7 @@ impl Session {
     /// a placement shown by fewer moves than presses logged is read as that many moves (or
     /// one more, made and not yet pressed) when such moves reach it. A piece moved twice
     /// around the reply between two polls shows the placement of one move (d2-d3 e7-e5 d3-d4
-    /// reads as d2-d4 e7-e5, bus seed 9598), and every later move was read a ply early.
+    /// shows d2-d4 e7-e5): read by the placement alone, every later move would be a ply early.
     pub(super) fn interpret_logged(
         &self,
         g: &Game,
@@ -164,8 +165,8 @@ impl Session {
         // of a square is logged): a piece moved twice, not once. A move pressed whose piece
         // the board has not yet reported lifted (a press is logged at once, a piece at the
         // end of its scan) leaves one press more than the moves shown, and without this the
-        // extra press would be read as a piece of the board moving in two steps (bus seed
-        // 5125: Bxd7 Qxd7 Na3 and Rh6 pressed, read as Na3 Qc8 Bxd7 Qxd7).
+        // extra press would be read as a piece of the board moving in two steps (Bxd7 Qxd7
+        // Na3 and Rh6 pressed is not Na3 Qc8 Bxd7 Qxd7: c8 was not logged).
         let logged_on_the_way = |path: &[Move]| {
             Footprint::of(g.current(), path)
                 .restored
@@ -175,7 +176,7 @@ impl Session {
         let mut budget = 200_000usize;
         for plies in n..=n + 1 {
             // Of the orders that reach the placement, the one the board showed move by move
-            // the furthest (Bxa6 shown, then g6 Bxh6: not Bxh6 g6 Bxa6, bus seed 6674).
+            // the furthest (Bxa6 shown, then g6 Bxh6: not Bxh6 g6 Bxa6).
             let best = reconstruct::paths_of_length(g.current(), board, plies, 8, &mut budget)
                 .into_iter()
                 .filter(|path| logged_on_the_way(path))
@@ -192,8 +193,8 @@ impl Session {
     /// that changes the most squares the board's log named since the last move was read
     /// (protocol §3.6: every change of a square is logged), when it changes more than the
     /// reading found first. b2-b4 and c4xb3 en passant leave the placement of b2-b3 and
-    /// c4xb3: the log naming b4 tells which (bus seed 5455 read b3 cxb3, one move wrong and
-    /// no alert).
+    /// c4xb3: the log naming b4 tells which. Read as b3 cxb3, one move would be wrong with
+    /// nothing to alert the arbiter.
     fn most_logged(
         &self,
         g: &Game,
@@ -228,7 +229,7 @@ impl Session {
 }
 
 /// What a line of moves does to the squares on its way from a position: the bus reader
-/// checks it against the squares the board's log named (protocol §3.6, D75–D78).
+/// checks it against the squares the board's log named (protocol §3.6).
 struct Footprint {
     /// Every square some move of the line changes.
     touched: shakmaty::Bitboard,

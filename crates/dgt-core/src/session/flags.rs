@@ -193,7 +193,7 @@ impl Session {
     /// called (`flag_counts = when_called`), and who calls it.
     fn flag_call(&self, both: bool) -> (Severity, bool, FlagCall) {
         // Reduced supervision in rapid and blitz: 2005 only on a claim (B7), 2017 the
-        // arbiter may call it (A4.5, D3), 2018 / 2023 he shall (A.4.5 / A.5.5). A flag
+        // arbiter may call it (A4.5), 2018 / 2023 he shall (A.4.5 / A.5.5). A flag
         // nobody has to call ends the game only when the arbiter enters the result.
         let severity = if both || !self.reduced() {
             Severity::Intervene
@@ -485,5 +485,85 @@ pub(super) fn flag_decision(flagged: Color, ability: MateAbility) -> FlagDecisio
         MateAbility::CanMate => FlagDecision::LosesOnTime { flagged },
         MateAbility::CannotMate => FlagDecision::OpponentCannotMate { flagged },
         MateAbility::Undetermined => FlagDecision::Undetermined { flagged },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edition::Edition;
+
+    /// A session of board "b" under `edition` and `supervision`, playing `tc` (seconds).
+    fn session(edition: Edition, supervision: Supervision, tc: &str) -> Session {
+        let mut s = Session::new("b", &CoreConfig::default());
+        s.rules.edition = arbiter::edition_with(edition, None);
+        s.rules.supervision = supervision;
+        s.rules.time_control = Some(TimeControl::parse(tc).expect("a time control"));
+        s
+    }
+
+    #[test]
+    fn a_flag_loses_unless_the_opponent_cannot_mate() {
+        let w = Color::White;
+        assert_eq!(
+            flag_decision(w, MateAbility::CanMate),
+            FlagDecision::LosesOnTime { flagged: w }
+        );
+        assert_eq!(
+            flag_decision(w, MateAbility::CannotMate),
+            FlagDecision::OpponentCannotMate { flagged: w }
+        );
+        assert_eq!(
+            flag_decision(w, MateAbility::Undetermined),
+            FlagDecision::Undetermined { flagged: w }
+        );
+    }
+
+    #[test]
+    fn a_flag_under_full_supervision_is_declared_at_once() {
+        let s = session(Edition::Fide2023, Supervision::Full, "300");
+        assert_eq!(
+            s.flag_call(false),
+            (Severity::Intervene, false, FlagCall::Declared)
+        );
+    }
+
+    #[test]
+    fn a_flag_in_reduced_blitz_follows_the_edition() {
+        let cases = [
+            (Edition::Fide2005, Severity::Claim, FlagCall::OnClaim),
+            (Edition::Fide2017, Severity::Review, FlagCall::MayCall),
+            (Edition::Fide2023, Severity::Intervene, FlagCall::Declared),
+        ];
+        for (edition, severity, call) in cases {
+            let s = session(edition, Supervision::Reduced, "300");
+            assert_eq!(s.flag_call(false), (severity, false, call), "{edition:?}");
+        }
+    }
+
+    #[test]
+    fn both_flags_are_for_the_arbiter_even_under_reduced_supervision() {
+        let s = session(Edition::Fide2005, Supervision::Reduced, "300");
+        assert_eq!(s.flag_call(true).0, Severity::Intervene);
+    }
+
+    #[test]
+    fn a_flag_that_counts_when_called_is_called_first() {
+        let mut s = session(Edition::Fide2023, Supervision::Full, "5400");
+        s.rules.flag_counts = crate::config::FlagCounts::WhenCalled;
+        let (severity, called_later, call) = s.flag_call(false);
+        assert_eq!(severity, Severity::Intervene);
+        assert!(called_later);
+        assert_eq!(
+            call,
+            FlagCall::CallFirst {
+                article: s.rules.edition.flag_considered_fallen
+            }
+        );
+        // Both flags down: the game is drawn whoever calls them (no call to wait for).
+        assert_eq!(
+            s.flag_call(true),
+            (Severity::Intervene, false, FlagCall::Declared)
+        );
     }
 }

@@ -87,7 +87,7 @@ impl Session {
                 ch::single_message(player, &s, self.watch.capture_hands.count(mover)),
                 vec![s.from.to_string(), s.to.to_string()],
             ),
-            // Art. 4 on a player's claim only (rapid/blitz, D25): the arbiter is asked then.
+            // Art. 4 on a player's claim only (2005 rapid/blitz, B5): the arbiter is asked then.
             Finding::Pattern(seen) => (
                 if self.rules.edition.art4_on_claim_in_rapid_blitz && self.rapid_or_blitz() {
                     Severity::Claim
@@ -120,7 +120,7 @@ impl Session {
         // last square, protocol §4.1, so the board never showed that position alone and the
         // window would open after the rook moved): the castling's handling is read from the
         // last change on the squares of the opponent's move (its piece landing, or the
-        // piece it took removed after, D56).
+        // piece it took removed after).
         match (m, self.game.as_ref().and_then(|g| g.moves.last())) {
             (Move::Castle { .. }, Some(prev)) => self
                 .board
@@ -141,7 +141,7 @@ impl Session {
     ) -> Option<(AlertKind, crate::article::Article, String, bool)> {
         // A touch no announced adjustment excuses: the piece had made an illegal move
         // from this position, taken back (7.5.1 → 4.3: the replacement move is made with
-        // it), D47.
+        // it).
         let mut unexcused = false;
         let (kind, article, message) = match s {
             Signal::TouchMove { square, .. }
@@ -211,7 +211,7 @@ impl Session {
             Severity::Claim
         } else if kind == AlertKind::TouchMove && !unexcused {
             // A piece put back on its square: the Laws excuse it if "j'adoube" was said
-            // first (4.2.1; 2005 4.2), and the board cannot hear it (D47).
+            // first (4.2.1; 2005 4.2), and the board cannot hear it.
             Severity::Info
         } else {
             Severity::Review

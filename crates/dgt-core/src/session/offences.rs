@@ -38,6 +38,16 @@ impl LostBecause {
     }
 }
 
+/// An illegal move that stood and was answered (`adopt_illegal`): the move as one step,
+/// the position it left, and the answer read from the board.
+struct Stood {
+    step: reconstruct::IllegalStep,
+    after: Chess,
+    /// The legal moves that answered it; `None` when the answer was itself illegal.
+    path: Option<Vec<Move>>,
+    answered_illegally: bool,
+}
+
 /// Whether `shown` can be one move of `mover` from `before`, legal or not: at most four
 /// squares changed (castling moves two pieces, 3.8.2; en passant empties a third square),
 /// and no piece of the opponent appears on a square it did not stand on — the opponent's
@@ -67,97 +77,20 @@ impl Session {
         }
         let Some(g) = &self.game else { return };
         let before = fen(g.current());
-        let d = board::diff(g.current().board(), shown);
+        let pos = g.current();
+        let d = board::diff(pos.board(), shown);
         let ply = g.plies() as u32 + 1;
         let game_id = g.id.clone();
         let both_checks = both_kings_in_check(shown);
         let onto_piece = self.drop_onto_piece(mover, shown);
-        let (kind, article, what) = if let Some((sq, role, reg)) = onto_piece {
-            (
-                AlertKind::IllegalDrop,
-                reg.article(crate::bughouse::DropFault::Occupied),
-                format!(
-                    "{} dropped a {} on {sq}, onto the {} there: {}",
-                    arbiter::side_name(mover),
-                    reconstruct::role_name(role),
-                    g.current()
-                        .board()
-                        .role_at(sq)
-                        .map_or("piece", reconstruct::role_name),
-                    crate::bughouse::DropFault::Occupied.words()
-                ),
-            )
-        } else if let Some(sq) = reconstruct::unpromoted_pawn_since(g.current().board(), shown) {
-            (
-                AlertKind::PromotionIncomplete,
-                self.rules.edition.promotion_incomplete,
-                format!(
-                    "{} pressed the clock with a pawn still on {sq} (promotion not completed)",
-                    arbiter::side_name(mover)
-                ),
-            )
-        } else {
-            (
-                AlertKind::IllegalMove,
-                self.rules.edition.illegal_move,
-                format!(
-                    "{} completed an illegal move (squares {}){}{}",
-                    arbiter::side_name(mover),
-                    board::square_names(d).join(" "),
-                    if both_checks {
-                        ", leaving both kings in check"
-                    } else {
-                        ""
-                    },
-                    if captures_king(g.current().board(), shown, mover) {
-                        format!(
-                            ", capturing the king, which is not allowed ({})",
-                            self.rules.edition.king_capture
-                        )
-                    } else {
-                        String::new()
-                    }
-                ),
-            )
-        };
-        let remedy =
-            if kind == AlertKind::PromotionIncomplete && self.rules.edition.promotion_queen_stays {
-                Remedy::QueenForPawn {
-                    article: self.rules.edition.promotion_incomplete,
-                }
-            } else {
-                // 4.3 / 4.5: the replacement move is made with the piece moved, if it can move.
-                let pos = g.current();
-                let moved = (d & pos.board().by_color(mover))
-                    .into_iter()
-                    .find(|sq| shown.piece_at(*sq) != pos.board().piece_at(*sq));
-                let replacement = match moved {
-                    Some(square)
-                        if reconstruct::legal_moves(pos)
-                            .iter()
-                            .any(|m| m.from() == Some(square)) =>
-                    {
-                        Replacement::WithPiece {
-                            square,
-                            article: self.rules.edition.touch_move,
-                        }
-                    }
-                    Some(square) => Replacement::AnyLegalMove { square },
-                    None => Replacement::PieceTouched {
-                        article: self.rules.edition.touch_move,
-                    },
-                };
-                Remedy::Restore {
-                    article: self.rules.edition.illegal_move,
-                    replacement,
-                }
-            };
-        let logged = g.moves.last().map(|m| (m.white_ms, m.black_ms));
-        let pos = g.current();
-        self.watch.illegal_piece = (d & pos.board().by_color(mover))
+        let (kind, article, what) = self.illegal_change(pos, mover, shown, onto_piece, both_checks);
+        // The piece the mover moved: the replacement move is made with it (4.3 / 4.5).
+        let moved = (d & pos.board().by_color(mover))
             .into_iter()
-            .find(|sq| shown.piece_at(*sq) != pos.board().piece_at(*sq))
-            .map(|sq| (g.plies(), sq));
+            .find(|sq| shown.piece_at(*sq) != pos.board().piece_at(*sq));
+        let remedy = self.illegal_remedy(kind, pos, moved);
+        let logged = g.moves.last().map(|m| (m.white_ms, m.black_ms));
+        self.watch.illegal_piece = moved.map(|sq| (g.plies(), sq));
         let arbiter_acts = kind == AlertKind::PromotionIncomplete || both_checks;
         let (severity, prescription, verdict) =
             self.illegal_prescription(mover, remedy, arbiter_acts);
@@ -191,6 +124,108 @@ impl Session {
         out.push((t, EventBody::Alert(a)));
     }
 
+    /// What a press completed that no legal move explains, in the order the Laws single it
+    /// out: a bughouse drop onto a piece (2.3; Flemish 5.c), a pawn left on the last rank
+    /// (promotion not completed), or an illegal move — with its alert kind, article and words.
+    fn illegal_change(
+        &self,
+        pos: &Chess,
+        mover: Color,
+        shown: &shakmaty::Board,
+        onto_piece: Option<(
+            shakmaty::Square,
+            shakmaty::Role,
+            crate::bughouse::Regulation,
+        )>,
+        both_checks: bool,
+    ) -> (AlertKind, Article, String) {
+        let side = arbiter::side_name(mover);
+        if let Some((sq, role, reg)) = onto_piece {
+            let fault = crate::bughouse::DropFault::Occupied;
+            let there = pos
+                .board()
+                .role_at(sq)
+                .map_or("piece", reconstruct::role_name);
+            return (
+                AlertKind::IllegalDrop,
+                reg.article(fault),
+                format!(
+                    "{side} dropped a {} on {sq}, onto the {there} there: {}",
+                    reconstruct::role_name(role),
+                    fault.words()
+                ),
+            );
+        }
+        if let Some(sq) = reconstruct::unpromoted_pawn_since(pos.board(), shown) {
+            return (
+                AlertKind::PromotionIncomplete,
+                self.rules.edition.promotion_incomplete,
+                format!(
+                    "{side} pressed the clock with a pawn still on {sq} (promotion not completed)"
+                ),
+            );
+        }
+        let d = board::diff(pos.board(), shown);
+        let king_taken = if captures_king(pos.board(), shown, mover) {
+            format!(
+                ", capturing the king, which is not allowed ({})",
+                self.rules.edition.king_capture
+            )
+        } else {
+            String::new()
+        };
+        (
+            AlertKind::IllegalMove,
+            self.rules.edition.illegal_move,
+            format!(
+                "{side} completed an illegal move (squares {}){}{king_taken}",
+                board::square_names(d).join(" "),
+                if both_checks {
+                    ", leaving both kings in check"
+                } else {
+                    ""
+                },
+            ),
+        )
+    }
+
+    /// The remedy for an illegal change: a pawn left unpromoted becomes a queen where the
+    /// edition says so; otherwise the position before it is restored and a replacement move
+    /// made — with the piece moved if it can move (4.3 / 4.5), else with any piece.
+    fn illegal_remedy(
+        &self,
+        kind: AlertKind,
+        pos: &Chess,
+        moved: Option<shakmaty::Square>,
+    ) -> Remedy {
+        let edition = &self.rules.edition;
+        if kind == AlertKind::PromotionIncomplete && edition.promotion_queen_stays {
+            return Remedy::QueenForPawn {
+                article: edition.promotion_incomplete,
+            };
+        }
+        let replacement = match moved {
+            Some(square)
+                if reconstruct::legal_moves(pos)
+                    .iter()
+                    .any(|m| m.from() == Some(square)) =>
+            {
+                Replacement::WithPiece {
+                    square,
+                    article: edition.touch_move,
+                }
+            }
+            Some(square) => Replacement::AnyLegalMove { square },
+            None => Replacement::PieceTouched {
+                article: edition.touch_move,
+            },
+        };
+        Remedy::Restore {
+            article: edition.illegal_move,
+            replacement,
+        }
+    }
+
     /// The opponent moved from the position an illegal move left: the illegal move is taken
     /// into the game as it stood (tracking goes on from a formally illegal position), then
     /// the reply. Under full supervision the arbiter must still reinstate the position
@@ -200,44 +235,22 @@ impl Session {
             return false;
         };
         let Some(g) = &self.game else { return false };
-        let mut placement = self.board.physical.placement(self.board.orientation);
-        placement.board = self.seen_board();
-        if placement.board == shown {
-            return false;
-        }
-        let before = g.current().clone();
         let before_plies = g.plies();
-        let Some(after) = reconstruct::position_after_illegal(&before, &shown, g.castling_mode)
-        else {
+        let Some(stood) = self.illegal_to_adopt(g, &shown, mover) else {
             return false;
         };
-        let mut budget = 50_000;
-        let path = reconstruct::find_path(&after, &placement.board, 2, &mut budget);
-        // The opponent answered with an illegal move of his own (e.g. taking the king left in
-        // check, 1.4.1): both are reported; the first is taken into the game as made.
-        let answered_illegally = path.is_none()
-            && reconstruct::illegal_step(after.board(), &placement.board, !mover)
-                .is_some_and(|s| reconstruct::step_explains(after.board(), &s, &placement.board));
-        if path.is_none() && !answered_illegally {
-            return false;
-        }
-        let Some(step) = reconstruct::illegal_step(before.board(), &shown, mover) else {
-            return false;
-        };
-        // Only a move is taken into the game: one piece of the mover from one square to
-        // another (a pawn may change into another piece, 3.7.5). Pieces gone or changed
-        // elsewhere are a displacement (7.1), and reading them as a move would invent one.
-        let one_piece = reconstruct::step_explains(before.board(), &step, &shown)
-            && (step.mv.promotion().is_none() || step.mv.role() == shakmaty::Role::Pawn);
-        if !one_piece {
-            return false;
-        }
         if self.watch.adopted_at == Some(before_plies) {
             // A second illegal move to take as it stood, with no legal move since the first:
             // the board is no longer following the game. Stop reading moves from it.
             self.lose_track(t, out, LostBecause::SecondIllegalStood);
             return false;
         }
+        let Stood {
+            step,
+            after,
+            path,
+            answered_illegally,
+        } = stood;
         let clocks = self.clock.white_black_ms();
         let Some(g) = &mut self.game else {
             return false;
@@ -258,58 +271,7 @@ impl Session {
                 black_ms: clocks.1,
             }),
         ));
-        let reduced = self.reduced();
-        let (severity, message) = if answered_illegally {
-            (
-                Severity::Intervene,
-                format!(
-                    "{}'s illegal move {san} was answered by an illegal move, not by a claim: whether it can still be corrected is for the arbiter to decide.",
-                    arbiter::side_name(mover)
-                ),
-            )
-        } else if reduced {
-            (
-                Severity::Info,
-                format!(
-                    "{}'s illegal move {san} stands: {} moved on without a claim.",
-                    arbiter::side_name(mover),
-                    arbiter::side_name(!mover)
-                ),
-            )
-        } else {
-            (
-                Severity::Intervene,
-                match reconstruct::unpromoted_pawn(&shown) {
-                    Some(sq) if self.rules.edition.promotion_queen_stays => format!(
-                        "The game went on after {}'s pawn was left on {sq}: it must be replaced by a queen ({}).",
-                        arbiter::side_name(mover),
-                        self.rules.edition.promotion_incomplete
-                    ),
-                    _ => format!(
-                        "The game went on after {}'s illegal move {san}: the position before it must be reinstated.",
-                        arbiter::side_name(mover)
-                    ),
-                },
-            )
-        };
-        let mut a = self.alert(AlertKind::IllegalMove, severity, Some(mover), message);
-        if answered_illegally {
-            a.prescription = Some(format!(
-                "If {}'s answer is not counted as his next move ({}), restore the position before {san} ({}); otherwise {san} stands and only the answer is corrected.",
-                arbiter::side_name(!mover),
-                if reduced {
-                    self.window_article()
-                } else {
-                    self.rules.edition.illegal_move
-                },
-                self.rules.edition.illegal_move
-            ));
-        }
-        a.article = Some(if reduced {
-            self.window_article().into()
-        } else {
-            self.rules.edition.illegal_move.into()
-        });
+        let mut a = self.adopted_alert(mover, &shown, &san, answered_illegally);
         a.ply = Some(ply);
         out.push((t, EventBody::Alert(a)));
         self.watch.stood = None;
@@ -321,6 +283,99 @@ impl Session {
             }
             None => false,
         }
+    }
+
+    /// Whether the board now shows the opponent's answer to the illegal move `shown` of
+    /// `mover`: the illegal move read as one step, the position after it, and the answer —
+    /// legal moves from there, or an illegal answer of its own.
+    fn illegal_to_adopt(&self, g: &Game, shown: &shakmaty::Board, mover: Color) -> Option<Stood> {
+        let mut placement = self.board.physical.placement(self.board.orientation);
+        placement.board = self.seen_board();
+        if placement.board == *shown {
+            return None;
+        }
+        let before = g.current();
+        let after = reconstruct::position_after_illegal(before, shown, g.castling_mode)?;
+        let mut budget = 50_000;
+        let path = reconstruct::find_path(&after, &placement.board, 2, &mut budget);
+        // The opponent answered with an illegal move of his own (e.g. taking the king left in
+        // check, 1.4.1): both are reported; the first is taken into the game as made.
+        let answered_illegally = path.is_none()
+            && reconstruct::illegal_step(after.board(), &placement.board, !mover)
+                .is_some_and(|s| reconstruct::step_explains(after.board(), &s, &placement.board));
+        if path.is_none() && !answered_illegally {
+            return None;
+        }
+        let step = reconstruct::illegal_step(before.board(), shown, mover)?;
+        // Only a move is taken into the game: one piece of the mover from one square to
+        // another (a pawn may change into another piece, 3.7.5). Pieces gone or changed
+        // elsewhere are a displacement (7.1), and reading them as a move would invent one.
+        let one_piece = reconstruct::step_explains(before.board(), &step, shown)
+            && (step.mv.promotion().is_none() || step.mv.role() == shakmaty::Role::Pawn);
+        one_piece.then_some(Stood {
+            step,
+            after,
+            path,
+            answered_illegally,
+        })
+    }
+
+    /// The alert for an illegal move taken into the game as it stood: reinstated under full
+    /// supervision (7.5.1), standing under reduced supervision (A.4.2 / B.4), and for the
+    /// arbiter to decide when the answer was itself illegal.
+    fn adopted_alert(
+        &self,
+        mover: Color,
+        shown: &shakmaty::Board,
+        san: &str,
+        answered_illegally: bool,
+    ) -> Alert {
+        let reduced = self.reduced();
+        let side = arbiter::side_name(mover);
+        let (severity, message) = if answered_illegally {
+            (
+                Severity::Intervene,
+                format!(
+                    "{side}'s illegal move {san} was answered by an illegal move, not by a claim: whether it can still be corrected is for the arbiter to decide."
+                ),
+            )
+        } else if reduced {
+            (
+                Severity::Info,
+                format!(
+                    "{side}'s illegal move {san} stands: {} moved on without a claim.",
+                    arbiter::side_name(!mover)
+                ),
+            )
+        } else {
+            (
+                Severity::Intervene,
+                match reconstruct::unpromoted_pawn(shown) {
+                    Some(sq) if self.rules.edition.promotion_queen_stays => format!(
+                        "The game went on after {side}'s pawn was left on {sq}: it must be replaced by a queen ({}).",
+                        self.rules.edition.promotion_incomplete
+                    ),
+                    _ => format!(
+                        "The game went on after {side}'s illegal move {san}: the position before it must be reinstated."
+                    ),
+                },
+            )
+        };
+        let article = if reduced {
+            self.window_article()
+        } else {
+            self.rules.edition.illegal_move
+        };
+        let mut a = self.alert(AlertKind::IllegalMove, severity, Some(mover), message);
+        if answered_illegally {
+            a.prescription = Some(format!(
+                "If {}'s answer is not counted as his next move ({article}), restore the position before {san} ({}); otherwise {san} stands and only the answer is corrected.",
+                arbiter::side_name(!mover),
+                self.rules.edition.illegal_move
+            ));
+        }
+        a.article = Some(article.into());
+        a
     }
 
     /// Tracking is lost (issue 15's bound on invented moves): the board shows changes that
@@ -690,5 +745,76 @@ impl Session {
         a.prescription = Some(prescription);
         a.verdict = verdict.map(|v| Box::new(v.into()));
         out.push((t, EventBody::Alert(a)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edition::Edition;
+    use shakmaty::Square;
+
+    fn session(edition: Edition) -> Session {
+        let mut s = Session::new("b", &CoreConfig::default());
+        s.rules.edition = arbiter::edition_with(edition, None);
+        s
+    }
+
+    #[test]
+    fn the_replacement_move_is_made_with_the_piece_moved_if_it_can_move() {
+        let s = session(Edition::Fide2023);
+        let start = Chess::default();
+        let touch_move = s.rules.edition.touch_move;
+        let restore = |replacement| Remedy::Restore {
+            article: s.rules.edition.illegal_move,
+            replacement,
+        };
+        assert_eq!(
+            s.illegal_remedy(AlertKind::IllegalMove, &start, Some(Square::E2)),
+            restore(Replacement::WithPiece {
+                square: Square::E2,
+                article: touch_move
+            })
+        );
+        // The rook on a1 has no legal move: any legal move replaces the illegal one.
+        assert_eq!(
+            s.illegal_remedy(AlertKind::IllegalMove, &start, Some(Square::A1)),
+            restore(Replacement::AnyLegalMove { square: Square::A1 })
+        );
+        assert_eq!(
+            s.illegal_remedy(AlertKind::IllegalMove, &start, None),
+            restore(Replacement::PieceTouched {
+                article: touch_move
+            })
+        );
+    }
+
+    #[test]
+    fn a_pawn_left_unpromoted_becomes_a_queen_only_where_the_edition_says_so() {
+        let start = Chess::default();
+        let s = session(Edition::Fide2023);
+        assert_eq!(
+            s.illegal_remedy(AlertKind::PromotionIncomplete, &start, None),
+            Remedy::QueenForPawn {
+                article: s.rules.edition.promotion_incomplete
+            }
+        );
+        let s = session(Edition::Fide2005);
+        assert!(matches!(
+            s.illegal_remedy(AlertKind::PromotionIncomplete, &start, None),
+            Remedy::Restore { .. }
+        ));
+    }
+
+    #[test]
+    fn a_change_of_more_than_one_move_is_no_illegal_move() {
+        let before = Chess::default().board().clone();
+        let mut shown = before.clone();
+        shown.discard_piece_at(Square::E2);
+        shown.set_piece_at(Square::E5, shakmaty::Piece::from_char('P').unwrap());
+        assert!(could_be_one_move(&before, &shown, Color::White));
+        // A black piece appearing where it did not stand: no move of White puts it there.
+        shown.set_piece_at(Square::D4, shakmaty::Piece::from_char('n').unwrap());
+        assert!(!could_be_one_move(&before, &shown, Color::White));
     }
 }

@@ -22,12 +22,15 @@ pub(super) struct PressState {
     /// presses (a move and its reply) came between the clock's reports.
     pub(super) two_presses_unseen: bool,
     /// A three-ply reading of two hidden presses that a piece lifted also explains, held
-    /// for a longer calm (D59): the board's last change when it was held.
+    /// for a longer calm (the landing may come a scan later than the press): the board's
+    /// last change when it was held.
     pub(super) three_plies_held: Option<u64>,
     /// The display of a press that overtakes an earlier press still waiting for its
-    /// verdict, while that one is judged (D60).
+    /// verdict, while that one is judged: the earlier press came first and completed the
+    /// move before the opponent's reply.
     pub(super) overtaken_by: Option<ClockSide>,
-    /// A reading of two presses unseen (D54/D55/D58) since the last press seen.
+    /// A reading of two presses unseen (a move and its reply between the clock's reports,
+    /// or a display up by two increments) since the last press seen.
     pub(super) hidden_since_press: bool,
     /// The last press seen came after such a reading.
     pub(super) press_after_hidden: bool,

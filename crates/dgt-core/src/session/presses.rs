@@ -262,3 +262,38 @@ impl Session {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session() -> Session {
+        Session::new("b", &CoreConfig::default())
+    }
+
+    #[test]
+    fn a_press_by_white_makes_the_pressed_display_white_s() {
+        let mut s = session();
+        s.infer_from_press(ClockSide::Left, Color::White);
+        assert_eq!(s.clock.white_side(), Some(ClockSide::Left));
+        let mut s = session();
+        s.infer_from_press(ClockSide::Left, Color::Black);
+        assert_eq!(s.clock.white_side(), Some(ClockSide::Right));
+    }
+
+    #[test]
+    fn a_press_does_not_turn_the_clock_s_sides_once_known() {
+        let mut s = session();
+        s.infer_from_press(ClockSide::Right, Color::White);
+        s.infer_from_press(ClockSide::Right, Color::Black);
+        assert_eq!(s.clock.white_side(), Some(ClockSide::Right));
+    }
+
+    #[test]
+    fn the_clock_running_before_a_game_is_white_s() {
+        // A player's clock runs while it is his move; with no game, White is on move.
+        let mut s = session();
+        s.infer_running_side_to_move(ClockSide::Right);
+        assert_eq!(s.clock.white_side(), Some(ClockSide::Right));
+    }
+}

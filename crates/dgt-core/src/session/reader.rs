@@ -45,7 +45,7 @@ pub(super) enum PressReading {
     Moves(Vec<Move>),
     /// Moves the board showed one by one past a shorter reading of the same placement (a
     /// piece moved twice around the reply reads as one longer move, `followed_further`):
-    /// the press completes the presser's first move of them, the rest wait (D70).
+    /// the press completes the presser's first move of them, the rest wait.
     Followed(Vec<Move>),
     /// Another move than the last, unconfirmed one: it replaces it.
     Correct(Move),
@@ -218,9 +218,9 @@ impl Reader<'_> {
         // each placement shown for less than a settle) leaves the placement of one longer
         // move and the reply (Bf1-g2 axb5); the board showed each move in turn while it was
         // watched (`followed_further`), and the press, made before the reply, completed
-        // only the first (6.2.1; D70). Only a line whose every placement but the last the
+        // only the first (6.2.1). Only a line whose every placement but the last the
         // board showed as that ply: a capturer reported on a square of its slide, then the
-        // piece it takes lifted, is no move answered (blitz seed 263, Rg2xg6 via g5).
+        // piece it takes lifted (Rg2xg6 seen on g5), is no move answered.
         let followed = match &interp {
             Interpretation::Ahead(path) => Some(self.followed_further(path.clone()))
                 .filter(|f| f.len() > path.len() && self.shown_move_by_move(f)),
@@ -244,11 +244,11 @@ impl Reader<'_> {
             // one move of it and the reply also reach (Ke2-f2 …Bb7 Kf2-e3 and Ke2-e3 …Bb7).
             // The board showed the placement after each move of the longer line in turn
             // (`chained`): that line was played, as when the board settles (`read_settled`),
-            // and a press judged before it settles reads it too (D65). A first move that is
+            // and a press judged before it settles reads it too. A first move that is
             // a square on the shorter line's slide (c2-c3 …f5 c3-c4 for c2-c4 …f5: a slide
             // reports every square it passes, protocol §4.1) is believed only with two
-            // presses read unseen since the last press seen (D54/D55): this press is the
-            // third.
+            // presses read unseen since the last press seen (three moves need three
+            // presses): this press is the third.
             Interpretation::Ahead(path) => Interpretation::Ahead(
                 self.chained()
                     .filter(|c| {
@@ -283,9 +283,9 @@ impl Reader<'_> {
         // after the press was made after it: the press only started the clock. Its first
         // landing after the lift counts, not its last: a badly centred piece toggles on its
         // square after it lands (protocol §4.1), and the square read again after the press
-        // is no later move (careful seed 22713: a2-a3 reported on a3 before the press, then
-        // off and on again ~450 ms after it; the clock's sides were turned round and every
-        // later press read as a press without a move).
+        // is no later move (a2-a3 reported on a3 before the press, then off and on again
+        // ~450 ms after it: read as a start, the clock's sides would be turned round and
+        // every later press read as a press without a move).
         if g.plies() == 0 && self.reader.last_ahead.is_none() && *interp == Interpretation::Same {
             let reading = if final_look {
                 PressReading::ClockStarted
@@ -309,9 +309,9 @@ impl Reader<'_> {
                 )
                 .is_some_and(|landed| landed > self.press.seen_at + REPORT_LAG_MS)
             // Nor is it a start if the board reported the piece lifted before the press: the
-            // move was under way, and its landing came late (the piece flickered from the
-            // moment it was put down, corpus seed 312372: b2 off before the press, b4 first
-            // reported 430 ms after it).
+            // move was under way, and its landing came late (a piece flickering from the
+            // moment it is put down: b2 off before the press, b4 first reported 430 ms
+            // after it).
             && !path[0].from().is_some_and(|from| {
                 self.board.handling
                     .last_lift_from(from, mover)
@@ -357,7 +357,7 @@ impl Reader<'_> {
             Interpretation::Sibling(m) => Ok(PressReading::Correct(m)),
             // The line the board showed move by move, and the player then on move holding a
             // piece for his next one: read as one move with the opponent's piece lifted, the
-            // line turned into the shorter one the board never showed (D67).
+            // line turned into the shorter one the board never showed.
             Interpretation::Unexplained if let Some(path) = self.shown_line_then_lifted(board) => {
                 Ok(PressReading::Moves(path))
             }
@@ -442,10 +442,9 @@ impl Reader<'_> {
     /// ply in turn (`shown_prefix`), with one piece of the player then on move off the board:
     /// his next move under way. In a time scramble the press is judged after the board
     /// settles, and a piece lifted by then (a pawn taken up ~0.2 s after the last placement)
-    /// made the board one move short of the line with the opponent's piece in hand (Qb8-d8
-    /// …h3 Qd8-b6, the h3 pawn lifted, read as Qb8-b6 with the h4 pawn lifted: scramble seed
-    /// 22828). Three moves need two presses read unseen before this one (D54/D55): the press
-    /// judged is the third.
+    /// makes the board one move short of the line with the opponent's piece in hand (Qb8-d8
+    /// …h3 Qd8-b6 with the h3 pawn lifted is not Qb8-b6 with the h4 pawn lifted). Three
+    /// moves need two presses read unseen before this one: the press judged is the third.
     fn shown_line_then_lifted(&self, shown: &shakmaty::Board) -> Option<Vec<Move>> {
         let g = self.game.as_ref()?;
         let (_, path) = self.reader.last_ahead.as_ref()?;
@@ -469,8 +468,8 @@ impl Reader<'_> {
     /// piece leaving its square later than the clock reported the press. The press came
     /// before that reply and completed the presser's own move before it (6.2.1), pressed
     /// late — the opponent moved while the presser's clock still ran, and both moves were
-    /// read before the press was judged. Not a press without a move (D71; scramble seed
-    /// 21126: ...f5 pressed ~5 s late, Rg2-c2 lifted 250 ms after the press's report).
+    /// read before the press was judged (…f5 pressed ~5 s late, Rg2-c2 lifted 250 ms after
+    /// the press's report). Not a press without a move.
     fn replied_after_press(&self, g: &Game) -> bool {
         g.plies() >= 2
             && g.moves
@@ -490,8 +489,8 @@ impl Reader<'_> {
         // A bus board's first press with White's piece still in the hand: the board logs a
         // press at once but a landing only at the end of its scan (protocol §3.6), so the
         // press's packet can show the piece lifted and the next poll, about a second later
-        // (§2.4), its landing. Read as an illegal move, the opening's moves were lost (bus
-        // seed 19950: f3 read as an illegal f2 lifted, then f3 f4 as one move).
+        // (§2.4), its landing. Read as an illegal move, the opening's moves would be lost
+        // (f3 read as an illegal f2 lifted, then f3 f4 as one move).
         if self.link.bus.is_some()
             && g.plies() == 0
             && reconstruct::piece_in_hand(g.current(), shown).is_some()
@@ -521,11 +520,11 @@ impl Reader<'_> {
             // Only a piece of the presser off the board, one that can move: the move was
             // made, and the square it landed on is not reported yet — a change up to ~400 ms
             // late, and not while the piece flickers on a badly centred square (protocol
-            // §4.1: blitz seed 521, a6-a7 pressed with a7 toggling for ~700 ms). Past the
+            // §4.1: a6-a7 pressed with a7 toggling for ~700 ms). Past the
             // bound, pressing with the piece in hand is judged as it stands (7.5.3). Not at
             // the first move: there a landing reported late reads as a move made after a
-            // press that only started the clock (D62), and a flicker hiding it would turn
-            // the clock's sides round for the whole game (blitz seed 1908).
+            // press that only started the clock, and a flicker hiding it would turn the
+            // clock's sides round for the whole game.
             || (g.plies() > 0 && reconstruct::piece_in_hand(g.current(), shown).is_some())
     }
 }
@@ -598,7 +597,7 @@ impl Session {
     /// shows it: a sliding piece is reported on every square it passes (protocol §4.1), and
     /// in a time scramble a square on the way can be reported for longer than a move the
     /// board showed by itself (Ra1-a2 … a3, Bc1-g5 … xh6). The last move was the slide in
-    /// progress, not a move of its own (D66).
+    /// progress, not a move of its own.
     fn slide_went_on(&self, g: &Game, prev: &[Move]) -> Option<Vec<Move>> {
         if self.reader.after_gap {
             return None;
@@ -763,9 +762,10 @@ impl Session {
 
     /// Whether fewer moves than `path` and one piece lifted by the player then on move (off
     /// the board for his next move) also show the placement. A three-ply reading of two
-    /// hidden presses (D54) can turn a lifted piece into a captured one: Bc5-e3 with the
-    /// queen on f3 in the hand reads as Bd4 Qe3 Bxe3, h5 Na3 with the bishop lifted to take
-    /// on a3 as Ba3 Nxa3 h5 (bus seeds 287, 994, 1261; D59).
+    /// hidden presses can turn a lifted piece into a captured one: Bc5-e3 with the queen on
+    /// f3 in the hand shows Bd4 Qe3 Bxe3, h5 Na3 with the bishop lifted to take on a3 shows
+    /// Ba3 Nxa3 h5. Such a reading waits for a longer calm, or a press
+    /// (`docs/decisions/D59-three-ply-reading-that-lifted.md`).
     pub(super) fn lifted_piece_explains(&self, path: &[Move]) -> bool {
         let Some(g) = &self.game else { return false };
         let target = self.seen_board();
@@ -949,9 +949,9 @@ impl Session {
     ///
     /// A press judged only when the opponent's press overtook it came before that one: it
     /// completed the presser's first move, not one made after the opponent's reply, which
-    /// the opponent's press completes and the presser's next move follows (D60) — unless
+    /// the opponent's press completes and the presser's next move follows — unless
     /// two presses were read unseen before either press (they completed the moves between).
-    /// `first_only`: moves followed one by one past a shorter reading (D70), of which the
+    /// `first_only`: moves followed one by one past a shorter reading, of which the
     /// press completed the presser's first.
     pub(super) fn completed_by_press(
         &self,

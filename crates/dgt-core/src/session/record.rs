@@ -328,8 +328,8 @@ impl Session {
         let why = reason.words();
         let ply = g.plies();
         self.watch.told_play_after_end = true;
-        // The end by rule itself was `info`; play going on past it is where the arbiter must
-        // act now (D46).
+        // The end by rule itself is `info` (the game is over at the move, 6.2.1.1); play going
+        // on past it is where the arbiter must act now.
         let mut a = self.alert(
             AlertKind::MoveAfterGameEnd,
             Severity::Intervene,

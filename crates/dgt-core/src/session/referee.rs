@@ -63,10 +63,10 @@ impl Session {
     /// is the first half of the kings' result gesture (protocol §4.5) as often as a
     /// take-back: the players stop the clock when they end the game themselves, then put
     /// the kings in the centre, and a king on a square it stood on plies ago can recreate
-    /// that position (careful, blitz and scramble seeds 1291, 2426: the white king back on
-    /// e4 read as four moves taken back, `position_restored` at review). It waits until the
-    /// board has stayed so as long as a king move onto the centre waits (D64); the other
-    /// king following makes it a gesture (D72). Returns whether to wait.
+    /// that position (the white king back on e4 would read as four moves taken back). It
+    /// waits until the board has stayed so as long as a king move onto the centre waits
+    /// (`CENTRE_KING_WAIT_MS`); the other king following makes it a gesture. Returns
+    /// whether to wait.
     fn gesture_king_waits(&mut self, t: u64) -> bool {
         let calm_at = self.board.last_change + CENTRE_KING_WAIT_MS;
         if t >= calm_at || !self.clock_stopped() {
@@ -162,7 +162,7 @@ impl Session {
         if path.len() == DEPTH_WATCHED + 1 && self.press.two_presses_unseen {
             // A move (or two) and a piece lifted for the next can show the same placement
             // (Bc5-e3 and the queen on f3 lifted reads as Bd4 Qe3 Bxe3): such a reading
-            // waits for a longer calm, or a press, before it is believed (D59).
+            // waits for a longer calm, or a press, before it is believed.
             let wait = if self.link.bus.is_some() {
                 HELD_THREE_PLIES_BUS_MS
             } else {
@@ -216,7 +216,7 @@ impl Session {
         self.settled_last_move(t, path[DEPTH_WATCHED], out);
     }
 
-    /// A press while a three-ply reading is held for a lifted piece (D59), the board
+    /// A press while a three-ply reading is held for a lifted piece, the board
     /// unchanged since: the calm it waited for — the third move made and pressed. The
     /// reading stands, before the press is judged against the first two moves.
     pub(super) fn release_held_three_plies(&mut self, t: u64, out: &mut Emitted) {
@@ -293,7 +293,7 @@ impl Session {
     }
 
     /// An unexplained placement not yet raised is raised if it lasts `illegal_position_ms`
-    /// after the board settled (D61): the board reports a change up to a scan after it
+    /// after the board settled: the board reports a change up to a scan after it
     /// happened (protocol §1.1, a scan takes about 200–250 ms), so a piece knocked over and
     /// put back within the time can read up to a scan longer between the two reports; the
     /// settle (`settle_ms`, one scan) absorbs that lag.
@@ -379,8 +379,9 @@ impl Session {
         }
     }
 
-    /// The press completes the presser's moves of `path` (only his first with `first_only`,
-    /// D70); a reply already on the board waits for its own press (or the board settling).
+    /// The press completes the presser's moves of `path` (only his first with `first_only`:
+    /// a piece moved twice around the reply, 6.2.1); a reply already on the board waits for
+    /// its own press (or the board settling).
     fn press_completes(
         &mut self,
         t: u64,
@@ -526,5 +527,29 @@ impl Session {
                 t.max(self.board.last_change + self.rules.settle_ms),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_settle_before_the_awaited_log_is_put_off_until_it() {
+        let mut s = Session::new("b", &CoreConfig::default());
+        s.timers.set(Timer::LogWait, 1_000);
+        assert!(s.log_awaited(400));
+        assert_eq!(s.timers.get(Timer::Settle), Some(1_000));
+        assert_eq!(s.timers.get(Timer::LogWait), Some(1_000));
+    }
+
+    #[test]
+    fn the_log_wait_ends_at_its_time() {
+        let mut s = Session::new("b", &CoreConfig::default());
+        s.timers.set(Timer::LogWait, 1_000);
+        assert!(!s.log_awaited(1_000));
+        assert!(!s.timers.is_set(Timer::LogWait));
+        // Nothing awaited: a settle goes ahead.
+        assert!(!s.log_awaited(1_500));
     }
 }

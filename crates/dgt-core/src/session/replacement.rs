@@ -104,21 +104,7 @@ impl Session {
         self.game = Some(game);
         self.watch = watch;
         self.board.orientation = orientation;
-        self.before.forget_found();
-        self.before.replaced = false;
-        self.reader.forget_ahead();
-        // What the spare shows now may be a move or two on: read it as after any gap.
-        self.reader.after_gap = true;
-        self.board.handling.clear();
-        self.board.same_since = t;
-        self.clock.reset_inference();
-        if let Some(d) = self.clock.running() {
-            self.infer_running_side_to_move(d);
-        }
-        for timer in [Timer::PressWait, Timer::IllegalPosition, Timer::LogWait] {
-            self.timers.clear(timer);
-        }
-        self.timers.set(Timer::Settle, t);
+        self.read_afresh(t);
         let Some(g) = &self.game else { return };
         let mut a = self.alert(
             AlertKind::GameFoundUnderWay,
@@ -136,5 +122,25 @@ impl Session {
         );
         out.push((t, EventBody::Alert(a)));
         self.emit_status(t, out);
+    }
+
+    /// Reading starts afresh on a game moved here: nothing found or ahead is kept, and what
+    /// the board shows is settled and read as after any gap.
+    fn read_afresh(&mut self, t: u64) {
+        self.before.forget_found();
+        self.before.replaced = false;
+        self.reader.forget_ahead();
+        // What the spare shows now may be a move or two on: read it as after any gap.
+        self.reader.after_gap = true;
+        self.board.handling.clear();
+        self.board.same_since = t;
+        self.clock.reset_inference();
+        if let Some(d) = self.clock.running() {
+            self.infer_running_side_to_move(d);
+        }
+        for timer in [Timer::PressWait, Timer::IllegalPosition, Timer::LogWait] {
+            self.timers.clear(timer);
+        }
+        self.timers.set(Timer::Settle, t);
     }
 }

@@ -362,7 +362,7 @@ impl Session {
 
     /// After a move on a bughouse board: the drop judged, then mate and stalemate as the
     /// regulation reads them. Repetition, the 50/75-move rules and dead positions are not
-    /// imported (DJC 1.5 takes FIDE articles 1–6 only; D41).
+    /// imported (DJC 1.5 takes FIDE articles 1–6 only).
     pub(super) fn bughouse_after_move(&mut self, t: u64, out: &mut Emitted) {
         self.tell_reserves(t, out);
         self.judge_drop(t, out);

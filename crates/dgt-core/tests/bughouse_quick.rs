@@ -286,3 +286,55 @@ fn a_piece_lifted_for_a_promotion_not_yet_completed_while_the_other_board_presse
     assert_eq!(taken.len(), 1, "{:?}", alerts(&ev));
     assert_eq!(taken[0].squares, ["b4"]);
 }
+
+/// Board 1's Black moves his queen h4-g4 and presses; a moment later the queen is lifted
+/// off g4 for board 2's Black, who promotes on e1 (3.1). The board then shows the queen
+/// gone from h4 — what taking it before the move would show too — but the press and the
+/// placement shown before say Qg4 was played: read as the move, then the queen taken from
+/// g4, no press without a move and no touched reserve piece.
+#[test]
+fn a_piece_taken_for_the_partners_promotion_just_after_its_move_was_pressed() {
+    for rules in [
+        Regulation::DjcStein,
+        Regulation::Knsb2000,
+        Regulation::Flemish,
+    ] {
+        for (moving, after_press) in [(150, 200), (40, 170), (300, 400)] {
+            let mut b1 = seat("1", "k7/8/8/8/7q/8/8/K7 b - - 0 1", 0);
+            let mut b2 = seat("2", "K7/8/8/8/8/8/4p3/7k b - - 0 1", 0);
+            b2.t = 2000;
+            b2.lift("e2");
+            b1.t = 2200;
+            b1.lift("h4")
+                .wait(moving)
+                .put("g4", 'q')
+                .wait(100)
+                .press()
+                .wait(after_press)
+                .lift("g4");
+            b2.t = b1.t + 500;
+            b2.put("e1", 'q').wait(200).press().wait(600);
+            b1.t = b2.t;
+            b1.play(&[("a1", "b1", 'K')]);
+            b2.play(&[("a8", "b8", 'K')]);
+            let ev = run_match(&[&b1, &b2], rules);
+            let case = format!("{rules:?}, {moving} ms, lifted {after_press} ms after the press");
+            assert_eq!(
+                moves(&on(&ev, "1")),
+                ["h4g4", "a1b1"],
+                "{case}: {:?}",
+                alerts(&ev)
+            );
+            assert_eq!(moves(&on(&ev, "2")), ["e2e1q", "a8b8"], "{case}");
+            assert!(
+                false_alerts(&ev).is_empty()
+                    && alert_of(&ev, AlertKind::ClockPressedWithoutMove).is_empty(),
+                "{case}: {:?}",
+                alerts(&ev)
+            );
+            let taken = alert_of(&on(&ev, "1"), AlertKind::PieceTakenForPromotion);
+            assert_eq!(taken.len(), 1, "{case}: {:?}", alerts(&ev));
+            assert_eq!(taken[0].squares, ["g4"], "{case}");
+        }
+    }
+}

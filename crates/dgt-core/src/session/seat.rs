@@ -546,6 +546,9 @@ impl Session {
     pub(super) fn take_for_partner_promotion(&mut self, t: u64, out: &mut Emitted) -> bool {
         self.expire_partner_takes(t, out);
         let shown = self.board.physical.placement(self.board.orientation).board;
+        if let Some(m) = self.moved_then_taken(&shown) {
+            self.commit(t, &[m], true, out);
+        }
         let (Some(seat), Some(g)) = (&mut self.bughouse, &mut self.game) else {
             return false;
         };
@@ -555,6 +558,43 @@ impl Session {
             self.reader.forget_ahead();
         }
         taken
+    }
+
+    /// A piece owed to the partner board's promotion (3.1) that its player had just moved
+    /// here: the board showed the move, the player pressed, then the piece left from where
+    /// it arrived. The board alone now shows the piece gone from where it stood — what
+    /// taking it before the move shows too — but the press says a move was made, and the
+    /// placement shown says which: that move, to be recorded before the piece is taken.
+    fn moved_then_taken(&self, shown: &shakmaty::Board) -> Option<Move> {
+        let (seat, g) = (self.bughouse.as_ref()?, self.game.as_ref()?);
+        let pos = g.current();
+        let mover = pos.turn();
+        let running = self.clock.running();
+        if g.is_over() || running.is_none() || running != self.clock.display_of(!mover.is_white()) {
+            return None;
+        }
+        pos.legal_moves().into_iter().find(|m| {
+            let Move::Normal {
+                role,
+                to,
+                promotion,
+                ..
+            } = *m
+            else {
+                return false;
+            };
+            let piece = Piece {
+                color: mover,
+                role: promotion.unwrap_or(role),
+            };
+            if seat.taken_applied[piece] >= seat.partner.taken[piece] {
+                return false;
+            }
+            let after = g.position_after(*m);
+            let mut without = after.board().clone();
+            without.discard_piece_at(to);
+            without == *shown && self.reader.shown_as(g.plies() + 1, after.board()).is_some()
+        })
     }
 
     /// The partner's promotion took no piece from this board within `TAKE_WINDOW_MS`: the

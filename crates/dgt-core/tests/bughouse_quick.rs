@@ -338,3 +338,57 @@ fn a_piece_taken_for_the_partners_promotion_just_after_its_move_was_pressed() {
         }
     }
 }
+
+/// Board 2's White promotes on g8 to a knight, taking board 1's white knight from c3 (3.1);
+/// board 1's Black drops a pawn on c3, where the knight stood, and presses before the
+/// promotion is read. The pawn is dropped onto the emptied square, not onto the knight
+/// (2.3): the knight taken, the drop read, no illegal drop claimed.
+#[test]
+fn a_drop_on_the_square_a_piece_left_for_the_partners_promotion() {
+    for rules in [
+        Regulation::DjcStein,
+        Regulation::Knsb2000,
+        Regulation::Flemish,
+    ] {
+        for (lift, drop) in [(3200, 3650), (3000, 3300), (3500, 4500)] {
+            let mut b2 = seat("2", "k7/6P1/8/3p4/4P3/8/8/K7 w - - 0 1", 0);
+            let mut b1 = seat("1", "k7/8/8/8/8/2N5/8/4K3 b - - 0 1", 0);
+            // Board 2's White takes a black pawn: board 1's Black may drop it.
+            b2.t = 500;
+            b2.play(&[("e4", "d5", 'P'), ("a8", "b8", 'k')]);
+            b2.t = 2900;
+            b2.lift("g7").wait(500).put("g8", 'N').wait(200).press();
+            b1.t = lift;
+            b1.lift("c3")
+                .wait(drop - lift)
+                .put("c3", 'p')
+                .wait(20)
+                .press();
+            b1.t = b1.t.max(b2.t) + 1500;
+            b2.t = b1.t;
+            b1.play(&[("e1", "d1", 'K')]);
+            b2.play(&[("b8", "c7", 'k')]);
+            let ev = run_match(&[&b1, &b2], rules);
+            let case = format!("{rules:?}, knight lifted at {lift}, pawn dropped at {drop}");
+            assert_eq!(
+                moves(&on(&ev, "1")),
+                ["P@c3", "e1d1"],
+                "{case}: {:?}",
+                alerts(&ev)
+            );
+            assert_eq!(
+                moves(&on(&ev, "2")),
+                ["e4d5", "a8b8", "g7g8n", "b8c7"],
+                "{case}"
+            );
+            assert!(
+                false_alerts(&ev).is_empty(),
+                "{case}: {:?}",
+                false_alerts(&ev)
+            );
+            let taken = alert_of(&on(&ev, "1"), AlertKind::PieceTakenForPromotion);
+            assert_eq!(taken.len(), 1, "{case}: {:?}", alerts(&ev));
+            assert_eq!(taken[0].squares, ["c3"], "{case}");
+        }
+    }
+}

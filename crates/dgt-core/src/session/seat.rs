@@ -223,18 +223,34 @@ fn taken_piece(
 ) -> Option<(shakmaty::Square, shakmaty::Chess)> {
     let pos = g.current();
     let mut budget = 20_000;
-    (pos.board().by_piece(piece) & !shown.occupied())
+    let without = |sq| {
+        crate::reconstruct::edited(pos, g.castling_mode, |setup| {
+            setup.board.discard_piece_at(sq);
+            setup.castling_rights.discard(sq);
+        })
+    };
+    let lifted = (pos.board().by_piece(piece) & !shown.occupied())
         .into_iter()
         .find_map(|sq| {
-            let edited = crate::reconstruct::edited(pos, g.castling_mode, |setup| {
-                setup.board.discard_piece_at(sq);
-                setup.castling_rights.discard(sq);
-            })?;
+            let edited = without(sq)?;
             let explained = edited.board() == shown
                 || crate::reconstruct::find_path_with(&edited, shown, 1, &mut budget, true)
                     .is_some();
             explained.then_some((sq, edited))
-        })
+        });
+    // The square it left may already hold a piece dropped there by the player on move
+    // (`P@a2` where the knight taken stood): a drop onto the emptied square, not onto the
+    // piece (2.3). Only a drop: a piece moved there may as well have captured it.
+    lifted.or_else(|| {
+        (pos.board().by_piece(piece) & shown.occupied() & !shown.by_piece(piece))
+            .into_iter()
+            .find_map(|sq| {
+                let edited = without(sq)?;
+                let path =
+                    crate::reconstruct::find_path_with(&edited, shown, 1, &mut budget, true)?;
+                matches!(path[..], [Move::Put { to, .. }] if to == sq).then_some((sq, edited))
+            })
+    })
 }
 
 impl Session {

@@ -392,3 +392,47 @@ fn a_drop_on_the_square_a_piece_left_for_the_partners_promotion() {
         }
     }
 }
+
+/// Board 2's White drops a pawn on c7 (KNSB and Flemish allow a pawn on its seventh rank),
+/// Black's rook goes c8-d8 and back, and White lifts the pawn to promote while the knight
+/// is fetched from board 1 (3.1). With the pawn lifted the board shows the position of
+/// three plies before; that is a move under way, not a take-back: no restored position,
+/// the promotion read when the knight lands.
+#[test]
+fn a_pawn_lifted_to_promote_that_leaves_an_earlier_position() {
+    for rules in [Regulation::Knsb2000, Regulation::Flemish] {
+        for fetch in [600, 1500, 2500] {
+            let mut b1 = seat("1", "k7/8/8/8/8/1p6/P7/6NK b - - 0 1", 0);
+            let mut b2 = seat("2", "k2r4/8/8/8/8/8/8/K7 b - - 0 1", 0);
+            // Board 1's Black takes a white pawn: board 2's White may drop it.
+            b1.t = 500;
+            b1.play(&[("b3", "a2", 'p'), ("h1", "h2", 'K')]);
+            b2.t = 500;
+            b2.play(&[("d8", "c8", 'r')]);
+            b2.t = 3000;
+            b2.put("c7", 'P').wait(300).press().wait(800);
+            b2.play(&[("c8", "d8", 'r')]);
+            b2.wait(1000).lift("c7");
+            b1.t = b1.t.max(b2.t + 200);
+            b1.lift("g1");
+            b2.wait(fetch).put("c8", 'N').wait(200).press().wait(800);
+            b2.play(&[("a8", "b8", 'k')]);
+            b1.t = b1.t.max(b2.t);
+            b1.play(&[("a8", "b7", 'k')]);
+            let ev = run_match(&[&b1, &b2], rules);
+            let case = format!("{rules:?}, the knight put {fetch} ms after the pawn lifted");
+            assert_eq!(
+                moves(&on(&ev, "2")),
+                ["d8c8", "P@c7", "c8d8", "c7c8n", "a8b8"],
+                "{case}: {:?}",
+                alerts(&ev)
+            );
+            assert_eq!(moves(&on(&ev, "1")), ["b3a2", "h1h2", "a8b7"], "{case}");
+            assert!(
+                false_alerts(&ev).is_empty(),
+                "{case}: {:?}",
+                false_alerts(&ev)
+            );
+        }
+    }
+}

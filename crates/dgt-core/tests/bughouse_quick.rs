@@ -436,3 +436,64 @@ fn a_pawn_lifted_to_promote_that_leaves_an_earlier_position() {
         }
     }
 }
+
+/// Board 1's Black is promoting on a1 and board 2's black rook on a8 has left for it (3.1)
+/// when board 2's White drops a pawn on a4 and presses: until the promotion is read, the
+/// board shows the drop plus a rook missing, no move. Black's queen then lifts the pawn to
+/// capture it before the promotion is read. The press completed `P@a4`, read from what the
+/// board showed at the press once the rook is out of the game — not a press without a
+/// move, with the capture then unreadable.
+#[test]
+fn a_drop_pressed_while_a_piece_is_away_for_the_partners_promotion_then_captured() {
+    for rules in [
+        Regulation::DjcStein,
+        Regulation::Knsb2000,
+        Regulation::Flemish,
+    ] {
+        for victim_lifted in [250, 600, 1000] {
+            let mut b1 = seat("1", "8/8/8/8/8/k6K/pP6/8 b - - 0 1", 0);
+            let mut b2 = seat("2", "r3k3/8/8/8/8/8/2q5/4K3 w - - 0 1", 0);
+            // Board 1's Black takes a white pawn: board 2's White may drop it.
+            b1.t = 500;
+            b1.play(&[("a3", "b2", 'k'), ("h3", "g3", 'K')]);
+            b2.t = 500;
+            b2.play(&[("e1", "f1", 'K'), ("e8", "f8", 'k')]);
+            b1.t = 3000;
+            b1.lift("a2");
+            b2.t = 3300;
+            b2.lift("a8").wait(400).put("a4", 'P').wait(200).press();
+            b2.wait(victim_lifted).lift("a4");
+            b1.t = b2.t + 200;
+            b1.put("a1", 'r').wait(200).press().wait(300);
+            b2.t = b1.t;
+            b2.lift("c2")
+                .wait(200)
+                .put("a4", 'q')
+                .wait(200)
+                .press()
+                .wait(800);
+            b2.play(&[("f1", "g1", 'K')]);
+            b1.t = b2.t;
+            b1.play(&[("g3", "f3", 'K')]);
+            let ev = run_match(&[&b1, &b2], rules);
+            let case = format!("{rules:?}, the pawn lifted {victim_lifted} ms after the press");
+            assert_eq!(
+                moves(&on(&ev, "2")),
+                ["e1f1", "e8f8", "P@a4", "c2a4", "f1g1"],
+                "{case}: {:?}",
+                alerts(&ev)
+            );
+            assert_eq!(
+                moves(&on(&ev, "1")),
+                ["a3b2", "h3g3", "a2a1r", "g3f3"],
+                "{case}"
+            );
+            assert!(
+                false_alerts(&ev).is_empty()
+                    && alert_of(&ev, AlertKind::ClockPressedWithoutMove).is_empty(),
+                "{case}: {:?}",
+                alerts(&ev)
+            );
+        }
+    }
+}

@@ -60,6 +60,10 @@ pub struct Seat {
     pub drop_lifted_at: Option<(u64, shakmaty::Board)>,
     /// Since when a press has waited for the partner board's promotion under way.
     pub press_wait_since: Option<u64>,
+    /// What the board showed at the first look at the last press, with when that press was
+    /// seen (the move it completed, if a piece taken for the partner's promotion left it
+    /// unreadable then).
+    pub at_press: Option<(u64, shakmaty::Board)>,
 }
 
 impl Seat {
@@ -83,6 +87,7 @@ impl Seat {
             last_move_for: None,
             reserves_told: None,
             press_wait_since: None,
+            at_press: None,
         }
     }
 
@@ -98,6 +103,7 @@ impl Seat {
         self.last_move_for = None;
         self.reserves_told = None;
         self.press_wait_since = None;
+        self.at_press = None;
     }
 
     /// Pieces the partner board's promotions took from here (3.1) that `shown` no longer
@@ -572,8 +578,46 @@ impl Session {
         if taken {
             // What the board showed ahead was read from the position before: read again.
             self.reader.forget_ahead();
+            if let Some(m) = self.move_awaiting_promotion() {
+                self.commit(t, &[m], true, out);
+            }
         }
         taken
+    }
+
+    /// Notes what the board shows at the first look at a press (bughouse only).
+    pub(super) fn note_board_at_press(&mut self) {
+        let shown = self.seen_board();
+        if let Some(seat) = &mut self.bughouse {
+            seat.at_press = Some((self.press.seen_at, shown));
+        }
+    }
+
+    /// The move a press still waiting for its verdict completed, now that a piece taken for
+    /// the partner board's promotion is out of the game: read from what the board showed at
+    /// the press, which lacked that piece (3.1) and so was no move then. The board may show
+    /// less by now — the opponent already lifting a piece just dropped to capture it
+    /// (`P@a4`, then `Qc2xa4`), which reads as no move at all.
+    fn move_awaiting_promotion(&mut self) -> Option<Move> {
+        let (seat, g) = (self.bughouse.as_mut()?, self.game.as_ref()?);
+        let (seen_at, at_press) = seat.at_press.take()?;
+        // Only for the press still waiting for its verdict.
+        if self.press.pending.is_none() || seen_at != self.press.seen_at {
+            return None;
+        }
+        let pos = g.current();
+        let running = self.clock.running();
+        if g.is_over()
+            || running.is_none()
+            || running != self.clock.display_of(!pos.turn().is_white())
+        {
+            return None;
+        }
+        let mut budget = 20_000;
+        match crate::reconstruct::find_path_with(pos, &at_press, 1, &mut budget, true)?[..] {
+            [m] => Some(m),
+            _ => None,
+        }
     }
 
     /// A piece owed to the partner board's promotion (3.1) that its player had just moved

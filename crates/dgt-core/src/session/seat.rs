@@ -585,6 +585,16 @@ impl Session {
         taken
     }
 
+    /// The player on move in the game has pressed (his opponent's clock runs): a move of his
+    /// is made, not yet read.
+    fn on_move_pressed(&self) -> bool {
+        let Some(g) = self.game.as_ref().filter(|g| !g.is_over()) else {
+            return false;
+        };
+        let running = self.clock.running();
+        running.is_some() && running == self.clock.display_of(!g.current().turn().is_white())
+    }
+
     /// Notes what the board shows at the first look at a press (bughouse only).
     pub(super) fn note_board_at_press(&mut self) {
         let shown = self.seen_board();
@@ -599,20 +609,13 @@ impl Session {
     /// less by now — the opponent already lifting a piece just dropped to capture it
     /// (`P@a4`, then `Qc2xa4`), which reads as no move at all.
     fn move_awaiting_promotion(&mut self) -> Option<Move> {
-        let (seat, g) = (self.bughouse.as_mut()?, self.game.as_ref()?);
-        let (seen_at, at_press) = seat.at_press.take()?;
+        let (seen_at, at_press) = self.bughouse.as_mut()?.at_press.take()?;
         // Only for the press still waiting for its verdict.
-        if self.press.pending.is_none() || seen_at != self.press.seen_at {
-            return None;
-        }
-        let pos = g.current();
-        let running = self.clock.running();
-        if g.is_over()
-            || running.is_none()
-            || running != self.clock.display_of(!pos.turn().is_white())
+        if self.press.pending.is_none() || seen_at != self.press.seen_at || !self.on_move_pressed()
         {
             return None;
         }
+        let pos = self.game.as_ref()?.current();
         let mut budget = 20_000;
         match crate::reconstruct::find_path_with(pos, &at_press, 1, &mut budget, true)?[..] {
             [m] => Some(m),
@@ -627,12 +630,11 @@ impl Session {
     /// placement shown says which: that move, to be recorded before the piece is taken.
     fn moved_then_taken(&self, shown: &shakmaty::Board) -> Option<Move> {
         let (seat, g) = (self.bughouse.as_ref()?, self.game.as_ref()?);
-        let pos = g.current();
-        let mover = pos.turn();
-        let running = self.clock.running();
-        if g.is_over() || running.is_none() || running != self.clock.display_of(!mover.is_white()) {
+        if !self.on_move_pressed() {
             return None;
         }
+        let pos = g.current();
+        let mover = pos.turn();
         pos.legal_moves().into_iter().find(|m| {
             let Move::Normal {
                 role,

@@ -286,3 +286,214 @@ fn a_piece_lifted_for_a_promotion_not_yet_completed_while_the_other_board_presse
     assert_eq!(taken.len(), 1, "{:?}", alerts(&ev));
     assert_eq!(taken[0].squares, ["b4"]);
 }
+
+/// Board 1's Black moves his queen h4-g4 and presses; a moment later the queen is lifted
+/// off g4 for board 2's Black, who promotes on e1 (3.1). The board then shows the queen
+/// gone from h4 — what taking it before the move would show too — but the press and the
+/// placement shown before say Qg4 was played: read as the move, then the queen taken from
+/// g4, no press without a move and no touched reserve piece.
+#[test]
+fn a_piece_taken_for_the_partners_promotion_just_after_its_move_was_pressed() {
+    for rules in [
+        Regulation::DjcStein,
+        Regulation::Knsb2000,
+        Regulation::Flemish,
+    ] {
+        for (moving, after_press) in [(150, 200), (40, 170), (300, 400)] {
+            let mut b1 = seat("1", "k7/8/8/8/7q/8/8/K7 b - - 0 1", 0);
+            let mut b2 = seat("2", "K7/8/8/8/8/8/4p3/7k b - - 0 1", 0);
+            b2.t = 2000;
+            b2.lift("e2");
+            b1.t = 2200;
+            b1.lift("h4")
+                .wait(moving)
+                .put("g4", 'q')
+                .wait(100)
+                .press()
+                .wait(after_press)
+                .lift("g4");
+            b2.t = b1.t + 500;
+            b2.put("e1", 'q').wait(200).press().wait(600);
+            b1.t = b2.t;
+            b1.play(&[("a1", "b1", 'K')]);
+            b2.play(&[("a8", "b8", 'K')]);
+            let ev = run_match(&[&b1, &b2], rules);
+            let case = format!("{rules:?}, {moving} ms, lifted {after_press} ms after the press");
+            assert_eq!(
+                moves(&on(&ev, "1")),
+                ["h4g4", "a1b1"],
+                "{case}: {:?}",
+                alerts(&ev)
+            );
+            assert_eq!(moves(&on(&ev, "2")), ["e2e1q", "a8b8"], "{case}");
+            assert!(
+                false_alerts(&ev).is_empty()
+                    && alert_of(&ev, AlertKind::ClockPressedWithoutMove).is_empty(),
+                "{case}: {:?}",
+                alerts(&ev)
+            );
+            let taken = alert_of(&on(&ev, "1"), AlertKind::PieceTakenForPromotion);
+            assert_eq!(taken.len(), 1, "{case}: {:?}", alerts(&ev));
+            assert_eq!(taken[0].squares, ["g4"], "{case}");
+        }
+    }
+}
+
+/// Board 2's White promotes on g8 to a knight, taking board 1's white knight from c3 (3.1);
+/// board 1's Black drops a pawn on c3, where the knight stood, and presses before the
+/// promotion is read. The pawn is dropped onto the emptied square, not onto the knight
+/// (2.3): the knight taken, the drop read, no illegal drop claimed.
+#[test]
+fn a_drop_on_the_square_a_piece_left_for_the_partners_promotion() {
+    for rules in [
+        Regulation::DjcStein,
+        Regulation::Knsb2000,
+        Regulation::Flemish,
+    ] {
+        for (lift, drop) in [(3200, 3650), (3000, 3300), (3500, 4500)] {
+            let mut b2 = seat("2", "k7/6P1/8/3p4/4P3/8/8/K7 w - - 0 1", 0);
+            let mut b1 = seat("1", "k7/8/8/8/8/2N5/8/4K3 b - - 0 1", 0);
+            // Board 2's White takes a black pawn: board 1's Black may drop it.
+            b2.t = 500;
+            b2.play(&[("e4", "d5", 'P'), ("a8", "b8", 'k')]);
+            b2.t = 2900;
+            b2.lift("g7").wait(500).put("g8", 'N').wait(200).press();
+            b1.t = lift;
+            b1.lift("c3")
+                .wait(drop - lift)
+                .put("c3", 'p')
+                .wait(20)
+                .press();
+            b1.t = b1.t.max(b2.t) + 1500;
+            b2.t = b1.t;
+            b1.play(&[("e1", "d1", 'K')]);
+            b2.play(&[("b8", "c7", 'k')]);
+            let ev = run_match(&[&b1, &b2], rules);
+            let case = format!("{rules:?}, knight lifted at {lift}, pawn dropped at {drop}");
+            assert_eq!(
+                moves(&on(&ev, "1")),
+                ["P@c3", "e1d1"],
+                "{case}: {:?}",
+                alerts(&ev)
+            );
+            assert_eq!(
+                moves(&on(&ev, "2")),
+                ["e4d5", "a8b8", "g7g8n", "b8c7"],
+                "{case}"
+            );
+            assert!(
+                false_alerts(&ev).is_empty(),
+                "{case}: {:?}",
+                false_alerts(&ev)
+            );
+            let taken = alert_of(&on(&ev, "1"), AlertKind::PieceTakenForPromotion);
+            assert_eq!(taken.len(), 1, "{case}: {:?}", alerts(&ev));
+            assert_eq!(taken[0].squares, ["c3"], "{case}");
+        }
+    }
+}
+
+/// Board 2's White drops a pawn on c7 (KNSB and Flemish allow a pawn on its seventh rank),
+/// Black's rook goes c8-d8 and back, and White lifts the pawn to promote while the knight
+/// is fetched from board 1 (3.1). With the pawn lifted the board shows the position of
+/// three plies before; that is a move under way, not a take-back: no restored position,
+/// the promotion read when the knight lands.
+#[test]
+fn a_pawn_lifted_to_promote_that_leaves_an_earlier_position() {
+    for rules in [Regulation::Knsb2000, Regulation::Flemish] {
+        for fetch in [600, 1500, 2500] {
+            let mut b1 = seat("1", "k7/8/8/8/8/1p6/P7/6NK b - - 0 1", 0);
+            let mut b2 = seat("2", "k2r4/8/8/8/8/8/8/K7 b - - 0 1", 0);
+            // Board 1's Black takes a white pawn: board 2's White may drop it.
+            b1.t = 500;
+            b1.play(&[("b3", "a2", 'p'), ("h1", "h2", 'K')]);
+            b2.t = 500;
+            b2.play(&[("d8", "c8", 'r')]);
+            b2.t = 3000;
+            b2.put("c7", 'P').wait(300).press().wait(800);
+            b2.play(&[("c8", "d8", 'r')]);
+            b2.wait(1000).lift("c7");
+            b1.t = b1.t.max(b2.t + 200);
+            b1.lift("g1");
+            b2.wait(fetch).put("c8", 'N').wait(200).press().wait(800);
+            b2.play(&[("a8", "b8", 'k')]);
+            b1.t = b1.t.max(b2.t);
+            b1.play(&[("a8", "b7", 'k')]);
+            let ev = run_match(&[&b1, &b2], rules);
+            let case = format!("{rules:?}, the knight put {fetch} ms after the pawn lifted");
+            assert_eq!(
+                moves(&on(&ev, "2")),
+                ["d8c8", "P@c7", "c8d8", "c7c8n", "a8b8"],
+                "{case}: {:?}",
+                alerts(&ev)
+            );
+            assert_eq!(moves(&on(&ev, "1")), ["b3a2", "h1h2", "a8b7"], "{case}");
+            assert!(
+                false_alerts(&ev).is_empty(),
+                "{case}: {:?}",
+                false_alerts(&ev)
+            );
+        }
+    }
+}
+
+/// Board 1's Black is promoting on a1 and board 2's black rook on a8 has left for it (3.1)
+/// when board 2's White drops a pawn on a4 and presses: until the promotion is read, the
+/// board shows the drop plus a rook missing, no move. Black's queen then lifts the pawn to
+/// capture it before the promotion is read. The press completed `P@a4`, read from what the
+/// board showed at the press once the rook is out of the game — not a press without a
+/// move, with the capture then unreadable.
+#[test]
+fn a_drop_pressed_while_a_piece_is_away_for_the_partners_promotion_then_captured() {
+    for rules in [
+        Regulation::DjcStein,
+        Regulation::Knsb2000,
+        Regulation::Flemish,
+    ] {
+        for victim_lifted in [250, 600, 1000] {
+            let mut b1 = seat("1", "8/8/8/8/8/k6K/pP6/8 b - - 0 1", 0);
+            let mut b2 = seat("2", "r3k3/8/8/8/8/8/2q5/4K3 w - - 0 1", 0);
+            // Board 1's Black takes a white pawn: board 2's White may drop it.
+            b1.t = 500;
+            b1.play(&[("a3", "b2", 'k'), ("h3", "g3", 'K')]);
+            b2.t = 500;
+            b2.play(&[("e1", "f1", 'K'), ("e8", "f8", 'k')]);
+            b1.t = 3000;
+            b1.lift("a2");
+            b2.t = 3300;
+            b2.lift("a8").wait(400).put("a4", 'P').wait(200).press();
+            b2.wait(victim_lifted).lift("a4");
+            b1.t = b2.t + 200;
+            b1.put("a1", 'r').wait(200).press().wait(300);
+            b2.t = b1.t;
+            b2.lift("c2")
+                .wait(200)
+                .put("a4", 'q')
+                .wait(200)
+                .press()
+                .wait(800);
+            b2.play(&[("f1", "g1", 'K')]);
+            b1.t = b2.t;
+            b1.play(&[("g3", "f3", 'K')]);
+            let ev = run_match(&[&b1, &b2], rules);
+            let case = format!("{rules:?}, the pawn lifted {victim_lifted} ms after the press");
+            assert_eq!(
+                moves(&on(&ev, "2")),
+                ["e1f1", "e8f8", "P@a4", "c2a4", "f1g1"],
+                "{case}: {:?}",
+                alerts(&ev)
+            );
+            assert_eq!(
+                moves(&on(&ev, "1")),
+                ["a3b2", "h3g3", "a2a1r", "g3f3"],
+                "{case}"
+            );
+            assert!(
+                false_alerts(&ev).is_empty()
+                    && alert_of(&ev, AlertKind::ClockPressedWithoutMove).is_empty(),
+                "{case}: {:?}",
+                alerts(&ev)
+            );
+        }
+    }
+}

@@ -85,9 +85,10 @@ impl Session {
     }
 
     /// The board shows an earlier position with one piece of the player who moved last
-    /// lifted, and perhaps one of the player on move. In bughouse material grows (drops), so
-    /// this is most often the opponent about to capture that piece (a piece dropped, or
-    /// moved since it was dropped) with the piece in his hand, not a restored position: it counts as restored only once it has stood for
+    /// lifted, and perhaps one of the player on move — or one of the player on move alone.
+    /// In bughouse material grows (drops), so this is most often the opponent about to
+    /// capture that piece (a piece dropped, or moved since it was dropped) with the piece in
+    /// his hand, or making his move, not a restored position: it counts as restored only once it has stood for
     /// `illegal_position_ms`, or at once when the opponent pressed the clock back (7.6).
     /// Returns whether to wait.
     pub(super) fn drop_lifted_waits(&mut self, t: u64) -> bool {
@@ -107,7 +108,11 @@ impl Session {
             .into_iter()
             .filter(|&sq| current.piece_at(sq).is_some_and(|p| p.color == last_mover))
             .count();
-        let lifted = only_lifted && victims == 1 && d.count() <= 2;
+        // Or a piece of the player on move lifted alone, the start of his move: a pawn
+        // lifted from its seventh rank to promote while its piece is fetched from the partner
+        // board (3.1) — when that pawn was dropped there, and the plies since cancel out
+        // (`P@c7`, `Kc8-d8`), the board with it lifted is an earlier position too.
+        let lifted = only_lifted && ((victims == 1 && d.count() <= 2) || d.count() == 1);
         let running = self.clock.running();
         let pressed_back =
             running.is_some() && running == self.clock.display_of(last_mover.is_white());

@@ -329,6 +329,9 @@ impl Session {
         final_look: bool,
         out: &mut Emitted,
     ) {
+        if !final_look {
+            self.note_board_at_press();
+        }
         let Some((mover, reading)) = self.read_press(t, display, final_look) else {
             return;
         };

@@ -60,6 +60,10 @@ pub struct Seat {
     pub drop_lifted_at: Option<(u64, shakmaty::Board)>,
     /// Since when a press has waited for the partner board's promotion under way.
     pub press_wait_since: Option<u64>,
+    /// What the board showed at the first look at the last press, with when that press was
+    /// seen (the move it completed, if a piece taken for the partner's promotion left it
+    /// unreadable then).
+    pub at_press: Option<(u64, shakmaty::Board)>,
 }
 
 impl Seat {
@@ -83,6 +87,7 @@ impl Seat {
             last_move_for: None,
             reserves_told: None,
             press_wait_since: None,
+            at_press: None,
         }
     }
 
@@ -98,6 +103,7 @@ impl Seat {
         self.last_move_for = None;
         self.reserves_told = None;
         self.press_wait_since = None;
+        self.at_press = None;
     }
 
     /// Pieces the partner board's promotions took from here (3.1) that `shown` no longer
@@ -223,18 +229,34 @@ fn taken_piece(
 ) -> Option<(shakmaty::Square, shakmaty::Chess)> {
     let pos = g.current();
     let mut budget = 20_000;
-    (pos.board().by_piece(piece) & !shown.occupied())
+    let without = |sq| {
+        crate::reconstruct::edited(pos, g.castling_mode, |setup| {
+            setup.board.discard_piece_at(sq);
+            setup.castling_rights.discard(sq);
+        })
+    };
+    let lifted = (pos.board().by_piece(piece) & !shown.occupied())
         .into_iter()
         .find_map(|sq| {
-            let edited = crate::reconstruct::edited(pos, g.castling_mode, |setup| {
-                setup.board.discard_piece_at(sq);
-                setup.castling_rights.discard(sq);
-            })?;
+            let edited = without(sq)?;
             let explained = edited.board() == shown
                 || crate::reconstruct::find_path_with(&edited, shown, 1, &mut budget, true)
                     .is_some();
             explained.then_some((sq, edited))
-        })
+        });
+    // The square it left may already hold a piece dropped there by the player on move
+    // (`P@a2` where the knight taken stood): a drop onto the emptied square, not onto the
+    // piece (2.3). Only a drop: a piece moved there may as well have captured it.
+    lifted.or_else(|| {
+        (pos.board().by_piece(piece) & shown.occupied() & !shown.by_piece(piece))
+            .into_iter()
+            .find_map(|sq| {
+                let edited = without(sq)?;
+                let path =
+                    crate::reconstruct::find_path_with(&edited, shown, 1, &mut budget, true)?;
+                matches!(path[..], [Move::Put { to, .. }] if to == sq).then_some((sq, edited))
+            })
+    })
 }
 
 impl Session {
@@ -546,6 +568,9 @@ impl Session {
     pub(super) fn take_for_partner_promotion(&mut self, t: u64, out: &mut Emitted) -> bool {
         self.expire_partner_takes(t, out);
         let shown = self.board.physical.placement(self.board.orientation).board;
+        if let Some(m) = self.moved_then_taken(&shown) {
+            self.commit(t, &[m], true, out);
+        }
         let (Some(seat), Some(g)) = (&mut self.bughouse, &mut self.game) else {
             return false;
         };
@@ -553,8 +578,85 @@ impl Session {
         if taken {
             // What the board showed ahead was read from the position before: read again.
             self.reader.forget_ahead();
+            if let Some(m) = self.move_awaiting_promotion() {
+                self.commit(t, &[m], true, out);
+            }
         }
         taken
+    }
+
+    /// The player on move in the game has pressed (his opponent's clock runs): a move of his
+    /// is made, not yet read.
+    fn on_move_pressed(&self) -> bool {
+        let Some(g) = self.game.as_ref().filter(|g| !g.is_over()) else {
+            return false;
+        };
+        let running = self.clock.running();
+        running.is_some() && running == self.clock.display_of(!g.current().turn().is_white())
+    }
+
+    /// Notes what the board shows at the first look at a press (bughouse only).
+    pub(super) fn note_board_at_press(&mut self) {
+        let shown = self.seen_board();
+        if let Some(seat) = &mut self.bughouse {
+            seat.at_press = Some((self.press.seen_at, shown));
+        }
+    }
+
+    /// The move a press still waiting for its verdict completed, now that a piece taken for
+    /// the partner board's promotion is out of the game: read from what the board showed at
+    /// the press, which lacked that piece (3.1) and so was no move then. The board may show
+    /// less by now — the opponent already lifting a piece just dropped to capture it
+    /// (`P@a4`, then `Qc2xa4`), which reads as no move at all.
+    fn move_awaiting_promotion(&mut self) -> Option<Move> {
+        let (seen_at, at_press) = self.bughouse.as_mut()?.at_press.take()?;
+        // Only for the press still waiting for its verdict.
+        if self.press.pending.is_none() || seen_at != self.press.seen_at || !self.on_move_pressed()
+        {
+            return None;
+        }
+        let pos = self.game.as_ref()?.current();
+        let mut budget = 20_000;
+        match crate::reconstruct::find_path_with(pos, &at_press, 1, &mut budget, true)?[..] {
+            [m] => Some(m),
+            _ => None,
+        }
+    }
+
+    /// A piece owed to the partner board's promotion (3.1) that its player had just moved
+    /// here: the board showed the move, the player pressed, then the piece left from where
+    /// it arrived. The board alone now shows the piece gone from where it stood — what
+    /// taking it before the move shows too — but the press says a move was made, and the
+    /// placement shown says which: that move, to be recorded before the piece is taken.
+    fn moved_then_taken(&self, shown: &shakmaty::Board) -> Option<Move> {
+        let (seat, g) = (self.bughouse.as_ref()?, self.game.as_ref()?);
+        if !self.on_move_pressed() {
+            return None;
+        }
+        let pos = g.current();
+        let mover = pos.turn();
+        pos.legal_moves().into_iter().find(|m| {
+            let Move::Normal {
+                role,
+                to,
+                promotion,
+                ..
+            } = *m
+            else {
+                return false;
+            };
+            let piece = Piece {
+                color: mover,
+                role: promotion.unwrap_or(role),
+            };
+            if seat.taken_applied[piece] >= seat.partner.taken[piece] {
+                return false;
+            }
+            let after = g.position_after(*m);
+            let mut without = after.board().clone();
+            without.discard_piece_at(to);
+            without == *shown && self.reader.shown_as(g.plies() + 1, after.board()).is_some()
+        })
     }
 
     /// The partner's promotion took no piece from this board within `TAKE_WINDOW_MS`: the

@@ -2,7 +2,8 @@
 //! a silent partition between the hub and the broker (a connection that stays open while
 //! nothing crosses it — a hung switch, played by a proxy the test pauses), three brokers
 //! with the stream's leader killed mid-event, a stream whose configuration an admin changes
-//! mid-event, and a broker replaced with its store lost while no hub runs.
+//! mid-event, a broker replaced with its store lost while no hub runs, and a hub started
+//! before the broker's JetStream answers.
 
 mod daemon_processes;
 mod nats_broker;
@@ -517,4 +518,35 @@ fn a_hub_after_a_store_loss_no_hub_ran_through_says_its_numbering_differs() {
     node.terminate();
     hub_has_the_whole_journal(second_addr, "hall-a", &journal);
     second.terminate();
+}
+
+/// Expectation: the venue PC boots the broker and the hub together; a hub that connects
+/// before the broker's JetStream answers asks again about the event's stream instead of
+/// exiting, and serves once the broker does.
+#[test]
+fn a_hub_started_before_the_brokers_jetstream_answers_waits_for_it() {
+    if !nats_broker::nats_server_or_skip(
+        "a_hub_started_before_the_brokers_jetstream_answers_waits_for_it",
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut broker = Broker::start_without_jetstream(dir.path());
+    let urls = vec![broker.url()];
+    let late = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(4));
+        broker.kill();
+        broker.restart();
+        broker
+    });
+    let (hub, addr) = start_hub(dir.path(), &urls, "hub", 1);
+    let _broker = late.join().unwrap();
+    eventually(Duration::from_secs(15), "the hub serves, healthy", || {
+        (get_json(addr, "/health")["status"] == "ok").then_some(())
+    });
+    let log = hub.terminate_for_stderr();
+    assert!(
+        log.iter().any(|l| l.contains("asking again")),
+        "the hub said it waited for the broker: {log:?}"
+    );
 }

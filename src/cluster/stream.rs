@@ -150,22 +150,35 @@ pub async fn look(
 }
 
 /// The hub's side: the stream, created when missing, refused when it differs.
+///
+/// A broker that does not answer yet (the venue PC boots the broker and the hub together;
+/// JetStream takes a moment to read its store) is asked again for up to `patience`: only a
+/// stream that differs is refused at once, and a broker silent for that long is an error.
 pub async fn ensure(
     js: &jetstream::Context,
     names: &Names,
     replicas: usize,
+    patience: Duration,
 ) -> Result<stream::Stream, String> {
-    match look(js, names, replicas).await? {
-        Found::Good(s) => Ok(*s),
-        Found::Refused(why) => Err(why),
-        Found::Missing => {
-            let created = js
-                .create_stream(config(names, replicas))
-                .await
-                .map_err(|e| format!("creating it: {e}"))?;
-            tracing::info!(stream = %names.stream(), replicas, "created the event's stream");
-            Ok(created)
+    let until = tokio::time::Instant::now() + patience;
+    loop {
+        let attempt = match look(js, names, replicas).await {
+            Ok(Found::Good(s)) => return Ok(*s),
+            Ok(Found::Refused(why)) => return Err(why),
+            Ok(Found::Missing) => match js.create_stream(config(names, replicas)).await {
+                Ok(created) => {
+                    tracing::info!(stream = %names.stream(), replicas, "created the event's stream");
+                    return Ok(created);
+                }
+                Err(e) => format!("creating it: {e}"),
+            },
+            Err(e) => e,
+        };
+        if tokio::time::Instant::now() >= until {
+            return Err(attempt);
         }
+        tracing::warn!(stream = %names.stream(), "the broker did not answer about the event's stream ({attempt}); asking again");
+        tokio::time::sleep(Duration::from_secs(1)).await;
     }
 }
 

@@ -170,6 +170,35 @@ impl Broker {
         }
     }
 
+    /// A broker on a free port whose JetStream does not answer (started without it, as one
+    /// still reading its store); [`Broker::kill`] then [`Broker::restart`] brings it up with
+    /// JetStream on the same port.
+    pub fn start_without_jetstream(dir: &Path) -> Broker {
+        let mut b = Broker {
+            child: None,
+            port: free_port(),
+            store: dir.join("jetstream"),
+            log: dir.join("nats-server.log"),
+            config: None,
+        };
+        let child = Command::new(executable())
+            .args(["-a", "127.0.0.1", "-p"])
+            .arg(b.port.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("nats-server starts");
+        let addr: SocketAddr = format!("127.0.0.1:{}", b.port).parse().unwrap();
+        let end = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(addr).is_err() {
+            assert!(Instant::now() < end, "nats-server did not listen on {addr}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        b.child = Some(child);
+        b
+    }
+
     /// SIGKILL: the broker dies as in a power cut of its PC.
     pub fn kill(&mut self) {
         if let Some(mut c) = self.child.take() {

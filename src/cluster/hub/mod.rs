@@ -137,6 +137,9 @@ enum PublishError {
     Duplicate,
 }
 
+/// How long a starting hub waits for a broker that does not answer about the stream yet.
+const STREAM_PATIENCE: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// A running hub.
 pub struct Hub {
     addr: SocketAddr,
@@ -154,7 +157,7 @@ impl Hub {
         let client =
             super::connect::connect_reporting(&cluster, hub_name(&cluster), link.clone()).await?;
         let js = jetstream::new(client.clone());
-        super::stream::ensure(&js, &names, cluster.replicas)
+        super::stream::ensure(&js, &names, cluster.replicas, STREAM_PATIENCE)
             .await
             .map_err(|detail| HubError::EventStream {
                 stream: names.stream(),

@@ -125,13 +125,18 @@ impl StreamReader {
 
     async fn open(&mut self) -> Result<(), StreamError> {
         // The hub made the stream; if it is gone (a broker's store lost), the hub makes it
-        // again, checked as at the start.
-        let mut stream = crate::cluster::stream::ensure(&self.js, &self.names, self.replicas)
-            .await
-            .map_err(|detail| StreamError::Stream {
-                stream: self.names.stream(),
-                detail,
-            })?;
+        // again, checked as at the start. One attempt: the reader's own loop asks again.
+        let mut stream = crate::cluster::stream::ensure(
+            &self.js,
+            &self.names,
+            self.replicas,
+            std::time::Duration::ZERO,
+        )
+        .await
+        .map_err(|detail| StreamError::Stream {
+            stream: self.names.stream(),
+            detail,
+        })?;
         let info = stream.info().await.map_err(|e| StreamError::Stream {
             stream: self.names.stream(),
             detail: e.to_string(),

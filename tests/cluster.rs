@@ -88,9 +88,7 @@ fn start_node_on(dir: &Path, broker: &Broker, name: &str, seed: u64, journal: Pa
 
 fn start_hub(dir: &Path, broker: &Broker) -> (Proc, SocketAddr) {
     let config = hub_config(dir, broker);
-    let mut proc = Proc::spawn(&["hub", "--config", path_str(&config)]);
-    let addr = dashboard_addr(&proc.stderr_line("dashboard at", Duration::from_secs(30)));
-    (proc, addr)
+    start_hub_from(&config)
 }
 
 /// Every event the hub has, from its `/ws` resumed at 0 (its whole ring).

@@ -60,9 +60,7 @@ fn start_hub(dir: &Path, urls: &[String], name: &str, replicas: usize) -> (Proc,
         ),
     )
     .unwrap();
-    let mut proc = Proc::spawn(&["hub", "--config", path_str(&config)]);
-    let addr = dashboard_addr(&proc.stderr_line("dashboard at", Duration::from_secs(60)));
-    (proc, addr)
+    start_hub_from(&config)
 }
 
 fn node_entry(hub: SocketAddr, node: &str) -> Option<Value> {

@@ -50,9 +50,7 @@ fn start_hub(dir: &Path, broker: &Broker, listener: bool) -> (Proc, SocketAddr) 
         );
     }
     let config = write(dir, "hub.toml", table);
-    let mut hub = Proc::spawn(&["hub", "--config", path_str(&config)]);
-    let addr = dashboard_addr(&hub.stderr_line("dashboard at", Duration::from_secs(30)));
-    (hub, addr)
+    start_hub_from(&config)
 }
 
 fn hall_a(hub: SocketAddr) -> Option<Value> {

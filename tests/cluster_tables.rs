@@ -48,9 +48,7 @@ fn start_hub(dir: &Path, broker: &Broker, name: &str, tables: &str) -> (Proc, So
         ),
     )
     .unwrap();
-    let mut p = Proc::spawn(&["hub", "--config", path_str(&config)]);
-    let addr = dashboard_addr(&p.stderr_line("dashboard at", Duration::from_secs(30)));
-    (p, addr)
+    start_hub_from(&config)
 }
 
 /// An emulated board playing `game` first, and the venue PC `node` reading it as `table`.

@@ -78,9 +78,7 @@ fn start_hub(dir: &Path, broker: &Broker) -> (Proc, SocketAddr) {
         ),
     )
     .unwrap();
-    let mut p = Proc::spawn(&["hub", "--config", path_str(&config)]);
-    let addr = dashboard_addr(&p.stderr_line("dashboard at", Duration::from_secs(30)));
-    (p, addr)
+    start_hub_from(&config)
 }
 
 /// The venue PC: the emulated board is table 1's (label "1").

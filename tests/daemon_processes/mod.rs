@@ -171,6 +171,14 @@ pub fn start_demo(
     (proc, addr)
 }
 
+/// Starts `dgt-arbiter hub` with the settings file `config`; waits for its dashboard (a hub
+/// reads the event's stream before it serves) and returns the process and its address.
+pub fn start_hub_from(config: &Path) -> (Proc, SocketAddr) {
+    let mut proc = Proc::spawn(&["hub", "--config", path_str(config)]);
+    let addr = dashboard_addr(&proc.stderr_line("dashboard at", Duration::from_secs(60)));
+    (proc, addr)
+}
+
 /// The address in a "dashboard at http://ADDR/" line.
 pub fn dashboard_addr(line: &str) -> SocketAddr {
     let start = line.find("http://").expect("an address") + 7;

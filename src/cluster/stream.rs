@@ -162,7 +162,7 @@ pub async fn ensure(
 ) -> Result<stream::Stream, String> {
     let until = tokio::time::Instant::now() + patience;
     loop {
-        let attempt = match look(js, names, replicas).await {
+        let failure = match look(js, names, replicas).await {
             Ok(Found::Good(s)) => return Ok(*s),
             Ok(Found::Refused(why)) => return Err(why),
             Ok(Found::Missing) => match js.create_stream(config(names, replicas)).await {
@@ -175,9 +175,12 @@ pub async fn ensure(
             Err(e) => e,
         };
         if tokio::time::Instant::now() >= until {
-            return Err(attempt);
+            return Err(failure);
         }
-        tracing::warn!(stream = %names.stream(), "the broker did not answer about the event's stream ({attempt}); asking again");
+        tracing::warn!(
+            stream = %names.stream(),
+            "the broker did not answer about the event's stream ({failure}); asking again"
+        );
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
 }

@@ -108,28 +108,11 @@ fn hub_numbering(hub: SocketAddr) -> Vec<(u64, Value, Value)> {
 
 /// The node seqs of `node`'s events on the hub, from its `/ws` resumed at 0.
 fn hub_node_seqs(hub: SocketAddr, node: &str) -> Vec<u64> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{hub}/ws?since=0"))
-            .await
-            .expect("the hub's /ws");
-        let mut out = Vec::new();
-        while let Ok(Some(Ok(msg))) =
-            tokio::time::timeout(Duration::from_millis(800), ws.next()).await
-        {
-            if let Ok(text) = msg.to_text()
-                && let Ok(v) = serde_json::from_str::<Value>(text)
-                && v["node"] == node
-                && let Some(s) = v["node_seq"].as_u64()
-            {
-                out.push(s);
-            }
-        }
-        out
-    })
+    hub_numbering(hub)
+        .into_iter()
+        .filter(|(_, n, _)| *n == node)
+        .filter_map(|(_, _, s)| s.as_u64())
+        .collect()
 }
 
 /// The node stops; the hub ends with every event of its journal, once and in order.

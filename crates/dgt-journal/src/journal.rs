@@ -11,6 +11,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use crate::batch::{Batch, Cause};
 use crate::error::JournalError;
 use crate::schema;
+use crate::segments::{SegmentRule, Segments};
 
 /// The share of the size cap from which the writer warns (percent).
 pub const CAP_WARN_PERCENT: u64 = 80;
@@ -59,6 +60,10 @@ pub struct Journal {
     next_step: u64,
     /// How many steps are still rows (not sealed).
     pub(crate) row_steps: u64,
+    /// The closed segments (see [`crate::segments`]).
+    pub(crate) segments: std::cell::RefCell<Segments>,
+    /// When a new segment starts.
+    pub(crate) rule: SegmentRule,
 }
 
 impl std::fmt::Debug for Journal {
@@ -132,7 +137,9 @@ impl Journal {
         match schema::migrate(&mut journal.conn).map_err(err)? {
             Ok(()) => {
                 journal.has_blocks = true;
+                journal.load_segments()?;
                 journal.count_steps()?;
+                journal.drop_closed_steps()?;
                 Ok(journal)
             }
             Err(found) => Err(JournalError::NewerSchema {
@@ -176,8 +183,14 @@ impl Journal {
             .block_range("first_step", "last_step")?
             .map_or(0, |r| r.1);
         self.row_steps = rows as u64;
-        self.next_step = last_row.max(last_sealed) as u64 + 1;
+        let (closed_step, _) = self.closed_last();
+        self.next_step = (last_row.max(last_sealed) as u64).max(closed_step) + 1;
         Ok(())
+    }
+
+    /// The id the next appended step gets.
+    pub(crate) fn next_step(&self) -> u64 {
+        self.next_step
     }
 
     /// Opens an existing journal for reading only (`export`, the dashboard's history). The
@@ -204,11 +217,12 @@ impl Journal {
             });
         }
         journal.has_blocks = found >= 2;
+        journal.load_segments()?;
         journal.count_steps()?;
         Ok(journal)
     }
 
-    fn connect(path: &Path, flags: OpenFlags) -> Result<Journal, JournalError> {
+    pub(crate) fn connect(path: &Path, flags: OpenFlags) -> Result<Journal, JournalError> {
         Self::check_dir(path)?;
         let conn = Connection::open_with_flags(path, flags)
             .map_err(|e| JournalError::from_sqlite(path, e))?;
@@ -221,6 +235,8 @@ impl Journal {
             has_blocks: false,
             next_step: 1,
             row_steps: 0,
+            segments: Segments::none(),
+            rule: SegmentRule::default(),
         })
     }
 
@@ -236,7 +252,7 @@ impl Journal {
         Ok(())
     }
 
-    fn check_integrity(&self) -> Result<(), JournalError> {
+    pub(crate) fn check_integrity(&self) -> Result<(), JournalError> {
         let mut stmt = self
             .conn
             .prepare("PRAGMA quick_check")
@@ -278,15 +294,21 @@ impl Journal {
             .conn
             .query_row("PRAGMA page_size", [], |r| r.get(0))
             .map_err(|e| self.err(e))?;
-        let hard = bytes.saturating_add(bytes / 100 * CAP_RESERVE_PERCENT);
+        // The closed segments count against the cap; the open one keeps at least the
+        // reserve, so that the round in play ends journaled.
+        let reserve = bytes / 100 * CAP_RESERVE_PERCENT;
+        let hard = bytes
+            .saturating_add(reserve)
+            .saturating_sub(self.closed_bytes())
+            .max(reserve);
         let pages = (hard / page.max(1) as u64).max(1) as i64;
         self.conn
             .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |_| Ok(()))
             .map_err(|e| self.err(e))
     }
 
-    /// The bytes the journal's pages hold (its free pages not counted).
-    pub fn size_bytes(&self) -> Result<u64, JournalError> {
+    /// The bytes the open segment's pages hold (its free pages not counted).
+    pub(crate) fn size_bytes_here(&self) -> Result<u64, JournalError> {
         self.conn
             .query_row(
                 "SELECT (SELECT page_count FROM pragma_page_count()) \
@@ -318,8 +340,8 @@ impl Journal {
         self.append_all(std::iter::once(batch))
     }
 
-    /// Appends several batches in one transaction (the writer groups whatever is queued).
-    pub fn append_all<'a>(
+    /// Appends batches to the open segment in one transaction.
+    pub(crate) fn append_here<'a>(
         &mut self,
         batches: impl IntoIterator<Item = &'a Batch>,
     ) -> Result<(), JournalError> {
@@ -354,8 +376,8 @@ impl Journal {
             .map_err(|e| self.err(e))
     }
 
-    /// How many batches were dropped over the journal's life.
-    pub fn dropped_batches(&self) -> Result<u64, JournalError> {
+    /// How many batches the open segment notes as dropped.
+    pub(crate) fn dropped_batches_here(&self) -> Result<u64, JournalError> {
         self.conn
             .query_row(
                 "SELECT coalesce(sum(dropped_batches), 0) FROM gaps",
@@ -405,9 +427,10 @@ impl Journal {
         Ok(Cause::Input(Input { t_ms, board, kind }))
     }
 
-    /// One board's inputs with `from_ms <= t_ms <= to_ms`, in journal order (through the
-    /// `steps_by_board` index: a replay window costs its own rows, not the whole day).
-    pub fn board_inputs(
+    /// One board's inputs in this file with `from_ms <= t_ms <= to_ms`, in journal order
+    /// (through the `steps_by_board` index: a replay window costs its own rows, not the
+    /// whole day).
+    pub(crate) fn board_inputs_here(
         &self,
         board: &str,
         from_ms: u64,
@@ -459,8 +482,8 @@ impl Journal {
         Ok(out)
     }
 
-    /// The last event's seq, 0 for an empty journal.
-    pub fn last_seq(&self) -> Result<u64, JournalError> {
+    /// The last event's seq in this file, 0 for none.
+    pub(crate) fn last_seq_here(&self) -> Result<u64, JournalError> {
         let rows = self
             .conn
             .query_row("SELECT coalesce(max(seq), 0) FROM events", [], |r| {
@@ -473,8 +496,8 @@ impl Journal {
         Ok(rows.max(sealed) as u64)
     }
 
-    /// The first event's seq, if any (a journal started by a core numbering from elsewhere).
-    pub fn first_seq(&self) -> Result<Option<u64>, JournalError> {
+    /// The first event's seq in this file, if any.
+    pub(crate) fn first_seq_here(&self) -> Result<Option<u64>, JournalError> {
         if let Some((first, _)) = self.block_range("first_seq", "last_seq")? {
             return Ok(Some(first as u64));
         }
@@ -486,9 +509,8 @@ impl Journal {
             .map_err(|e| self.err(e))
     }
 
-    /// The events after `seq`, as contract JSON, oldest first: what a client resuming from
-    /// `seq` missed.
-    pub fn events_since(&self, seq: u64) -> Result<Vec<String>, JournalError> {
+    /// The events of this file after `seq`, as contract JSON, oldest first.
+    pub(crate) fn events_since_here(&self, seq: u64) -> Result<Vec<String>, JournalError> {
         let _snapshot = self.snapshot()?;
         let mut out = self.sealed_events_after(seq)?;
         out.extend(self.strings(
@@ -498,8 +520,12 @@ impl Journal {
         Ok(out)
     }
 
-    /// Every event of one game (its moves, alerts and end), oldest first.
-    pub fn events_of_game(&self, game: &str) -> Result<Vec<String>, JournalError> {
+    /// Every event of one game in this file after `after_seq`, oldest first.
+    pub(crate) fn events_of_game_here(
+        &self,
+        game: &str,
+        after_seq: u64,
+    ) -> Result<Vec<String>, JournalError> {
         let _snapshot = self.snapshot()?;
         // The game's seq range (the `games` index) bounds the blocks to decode.
         let range: Option<(Option<i64>, Option<i64>)> = self
@@ -513,10 +539,10 @@ impl Journal {
             .map_err(|e| self.err(e))?;
         let (from, to) = match range {
             Some((start, end)) => (
-                start.unwrap_or(0) as u64,
+                (start.unwrap_or(0) as u64).max(after_seq + 1),
                 end.map_or(u64::MAX, |e| e as u64),
             ),
-            None => (0, u64::MAX),
+            None => (after_seq + 1, u64::MAX),
         };
         let mut out: Vec<String> = self
             .sealed_events_between(from, to, |e| e.game.as_deref() == Some(game))?
@@ -524,33 +550,38 @@ impl Journal {
             .map(|e| e.json)
             .collect();
         out.extend(self.strings(
-            "SELECT json FROM events WHERE game = ?1 ORDER BY seq",
-            params![game],
+            "SELECT json FROM events WHERE game = ?1 AND seq > ?2 ORDER BY seq",
+            params![game, after_seq as i64],
         )?);
         Ok(out)
     }
 
-    /// Alerts nobody has acknowledged yet, as contract JSON, oldest first.
-    pub fn open_alerts(&self) -> Result<Vec<String>, JournalError> {
-        let _snapshot = self.snapshot()?;
-        let open: Vec<i64> = {
-            let mut stmt = self
-                .conn
-                .prepare_cached(
-                    "SELECT a.id FROM alerts a \
-                     WHERE NOT EXISTS (SELECT 1 FROM acks k WHERE k.alert = a.id) ORDER BY a.id",
-                )
-                .map_err(|e| self.err(e))?;
-            stmt.query_map([], |r| r.get(0))
-                .and_then(|rows| rows.collect())
-                .map_err(|e| self.err(e))?
+    /// The seqs of the alerts this file's index holds without an acknowledgement.
+    pub(crate) fn open_alert_ids_here(&self) -> Result<Vec<u64>, JournalError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT a.id FROM alerts a \
+                 WHERE NOT EXISTS (SELECT 1 FROM acks k WHERE k.alert = a.id) ORDER BY a.id",
+            )
+            .map_err(|e| self.err(e))?;
+        stmt.query_map([], |r| r.get::<_, i64>(0).map(|s| s as u64))
+            .and_then(|rows| rows.collect())
+            .map_err(|e| self.err(e))
+    }
+
+    /// The events of this file with the seqs `seqs` (sorted; `wanted` holds the same), by
+    /// seq.
+    pub(crate) fn events_with_seqs_here(
+        &self,
+        seqs: &[u64],
+        wanted: &std::collections::HashSet<u64>,
+    ) -> Result<std::collections::BTreeMap<u64, String>, JournalError> {
+        let (Some(first), Some(last)) = (seqs.first(), seqs.last()) else {
+            return Ok(std::collections::BTreeMap::new());
         };
-        let (Some(first), Some(last)) = (open.first(), open.last()) else {
-            return Ok(Vec::new());
-        };
-        let wanted: std::collections::HashSet<u64> = open.iter().map(|s| *s as u64).collect();
         let mut found: std::collections::BTreeMap<u64, String> = self
-            .sealed_events_between(*first as u64, *last as u64, |e| wanted.contains(&e.seq))?
+            .sealed_events_between(*first, *last, |e| wanted.contains(&e.seq))?
             .into_iter()
             .map(|e| (e.seq, e.json))
             .collect();
@@ -558,19 +589,19 @@ impl Journal {
             .conn
             .prepare_cached("SELECT json FROM events WHERE seq = ?1")
             .map_err(|e| self.err(e))?;
-        for seq in &open {
-            if found.contains_key(&(*seq as u64)) {
+        for seq in seqs {
+            if found.contains_key(seq) {
                 continue;
             }
             if let Some(json) = stmt
-                .query_row([seq], |r| r.get::<_, String>(0))
+                .query_row([*seq as i64], |r| r.get::<_, String>(0))
                 .optional()
                 .map_err(|e| self.err(e))?
             {
-                found.insert(*seq as u64, json);
+                found.insert(*seq, json);
             }
         }
-        Ok(found.into_values().collect())
+        Ok(found)
     }
 
     /// Operator and arbiter actions as capture lines (contract §2), oldest first.
@@ -591,8 +622,8 @@ impl Journal {
         Ok(out)
     }
 
-    /// The games the journal knows, in the order they started.
-    pub fn games(&self) -> Result<Vec<GameEntry>, JournalError> {
+    /// The games this file's index knows, in the order they started.
+    pub(crate) fn games_here(&self) -> Result<Vec<GameEntry>, JournalError> {
         let mut stmt = self
             .conn
             .prepare(
@@ -685,8 +716,8 @@ impl Journal {
         Ok(())
     }
 
-    /// How many steps the journal holds.
-    pub fn step_count(&self) -> Result<u64, JournalError> {
+    /// How many steps this file holds.
+    pub(crate) fn step_count_here(&self) -> Result<u64, JournalError> {
         let sealed: i64 = if self.has_blocks {
             self.conn
                 .query_row("SELECT coalesce(sum(step_count), 0) FROM blocks", [], |r| {
@@ -703,8 +734,8 @@ impl Journal {
         Ok((sealed + rows) as u64)
     }
 
-    /// The core times of the first and last steps (ms), `(0, 0)` for an empty journal.
-    pub fn time_span(&self) -> Result<(u64, u64), JournalError> {
+    /// The core times of this file's first and last steps (ms), `(0, 0)` for none.
+    pub(crate) fn time_span_here(&self) -> Result<(u64, u64), JournalError> {
         let rows: (Option<i64>, Option<i64>) = self
             .conn
             .query_row("SELECT min(t_ms), max(t_ms) FROM steps", [], |r| {
@@ -717,8 +748,8 @@ impl Journal {
         Ok((first.unwrap_or(0) as u64, last.unwrap_or(0) as u64))
     }
 
-    /// The seq of the last event of a step, if it produced any (used by tests and tools).
-    pub fn last_seq_of_step(&self, step: u64) -> Result<Option<u64>, JournalError> {
+    /// The seq of the last event of a step of this file, if it produced any.
+    pub(crate) fn last_seq_of_step_here(&self, step: u64) -> Result<Option<u64>, JournalError> {
         let spans = self.block_spans("first_step <= ?1 AND last_step >= ?1", step as i64)?;
         if let Some(span) = spans.first() {
             return Ok(self

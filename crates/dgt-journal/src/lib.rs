@@ -32,6 +32,7 @@ pub mod pgn;
 pub mod recovery;
 mod schema;
 pub mod sealed;
+pub mod segments;
 mod stored;
 pub mod tail;
 pub mod writer;
@@ -41,6 +42,7 @@ pub use error::JournalError;
 pub use journal::{GameEntry, Journal};
 pub use recovery::{Recovered, RecoveryReport, recover, recover_collecting};
 pub use sealed::{StoredEvent, StoredStep};
+pub use segments::{ClosedSegment, SegmentEntry, SegmentRule};
 pub use tail::{Tail, TailRecord};
 pub use writer::{
     CapState, DEFAULT_COMMIT_WINDOW, JournalHealth, JournalWriter, Submitted, WriterSettings,

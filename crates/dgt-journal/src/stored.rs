@@ -77,9 +77,9 @@ impl Journal {
         sealed::unpack(&steps, &events).map_err(|e| self.bad_block(id, e))
     }
 
-    /// Every step after `after_step` in journal order, each with its events, streamed to `f`
-    /// (`false` stops): sealed blocks first, then the rows.
-    pub fn walk(
+    /// This file's steps after `after_step` in journal order, each with its events,
+    /// streamed to `f` (`false` stops): sealed blocks first, then the rows.
+    pub(crate) fn walk_here(
         &self,
         after_step: u64,
         mut f: impl FnMut(StoredStep) -> bool,

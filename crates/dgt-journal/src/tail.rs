@@ -83,8 +83,8 @@ impl Journal {
         Ok(tail)
     }
 
-    /// The newest step's id, 0 for an empty journal.
-    pub fn last_step(&self) -> Result<u64, JournalError> {
+    /// The newest step's id in this file, 0 for none.
+    pub(crate) fn last_step_here(&self) -> Result<u64, JournalError> {
         let rows: i64 = self
             .conn
             .query_row("SELECT coalesce(max(id), 0) FROM steps", [], |r| r.get(0))

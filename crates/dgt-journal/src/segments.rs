@@ -1,0 +1,861 @@
+//! The journal in segments: one file per round (or per day), so that the file the daemon
+//! writes stays small and opening it checks only that file.
+//!
+//! `journal.path` always names the open segment. When a new round's pairings arrive (a
+//! round number above the open segment's), or the first step of a new day (UTC) under
+//! `journal.segment = "day"`, the writer closes the open segment before that step: its rows
+//! are sealed, it is copied compactly (`VACUUM INTO`) to a sibling `<stem>.r3.sqlite` (or
+//! `<stem>.2026-11-27.sqlite`), checked (`PRAGMA quick_check`), made mode 0444 and listed in
+//! the manifest `<stem>.segments.json` with its step and seq ranges, size and modification
+//! time; then the steps it holds are removed from the open segment. Step ids and event seqs
+//! go on across segments (one numbering for the whole event). The indexes that are still
+//! live move on with the open segment: games not finished and alerts not acknowledged.
+//!
+//! Every reader spans the segments through [`Journal::walk`] and the other public readers;
+//! a closed segment is opened read-only and trusted as checked when it was closed, unless
+//! its size or modification time changed (then it is checked again and the log says so). A
+//! damaged closed segment is named by the readers that reach it; a missing one (moved to
+//! archive storage) is skipped, named in the log and by [`Journal::closed_segments`].
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use dgt_core::event::EventBody;
+use rusqlite::OpenFlags;
+use serde::{Deserialize, Serialize};
+
+use crate::batch::Batch;
+use crate::error::JournalError;
+use crate::journal::{GameEntry, Journal};
+use crate::sealed::StoredStep;
+
+/// When the journal starts a new segment (`journal.segment`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SegmentRule {
+    /// A new segment when a new round's pairings are posted.
+    #[default]
+    Round,
+    /// A new segment at the first step of each day (UTC).
+    Day,
+    /// One file for the whole event (as before segments).
+    Off,
+}
+
+/// A closed segment as the manifest records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SegmentEntry {
+    /// The file's name, in the open segment's directory.
+    pub file: String,
+    /// `r3` (a round) or `2026-11-27` (a day); `r0` before any pairings.
+    pub label: String,
+    pub first_step: u64,
+    pub last_step: u64,
+    pub first_seq: Option<u64>,
+    pub last_seq: Option<u64>,
+    pub first_t_ms: u64,
+    pub last_t_ms: u64,
+    pub steps: u64,
+    pub dropped_batches: u64,
+    /// The file's size and modification time when it was closed and checked.
+    pub size_bytes: u64,
+    pub mtime_ms: u64,
+    /// What the check at closing said (`quick_check: ok`) and when (Unix seconds).
+    pub checked: String,
+    pub checked_at_s: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Manifest {
+    /// The open segment's label, once a round or day gave it one.
+    open_label: Option<String>,
+    closed: Vec<SegmentEntry>,
+}
+
+/// A closed segment as a reader finds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClosedSegment {
+    pub path: PathBuf,
+    pub entry: SegmentEntry,
+    /// `ready`, `missing` (not at its place: archived?) or `damaged: <detail>`.
+    pub state: String,
+}
+
+pub(crate) enum ClosedState {
+    Ready(Journal),
+    Missing,
+    Damaged(String),
+}
+
+pub(crate) struct Closed {
+    path: PathBuf,
+    entry: SegmentEntry,
+    state: ClosedState,
+}
+
+/// The closed segments a journal knows, read from its manifest (and re-read when the
+/// manifest changes: a reader with a long-lived connection sees a segment closed meanwhile).
+#[derive(Default)]
+pub(crate) struct Segments {
+    /// `None` for a journal that has no segments of its own (a closed segment, the sealer).
+    manifest: Option<PathBuf>,
+    stamp: Option<(u64, Option<SystemTime>)>,
+    open_label: Option<String>,
+    closed: Vec<Closed>,
+}
+
+impl Segments {
+    pub(crate) fn none() -> RefCell<Segments> {
+        RefCell::new(Segments::default())
+    }
+
+    fn last_step(&self) -> u64 {
+        self.closed
+            .iter()
+            .map(|c| c.entry.last_step)
+            .max()
+            .unwrap_or(0)
+    }
+
+    fn last_seq(&self) -> u64 {
+        self.closed
+            .iter()
+            .filter_map(|c| c.entry.last_seq)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The segments holding steps after `after_step`, in order.
+    fn after_step(&self, after_step: u64) -> impl Iterator<Item = &Closed> {
+        self.closed
+            .iter()
+            .filter(move |c| c.entry.last_step > after_step)
+    }
+}
+
+/// The sibling of the open segment named `<stem><suffix>`.
+fn sibling(open: &Path, suffix: &str) -> PathBuf {
+    let stem = open
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "journal".into());
+    open.with_file_name(format!("{stem}{suffix}"))
+}
+
+fn manifest_path(open: &Path) -> PathBuf {
+    sibling(open, ".segments.json")
+}
+
+fn extension(open: &Path) -> String {
+    open.extension()
+        .map(|e| format!(".{}", e.to_string_lossy()))
+        .unwrap_or_default()
+}
+
+fn mtime_ms(meta: &std::fs::Metadata) -> u64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+fn unix_s() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// The UTC date of a Unix time, `YYYY-MM-DD` (H. Hinnant's civil-from-days).
+pub fn day_label(unix_s: u64) -> String {
+    let z = (unix_s / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+fn io_error(path: &Path, e: std::io::Error) -> JournalError {
+    JournalError::CannotOpen {
+        path: path.to_path_buf(),
+        detail: e.to_string(),
+    }
+}
+
+/// Writes the manifest whole or not at all (a new file, synced, renamed over the old one).
+fn write_manifest(path: &Path, manifest: &Manifest) -> Result<(), JournalError> {
+    use std::io::Write;
+    let tmp = sibling(path, ".tmp");
+    let text = serde_json::to_vec_pretty(manifest).map_err(|e| JournalError::BadRow {
+        path: path.to_path_buf(),
+        detail: e.to_string(),
+    })?;
+    let mut f = std::fs::File::create(&tmp).map_err(|e| io_error(&tmp, e))?;
+    f.write_all(&text).map_err(|e| io_error(&tmp, e))?;
+    f.sync_all().map_err(|e| io_error(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| io_error(path, e))?;
+    sync_dir(path);
+    Ok(())
+}
+
+/// Makes a rename in `path`'s directory durable.
+fn sync_dir(path: &Path) {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && let Ok(d) = std::fs::File::open(dir)
+    {
+        let _ = d.sync_all();
+    }
+}
+
+fn read_manifest(path: &Path) -> Result<Manifest, JournalError> {
+    match std::fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| JournalError::Corrupt {
+            path: path.to_path_buf(),
+            detail: format!("the segment manifest cannot be read: {e}"),
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Manifest::default()),
+        Err(e) => Err(io_error(path, e)),
+    }
+}
+
+/// Opens a closed segment read-only, checking it again only when it changed since it was
+/// checked at closing.
+fn open_closed(path: PathBuf, entry: SegmentEntry) -> Closed {
+    let meta = match std::fs::metadata(&path) {
+        Ok(m) => m,
+        Err(_) => {
+            tracing::warn!(
+                segment = %path.display(),
+                first_step = entry.first_step,
+                last_step = entry.last_step,
+                "journal segment missing (moved to archive storage?): its steps are not read"
+            );
+            return Closed {
+                path,
+                entry,
+                state: ClosedState::Missing,
+            };
+        }
+    };
+    let changed = meta.len() != entry.size_bytes || mtime_ms(&meta) != entry.mtime_ms;
+    let state = match Journal::open_segment(&path, changed) {
+        Ok(j) => {
+            if changed {
+                tracing::warn!(
+                    segment = %path.display(),
+                    "journal segment changed since it was closed (size or time): checked again, ok"
+                );
+            }
+            ClosedState::Ready(j)
+        }
+        Err(e) => {
+            tracing::error!(segment = %path.display(), "journal segment unreadable: {e}");
+            ClosedState::Damaged(e.to_string())
+        }
+    };
+    Closed { path, entry, state }
+}
+
+/// The round a batch's pairings start, if it posts any.
+fn pairings_round(batch: &Batch) -> Option<u32> {
+    batch
+        .steps()
+        .iter()
+        .flat_map(|s| s.events.iter())
+        .find_map(|e| match &e.body {
+            EventBody::Pairings(p) => Some(p.round),
+            _ => None,
+        })
+}
+
+impl Journal {
+    /// Opens a closed segment (read-only, no segments of its own).
+    fn open_segment(path: &Path, check: bool) -> Result<Journal, JournalError> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let mut j = Journal::connect(path, flags)?;
+        if check {
+            j.check_integrity()?;
+        }
+        j.has_blocks = true;
+        Ok(j)
+    }
+
+    /// Starts reading the manifest of `journal.path`'s segments (open and open_read_only).
+    pub(crate) fn load_segments(&mut self) -> Result<(), JournalError> {
+        self.segments.get_mut().manifest = Some(manifest_path(self.path()));
+        self.refresh_segments()
+    }
+
+    /// Re-reads the manifest when it changed since it was read.
+    pub(crate) fn refresh_segments(&self) -> Result<(), JournalError> {
+        let Ok(mut segs) = self.segments.try_borrow_mut() else {
+            return Ok(());
+        };
+        let Some(manifest_path) = segs.manifest.clone() else {
+            return Ok(());
+        };
+        let stamp = std::fs::metadata(&manifest_path)
+            .ok()
+            .map(|m| (m.len(), m.modified().ok()));
+        if stamp == segs.stamp {
+            return Ok(());
+        }
+        let manifest = read_manifest(&manifest_path)?;
+        let mut old: Vec<Closed> = std::mem::take(&mut segs.closed);
+        for entry in manifest.closed {
+            let path = self.path().with_file_name(&entry.file);
+            let kept = old
+                .iter()
+                .position(|c| c.entry == entry && matches!(c.state, ClosedState::Ready(_)));
+            segs.closed.push(match kept {
+                Some(i) => old.swap_remove(i),
+                None => open_closed(path, entry),
+            });
+        }
+        segs.open_label = manifest.open_label;
+        segs.stamp = stamp;
+        Ok(())
+    }
+
+    /// The closed segments, oldest first.
+    pub fn closed_segments(&self) -> Result<Vec<ClosedSegment>, JournalError> {
+        self.refresh_segments()?;
+        Ok(self
+            .segments
+            .borrow()
+            .closed
+            .iter()
+            .map(|c| ClosedSegment {
+                path: c.path.clone(),
+                entry: c.entry.clone(),
+                state: match &c.state {
+                    ClosedState::Ready(_) => "ready".into(),
+                    ClosedState::Missing => "missing".into(),
+                    ClosedState::Damaged(d) => format!("damaged: {d}"),
+                },
+            })
+            .collect())
+    }
+
+    /// The last step id and seq held by closed segments (0 without any).
+    pub(crate) fn closed_last(&self) -> (u64, u64) {
+        let segs = self.segments.borrow();
+        (segs.last_step(), segs.last_seq())
+    }
+
+    /// The bytes the closed segments still at their place take on disk.
+    pub(crate) fn closed_bytes(&self) -> u64 {
+        self.segments
+            .borrow()
+            .closed
+            .iter()
+            .filter(|c| !matches!(c.state, ClosedState::Missing))
+            .map(|c| c.entry.size_bytes)
+            .sum()
+    }
+
+    /// Runs `f` on each closed segment holding steps after `after_step`: a damaged one is an
+    /// error naming its file, a missing one is skipped. `f` returning `false` stops.
+    fn each_closed(
+        &self,
+        after_step: u64,
+        mut f: impl FnMut(&Journal, &SegmentEntry) -> Result<bool, JournalError>,
+    ) -> Result<bool, JournalError> {
+        self.refresh_segments()?;
+        let segs = self.segments.borrow();
+        for c in segs.after_step(after_step) {
+            match &c.state {
+                ClosedState::Ready(j) => {
+                    if !f(j, &c.entry)? {
+                        return Ok(false);
+                    }
+                }
+                ClosedState::Missing => {}
+                ClosedState::Damaged(detail) => {
+                    return Err(JournalError::Corrupt {
+                        path: c.path.clone(),
+                        detail: detail.clone(),
+                    });
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// Every step after `after_step` in journal order, each with its events, streamed to `f`
+    /// (`false` stops): the closed segments' first, then the open one's (its sealed blocks,
+    /// then its rows).
+    pub fn walk(
+        &self,
+        after_step: u64,
+        mut f: impl FnMut(StoredStep) -> bool,
+    ) -> Result<(), JournalError> {
+        // The open segment's snapshot first: a segment closed after it still has its steps
+        // here, one closed before it is in the manifest read next.
+        let _snapshot = self.snapshot()?;
+        let mut go = true;
+        let more = self.each_closed(after_step, |j, _| {
+            j.walk_here(after_step, |s| {
+                go = f(s);
+                go
+            })?;
+            Ok(go)
+        })?;
+        if !more {
+            return Ok(());
+        }
+        let (last_step, _) = self.closed_last();
+        self.walk_here(after_step.max(last_step), f)
+    }
+
+    /// The events after `seq`, as contract JSON, oldest first: what a client resuming from
+    /// `seq` missed.
+    pub fn events_since(&self, seq: u64) -> Result<Vec<String>, JournalError> {
+        let _snapshot = self.snapshot()?;
+        let mut out = Vec::new();
+        self.each_closed(0, |j, e| {
+            if e.last_seq.is_some_and(|l| l > seq) {
+                out.extend(j.events_since_here(seq)?);
+            }
+            Ok(true)
+        })?;
+        let (_, last_seq) = self.closed_last();
+        out.extend(self.events_since_here(seq.max(last_seq))?);
+        Ok(out)
+    }
+
+    /// Every event of one game (its moves, alerts and end), oldest first, whichever
+    /// segments it spans.
+    pub fn events_of_game(&self, game: &str) -> Result<Vec<String>, JournalError> {
+        let _snapshot = self.snapshot()?;
+        let mut out = Vec::new();
+        self.each_closed(0, |j, _| {
+            out.extend(j.events_of_game_here(game, 0)?);
+            Ok(true)
+        })?;
+        let (_, last_seq) = self.closed_last();
+        out.extend(self.events_of_game_here(game, last_seq)?);
+        Ok(out)
+    }
+
+    /// Alerts nobody has acknowledged yet, as contract JSON, oldest first (the open
+    /// segment's index holds them all: closing a segment keeps them there).
+    pub fn open_alerts(&self) -> Result<Vec<String>, JournalError> {
+        let _snapshot = self.snapshot()?;
+        let open = self.open_alert_ids_here()?;
+        let mut found: BTreeMap<u64, String> = BTreeMap::new();
+        let wanted: HashSet<u64> = open.iter().copied().collect();
+        let (_, last_seq) = self.closed_last();
+        if open.first().is_some_and(|f| *f <= last_seq) {
+            self.each_closed(0, |j, _| {
+                found.extend(j.events_with_seqs_here(&open, &wanted)?);
+                Ok(true)
+            })?;
+        }
+        found.extend(self.events_with_seqs_here(&open, &wanted)?);
+        Ok(found.into_values().collect())
+    }
+
+    /// The games the journal knows, in the order they started (a game spanning segments
+    /// once, as its newest segment knows it).
+    pub fn games(&self) -> Result<Vec<GameEntry>, JournalError> {
+        let mut by_id: BTreeMap<String, GameEntry> = BTreeMap::new();
+        self.each_closed(0, |j, _| {
+            by_id.extend(j.games_here()?.into_iter().map(|g| (g.id.clone(), g)));
+            Ok(true)
+        })?;
+        by_id.extend(self.games_here()?.into_iter().map(|g| (g.id.clone(), g)));
+        let mut games: Vec<GameEntry> = by_id.into_values().collect();
+        games.sort_by_key(|g| g.start_seq);
+        Ok(games)
+    }
+
+    /// One board's inputs with `from_ms <= t_ms <= to_ms`, in journal order (a closed
+    /// segment is opened only when its time span meets the window).
+    pub fn board_inputs(
+        &self,
+        board: &str,
+        from_ms: u64,
+        to_ms: u64,
+    ) -> Result<Vec<dgt_core::Input>, JournalError> {
+        let mut out = Vec::new();
+        self.each_closed(0, |j, e| {
+            if e.last_t_ms >= from_ms && e.first_t_ms <= to_ms {
+                out.extend(j.board_inputs_here(board, from_ms, to_ms)?);
+            }
+            Ok(true)
+        })?;
+        out.extend(self.board_inputs_here(board, from_ms, to_ms)?);
+        Ok(out)
+    }
+
+    /// The seq of the last event of a step, if it produced any (used by tests and tools).
+    pub fn last_seq_of_step(&self, step: u64) -> Result<Option<u64>, JournalError> {
+        let mut found = None;
+        let mut in_closed = false;
+        self.each_closed(step.saturating_sub(1), |j, e| {
+            if e.first_step <= step {
+                in_closed = true;
+                found = j.last_seq_of_step_here(step)?;
+            }
+            Ok(false)
+        })?;
+        if in_closed {
+            return Ok(found);
+        }
+        self.last_seq_of_step_here(step)
+    }
+
+    /// The last event's seq, 0 for an empty journal.
+    pub fn last_seq(&self) -> Result<u64, JournalError> {
+        self.refresh_segments()?;
+        Ok(self.last_seq_here()?.max(self.closed_last().1))
+    }
+
+    /// The first event's seq, if any (a journal started by a core numbering from elsewhere).
+    pub fn first_seq(&self) -> Result<Option<u64>, JournalError> {
+        self.refresh_segments()?;
+        let closed = self
+            .segments
+            .borrow()
+            .closed
+            .iter()
+            .find_map(|c| c.entry.first_seq);
+        match closed {
+            Some(s) => Ok(Some(s)),
+            None => self.first_seq_here(),
+        }
+    }
+
+    /// The newest step's id, 0 for an empty journal.
+    pub fn last_step(&self) -> Result<u64, JournalError> {
+        self.refresh_segments()?;
+        Ok(self.last_step_here()?.max(self.closed_last().0))
+    }
+
+    /// How many steps the journal holds (the closed segments' as their manifest says).
+    pub fn step_count(&self) -> Result<u64, JournalError> {
+        self.refresh_segments()?;
+        let closed: u64 = self
+            .segments
+            .borrow()
+            .closed
+            .iter()
+            .map(|c| c.entry.steps)
+            .sum();
+        Ok(closed + self.step_count_here()?)
+    }
+
+    /// The core times of the first and last steps (ms), `(0, 0)` for an empty journal.
+    pub fn time_span(&self) -> Result<(u64, u64), JournalError> {
+        self.refresh_segments()?;
+        let (first, last) = self.time_span_here()?;
+        let segs = self.segments.borrow();
+        let Some(oldest) = segs.closed.first() else {
+            return Ok((first, last));
+        };
+        let own_empty = self.step_count_here()? == 0;
+        let closed_last = segs.closed.iter().map(|c| c.entry.last_t_ms).max();
+        Ok((
+            oldest.entry.first_t_ms,
+            if own_empty {
+                closed_last.unwrap_or(0)
+            } else {
+                last.max(closed_last.unwrap_or(0))
+            },
+        ))
+    }
+
+    /// How many batches were dropped over the journal's life.
+    pub fn dropped_batches(&self) -> Result<u64, JournalError> {
+        self.refresh_segments()?;
+        let closed: u64 = self
+            .segments
+            .borrow()
+            .closed
+            .iter()
+            .map(|c| c.entry.dropped_batches)
+            .sum();
+        Ok(closed + self.dropped_batches_here()?)
+    }
+
+    /// The bytes the journal takes: the open segment's pages (its free pages not counted)
+    /// and the closed segments still at their place. The size cap counts them all.
+    pub fn size_bytes(&self) -> Result<u64, JournalError> {
+        Ok(self.size_bytes_here()? + self.closed_bytes())
+    }
+
+    /// Chooses when a new segment starts (`journal.segment`).
+    pub fn set_segment_rule(&mut self, rule: SegmentRule) {
+        self.rule = rule;
+    }
+
+    /// Appends several batches in one transaction (the writer groups whatever is queued);
+    /// a batch that starts a new round (or the first of a new day) first closes the open
+    /// segment, so it and what follows go to a new one.
+    pub fn append_all<'a>(
+        &mut self,
+        batches: impl IntoIterator<Item = &'a Batch>,
+    ) -> Result<(), JournalError> {
+        let batches: Vec<&Batch> = batches.into_iter().collect();
+        if self.rule == SegmentRule::Off || self.segments.get_mut().manifest.is_none() {
+            return self.append_here(batches);
+        }
+        let mut start = 0;
+        for (k, batch) in batches.iter().enumerate() {
+            let Some(label) = self.label_of(batch) else {
+                continue;
+            };
+            let open = self.segments.get_mut().open_label.clone();
+            let newer = match (&open, self.rule) {
+                (None, _) => false,
+                (Some(open), SegmentRule::Round) => {
+                    let n = |l: &str| l.strip_prefix('r').and_then(|n| n.parse::<u32>().ok());
+                    matches!((n(open), n(&label)), (Some(a), Some(b)) if b > a)
+                }
+                (Some(open), _) => *open != label,
+            };
+            if newer {
+                self.append_here(batches[start..k].iter().copied())?;
+                start = k;
+                if self.own_steps() > 0 {
+                    // The round in play is never stopped by a failed rotation: the
+                    // journal goes on in the same segment.
+                    if let Err(e) = self.close_segment(&label) {
+                        tracing::error!(
+                            kind = e.kind(),
+                            "journal segment not closed, the journal goes on in it: {e}"
+                        );
+                    }
+                    continue;
+                }
+            }
+            if open.as_deref() != Some(label.as_str()) && (open.is_none() || newer) {
+                self.set_open_label(&label)?;
+            }
+        }
+        self.append_here(batches[start..].iter().copied())
+    }
+
+    /// The segment label a batch asks for: its pairings' round, or today under the day rule.
+    fn label_of(&self, batch: &Batch) -> Option<String> {
+        match self.rule {
+            SegmentRule::Round => pairings_round(batch).map(|r| format!("r{r}")),
+            SegmentRule::Day if !batch.is_empty() => Some(day_label(unix_s())),
+            _ => None,
+        }
+    }
+
+    fn own_steps(&mut self) -> u64 {
+        let (last_step, _) = self.closed_last();
+        self.next_step().saturating_sub(last_step + 1)
+    }
+
+    fn set_open_label(&mut self, label: &str) -> Result<(), JournalError> {
+        let Some(path) = self.segments.get_mut().manifest.clone() else {
+            return Ok(());
+        };
+        let mut manifest = read_manifest(&path)?;
+        manifest.open_label = Some(label.to_string());
+        write_manifest(&path, &manifest)?;
+        self.segments.get_mut().open_label = Some(label.to_string());
+        Ok(())
+    }
+
+    /// Closes the open segment: sealed, copied compactly to its sibling, checked, made
+    /// read-only and listed; then its steps leave the open segment. `next` labels the new
+    /// open segment.
+    fn close_segment(&mut self, next: &str) -> Result<(), JournalError> {
+        let started = std::time::Instant::now();
+        let manifest_path = manifest_path(self.path());
+        self.seal_all()?;
+        let (closed_step, _) = self.closed_last();
+        let label = self
+            .segments
+            .get_mut()
+            .open_label
+            .clone()
+            .unwrap_or_else(|| "r0".into());
+        let err = |p: &Path, e| JournalError::from_sqlite(p, e);
+        let range: (i64, i64, Option<i64>, Option<i64>, i64, i64, i64) = self
+            .conn
+            .query_row(
+                "SELECT min(first_step), max(last_step), min(first_seq), max(last_seq), \
+                 min(first_t_ms), max(last_t_ms), coalesce(sum(step_count), 0) \
+                 FROM blocks WHERE last_step > ?1",
+                [closed_step as i64],
+                |r| {
+                    Ok((
+                        r.get::<_, Option<i64>>(0)?.unwrap_or(0),
+                        r.get::<_, Option<i64>>(1)?.unwrap_or(0),
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get::<_, Option<i64>>(4)?.unwrap_or(0),
+                        r.get::<_, Option<i64>>(5)?.unwrap_or(0),
+                        r.get(6)?,
+                    ))
+                },
+            )
+            .map_err(|e| self.err(e))?;
+        let dropped = self.dropped_batches_here()?;
+        let ext = extension(self.path());
+        let mut target = sibling(self.path(), &format!(".{label}{ext}"));
+        let mut n = 2;
+        while target.exists() {
+            target = sibling(self.path(), &format!(".{label}-{n}{ext}"));
+            n += 1;
+        }
+        let tmp = sibling(self.path(), &format!(".{label}{ext}.closing"));
+        let _ = std::fs::remove_file(&tmp);
+        self.conn
+            .execute("VACUUM INTO ?1", [tmp.to_string_lossy()])
+            .map_err(|e| self.err(e))?;
+        let checked = (|| {
+            let c = rusqlite::Connection::open(&tmp).map_err(|e| err(&tmp, e))?;
+            // A closed segment is opened read-only: no WAL, whose side files a read-only
+            // reader could not create.
+            c.query_row("PRAGMA journal_mode = DELETE", [], |_| Ok(()))
+                .map_err(|e| err(&tmp, e))?;
+            let rows: Vec<String> = c
+                .prepare("PRAGMA quick_check")
+                .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+                .map_err(|e| err(&tmp, e))?;
+            if rows != ["ok"] {
+                return Err(JournalError::Corrupt {
+                    path: tmp.clone(),
+                    detail: rows.join("; "),
+                });
+            }
+            Ok(())
+        })();
+        if let Err(e) = checked {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let f = std::fs::File::open(&tmp).map_err(|e| io_error(&tmp, e))?;
+            f.sync_all().map_err(|e| io_error(&tmp, e))?;
+            std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o444))
+                .map_err(|e| io_error(&tmp, e))?;
+        }
+        std::fs::rename(&tmp, &target).map_err(|e| io_error(&target, e))?;
+        sync_dir(&target);
+        let meta = std::fs::metadata(&target).map_err(|e| io_error(&target, e))?;
+        let entry = SegmentEntry {
+            file: target
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            label,
+            first_step: range.0 as u64,
+            last_step: range.1 as u64,
+            first_seq: range.2.map(|s| s as u64),
+            last_seq: range.3.map(|s| s as u64),
+            first_t_ms: range.4 as u64,
+            last_t_ms: range.5 as u64,
+            steps: range.6 as u64,
+            dropped_batches: dropped,
+            size_bytes: meta.len(),
+            mtime_ms: mtime_ms(&meta),
+            checked: "quick_check: ok".into(),
+            checked_at_s: unix_s(),
+        };
+        let mut manifest = read_manifest(&manifest_path)?;
+        manifest.closed.push(entry.clone());
+        manifest.open_label = Some(next.to_string());
+        write_manifest(&manifest_path, &manifest)?;
+        self.refresh_segments()?;
+        self.drop_closed_steps()?;
+        if let Some(cap) = self.max_size() {
+            self.set_max_size(cap)?;
+        }
+        tracing::info!(
+            segment = %target.display(),
+            steps = entry.steps,
+            size_bytes = entry.size_bytes,
+            ms = started.elapsed().as_millis() as u64,
+            "journal segment closed (checked, read-only)"
+        );
+        Ok(())
+    }
+
+    /// Removes from the open segment what closed segments hold (at closing, and at open
+    /// after a crash between the manifest's write and this), keeping the games not finished
+    /// and the alerts not acknowledged; gives the freed pages back.
+    pub(crate) fn drop_closed_steps(&mut self) -> Result<(), JournalError> {
+        let (step, seq) = self.closed_last();
+        if step == 0 {
+            return Ok(());
+        }
+        let path = self.path().to_path_buf();
+        let err = |e| JournalError::from_sqlite(&path, e);
+        let (step, seq) = (step as i64, seq as i64);
+        let tx = self.conn.transaction().map_err(err)?;
+        tx.execute("DELETE FROM blocks WHERE last_step <= ?1", [step])
+            .map_err(err)?;
+        tx.execute("DELETE FROM events WHERE step <= ?1", [step])
+            .map_err(err)?;
+        let removed_steps = tx
+            .execute("DELETE FROM steps WHERE id <= ?1", [step])
+            .map_err(err)?;
+        tx.execute(
+            "DELETE FROM games WHERE end_seq IS NOT NULL AND end_seq <= ?1",
+            [seq],
+        )
+        .map_err(err)?;
+        tx.execute(
+            "DELETE FROM alerts WHERE id <= ?1 \
+             AND EXISTS (SELECT 1 FROM acks k WHERE k.alert = alerts.id)",
+            [seq],
+        )
+        .map_err(err)?;
+        tx.execute(
+            "DELETE FROM acks WHERE step <= ?1 AND alert NOT IN (SELECT id FROM alerts)",
+            [step],
+        )
+        .map_err(err)?;
+        tx.execute("DELETE FROM gaps WHERE after_step <= ?1", [step])
+            .map_err(err)?;
+        tx.commit().map_err(err)?;
+        self.row_steps = self.row_steps.saturating_sub(removed_steps as u64);
+        let mut stmt = self
+            .conn
+            .prepare("PRAGMA incremental_vacuum")
+            .map_err(|e| self.err(e))?;
+        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
+        while rows.next().map_err(|e| self.err(e))?.is_some() {}
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn day_labels_are_utc_dates() {
+        assert_eq!(day_label(0), "1970-01-01");
+        assert_eq!(day_label(1_795_737_600), "2026-11-27");
+        assert_eq!(day_label(951_782_400), "2000-02-29");
+    }
+
+    #[test]
+    fn segment_names_follow_the_open_file() {
+        let open = Path::new("/var/lib/dgt/journal.sqlite");
+        assert_eq!(
+            sibling(open, ".r3.sqlite"),
+            Path::new("/var/lib/dgt/journal.r3.sqlite")
+        );
+        assert_eq!(
+            manifest_path(open),
+            Path::new("/var/lib/dgt/journal.segments.json")
+        );
+    }
+}

@@ -49,6 +49,20 @@ impl Batch {
         Self::default()
     }
 
+    /// The steps before `at` and the steps from `at` on, as two batches (a new journal
+    /// segment starts between them).
+    pub(crate) fn split_at(&self, at: usize) -> (Batch, Batch) {
+        let (before, after) = self.steps.split_at(at.min(self.steps.len()));
+        (
+            Batch {
+                steps: before.to_vec(),
+            },
+            Batch {
+                steps: after.to_vec(),
+            },
+        )
+    }
+
     /// Records `core.handle(&input)` and the events it returned.
     pub fn record_input(&mut self, input: Input, events: Vec<Event>) {
         self.steps.push(Step {

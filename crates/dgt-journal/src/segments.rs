@@ -17,6 +17,7 @@
 //! damaged closed segment is named by the readers that reach it; a missing one (moved to
 //! archive storage) is skipped, named in the log and by [`Journal::closed_segments`].
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -125,13 +126,6 @@ impl Segments {
             .filter_map(|c| c.entry.last_seq)
             .max()
             .unwrap_or(0)
-    }
-
-    /// The segments holding steps after `after_step`, in order.
-    fn after_step(&self, after_step: u64) -> impl Iterator<Item = &Closed> {
-        self.closed
-            .iter()
-            .filter(move |c| c.entry.last_step > after_step)
     }
 }
 
@@ -262,18 +256,6 @@ fn open_closed(path: PathBuf, entry: SegmentEntry) -> Closed {
     Closed { path, entry, state }
 }
 
-/// The round a batch's pairings start, if it posts any.
-fn pairings_round(batch: &Batch) -> Option<u32> {
-    batch
-        .steps()
-        .iter()
-        .flat_map(|s| s.events.iter())
-        .find_map(|e| match &e.body {
-            EventBody::Pairings(p) => Some(p.round),
-            _ => None,
-        })
-}
-
 impl Journal {
     /// Opens a closed segment (read-only, no segments of its own).
     fn open_segment(path: &Path, check: bool) -> Result<Journal, JournalError> {
@@ -360,16 +342,17 @@ impl Journal {
             .sum()
     }
 
-    /// Runs `f` on each closed segment holding steps after `after_step`: a damaged one is an
-    /// error naming its file, a missing one is skipped. `f` returning `false` stops.
+    /// Runs `f` on each closed segment `wanted` chooses (by its manifest entry), oldest
+    /// first: a damaged one is an error naming its file, a missing one is skipped. `f`
+    /// returning `false` stops.
     fn each_closed(
         &self,
-        after_step: u64,
+        wanted: impl Fn(&SegmentEntry) -> bool,
         mut f: impl FnMut(&Journal, &SegmentEntry) -> Result<bool, JournalError>,
     ) -> Result<bool, JournalError> {
         self.refresh_segments()?;
         let segs = self.segments.borrow();
-        for c in segs.after_step(after_step) {
+        for c in segs.closed.iter().filter(|c| wanted(&c.entry)) {
             match &c.state {
                 ClosedState::Ready(j) => {
                     if !f(j, &c.entry)? {
@@ -400,13 +383,16 @@ impl Journal {
         // here, one closed before it is in the manifest read next.
         let _snapshot = self.snapshot()?;
         let mut go = true;
-        let more = self.each_closed(after_step, |j, _| {
-            j.walk_here(after_step, |s| {
-                go = f(s);
-                go
-            })?;
-            Ok(go)
-        })?;
+        let more = self.each_closed(
+            |e| e.last_step > after_step,
+            |j, _| {
+                j.walk_here(after_step, |s| {
+                    go = f(s);
+                    go
+                })?;
+                Ok(go)
+            },
+        )?;
         if !more {
             return Ok(());
         }
@@ -419,12 +405,13 @@ impl Journal {
     pub fn events_since(&self, seq: u64) -> Result<Vec<String>, JournalError> {
         let _snapshot = self.snapshot()?;
         let mut out = Vec::new();
-        self.each_closed(0, |j, e| {
-            if e.last_seq.is_some_and(|l| l > seq) {
+        self.each_closed(
+            |e| e.last_seq.is_some_and(|l| l > seq),
+            |j, _| {
                 out.extend(j.events_since_here(seq)?);
-            }
-            Ok(true)
-        })?;
+                Ok(true)
+            },
+        )?;
         let (_, last_seq) = self.closed_last();
         out.extend(self.events_since_here(seq.max(last_seq))?);
         Ok(out)
@@ -435,10 +422,13 @@ impl Journal {
     pub fn events_of_game(&self, game: &str) -> Result<Vec<String>, JournalError> {
         let _snapshot = self.snapshot()?;
         let mut out = Vec::new();
-        self.each_closed(0, |j, _| {
-            out.extend(j.events_of_game_here(game, 0)?);
-            Ok(true)
-        })?;
+        self.each_closed(
+            |_| true,
+            |j, _| {
+                out.extend(j.events_of_game_here(game, 0)?);
+                Ok(true)
+            },
+        )?;
         let (_, last_seq) = self.closed_last();
         out.extend(self.events_of_game_here(game, last_seq)?);
         Ok(out)
@@ -453,7 +443,11 @@ impl Journal {
         let wanted: HashSet<u64> = open.iter().copied().collect();
         let (_, last_seq) = self.closed_last();
         if open.first().is_some_and(|f| *f <= last_seq) {
-            self.each_closed(0, |j, _| {
+            let (first, last) = (open[0], open[open.len() - 1]);
+            let overlaps = |e: &SegmentEntry| {
+                e.first_seq.is_some_and(|f| f <= last) && e.last_seq.is_some_and(|l| l >= first)
+            };
+            self.each_closed(overlaps, |j, _| {
                 found.extend(j.events_with_seqs_here(&open, &wanted)?);
                 Ok(true)
             })?;
@@ -466,10 +460,13 @@ impl Journal {
     /// once, as its newest segment knows it).
     pub fn games(&self) -> Result<Vec<GameEntry>, JournalError> {
         let mut by_id: BTreeMap<String, GameEntry> = BTreeMap::new();
-        self.each_closed(0, |j, _| {
-            by_id.extend(j.games_here()?.into_iter().map(|g| (g.id.clone(), g)));
-            Ok(true)
-        })?;
+        self.each_closed(
+            |_| true,
+            |j, _| {
+                by_id.extend(j.games_here()?.into_iter().map(|g| (g.id.clone(), g)));
+                Ok(true)
+            },
+        )?;
         by_id.extend(self.games_here()?.into_iter().map(|g| (g.id.clone(), g)));
         let mut games: Vec<GameEntry> = by_id.into_values().collect();
         games.sort_by_key(|g| g.start_seq);
@@ -485,12 +482,13 @@ impl Journal {
         to_ms: u64,
     ) -> Result<Vec<dgt_core::Input>, JournalError> {
         let mut out = Vec::new();
-        self.each_closed(0, |j, e| {
-            if e.last_t_ms >= from_ms && e.first_t_ms <= to_ms {
+        self.each_closed(
+            |e| e.last_t_ms >= from_ms && e.first_t_ms <= to_ms,
+            |j, _| {
                 out.extend(j.board_inputs_here(board, from_ms, to_ms)?);
-            }
-            Ok(true)
-        })?;
+                Ok(true)
+            },
+        )?;
         out.extend(self.board_inputs_here(board, from_ms, to_ms)?);
         Ok(out)
     }
@@ -499,13 +497,14 @@ impl Journal {
     pub fn last_seq_of_step(&self, step: u64) -> Result<Option<u64>, JournalError> {
         let mut found = None;
         let mut in_closed = false;
-        self.each_closed(step.saturating_sub(1), |j, e| {
-            if e.first_step <= step {
+        self.each_closed(
+            |e| e.first_step <= step && step <= e.last_step,
+            |j, _| {
                 in_closed = true;
                 found = j.last_seq_of_step_here(step)?;
-            }
-            Ok(false)
-        })?;
+                Ok(false)
+            },
+        )?;
         if in_closed {
             return Ok(found);
         }
@@ -597,21 +596,54 @@ impl Journal {
     }
 
     /// Appends several batches in one transaction (the writer groups whatever is queued);
-    /// a batch that starts a new round (or the first of a new day) first closes the open
-    /// segment, so it and what follows go to a new one.
+    /// the step that starts a new round (or the first of a new day) first closes the open
+    /// segment, so that it and what follows go to a new one.
     pub fn append_all<'a>(
         &mut self,
         batches: impl IntoIterator<Item = &'a Batch>,
     ) -> Result<(), JournalError> {
-        let batches: Vec<&Batch> = batches.into_iter().collect();
         if self.rule == SegmentRule::Off || self.segments.get_mut().manifest.is_none() {
             return self.append_here(batches);
         }
-        let mut start = 0;
-        for (k, batch) in batches.iter().enumerate() {
-            let Some(label) = self.label_of(batch) else {
-                continue;
+        let mut pending: Vec<Cow<'a, Batch>> = Vec::new();
+        for batch in batches {
+            let mut rest = Cow::Borrowed(batch);
+            while let Some((at, label)) = self.next_segment_in(&rest)? {
+                let (before, after) = rest.split_at(at);
+                pending.push(Cow::Owned(before));
+                self.append_here(pending.iter().map(|b| b.as_ref()))?;
+                pending.clear();
+                // The round in play is never stopped by a failed rotation: the journal
+                // goes on in the same segment, under the new label.
+                if let Err(e) = self.close_segment(&label) {
+                    tracing::error!(
+                        kind = e.kind(),
+                        "journal segment not closed, the journal goes on in it: {e}"
+                    );
+                    self.segments.get_mut().open_label = Some(label);
+                }
+                rest = Cow::Owned(after);
+            }
+            pending.push(rest);
+        }
+        self.append_here(pending.iter().map(|b| b.as_ref()))
+    }
+
+    /// The first step of `batch` that starts a new segment, with the segment's label. A
+    /// label for an open segment without one is taken on the way (the steps before the
+    /// first pairings belong to round 1).
+    fn next_segment_in(&mut self, batch: &Batch) -> Result<Option<(usize, String)>, JournalError> {
+        let day = (self.rule == SegmentRule::Day && !batch.is_empty()).then(|| day_label(unix_s()));
+        for (i, step) in batch.steps().iter().enumerate() {
+            let label = match self.rule {
+                SegmentRule::Round => step.events.iter().find_map(|e| match &e.body {
+                    EventBody::Pairings(p) => Some(format!("r{}", p.round)),
+                    _ => None,
+                }),
+                SegmentRule::Day if i == 0 => day.clone(),
+                _ => None,
             };
+            let Some(label) = label else { continue };
             let open = self.segments.get_mut().open_label.clone();
             let newer = match (&open, self.rule) {
                 (None, _) => false,
@@ -621,35 +653,15 @@ impl Journal {
                 }
                 (Some(open), _) => *open != label,
             };
-            if newer {
-                self.append_here(batches[start..k].iter().copied())?;
-                start = k;
-                if self.own_steps() > 0 {
-                    // The round in play is never stopped by a failed rotation: the
-                    // journal goes on in the same segment.
-                    if let Err(e) = self.close_segment(&label) {
-                        tracing::error!(
-                            kind = e.kind(),
-                            "journal segment not closed, the journal goes on in it: {e}"
-                        );
-                    }
-                    continue;
-                }
+            let own = self.own_steps() + i as u64;
+            if newer && own > 0 {
+                return Ok(Some((i, label)));
             }
-            if open.as_deref() != Some(label.as_str()) && (open.is_none() || newer) {
+            if open.is_none() || newer {
                 self.set_open_label(&label)?;
             }
         }
-        self.append_here(batches[start..].iter().copied())
-    }
-
-    /// The segment label a batch asks for: its pairings' round, or today under the day rule.
-    fn label_of(&self, batch: &Batch) -> Option<String> {
-        match self.rule {
-            SegmentRule::Round => pairings_round(batch).map(|r| format!("r{r}")),
-            SegmentRule::Day if !batch.is_empty() => Some(day_label(unix_s())),
-            _ => None,
-        }
+        Ok(None)
     }
 
     fn own_steps(&mut self) -> u64 {

@@ -230,6 +230,7 @@ pub fn import_into_journal(
         });
     }
     let mut journal = Journal::open(path).map_err(journal_error(path))?;
+    journal.set_segment_rule(settings.journal.segment);
     let (mut core, _report, recovered) =
         dgt_journal::recover_collecting(&journal, settings.core.clone())
             .map_err(journal_error(path))?;

@@ -445,6 +445,7 @@ fn open_and_recover(path: &Path, settings: &Settings) -> Result<Opened, JournalE
         });
     }
     let mut journal = Journal::open(path)?;
+    journal.set_segment_rule(settings.journal.segment);
     journal.set_max_size(settings.journal.max_size_mb.saturating_mul(1024 * 1024))?;
     tracing::info!(
         path = %path.display(),

@@ -144,3 +144,91 @@ fn a_daemon_killed_mid_game_continues_from_its_journal_as_if_never_stopped() {
         "journaled events kept as they were"
     );
 }
+
+const TRF: &str = "crates/dgt-pairings/tests/samples/zomeropen-r3.trf";
+
+/// Imports a round's pairings into the stopped daemon's journal (`pairings import`).
+fn import_round(config: &str, journal: &Path, round: u32) {
+    let trf = Path::new(env!("CARGO_MANIFEST_DIR")).join(TRF);
+    let (ok, _, err) = run_to_end(&[
+        "pairings",
+        "import",
+        trf.to_str().unwrap(),
+        "--round",
+        &round.to_string(),
+        "--config",
+        config,
+        "--journal",
+        journal.to_str().unwrap(),
+    ]);
+    assert!(ok, "round {round}: {err}");
+}
+
+#[test]
+fn a_daemon_restarted_on_a_journal_in_several_segments_goes_on_where_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut board = Proc::spawn(&[
+        "emulate",
+        "--pty",
+        "--seed",
+        "7",
+        "--serial",
+        "10006",
+        "--time-control",
+        "300+3",
+        "--plies",
+        &PLIES.to_string(),
+        "--clean",
+    ]);
+    let pty = board.first_stdout_line(Duration::from_secs(20));
+    let config = config(dir.path(), "seg", &pty);
+    let journal = dir.path().join("seg.sqlite");
+    let moves = || moves_of_first_game(&journal_events(dir.path(), "seg")).len();
+
+    // Rounds 1 to 3 posted between runs, each run killed mid-game: the game is journaled
+    // across three segments, two of them closed.
+    let mut seen: Vec<Value> = Vec::new();
+    for round in 1..=3u32 {
+        let mut daemon = Proc::spawn(&["run", "--config", &config]);
+        if round == 1 {
+            daemon.stderr_line("dashboard at", Duration::from_secs(20));
+        } else {
+            daemon.stderr_line("games restored from the journal", Duration::from_secs(20));
+        }
+        let want = seen_moves(&seen) + 3;
+        eventually(Duration::from_secs(120), "3 more moves journaled", || {
+            (moves() >= want).then_some(())
+        });
+        daemon.kill();
+        let now = journal_events(dir.path(), "seg");
+        assert_eq!(&now[..seen.len()], &seen[..], "kept as journaled");
+        seen = now;
+        import_round(&config, &journal, round);
+    }
+    for r in ["r1", "r2"] {
+        let closed = dir.path().join(format!("seg.{r}.sqlite"));
+        assert!(closed.exists(), "{}", closed.display());
+    }
+    let daemon = Proc::spawn(&["run", "--config", &config]);
+    eventually(Duration::from_secs(240), "the whole game", || {
+        (moves() >= PLIES).then_some(())
+    });
+    daemon.terminate();
+
+    let events = journal_events(dir.path(), "seg");
+    assert_eq!(moves_of_first_game(&events).len(), PLIES);
+    assert_eq!(&events[..seen.len()], &seen[..], "kept as journaled");
+    for (k, e) in events.iter().enumerate() {
+        assert_eq!(e["seq"].as_u64().unwrap(), k as u64 + 1, "seq without gap");
+    }
+    let rounds: Vec<u64> = events
+        .iter()
+        .filter(|e| e["type"] == "pairings")
+        .map(|e| e["round"].as_u64().unwrap())
+        .collect();
+    assert_eq!(rounds, [1, 2, 3]);
+}
+
+fn seen_moves(events: &[Value]) -> usize {
+    moves_of_first_game(events).len()
+}

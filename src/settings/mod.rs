@@ -240,6 +240,8 @@ pub struct JournalSettings {
     /// goes on, `/health` turns degraded, a log line names the cap) instead of filling the
     /// disk the rest of the PC needs.
     pub max_size_mb: u64,
+    /// When the journal starts a new segment: `round` (default), `day` or `off`.
+    pub segment: dgt_journal::SegmentRule,
 }
 
 impl Default for JournalSettings {
@@ -250,6 +252,7 @@ impl Default for JournalSettings {
             broadcast_dir: None,
             public_broadcast_dir: None,
             max_size_mb: 4096,
+            segment: dgt_journal::SegmentRule::Round,
         }
     }
 }

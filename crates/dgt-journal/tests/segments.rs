@@ -333,3 +333,114 @@ fn the_size_cap_counts_every_segment() {
         n
     });
 }
+
+/// Adds `mib` MiB of sealed blocks after the journal's last step (incompressible bytes: the
+/// integrity check reads every page whatever they hold), as a long round would leave.
+fn grow(path: &Path, mib: usize) {
+    let db = rusqlite::Connection::open(path).unwrap();
+    let last: i64 = db
+        .query_row("SELECT coalesce(max(last_step), 0) FROM blocks", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let last = last.max(
+        db.query_row("SELECT coalesce(max(id), 0) FROM steps", [], |r| r.get(0))
+            .unwrap(),
+    );
+    let tx = db.unchecked_transaction().unwrap();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15 ^ last as u64;
+    for k in 0..(mib * 8) as i64 {
+        let blob: Vec<u8> = (0..128 * 1024)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        let first = last + 1 + k * 1_536;
+        tx.execute(
+            "INSERT INTO blocks (first_step, last_step, first_t_ms, last_t_ms, step_count, \
+             steps, events) VALUES (?1, ?2, 0, 0, 1536, ?3, x'')",
+            rusqlite::params![first, first + 1_535, blob],
+        )
+        .unwrap();
+    }
+    tx.commit().unwrap();
+}
+
+/// Builds a journal of `rounds` rounds of `mib_per_round` MiB each, under `rule`.
+fn long_event(path: &Path, rule: SegmentRule, rounds: u32, mib_per_round: usize) {
+    let mut core = dgt_core::Core::new(CoreConfig::default());
+    for round in 1..=rounds {
+        drop(Journal::open(path).unwrap());
+        grow(path, mib_per_round);
+        let mut journal = Journal::open(path).unwrap();
+        journal.set_segment_rule(rule);
+        let input = Input {
+            t_ms: u64::from(round) * 1_000,
+            board: ROUND_BOARD.into(),
+            kind: InputKind::Op(Operation::Pairings(RoundPairings {
+                round: round + 1,
+                ..RoundPairings::default()
+            })),
+        };
+        let events = core.handle(&input);
+        let mut batch = Batch::new();
+        batch.record_input(input, events);
+        journal.append(&batch).unwrap();
+    }
+}
+
+/// The open time of a long event's journal in segments against one file of the same size
+/// (`docs/journal.md`, "Segments"). Sizes: `SEGMENT_BENCH_ROUNDS` × `SEGMENT_BENCH_MIB`.
+#[test]
+#[ignore = "a measurement: writes two journals of some hundred MiB"]
+fn measure_open_time_in_segments_and_in_one_file() {
+    let env = |k: &str, d: usize| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let rounds = env("SEGMENT_BENCH_ROUNDS", 8) as u32;
+    let mib = env("SEGMENT_BENCH_MIB", 64);
+    let dir =
+        tempfile::tempdir_in(std::env::var("SEGMENT_BENCH_DIR").unwrap_or(".".into())).unwrap();
+    let one = dir.path().join("one.sqlite");
+    let seg = dir.path().join("seg.sqlite");
+    let t = std::time::Instant::now();
+    long_event(&one, SegmentRule::Off, rounds, mib);
+    let write_one = t.elapsed();
+    let t = std::time::Instant::now();
+    long_event(&seg, SegmentRule::Round, rounds, mib);
+    let write_seg = t.elapsed();
+    let size = |p: &Path| std::fs::metadata(p).unwrap().len() as f64 / (1 << 20) as f64;
+    let closed = Journal::open_read_only(&seg)
+        .unwrap()
+        .closed_segments()
+        .unwrap();
+    let closed_mib: f64 = closed.iter().map(|s| size(&s.path)).sum();
+    let open_ms = |p: &Path| {
+        let mut best = f64::MAX;
+        for _ in 0..3 {
+            let t = std::time::Instant::now();
+            let j = Journal::open(p).unwrap();
+            best = best.min(t.elapsed().as_secs_f64() * 1e3);
+            drop(j);
+        }
+        best
+    };
+    let (ms_one, ms_seg) = (open_ms(&one), open_ms(&seg));
+    println!(
+        "one file: {:.0} MiB, opened in {ms_one:.0} ms (written in {:.1} s); in segments: \
+         {} closed ({closed_mib:.0} MiB) + open {:.1} MiB, opened in {ms_seg:.1} ms (written, \
+         closing each, in {:.1} s)",
+        size(&one),
+        write_one.as_secs_f64(),
+        closed.len(),
+        size(&seg),
+        write_seg.as_secs_f64()
+    );
+    assert!(ms_seg < ms_one);
+}

@@ -9,6 +9,9 @@
 //!   produced, in the order the core saw them;
 //! * [`sealed`] — the older steps and events packed into deflated blocks (a tenth of the
 //!   rows' size), read back unchanged through `Journal::walk`;
+//! * [`segments`] — the journal as one file per round (or day): the open segment at
+//!   `journal.path`, closed ones beside it, checked once and read-only; every reader spans
+//!   them;
 //! * [`journal`] — the SQLite file itself (WAL, `synchronous=FULL`, STRICT tables): append a
 //!   batch in one transaction, read inputs back, events since a `seq`, capture export;
 //! * [`writer`] — one thread owning the journal, fed by a channel, grouping whatever is queued

@@ -85,7 +85,7 @@ pub struct ClosedSegment {
 }
 
 pub(crate) enum ClosedState {
-    Ready(Journal),
+    Ready(Box<Journal>),
     Missing,
     Damaged(String),
 }
@@ -246,7 +246,7 @@ fn open_closed(path: PathBuf, entry: SegmentEntry) -> Closed {
                     "journal segment changed since it was closed (size or time): checked again, ok"
                 );
             }
-            ClosedState::Ready(j)
+            ClosedState::Ready(Box::new(j))
         }
         Err(e) => {
             tracing::error!(segment = %path.display(), "journal segment unreadable: {e}");

@@ -276,16 +276,22 @@ impl Journal {
 
     /// Re-reads the manifest when it changed since it was read.
     pub(crate) fn refresh_segments(&self) -> Result<(), JournalError> {
-        let Ok(mut segs) = self.segments.try_borrow_mut() else {
-            return Ok(());
-        };
+        match self.segments.try_borrow_mut() {
+            Ok(mut segs) => self.reload_segments(&mut segs, false),
+            // A reader inside another's walk: the outer one has just refreshed.
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// Reads the manifest again (`force`: even if it looks unchanged).
+    fn reload_segments(&self, segs: &mut Segments, force: bool) -> Result<(), JournalError> {
         let Some(manifest_path) = segs.manifest.clone() else {
             return Ok(());
         };
         let stamp = std::fs::metadata(&manifest_path)
             .ok()
             .map(|m| (m.len(), m.modified().ok()));
-        if stamp == segs.stamp {
+        if stamp == segs.stamp && !force {
             return Ok(());
         }
         let manifest = read_manifest(&manifest_path)?;
@@ -620,8 +626,10 @@ impl Journal {
                         kind = e.kind(),
                         "journal segment not closed, the journal goes on in it: {e}"
                     );
-                    self.segments.get_mut().open_label = Some(label);
                 }
+                // Either way the open segment is the new round's now: the same step never
+                // asks for a new segment twice.
+                self.segments.get_mut().open_label = Some(label);
                 rest = Cow::Owned(after);
             }
             pending.push(rest);
@@ -783,7 +791,18 @@ impl Journal {
         manifest.closed.push(entry.clone());
         manifest.open_label = Some(next.to_string());
         write_manifest(&manifest_path, &manifest)?;
-        self.refresh_segments()?;
+        {
+            let mut segs = std::mem::take(self.segments.get_mut());
+            let reloaded = self.reload_segments(&mut segs, true);
+            *self.segments.get_mut() = segs;
+            reloaded?;
+        }
+        if self.closed_last().0 != entry.last_step {
+            return Err(JournalError::BadRow {
+                path: manifest_path,
+                detail: "the segment just closed is not in the manifest read back".into(),
+            });
+        }
         self.drop_closed_steps()?;
         if let Some(cap) = self.max_size() {
             self.set_max_size(cap)?;

@@ -325,6 +325,11 @@ impl Journal {
     /// reuse).
     pub fn tidy(&mut self) -> Result<(), JournalError> {
         self.seal_all()?;
+        self.give_back_pages()
+    }
+
+    /// Returns the file's free pages to the file system (`auto_vacuum = INCREMENTAL`).
+    pub(crate) fn give_back_pages(&self) -> Result<(), JournalError> {
         // Each step of the pragma frees one page: it runs to its end.
         let mut stmt = self
             .conn

@@ -538,6 +538,18 @@ impl Journal {
         }
     }
 
+    /// A count over the closed segments, as their manifest entries say.
+    fn closed_sum(&self, count: impl Fn(&SegmentEntry) -> u64) -> Result<u64, JournalError> {
+        self.refresh_segments()?;
+        Ok(self
+            .segments
+            .borrow()
+            .closed
+            .iter()
+            .map(|c| count(&c.entry))
+            .sum())
+    }
+
     /// The newest step's id, 0 for an empty journal.
     pub fn last_step(&self) -> Result<u64, JournalError> {
         self.refresh_segments()?;
@@ -546,15 +558,7 @@ impl Journal {
 
     /// How many steps the journal holds (the closed segments' as their manifest says).
     pub fn step_count(&self) -> Result<u64, JournalError> {
-        self.refresh_segments()?;
-        let closed: u64 = self
-            .segments
-            .borrow()
-            .closed
-            .iter()
-            .map(|c| c.entry.steps)
-            .sum();
-        Ok(closed + self.step_count_here()?)
+        Ok(self.closed_sum(|e| e.steps)? + self.step_count_here()?)
     }
 
     /// The core times of the first and last steps (ms), `(0, 0)` for an empty journal.
@@ -579,15 +583,7 @@ impl Journal {
 
     /// How many batches were dropped over the journal's life.
     pub fn dropped_batches(&self) -> Result<u64, JournalError> {
-        self.refresh_segments()?;
-        let closed: u64 = self
-            .segments
-            .borrow()
-            .closed
-            .iter()
-            .map(|c| c.entry.dropped_batches)
-            .sum();
-        Ok(closed + self.dropped_batches_here()?)
+        Ok(self.closed_sum(|e| e.dropped_batches)? + self.dropped_batches_here()?)
     }
 
     /// The bytes the journal takes: the open segment's pages (its free pages not counted)
@@ -856,13 +852,7 @@ impl Journal {
             .map_err(err)?;
         tx.commit().map_err(err)?;
         self.row_steps = self.row_steps.saturating_sub(removed_steps as u64);
-        let mut stmt = self
-            .conn
-            .prepare("PRAGMA incremental_vacuum")
-            .map_err(|e| self.err(e))?;
-        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
-        while rows.next().map_err(|e| self.err(e))?.is_some() {}
-        Ok(())
+        self.give_back_pages()
     }
 }
 

@@ -155,6 +155,18 @@ pub fn export(
         path: journal_path.to_path_buf(),
         source,
     })?;
+    // A closed segment moved to archive storage: the export holds what remains, and says so.
+    for s in journal.closed_segments()? {
+        if s.state == "missing" {
+            eprintln!(
+                "journal segment {} (steps {}–{}) is not at its place (archived?): this export \
+                 leaves it out",
+                s.path.display(),
+                s.entry.first_step,
+                s.entry.last_step
+            );
+        }
+    }
     match kind {
         ExportKind::Capture => {
             let text =

@@ -232,6 +232,24 @@ fn a_daemon_restarted_on_a_journal_in_several_segments_goes_on_where_it_was() {
         .map(|e| e["round"].as_u64().unwrap())
         .collect();
     assert_eq!(rounds, [1, 2, 3]);
+
+    // Round 1's segment moved to archive storage: `export` reads what remains and names it.
+    let archive = dir.path().join("archive");
+    std::fs::create_dir(&archive).unwrap();
+    std::fs::rename(
+        dir.path().join("seg.r1.sqlite"),
+        archive.join("seg.r1.sqlite"),
+    )
+    .unwrap();
+    let (ok, out, err) = run_to_end(&["export", "events", "--journal", journal.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("seg.r1.sqlite") && err.contains("archived?"),
+        "{err}"
+    );
+    let rest = parse_lines(&out);
+    assert!(!rest.is_empty() && rest.len() < events.len());
+    assert_eq!(&events[events.len() - rest.len()..], &rest[..]);
 }
 
 fn seen_moves(events: &[Value]) -> usize {

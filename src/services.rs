@@ -480,5 +480,14 @@ fn set_aside(path: &Path) -> Result<PathBuf, ServicesError> {
             let _ = std::fs::rename(&file, with_suffix(&aside, side));
         }
     }
+    // The closed segments stay where they are, untouched; their list goes aside with the
+    // open segment, so that the new journal starts without them.
+    let manifest = dgt_journal::segments::manifest_path(path);
+    if manifest.exists() {
+        let _ = std::fs::rename(
+            &manifest,
+            with_suffix(&manifest, &format!(".damaged-{stamp}")),
+        );
+    }
     Ok(aside)
 }

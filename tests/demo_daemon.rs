@@ -138,6 +138,51 @@ fn a_damaged_journal_is_set_aside_and_the_daemon_runs_on() {
     demo.terminate();
 }
 
+/// A damaged closed segment (round 1's) is named; the journal is set aside with its list of
+/// segments, the segment itself left untouched, and the daemon runs on a new journal.
+#[test]
+fn a_damaged_closed_segment_is_named_and_the_daemon_runs_on() {
+    use dgt_core::pairing::{ROUND_BOARD, RoundPairings};
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let journal = temp_path(&dir, "journal.sqlite");
+    {
+        let mut core = dgt_core::Core::new(dgt_core::CoreConfig::default());
+        let mut j = dgt_journal::Journal::open(&journal).unwrap();
+        for round in [1, 2] {
+            let input = dgt_core::Input {
+                t_ms: round * 1_000,
+                board: ROUND_BOARD.into(),
+                kind: dgt_core::InputKind::Op(dgt_core::Operation::Pairings(RoundPairings {
+                    round: round as u32,
+                    ..RoundPairings::default()
+                })),
+            };
+            let mut batch = dgt_journal::Batch::new();
+            batch.record_input(input.clone(), core.handle(&input));
+            j.append(&batch).unwrap();
+        }
+    }
+    let r1 = temp_path(&dir, "journal.r1.sqlite");
+    std::fs::set_permissions(&r1, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let mut bytes = std::fs::read(&r1).unwrap();
+    bytes[100..4000].fill(0x5a);
+    std::fs::write(&r1, &bytes).unwrap();
+
+    let (demo, addr) = start_demo(1, None, &journal, None);
+    let health = get_json(addr, "/health");
+    assert_eq!(health["status"], "degraded", "{health}");
+    let notice = health["daemon"]["notice"].as_str().unwrap();
+    assert!(notice.contains("journal.r1.sqlite"), "{notice}");
+    assert_eq!(std::fs::read(&r1).unwrap(), bytes, "left untouched");
+    assert!(!temp_path(&dir, "journal.segments.json").exists());
+    eventually(Duration::from_secs(30), "events committed", || {
+        let h = get_json(addr, "/health");
+        (h["daemon"]["journal"]["committed_seq"].as_u64()? > 0).then_some(())
+    });
+    demo.terminate();
+}
+
 /// The broadcast folder (LiveChess layout) is kept live while games are played, and its
 /// public copy holds moves back by the configured delay and never carries alerts.
 #[test]

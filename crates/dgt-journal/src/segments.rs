@@ -138,7 +138,8 @@ fn sibling(open: &Path, suffix: &str) -> PathBuf {
     open.with_file_name(format!("{stem}{suffix}"))
 }
 
-fn manifest_path(open: &Path) -> PathBuf {
+/// The manifest listing the closed segments of the journal whose open segment is `open`.
+pub fn manifest_path(open: &Path) -> PathBuf {
     sibling(open, ".segments.json")
 }
 

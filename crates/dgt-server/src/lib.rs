@@ -455,9 +455,15 @@ impl Server {
     /// `snapshot.seq` need [`Server::with_history`] (those up to it are skipped anyway).
     /// A snapshot that does not decode, of another format or of other `[[tables]]`
     /// settings is refused and changes nothing: give the whole history instead.
-    pub fn with_views(self, snapshot: ViewsSnapshot) -> Result<Self, ViewsError> {
-        self.views_tap().restore(snapshot)?;
+    pub fn with_views(mut self, snapshot: ViewsSnapshot) -> Result<Self, ViewsError> {
+        self.restore_views(snapshot)?;
         Ok(self)
+    }
+
+    /// [`Server::with_views`] on a server kept whatever the outcome: on an error it is
+    /// unchanged, ready for the whole history (its ports stay bound).
+    pub fn restore_views(&mut self, snapshot: ViewsSnapshot) -> Result<(), ViewsError> {
+        self.views_tap().restore(snapshot)
     }
 
     /// A handle that takes snapshots of the views from any task while the server runs.

@@ -240,6 +240,9 @@ pub struct JournalSettings {
     /// goes on, `/health` turns degraded, a log line names the cap) instead of filling the
     /// disk the rest of the PC needs.
     pub max_size_mb: u64,
+    /// Seconds between two snapshots of the server's views kept in the journal (a restart
+    /// restores the newest and applies only the events after it); 0 keeps none.
+    pub view_snapshot_s: u64,
 }
 
 impl Default for JournalSettings {
@@ -250,6 +253,7 @@ impl Default for JournalSettings {
             broadcast_dir: None,
             public_broadcast_dir: None,
             max_size_mb: 4096,
+            view_snapshot_s: 120,
         }
     }
 }

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use dgt_journal::view_snapshots::SERVER_VIEWS;
+use dgt_journal::view_snapshots::{BROADCAST_VIEWS, SERVER_VIEWS};
 use dgt_journal::{Journal, JournalError, JournalWriter, WriterSettings};
 use dgt_server::{Server, StatusSource, ViewsSnapshot};
 use serde_json::json;
@@ -224,6 +224,7 @@ impl Services {
         // The newest views snapshot and the events after it, read before the writer owns
         // the journal.
         let mut views: Option<(ViewsSnapshot, Vec<dgt_core::Event>)> = None;
+        let mut books: Option<(ViewsSnapshot, Vec<dgt_core::Event>)> = None;
         if let Some(path) = &options.journal {
             let (journal, core, report, recovered) = match open_and_recover(path, settings) {
                 Ok(r) => r,
@@ -264,7 +265,12 @@ impl Services {
                 acks = recovered.acks;
             }
             if settings.journal.view_snapshot_s > 0 {
-                views = views_and_events_after(&journal);
+                views = views_and_events_after(&journal, SERVER_VIEWS);
+                if settings.journal.broadcast_dir.is_some()
+                    || settings.journal.public_broadcast_dir.is_some()
+                {
+                    books = views_and_events_after(&journal, BROADCAST_VIEWS);
+                }
             }
             recovered_core = Some(core);
             writer = Some(Arc::new(JournalWriter::start(
@@ -272,11 +278,28 @@ impl Services {
                 WriterSettings::default(),
             )));
         }
-        let broadcast = crate::output::BroadcastWriter::new(settings)?;
-        let broadcast_history = if broadcast.is_some() {
-            history.clone()
-        } else {
-            Vec::new()
+        let mut broadcast = crate::output::BroadcastWriter::new(settings)?;
+        // The broadcast books from their snapshot and the events after it, else every event.
+        let broadcast_history = match (&mut broadcast, books) {
+            (None, _) => Vec::new(),
+            (Some(writer), Some((snapshot, after))) => match writer.restore(&snapshot.bytes) {
+                Ok(seq) => {
+                    tracing::info!(
+                        seq,
+                        events_after = after.len(),
+                        "broadcast books restored from the journal's snapshot"
+                    );
+                    after
+                }
+                Err(e) => {
+                    tracing::warn!(
+                        "the broadcast books snapshot is not used ({e}): they are rebuilt from \
+                         every event"
+                    );
+                    history.clone()
+                }
+            },
+            (Some(_), None) => history.clone(),
         };
         let mut server = Server::bind(server_config).await?;
         // The views from the snapshot and the events after it; the whole history when there
@@ -367,6 +390,16 @@ impl Services {
                 Some((stop.clone(), tokio::spawn(keeper.run(every, stop))))
             }
             _ => None,
+        };
+        let broadcast = match (broadcast, &writer, &options.journal) {
+            (Some(b), Some(w), Some(path)) if settings.journal.view_snapshot_s > 0 => {
+                Some(b.with_keeper(crate::output::BooksKeeper {
+                    writer: w.clone(),
+                    path: path.clone(),
+                    every: Duration::from_secs(settings.journal.view_snapshot_s),
+                }))
+            }
+            (b, _, _) => b,
         };
         let broadcast_task = broadcast.map(|writer| {
             tokio::spawn(writer.run(
@@ -470,12 +503,15 @@ impl Services {
     }
 }
 
-/// The journal's newest views snapshot and the events after it; `None` without one (or
+/// The journal's newest views snapshot of `kind` and the events after it; `None` without one (or
 /// when it cannot be read: the whole history serves then).
-fn views_and_events_after(journal: &Journal) -> Option<(ViewsSnapshot, Vec<dgt_core::Event>)> {
+fn views_and_events_after(
+    journal: &Journal,
+    kind: &str,
+) -> Option<(ViewsSnapshot, Vec<dgt_core::Event>)> {
     let read = || -> Result<Option<(ViewsSnapshot, Vec<dgt_core::Event>)>, String> {
         let Some(stored) = journal
-            .newest_view_snapshot(SERVER_VIEWS)
+            .newest_view_snapshot(kind)
             .map_err(|e| e.to_string())?
         else {
             return Ok(None);

@@ -1,6 +1,7 @@
 //! A daemon killed mid-event serves again from its journal's views snapshot and the events
-//! after it, with the dashboard's answers (games, PGN, alerts, boards, public games) equal
-//! to those of the same journal restarted without snapshots (every event re-applied).
+//! after it: the dashboard's answers (games, PGN, alerts, boards, public games) and the
+//! broadcast folders equal those of the same journal restarted without snapshots (every
+//! event re-applied).
 
 mod daemon_processes;
 
@@ -27,8 +28,12 @@ scan = "usb"
 [journal]
 path = "{}"
 view_snapshot_s = {snapshot_s}
+broadcast_dir = "{}"
+public_broadcast_dir = "{}"
 "#,
-            journal.display()
+            journal.display(),
+            dir.join(format!("{name}-live")).display(),
+            dir.join(format!("{name}-public")).display(),
         ),
     )
     .unwrap();
@@ -104,6 +109,11 @@ fn a_killed_daemon_serves_its_views_from_the_snapshot_and_the_events_after_it() 
         "--config",
         path_str(&settings(dir.path(), "restored", &journal, 120)),
     ]);
+    let books = restored.stderr_line(
+        "broadcast books restored from the journal's snapshot",
+        Duration::from_secs(30),
+    );
+    assert!(books.contains("seq="), "{books}");
     let line = restored.stderr_line(
         "dashboard views restored from the journal's snapshot",
         Duration::from_secs(30),
@@ -142,4 +152,33 @@ fn a_killed_daemon_serves_its_views_from_the_snapshot_and_the_events_after_it() 
     assert_eq!(have.len(), want.len());
     restored.terminate();
     rebuilt.terminate();
+    // The broadcast folders, written at the stop from the books, are the same.
+    for folder in ["live", "public"] {
+        let want = files(&dir.path().join(format!("rebuilt-{folder}")));
+        let have = files(&dir.path().join(format!("restored-{folder}")));
+        assert!(
+            want.iter().any(|(name, _)| name.ends_with(".pgn")),
+            "{folder}: {want:?}"
+        );
+        assert_eq!(have, want, "the {folder} broadcast folder");
+    }
+}
+
+/// Every file under `root` (relative name, contents), in name order.
+fn files(root: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                let name = path.strip_prefix(root).unwrap().display().to_string();
+                out.push((name, std::fs::read_to_string(&path).unwrap_or_default()));
+            }
+        }
+    }
+    out.sort();
+    out
 }

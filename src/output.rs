@@ -327,9 +327,14 @@ impl BroadcastWriter {
         };
         let mut out = BOOKS_MAGIC.to_vec();
         out.extend_from_slice(&BOOKS_FORMAT.to_le_bytes());
-        let mut z = flate2::write::DeflateEncoder::new(out, flate2::Compression::fast());
+        let z = flate2::write::DeflateEncoder::new(out, flate2::Compression::fast());
+        let mut buffered = std::io::BufWriter::with_capacity(1 << 16, z);
         // Into memory, of types that serialize to JSON: cannot fail.
-        serde_json::to_writer(&mut z, &stored).expect("books serialize to JSON");
+        serde_json::to_writer(&mut buffered, &stored).expect("books serialize to JSON");
+        let z = buffered
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .expect("deflate into memory");
         z.finish().expect("deflate into memory")
     }
 

@@ -102,6 +102,34 @@ struct Stored {
 }
 
 impl ViewsTap {
+    /// Views of their own, not served: to build or check views away from a running server
+    /// (a bench, a checkpoint written offline). Built with `config`'s tables, sections and
+    /// capacities, as [`crate::Server::bind`] builds them.
+    pub fn standalone(config: &crate::ServerConfig) -> ViewsTap {
+        let feed = Arc::new(Feed::new(config.ring_capacity, config.client_queue));
+        {
+            let mut hall = Hall::with_tables(config.tables.clone());
+            hall.set_sections(config.sections.clone());
+            feed.desk().hall = hall;
+        }
+        ViewsTap {
+            feed,
+            public: Arc::new(PublicFeed::new(config.client_queue, config.tables.clone())),
+            arrivals: Arrivals::new(config.public_queue_cap),
+            tables: config.tables.clone(),
+        }
+    }
+
+    /// Applies one event as the server applies its history: to the arbiter feed, and the
+    /// public ones to the public queue.
+    pub fn apply(&self, event: &Event) {
+        self.feed.publish_then(event, || {
+            if crate::feed::to_public_view(&event.body) {
+                self.arrivals.send(std::time::Instant::now(), event.clone());
+            }
+        });
+    }
+
     /// The views now. The arbiter desk is held only while its parts are copied (the ring's
     /// messages are shared, not copied); encoding happens after.
     pub fn snapshot(&self) -> ViewsSnapshot {
@@ -161,8 +189,9 @@ impl ViewsTap {
         }
     }
 
-    /// Puts the snapshot's views in place of the current ones.
-    pub(crate) fn restore(&self, snapshot: ViewsSnapshot) -> Result<(), ViewsError> {
+    /// Puts the snapshot's views in place of the current ones; refused (nothing changed)
+    /// as [`crate::Server::with_views`] says.
+    pub fn restore(&self, snapshot: ViewsSnapshot) -> Result<(), ViewsError> {
         let stored = decode(&snapshot.bytes)?;
         if stored.seq != snapshot.seq || stored.hall.last_seq() != stored.seq {
             return Err(ViewsError::SeqMismatch {
@@ -216,10 +245,16 @@ fn encode(stored: &Stored) -> Vec<u8> {
     let mut out = Vec::with_capacity(1 << 16);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VIEWS_FORMAT.to_le_bytes());
-    let mut z = flate2::write::DeflateEncoder::new(out, flate2::Compression::fast());
+    let z = flate2::write::DeflateEncoder::new(out, flate2::Compression::fast());
+    // JSON is written in small pieces: buffered, the deflater takes them in large blocks.
+    let mut buffered = std::io::BufWriter::with_capacity(1 << 16, z);
     // Writing into memory cannot fail, and every view type serializes to JSON (string or
     // integer map keys only).
-    serde_json::to_writer(&mut z, stored).expect("views serialize to JSON");
+    serde_json::to_writer(&mut buffered, stored).expect("views serialize to JSON");
+    let z = buffered
+        .into_inner()
+        .map_err(|e| e.into_error())
+        .expect("deflate into memory");
     z.finish().expect("deflate into memory")
 }
 

@@ -26,7 +26,7 @@ fn day(boards: u64, hours: u64, mut f: impl FnMut(&Event)) -> u64 {
     let mut games = vec![0u32; boards as usize];
     let mut emit = |board: u64, t_ms: u64, body: EventBody, f: &mut dyn FnMut(&Event)| {
         seq += 1;
-        f(&Event::new(seq, &format!("board-{board}"), t_ms, body));
+        f(&Event::new(seq, format!("board-{board}"), t_ms, body));
     };
     for second in 0..hours * 3600 {
         let t_ms = second * 1000;

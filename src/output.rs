@@ -325,42 +325,15 @@ impl BroadcastWriter {
             last_t_ms: self.last_t_ms,
             last_seq: self.last_seq,
         };
-        let mut out = BOOKS_MAGIC.to_vec();
-        out.extend_from_slice(&BOOKS_FORMAT.to_le_bytes());
-        let z = flate2::write::DeflateEncoder::new(out, flate2::Compression::fast());
-        let mut buffered = std::io::BufWriter::with_capacity(1 << 16, z);
-        // Into memory, of types that serialize to JSON: cannot fail.
-        serde_json::to_writer(&mut buffered, &stored).expect("books serialize to JSON");
-        let z = buffered
-            .into_inner()
-            .map_err(|e| e.into_error())
-            .expect("deflate into memory");
-        z.finish().expect("deflate into memory")
+        dgt_server::views::pack(BOOKS_MAGIC, BOOKS_FORMAT, &stored)
     }
 
     /// Puts a snapshot's books in place of the current ones; its seq. Refused (and nothing
     /// changed) for bytes of another format, that do not decode, or built with other
     /// `[[tables]]` settings: the caller applies the whole history then.
     pub fn restore(&mut self, bytes: &[u8]) -> Result<u64, String> {
-        use std::io::Read;
-        let rest = bytes
-            .strip_prefix(BOOKS_MAGIC)
-            .ok_or("not a snapshot of the broadcast books")?;
-        let (version, body) = rest
-            .split_first_chunk::<4>()
-            .ok_or("not a snapshot of the broadcast books")?;
-        let found = u32::from_le_bytes(*version);
-        if found != BOOKS_FORMAT {
-            return Err(format!(
-                "broadcast books format {found}, this build reads format {BOOKS_FORMAT}"
-            ));
-        }
-        let mut json = Vec::new();
-        flate2::read::DeflateDecoder::new(body)
-            .read_to_end(&mut json)
-            .map_err(|e| format!("broadcast books do not decode: {e}"))?;
-        let stored: StoredBooks = serde_json::from_slice(&json)
-            .map_err(|e| format!("broadcast books do not decode: {e}"))?;
+        let stored: StoredBooks = dgt_server::views::unpack(BOOKS_MAGIC, BOOKS_FORMAT, bytes)
+            .map_err(|e| format!("broadcast books: {e}"))?;
         if stored.tables != table_map(&self.settings) {
             return Err("the broadcast books were built with other [[tables]] settings".into());
         }

@@ -40,10 +40,10 @@ pub struct ViewsSnapshot {
 /// Why a views snapshot was refused: the caller applies the whole history instead.
 #[derive(Debug, thiserror::Error)]
 pub enum ViewsError {
-    #[error("not a views snapshot (no DGTV header)")]
+    #[error("not a views snapshot (no header)")]
     NotASnapshot,
-    #[error("views snapshot format {found}, this build reads format {VIEWS_FORMAT}")]
-    Version { found: u32 },
+    #[error("views snapshot format {found}, this build reads format {expected}")]
+    Version { found: u32, expected: u32 },
     #[error("views snapshot does not decode: {0}")]
     Decode(String),
     #[error("views snapshot says seq {said} but holds the views after seq {holds}")]
@@ -242,15 +242,26 @@ impl ViewsTap {
 }
 
 fn encode(stored: &Stored) -> Vec<u8> {
+    pack(MAGIC, VIEWS_FORMAT, stored)
+}
+
+fn decode(bytes: &[u8]) -> Result<Stored, ViewsError> {
+    unpack(MAGIC, VIEWS_FORMAT, bytes)
+}
+
+/// `magic`, `format` (a little-endian `u32`), then `value` as JSON compressed with deflate:
+/// the layout of the views snapshots, and of other snapshots of views built from events (the
+/// broadcast folders' books).
+pub fn pack<T: Serialize>(magic: &[u8; 4], format: u32, value: &T) -> Vec<u8> {
     let mut out = Vec::with_capacity(1 << 16);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&VIEWS_FORMAT.to_le_bytes());
+    out.extend_from_slice(magic);
+    out.extend_from_slice(&format.to_le_bytes());
     let z = flate2::write::DeflateEncoder::new(out, flate2::Compression::fast());
     // JSON is written in small pieces: buffered, the deflater takes them in large blocks.
     let mut buffered = std::io::BufWriter::with_capacity(1 << 16, z);
-    // Writing into memory cannot fail, and every view type serializes to JSON (string or
+    // Writing into memory cannot fail, and the view types serialize to JSON (string or
     // integer map keys only).
-    serde_json::to_writer(&mut buffered, stored).expect("views serialize to JSON");
+    serde_json::to_writer(&mut buffered, value).expect("views serialize to JSON");
     let z = buffered
         .into_inner()
         .map_err(|e| e.into_error())
@@ -258,14 +269,22 @@ fn encode(stored: &Stored) -> Vec<u8> {
     z.finish().expect("deflate into memory")
 }
 
-fn decode(bytes: &[u8]) -> Result<Stored, ViewsError> {
-    let rest = bytes.strip_prefix(MAGIC).ok_or(ViewsError::NotASnapshot)?;
+/// Reads what [`pack`] wrote with the same `magic` and `format`; refused otherwise.
+pub fn unpack<T: serde::de::DeserializeOwned>(
+    magic: &[u8; 4],
+    format: u32,
+    bytes: &[u8],
+) -> Result<T, ViewsError> {
+    let rest = bytes.strip_prefix(magic).ok_or(ViewsError::NotASnapshot)?;
     let (version, body) = rest
         .split_first_chunk::<4>()
         .ok_or(ViewsError::NotASnapshot)?;
     let found = u32::from_le_bytes(*version);
-    if found != VIEWS_FORMAT {
-        return Err(ViewsError::Version { found });
+    if found != format {
+        return Err(ViewsError::Version {
+            found,
+            expected: format,
+        });
     }
     let mut json = Vec::with_capacity(body.len() * 8);
     flate2::read::DeflateDecoder::new(body)
@@ -307,7 +326,7 @@ mod tests {
         other.extend_from_slice(&(VIEWS_FORMAT + 1).to_le_bytes());
         assert!(matches!(
             decode(&other),
-            Err(ViewsError::Version { found }) if found == VIEWS_FORMAT + 1
+            Err(ViewsError::Version { found, .. }) if found == VIEWS_FORMAT + 1
         ));
         let mut damaged = MAGIC.to_vec();
         damaged.extend_from_slice(&VIEWS_FORMAT.to_le_bytes());

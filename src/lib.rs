@@ -23,3 +23,4 @@ pub mod replay;
 pub mod server_config;
 pub mod services;
 pub mod settings;
+pub mod view_snapshots;

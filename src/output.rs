@@ -8,6 +8,7 @@ use std::time::Duration;
 use dgt_core::Event;
 use dgt_journal::broadcast::{BroadcastFolder, BroadcastGame, DelayedBroadcast, TournamentInfo};
 use dgt_journal::pgn::{GameBook, GameRecord, PgnHeader, write_pgn};
+use dgt_journal::view_snapshots::{BROADCAST_VIEWS, ViewSnapshotStore};
 use dgt_journal::{Journal, JournalError};
 use dgt_pairings::{RoundBook, TableMap};
 use tokio::sync::broadcast;
@@ -246,8 +247,38 @@ pub struct BroadcastWriter {
     book: GameBook,
     rounds: RoundBook,
     last_t_ms: u64,
+    /// The seq of the last event applied (what a snapshot of the books holds).
+    last_seq: u64,
     /// Events arrived since the live folder was last written.
     changed: bool,
+    /// Keeps snapshots of the books in the journal (a daemon; not a hub).
+    keeper: Option<BooksKeeper>,
+}
+
+/// Where and how often the broadcast writer stores snapshots of its books, so that a
+/// restarted daemon applies only the events after the newest one (the folders are written
+/// from the books, so they come out as after re-applying every event).
+pub struct BooksKeeper {
+    pub writer: std::sync::Arc<dgt_journal::JournalWriter>,
+    pub path: PathBuf,
+    pub every: Duration,
+}
+
+/// The first bytes of a snapshot of the broadcast books, and their layout's version: a
+/// change to the books' serialized types raises it (an older snapshot is then refused and
+/// the history applied).
+const BOOKS_MAGIC: &[u8; 4] = b"DGTB";
+const BOOKS_FORMAT: u32 = 1;
+
+/// The broadcast books in a snapshot.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct StoredBooks {
+    /// The `[[tables]]` setting the books were built with.
+    tables: TableMap,
+    book: GameBook,
+    rounds: RoundBook,
+    last_t_ms: u64,
+    last_seq: u64,
 }
 
 impl BroadcastWriter {
@@ -280,11 +311,78 @@ impl BroadcastWriter {
             book: GameBook::new(),
             rounds: RoundBook::with_map(table_map(settings)),
             last_t_ms: 0,
+            last_seq: 0,
             changed: true,
+            keeper: None,
         }))
     }
 
+    /// Stores snapshots of the books as `keeper` says while running.
+    pub fn with_keeper(mut self, keeper: BooksKeeper) -> Self {
+        self.keeper = Some(keeper);
+        self
+    }
+
+    /// The seq of the last event applied.
+    pub fn last_seq(&self) -> u64 {
+        self.last_seq
+    }
+
+    /// The books as bytes: a magic, the format, the books as deflated JSON.
+    pub fn snapshot(&self) -> Vec<u8> {
+        let stored = StoredBooks {
+            tables: table_map(&self.settings),
+            book: self.book.clone(),
+            rounds: self.rounds.clone(),
+            last_t_ms: self.last_t_ms,
+            last_seq: self.last_seq,
+        };
+        dgt_server::views::pack(BOOKS_MAGIC, BOOKS_FORMAT, &stored)
+    }
+
+    /// Puts a snapshot's books in place of the current ones; its seq. Refused (and nothing
+    /// changed) for bytes of another format, that do not decode, or built with other
+    /// `[[tables]]` settings: the caller applies the whole history then.
+    pub fn restore(&mut self, bytes: &[u8]) -> Result<u64, String> {
+        let stored: StoredBooks = dgt_server::views::unpack(BOOKS_MAGIC, BOOKS_FORMAT, bytes)
+            .map_err(|e| format!("broadcast books: {e}"))?;
+        if stored.tables != table_map(&self.settings) {
+            return Err("the broadcast books were built with other [[tables]] settings".into());
+        }
+        self.book = stored.book;
+        self.rounds = stored.rounds;
+        self.last_t_ms = stored.last_t_ms;
+        self.last_seq = stored.last_seq;
+        self.changed = true;
+        Ok(stored.last_seq)
+    }
+
+    /// Stores a snapshot of the books when they changed since the last one and the journal
+    /// has committed their events.
+    fn keep_books(&self, stored_seq: &mut u64, store: &mut Option<ViewSnapshotStore>) {
+        let Some(keeper) = &self.keeper else {
+            return;
+        };
+        if self.last_seq == *stored_seq || self.last_seq > keeper.writer.committed_seq() {
+            return;
+        }
+        let bytes = self.snapshot();
+        let result = match store {
+            Some(s) => Ok(s),
+            None => ViewSnapshotStore::open(&keeper.path).map(|s| store.insert(s)),
+        }
+        .and_then(|s| s.store(BROADCAST_VIEWS, self.last_seq, &bytes));
+        match result {
+            Ok(()) => *stored_seq = self.last_seq,
+            Err(e) => tracing::warn!(
+                "cannot store a snapshot of the broadcast books ({e}): a restart applies the \
+                 events since the last one"
+            ),
+        }
+    }
+
     pub fn apply(&mut self, event: &Event) {
+        self.last_seq = self.last_seq.max(event.seq);
         self.last_t_ms = self.last_t_ms.max(event.t_ms);
         self.book.apply(event);
         self.rounds.apply(event);
@@ -430,8 +528,17 @@ impl BroadcastWriter {
         stop: CancellationToken,
     ) {
         for e in &history {
-            self.apply(e);
+            if e.seq > self.last_seq {
+                self.apply(e);
+            }
         }
+        let keep_every = self
+            .keeper
+            .as_ref()
+            .map_or(Duration::from_secs(3600), |k| k.every);
+        let mut keep_tick =
+            tokio::time::interval_at(tokio::time::Instant::now() + keep_every, keep_every);
+        let (mut stored_seq, mut store) = (0, None);
         let mut tick = tokio::time::interval(every);
         let mut ticks = 0u64;
         let mut failing = false;
@@ -445,6 +552,7 @@ impl BroadcastWriter {
                     }
                     Err(broadcast::error::RecvError::Closed) => break,
                 },
+                _ = keep_tick.tick() => self.keep_books(&mut stored_seq, &mut store),
                 _ = tick.tick() => {
                     ticks += 1;
                     // The public copy moves on with time even without new events.
@@ -465,6 +573,7 @@ impl BroadcastWriter {
             }
         }
         let _ = self.publish(clock.now_ms(), true);
+        self.keep_books(&mut stored_seq, &mut store);
     }
 }
 

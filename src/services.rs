@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use dgt_journal::view_snapshots::{BROADCAST_VIEWS, SERVER_VIEWS};
 use dgt_journal::{Journal, JournalError, JournalWriter, WriterSettings};
-use dgt_server::{Server, StatusSource};
+use dgt_server::{Server, StatusSource, ViewsSnapshot};
 use serde_json::json;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -45,6 +46,8 @@ pub struct Services {
     server_stop: CancellationToken,
     server_task: JoinHandle<Result<(), dgt_server::ServeError>>,
     broadcast_task: Option<JoinHandle<()>>,
+    /// Stores the views snapshots; told to store a last one at the stop.
+    views: Option<(CancellationToken, JoinHandle<()>)>,
     addr: SocketAddr,
     livechess: Option<SocketAddr>,
     /// The node's link to the event (`[cluster]`).
@@ -218,6 +221,10 @@ impl Services {
         let mut clock = DaemonClock::start();
         let mut writer = None;
         let mut notice = None;
+        // The newest views snapshot and the events after it, read before the writer owns
+        // the journal.
+        let mut views: Option<(ViewsSnapshot, Vec<dgt_core::Event>)> = None;
+        let mut books: Option<(ViewsSnapshot, Vec<dgt_core::Event>)> = None;
         if let Some(path) = &options.journal {
             let (journal, core, report, recovered) = match open_and_recover(path, settings) {
                 Ok(r) => r,
@@ -257,22 +264,71 @@ impl Services {
                 history = recovered.events;
                 acks = recovered.acks;
             }
+            if settings.journal.view_snapshot_s > 0 {
+                views = views_and_events_after(&journal, SERVER_VIEWS);
+                if settings.journal.broadcast_dir.is_some()
+                    || settings.journal.public_broadcast_dir.is_some()
+                {
+                    books = views_and_events_after(&journal, BROADCAST_VIEWS);
+                }
+            }
             recovered_core = Some(core);
             writer = Some(Arc::new(JournalWriter::start(
                 journal,
                 WriterSettings::default(),
             )));
         }
-        let broadcast = crate::output::BroadcastWriter::new(settings)?;
-        let broadcast_history = if broadcast.is_some() {
-            history.clone()
-        } else {
-            Vec::new()
+        let mut broadcast = crate::output::BroadcastWriter::new(settings)?;
+        // The broadcast books from their snapshot and the events after it, else every event.
+        let broadcast_history = match (&mut broadcast, books) {
+            (None, _) => Vec::new(),
+            (Some(writer), Some((snapshot, after))) => match writer.restore(&snapshot.bytes) {
+                Ok(seq) => {
+                    tracing::info!(
+                        seq,
+                        events_after = after.len(),
+                        "broadcast books restored from the journal's snapshot"
+                    );
+                    after
+                }
+                Err(e) => {
+                    tracing::warn!(
+                        "the broadcast books snapshot is not used ({e}): they are rebuilt from \
+                         every event"
+                    );
+                    history.clone()
+                }
+            },
+            (Some(_), None) => history.clone(),
         };
-        let mut server = Server::bind(server_config)
-            .await?
-            .with_history(history)
-            .with_acks(acks);
+        let mut server = Server::bind(server_config).await?;
+        // The views from the snapshot and the events after it; the whole history when there
+        // is none or it is refused (another format, other [[tables]]).
+        let history = match views {
+            Some((snapshot, after)) => {
+                let seq = snapshot.seq;
+                match server.restore_views(snapshot) {
+                    Ok(()) => {
+                        tracing::info!(
+                            seq,
+                            events_after = after.len(),
+                            "dashboard views restored from the journal's snapshot"
+                        );
+                        after
+                    }
+                    Err(e) => {
+                        tracing::warn!(
+                            "the views snapshot is not used ({e}): the views are rebuilt from \
+                             every event"
+                        );
+                        history
+                    }
+                }
+            }
+            None => history,
+        };
+        let views_tap = server.views_tap();
+        let mut server = server.with_history(history).with_acks(acks);
         let metrics = Arc::new(DaemonMetrics::default());
         let journal_status = match (&writer, &options.journal) {
             (Some(w), Some(path)) => Some(JournalStatus {
@@ -325,6 +381,26 @@ impl Services {
             },
         );
         let server_task = tokio::spawn(server_future);
+        let views = match (&writer, &options.journal) {
+            (Some(w), Some(path)) if settings.journal.view_snapshot_s > 0 => {
+                let stop = CancellationToken::new();
+                let keeper =
+                    crate::view_snapshots::ViewsKeeper::new(views_tap, w.clone(), path.clone());
+                let every = Duration::from_secs(settings.journal.view_snapshot_s);
+                Some((stop.clone(), tokio::spawn(keeper.run(every, stop))))
+            }
+            _ => None,
+        };
+        let broadcast = match (broadcast, &writer, &options.journal) {
+            (Some(b), Some(w), Some(path)) if settings.journal.view_snapshot_s > 0 => {
+                Some(b.with_keeper(crate::output::BooksKeeper {
+                    writer: w.clone(),
+                    path: path.clone(),
+                    every: Duration::from_secs(settings.journal.view_snapshot_s),
+                }))
+            }
+            (b, _, _) => b,
+        };
         let broadcast_task = broadcast.map(|writer| {
             tokio::spawn(writer.run(
                 broadcast_history,
@@ -359,6 +435,7 @@ impl Services {
             server_stop,
             server_task,
             broadcast_task,
+            views,
             addr,
             livechess,
             cluster,
@@ -386,6 +463,12 @@ impl Services {
             && !writer.flush(Duration::from_secs(10))
         {
             tracing::error!("the journal could not commit everything before the stop");
+        }
+        // A last views snapshot, of everything committed: the next start applies nothing
+        // more (the keeper lets go of the writer as it ends).
+        if let Some((stop, task)) = self.views {
+            stop.cancel();
+            let _ = task.await;
         }
         // What the journal committed goes to the event's stream before the stop.
         if let Some(link) = self.cluster {
@@ -418,6 +501,41 @@ impl Services {
         }
         summary
     }
+}
+
+/// The journal's newest views snapshot of `kind` and the events after it; `None` without one (or
+/// when it cannot be read: the whole history serves then).
+fn views_and_events_after(
+    journal: &Journal,
+    kind: &str,
+) -> Option<(ViewsSnapshot, Vec<dgt_core::Event>)> {
+    let read = || -> Result<Option<(ViewsSnapshot, Vec<dgt_core::Event>)>, String> {
+        let Some(stored) = journal
+            .newest_view_snapshot(kind)
+            .map_err(|e| e.to_string())?
+        else {
+            return Ok(None);
+        };
+        let after = journal
+            .events_since(stored.seq)
+            .map_err(|e| e.to_string())?
+            .iter()
+            .map(|json| serde_json::from_str(json).map_err(|e| e.to_string()))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Some((
+            ViewsSnapshot {
+                seq: stored.seq,
+                bytes: stored.bytes,
+            },
+            after,
+        )))
+    };
+    read().unwrap_or_else(|e| {
+        tracing::warn!(
+            "cannot read the views snapshot ({e}): the views are rebuilt from every event"
+        );
+        None
+    })
 }
 
 fn unix_ms() -> u64 {

@@ -714,6 +714,14 @@ impl Checker {
 
     fn journal(&mut self, s: &Settings) {
         let j = &s.journal;
+        if j.view_snapshot_s > 86_400 {
+            self.add(
+                "journal.view_snapshot_s",
+                j.view_snapshot_s.to_string(),
+                "more than a day: a restart would apply a day of events",
+                "120 (0 keeps no snapshot)",
+            );
+        }
         if !(1..=1_048_576).contains(&j.max_size_mb) {
             self.add(
                 "journal.max_size_mb",

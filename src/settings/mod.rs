@@ -242,6 +242,9 @@ pub struct JournalSettings {
     pub max_size_mb: u64,
     /// When the journal starts a new segment: `round` (default), `day` or `off`.
     pub segment: dgt_journal::SegmentRule,
+    /// Seconds between two snapshots of the server's views kept in the journal (a restart
+    /// restores the newest and applies only the events after it); 0 keeps none.
+    pub view_snapshot_s: u64,
 }
 
 impl Default for JournalSettings {
@@ -253,6 +256,7 @@ impl Default for JournalSettings {
             public_broadcast_dir: None,
             max_size_mb: 4096,
             segment: dgt_journal::SegmentRule::Round,
+            view_snapshot_s: 120,
         }
     }
 }

@@ -23,6 +23,8 @@
 //! * [`broadcast`] — a LiveChess-style folder for relay tools, and its delayed public copy;
 //! * [`tail`] — what was committed after a given step (events and acknowledgements, in
 //!   journal order): what a node of a cluster publishes onward, and resumes from;
+//! * [`view_snapshots`] — snapshots of views built from the events (the server's, the
+//!   broadcast folders'), so a restart applies only the events after them;
 //! * [`eeprom_recovery`] — moves made while a board was disconnected, read back from the
 //!   board's own memory (protocol §3.6).
 
@@ -38,6 +40,7 @@ pub mod sealed;
 pub mod segments;
 mod stored;
 pub mod tail;
+pub mod view_snapshots;
 pub mod writer;
 
 pub use batch::{Batch, Cause, Step};

@@ -10,7 +10,7 @@ use std::fmt::Write;
 use serde_json::Value;
 
 /// One move as the game record keeps it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RecordedMove {
     pub ply: u32,
     pub san: String,
@@ -35,7 +35,7 @@ impl RecordedMove {
 }
 
 /// How a game ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GameResult {
     pub result: String,
     pub reason: String,
@@ -43,7 +43,7 @@ pub struct GameResult {
 }
 
 /// A game as events describe it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GameRecord {
     pub game: String,
     pub board: String,
@@ -76,7 +76,7 @@ impl GameRecord {
 }
 
 /// The games of a stream of events, in the order they started.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct GameBook {
     games: Vec<GameRecord>,
 }

@@ -257,6 +257,13 @@ impl Alert {
             .and_then(crate::verdict::Verdict::clock)
     }
 
+    /// The draw claim's verdict it carries, if any.
+    pub fn claim_verdict(&self) -> Option<&crate::verdict::ClaimVerdict> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::claim)
+    }
+
     /// An alert with the evidence fields empty; `id` is filled in when it is emitted.
     pub fn new(kind: AlertKind, severity: Severity, edition: &str, message: String) -> Self {
         Alert {

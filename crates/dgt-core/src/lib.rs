@@ -42,6 +42,7 @@ pub mod side;
 pub mod text;
 pub mod time_control;
 pub mod verdict;
+pub mod verdict_claim;
 
 pub use config::CoreConfig;
 pub use engine::Core;

@@ -9,6 +9,7 @@ use shakmaty::Color;
 pub use crate::article::Article;
 pub use crate::outcome::GameResult;
 pub use crate::remedy::{Remedy, Replacement};
+pub use crate::verdict_claim::{ClaimDecision, ClaimVerdict, OwnTimeCut, WrongClaimPenalty};
 
 /// A side as prescriptions and messages name it.
 pub fn side_name(c: Color) -> &'static str {
@@ -463,6 +464,8 @@ pub enum Verdict {
     BughouseFlag(BughouseFlagVerdict),
     Flag(FlagVerdict),
     Clock(ClockVerdict),
+    /// A draw claim's verdict (9.2 / 9.3).
+    Claim(ClaimVerdict),
 }
 
 impl Verdict {
@@ -501,6 +504,13 @@ impl Verdict {
         }
     }
 
+    pub fn claim(&self) -> Option<&ClaimVerdict> {
+        match self {
+            Verdict::Claim(v) => Some(v),
+            _ => None,
+        }
+    }
+
     /// The prescription's text, as the alert carries it (none where a flag's play goes on).
     pub fn render(&self) -> Option<String> {
         match self {
@@ -509,6 +519,7 @@ impl Verdict {
             Verdict::BughouseFlag(v) => Some(v.render()),
             Verdict::Flag(v) => v.render(),
             Verdict::Clock(v) => Some(v.render()),
+            Verdict::Claim(v) => Some(v.render()),
         }
     }
 }
@@ -537,10 +548,21 @@ impl From<FlagVerdict> for Verdict {
     }
 }
 
+impl From<ClaimVerdict> for Verdict {
+    fn from(v: ClaimVerdict) -> Self {
+        Verdict::Claim(v)
+    }
+}
+
 impl From<ClockVerdict> for Verdict {
     fn from(v: ClockVerdict) -> Self {
         Verdict::Clock(v)
     }
+}
+
+/// A time as m:ss.
+pub fn mmss(ms: u64) -> String {
+    format!("{}:{:02}", ms / 60_000, (ms / 1000) % 60)
 }
 
 /// A clock time as h:mm:ss.

@@ -616,44 +616,24 @@ impl Session {
     /// The penalty for an incorrect draw claim by `claimant` (9.5.3: time to the opponent,
     /// by category as for an offence; 2005 9.5b: three minutes to the opponent and a cut in
     /// the claimant's own time).
-    pub(super) fn wrong_claim_penalty(&self, claimant: Color) -> String {
-        let opp = arbiter::side_name(!claimant);
+    pub(super) fn wrong_claim_penalty(
+        &self,
+        claimant: Color,
+    ) -> crate::verdict_claim::WrongClaimPenalty {
+        use crate::verdict_claim::{OwnTimeCut, WrongClaimPenalty};
         let article = self.rules.edition.wrong_claim_penalty;
         if self.rules.edition.wrong_claim_cuts_own_time {
-            // fide-2005: +3 minutes; above 2:00 the claimant loses half his time (at most
-            // 3:00), between 1:00 and 2:00 he keeps 1:00, below 1:00 nothing changes.
-            let own = self.clock.ms_by_color()[claimant];
-            let cut = match own {
-                Some(ms) if ms == 120_000 || ms == 60_000 => {
-                    " The claimant's own time is exactly 1:00 or 2:00, a case 9.5b does not cover: the arbiter decides.".to_string()
-                }
-                Some(ms) if ms > 120_000 => {
-                    let left = ms - (ms / 2).min(180_000);
-                    format!(
-                        " {}'s own time is cut from {} to {}.",
-                        arbiter::side_name(claimant),
-                        mmss(ms),
-                        mmss(left)
-                    )
-                }
-                Some(ms) if ms > 60_000 => format!(
-                    " {}'s own time is set from {} to 1:00.",
-                    arbiter::side_name(claimant),
-                    mmss(ms)
-                ),
-                Some(_) => format!(
-                    " {}'s own time (under 1:00) stays.",
-                    arbiter::side_name(claimant)
-                ),
-                None => " The claimant's own time is cut as 9.5b says.".to_string(),
+            return WrongClaimPenalty {
+                add_ms: 180_000,
+                article,
+                own_time: Some(OwnTimeCut::of(self.clock.ms_by_color()[claimant])),
             };
-            return format!("add 3 minute(s) to {opp}'s clock ({article}).{cut}");
         }
-        let ms = self.penalty_ms();
-        format!(
-            "add {} minute(s) to {opp}'s clock ({article}).",
-            ms / 60_000
-        )
+        WrongClaimPenalty {
+            add_ms: self.penalty_ms(),
+            article,
+            own_time: None,
+        }
     }
 
     /// The verdict on the next offence of `side`, as data: the remedy and the time penalty,

@@ -313,13 +313,6 @@ impl Session {
         a.prescription = Some(Self::under_way_prescription().into());
         out.push((t, EventBody::Alert(a)));
     }
-
-    /// A note for a claim checked in a game found under way: its history is not complete.
-    pub(super) fn under_way_note(&self) -> Option<&'static str> {
-        self.watch.found_under_way.then_some(
-            " The game was found under way: positions and moves before it were not seen, so repetitions and the 50-move count include only what followed.",
-        )
-    }
 }
 
 #[cfg(test)]

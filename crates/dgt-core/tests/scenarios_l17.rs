@@ -6,8 +6,8 @@ mod common;
 
 use common::*;
 use dgt_core::verdict::{
-    Article, ClockVerdict, FlagCall, FlagDecision, GameResult, IllegalMoveVerdict, OffenceDecision,
-    Remedy, Replacement,
+    Article, ClaimDecision, ClockVerdict, FlagCall, FlagDecision, GameResult, IllegalMoveVerdict,
+    OffenceDecision, OwnTimeCut, Remedy, Replacement, WrongClaimPenalty,
 };
 use dgt_core::{AlertKind, Event, EventBody, Severity};
 use shakmaty::{Color, Square};
@@ -643,11 +643,12 @@ fn l17_s29_fifty_move_claim() {
             article(claim),
             by_edition(edition, "9.3b", "9.3.2", "9.3.2")
         );
-        let checked = avail
-            .iter()
-            .find(|a| a.message.starts_with("Claim checked"))
-            .unwrap();
-        assert!(prescription(checked).contains("correct"), "{checked:?}");
+        let checked = avail.iter().find(|a| a.claim_verdict().is_some()).unwrap();
+        assert_eq!(
+            claim_verdict(checked).decision,
+            ClaimDecision::Correct,
+            "{checked:?}"
+        );
         assert_eq!(ends(&ev), [("1/2-1/2".to_string(), "arbiter".to_string())]);
     }
 }
@@ -995,10 +996,8 @@ fn l17_s25_threefold_claim_after_the_knight_dance() {
         assert_eq!(article(now), art);
         let v = verdict(&ev);
         assert_eq!(article(&v), art);
-        assert!(
-            prescription(&v).contains("correct: the game is drawn"),
-            "{v:?}"
-        );
+        assert_eq!(claim_verdict(&v).article, art);
+        assert_eq!(claim_verdict(&v).decision, ClaimDecision::Correct, "{v:?}");
         assert_eq!(ends(&ev), [("1/2-1/2".to_string(), "arbiter".to_string())]);
 
         // The variant: White lifts the knight on g1 and puts it back, then claims. 2017+:
@@ -1011,16 +1010,16 @@ fn l17_s25_threefold_claim_after_the_knight_dance() {
         b.lift("g1").wait(700).put("g1", 'N').wait(400);
         b.op(r#"{"claim": {"kind": "threefold"}}"#);
         let v = verdict(&b.run());
+        let decision = claim_verdict(&v).decision;
         if edition == "fide-2005" {
-            assert!(
-                prescription(&v).contains("correct: the game is drawn"),
-                "{v:?}"
-            );
+            assert_eq!(decision, ClaimDecision::Correct, "{v:?}");
         } else {
-            assert!(
-                prescription(&v).contains(
-                    "The claim is lost: White lifted the piece on g1 before claiming (9.4)"
-                ),
+            assert_eq!(
+                decision,
+                ClaimDecision::LostByTouch {
+                    square: Square::G1,
+                    article: Article::new("9.4")
+                },
                 "{v:?}"
             );
         }
@@ -1045,14 +1044,26 @@ fn l17_s26_castling_rights_split_the_repetition_and_the_wrong_claim_costs_time()
         ("f3", "g1", 'N'),
         ("f6", "g8", 'n'),
     ];
+    let two_minutes = WrongClaimPenalty {
+        add_ms: 120_000,
+        article: Article::new("9.5.3"),
+        own_time: None,
+    };
     for (edition, penalty) in [
         (
             "fide-2005",
-            "add 3 minute(s) to Black's clock (9.5b). White's own time is cut from 15:00 to 12:00",
+            WrongClaimPenalty {
+                add_ms: 180_000,
+                article: Article::new("9.5b"),
+                own_time: Some(OwnTimeCut::Halved {
+                    from_ms: 900_000,
+                    to_ms: 720_000,
+                }),
+            },
         ),
-        ("fide-2017", "add 2 minute(s) to Black's clock (9.5.3)"),
-        ("fide-2018", "add 2 minute(s) to Black's clock (9.5.3)"),
-        ("fide-2023", "add 2 minute(s) to Black's clock (9.5.3)"),
+        ("fide-2017", two_minutes),
+        ("fide-2018", two_minutes),
+        ("fide-2023", two_minutes),
     ] {
         let mut b = game(edition, "5400", 900);
         b.play(script);
@@ -1065,10 +1076,10 @@ fn l17_s26_castling_rights_split_the_repetition_and_the_wrong_claim_costs_time()
             "{edition}: {now:?}"
         );
         let v = verdict(&ev);
-        let p = prescription(&v);
-        assert!(
-            p.contains("incorrect") && p.contains(penalty),
-            "{edition}: {p}"
+        assert_eq!(
+            claim_verdict(&v).decision,
+            ClaimDecision::Incorrect(penalty),
+            "{edition}"
         );
         // The heading says what happened, not the alert's kind.
         assert_eq!(v.title.as_deref(), Some("Repetition claim: incorrect"));
@@ -1098,26 +1109,34 @@ fn l17_s28_claims_with_a_written_move() {
     }
     b.op(r#"{"claim": {"kind": "threefold", "side": "black", "move": "f6g8"}}"#);
     let v = verdict(&b.run());
-    assert!(
-        prescription(&v).contains("correct: the game is drawn"),
-        "{v:?}"
-    );
+    let claim = claim_verdict(&v);
+    assert_eq!(claim.decision, ClaimDecision::Correct, "{v:?}");
+    assert!(claim.written_move);
+    assert_eq!(claim.article, "9.2.1");
     assert_eq!(article(&v), "9.2.1");
 
     b.op(r#"{"claim": {"kind": "threefold", "side": "black", "move": "e7e5"}}"#);
-    let v = verdict(&b.run());
-    let p = prescription(&v);
-    assert!(
-        p.contains("incorrect")
-            && p.contains("add 2 minute(s) to White's clock (9.5.3)")
-            && p.contains("written move must be played"),
-        "{p}"
+    let claim = claim_verdict(&verdict(&b.run()));
+    assert_eq!(
+        claim.decision,
+        ClaimDecision::Incorrect(WrongClaimPenalty {
+            add_ms: 120_000,
+            article: Article::new("9.5.3"),
+            own_time: None,
+        })
     );
+    assert!(claim.written_move, "the written move must be played");
 
     b.mv("f6", "g8", 'n').wait(400);
     b.op(r#"{"claim": {"kind": "threefold", "side": "black", "move": "f6g8"}}"#);
     let v = verdict(&b.run());
-    assert!(prescription(&v).contains("Black is not on move"), "{v:?}");
+    assert_eq!(
+        claim_verdict(&v).decision,
+        ClaimDecision::NotOnMove {
+            on_move: Color::White
+        },
+        "{v:?}"
+    );
 }
 
 /// L17-S33 (T33): an incorrect claim costs the claimant time by category and edition:
@@ -1125,54 +1144,31 @@ fn l17_s28_claims_with_a_written_move() {
 /// standard +2; 2005 +3 and a cut in the claimant's own time (9.5b).
 #[test]
 fn l17_s33_incorrect_claim_penalty_by_category() {
+    let minutes = |n: u64| WrongClaimPenalty {
+        add_ms: n * 60_000,
+        article: Article::new("9.5.3"),
+        own_time: None,
+    };
     let cases = [
-        (
-            "fide-2017",
-            "180+2",
-            "full",
-            "add 1 minute(s) to White's clock (9.5.3)",
-        ),
-        (
-            "fide-2018",
-            "180+2",
-            "full",
-            "add 1 minute(s) to White's clock (9.5.3)",
-        ),
-        (
-            "fide-2023",
-            "180+2",
-            "full",
-            "add 2 minute(s) to White's clock (9.5.3)",
-        ),
-        (
-            "fide-2023",
-            "180+2",
-            "reduced",
-            "add 1 minute(s) to White's clock (9.5.3)",
-        ),
-        (
-            "fide-2023",
-            "900+10",
-            "full",
-            "add 1 minute(s) to White's clock (9.5.3)",
-        ),
-        (
-            "fide-2017",
-            "900+10",
-            "full",
-            "add 2 minute(s) to White's clock (9.5.3)",
-        ),
-        (
-            "fide-2023",
-            "5400",
-            "full",
-            "add 2 minute(s) to White's clock (9.5.3)",
-        ),
+        ("fide-2017", "180+2", "full", minutes(1)),
+        ("fide-2018", "180+2", "full", minutes(1)),
+        ("fide-2023", "180+2", "full", minutes(2)),
+        ("fide-2023", "180+2", "reduced", minutes(1)),
+        ("fide-2023", "900+10", "full", minutes(1)),
+        ("fide-2017", "900+10", "full", minutes(2)),
+        ("fide-2023", "5400", "full", minutes(2)),
         (
             "fide-2005",
             "180+2",
             "full",
-            "add 3 minute(s) to White's clock (9.5b). Black's own time is cut from 3:00 to 1:30",
+            WrongClaimPenalty {
+                add_ms: 180_000,
+                article: Article::new("9.5b"),
+                own_time: Some(OwnTimeCut::Halved {
+                    from_ms: 180_000,
+                    to_ms: 90_000,
+                }),
+            },
         ),
     ];
     for (edition, tc, supervision, penalty) in cases {
@@ -1183,8 +1179,11 @@ fn l17_s33_incorrect_claim_penalty_by_category() {
         b.op(r#"{"claim": {"kind": "threefold"}}"#);
         let v = verdict(&b.run());
         assert_eq!(v.side, Some(dgt_core::Side::Black));
-        let p = prescription(&v);
-        assert!(p.contains(penalty), "{edition} {tc} {supervision}: {p}");
+        assert_eq!(
+            claim_verdict(&v).decision,
+            ClaimDecision::Incorrect(penalty),
+            "{edition} {tc} {supervision}"
+        );
     }
 }
 

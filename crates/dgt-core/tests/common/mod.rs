@@ -372,6 +372,18 @@ pub fn offence_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::OffenceVerdic
     v
 }
 
+/// A draw claim's verdict as data; its `prescription` is the verdict's text and its
+/// `title` the verdict's heading.
+#[track_caller]
+pub fn claim_verdict(a: &dgt_core::Alert) -> dgt_core::verdict::ClaimVerdict {
+    let v = *a
+        .claim_verdict()
+        .unwrap_or_else(|| panic!("no claim verdict on {a:?}"));
+    assert_eq!(a.prescription.as_deref(), Some(v.render().as_str()));
+    assert_eq!(a.title.as_deref(), Some(v.title().as_str()));
+    v
+}
+
 /// An illegal move's verdict under bughouse or reduced supervision, as data; its
 /// `prescription` is the verdict's text.
 #[track_caller]
@@ -431,7 +443,7 @@ pub fn verdict(ev: &[Event]) -> dgt_core::Alert {
     ev.iter()
         .rev()
         .find_map(|e| match &e.body {
-            EventBody::Alert(a) if a.message.starts_with("Claim checked") => Some(a.clone()),
+            EventBody::Alert(a) if a.claim_verdict().is_some() => Some(a.clone()),
             _ => None,
         })
         .expect("a claim verdict")

@@ -264,6 +264,13 @@ impl Alert {
             .and_then(crate::verdict::Verdict::claim)
     }
 
+    /// What a `game_found_under_way` alert says, as data, if it is one.
+    pub fn under_way_verdict(&self) -> Option<&crate::verdict::UnderWayVerdict> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::under_way)
+    }
+
     /// An alert with the evidence fields empty; `id` is filled in when it is emitted.
     pub fn new(kind: AlertKind, severity: Severity, edition: &str, message: String) -> Self {
         Alert {

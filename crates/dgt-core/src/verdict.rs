@@ -10,6 +10,7 @@ pub use crate::article::Article;
 pub use crate::outcome::GameResult;
 pub use crate::remedy::{Remedy, Replacement};
 pub use crate::verdict_claim::{ClaimDecision, ClaimVerdict, OwnTimeCut, WrongClaimPenalty};
+pub use crate::verdict_under_way::{ToMoveFrom, UnderWayVerdict};
 
 /// A side as prescriptions and messages name it.
 pub fn side_name(c: Color) -> &'static str {
@@ -466,6 +467,8 @@ pub enum Verdict {
     Clock(ClockVerdict),
     /// A draw claim's verdict (9.2 / 9.3).
     Claim(ClaimVerdict),
+    /// What a `game_found_under_way` alert says.
+    UnderWay(UnderWayVerdict),
 }
 
 impl Verdict {
@@ -511,6 +514,13 @@ impl Verdict {
         }
     }
 
+    pub fn under_way(&self) -> Option<&UnderWayVerdict> {
+        match self {
+            Verdict::UnderWay(v) => Some(v),
+            _ => None,
+        }
+    }
+
     /// The prescription's text, as the alert carries it (none where a flag's play goes on).
     pub fn render(&self) -> Option<String> {
         match self {
@@ -520,6 +530,7 @@ impl Verdict {
             Verdict::Flag(v) => v.render(),
             Verdict::Clock(v) => Some(v.render()),
             Verdict::Claim(v) => Some(v.render()),
+            Verdict::UnderWay(v) => v.render(),
         }
     }
 }
@@ -551,6 +562,12 @@ impl From<FlagVerdict> for Verdict {
 impl From<ClaimVerdict> for Verdict {
     fn from(v: ClaimVerdict) -> Self {
         Verdict::Claim(v)
+    }
+}
+
+impl From<UnderWayVerdict> for Verdict {
+    fn from(v: UnderWayVerdict) -> Self {
+        Verdict::UnderWay(v)
     }
 }
 

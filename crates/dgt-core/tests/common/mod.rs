@@ -384,6 +384,18 @@ pub fn claim_verdict(a: &dgt_core::Alert) -> dgt_core::verdict::ClaimVerdict {
     v
 }
 
+/// What a `game_found_under_way` alert says, as data; its `message` and `prescription`
+/// are the verdict's text.
+#[track_caller]
+pub fn under_way_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::UnderWayVerdict {
+    let v = a
+        .under_way_verdict()
+        .unwrap_or_else(|| panic!("no under-way verdict on {a:?}"));
+    assert_eq!(a.message, v.message());
+    assert_eq!(a.prescription, v.render());
+    v
+}
+
 /// An illegal move's verdict under bughouse or reduced supervision, as data; its
 /// `prescription` is the verdict's text.
 #[track_caller]

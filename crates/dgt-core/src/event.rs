@@ -271,6 +271,13 @@ impl Alert {
             .and_then(crate::verdict::Verdict::under_way)
     }
 
+    /// The bughouse match's verdict it carries, if it is a `match_result` alert.
+    pub fn match_verdict(&self) -> Option<&crate::verdict::MatchVerdict> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::bughouse_match)
+    }
+
     /// An alert with the evidence fields empty; `id` is filled in when it is emitted.
     pub fn new(kind: AlertKind, severity: Severity, edition: &str, message: String) -> Self {
         Alert {

@@ -10,6 +10,7 @@ pub use crate::article::Article;
 pub use crate::outcome::GameResult;
 pub use crate::remedy::{Remedy, Replacement};
 pub use crate::verdict_claim::{ClaimDecision, ClaimVerdict, OwnTimeCut, WrongClaimPenalty};
+pub use crate::verdict_match::{MatchVerdict, Team};
 pub use crate::verdict_under_way::{ToMoveFrom, UnderWayVerdict};
 
 /// A side as prescriptions and messages name it.
@@ -469,6 +470,8 @@ pub enum Verdict {
     Claim(ClaimVerdict),
     /// What a `game_found_under_way` alert says.
     UnderWay(UnderWayVerdict),
+    /// What decides a bughouse match.
+    Match(MatchVerdict),
 }
 
 impl Verdict {
@@ -521,6 +524,13 @@ impl Verdict {
         }
     }
 
+    pub fn bughouse_match(&self) -> Option<&MatchVerdict> {
+        match self {
+            Verdict::Match(v) => Some(v),
+            _ => None,
+        }
+    }
+
     /// The prescription's text, as the alert carries it (none where a flag's play goes on).
     pub fn render(&self) -> Option<String> {
         match self {
@@ -531,6 +541,7 @@ impl Verdict {
             Verdict::Clock(v) => Some(v.render()),
             Verdict::Claim(v) => Some(v.render()),
             Verdict::UnderWay(v) => v.render(),
+            Verdict::Match(_) => None,
         }
     }
 }
@@ -568,6 +579,12 @@ impl From<ClaimVerdict> for Verdict {
 impl From<UnderWayVerdict> for Verdict {
     fn from(v: UnderWayVerdict) -> Self {
         Verdict::UnderWay(v)
+    }
+}
+
+impl From<MatchVerdict> for Verdict {
+    fn from(v: MatchVerdict) -> Self {
+        Verdict::Match(v)
     }
 }
 

@@ -9,7 +9,7 @@ mod common;
 
 use common::*;
 use dgt_core::bughouse::Regulation;
-use dgt_core::verdict::BughouseFlagVerdict;
+use dgt_core::verdict::{BughouseFlagVerdict, MatchVerdict, Team};
 use dgt_core::{AlertKind, CoreConfig, Event, EventBody, GameResult, Severity, Side};
 
 /// After 1.e4 e5 2.Nc3, Black (A2) to move: the digest's `P2`.
@@ -217,11 +217,9 @@ fn bug09c_bug20_provisional_mate_final_when_the_other_game_ends() {
     );
     // Board 1 1-0 (White = team A), board 2 1-0 (White = team B): 1 – 1.
     let score = one(&ev, AlertKind::MatchResult);
-    assert!(
-        score.message.contains("team A 1 – team B 1"),
-        "{}",
-        score.message
-    );
+    let verdict = match_verdict(&score);
+    assert_eq!(verdict.score(), Some((1.0, 1.0)), "{verdict:?}");
+    assert_eq!(verdict.article(), "5.1, 8.2");
 }
 
 /// L05-BUG09 (a) and L05-BUG07 (B07): A1 promotes on board 1 with the white rook taken off
@@ -390,10 +388,12 @@ fn s53_flemish_mates() {
         ends(&ev)
     );
     let score = one(&ev, AlertKind::MatchResult);
-    assert!(
-        score.message.contains("Team B has won on board 2"),
-        "{}",
-        score.message
+    assert_eq!(
+        match_verdict(&score),
+        &MatchVerdict::WonOnBoard {
+            team: Team::B,
+            board: "2".into()
+        }
     );
     assert_eq!(article(&score), "5.d");
 }

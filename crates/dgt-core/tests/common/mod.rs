@@ -396,6 +396,18 @@ pub fn under_way_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::UnderWayVer
     v
 }
 
+/// A bughouse match's verdict, as data; the `match_result` alert's `message` and `article`
+/// are the verdict's.
+#[track_caller]
+pub fn match_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::MatchVerdict {
+    let v = a
+        .match_verdict()
+        .unwrap_or_else(|| panic!("no match verdict on {a:?}"));
+    assert_eq!(a.message, v.message());
+    assert_eq!(a.article.as_deref(), Some(v.article().as_str()));
+    v
+}
+
 /// An illegal move's verdict under bughouse or reduced supervision, as data; its
 /// `prescription` is the verdict's text.
 #[track_caller]

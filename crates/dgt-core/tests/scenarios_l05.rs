@@ -155,27 +155,36 @@ fn l05_s04_how_many_illegal_moves_lose() {
         b.play(&[("a6", "a5", 'r'), ("h1", "g1", 'K')]);
         illegal_and_back(&mut b, "a5", "b4", 'r');
         let ev = b.run();
-        let p: Vec<String> = alert_of(&ev, AlertKind::IllegalMove)
+        let illegal = alert_of(&ev, AlertKind::IllegalMove);
+        let v: Vec<(Color, Article, OffenceDecision)> = illegal
             .iter()
-            .map(prescription)
+            .map(offence_verdict)
+            .map(|v| (v.offender, v.article, v.decision))
             .collect();
+        let time = |loses_at| OffenceDecision::TimeToOpponent {
+            add_ms: 120_000,
+            loses_at,
+        };
         if edition == "fide-2005" {
-            assert_eq!(p.len(), 3, "{p:?}");
-            for x in &p[..2] {
-                assert!(
-                    x.contains("add 2 minute(s) to White's clock (7.4b)"),
-                    "{p:?}"
-                );
-            }
-            assert!(p[2].contains("Black loses the game (7.4b)"), "{p:?}");
+            let art = Article::new("7.4b");
+            assert_eq!(
+                v,
+                [
+                    (Color::Black, art, time(3)),
+                    (Color::Black, art, time(3)),
+                    (Color::Black, art, OffenceDecision::Loses)
+                ],
+                "{v:?}"
+            );
         } else {
-            let art = by_edition(edition, "", "7.5.3", "7.5.5");
-            assert!(p[0].contains(&format!("add 2 minute(s) to White's clock ({art})")));
-            assert!(
-                p[1].contains(&format!(
-                    "the game is drawn: White cannot checkmate by any series of legal moves ({art})"
-                )),
-                "{edition}: {p:?}"
+            let art = Article::new(by_edition(edition, "", "7.5.3", "7.5.5"));
+            assert_eq!(
+                v[..2],
+                [
+                    (Color::Black, art, time(2)),
+                    (Color::Black, art, OffenceDecision::Drawn)
+                ],
+                "{edition}: {v:?}"
             );
         }
     }
@@ -1071,28 +1080,42 @@ fn two_handed_move_confirmed_by_the_arbiter_counts() {
         let confirmed = &two[1];
         assert_eq!(confirmed.severity, Severity::Intervene, "{edition}");
         assert_eq!(confirmed.ply, Some(1));
-        let p = prescription(confirmed);
-        let illegal = prescription(&one(&ev, AlertKind::IllegalMove));
+        let illegal = one(&ev, AlertKind::IllegalMove);
+        let illegal = offence_verdict(&illegal);
+        let two_minutes = |article, loses_at| {
+            (
+                Color::White,
+                1,
+                Article::new(article),
+                OffenceDecision::TimeToOpponent {
+                    add_ms: 120_000,
+                    loses_at,
+                },
+            )
+        };
+        let of = |v: &OffenceVerdict| (v.offender, v.number, v.article, v.decision);
         match edition {
             "fide-2005" => {
-                assert!(p.contains("no penalty"), "{p}");
-                assert!(illegal.contains("offence number 1"), "{illegal}");
+                // 2005 sets no penalty for a move made with two hands (4.1).
+                assert_eq!(confirmed.offence_verdict(), None, "{confirmed:?}");
+                assert_eq!(
+                    confirmed.prescription.as_deref().map(str::is_empty),
+                    Some(false)
+                );
+                assert_eq!((illegal.offender, illegal.number), (Color::White, 1));
             }
             "fide-2017" => {
                 assert_eq!(article(confirmed), "7.7.1");
-                assert!(
-                    p.contains("add 2 minute(s) to Black's clock (7.7.1)"),
-                    "{p}"
-                );
-                assert!(illegal.contains("offence number 1"), "{illegal}");
+                assert_eq!(of(offence_verdict(confirmed)), two_minutes("7.7.1", 2));
+                assert_eq!((illegal.offender, illegal.number), (Color::White, 1));
             }
             _ => {
                 assert_eq!(article(confirmed), "7.5.4");
-                assert!(
-                    p.contains("add 2 minute(s) to Black's clock (7.5.5)"),
-                    "{p}"
+                assert_eq!(of(offence_verdict(confirmed)), two_minutes("7.5.5", 2));
+                assert_eq!(
+                    (illegal.offender, illegal.decision),
+                    (Color::White, OffenceDecision::Loses)
                 );
-                assert!(illegal.contains("White loses the game"), "{illegal}");
             }
         }
     }

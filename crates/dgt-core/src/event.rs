@@ -278,6 +278,27 @@ impl Alert {
             .and_then(crate::verdict::Verdict::bughouse_match)
     }
 
+    /// The illegal move taken into the game as it stood, if the alert is about one.
+    pub fn adopted_verdict(&self) -> Option<&crate::verdict::AdoptedIllegalMove> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::adopted)
+    }
+
+    /// The standing illegal position (reduced supervision), if the alert is about one.
+    pub fn standing_illegal_position(&self) -> Option<&crate::verdict::StandingIllegalPosition> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::standing_illegal_position)
+    }
+
+    /// Why the board no longer follows the game, if the alert says so.
+    pub fn lost_track(&self) -> Option<&crate::verdict::LostTrack> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::lost_track)
+    }
+
     /// An alert with the evidence fields empty; `id` is filled in when it is emitted.
     pub fn new(kind: AlertKind, severity: Severity, edition: &str, message: String) -> Self {
         Alert {

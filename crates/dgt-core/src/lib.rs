@@ -44,6 +44,7 @@ pub mod time_control;
 pub mod verdict;
 pub mod verdict_claim;
 pub mod verdict_match;
+pub mod verdict_position;
 pub mod verdict_under_way;
 
 pub use config::CoreConfig;

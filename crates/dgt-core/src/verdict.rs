@@ -11,6 +11,9 @@ pub use crate::outcome::GameResult;
 pub use crate::remedy::{Remedy, Replacement};
 pub use crate::verdict_claim::{ClaimDecision, ClaimVerdict, OwnTimeCut, WrongClaimPenalty};
 pub use crate::verdict_match::{MatchVerdict, Team};
+pub use crate::verdict_position::{
+    AdoptedIllegalMove, IllegalPlacement, LostBecause, LostTrack, StandingIllegalPosition,
+};
 pub use crate::verdict_under_way::{ToMoveFrom, UnderWayVerdict};
 
 /// A side as prescriptions and messages name it.
@@ -472,6 +475,12 @@ pub enum Verdict {
     UnderWay(UnderWayVerdict),
     /// What decides a bughouse match.
     Match(MatchVerdict),
+    /// An illegal move taken into the game as it stood.
+    Adopted(AdoptedIllegalMove),
+    /// An illegal position standing under reduced supervision.
+    StandingIllegalPosition(StandingIllegalPosition),
+    /// The board no longer follows the game.
+    LostTrack(LostTrack),
 }
 
 impl Verdict {
@@ -531,6 +540,27 @@ impl Verdict {
         }
     }
 
+    pub fn adopted(&self) -> Option<&AdoptedIllegalMove> {
+        match self {
+            Verdict::Adopted(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn standing_illegal_position(&self) -> Option<&StandingIllegalPosition> {
+        match self {
+            Verdict::StandingIllegalPosition(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn lost_track(&self) -> Option<&LostTrack> {
+        match self {
+            Verdict::LostTrack(v) => Some(v),
+            _ => None,
+        }
+    }
+
     /// The prescription's text, as the alert carries it (none where a flag's play goes on).
     pub fn render(&self) -> Option<String> {
         match self {
@@ -542,6 +572,9 @@ impl Verdict {
             Verdict::Claim(v) => Some(v.render()),
             Verdict::UnderWay(v) => v.render(),
             Verdict::Match(_) => None,
+            Verdict::Adopted(v) => v.render(),
+            Verdict::StandingIllegalPosition(v) => Some(v.render()),
+            Verdict::LostTrack(v) => Some(v.render()),
         }
     }
 }
@@ -585,6 +618,24 @@ impl From<UnderWayVerdict> for Verdict {
 impl From<MatchVerdict> for Verdict {
     fn from(v: MatchVerdict) -> Self {
         Verdict::Match(v)
+    }
+}
+
+impl From<AdoptedIllegalMove> for Verdict {
+    fn from(v: AdoptedIllegalMove) -> Self {
+        Verdict::Adopted(v)
+    }
+}
+
+impl From<StandingIllegalPosition> for Verdict {
+    fn from(v: StandingIllegalPosition) -> Self {
+        Verdict::StandingIllegalPosition(v)
+    }
+}
+
+impl From<LostTrack> for Verdict {
+    fn from(v: LostTrack) -> Self {
+        Verdict::LostTrack(v)
     }
 }
 

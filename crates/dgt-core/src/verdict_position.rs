@@ -19,12 +19,13 @@ pub enum AdoptedIllegalMove {
     /// `reinstate`: the article that restores the position (7.5.1).
     AnsweredIllegally {
         offender: Color,
-        san: String,
+        /// The move as the alert writes it (long algebraic: `Ng8-f6`).
+        notation: String,
         window: Article,
         reinstate: Article,
     },
     /// Reduced supervision: the opponent moved on without a claim, so the move stands.
-    Stands { offender: Color, san: String },
+    Stands { offender: Color, notation: String },
     /// Full supervision: the pawn left on its last rank must become a queen (2017+ 7.5.2).
     PawnToQueen {
         offender: Color,
@@ -32,7 +33,7 @@ pub enum AdoptedIllegalMove {
         article: Article,
     },
     /// Full supervision: the position before the illegal move must be reinstated.
-    Reinstate { offender: Color, san: String },
+    Reinstate { offender: Color, notation: String },
 }
 
 impl AdoptedIllegalMove {
@@ -49,11 +50,11 @@ impl AdoptedIllegalMove {
     pub fn message(&self) -> String {
         let side = side_name(self.offender());
         match self {
-            AdoptedIllegalMove::AnsweredIllegally { san, .. } => format!(
-                "{side}'s illegal move {san} was answered by an illegal move, not by a claim: whether it can still be corrected is for the arbiter to decide."
+            AdoptedIllegalMove::AnsweredIllegally { notation, .. } => format!(
+                "{side}'s illegal move {notation} was answered by an illegal move, not by a claim: whether it can still be corrected is for the arbiter to decide."
             ),
-            AdoptedIllegalMove::Stands { san, .. } => format!(
-                "{side}'s illegal move {san} stands: {} moved on without a claim.",
+            AdoptedIllegalMove::Stands { notation, .. } => format!(
+                "{side}'s illegal move {notation} stands: {} moved on without a claim.",
                 side_name(!self.offender())
             ),
             AdoptedIllegalMove::PawnToQueen {
@@ -61,8 +62,8 @@ impl AdoptedIllegalMove {
             } => format!(
                 "The game went on after {side}'s pawn was left on {square}: it must be replaced by a queen ({article})."
             ),
-            AdoptedIllegalMove::Reinstate { san, .. } => format!(
-                "The game went on after {side}'s illegal move {san}: the position before it must be reinstated."
+            AdoptedIllegalMove::Reinstate { notation, .. } => format!(
+                "The game went on after {side}'s illegal move {notation}: the position before it must be reinstated."
             ),
         }
     }
@@ -72,11 +73,11 @@ impl AdoptedIllegalMove {
         match self {
             AdoptedIllegalMove::AnsweredIllegally {
                 offender,
-                san,
+                notation,
                 window,
                 reinstate,
             } => Some(format!(
-                "If {}'s answer is not counted as his next move ({window}), restore the position before {san} ({reinstate}); otherwise {san} stands and only the answer is corrected.",
+                "If {}'s answer is not counted as his next move ({window}), restore the position before {notation} ({reinstate}); otherwise {notation} stands and only the answer is corrected.",
                 side_name(!*offender)
             )),
             _ => None,
@@ -217,7 +218,7 @@ mod tests {
     fn an_adopted_illegal_move_renders_by_supervision() {
         let answered = AdoptedIllegalMove::AnsweredIllegally {
             offender: Color::Black,
-            san: "Nd4".into(),
+            notation: "Nd4".into(),
             window: Article::new("A.5.2"),
             reinstate: Article::new("7.5.1"),
         };
@@ -234,7 +235,7 @@ mod tests {
         );
         let stands = AdoptedIllegalMove::Stands {
             offender: Color::Black,
-            san: "Nd4".into(),
+            notation: "Nd4".into(),
         };
         assert_eq!(
             (stands.message().as_str(), stands.render()),
@@ -255,7 +256,7 @@ mod tests {
         assert_eq!(
             AdoptedIllegalMove::Reinstate {
                 offender: Color::White,
-                san: "Ke3".into(),
+                notation: "Ke3".into(),
             }
             .message(),
             "The game went on after White's illegal move Ke3: the position before it must be reinstated."

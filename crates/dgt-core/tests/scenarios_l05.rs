@@ -6,8 +6,9 @@ mod common;
 
 use common::*;
 use dgt_core::verdict::{
-    Article, ClaimDecision, ClockVerdict, FlagCall, FlagDecision, GameResult, IllegalMoveVerdict,
-    OffenceDecision, OffenceVerdict, OwnTimeCut, Remedy, Replacement, WrongClaimPenalty,
+    AdoptedIllegalMove, Article, ClaimDecision, ClockVerdict, FlagCall, FlagDecision, GameResult,
+    IllegalMoveVerdict, OffenceDecision, OffenceVerdict, OwnTimeCut, Remedy, Replacement,
+    WrongClaimPenalty,
 };
 use dgt_core::{AlertKind, Event, Severity, Side};
 use shakmaty::{Color, Square};
@@ -244,7 +245,15 @@ fn l05_s05_blitz_illegal_move_claimed_or_answered() {
     assert_eq!(all.len(), 2, "{all:?}");
     assert_eq!(all[0].severity, Severity::Claim);
     assert_eq!((all[1].severity, article(&all[1])), (Severity::Info, "C3"));
-    assert!(all[1].message.contains("stands"), "{:?}", all[1]);
+    assert_eq!(
+        adopted(&all[1]),
+        &AdoptedIllegalMove::Stands {
+            offender: Color::Black,
+            notation: "Ng8-f6".into()
+        },
+        "{:?}",
+        all[1]
+    );
     assert_eq!(&moves(&ev)[2..], ["f1b5", "g8f6", "g1f3", "c7c6"]);
 }
 

@@ -309,19 +309,22 @@ impl Session {
         } else {
             self.rules.edition.illegal_move
         };
-        let (offender, san) = (mover, san.to_string());
+        let (offender, notation) = (mover, san.to_string());
         let (severity, verdict) = if answered_illegally {
             (
                 Severity::Intervene,
                 AdoptedIllegalMove::AnsweredIllegally {
                     offender,
-                    san,
+                    notation,
                     window: article,
                     reinstate: self.rules.edition.illegal_move,
                 },
             )
         } else if reduced {
-            (Severity::Info, AdoptedIllegalMove::Stands { offender, san })
+            (
+                Severity::Info,
+                AdoptedIllegalMove::Stands { offender, notation },
+            )
         } else {
             (
                 Severity::Intervene,
@@ -333,7 +336,7 @@ impl Session {
                             article: self.rules.edition.promotion_incomplete,
                         }
                     }
-                    _ => AdoptedIllegalMove::Reinstate { offender, san },
+                    _ => AdoptedIllegalMove::Reinstate { offender, notation },
                 },
             )
         };

@@ -408,6 +408,38 @@ pub fn match_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::MatchVerdict {
     v
 }
 
+/// An illegal move taken into the game as it stood, as data; the alert's `message` and
+/// `prescription` are the verdict's text.
+#[track_caller]
+pub fn adopted(a: &dgt_core::Alert) -> &dgt_core::verdict::AdoptedIllegalMove {
+    let v = a
+        .adopted_verdict()
+        .unwrap_or_else(|| panic!("no adopted illegal move on {a:?}"));
+    assert_eq!(a.message, v.message());
+    assert_eq!(a.prescription, v.render());
+    v
+}
+
+/// A standing illegal position under reduced supervision, as data; the alert's `message`
+/// and `prescription` are the verdict's text.
+#[track_caller]
+pub fn standing(a: &dgt_core::Alert) -> dgt_core::verdict::StandingIllegalPosition {
+    let v = *a
+        .standing_illegal_position()
+        .unwrap_or_else(|| panic!("no standing illegal position on {a:?}"));
+    assert_eq!(a.message, v.message());
+    assert_eq!(a.prescription.as_deref(), Some(v.render().as_str()));
+    v
+}
+
+/// Whether the alert says an illegal move stands (the opponent moved on without a claim).
+pub fn stands(a: &dgt_core::Alert) -> bool {
+    matches!(
+        a.adopted_verdict(),
+        Some(dgt_core::verdict::AdoptedIllegalMove::Stands { .. })
+    )
+}
+
 /// An illegal move's verdict under bughouse or reduced supervision, as data; its
 /// `prescription` is the verdict's text.
 #[track_caller]

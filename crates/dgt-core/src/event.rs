@@ -299,6 +299,13 @@ impl Alert {
             .and_then(crate::verdict::Verdict::lost_track)
     }
 
+    /// The bughouse drop's verdict it carries, if any.
+    pub fn drop_verdict(&self) -> Option<&crate::verdict::DropVerdict> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::drop)
+    }
+
     /// An alert with the evidence fields empty; `id` is filled in when it is emitted.
     pub fn new(kind: AlertKind, severity: Severity, edition: &str, message: String) -> Self {
         Alert {

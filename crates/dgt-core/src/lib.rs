@@ -43,6 +43,7 @@ pub mod text;
 pub mod time_control;
 pub mod verdict;
 pub mod verdict_claim;
+pub mod verdict_drop;
 pub mod verdict_match;
 pub mod verdict_position;
 pub mod verdict_under_way;

@@ -10,6 +10,7 @@ pub use crate::article::Article;
 pub use crate::outcome::GameResult;
 pub use crate::remedy::{Remedy, Replacement};
 pub use crate::verdict_claim::{ClaimDecision, ClaimVerdict, OwnTimeCut, WrongClaimPenalty};
+pub use crate::verdict_drop::DropVerdict;
 pub use crate::verdict_match::{MatchVerdict, Team};
 pub use crate::verdict_position::{
     AdoptedIllegalMove, IllegalPlacement, LostBecause, LostTrack, StandingIllegalPosition,
@@ -481,6 +482,8 @@ pub enum Verdict {
     StandingIllegalPosition(StandingIllegalPosition),
     /// The board no longer follows the game.
     LostTrack(LostTrack),
+    /// A bughouse drop: illegal, passed early, demanded back, or touched.
+    Drop(DropVerdict),
 }
 
 impl Verdict {
@@ -561,6 +564,13 @@ impl Verdict {
         }
     }
 
+    pub fn drop(&self) -> Option<&DropVerdict> {
+        match self {
+            Verdict::Drop(v) => Some(v),
+            _ => None,
+        }
+    }
+
     /// The prescription's text, as the alert carries it (none where a flag's play goes on).
     pub fn render(&self) -> Option<String> {
         match self {
@@ -575,6 +585,7 @@ impl Verdict {
             Verdict::Adopted(v) => v.render(),
             Verdict::StandingIllegalPosition(v) => Some(v.render()),
             Verdict::LostTrack(v) => Some(v.render()),
+            Verdict::Drop(v) => Some(v.render()),
         }
     }
 }
@@ -636,6 +647,12 @@ impl From<StandingIllegalPosition> for Verdict {
 impl From<LostTrack> for Verdict {
     fn from(v: LostTrack) -> Self {
         Verdict::LostTrack(v)
+    }
+}
+
+impl From<DropVerdict> for Verdict {
+    fn from(v: DropVerdict) -> Self {
+        Verdict::Drop(v)
     }
 }
 

@@ -440,6 +440,18 @@ pub fn stands(a: &dgt_core::Alert) -> bool {
     )
 }
 
+/// A bughouse drop's verdict, as data; the alert's `message` and `prescription` are the
+/// verdict's text.
+#[track_caller]
+pub fn drop_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::DropVerdict {
+    let v = a
+        .drop_verdict()
+        .unwrap_or_else(|| panic!("no drop verdict on {a:?}"));
+    assert_eq!(a.message, v.message());
+    assert_eq!(a.prescription.as_deref(), Some(v.render().as_str()));
+    v
+}
+
 /// An illegal move's verdict under bughouse or reduced supervision, as data; its
 /// `prescription` is the verdict's text.
 #[track_caller]

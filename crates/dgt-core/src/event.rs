@@ -306,6 +306,13 @@ impl Alert {
             .and_then(crate::verdict::Verdict::drop)
     }
 
+    /// The wrong set-up's verdict it carries, if any.
+    pub fn setup_verdict(&self) -> Option<&crate::verdict::SetupVerdict> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::setup)
+    }
+
     /// An alert with the evidence fields empty; `id` is filled in when it is emitted.
     pub fn new(kind: AlertKind, severity: Severity, edition: &str, message: String) -> Self {
         Alert {

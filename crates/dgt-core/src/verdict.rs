@@ -13,7 +13,8 @@ pub use crate::verdict_claim::{ClaimDecision, ClaimVerdict, OwnTimeCut, WrongCla
 pub use crate::verdict_drop::DropVerdict;
 pub use crate::verdict_match::{MatchVerdict, Team};
 pub use crate::verdict_position::{
-    AdoptedIllegalMove, IllegalPlacement, LostBecause, LostTrack, StandingIllegalPosition,
+    AdoptedIllegalMove, IllegalPlacement, LostBecause, LostTrack, SetupVerdict,
+    StandingIllegalPosition,
 };
 pub use crate::verdict_under_way::{ToMoveFrom, UnderWayVerdict};
 
@@ -484,6 +485,8 @@ pub enum Verdict {
     LostTrack(LostTrack),
     /// A bughouse drop: illegal, passed early, demanded back, or touched.
     Drop(DropVerdict),
+    /// A game begun from a wrong set-up.
+    Setup(SetupVerdict),
 }
 
 impl Verdict {
@@ -571,6 +574,13 @@ impl Verdict {
         }
     }
 
+    pub fn setup(&self) -> Option<&SetupVerdict> {
+        match self {
+            Verdict::Setup(v) => Some(v),
+            _ => None,
+        }
+    }
+
     /// The prescription's text, as the alert carries it (none where a flag's play goes on).
     pub fn render(&self) -> Option<String> {
         match self {
@@ -586,6 +596,7 @@ impl Verdict {
             Verdict::StandingIllegalPosition(v) => Some(v.render()),
             Verdict::LostTrack(v) => Some(v.render()),
             Verdict::Drop(v) => Some(v.render()),
+            Verdict::Setup(v) => Some(v.render()),
         }
     }
 }
@@ -653,6 +664,12 @@ impl From<LostTrack> for Verdict {
 impl From<DropVerdict> for Verdict {
     fn from(v: DropVerdict) -> Self {
         Verdict::Drop(v)
+    }
+}
+
+impl From<SetupVerdict> for Verdict {
+    fn from(v: SetupVerdict) -> Self {
+        Verdict::Setup(v)
     }
 }
 

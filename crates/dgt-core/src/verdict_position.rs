@@ -2,8 +2,8 @@
 //! illegal move taken into the game as it stood (reinstated under full supervision, 7.5.1;
 //! standing once the opponent moved on under reduced supervision, A.4.2 / B.4; for the
 //! arbiter when it was answered by an illegal move), an illegal position that stands under
-//! reduced supervision (A.4.4 / A.5.4; 2017 A4.4), and the board no longer following the
-//! game (7.1). The English of those alerts' `message` and `prescription` is rendered here.
+//! reduced supervision (A.4.4 / A.5.4; 2017 A4.4), the board no longer following the game
+//! (7.1), and a game begun from a wrong set-up (7.2.1; 2005 7.1a; A.5.1.2; bughouse 7.1). The English of those alerts' `message` and `prescription` is rendered here.
 
 use shakmaty::{Color, Square};
 
@@ -209,6 +209,34 @@ impl LostTrack {
     }
 }
 
+/// What a game begun from a wrong set-up prescribes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetupVerdict {
+    /// Standard play: set the pieces up correctly before the first move is completed; once
+    /// the game has begun, it is cancelled and a new game played (7.2.1; 2005 7.1a).
+    SetUpAgain { article: Article },
+    /// Reduced supervision: a claim only until each player has made `moves` moves
+    /// (`window`); then the game goes on, and a misplaced king or rook may not castle.
+    ClaimWithin { window: Article, moves: u32 },
+    /// Bughouse (DJC 7.1, 7.2): restarted if noticed before Black completed his third move.
+    BughouseRestart,
+}
+
+impl SetupVerdict {
+    /// The prescription's text, as the alert carries it.
+    pub fn render(&self) -> String {
+        match self {
+            SetupVerdict::SetUpAgain { article } => format!(
+                "Before the first move is completed, set the pieces up correctly; once the game has begun, it is cancelled and a new game played ({article})."
+            ),
+            SetupVerdict::ClaimWithin { window, moves } => format!(
+                "A claim is possible only until each player has made {moves} moves ({window}); after that the game goes on, and a misplaced king or rook may not castle."
+            ),
+            SetupVerdict::BughouseRestart => "If it is noticed before Black has completed his third move, this game is restarted; after that it continues (7.1). Only colours reversed on one board restart both games (7.2).".into(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -290,6 +318,30 @@ mod tests {
             "The illegal position seen after ply 7 is still on the board after the next completed move: both kings are in check."
         );
         assert_eq!(still.render(), "Declare the game drawn (A.5.4).");
+    }
+
+    /// The one golden test of the wrong set-up's English.
+    #[test]
+    fn a_wrong_set_up_renders_by_supervision() {
+        assert_eq!(
+            SetupVerdict::SetUpAgain {
+                article: Article::new("7.2.1")
+            }
+            .render(),
+            "Before the first move is completed, set the pieces up correctly; once the game has begun, it is cancelled and a new game played (7.2.1)."
+        );
+        assert_eq!(
+            SetupVerdict::ClaimWithin {
+                window: Article::new("B4"),
+                moves: 3
+            }
+            .render(),
+            "A claim is possible only until each player has made 3 moves (B4); after that the game goes on, and a misplaced king or rook may not castle."
+        );
+        assert_eq!(
+            SetupVerdict::BughouseRestart.render(),
+            "If it is noticed before Black has completed his third move, this game is restarted; after that it continues (7.1). Only colours reversed on one board restart both games (7.2)."
+        );
     }
 
     /// The one golden test of a lost track's English.

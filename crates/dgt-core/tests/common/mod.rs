@@ -452,6 +452,16 @@ pub fn drop_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::DropVerdict {
     v
 }
 
+/// A wrong set-up's verdict, as data; the alert's `prescription` is its text.
+#[track_caller]
+pub fn setup_verdict(a: &dgt_core::Alert) -> dgt_core::verdict::SetupVerdict {
+    let v = *a
+        .setup_verdict()
+        .unwrap_or_else(|| panic!("no set-up verdict on {a:?}"));
+    assert_eq!(a.prescription.as_deref(), Some(v.render().as_str()));
+    v
+}
+
 /// An illegal move's verdict under bughouse or reduced supervision, as data; its
 /// `prescription` is the verdict's text.
 #[track_caller]

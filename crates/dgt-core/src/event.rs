@@ -313,6 +313,13 @@ impl Alert {
             .and_then(crate::verdict::Verdict::setup)
     }
 
+    /// The bughouse game's end it carries, if any.
+    pub fn bughouse_end_verdict(&self) -> Option<&crate::verdict::BughouseEndVerdict> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::bughouse_end)
+    }
+
     /// An alert with the evidence fields empty; `id` is filled in when it is emitted.
     pub fn new(kind: AlertKind, severity: Severity, edition: &str, message: String) -> Self {
         Alert {

@@ -42,6 +42,7 @@ pub mod side;
 pub mod text;
 pub mod time_control;
 pub mod verdict;
+pub mod verdict_bughouse_end;
 pub mod verdict_claim;
 pub mod verdict_drop;
 pub mod verdict_match;

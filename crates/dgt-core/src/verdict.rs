@@ -9,6 +9,7 @@ use shakmaty::Color;
 pub use crate::article::Article;
 pub use crate::outcome::GameResult;
 pub use crate::remedy::{Remedy, Replacement};
+pub use crate::verdict_bughouse_end::BughouseEndVerdict;
 pub use crate::verdict_claim::{ClaimDecision, ClaimVerdict, OwnTimeCut, WrongClaimPenalty};
 pub use crate::verdict_drop::DropVerdict;
 pub use crate::verdict_match::{MatchVerdict, Team};
@@ -487,6 +488,8 @@ pub enum Verdict {
     Drop(DropVerdict),
     /// A game begun from a wrong set-up.
     Setup(SetupVerdict),
+    /// A bughouse game's end on its board.
+    BughouseEnd(BughouseEndVerdict),
 }
 
 impl Verdict {
@@ -581,6 +584,13 @@ impl Verdict {
         }
     }
 
+    pub fn bughouse_end(&self) -> Option<&BughouseEndVerdict> {
+        match self {
+            Verdict::BughouseEnd(v) => Some(v),
+            _ => None,
+        }
+    }
+
     /// The prescription's text, as the alert carries it (none where a flag's play goes on).
     pub fn render(&self) -> Option<String> {
         match self {
@@ -597,6 +607,7 @@ impl Verdict {
             Verdict::LostTrack(v) => Some(v.render()),
             Verdict::Drop(v) => Some(v.render()),
             Verdict::Setup(v) => Some(v.render()),
+            Verdict::BughouseEnd(v) => Some(v.render()),
         }
     }
 }
@@ -670,6 +681,12 @@ impl From<DropVerdict> for Verdict {
 impl From<SetupVerdict> for Verdict {
     fn from(v: SetupVerdict) -> Self {
         Verdict::Setup(v)
+    }
+}
+
+impl From<BughouseEndVerdict> for Verdict {
+    fn from(v: BughouseEndVerdict) -> Self {
+        Verdict::BughouseEnd(v)
     }
 }
 

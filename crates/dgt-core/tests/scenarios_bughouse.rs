@@ -8,9 +8,11 @@
 mod common;
 
 use common::*;
-use dgt_core::bughouse::DropFault;
 use dgt_core::bughouse::Regulation;
-use dgt_core::verdict::{BughouseFlagVerdict, DropVerdict, MatchVerdict, SetupVerdict, Team};
+use dgt_core::bughouse::{DropFault, Standing};
+use dgt_core::verdict::{
+    BughouseEndVerdict, BughouseFlagVerdict, DropVerdict, MatchVerdict, SetupVerdict, Team,
+};
 use dgt_core::{AlertKind, CoreConfig, Event, EventBody, GameResult, Severity, Side};
 use shakmaty::{Color, Role, Square};
 
@@ -201,10 +203,12 @@ fn bug09c_bug20_provisional_mate_final_when_the_other_game_ends() {
     let mates = alert_of(&ev, AlertKind::Checkmate);
     assert_eq!(mates.len(), 2, "{:?}", alerts(&ev));
     assert_eq!(mates[0].severity, Severity::Info);
-    assert!(
-        mates[0].message.contains("provisionally"),
-        "{}",
-        mates[0].message
+    assert_eq!(
+        bughouse_end(&mates[0]),
+        BughouseEndVerdict::Provisional {
+            side: Color::Black,
+            standing: Standing::Mated
+        }
     );
     assert_eq!(article(&mates[0]), "5.4");
     // The mate became the result only when board 1 ended (on the flag).
@@ -308,7 +312,13 @@ fn bug10_provisional_stalemate() {
     let ev = run_match(&[&b1, &b2], Regulation::DjcStein);
     let st = alert_of(&ev, AlertKind::Stalemate);
     assert_eq!(st.len(), 2, "{:?}", alerts(&ev));
-    assert!(st[0].message.contains("provisionally"));
+    assert!(matches!(
+        bughouse_end(&st[0]),
+        BughouseEndVerdict::Provisional {
+            standing: Standing::Stalemated,
+            ..
+        }
+    ));
     assert!(ends(&ev).contains(&("1/2-1/2".to_string(), "stalemate".to_string())));
 }
 

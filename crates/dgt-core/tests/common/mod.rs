@@ -462,6 +462,19 @@ pub fn setup_verdict(a: &dgt_core::Alert) -> dgt_core::verdict::SetupVerdict {
     v
 }
 
+/// A bughouse game's end, as data; the alert's `message`, `article` and `prescription` are
+/// the verdict's.
+#[track_caller]
+pub fn bughouse_end(a: &dgt_core::Alert) -> dgt_core::verdict::BughouseEndVerdict {
+    let v = *a
+        .bughouse_end_verdict()
+        .unwrap_or_else(|| panic!("no bughouse end on {a:?}"));
+    assert_eq!(a.message, v.message());
+    assert_eq!(a.article.as_deref(), Some(v.article()));
+    assert_eq!(a.prescription.as_deref(), Some(v.render().as_str()));
+    v
+}
+
 /// An illegal move's verdict under bughouse or reduced supervision, as data; its
 /// `prescription` is the verdict's text.
 #[track_caller]

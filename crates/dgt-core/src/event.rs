@@ -320,6 +320,13 @@ impl Alert {
             .and_then(crate::verdict::Verdict::bughouse_end)
     }
 
+    /// What the board's link says, if it is a link alert.
+    pub fn equipment_verdict(&self) -> Option<&crate::verdict::EquipmentVerdict> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::equipment)
+    }
+
     /// An alert with the evidence fields empty; `id` is filled in when it is emitted.
     pub fn new(kind: AlertKind, severity: Severity, edition: &str, message: String) -> Self {
         Alert {

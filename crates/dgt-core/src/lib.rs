@@ -45,6 +45,7 @@ pub mod verdict;
 pub mod verdict_bughouse_end;
 pub mod verdict_claim;
 pub mod verdict_drop;
+pub mod verdict_equipment;
 pub mod verdict_match;
 pub mod verdict_position;
 pub mod verdict_under_way;

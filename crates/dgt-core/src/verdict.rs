@@ -12,6 +12,7 @@ pub use crate::remedy::{Remedy, Replacement};
 pub use crate::verdict_bughouse_end::BughouseEndVerdict;
 pub use crate::verdict_claim::{ClaimDecision, ClaimVerdict, OwnTimeCut, WrongClaimPenalty};
 pub use crate::verdict_drop::DropVerdict;
+pub use crate::verdict_equipment::EquipmentVerdict;
 pub use crate::verdict_match::{MatchVerdict, Team};
 pub use crate::verdict_position::{
     AdoptedIllegalMove, IllegalPlacement, LostBecause, LostTrack, SetupVerdict,
@@ -490,6 +491,8 @@ pub enum Verdict {
     Setup(SetupVerdict),
     /// A bughouse game's end on its board.
     BughouseEnd(BughouseEndVerdict),
+    /// What the board's link says (no prescription).
+    Equipment(EquipmentVerdict),
 }
 
 impl Verdict {
@@ -591,6 +594,13 @@ impl Verdict {
         }
     }
 
+    pub fn equipment(&self) -> Option<&EquipmentVerdict> {
+        match self {
+            Verdict::Equipment(v) => Some(v),
+            _ => None,
+        }
+    }
+
     /// The prescription's text, as the alert carries it (none where a flag's play goes on).
     pub fn render(&self) -> Option<String> {
         match self {
@@ -608,6 +618,7 @@ impl Verdict {
             Verdict::Drop(v) => Some(v.render()),
             Verdict::Setup(v) => Some(v.render()),
             Verdict::BughouseEnd(v) => Some(v.render()),
+            Verdict::Equipment(_) => None,
         }
     }
 }
@@ -687,6 +698,12 @@ impl From<SetupVerdict> for Verdict {
 impl From<BughouseEndVerdict> for Verdict {
     fn from(v: BughouseEndVerdict) -> Self {
         Verdict::BughouseEnd(v)
+    }
+}
+
+impl From<EquipmentVerdict> for Verdict {
+    fn from(v: EquipmentVerdict) -> Self {
+        Verdict::Equipment(v)
     }
 }
 

@@ -858,9 +858,10 @@ fn a_daemon_stop_is_no_board_trouble() {
         let ev = b.run();
         let a = one(&ev, AlertKind::BoardDisconnected);
         assert_eq!(a.severity, severity, "{link}");
-        assert_eq!(
-            a.message.contains("daemon is stopping"),
-            severity == Severity::Info
+        let stopping = matches!(
+            a.equipment_verdict(),
+            Some(dgt_core::verdict::EquipmentVerdict::Disconnected { stopping: true, .. })
         );
+        assert_eq!(stopping, severity == Severity::Info, "{a:?}");
     }
 }

@@ -44,6 +44,7 @@ pub mod time_control;
 pub mod verdict;
 pub mod verdict_bughouse_end;
 pub mod verdict_claim;
+pub mod verdict_clock;
 pub mod verdict_drop;
 pub mod verdict_equipment;
 pub mod verdict_match;

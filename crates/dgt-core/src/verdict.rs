@@ -11,6 +11,7 @@ pub use crate::outcome::GameResult;
 pub use crate::remedy::{Remedy, Replacement};
 pub use crate::verdict_bughouse_end::BughouseEndVerdict;
 pub use crate::verdict_claim::{ClaimDecision, ClaimVerdict, OwnTimeCut, WrongClaimPenalty};
+pub use crate::verdict_clock::ClockVerdict;
 pub use crate::verdict_drop::DropVerdict;
 pub use crate::verdict_equipment::EquipmentVerdict;
 pub use crate::verdict_match::{MatchVerdict, Team};
@@ -724,62 +725,6 @@ pub fn hmmss(ms: u64) -> String {
     format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
 }
 
-/// What a check of the clock's readings prescribes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClockVerdict {
-    /// `side` need no longer record the moves for the rest of the period (`exempt`: 8.4);
-    /// once neither player has to, the arbiter or an assistant keeps score (`keep`).
-    RecordingNotRequired {
-        side: Color,
-        exempt: Article,
-        keep: Article,
-    },
-    /// Only on `claimant`'s claim (III.5; 2005 10.2): drawn if the opponent cannot win by
-    /// normal means or makes no effort to; the decision may be postponed, and a rejected
-    /// claim gives the opponent `rejected_gives_opponent_ms`.
-    QuickplayClaim {
-        claimant: Color,
-        rejected_gives_opponent_ms: u64,
-    },
-    /// Set each clock to `base_ms` before the game starts (`article`: 6.10.2; 2005 6.11).
-    SetStartTime { base_ms: u64, article: Article },
-    /// Stop the clock, install the correct setting and adjust the times and the move
-    /// counter (`article`: 6.10.2; 2005 6.11).
-    InstallCorrectSetting { article: Article },
-}
-
-impl ClockVerdict {
-    /// The prescription's text, as the alert carries it.
-    pub fn render(&self) -> String {
-        match *self {
-            ClockVerdict::RecordingNotRequired { side, exempt, keep } => format!(
-                "{} may stop keeping score for the rest of the period ({exempt}). Once neither player has to, the arbiter or an assistant should be present and keep score ({keep}).",
-                side_name(side)
-            ),
-            ClockVerdict::QuickplayClaim {
-                claimant,
-                rejected_gives_opponent_ms: ms,
-            } => {
-                let (name, opp) = (side_name(claimant), side_name(!claimant));
-                let extra = match ms {
-                    120_000 => "two extra minutes".to_string(),
-                    ms => format!("{} extra minute(s)", ms / 60_000),
-                };
-                format!(
-                    "Only on {name}'s claim: if {opp} cannot win by normal means or makes no effort to, the game is drawn; the decision may be postponed ({opp} may get {extra}); a rejected claim gives {opp} {extra}."
-                )
-            }
-            ClockVerdict::SetStartTime { base_ms, article } => format!(
-                "Set the clock to {} for each player before the game starts ({article}).",
-                hmmss(base_ms)
-            ),
-            ClockVerdict::InstallCorrectSetting { article } => format!(
-                "Stop the clock, install the correct setting and adjust the times and the move counter ({article})."
-            ),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -964,41 +909,5 @@ mod tests {
             "Black's flag has fallen after the other game ended: a draw: White cannot win by any series of legal moves (5.6, with White's reserve: nothing); whether pieces may still be passed is for the arbiter (10.5)."
         );
         assert_eq!(after.render(), "The result is 1/2-1/2.");
-    }
-
-    #[test]
-    fn clock_checks_render_their_prescriptions() {
-        let claim = ClockVerdict::QuickplayClaim {
-            claimant: Color::White,
-            rejected_gives_opponent_ms: 120_000,
-        };
-        assert_eq!(
-            claim.render(),
-            "Only on White's claim: if Black cannot win by normal means or makes no effort to, the game is drawn; the decision may be postponed (Black may get two extra minutes); a rejected claim gives Black two extra minutes."
-        );
-        let set = ClockVerdict::SetStartTime {
-            base_ms: 5_400_000,
-            article: Article::new("6.10.2"),
-        };
-        assert_eq!(
-            set.render(),
-            "Set the clock to 1:30:00 for each player before the game starts (6.10.2)."
-        );
-        assert_eq!(
-            ClockVerdict::RecordingNotRequired {
-                side: Color::White,
-                exempt: Article::new("8.4"),
-                keep: Article::new("8.5.1"),
-            }
-            .render(),
-            "White may stop keeping score for the rest of the period (8.4). Once neither player has to, the arbiter or an assistant should be present and keep score (8.5.1)."
-        );
-        assert_eq!(
-            ClockVerdict::InstallCorrectSetting {
-                article: Article::new("6.10.2")
-            }
-            .render(),
-            "Stop the clock, install the correct setting and adjust the times and the move counter (6.10.2)."
-        );
     }
 }

@@ -109,7 +109,7 @@ impl Sim {
                 )
             {
                 self.board_alerts += 1;
-                if a.message.contains("no longer follows the game") {
+                if a.lost_track().is_some() {
                     self.lost_track_alerts += 1;
                 }
             }

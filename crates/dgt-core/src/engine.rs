@@ -10,6 +10,7 @@ use crate::event::{Alert, AlertKind, Event, EventBody, Severity};
 use crate::input::{Input, InputKind, Operation};
 use crate::outcome::GameResult;
 use crate::session::Session;
+use crate::verdict::{Article, MatchVerdict, Team};
 
 pub use crate::event::Emitted;
 
@@ -298,39 +299,30 @@ impl Core {
         // Team A has White on the first board and Black on the second (1.4).
         let a_wins = r1 == Some(GameResult::WhiteWins) || r2 == Some(GameResult::BlackWins);
         let b_wins = r1 == Some(GameResult::BlackWins) || r2 == Some(GameResult::WhiteWins);
-        let (message, article) = match (r1, r2) {
+        let verdict = match (r1, r2) {
             (Some(x), Some(y))
                 if m.rules != bughouse::Regulation::Flemish || !(a_wins || b_wins) =>
             {
-                let (a, b) = bughouse::score(x, y);
-                (
-                    format!(
-                        "Both games have ended (board {} {x}, board {} {y}): team A {} – team B {}.",
-                        m.boards[0],
-                        m.boards[1],
-                        bughouse::points(a),
-                        bughouse::points(b)
-                    ),
-                    if m.rules == bughouse::Regulation::Flemish {
+                MatchVerdict::BothEnded {
+                    boards: m.boards.clone(),
+                    results: [x, y],
+                    article: Article::new(if m.rules == bughouse::Regulation::Flemish {
                         "5.d"
                     } else {
                         "5.1, 8.2"
-                    },
-                )
+                    }),
+                }
             }
             _ if m.rules == bughouse::Regulation::Flemish && (a_wins || b_wins) => {
-                let team = if a_wins { 'A' } else { 'B' };
                 let won_on = if r1.is_some_and(|r| r != GameResult::Drawn) {
                     &m.boards[0]
                 } else {
                     &m.boards[1]
                 };
-                (
-                    format!(
-                        "Team {team} has won on board {won_on}: it wins the match, whatever happens on the other board (5.d)."
-                    ),
-                    "5.d",
-                )
+                MatchVerdict::WonOnBoard {
+                    team: if a_wins { Team::A } else { Team::B },
+                    board: won_on.clone(),
+                }
             }
             _ => return,
         };
@@ -338,9 +330,10 @@ impl Core {
             AlertKind::MatchResult,
             Severity::Info,
             m.rules.name(),
-            message,
+            verdict.message(),
         );
-        a.article = Some(article.into());
+        a.article = Some(verdict.article().into());
+        a.verdict = Some(Box::new(verdict.into()));
         self.scored.insert(key);
         self.number(board, Some(i), &mut vec![(t_ms, EventBody::Alert(a))], out);
     }

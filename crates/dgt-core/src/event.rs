@@ -257,6 +257,76 @@ impl Alert {
             .and_then(crate::verdict::Verdict::clock)
     }
 
+    /// The draw claim's verdict it carries, if any.
+    pub fn claim_verdict(&self) -> Option<&crate::verdict::ClaimVerdict> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::claim)
+    }
+
+    /// What a `game_found_under_way` alert says, as data, if it is one.
+    pub fn under_way_verdict(&self) -> Option<&crate::verdict::UnderWayVerdict> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::under_way)
+    }
+
+    /// The bughouse match's verdict it carries, if it is a `match_result` alert.
+    pub fn match_verdict(&self) -> Option<&crate::verdict::MatchVerdict> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::bughouse_match)
+    }
+
+    /// The illegal move taken into the game as it stood, if the alert is about one.
+    pub fn adopted_verdict(&self) -> Option<&crate::verdict::AdoptedIllegalMove> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::adopted)
+    }
+
+    /// The standing illegal position (reduced supervision), if the alert is about one.
+    pub fn standing_illegal_position(&self) -> Option<&crate::verdict::StandingIllegalPosition> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::standing_illegal_position)
+    }
+
+    /// Why the board no longer follows the game, if the alert says so.
+    pub fn lost_track(&self) -> Option<&crate::verdict::LostTrack> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::lost_track)
+    }
+
+    /// The bughouse drop's verdict it carries, if any.
+    pub fn drop_verdict(&self) -> Option<&crate::verdict::DropVerdict> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::drop)
+    }
+
+    /// The wrong set-up's verdict it carries, if any.
+    pub fn setup_verdict(&self) -> Option<&crate::verdict::SetupVerdict> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::setup)
+    }
+
+    /// The bughouse game's end it carries, if any.
+    pub fn bughouse_end_verdict(&self) -> Option<&crate::verdict::BughouseEndVerdict> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::bughouse_end)
+    }
+
+    /// What the board's link says, if it is a link alert.
+    pub fn equipment_verdict(&self) -> Option<&crate::verdict::EquipmentVerdict> {
+        self.verdict
+            .as_deref()
+            .and_then(crate::verdict::Verdict::equipment)
+    }
+
     /// An alert with the evidence fields empty; `id` is filled in when it is emitted.
     pub fn new(kind: AlertKind, severity: Severity, edition: &str, message: String) -> Self {
         Alert {

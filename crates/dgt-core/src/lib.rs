@@ -42,6 +42,14 @@ pub mod side;
 pub mod text;
 pub mod time_control;
 pub mod verdict;
+pub mod verdict_bughouse_end;
+pub mod verdict_claim;
+pub mod verdict_clock;
+pub mod verdict_drop;
+pub mod verdict_equipment;
+pub mod verdict_match;
+pub mod verdict_position;
+pub mod verdict_under_way;
 
 pub use config::CoreConfig;
 pub use engine::Core;

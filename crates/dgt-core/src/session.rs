@@ -37,6 +37,7 @@ use crate::input::{ClockSide, InputKind, Link, Operation, SetupOp, Supervision};
 use crate::outcome::GameResult;
 use crate::reconstruct::{self, Game, Interpretation, fen};
 use crate::time_control::TimeControl;
+use crate::verdict::{ClaimDecision, ClaimVerdict};
 
 mod before_game;
 mod board_state;
@@ -527,15 +528,13 @@ impl Session {
             format!("Claim checked: {why}"),
         );
         let written = c.intended_move.is_some();
-        a.article = Some(
-            match (kind == AlertKind::FiftyMoveRuleAvailable, written) {
-                (true, true) => self.rules.edition.fifty_claim_with_move,
-                (true, false) => self.rules.edition.fifty_claim,
-                (false, true) => self.rules.edition.threefold_claim_with_move,
-                (false, false) => self.rules.edition.threefold_claim,
-            }
-            .into(),
-        );
+        let a_article = match (kind == AlertKind::FiftyMoveRuleAvailable, written) {
+            (true, true) => self.rules.edition.fifty_claim_with_move,
+            (true, false) => self.rules.edition.fifty_claim,
+            (false, true) => self.rules.edition.threefold_claim_with_move,
+            (false, false) => self.rules.edition.threefold_claim,
+        };
+        a.article = Some(a_article.into());
         a.side = Some(claimant.into());
         a.uci = c.intended_move.clone();
         // 2017+ 9.4: a piece touched (lifted) since the position arose forfeits
@@ -551,64 +550,27 @@ impl Session {
                     .first_lift_since(self.board.same_since)
                     .map(|sq| (art, sq))
             });
-        let claim = if kind == AlertKind::FiftyMoveRuleAvailable {
-            "Fifty-move claim"
-        } else {
-            "Repetition claim"
-        };
-        a.title = Some(format!(
-            "{claim}: {}",
-            if touched.is_some() {
-                "lost (a piece touched)"
-            } else if claimant != on_move {
-                "not the claimant's move"
-            } else if correct {
-                "correct"
-            } else {
-                "incorrect"
-            }
-        ));
-        a.prescription =
-            Some(self.claim_prescription(touched, claimant, on_move, correct, written));
-        if let (Some(note), Some(p)) = (self.under_way_note(), &mut a.prescription) {
-            p.push_str(note);
-        }
-        out.push((t, EventBody::Alert(a)));
-    }
-
-    /// What the arbiter does on a draw claim: lost by a piece touched (9.4), not the
-    /// claimant's move, correct, or incorrect with its penalty (and the written move played).
-    fn claim_prescription(
-        &self,
-        touched: Option<(crate::article::Article, shakmaty::Square)>,
-        claimant: Color,
-        on_move: Color,
-        correct: bool,
-        written: bool,
-    ) -> String {
-        if let Some((art, sq)) = touched {
-            format!(
-                "The claim is lost: {} lifted the piece on {sq} before claiming ({art}); the game goes on, and the touched piece must be moved if it can be (4.3).",
-                arbiter::side_name(claimant)
-            )
+        let decision = if let Some((article, square)) = touched {
+            ClaimDecision::LostByTouch { square, article }
         } else if claimant != on_move {
-            format!(
-                "{} is not on move: a claim under 9.2 / 9.3 is no longer possible for this position (the right passes to {}).",
-                arbiter::side_name(claimant),
-                arbiter::side_name(on_move)
-            )
+            ClaimDecision::NotOnMove { on_move }
         } else if correct {
-            "The claim is correct: the game is drawn.".into()
+            ClaimDecision::Correct
         } else {
-            let mut p = format!(
-                "The claim is incorrect: the game goes on; {}",
-                self.wrong_claim_penalty(claimant)
-            );
-            if written {
-                p.push_str(" The written move must be played (Art. 4).");
-            }
-            p
-        }
+            ClaimDecision::Incorrect(self.wrong_claim_penalty(claimant))
+        };
+        let verdict = ClaimVerdict {
+            claim: c.claim_kind(),
+            claimant,
+            article: a_article,
+            written_move: written,
+            decision,
+            found_under_way: self.watch.found_under_way,
+        };
+        a.title = Some(verdict.title());
+        a.prescription = Some(verdict.render());
+        a.verdict = Some(Box::new(verdict.into()));
+        out.push((t, EventBody::Alert(a)));
     }
 
     fn on_setup(&mut self, t: u64, s: &SetupOp, out: &mut Emitted) {
@@ -790,12 +752,7 @@ fn seconds(ms: u64) -> String {
     format!("{}.{} s", ms / 1000, (ms % 1000) / 100)
 }
 
-use crate::verdict::hmmss;
-
-/// A time as m:ss.
-fn mmss(ms: u64) -> String {
-    format!("{}:{:02}", ms / 60_000, (ms / 1000) % 60)
-}
+use crate::verdict::{hmmss, mmss};
 
 #[cfg(test)]
 mod tests {

@@ -9,6 +9,17 @@ use shakmaty::Color;
 pub use crate::article::Article;
 pub use crate::outcome::GameResult;
 pub use crate::remedy::{Remedy, Replacement};
+pub use crate::verdict_bughouse_end::BughouseEndVerdict;
+pub use crate::verdict_claim::{ClaimDecision, ClaimVerdict, OwnTimeCut, WrongClaimPenalty};
+pub use crate::verdict_clock::ClockVerdict;
+pub use crate::verdict_drop::DropVerdict;
+pub use crate::verdict_equipment::EquipmentVerdict;
+pub use crate::verdict_match::{MatchVerdict, Team};
+pub use crate::verdict_position::{
+    AdoptedIllegalMove, IllegalPlacement, LostBecause, LostTrack, SetupVerdict,
+    StandingIllegalPosition,
+};
+pub use crate::verdict_under_way::{ToMoveFrom, UnderWayVerdict};
 
 /// A side as prescriptions and messages name it.
 pub fn side_name(c: Color) -> &'static str {
@@ -463,6 +474,26 @@ pub enum Verdict {
     BughouseFlag(BughouseFlagVerdict),
     Flag(FlagVerdict),
     Clock(ClockVerdict),
+    /// A draw claim's verdict (9.2 / 9.3).
+    Claim(ClaimVerdict),
+    /// What a `game_found_under_way` alert says.
+    UnderWay(UnderWayVerdict),
+    /// What decides a bughouse match.
+    Match(MatchVerdict),
+    /// An illegal move taken into the game as it stood.
+    Adopted(AdoptedIllegalMove),
+    /// An illegal position standing under reduced supervision.
+    StandingIllegalPosition(StandingIllegalPosition),
+    /// The board no longer follows the game.
+    LostTrack(LostTrack),
+    /// A bughouse drop: illegal, passed early, demanded back, or touched.
+    Drop(DropVerdict),
+    /// A game begun from a wrong set-up.
+    Setup(SetupVerdict),
+    /// A bughouse game's end on its board.
+    BughouseEnd(BughouseEndVerdict),
+    /// What the board's link says (no prescription).
+    Equipment(EquipmentVerdict),
 }
 
 impl Verdict {
@@ -501,6 +532,76 @@ impl Verdict {
         }
     }
 
+    pub fn claim(&self) -> Option<&ClaimVerdict> {
+        match self {
+            Verdict::Claim(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn under_way(&self) -> Option<&UnderWayVerdict> {
+        match self {
+            Verdict::UnderWay(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn bughouse_match(&self) -> Option<&MatchVerdict> {
+        match self {
+            Verdict::Match(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn adopted(&self) -> Option<&AdoptedIllegalMove> {
+        match self {
+            Verdict::Adopted(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn standing_illegal_position(&self) -> Option<&StandingIllegalPosition> {
+        match self {
+            Verdict::StandingIllegalPosition(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn lost_track(&self) -> Option<&LostTrack> {
+        match self {
+            Verdict::LostTrack(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn drop(&self) -> Option<&DropVerdict> {
+        match self {
+            Verdict::Drop(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn setup(&self) -> Option<&SetupVerdict> {
+        match self {
+            Verdict::Setup(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn bughouse_end(&self) -> Option<&BughouseEndVerdict> {
+        match self {
+            Verdict::BughouseEnd(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn equipment(&self) -> Option<&EquipmentVerdict> {
+        match self {
+            Verdict::Equipment(v) => Some(v),
+            _ => None,
+        }
+    }
+
     /// The prescription's text, as the alert carries it (none where a flag's play goes on).
     pub fn render(&self) -> Option<String> {
         match self {
@@ -509,6 +610,16 @@ impl Verdict {
             Verdict::BughouseFlag(v) => Some(v.render()),
             Verdict::Flag(v) => v.render(),
             Verdict::Clock(v) => Some(v.render()),
+            Verdict::Claim(v) => Some(v.render()),
+            Verdict::UnderWay(v) => v.render(),
+            Verdict::Match(_) => None,
+            Verdict::Adopted(v) => v.render(),
+            Verdict::StandingIllegalPosition(v) => Some(v.render()),
+            Verdict::LostTrack(v) => Some(v.render()),
+            Verdict::Drop(v) => Some(v.render()),
+            Verdict::Setup(v) => Some(v.render()),
+            Verdict::BughouseEnd(v) => Some(v.render()),
+            Verdict::Equipment(_) => None,
         }
     }
 }
@@ -537,72 +648,81 @@ impl From<FlagVerdict> for Verdict {
     }
 }
 
+impl From<ClaimVerdict> for Verdict {
+    fn from(v: ClaimVerdict) -> Self {
+        Verdict::Claim(v)
+    }
+}
+
+impl From<UnderWayVerdict> for Verdict {
+    fn from(v: UnderWayVerdict) -> Self {
+        Verdict::UnderWay(v)
+    }
+}
+
+impl From<MatchVerdict> for Verdict {
+    fn from(v: MatchVerdict) -> Self {
+        Verdict::Match(v)
+    }
+}
+
+impl From<AdoptedIllegalMove> for Verdict {
+    fn from(v: AdoptedIllegalMove) -> Self {
+        Verdict::Adopted(v)
+    }
+}
+
+impl From<StandingIllegalPosition> for Verdict {
+    fn from(v: StandingIllegalPosition) -> Self {
+        Verdict::StandingIllegalPosition(v)
+    }
+}
+
+impl From<LostTrack> for Verdict {
+    fn from(v: LostTrack) -> Self {
+        Verdict::LostTrack(v)
+    }
+}
+
+impl From<DropVerdict> for Verdict {
+    fn from(v: DropVerdict) -> Self {
+        Verdict::Drop(v)
+    }
+}
+
+impl From<SetupVerdict> for Verdict {
+    fn from(v: SetupVerdict) -> Self {
+        Verdict::Setup(v)
+    }
+}
+
+impl From<BughouseEndVerdict> for Verdict {
+    fn from(v: BughouseEndVerdict) -> Self {
+        Verdict::BughouseEnd(v)
+    }
+}
+
+impl From<EquipmentVerdict> for Verdict {
+    fn from(v: EquipmentVerdict) -> Self {
+        Verdict::Equipment(v)
+    }
+}
+
 impl From<ClockVerdict> for Verdict {
     fn from(v: ClockVerdict) -> Self {
         Verdict::Clock(v)
     }
 }
 
+/// A time as m:ss.
+pub fn mmss(ms: u64) -> String {
+    format!("{}:{:02}", ms / 60_000, (ms / 1000) % 60)
+}
+
 /// A clock time as h:mm:ss.
 pub fn hmmss(ms: u64) -> String {
     let s = ms / 1000;
     format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
-}
-
-/// What a check of the clock's readings prescribes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClockVerdict {
-    /// `side` need no longer record the moves for the rest of the period (`exempt`: 8.4);
-    /// once neither player has to, the arbiter or an assistant keeps score (`keep`).
-    RecordingNotRequired {
-        side: Color,
-        exempt: Article,
-        keep: Article,
-    },
-    /// Only on `claimant`'s claim (III.5; 2005 10.2): drawn if the opponent cannot win by
-    /// normal means or makes no effort to; the decision may be postponed, and a rejected
-    /// claim gives the opponent `rejected_gives_opponent_ms`.
-    QuickplayClaim {
-        claimant: Color,
-        rejected_gives_opponent_ms: u64,
-    },
-    /// Set each clock to `base_ms` before the game starts (`article`: 6.10.2; 2005 6.11).
-    SetStartTime { base_ms: u64, article: Article },
-    /// Stop the clock, install the correct setting and adjust the times and the move
-    /// counter (`article`: 6.10.2; 2005 6.11).
-    InstallCorrectSetting { article: Article },
-}
-
-impl ClockVerdict {
-    /// The prescription's text, as the alert carries it.
-    pub fn render(&self) -> String {
-        match *self {
-            ClockVerdict::RecordingNotRequired { side, exempt, keep } => format!(
-                "{} may stop keeping score for the rest of the period ({exempt}). Once neither player has to, the arbiter or an assistant should be present and keep score ({keep}).",
-                side_name(side)
-            ),
-            ClockVerdict::QuickplayClaim {
-                claimant,
-                rejected_gives_opponent_ms: ms,
-            } => {
-                let (name, opp) = (side_name(claimant), side_name(!claimant));
-                let extra = match ms {
-                    120_000 => "two extra minutes".to_string(),
-                    ms => format!("{} extra minute(s)", ms / 60_000),
-                };
-                format!(
-                    "Only on {name}'s claim: if {opp} cannot win by normal means or makes no effort to, the game is drawn; the decision may be postponed ({opp} may get {extra}); a rejected claim gives {opp} {extra}."
-                )
-            }
-            ClockVerdict::SetStartTime { base_ms, article } => format!(
-                "Set the clock to {} for each player before the game starts ({article}).",
-                hmmss(base_ms)
-            ),
-            ClockVerdict::InstallCorrectSetting { article } => format!(
-                "Stop the clock, install the correct setting and adjust the times and the move counter ({article})."
-            ),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -789,41 +909,5 @@ mod tests {
             "Black's flag has fallen after the other game ended: a draw: White cannot win by any series of legal moves (5.6, with White's reserve: nothing); whether pieces may still be passed is for the arbiter (10.5)."
         );
         assert_eq!(after.render(), "The result is 1/2-1/2.");
-    }
-
-    #[test]
-    fn clock_checks_render_their_prescriptions() {
-        let claim = ClockVerdict::QuickplayClaim {
-            claimant: Color::White,
-            rejected_gives_opponent_ms: 120_000,
-        };
-        assert_eq!(
-            claim.render(),
-            "Only on White's claim: if Black cannot win by normal means or makes no effort to, the game is drawn; the decision may be postponed (Black may get two extra minutes); a rejected claim gives Black two extra minutes."
-        );
-        let set = ClockVerdict::SetStartTime {
-            base_ms: 5_400_000,
-            article: Article::new("6.10.2"),
-        };
-        assert_eq!(
-            set.render(),
-            "Set the clock to 1:30:00 for each player before the game starts (6.10.2)."
-        );
-        assert_eq!(
-            ClockVerdict::RecordingNotRequired {
-                side: Color::White,
-                exempt: Article::new("8.4"),
-                keep: Article::new("8.5.1"),
-            }
-            .render(),
-            "White may stop keeping score for the rest of the period (8.4). Once neither player has to, the arbiter or an assistant should be present and keep score (8.5.1)."
-        );
-        assert_eq!(
-            ClockVerdict::InstallCorrectSetting {
-                article: Article::new("6.10.2")
-            }
-            .render(),
-            "Stop the clock, install the correct setting and adjust the times and the move counter (6.10.2)."
-        );
     }
 }

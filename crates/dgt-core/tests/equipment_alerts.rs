@@ -5,6 +5,7 @@
 mod common;
 
 use common::*;
+use dgt_core::verdict::EquipmentVerdict;
 use dgt_core::{Alert, AlertKind, Severity};
 
 /// A clock frame (protocol §3.4) with both displays at 5:00 and the given status byte.
@@ -114,5 +115,19 @@ fn a_board_kept_apart_as_a_duplicate_is_one_review_alert() {
     assert_eq!(dup.len(), 2, "{:?}", alerts(&ev));
     assert_eq!(dup[0].id, dup[1].id);
     assert_eq!(dup[0].severity, Severity::Review);
-    assert!(dup[0].message.contains("44444") && dup[0].message.contains("/dev/ttyACM0"));
+    let verdict = dup[0].equipment_verdict().expect("a link verdict");
+    assert_eq!(
+        verdict,
+        &EquipmentVerdict::Duplicate {
+            serial: "44444".into(),
+            claimed: "board-44444".into(),
+            other_port: Some("/dev/ttyACM0".into())
+        }
+    );
+    assert_eq!(dup[0].message, verdict.message());
+    assert_eq!(
+        dup[1].equipment_verdict(),
+        Some(verdict),
+        "a repeat says the same"
+    );
 }

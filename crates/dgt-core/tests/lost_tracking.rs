@@ -7,6 +7,7 @@
 mod common;
 
 use common::*;
+use dgt_core::verdict::LostBecause;
 use dgt_core::{AlertKind, Severity};
 
 /// A knocked-over piece put back just before the opponent takes it: White plays
@@ -93,16 +94,20 @@ fn a_second_illegal_step_in_a_row_loses_the_track_instead_of_inventing_moves() {
     let lost = alert_of(&ev, AlertKind::IllegalPosition);
     assert_eq!(lost.len(), 1, "{lost:?}");
     assert_eq!(lost[0].severity, Severity::Review);
-    assert!(
-        lost[0].message.contains("no longer follows the game"),
-        "{}",
-        lost[0].message
+    let track = lost[0]
+        .lost_track()
+        .expect("the board no longer follows the game");
+    assert_eq!(
+        (track.because, track.ply),
+        (LostBecause::SecondIllegalStood, 1),
+        "{track:?}"
     );
+    assert_eq!(lost[0].message, track.message());
     // Offences: White's e2-e5 (at its press) and Black's Nb8-b6 (at its press); nothing
     // after tracking was lost.
     let offences: Vec<_> = alert_of(&ev, AlertKind::IllegalMove)
         .into_iter()
-        .filter(|a| a.message.contains("offence number"))
+        .filter(|a| a.offence_verdict().is_some())
         .collect();
     assert_eq!(offences.len(), 2, "{offences:?}");
 

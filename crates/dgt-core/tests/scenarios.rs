@@ -792,10 +792,18 @@ fn a_threefold_claim_becomes_available_and_the_claim_checker_agrees() {
     assert_eq!(claim.uci.as_deref(), Some("Ng8"));
     let checked = available
         .iter()
-        .find(|a| a.message.starts_with("Claim checked"))
+        .find(|a| a.claim_verdict().is_some())
         .expect("the checker's verdict");
-    assert!(checked.message.contains("Correct"), "{checked:?}");
-    assert_eq!(checked.title.as_deref(), Some("Repetition claim: correct"));
+    let verdict = claim_verdict(checked);
+    assert_eq!(
+        (verdict.claim, verdict.decision),
+        (
+            dgt_core::claim::ClaimKind::ThreefoldRepetition,
+            dgt_core::verdict::ClaimDecision::Correct
+        ),
+        "{checked:?}"
+    );
+    assert!(verdict.written_move);
 }
 
 /// A board unplugged mid-game and plugged in again: the fresh dump after the reconnection
@@ -850,9 +858,10 @@ fn a_daemon_stop_is_no_board_trouble() {
         let ev = b.run();
         let a = one(&ev, AlertKind::BoardDisconnected);
         assert_eq!(a.severity, severity, "{link}");
-        assert_eq!(
-            a.message.contains("daemon is stopping"),
-            severity == Severity::Info
+        let stopping = matches!(
+            a.equipment_verdict(),
+            Some(dgt_core::verdict::EquipmentVerdict::Disconnected { stopping: true, .. })
         );
+        assert_eq!(stopping, severity == Severity::Info, "{a:?}");
     }
 }

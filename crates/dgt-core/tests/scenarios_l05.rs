@@ -6,8 +6,9 @@ mod common;
 
 use common::*;
 use dgt_core::verdict::{
-    Article, ClockVerdict, FlagCall, FlagDecision, GameResult, IllegalMoveVerdict, OffenceDecision,
-    OffenceVerdict, Remedy, Replacement,
+    AdoptedIllegalMove, Article, ClaimDecision, ClockVerdict, FlagCall, FlagDecision, GameResult,
+    IllegalMoveVerdict, OffenceDecision, OffenceVerdict, OwnTimeCut, Remedy, Replacement,
+    WrongClaimPenalty,
 };
 use dgt_core::{AlertKind, Event, Severity, Side};
 use shakmaty::{Color, Square};
@@ -155,27 +156,36 @@ fn l05_s04_how_many_illegal_moves_lose() {
         b.play(&[("a6", "a5", 'r'), ("h1", "g1", 'K')]);
         illegal_and_back(&mut b, "a5", "b4", 'r');
         let ev = b.run();
-        let p: Vec<String> = alert_of(&ev, AlertKind::IllegalMove)
+        let illegal = alert_of(&ev, AlertKind::IllegalMove);
+        let v: Vec<(Color, Article, OffenceDecision)> = illegal
             .iter()
-            .map(prescription)
+            .map(offence_verdict)
+            .map(|v| (v.offender, v.article, v.decision))
             .collect();
+        let time = |loses_at| OffenceDecision::TimeToOpponent {
+            add_ms: 120_000,
+            loses_at,
+        };
         if edition == "fide-2005" {
-            assert_eq!(p.len(), 3, "{p:?}");
-            for x in &p[..2] {
-                assert!(
-                    x.contains("add 2 minute(s) to White's clock (7.4b)"),
-                    "{p:?}"
-                );
-            }
-            assert!(p[2].contains("Black loses the game (7.4b)"), "{p:?}");
+            let art = Article::new("7.4b");
+            assert_eq!(
+                v,
+                [
+                    (Color::Black, art, time(3)),
+                    (Color::Black, art, time(3)),
+                    (Color::Black, art, OffenceDecision::Loses)
+                ],
+                "{v:?}"
+            );
         } else {
-            let art = by_edition(edition, "", "7.5.3", "7.5.5");
-            assert!(p[0].contains(&format!("add 2 minute(s) to White's clock ({art})")));
-            assert!(
-                p[1].contains(&format!(
-                    "the game is drawn: White cannot checkmate by any series of legal moves ({art})"
-                )),
-                "{edition}: {p:?}"
+            let art = Article::new(by_edition(edition, "", "7.5.3", "7.5.5"));
+            assert_eq!(
+                v[..2],
+                [
+                    (Color::Black, art, time(2)),
+                    (Color::Black, art, OffenceDecision::Drawn)
+                ],
+                "{edition}: {v:?}"
             );
         }
     }
@@ -235,7 +245,15 @@ fn l05_s05_blitz_illegal_move_claimed_or_answered() {
     assert_eq!(all.len(), 2, "{all:?}");
     assert_eq!(all[0].severity, Severity::Claim);
     assert_eq!((all[1].severity, article(&all[1])), (Severity::Info, "C3"));
-    assert!(all[1].message.contains("stands"), "{:?}", all[1]);
+    assert_eq!(
+        adopted(&all[1]),
+        &AdoptedIllegalMove::Stands {
+            offender: Color::Black,
+            notation: "Ng8-f6".into()
+        },
+        "{:?}",
+        all[1]
+    );
     assert_eq!(&moves(&ev)[2..], ["f1b5", "g8f6", "g1f3", "c7c6"]);
 }
 
@@ -466,61 +484,37 @@ fn l05_s09_threefold_available_never_ends_the_game() {
 /// 2017 / 2018: Black +2:00, White unchanged; 2023 rapid: +1:00.
 #[test]
 fn l05_s10_penalty_for_a_wrong_claim() {
+    let fide_2005 = |own_time| WrongClaimPenalty {
+        add_ms: 180_000,
+        article: Article::new("9.5b"),
+        own_time: Some(own_time),
+    };
+    let minutes = |n: u64| WrongClaimPenalty {
+        add_ms: n * 60_000,
+        article: Article::new("9.5.3"),
+        own_time: None,
+    };
+    let halved = |from_ms, to_ms| OwnTimeCut::Halved { from_ms, to_ms };
     let cases = [
-        (
-            "fide-2005",
-            "5400",
-            150,
-            "add 3 minute(s) to Black's clock (9.5b). White's own time is cut from 2:30 to 1:15.",
-        ),
+        ("fide-2005", "5400", 150, fide_2005(halved(150_000, 75_000))),
         (
             "fide-2005",
             "5400",
             90,
-            "add 3 minute(s) to Black's clock (9.5b). White's own time is set from 1:30 to 1:00.",
+            fide_2005(OwnTimeCut::ToOneMinute { from_ms: 90_000 }),
         ),
-        (
-            "fide-2005",
-            "5400",
-            40,
-            "add 3 minute(s) to Black's clock (9.5b). White's own time (under 1:00) stays.",
-        ),
+        ("fide-2005", "5400", 40, fide_2005(OwnTimeCut::Stays)),
         (
             "fide-2005",
             "5400",
             480,
-            "add 3 minute(s) to Black's clock (9.5b). White's own time is cut from 8:00 to 5:00.",
+            fide_2005(halved(480_000, 300_000)),
         ),
-        (
-            "fide-2005",
-            "5400",
-            120,
-            "exactly 1:00 or 2:00, a case 9.5b does not cover: the arbiter decides",
-        ),
-        (
-            "fide-2005",
-            "5400",
-            60,
-            "exactly 1:00 or 2:00, a case 9.5b does not cover: the arbiter decides",
-        ),
-        (
-            "fide-2017",
-            "5400",
-            150,
-            "add 2 minute(s) to Black's clock (9.5.3).",
-        ),
-        (
-            "fide-2018",
-            "5400",
-            150,
-            "add 2 minute(s) to Black's clock (9.5.3).",
-        ),
-        (
-            "fide-2023",
-            "1500",
-            150,
-            "add 1 minute(s) to Black's clock (9.5.3).",
-        ),
+        ("fide-2005", "5400", 120, fide_2005(OwnTimeCut::Boundary)),
+        ("fide-2005", "5400", 60, fide_2005(OwnTimeCut::Boundary)),
+        ("fide-2017", "5400", 150, minutes(2)),
+        ("fide-2018", "5400", 150, minutes(2)),
+        ("fide-2023", "1500", 150, minutes(1)),
     ];
     for (edition, tc, white_secs, penalty) in cases {
         let mut b = started();
@@ -539,14 +533,11 @@ fn l05_s10_penalty_for_a_wrong_claim() {
         b.op(r#"{"claim": {"kind": "threefold"}}"#);
         let v = verdict(&b.run());
         assert_eq!(v.side, Some(Side::White));
-        let p = prescription(&v);
-        assert!(
-            p.contains("incorrect") && p.contains(penalty),
-            "{edition} {white_secs}: {p}"
+        assert_eq!(
+            claim_verdict(&v).decision,
+            ClaimDecision::Incorrect(penalty),
+            "{edition} {white_secs}"
         );
-        if edition != "fide-2005" {
-            assert!(!p.contains("own time"), "{p}");
-        }
     }
 }
 
@@ -566,7 +557,10 @@ fn l05_s11_en_passant_right_in_repetitions() {
     assert!(
         !claims(&ev, AlertKind::ThreefoldRepetitionAvailable).contains(&(12, Side::White, None))
     );
-    assert!(prescription(&verdict(&ev)).contains("incorrect"));
+    assert!(matches!(
+        claim_verdict(&verdict(&ev)).decision,
+        ClaimDecision::Incorrect(_)
+    ));
 
     make(&mut b, &["g1f3N", "b8c6n", "f3g1N", "c6b8n"]);
     b.op(r#"{"claim": {"kind": "threefold"}}"#);
@@ -574,7 +568,10 @@ fn l05_s11_en_passant_right_in_repetitions() {
     assert!(
         claims(&ev, AlertKind::ThreefoldRepetitionAvailable).contains(&(16, Side::White, None))
     );
-    assert!(prescription(&verdict(&ev)).contains("The claim is correct"));
+    assert_eq!(
+        claim_verdict(&verdict(&ev)).decision,
+        ClaimDecision::Correct
+    );
 }
 
 /// L05-S12 (T12): 1.e4 Nf6 2.Nf3 Ng8 3.Ng1 Nf6 4.Nf3 Ng8 5.Ng1: e3 after 1.e4 is no legal
@@ -593,7 +590,7 @@ fn l05_s12_a_double_step_without_en_passant_does_not_split() {
     assert!(claims(&ev, AlertKind::ThreefoldRepetitionAvailable).contains(&(9, Side::Black, None)));
     let v = verdict(&ev);
     assert_eq!(v.side, Some(Side::Black));
-    assert!(prescription(&v).contains("The claim is correct"), "{v:?}");
+    assert_eq!(claim_verdict(&v).decision, ClaimDecision::Correct, "{v:?}");
 }
 
 /// L05-S13 (T13): `r3k2r/8/8/8/8/8/3Q4/1K6 w kq`: 1.Qe2+ Kd8 2.Qd2+ Ke8 3.Qe2+ Kd8 4.Qd2+ Ke8
@@ -752,8 +749,15 @@ fn l05_s17_claim_after_playing_the_move_is_void() {
         let ev = b.run();
         let v = verdict(&ev);
         assert_eq!(v.side, Some(Side::Black));
-        assert!(prescription(&v).contains("Black is not on move"), "{v:?}");
-        assert!(prescription(&v).contains("passes to White"), "{v:?}");
+        let claim = claim_verdict(&v);
+        assert_eq!(claim.claimant, Color::Black);
+        assert_eq!(
+            claim.decision,
+            ClaimDecision::NotOnMove {
+                on_move: Color::White
+            },
+            "{v:?}"
+        );
         assert!(
             claims(&ev, AlertKind::ThreefoldRepetitionAvailable).contains(&(8, Side::White, None))
         );
@@ -1085,28 +1089,42 @@ fn two_handed_move_confirmed_by_the_arbiter_counts() {
         let confirmed = &two[1];
         assert_eq!(confirmed.severity, Severity::Intervene, "{edition}");
         assert_eq!(confirmed.ply, Some(1));
-        let p = prescription(confirmed);
-        let illegal = prescription(&one(&ev, AlertKind::IllegalMove));
+        let illegal = one(&ev, AlertKind::IllegalMove);
+        let illegal = offence_verdict(&illegal);
+        let two_minutes = |article, loses_at| {
+            (
+                Color::White,
+                1,
+                Article::new(article),
+                OffenceDecision::TimeToOpponent {
+                    add_ms: 120_000,
+                    loses_at,
+                },
+            )
+        };
+        let of = |v: &OffenceVerdict| (v.offender, v.number, v.article, v.decision);
         match edition {
             "fide-2005" => {
-                assert!(p.contains("no penalty"), "{p}");
-                assert!(illegal.contains("offence number 1"), "{illegal}");
+                // 2005 sets no penalty for a move made with two hands (4.1).
+                assert_eq!(confirmed.offence_verdict(), None, "{confirmed:?}");
+                assert_eq!(
+                    confirmed.prescription.as_deref().map(str::is_empty),
+                    Some(false)
+                );
+                assert_eq!((illegal.offender, illegal.number), (Color::White, 1));
             }
             "fide-2017" => {
                 assert_eq!(article(confirmed), "7.7.1");
-                assert!(
-                    p.contains("add 2 minute(s) to Black's clock (7.7.1)"),
-                    "{p}"
-                );
-                assert!(illegal.contains("offence number 1"), "{illegal}");
+                assert_eq!(of(offence_verdict(confirmed)), two_minutes("7.7.1", 2));
+                assert_eq!((illegal.offender, illegal.number), (Color::White, 1));
             }
             _ => {
                 assert_eq!(article(confirmed), "7.5.4");
-                assert!(
-                    p.contains("add 2 minute(s) to Black's clock (7.5.5)"),
-                    "{p}"
+                assert_eq!(of(offence_verdict(confirmed)), two_minutes("7.5.5", 2));
+                assert_eq!(
+                    (illegal.offender, illegal.decision),
+                    (Color::White, OffenceDecision::Loses)
                 );
-                assert!(illegal.contains("White loses the game"), "{illegal}");
             }
         }
     }

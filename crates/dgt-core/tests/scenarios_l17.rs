@@ -6,8 +6,9 @@ mod common;
 
 use common::*;
 use dgt_core::verdict::{
-    Article, ClockVerdict, FlagCall, FlagDecision, GameResult, IllegalMoveVerdict, OffenceDecision,
-    Remedy, Replacement,
+    AdoptedIllegalMove, Article, ClaimDecision, ClockVerdict, FlagCall, FlagDecision, GameResult,
+    IllegalMoveVerdict, IllegalPlacement, OffenceDecision, OffenceVerdict, OwnTimeCut, Remedy,
+    Replacement, SetupVerdict, StandingIllegalPosition, WrongClaimPenalty,
 };
 use dgt_core::{AlertKind, Event, EventBody, Severity};
 use shakmaty::{Color, Square};
@@ -116,19 +117,24 @@ fn l17_s02_second_illegal_move_loses_or_draws() {
         b.play(&[("a2", "a3", 'R'), ("h8", "g8", 'k')]);
         illegal_and_back(&mut b, "a3", "b4", 'R');
         let ev = b.run();
-        let p: Vec<String> = alert_of(&ev, AlertKind::IllegalMove)
-            .iter()
-            .map(prescription)
-            .collect();
-        assert_eq!(p.len(), 2, "{p:?}");
+        let illegal = alert_of(&ev, AlertKind::IllegalMove);
+        let v: Vec<&OffenceVerdict> = illegal.iter().map(offence_verdict).collect();
+        assert_eq!(v.len(), 2, "{v:?}");
+        assert_eq!(v[1].offender, Color::White);
         if edition == "fide-2005" {
             // No draw exception in 7.4b: the second is another two minutes.
-            assert!(p[1].contains("add 2 minute(s) to Black's clock"), "{p:?}");
-        } else {
             assert!(
-                p[1].contains("the game is drawn: Black cannot checkmate"),
-                "{edition}: {p:?}"
+                matches!(
+                    v[1].decision,
+                    OffenceDecision::TimeToOpponent {
+                        add_ms: 120_000,
+                        ..
+                    }
+                ),
+                "{v:?}"
             );
+        } else {
+            assert_eq!(v[1].decision, OffenceDecision::Drawn, "{edition}: {v:?}");
         }
     }
 }
@@ -164,17 +170,29 @@ fn l17_s05_pawn_left_on_the_last_rank_promotion_incomplete() {
         let a = one(&ev, AlertKind::PromotionIncomplete);
         assert_eq!(a.severity, Severity::Intervene);
         assert_eq!(article(&a), by_edition(edition, "7.4a", "7.5.2", "7.5.2"));
-        assert_eq!(offence_verdict(&a).number, 1, "{a:?}");
-        let p = prescription(&a);
+        let v = offence_verdict(&a);
+        assert_eq!(v.number, 1, "{a:?}");
         let penalty = Article::new(by_edition(edition, "7.4b", "7.5.3", "7.5.5"));
         if edition == "fide-2005" {
-            assert!(p.contains("Restore the position"), "{p}");
+            assert!(matches!(v.remedy, Remedy::Restore { .. }), "{v:?}");
         } else {
-            assert!(p.contains("queen") && p.contains("7.5.2"), "{p}");
+            assert_eq!(
+                v.remedy,
+                Remedy::QueenForPawn {
+                    article: Article::new("7.5.2")
+                }
+            );
         }
+        assert_eq!(v.article, penalty, "{edition}");
         assert!(
-            p.contains(&format!("add 2 minute(s) to Black's clock ({penalty})")),
-            "{edition}: {p}"
+            matches!(
+                v.decision,
+                OffenceDecision::TimeToOpponent {
+                    add_ms: 120_000,
+                    ..
+                }
+            ),
+            "{edition}: {v:?}"
         );
         assert!(!alerts(&ev).contains(&AlertKind::IllegalMove));
     }
@@ -643,11 +661,12 @@ fn l17_s29_fifty_move_claim() {
             article(claim),
             by_edition(edition, "9.3b", "9.3.2", "9.3.2")
         );
-        let checked = avail
-            .iter()
-            .find(|a| a.message.starts_with("Claim checked"))
-            .unwrap();
-        assert!(prescription(checked).contains("correct"), "{checked:?}");
+        let checked = avail.iter().find(|a| a.claim_verdict().is_some()).unwrap();
+        assert_eq!(
+            claim_verdict(checked).decision,
+            ClaimDecision::Correct,
+            "{checked:?}"
+        );
         assert_eq!(ends(&ev), [("1/2-1/2".to_string(), "arbiter".to_string())]);
     }
 }
@@ -784,13 +803,17 @@ fn l17_s44_blitz_full_supervision_first_illegal_move() {
         let ev = b.run();
         let a = one(&ev, AlertKind::IllegalMove);
         assert_eq!(a.severity, Severity::Intervene);
-        let p = prescription(&a);
-        assert!(p.contains("Restore"), "{p}");
-        assert!(
-            p.contains(&format!("add {minutes} minute(s) to White's clock")),
-            "{edition}: {p}"
+        let v = offence_verdict(&a);
+        assert!(matches!(v.remedy, Remedy::Restore { .. }), "{v:?}");
+        assert_eq!(v.opponent(), Color::White);
+        assert_eq!(
+            v.decision,
+            OffenceDecision::TimeToOpponent {
+                add_ms: minutes * 60_000,
+                loses_at: 2
+            },
+            "{edition}"
         );
-        assert!(p.contains("number 2 loses"), "{p}");
     }
 }
 
@@ -995,10 +1018,8 @@ fn l17_s25_threefold_claim_after_the_knight_dance() {
         assert_eq!(article(now), art);
         let v = verdict(&ev);
         assert_eq!(article(&v), art);
-        assert!(
-            prescription(&v).contains("correct: the game is drawn"),
-            "{v:?}"
-        );
+        assert_eq!(claim_verdict(&v).article, art);
+        assert_eq!(claim_verdict(&v).decision, ClaimDecision::Correct, "{v:?}");
         assert_eq!(ends(&ev), [("1/2-1/2".to_string(), "arbiter".to_string())]);
 
         // The variant: White lifts the knight on g1 and puts it back, then claims. 2017+:
@@ -1011,16 +1032,16 @@ fn l17_s25_threefold_claim_after_the_knight_dance() {
         b.lift("g1").wait(700).put("g1", 'N').wait(400);
         b.op(r#"{"claim": {"kind": "threefold"}}"#);
         let v = verdict(&b.run());
+        let decision = claim_verdict(&v).decision;
         if edition == "fide-2005" {
-            assert!(
-                prescription(&v).contains("correct: the game is drawn"),
-                "{v:?}"
-            );
+            assert_eq!(decision, ClaimDecision::Correct, "{v:?}");
         } else {
-            assert!(
-                prescription(&v).contains(
-                    "The claim is lost: White lifted the piece on g1 before claiming (9.4)"
-                ),
+            assert_eq!(
+                decision,
+                ClaimDecision::LostByTouch {
+                    square: Square::G1,
+                    article: Article::new("9.4")
+                },
                 "{v:?}"
             );
         }
@@ -1045,14 +1066,26 @@ fn l17_s26_castling_rights_split_the_repetition_and_the_wrong_claim_costs_time()
         ("f3", "g1", 'N'),
         ("f6", "g8", 'n'),
     ];
+    let two_minutes = WrongClaimPenalty {
+        add_ms: 120_000,
+        article: Article::new("9.5.3"),
+        own_time: None,
+    };
     for (edition, penalty) in [
         (
             "fide-2005",
-            "add 3 minute(s) to Black's clock (9.5b). White's own time is cut from 15:00 to 12:00",
+            WrongClaimPenalty {
+                add_ms: 180_000,
+                article: Article::new("9.5b"),
+                own_time: Some(OwnTimeCut::Halved {
+                    from_ms: 900_000,
+                    to_ms: 720_000,
+                }),
+            },
         ),
-        ("fide-2017", "add 2 minute(s) to Black's clock (9.5.3)"),
-        ("fide-2018", "add 2 minute(s) to Black's clock (9.5.3)"),
-        ("fide-2023", "add 2 minute(s) to Black's clock (9.5.3)"),
+        ("fide-2017", two_minutes),
+        ("fide-2018", two_minutes),
+        ("fide-2023", two_minutes),
     ] {
         let mut b = game(edition, "5400", 900);
         b.play(script);
@@ -1065,10 +1098,10 @@ fn l17_s26_castling_rights_split_the_repetition_and_the_wrong_claim_costs_time()
             "{edition}: {now:?}"
         );
         let v = verdict(&ev);
-        let p = prescription(&v);
-        assert!(
-            p.contains("incorrect") && p.contains(penalty),
-            "{edition}: {p}"
+        assert_eq!(
+            claim_verdict(&v).decision,
+            ClaimDecision::Incorrect(penalty),
+            "{edition}"
         );
         // The heading says what happened, not the alert's kind.
         assert_eq!(v.title.as_deref(), Some("Repetition claim: incorrect"));
@@ -1098,26 +1131,34 @@ fn l17_s28_claims_with_a_written_move() {
     }
     b.op(r#"{"claim": {"kind": "threefold", "side": "black", "move": "f6g8"}}"#);
     let v = verdict(&b.run());
-    assert!(
-        prescription(&v).contains("correct: the game is drawn"),
-        "{v:?}"
-    );
+    let claim = claim_verdict(&v);
+    assert_eq!(claim.decision, ClaimDecision::Correct, "{v:?}");
+    assert!(claim.written_move);
+    assert_eq!(claim.article, "9.2.1");
     assert_eq!(article(&v), "9.2.1");
 
     b.op(r#"{"claim": {"kind": "threefold", "side": "black", "move": "e7e5"}}"#);
-    let v = verdict(&b.run());
-    let p = prescription(&v);
-    assert!(
-        p.contains("incorrect")
-            && p.contains("add 2 minute(s) to White's clock (9.5.3)")
-            && p.contains("written move must be played"),
-        "{p}"
+    let claim = claim_verdict(&verdict(&b.run()));
+    assert_eq!(
+        claim.decision,
+        ClaimDecision::Incorrect(WrongClaimPenalty {
+            add_ms: 120_000,
+            article: Article::new("9.5.3"),
+            own_time: None,
+        })
     );
+    assert!(claim.written_move, "the written move must be played");
 
     b.mv("f6", "g8", 'n').wait(400);
     b.op(r#"{"claim": {"kind": "threefold", "side": "black", "move": "f6g8"}}"#);
     let v = verdict(&b.run());
-    assert!(prescription(&v).contains("Black is not on move"), "{v:?}");
+    assert_eq!(
+        claim_verdict(&v).decision,
+        ClaimDecision::NotOnMove {
+            on_move: Color::White
+        },
+        "{v:?}"
+    );
 }
 
 /// L17-S33 (T33): an incorrect claim costs the claimant time by category and edition:
@@ -1125,54 +1166,31 @@ fn l17_s28_claims_with_a_written_move() {
 /// standard +2; 2005 +3 and a cut in the claimant's own time (9.5b).
 #[test]
 fn l17_s33_incorrect_claim_penalty_by_category() {
+    let minutes = |n: u64| WrongClaimPenalty {
+        add_ms: n * 60_000,
+        article: Article::new("9.5.3"),
+        own_time: None,
+    };
     let cases = [
-        (
-            "fide-2017",
-            "180+2",
-            "full",
-            "add 1 minute(s) to White's clock (9.5.3)",
-        ),
-        (
-            "fide-2018",
-            "180+2",
-            "full",
-            "add 1 minute(s) to White's clock (9.5.3)",
-        ),
-        (
-            "fide-2023",
-            "180+2",
-            "full",
-            "add 2 minute(s) to White's clock (9.5.3)",
-        ),
-        (
-            "fide-2023",
-            "180+2",
-            "reduced",
-            "add 1 minute(s) to White's clock (9.5.3)",
-        ),
-        (
-            "fide-2023",
-            "900+10",
-            "full",
-            "add 1 minute(s) to White's clock (9.5.3)",
-        ),
-        (
-            "fide-2017",
-            "900+10",
-            "full",
-            "add 2 minute(s) to White's clock (9.5.3)",
-        ),
-        (
-            "fide-2023",
-            "5400",
-            "full",
-            "add 2 minute(s) to White's clock (9.5.3)",
-        ),
+        ("fide-2017", "180+2", "full", minutes(1)),
+        ("fide-2018", "180+2", "full", minutes(1)),
+        ("fide-2023", "180+2", "full", minutes(2)),
+        ("fide-2023", "180+2", "reduced", minutes(1)),
+        ("fide-2023", "900+10", "full", minutes(1)),
+        ("fide-2017", "900+10", "full", minutes(2)),
+        ("fide-2023", "5400", "full", minutes(2)),
         (
             "fide-2005",
             "180+2",
             "full",
-            "add 3 minute(s) to White's clock (9.5b). Black's own time is cut from 3:00 to 1:30",
+            WrongClaimPenalty {
+                add_ms: 180_000,
+                article: Article::new("9.5b"),
+                own_time: Some(OwnTimeCut::Halved {
+                    from_ms: 180_000,
+                    to_ms: 90_000,
+                }),
+            },
         ),
     ];
     for (edition, tc, supervision, penalty) in cases {
@@ -1183,8 +1201,11 @@ fn l17_s33_incorrect_claim_penalty_by_category() {
         b.op(r#"{"claim": {"kind": "threefold"}}"#);
         let v = verdict(&b.run());
         assert_eq!(v.side, Some(dgt_core::Side::Black));
-        let p = prescription(&v);
-        assert!(p.contains(penalty), "{edition} {tc} {supervision}: {p}");
+        assert_eq!(
+            claim_verdict(&v).decision,
+            ClaimDecision::Incorrect(penalty),
+            "{edition} {tc} {supervision}"
+        );
     }
 }
 
@@ -1306,7 +1327,7 @@ fn l17_s36_unclaimed_illegal_move_stands_after_the_reply() {
         );
         let stands = alert_of(&ev, AlertKind::IllegalMove)
             .into_iter()
-            .find(|a| a.message.contains("stands"))
+            .find(stands)
             .expect("the illegal move stands");
         assert_eq!(stands.severity, Severity::Info);
         assert_eq!(article(&stands), window);
@@ -1329,7 +1350,16 @@ fn l17_s36_unclaimed_illegal_move_stands_after_the_reply() {
         assert_eq!(&moves(&ev)[9..], ["c6d4", "h2h3"], "{edition}");
         let illegal = alert_of(&ev, AlertKind::IllegalMove);
         assert_eq!(illegal.len(), 3, "{edition}: {illegal:?}");
-        assert!(illegal[1].message.contains("stands"), "{edition}");
+        assert!(
+            matches!(
+                adopted(&illegal[1]),
+                AdoptedIllegalMove::Stands {
+                    offender: Color::Black,
+                    ..
+                }
+            ),
+            "{edition}"
+        );
         assert_eq!(illegal[2].side, Some(dgt_core::Side::Black), "{edition}");
         assert!(
             illegal[2].message.contains("offence number 2 for Black"),
@@ -1422,7 +1452,7 @@ fn l17_s35_illegal_move_stands_and_mate_follows() {
             );
             let stands = alert_of(&ev, AlertKind::IllegalMove)
                 .into_iter()
-                .find(|a| a.message.contains("stands"))
+                .find(stands)
                 .expect("the illegal move stands");
             assert_eq!(stands.severity, Severity::Info, "{edition}");
             assert_eq!(article(&stands), window, "{edition}");
@@ -1455,7 +1485,15 @@ fn king_capture_is_an_illegal_move() {
     // Both facts (L17 §1.4.1): Black's move that left the king en prise, answered by an
     // illegal move and so neither claimed nor standing; White's capture, an offence of White's.
     assert_eq!(illegal[1].side, Some(dgt_core::Side::Black));
-    assert!(illegal[1].message.contains("answered by an illegal move"));
+    assert_eq!(
+        adopted(&illegal[1]),
+        &AdoptedIllegalMove::AnsweredIllegally {
+            offender: Color::Black,
+            notation: "Nc6-d4".into(),
+            window: Article::new("A.5.2"),
+            reinstate: Article::new("7.5.1"),
+        }
+    );
     assert_eq!(illegal[1].severity, Severity::Intervene);
     assert_eq!(illegal[2].side, Some(dgt_core::Side::White));
     assert!(
@@ -1503,11 +1541,28 @@ fn l17_s38_pawn_left_on_the_last_rank_then_drawn() {
                 assert_eq!(watched.len(), 2, "{edition}: {watched:?}");
                 assert_eq!(watched[0].severity, Severity::Review);
                 assert_eq!(watched[0].ply, Some(2));
-                assert!(watched[0].message.contains("e8"), "{}", watched[0].message);
+                let article_ = Article::new(article_);
+                let what = IllegalPlacement::PawnOnLastRank(Square::E8);
+                assert_eq!(
+                    standing(&watched[0]),
+                    StandingIllegalPosition::Seen {
+                        ply: 2,
+                        what,
+                        article: article_
+                    }
+                );
                 assert_eq!(watched[1].severity, Severity::Intervene);
                 assert_eq!(watched[1].ply, Some(3));
-                assert_eq!(article(&watched[1]), article_);
-                assert!(prescription(&watched[1]).contains("drawn"));
+                assert_eq!(article(&watched[1]), article_.as_str());
+                assert_eq!(
+                    standing(&watched[1]),
+                    StandingIllegalPosition::StillThere {
+                        seen: 2,
+                        what,
+                        article: article_
+                    },
+                    "the arbiter declares the draw"
+                );
             }
         }
         // The arbiter declares the draw: no automatic result.
@@ -1992,7 +2047,13 @@ fn l17_s40_king_and_queen_swapped_in_the_set_up() {
             "{}",
             a.message
         );
-        assert!(prescription(&a).contains("new game"), "{a:?}");
+        assert_eq!(
+            setup_verdict(&a),
+            SetupVerdict::SetUpAgain {
+                article: Article::new(by_edition(edition, "7.1a", "7.2.1", "7.2.1"))
+            },
+            "{a:?}"
+        );
 
         let (window, n) = match edition {
             "fide-2005" => ("B4", 3),
@@ -2004,8 +2065,12 @@ fn l17_s40_king_and_queen_swapped_in_the_set_up() {
         b.play(&[("e2", "e4", 'P')]);
         let a = one(&b.run(), AlertKind::SetupInvalid);
         assert_eq!(article(&a), window, "{edition}");
-        assert!(
-            prescription(&a).contains(&format!("{n} moves")),
+        assert_eq!(
+            setup_verdict(&a),
+            SetupVerdict::ClaimWithin {
+                window: Article::new(window),
+                moves: n
+            },
             "{edition}: {a:?}"
         );
     }

@@ -4,14 +4,15 @@
 
 mod common;
 
-use common::{Board, alert_of, alerts, moves, one};
+use common::{Board, alert_of, alerts, claim_verdict, moves, one, under_way_verdict};
 use dgt_core::capture::parse_capture;
 use dgt_core::input::ClockSide;
+use dgt_core::verdict::{ToMoveFrom, UnderWayVerdict};
 use dgt_core::{AlertKind, CoreConfig, Event, EventBody, Severity, Side};
 use dgt_protocol::eeprom::encode_ee_log;
 use dgt_protocol::{DgtPiece, EeEntry, PhysicalSquare};
 use shakmaty::uci::UciMove;
-use shakmaty::{Chess, Position, Square};
+use shakmaty::{Chess, Color, Position, Square};
 
 /// After 1.e4 e5 2.Nf3 Nc6 3.Bb5: Black to move.
 const RUY_LOPEZ: &str = "r1bqkbnr/pppp1ppp/2n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R";
@@ -79,7 +80,17 @@ fn a_game_under_way_with_the_clock_running_is_told_and_followed_from_there() {
         a.fen.as_deref(),
         Some(format!("{RUY_LOPEZ} b KQkq - 0 1").as_str())
     );
-    assert!(a.prescription.as_deref().unwrap_or("").contains("Castling"));
+    assert!(
+        matches!(
+            under_way_verdict(&a),
+            UnderWayVerdict::Followed {
+                to_move: Color::Black,
+                ..
+            }
+        ),
+        "followed from where it stands, the assumptions to check: {a:?}"
+    );
+    assert!(a.prescription.is_some());
     assert_eq!(moves(&ev), ["a7a6"]);
 }
 
@@ -92,8 +103,12 @@ fn without_the_clock_saying_the_first_move_made_tells_who_was_on_move() {
     b.mv("b5", "a4", 'B').wait(250).press().wait(2000);
     let ev = b.run();
     let told = alert_of(&ev, AlertKind::GameFoundUnderWay);
-    assert!(
-        told[0].message.contains("not known"),
+    assert_eq!(
+        under_way_verdict(&told[0]),
+        &UnderWayVerdict::ToMoveUnknown {
+            placement: RUY_LOPEZ.parse().unwrap(),
+            clock_runs: true
+        },
         "the arbiter is told before any move: {told:?}"
     );
     assert_eq!(told[0].fen.as_deref(), Some(RUY_LOPEZ));
@@ -110,7 +125,14 @@ fn the_arbiter_chooses_who_is_on_move_when_the_clock_is_stopped() {
     assert_eq!(starts(&ev), [format!("{RUY_LOPEZ} b KQkq - 0 1")]);
     let told = alert_of(&ev, AlertKind::GameFoundUnderWay);
     assert_eq!(told.len(), 2, "found, then followed: {told:?}");
-    assert!(told[1].message.contains("arbiter chose"), "{told:?}");
+    assert_eq!(
+        under_way_verdict(&told[1]),
+        &UnderWayVerdict::Followed {
+            to_move: Color::Black,
+            how: ToMoveFrom::Arbiter
+        },
+        "{told:?}"
+    );
 }
 
 #[test]
@@ -175,13 +197,7 @@ fn a_repetition_claim_says_the_moves_before_were_not_seen() {
     b.wait(100);
     let ev = b.run_with(white_left());
     let a = one(&ev, AlertKind::ThreefoldRepetitionAvailable);
-    assert!(
-        a.prescription
-            .as_deref()
-            .unwrap_or("")
-            .contains("found under way"),
-        "{a:?}"
-    );
+    assert!(claim_verdict(&a).found_under_way, "{a:?}");
 }
 
 // ---- the board's own log ---------------------------------------------------------------
@@ -286,8 +302,21 @@ fn the_game_is_rebuilt_from_the_board_log_when_it_leads_to_the_placement() {
         [false],
         "a rebuilt game has all its moves"
     );
-    assert!(told[0].message.contains("log is read"), "{told:?}");
-    assert!(told.last().unwrap().message.contains("rebuilt"), "{told:?}");
+    assert!(
+        matches!(
+            under_way_verdict(&told[0]),
+            UnderWayVerdict::ReadingLog { .. }
+        ),
+        "{told:?}"
+    );
+    assert_eq!(
+        under_way_verdict(told.last().unwrap()),
+        &UnderWayVerdict::RebuiltFromLog {
+            moves: 5,
+            gap: None
+        },
+        "{told:?}"
+    );
 }
 
 #[test]
@@ -381,8 +410,21 @@ fn a_clock_heard_after_the_placement_tells_who_is_on_move() {
     let ev = b.run_with(white_left());
     assert_eq!(starts(&ev), [format!("{RUY_LOPEZ} b KQkq - 0 1")]);
     let told = alert_of(&ev, AlertKind::GameFoundUnderWay);
-    assert!(told[0].message.contains("not known"), "{told:?}");
-    assert!(told[1].message.contains("running clock"), "{told:?}");
+    assert!(
+        matches!(
+            under_way_verdict(&told[0]),
+            UnderWayVerdict::ToMoveUnknown { .. }
+        ),
+        "{told:?}"
+    );
+    assert_eq!(
+        under_way_verdict(&told[1]),
+        &UnderWayVerdict::Followed {
+            to_move: Color::Black,
+            how: ToMoveFrom::Clock
+        },
+        "{told:?}"
+    );
     assert_eq!(moves(&ev), ["a7a6"]);
 }
 

@@ -196,8 +196,7 @@ pub fn check_game(seed: u64, config: &CoreConfig) -> GameCheck {
         .iter()
         .filter(|e| {
             matches!(&e.body, EventBody::Alert(a)
-                if a.kind == dgt_core::AlertKind::IllegalPosition
-                    && a.message.contains("no longer follows the game"))
+                if a.kind == dgt_core::AlertKind::IllegalPosition && a.lost_track().is_some())
         })
         .count();
     check

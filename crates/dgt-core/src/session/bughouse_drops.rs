@@ -12,6 +12,7 @@ use crate::bughouse::{self, Regulation};
 use crate::event::Emitted;
 use crate::event::{AlertKind, EventBody, Severity};
 use crate::reconstruct::fen;
+use crate::verdict::DropVerdict;
 
 impl Session {
     /// DJC 4.1: a reserve piece that touched the board must be dropped (unless it cannot be);
@@ -53,34 +54,35 @@ impl Session {
                 && after.piece_at(sq) != Some(p))
             .then_some((sq, p.role))
         });
-        let Some((sq, role)) = shown_drop else { return };
-        let name = arbiter::side_name(mover);
-        let piece = crate::reconstruct::role_name(role);
-        let (message, article, prescription) = match made {
-            Move::Put { role: r, to } if r == role => (
-                format!(
-                    "{name} dropped the {piece} on {sq}, then moved it to {to} before pressing the clock."
-                ),
+        let Some((square, piece)) = shown_drop else {
+            return;
+        };
+        let (article, verdict) = match made {
+            Move::Put { role: r, to } if r == piece => (
                 "4.1; FIDE 4.6 by analogy",
-                format!(
-                    "On the opponent's request the {piece} goes back to {sq}, where it was released (10.5)."
-                ),
+                DropVerdict::MovedAfterDrop {
+                    dropper: mover,
+                    piece,
+                    square,
+                    to,
+                },
             ),
             _ => (
-                format!(
-                    "{name} put a {piece} from the reserve on {sq}, took it back and made another move."
-                ),
                 "4.1",
-                format!(
-                    "On the opponent's request the {piece} must be dropped on {sq}, unless that drop is illegal (4.1)."
-                ),
+                DropVerdict::TakenBackForAnother {
+                    dropper: mover,
+                    piece,
+                    square,
+                },
             ),
         };
+        let message = verdict.message();
         let mut a = self.alert(AlertKind::TouchMove, Severity::Claim, Some(mover), message);
         a.edition = reg.name().into();
         a.article = Some(article.into());
-        a.squares = vec![sq.to_string()];
-        a.prescription = Some(prescription);
+        a.squares = vec![square.to_string()];
+        a.prescription = Some(verdict.render());
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -290,31 +292,29 @@ impl Session {
         let before_fen = fen(before);
         let san = g.moves.last().map(|m| m.san.clone()).unwrap_or_default();
         let count = self.count_offence(mover, super::Offence::IllegalMove);
-        let name = arbiter::side_name(mover);
-        let why: Vec<String> = faults.iter().map(|f| f.words()).collect();
         let articles: Vec<&str> = faults.iter().map(|f| reg.article(*f).as_str()).collect();
+        let verdict = DropVerdict::Illegal {
+            dropper: mover,
+            notation: san,
+            faults,
+            held: bughouse::reserve_words(&available),
+            number: count,
+            fide_blitz: reg
+                .fide_underneath()
+                .then_some(self.rules.edition.illegal_move),
+        };
         let mut a = self.alert(
             AlertKind::IllegalDrop,
             Severity::Claim,
             Some(mover),
-            format!(
-                "{name} dropped {san}, which is illegal: {} ({name} held at most {}); illegal move number {count} of {name}.",
-                why.join("; "),
-                bughouse::reserve_words(&available),
-            ),
+            verdict.message(),
         );
         a.edition = reg.name().into();
         a.article = Some(articles.join(", "));
         a.fen_before = Some(before_fen);
         a.squares = vec![to.to_string()];
-        a.prescription = Some(if reg.fide_underneath() {
-            format!(
-                "On the opponent's claim the FIDE blitz rules for an illegal move apply (regulation 3; {}).",
-                self.rules.edition.illegal_move
-            )
-        } else {
-            "The opponent may accept it by moving on, or demand it be taken back and replaced by a legal move (7.4); pressing the clock back without a move is that demand (7.6). No time is added; for repeated illegal moves the arbiter may add time or declare the game lost (10.3). The arbiter acts only on request (10.1).".into()
-        });
+        a.prescription = Some(verdict.render());
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -328,23 +328,23 @@ impl Session {
             .game
             .as_ref()
             .map_or(Color::White, |g| g.current().turn());
-        let piece = crate::reconstruct::role_name(role);
+        let verdict = DropVerdict::PassedBeforePress {
+            dropper: mover,
+            piece: role,
+            square: to,
+            partner,
+        };
         let mut a = self.alert(
             AlertKind::IllegalDrop,
             Severity::Review,
             Some(mover),
-            format!(
-                "{} dropped a {piece} on {to} while the capture of the only such piece on board {partner} was not yet completed by its clock press: possibly passed before the press (5.b, 6.b).",
-                arbiter::side_name(mover)
-            ),
+            verdict.message(),
         );
         a.edition = Regulation::Flemish.name().into();
         a.article = Some("5.b, 6.b".into());
         a.squares = vec![to.to_string()];
-        a.prescription = Some(
-            "A hint only: the hand-over cannot be seen. Ask the players if the opponent claims it."
-                .into(),
-        );
+        a.prescription = Some(verdict.render());
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -361,19 +361,17 @@ impl Session {
             return false;
         }
         let reg = seat.regulation;
-        let name = arbiter::side_name(presser);
-        let offender = arbiter::side_name(!presser);
+        let verdict = DropVerdict::TakeBackDemanded { presser };
         let mut a = self.alert(
             AlertKind::IllegalDrop,
             Severity::Info,
             Some(presser),
-            format!("{name} pressed the clock back without moving: he demands that {offender}'s illegal drop be taken back (7.6)."),
+            verdict.message(),
         );
         a.edition = reg.name().into();
         a.article = Some("7.4, 7.6".into());
-        a.prescription = Some(format!(
-            "{offender} takes the drop back and makes a legal move; a piece that touched the board must be dropped if it can be (4.1)."
-        ));
+        a.prescription = Some(verdict.render());
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
         true
     }

@@ -5,7 +5,7 @@
 use super::seat::Seat;
 use super::*;
 use crate::bughouse::{self, Regulation, Standing};
-use crate::verdict::BughouseFlagVerdict;
+use crate::verdict::{BughouseEndVerdict, BughouseFlagVerdict};
 
 impl Session {
     /// Mate and stalemate for the player on move. `fresh`: judged right after a move (a
@@ -33,38 +33,28 @@ impl Session {
         }
         let reg = seat.regulation;
         let partner_playing = seat.partner.ended.is_none();
-        let name = arbiter::side_name(on_move);
         if reg == Regulation::Flemish {
             let a = self.flemish_standing(on_move, standing);
             out.push((t, EventBody::Alert(a)));
             return;
         }
         if !partner_playing {
-            self.end_standing(t, standing, "the other game has ended", out);
+            self.end_standing(t, standing, out);
             return;
         }
         if let Some(seat) = &mut self.bughouse {
             seat.pending = Some((ply, standing));
         }
-        let (kind, what, article) = if standing == Standing::Mated {
-            (AlertKind::Checkmate, "checkmated", "5.4")
+        let kind = if standing == Standing::Mated {
+            AlertKind::Checkmate
         } else {
-            (AlertKind::Stalemate, "stalemated", "5.5")
+            AlertKind::Stalemate
         };
-        let mut a = self.alert(
-            kind,
-            Severity::Info,
-            Some(on_move),
-            format!(
-                "{name} is {what} with nothing to drop, provisionally: the game ends only when the other game has ended or {name}'s time runs out ({article}); {name}'s clock keeps running."
-            ),
-        );
-        a.edition = reg.name().into();
-        a.article = Some(article.into());
-        a.prescription = Some(
-            "Let the clock run. A piece passed by the partner, or taken off this board by his promotion, can still lift it (5.4)."
-                .into(),
-        );
+        let verdict = BughouseEndVerdict::Provisional {
+            side: on_move,
+            standing,
+        };
+        let a = self.bughouse_end_alert(kind, Severity::Info, Some(on_move), reg, verdict);
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -72,73 +62,57 @@ impl Session {
     /// opponent's claim (6.f), and a stalemate draws only when both players of a team are
     /// stalemated without reserve pieces (5.d).
     fn flemish_standing(&self, on_move: Color, standing: Standing) -> Alert {
-        let name = arbiter::side_name(on_move);
-        let (kind, severity, message, prescription, article) = if standing == Standing::Mated {
+        let (kind, severity, verdict) = if standing == Standing::Mated {
             (
                 AlertKind::Checkmate,
                 Severity::Claim,
-                format!("{name} is checkmated (no move, no square to block the check, 6.d)."),
-                "The game ends when the direct opponent claims the mate (6.f); his team then wins the match (5.d).",
-                "6.d, 6.f",
+                BughouseEndVerdict::FlemishMate { side: on_move },
             )
         } else {
             (
                 AlertKind::Stalemate,
                 Severity::Info,
-                format!("{name} has no move and nothing to drop."),
-                "A draw only if both players of one team are stalemated without reserve pieces (5.d).",
-                "5.d",
+                BughouseEndVerdict::FlemishStalemate { side: on_move },
             )
         };
-        let mut a = self.alert(kind, severity, Some(on_move), message);
-        a.edition = Regulation::Flemish.name().into();
-        a.article = Some(article.into());
-        a.prescription = Some(prescription.into());
+        self.bughouse_end_alert(kind, severity, Some(on_move), Regulation::Flemish, verdict)
+    }
+
+    /// An alert of a bughouse game's end: its message, article and prescription are the
+    /// verdict's.
+    fn bughouse_end_alert(
+        &self,
+        kind: AlertKind,
+        severity: Severity,
+        side: Option<Color>,
+        reg: Regulation,
+        verdict: BughouseEndVerdict,
+    ) -> Alert {
+        let mut a = self.alert(kind, severity, side, verdict.message());
+        a.edition = reg.name().into();
+        a.article = Some(verdict.article().into());
+        a.prescription = Some(verdict.render());
+        a.verdict = Some(Box::new(verdict.into()));
         a
     }
 
     /// A mate or stalemate becomes the result.
-    pub(super) fn end_standing(
-        &mut self,
-        t: u64,
-        standing: Standing,
-        why: &str,
-        out: &mut Emitted,
-    ) {
+    pub(super) fn end_standing(&mut self, t: u64, standing: Standing, out: &mut Emitted) {
         let Some(seat) = &self.bughouse else { return };
         let reg = seat.regulation;
         let Some(g) = &self.game else { return };
         let on_move = g.current().turn();
-        let name = arbiter::side_name(on_move);
-        let (kind, reason, result, article, what) = if standing == Standing::Mated {
-            let result = GameResult::win_for(!on_move);
-            (
-                AlertKind::Checkmate,
-                EndReason::Checkmate,
-                result,
-                "5.4",
-                "checkmated",
-            )
+        let (kind, reason) = if standing == Standing::Mated {
+            (AlertKind::Checkmate, EndReason::Checkmate)
         } else {
-            (
-                AlertKind::Stalemate,
-                EndReason::Stalemate,
-                GameResult::Drawn,
-                "5.5",
-                "stalemated",
-            )
+            (AlertKind::Stalemate, EndReason::Stalemate)
         };
-        let mut a = self.alert(
-            kind,
-            Severity::Info,
-            Some(on_move),
-            format!("{name} is {what} and {why}: the game is over, {result}."),
-        );
-        a.edition = reg.name().into();
-        a.article = Some(article.into());
-        a.prescription = Some(format!(
-            "The result is {result}; the final position stays on the board until the other game ends (5.2)."
-        ));
+        let verdict = BughouseEndVerdict::Ended {
+            side: on_move,
+            standing,
+        };
+        let result = verdict.result().unwrap_or(GameResult::Drawn);
+        let a = self.bughouse_end_alert(kind, Severity::Info, Some(on_move), reg, verdict);
         self.finish(t, a, result, reason, out);
     }
 
@@ -235,18 +209,12 @@ impl Session {
     /// Both flags down under the DJC / KNSB regulation: a draw the arbiter declares at once,
     /// the one case he acts without a request (5.8, 10.2).
     fn both_flags_down(&mut self, t: u64, reg: Regulation, out: &mut Emitted) {
-        let mut a = self.alert(
+        let a = self.bughouse_end_alert(
             AlertKind::BothFlagsFallen,
             Severity::Intervene,
             None,
-            "Both flags have fallen: the game is drawn, and the arbiter must declare it now."
-                .into(),
-        );
-        a.edition = reg.name().into();
-        a.article = Some("5.8, 10.2".into());
-        a.prescription = Some(
-            "Declare the game drawn (10.2: the one case the arbiter acts without a request)."
-                .into(),
+            reg,
+            BughouseEndVerdict::BothFlagsDown,
         );
         self.finish(t, a, GameResult::Drawn, EndReason::BothFlagsFallen, out);
     }

@@ -2,6 +2,7 @@
 //! board's log after an outage (§3.6), and the link's state.
 
 use super::*;
+use crate::verdict::EquipmentVerdict;
 
 /// What the link and the board say of themselves: the decoder of the line's bytes, the bus
 /// side of a board on a bus line, the board's serial number and versions, the port and the
@@ -101,16 +102,11 @@ impl Session {
                 // byte or two lost in a resynchronisation. Told once per board, repeats
                 // coalesced like any equipment alert.
                 if g.len() >= dgt_protocol::frame::GARBAGE_MAX {
-                    let a = self.alert(
-                        AlertKind::LineNoise,
-                        Severity::Review,
-                        None,
-                        format!(
-                            "The board's line carries bytes that are not the DGT protocol ({} bytes discarded in one run, {} so far): another device on the port, a damaged cable or a wrong line speed. Moves may be missed while it lasts.",
-                            g.len(),
-                            self.link.garbage_bytes
-                        ),
-                    );
+                    let verdict = EquipmentVerdict::LineNoise {
+                        run_bytes: g.len() as u64,
+                        total_bytes: self.link.garbage_bytes,
+                    };
+                    let a = self.link_alert(AlertKind::LineNoise, Severity::Review, verdict);
                     self.equipment_alert(t, a, out);
                 }
             }
@@ -322,11 +318,10 @@ impl Session {
                     {
                         self.timers.set(Timer::LogWait, t + eeprom::LOG_WAIT_MS);
                     }
-                    let a = self.alert(
+                    let a = self.link_alert(
                         AlertKind::BoardReconnected,
                         Severity::Info,
-                        None,
-                        "The board is connected again; its position is read afresh.".into(),
+                        EquipmentVerdict::Reconnected,
                     );
                     out.push((t, EventBody::Alert(a)));
                 }
@@ -336,17 +331,12 @@ impl Session {
                 claimed,
                 other_port,
             } => {
-                let a = self.alert(
-                    AlertKind::DuplicateBoard,
-                    Severity::Review,
-                    None,
-                    format!(
-                        "This board reports serial number {serial}, which {claimed} already has{}: two boards with one number, one board seen on two ports, or a serial table giving two boards one table. It is followed apart under its port's name; check the cabling and the serial table.",
-                        other_port
-                            .as_deref()
-                            .map_or(String::new(), |p| format!(" on {p}"))
-                    ),
-                );
+                let verdict = EquipmentVerdict::Duplicate {
+                    serial: serial.clone(),
+                    claimed: claimed.clone(),
+                    other_port: other_port.clone(),
+                };
+                let a = self.link_alert(AlertKind::DuplicateBoard, Severity::Review, verdict);
                 self.equipment_alert(t, a, out);
             }
             Link::Disconnected { reason, stopping } => {
@@ -359,22 +349,24 @@ impl Session {
                 } else {
                     Severity::Info
                 };
-                let message = if *stopping {
-                    "The daemon is stopping: this board is not watched until it starts again; moves made meanwhile are recovered then.".to_string()
-                } else {
-                    format!(
-                        "The link to the board is down{}; moves made meanwhile are recovered when it is back.",
-                        reason
-                            .as_deref()
-                            .map(|r| format!(" ({r})"))
-                            .unwrap_or_default()
-                    )
+                let verdict = EquipmentVerdict::Disconnected {
+                    reason: reason.clone(),
+                    stopping: *stopping,
                 };
-                let mut a = self.alert(AlertKind::BoardDisconnected, severity, None, message);
+                let mut a = self.link_alert(AlertKind::BoardDisconnected, severity, verdict);
                 a.fen = self.game.as_ref().map(|g| fen(g.current()));
                 out.push((t, EventBody::Alert(a)));
             }
         }
+    }
+}
+
+impl Session {
+    /// A link alert: its message is the verdict's.
+    fn link_alert(&self, kind: AlertKind, severity: Severity, verdict: EquipmentVerdict) -> Alert {
+        let mut a = self.alert(kind, severity, None, verdict.message());
+        a.verdict = Some(Box::new(verdict.into()));
+        a
     }
 }
 

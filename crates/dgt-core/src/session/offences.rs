@@ -5,38 +5,11 @@
 
 use super::*;
 use crate::verdict::{
-    Article, IllegalMoveVerdict, OffenceDecision, OffenceVerdict, Remedy, Replacement, Verdict,
+    AdoptedIllegalMove, Article, IllegalMoveVerdict, IllegalPlacement, LostTrack, OffenceDecision,
+    OffenceVerdict, Remedy, Replacement, StandingIllegalPosition, Verdict,
 };
 
-/// Why the core stopped reading moves from the board (`lose_track`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum LostBecause {
-    /// An illegal move was taken into the game as it stood, then another came (7.5.1).
-    SecondIllegalStood,
-    /// A press found the board changed in more ways than one move of the player on move
-    /// can make: not an illegal move (7.5.1 is about a move), but the board gone astray.
-    NotOneMove,
-    /// A press came while an illegal move (or an illegal position) was already raised and
-    /// not yet put right: play went on from the irregular position (7.5.1: the arbiter
-    /// establishes it), not a further offence of its own.
-    PlayWentOnAfterIllegal,
-}
-
-impl LostBecause {
-    fn words(self) -> &'static str {
-        match self {
-            LostBecause::SecondIllegalStood => {
-                "after an illegal move taken as it stood, another change"
-            }
-            LostBecause::NotOneMove => {
-                "at a press the board differs from the last legal position in more squares than one move changes"
-            }
-            LostBecause::PlayWentOnAfterIllegal => {
-                "the clock was pressed while an irregularity already raised (an illegal move, a displaced piece) was not put right"
-            }
-        }
-    }
-}
+pub(super) use crate::verdict::LostBecause;
 
 /// An illegal move that stood and was answered (`adopt_illegal`): the move as one step,
 /// the position it left, and the answer read from the board.
@@ -331,49 +304,50 @@ impl Session {
         answered_illegally: bool,
     ) -> Alert {
         let reduced = self.reduced();
-        let side = arbiter::side_name(mover);
-        let (severity, message) = if answered_illegally {
-            (
-                Severity::Intervene,
-                format!(
-                    "{side}'s illegal move {san} was answered by an illegal move, not by a claim: whether it can still be corrected is for the arbiter to decide."
-                ),
-            )
-        } else if reduced {
-            (
-                Severity::Info,
-                format!(
-                    "{side}'s illegal move {san} stands: {} moved on without a claim.",
-                    arbiter::side_name(!mover)
-                ),
-            )
-        } else {
-            (
-                Severity::Intervene,
-                match reconstruct::unpromoted_pawn(shown) {
-                    Some(sq) if self.rules.edition.promotion_queen_stays => format!(
-                        "The game went on after {side}'s pawn was left on {sq}: it must be replaced by a queen ({}).",
-                        self.rules.edition.promotion_incomplete
-                    ),
-                    _ => format!(
-                        "The game went on after {side}'s illegal move {san}: the position before it must be reinstated."
-                    ),
-                },
-            )
-        };
         let article = if reduced {
             self.window_article()
         } else {
             self.rules.edition.illegal_move
         };
-        let mut a = self.alert(AlertKind::IllegalMove, severity, Some(mover), message);
-        if answered_illegally {
-            a.prescription = Some(format!(
-                "If {}'s answer is not counted as his next move ({article}), restore the position before {san} ({}); otherwise {san} stands and only the answer is corrected.",
-                arbiter::side_name(!mover),
-                self.rules.edition.illegal_move
-            ));
-        }
+        let (offender, notation) = (mover, san.to_string());
+        let (severity, verdict) = if answered_illegally {
+            (
+                Severity::Intervene,
+                AdoptedIllegalMove::AnsweredIllegally {
+                    offender,
+                    notation,
+                    window: article,
+                    reinstate: self.rules.edition.illegal_move,
+                },
+            )
+        } else if reduced {
+            (
+                Severity::Info,
+                AdoptedIllegalMove::Stands { offender, notation },
+            )
+        } else {
+            (
+                Severity::Intervene,
+                match reconstruct::unpromoted_pawn(shown) {
+                    Some(square) if self.rules.edition.promotion_queen_stays => {
+                        AdoptedIllegalMove::PawnToQueen {
+                            offender,
+                            square,
+                            article: self.rules.edition.promotion_incomplete,
+                        }
+                    }
+                    _ => AdoptedIllegalMove::Reinstate { offender, notation },
+                },
+            )
+        };
+        let mut a = self.alert(
+            AlertKind::IllegalMove,
+            severity,
+            Some(mover),
+            verdict.message(),
+        );
+        a.prescription = verdict.render();
+        a.verdict = Some(Box::new(verdict.into()));
         a.article = Some(article.into());
         a
     }
@@ -391,24 +365,22 @@ impl Session {
         let Some(g) = &self.game else { return };
         let placement = self.board.physical.placement(self.board.orientation).board;
         let d = board::diff(g.current().board(), &placement);
+        let verdict = LostTrack {
+            because,
+            squares: board::square_names(d),
+            ply: g.plies(),
+        };
         let mut a = self.alert(
             AlertKind::IllegalPosition,
             Severity::Review,
             None,
-            format!(
-                "The board no longer follows the game: {}, a change no legal move explains (squares {}). No move is recorded until the board shows the position after ply {} or an earlier one, a legal move from it, or a new set-up.",
-                because.words(),
-                board::square_names(d).join(" "),
-                g.plies()
-            ),
+            verdict.message(),
         );
         a.fen = Some(format!("{placement} (on the board)"));
         a.fen_before = Some(fen(g.current()));
-        a.squares = board::square_names(d);
-        a.prescription = Some(format!(
-            "Establish the position and the moves since ply {} from the players' scoresheets; reinstate the last legal position with its clock times (7.1) or set the position up again.",
-            g.plies()
-        ));
+        a.squares = verdict.squares.clone();
+        a.prescription = Some(verdict.render());
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -428,40 +400,44 @@ impl Session {
         let ply = g.plies() as u32;
         let board = g.current().board();
         let what = if both_kings_in_check(board) {
-            "both kings are in check".to_string()
+            IllegalPlacement::BothKingsInCheck
         } else if let Some(sq) = reconstruct::unpromoted_pawn(board) {
-            format!("a pawn stands on {sq}, its last rank")
+            IllegalPlacement::PawnOnLastRank(sq)
         } else {
             self.watch.illegal_standing = None;
             return;
         };
-        let (severity, message, prescription) = match self.watch.illegal_standing {
+        let (severity, verdict) = match self.watch.illegal_standing {
             None => {
                 self.watch.illegal_standing = Some((ply, false));
                 (
                     Severity::Review,
-                    format!("An illegal position stands after ply {ply}: {what}."),
-                    format!(
-                        "Wait until the next move is completed; if the illegal position is still on the board then, the game is drawn ({article})."
-                    ),
+                    StandingIllegalPosition::Seen { ply, what, article },
                 )
             }
             Some((seen, false)) if ply > seen => {
                 self.watch.illegal_standing = Some((seen, true));
                 (
                     Severity::Intervene,
-                    format!(
-                        "The illegal position seen after ply {seen} is still on the board after the next completed move: {what}."
-                    ),
-                    format!("Declare the game drawn ({article})."),
+                    StandingIllegalPosition::StillThere {
+                        seen,
+                        what,
+                        article,
+                    },
                 )
             }
             _ => return,
         };
-        let mut a = self.alert(AlertKind::IllegalPosition, severity, None, message);
+        let mut a = self.alert(
+            AlertKind::IllegalPosition,
+            severity,
+            None,
+            verdict.message(),
+        );
         a.article = Some(article.into());
         a.ply = Some(ply);
-        a.prescription = Some(prescription);
+        a.prescription = Some(verdict.render());
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -616,44 +592,24 @@ impl Session {
     /// The penalty for an incorrect draw claim by `claimant` (9.5.3: time to the opponent,
     /// by category as for an offence; 2005 9.5b: three minutes to the opponent and a cut in
     /// the claimant's own time).
-    pub(super) fn wrong_claim_penalty(&self, claimant: Color) -> String {
-        let opp = arbiter::side_name(!claimant);
+    pub(super) fn wrong_claim_penalty(
+        &self,
+        claimant: Color,
+    ) -> crate::verdict_claim::WrongClaimPenalty {
+        use crate::verdict_claim::{OwnTimeCut, WrongClaimPenalty};
         let article = self.rules.edition.wrong_claim_penalty;
         if self.rules.edition.wrong_claim_cuts_own_time {
-            // fide-2005: +3 minutes; above 2:00 the claimant loses half his time (at most
-            // 3:00), between 1:00 and 2:00 he keeps 1:00, below 1:00 nothing changes.
-            let own = self.clock.ms_by_color()[claimant];
-            let cut = match own {
-                Some(ms) if ms == 120_000 || ms == 60_000 => {
-                    " The claimant's own time is exactly 1:00 or 2:00, a case 9.5b does not cover: the arbiter decides.".to_string()
-                }
-                Some(ms) if ms > 120_000 => {
-                    let left = ms - (ms / 2).min(180_000);
-                    format!(
-                        " {}'s own time is cut from {} to {}.",
-                        arbiter::side_name(claimant),
-                        mmss(ms),
-                        mmss(left)
-                    )
-                }
-                Some(ms) if ms > 60_000 => format!(
-                    " {}'s own time is set from {} to 1:00.",
-                    arbiter::side_name(claimant),
-                    mmss(ms)
-                ),
-                Some(_) => format!(
-                    " {}'s own time (under 1:00) stays.",
-                    arbiter::side_name(claimant)
-                ),
-                None => " The claimant's own time is cut as 9.5b says.".to_string(),
+            return WrongClaimPenalty {
+                add_ms: 180_000,
+                article,
+                own_time: Some(OwnTimeCut::of(self.clock.ms_by_color()[claimant])),
             };
-            return format!("add 3 minute(s) to {opp}'s clock ({article}).{cut}");
         }
-        let ms = self.penalty_ms();
-        format!(
-            "add {} minute(s) to {opp}'s clock ({article}).",
-            ms / 60_000
-        )
+        WrongClaimPenalty {
+            add_ms: self.penalty_ms(),
+            article,
+            own_time: None,
+        }
     }
 
     /// The verdict on the next offence of `side`, as data: the remedy and the time penalty,

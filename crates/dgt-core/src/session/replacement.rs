@@ -6,6 +6,7 @@
 //! of its own (found under way once the position stood on it) gives way: `game_replaced`.
 
 use super::*;
+use crate::verdict::UnderWayVerdict;
 
 /// A game on its way from one board to another.
 pub(crate) struct MovedGame {
@@ -33,15 +34,11 @@ impl Session {
         }
         self.press.pending = None;
         self.before.replaced = true;
-        let mut a = self.alert(
-            AlertKind::GameFoundUnderWay,
-            Severity::Info,
-            None,
-            format!(
-                "The game {} continues on board {to}, as the arbiter moved it there: this board is no longer watched for it.",
-                game.id
-            ),
-        );
+        let verdict = UnderWayVerdict::MovedAway {
+            game: game.id.clone(),
+            to: to.to_string(),
+        };
+        let mut a = self.under_way_alert(Severity::Info, None, verdict);
         a.game = Some(game.id.clone());
         a.ply = Some(game.plies() as u32);
         a.fen = Some(fen(game.current()));
@@ -63,12 +60,10 @@ impl Session {
         out: &mut Emitted,
     ) {
         let Some(moved) = moved else {
-            let a = self.alert(
-                AlertKind::GameFoundUnderWay,
-                Severity::Review,
-                None,
-                format!("No game is being played on board {from}: there is nothing to move to this board."),
-            );
+            let verdict = UnderWayVerdict::NothingToMove {
+                from: from.to_string(),
+            };
+            let a = self.under_way_alert(Severity::Review, None, verdict);
             out.push((t, EventBody::Alert(a)));
             return;
         };
@@ -76,14 +71,10 @@ impl Session {
             .playing()
             .is_some_and(|g| g.plies() > 0 && !self.watch.found_under_way)
         {
-            let a = self.alert(
-                AlertKind::GameFoundUnderWay,
-                Severity::Review,
-                None,
-                format!(
-                    "This board follows a game with moves: the game of board {from} was not moved here."
-                ),
-            );
+            let verdict = UnderWayVerdict::BoardBusy {
+                from: from.to_string(),
+            };
+            let a = self.under_way_alert(Severity::Review, None, verdict);
             out.push((t, EventBody::Alert(a)));
             return;
         }
@@ -106,20 +97,12 @@ impl Session {
         self.board.orientation = orientation;
         self.read_afresh(t);
         let Some(g) = &self.game else { return };
-        let mut a = self.alert(
-            AlertKind::GameFoundUnderWay,
-            Severity::Info,
-            None,
-            format!(
-                "The game {} of board {from} continues on this board, as the arbiter moved it here ({} ply(ies) so far).",
-                g.id,
-                g.plies()
-            ),
-        );
-        a.prescription = Some(
-            "Set the position up on this board as it stood on the replaced board; a placement that differs is raised as usual."
-                .into(),
-        );
+        let verdict = UnderWayVerdict::MovedHere {
+            game: g.id.clone(),
+            from: from.to_string(),
+            plies: g.plies(),
+        };
+        let a = self.under_way_alert(Severity::Info, None, verdict);
         out.push((t, EventBody::Alert(a)));
         self.emit_status(t, out);
     }

@@ -378,7 +378,7 @@ impl Session {
             && ply == plies
         {
             seat.pending = None;
-            self.end_standing(t, standing, "the other game has ended", out);
+            self.end_standing(t, standing, out);
         }
     }
 

@@ -2,6 +2,7 @@
 //! or a wrong set-up from which a move is made (7.2.1; 2005 7.1a).
 
 use super::*;
+use crate::verdict::SetupVerdict;
 
 impl Session {
     /// A start position set up again begins a new game — unless legal moves of this game
@@ -69,15 +70,12 @@ impl Session {
         self.begin_game(t, pos, CastlingMode::Standard, orientation, out);
         self.after_early_press(seen_at);
         let (window, moves) = self.rules.edition.setup_claim_window;
-        let remedy = if self.reduced() {
-            format!(
-                "A claim is possible only until each player has made {moves} moves ({window}); after that the game goes on, and a misplaced king or rook may not castle."
-            )
+        let mut verdict = if self.reduced() {
+            SetupVerdict::ClaimWithin { window, moves }
         } else {
-            format!(
-                "Before the first move is completed, set the pieces up correctly; once the game has begun, it is cancelled and a new game played ({}).",
-                self.rules.edition.setup_invalid
-            )
+            SetupVerdict::SetUpAgain {
+                article: self.rules.edition.setup_invalid,
+            }
         };
         let mut a = self.alert(
             AlertKind::SetupInvalid,
@@ -93,7 +91,6 @@ impl Session {
             }
             .into(),
         );
-        a.prescription = Some(remedy);
         if let Some(seat) = &self.bughouse
             && !seat.regulation.fide_underneath()
         {
@@ -102,11 +99,10 @@ impl Session {
             a.severity = Severity::Claim;
             a.edition = seat.regulation.name().into();
             a.article = Some("7.1".into());
-            a.prescription = Some(
-                "If it is noticed before Black has completed his third move, this game is restarted; after that it continues (7.1). Only colours reversed on one board restart both games (7.2)."
-                    .into(),
-            );
+            verdict = SetupVerdict::BughouseRestart;
         }
+        a.prescription = Some(verdict.render());
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 

@@ -15,6 +15,7 @@
 use shakmaty::{Bitboard, Board, FromSetup, Setup, Square};
 
 use super::*;
+use crate::verdict::{ToMoveFrom, UnderWayVerdict};
 
 /// How long a placement must stand still before it is taken for a game found under way:
 /// longer than a move's handling (a piece held in the hand for a second or two leaves a
@@ -28,27 +29,6 @@ pub(super) struct FoundPlacement {
     pub placement: Board,
     pub orientation: Orientation,
     pub seen_at: u64,
-}
-
-/// How the side to move of a game found under way was learnt, for the alert.
-#[derive(Debug, Clone, Copy)]
-enum ToMoveFrom {
-    Clock,
-    /// Only one side to move makes the position legal (the other stands in check).
-    Position,
-    FirstMove,
-    Arbiter,
-}
-
-impl ToMoveFrom {
-    fn words(self) -> &'static str {
-        match self {
-            ToMoveFrom::Clock => "from the running clock",
-            ToMoveFrom::Position => "the only side to move the position allows",
-            ToMoveFrom::FirstMove => "the mover of the first move seen",
-            ToMoveFrom::Arbiter => "as the arbiter chose",
-        }
-    }
 }
 
 /// A placement that is a set-up in progress rather than a game: every pawn on its side's
@@ -196,22 +176,13 @@ impl Session {
             Some((pos, how)) => self.begin_under_way(t, pos, found.orientation, how, out),
             None if !self.before.found_told => {
                 self.before.found_told = true;
-                let mut a = self.alert(
-                    AlertKind::GameFoundUnderWay,
-                    Severity::Review,
-                    None,
-                    format!(
-                        "A game is under way on this board (placement {}), and no game was followed here: the moves before it were not seen. Whose move it is is not known ({}): the game is followed from the first move made, or from the side to move chosen on the board page.",
-                        found.placement,
-                        if self.clock.running().is_some() {
-                            "the clock runs, but which display is White's is not known"
-                        } else {
-                            "the clock does not run"
-                        }
-                    ),
-                );
-                a.fen = Some(found.placement.to_string());
-                a.prescription = Some(Self::under_way_prescription().into());
+                let fen = found.placement.to_string();
+                let verdict = UnderWayVerdict::ToMoveUnknown {
+                    placement: found.placement,
+                    clock_runs: self.clock.running().is_some(),
+                };
+                let mut a = self.under_way_alert(Severity::Review, None, verdict);
+                a.fen = Some(fen);
                 out.push((t, EventBody::Alert(a)));
             }
             None => {}
@@ -251,12 +222,8 @@ impl Session {
             .playing()
             .is_some_and(|g| self.watch.found_under_way && g.plies() == 0);
         if self.phase().is_playing() && !fresh {
-            let mut a = self.alert(
-                AlertKind::GameFoundUnderWay,
-                Severity::Info,
-                None,
-                "The side to move was not changed: a game with moves is being followed on this board.".into(),
-            );
+            let mut a =
+                self.under_way_alert(Severity::Info, None, UnderWayVerdict::ToMoveNotChanged);
             a.side = Some(turn.into());
             out.push((t, EventBody::Alert(a)));
             return;
@@ -267,23 +234,34 @@ impl Session {
                 self.begin_under_way(t, pos, self.board.orientation, ToMoveFrom::Arbiter, out);
             }
             None => {
-                let mut a = self.alert(
-                    AlertKind::GameFoundUnderWay,
-                    Severity::Review,
-                    Some(turn),
-                    format!(
-                        "The board's placement ({placement}) is no legal position with {} to move: no game is followed. Check the board.",
-                        arbiter::side_name(turn)
-                    ),
-                );
-                a.fen = Some(placement.to_string());
+                let fen = placement.to_string();
+                let verdict = UnderWayVerdict::NoLegalPosition {
+                    placement,
+                    to_move: turn,
+                };
+                let mut a = self.under_way_alert(Severity::Review, Some(turn), verdict);
+                a.fen = Some(fen);
                 out.push((t, EventBody::Alert(a)));
             }
         }
     }
 
-    fn under_way_prescription() -> &'static str {
-        "Check the position with the players' scoresheets. Castling is taken as possible for a king and rook on their home squares, no en-passant capture on the first move; repetitions and the 50/75-move counts begin at this position."
+    /// A `game_found_under_way` alert: its message and prescription are the verdict's.
+    pub(super) fn under_way_alert(
+        &self,
+        severity: Severity,
+        side: Option<Color>,
+        verdict: UnderWayVerdict,
+    ) -> Alert {
+        let mut a = self.alert(
+            AlertKind::GameFoundUnderWay,
+            severity,
+            side,
+            verdict.message(),
+        );
+        a.prescription = verdict.render();
+        a.verdict = Some(Box::new(verdict.into()));
+        a
     }
 
     /// Begins the game found under way from `pos` and tells the arbiter.
@@ -300,25 +278,9 @@ impl Session {
         self.begin_game(t, pos, CastlingMode::Standard, orientation, out);
         self.watch.found_under_way = true;
         mark_found_under_way(&mut out[from..]);
-        let mut a = self.alert(
-            AlertKind::GameFoundUnderWay,
-            Severity::Review,
-            Some(turn),
-            format!(
-                "A game found under way is followed from the position on the board, {} to move ({}); the moves before it were not seen.",
-                arbiter::side_name(turn),
-                how.words()
-            ),
-        );
-        a.prescription = Some(Self::under_way_prescription().into());
+        let verdict = UnderWayVerdict::Followed { to_move: turn, how };
+        let a = self.under_way_alert(Severity::Review, Some(turn), verdict);
         out.push((t, EventBody::Alert(a)));
-    }
-
-    /// A note for a claim checked in a game found under way: its history is not complete.
-    pub(super) fn under_way_note(&self) -> Option<&'static str> {
-        self.watch.found_under_way.then_some(
-            " The game was found under way: positions and moves before it were not seen, so repetitions and the 50-move count include only what followed.",
-        )
     }
 }
 

@@ -9,6 +9,7 @@
 //! stands (`under_way.rs`).
 
 use super::*;
+use crate::verdict::UnderWayVerdict;
 
 /// How long a game found under way waits for the board's log: a full log takes ~8 s at
 /// 9600 baud (protocol §4.4), behind whatever the board is sending; a busy host reads it
@@ -54,16 +55,13 @@ impl Session {
         self.timers.set(Timer::LogWait, until);
         self.timers.set(Timer::Settle, until);
         let placement = self.board.physical.placement(self.board.orientation).board;
-        let mut a = self.alert(
-            AlertKind::GameFoundUnderWay,
-            Severity::Review,
-            None,
-            format!(
-                "A game is under way on this board (placement {placement}), and no game was followed here: the board's own log is read for the moves before it (up to {} s); the game is followed from where it stands if the log does not lead there.",
-                FOUND_LOG_WAIT_MS / 1000
-            ),
-        );
-        a.fen = Some(placement.to_string());
+        let fen = placement.to_string();
+        let verdict = UnderWayVerdict::ReadingLog {
+            placement,
+            wait_ms: FOUND_LOG_WAIT_MS,
+        };
+        let mut a = self.under_way_alert(Severity::Review, None, verdict);
+        a.fen = Some(fen);
         out.push((t, EventBody::Alert(a)));
         true
     }
@@ -141,24 +139,11 @@ impl Session {
         if let Some(d) = self.clock.running() {
             self.infer_running_side_to_move(d);
         }
-        let mut a = self.alert(
-            AlertKind::GameFoundUnderWay,
-            Severity::Review,
-            None,
-            format!(
-                "A game found under way was rebuilt from the board's own log: {} move(s) since the start position lead to the placement on the board{}.",
-                moves.len(),
-                since
-                    .gap
-                    .as_deref()
-                    .map(|g| format!(" ({g})"))
-                    .unwrap_or_default()
-            ),
-        );
-        a.prescription = Some(
-            "Check the moves against the players' scoresheets; the clock times are those the board logged at the lever presses."
-                .into(),
-        );
+        let verdict = UnderWayVerdict::RebuiltFromLog {
+            moves: moves.len(),
+            gap: since.gap.clone(),
+        };
+        let a = self.under_way_alert(Severity::Review, None, verdict);
         out.push((t, EventBody::Alert(a)));
         true
     }

@@ -372,6 +372,109 @@ pub fn offence_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::OffenceVerdic
     v
 }
 
+/// A draw claim's verdict as data; its `prescription` is the verdict's text and its
+/// `title` the verdict's heading.
+#[track_caller]
+pub fn claim_verdict(a: &dgt_core::Alert) -> dgt_core::verdict::ClaimVerdict {
+    let v = *a
+        .claim_verdict()
+        .unwrap_or_else(|| panic!("no claim verdict on {a:?}"));
+    assert_eq!(a.prescription.as_deref(), Some(v.render().as_str()));
+    assert_eq!(a.title.as_deref(), Some(v.title().as_str()));
+    v
+}
+
+/// What a `game_found_under_way` alert says, as data; its `message` and `prescription`
+/// are the verdict's text.
+#[track_caller]
+pub fn under_way_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::UnderWayVerdict {
+    let v = a
+        .under_way_verdict()
+        .unwrap_or_else(|| panic!("no under-way verdict on {a:?}"));
+    assert_eq!(a.message, v.message());
+    assert_eq!(a.prescription, v.render());
+    v
+}
+
+/// A bughouse match's verdict, as data; the `match_result` alert's `message` and `article`
+/// are the verdict's.
+#[track_caller]
+pub fn match_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::MatchVerdict {
+    let v = a
+        .match_verdict()
+        .unwrap_or_else(|| panic!("no match verdict on {a:?}"));
+    assert_eq!(a.message, v.message());
+    assert_eq!(a.article.as_deref(), Some(v.article().as_str()));
+    v
+}
+
+/// An illegal move taken into the game as it stood, as data; the alert's `message` and
+/// `prescription` are the verdict's text.
+#[track_caller]
+pub fn adopted(a: &dgt_core::Alert) -> &dgt_core::verdict::AdoptedIllegalMove {
+    let v = a
+        .adopted_verdict()
+        .unwrap_or_else(|| panic!("no adopted illegal move on {a:?}"));
+    assert_eq!(a.message, v.message());
+    assert_eq!(a.prescription, v.render());
+    v
+}
+
+/// A standing illegal position under reduced supervision, as data; the alert's `message`
+/// and `prescription` are the verdict's text.
+#[track_caller]
+pub fn standing(a: &dgt_core::Alert) -> dgt_core::verdict::StandingIllegalPosition {
+    let v = *a
+        .standing_illegal_position()
+        .unwrap_or_else(|| panic!("no standing illegal position on {a:?}"));
+    assert_eq!(a.message, v.message());
+    assert_eq!(a.prescription.as_deref(), Some(v.render().as_str()));
+    v
+}
+
+/// Whether the alert says an illegal move stands (the opponent moved on without a claim).
+pub fn stands(a: &dgt_core::Alert) -> bool {
+    matches!(
+        a.adopted_verdict(),
+        Some(dgt_core::verdict::AdoptedIllegalMove::Stands { .. })
+    )
+}
+
+/// A bughouse drop's verdict, as data; the alert's `message` and `prescription` are the
+/// verdict's text.
+#[track_caller]
+pub fn drop_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::DropVerdict {
+    let v = a
+        .drop_verdict()
+        .unwrap_or_else(|| panic!("no drop verdict on {a:?}"));
+    assert_eq!(a.message, v.message());
+    assert_eq!(a.prescription.as_deref(), Some(v.render().as_str()));
+    v
+}
+
+/// A wrong set-up's verdict, as data; the alert's `prescription` is its text.
+#[track_caller]
+pub fn setup_verdict(a: &dgt_core::Alert) -> dgt_core::verdict::SetupVerdict {
+    let v = *a
+        .setup_verdict()
+        .unwrap_or_else(|| panic!("no set-up verdict on {a:?}"));
+    assert_eq!(a.prescription.as_deref(), Some(v.render().as_str()));
+    v
+}
+
+/// A bughouse game's end, as data; the alert's `message`, `article` and `prescription` are
+/// the verdict's.
+#[track_caller]
+pub fn bughouse_end(a: &dgt_core::Alert) -> dgt_core::verdict::BughouseEndVerdict {
+    let v = *a
+        .bughouse_end_verdict()
+        .unwrap_or_else(|| panic!("no bughouse end on {a:?}"));
+    assert_eq!(a.message, v.message());
+    assert_eq!(a.article.as_deref(), Some(v.article()));
+    assert_eq!(a.prescription.as_deref(), Some(v.render().as_str()));
+    v
+}
+
 /// An illegal move's verdict under bughouse or reduced supervision, as data; its
 /// `prescription` is the verdict's text.
 #[track_caller]
@@ -431,7 +534,7 @@ pub fn verdict(ev: &[Event]) -> dgt_core::Alert {
     ev.iter()
         .rev()
         .find_map(|e| match &e.body {
-            EventBody::Alert(a) if a.message.starts_with("Claim checked") => Some(a.clone()),
+            EventBody::Alert(a) if a.claim_verdict().is_some() => Some(a.clone()),
             _ => None,
         })
         .expect("a claim verdict")

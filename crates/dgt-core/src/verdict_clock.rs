@@ -1,0 +1,105 @@
+//! What the clock checks prescribe (8.4, III.5; 2005 10.2; 6.10.2; 2005 6.11), as data:
+//! recording no longer required, a quickplay-finish claim, the start time, the setting
+//! installed. The English an alert's `prescription` carries is rendered here.
+
+use shakmaty::Color;
+
+use crate::article::Article;
+use crate::verdict::{hmmss, side_name};
+
+/// What a check of the clock's readings prescribes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClockVerdict {
+    /// `side` need no longer record the moves for the rest of the period (`exempt`: 8.4);
+    /// once neither player has to, the arbiter or an assistant keeps score (`keep`).
+    RecordingNotRequired {
+        side: Color,
+        exempt: Article,
+        keep: Article,
+    },
+    /// Only on `claimant`'s claim (III.5; 2005 10.2): drawn if the opponent cannot win by
+    /// normal means or makes no effort to; the decision may be postponed, and a rejected
+    /// claim gives the opponent `rejected_gives_opponent_ms`.
+    QuickplayClaim {
+        claimant: Color,
+        rejected_gives_opponent_ms: u64,
+    },
+    /// Set each clock to `base_ms` before the game starts (`article`: 6.10.2; 2005 6.11).
+    SetStartTime { base_ms: u64, article: Article },
+    /// Stop the clock, install the correct setting and adjust the times and the move
+    /// counter (`article`: 6.10.2; 2005 6.11).
+    InstallCorrectSetting { article: Article },
+}
+
+impl ClockVerdict {
+    /// The prescription's text, as the alert carries it.
+    pub fn render(&self) -> String {
+        match *self {
+            ClockVerdict::RecordingNotRequired { side, exempt, keep } => format!(
+                "{} may stop keeping score for the rest of the period ({exempt}). Once neither player has to, the arbiter or an assistant should be present and keep score ({keep}).",
+                side_name(side)
+            ),
+            ClockVerdict::QuickplayClaim {
+                claimant,
+                rejected_gives_opponent_ms: ms,
+            } => {
+                let (name, opp) = (side_name(claimant), side_name(!claimant));
+                let extra = match ms {
+                    120_000 => "two extra minutes".to_string(),
+                    ms => format!("{} extra minute(s)", ms / 60_000),
+                };
+                format!(
+                    "Only on {name}'s claim: if {opp} cannot win by normal means or makes no effort to, the game is drawn; the decision may be postponed ({opp} may get {extra}); a rejected claim gives {opp} {extra}."
+                )
+            }
+            ClockVerdict::SetStartTime { base_ms, article } => format!(
+                "Set the clock to {} for each player before the game starts ({article}).",
+                hmmss(base_ms)
+            ),
+            ClockVerdict::InstallCorrectSetting { article } => format!(
+                "Stop the clock, install the correct setting and adjust the times and the move counter ({article})."
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_checks_render_their_prescriptions() {
+        let claim = ClockVerdict::QuickplayClaim {
+            claimant: Color::White,
+            rejected_gives_opponent_ms: 120_000,
+        };
+        assert_eq!(
+            claim.render(),
+            "Only on White's claim: if Black cannot win by normal means or makes no effort to, the game is drawn; the decision may be postponed (Black may get two extra minutes); a rejected claim gives Black two extra minutes."
+        );
+        let set = ClockVerdict::SetStartTime {
+            base_ms: 5_400_000,
+            article: Article::new("6.10.2"),
+        };
+        assert_eq!(
+            set.render(),
+            "Set the clock to 1:30:00 for each player before the game starts (6.10.2)."
+        );
+        assert_eq!(
+            ClockVerdict::RecordingNotRequired {
+                side: Color::White,
+                exempt: Article::new("8.4"),
+                keep: Article::new("8.5.1"),
+            }
+            .render(),
+            "White may stop keeping score for the rest of the period (8.4). Once neither player has to, the arbiter or an assistant should be present and keep score (8.5.1)."
+        );
+        assert_eq!(
+            ClockVerdict::InstallCorrectSetting {
+                article: Article::new("6.10.2")
+            }
+            .render(),
+            "Stop the clock, install the correct setting and adjust the times and the move counter (6.10.2)."
+        );
+    }
+}

@@ -1,4 +1,4 @@
-//! A game found under way (issue 35): a board that shows a game in progress while no game
+//! A game found under way: a board that shows a game in progress while no game
 //! is followed on it is told to the arbiter at once and followed from where it stands, or
 //! rebuilt from the board's own log (protocol §3.6) when the log leads to the placement.
 

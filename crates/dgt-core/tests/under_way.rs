@@ -4,11 +4,10 @@
 
 mod common;
 
-use common::{Board, alert_of, alerts, moves, one};
+use common::{Board, alert_of, alerts, ee_message, moves, one};
 use dgt_core::capture::parse_capture;
 use dgt_core::input::ClockSide;
 use dgt_core::{AlertKind, CoreConfig, Event, EventBody, Severity, Side};
-use dgt_protocol::eeprom::encode_ee_log;
 use dgt_protocol::{DgtPiece, EeEntry, PhysicalSquare};
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Position, Square};
@@ -236,19 +235,6 @@ fn log_of(moves: &[&str]) -> Vec<EeEntry> {
         });
     }
     log
-}
-
-/// The `EE_MOVES` message for a log (0x1F00 bytes, NOP padding in front, `EE_EOF` last).
-fn ee_message(entries: &[EeEntry]) -> Vec<u8> {
-    let mut all = entries.to_vec();
-    all.push(EeEntry::Eof);
-    let body = encode_ee_log(&all);
-    let mut data = vec![0x7F; 0x1F00 - body.len()];
-    data.extend(body);
-    let len = data.len() + 3;
-    let mut m = vec![0x8F, (len >> 7) as u8, (len & 0x7F) as u8];
-    m.extend(data);
-    m
 }
 
 /// A board on a serial port, found under way; its log comes `log_after` ms after the dump.

@@ -3,30 +3,19 @@
 //! inputs go through the real core, and every board's game must come out as the emulator's
 //! truth says. `serial_bus.rs` keeps one end-to-end run through a pseudo-terminal.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use common::{bus_spec, label};
 use dgt_arbiter::edge::serial::bus_poller::{BusPoller, POLL_PERIOD, REDISCOVERY_INTERVAL};
 use dgt_core::{Core, CoreConfig, EventBody, Input, InputKind, Link};
-use dgt_emulator::{BoardSpec, EmulatedBoard, HandlingRates, TimeControl, Truth};
+use dgt_emulator::{EmulatedBoard, TimeControl, Truth};
 use dgt_lab::simulated::bus_line_board::{BusLineBoard, BusMember};
 use dgt_lab::simulated::pty_board::BoardModel;
-
-/// A short bullet game with clean handling, starting once discovery is over.
-fn spec(serial: u32, seed: u64, plies: usize) -> BoardSpec {
-    let mut spec = BoardSpec::random(seed, plies)
-        .with_rates(HandlingRates::clean())
-        .with_time_control(TimeControl::parse("60+1").unwrap());
-    spec.serial = serial;
-    spec.start_delay_ms = 6000;
-    spec
-}
-
-fn label(serial: u32) -> String {
-    format!("board-{serial:05}")
-}
 
 /// One bus line and its poller on a virtual clock (ms since the line was powered).
 struct Sim {
@@ -195,7 +184,7 @@ fn line_of(serials: &[u32], seed: u64, plies: usize) -> (Vec<EmulatedBoard>, Vec
     let boards: Vec<EmulatedBoard> = serials
         .iter()
         .enumerate()
-        .map(|(i, &s)| EmulatedBoard::new(spec(s, seed + i as u64, plies)))
+        .map(|(i, &s)| EmulatedBoard::new(bus_spec(s, seed + i as u64, plies)))
         .collect();
     let truths = serials
         .iter()
@@ -546,7 +535,7 @@ fn a_board_cut_off_is_reported_lost_then_found_again_with_the_moves_made_meanwhi
             .iter()
             .enumerate()
             .map(|(i, &s)| {
-                let mut spec = spec(s, seed + i as u64, 14)
+                let mut spec = bus_spec(s, seed + i as u64, 14)
                     .with_time_control(TimeControl::parse("120+1").unwrap());
                 spec.start_delay_ms = 4000;
                 EmulatedBoard::new(spec)

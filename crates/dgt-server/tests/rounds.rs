@@ -63,6 +63,19 @@ fn round3() -> RoundPairings {
     dgt_pairings::read(TRF, 3, BoardOrder::WhiteLine).unwrap()
 }
 
+/// Round 3's table 4, which has no board, lost by White by forfeit (`-+`), as the arbiter
+/// enters it.
+fn forfeit_at_table_4(s: &mut EventScript) {
+    s.push(
+        ROUND_BOARD,
+        EventBody::TableResult(dgt_core::pairing::TableResultOp {
+            round: 3,
+            table: 4,
+            result: Some("-+".parse().unwrap()),
+        }),
+    );
+}
+
 /// The hall before and after round 3's pairings: boards 1, b-2, 3 and 9 present (seqs 1
 /// to 12).
 fn hall() -> EventScript {
@@ -233,14 +246,7 @@ async fn boards_and_pgn_carry_the_players_and_unpaired_things_are_shown() {
 
     // Results for the pairing program, the unfinished tables named.
     s.end("1", "1/1", "1/2-1/2", EndReason::Arbiter);
-    s.push(
-        ROUND_BOARD,
-        EventBody::TableResult(dgt_core::pairing::TableResultOp {
-            round: 3,
-            table: 4,
-            result: Some("-+".parse().unwrap()),
-        }),
-    );
+    forfeit_at_table_4(&mut s);
     server.send(&s.events[12..]);
     server.wait_seq(14).await;
     let (code, head, trf) = request(
@@ -475,14 +481,7 @@ async fn livechess_tournament_calls_as_broadcast_tools_make_them() {
 
     // Results as LiveChess names them once the games end.
     s.end("1", "1/1", "0-1", EndReason::Arbiter);
-    s.push(
-        ROUND_BOARD,
-        EventBody::TableResult(dgt_core::pairing::TableResultOp {
-            round: 3,
-            table: 4,
-            result: Some("-+".parse().unwrap()),
-        }),
-    );
+    forfeit_at_table_4(&mut s);
     server.send(&s.events[13..]);
     server.wait_seq(15).await;
     let (_, r) = lc_get(&server, &format!("/api/v1.0/round/{uuid}/3")).await;

@@ -299,8 +299,8 @@ fn a_square_changed_three_times_needs_the_log_to_name_it_more_than_once() {
 fn a_first_move_pressed_before_its_landing_was_logged_is_read_at_the_next_poll() {
     // Seed 19950: f2-f3 pressed, the poll's packet logging the pawn lifted and the press but
     // not yet the landing (the board logs a press at once, a piece at the end of its scan,
-    // §3.6). Read as an illegal move at once, the game lost f3 and Nf6, read f3-f4 as f2-f4
-    // and Nf6-g4 as an illegal Ng8-g4, and every later move two plies early.
+    // §3.6). Read as an illegal move at once, the game would lose f3 and Nf6, read f3-f4 as
+    // f2-f4 and Nf6-g4 as an illegal Ng8-g4, and every later move two plies early.
     assert_bus_games_read_exactly(&[19950]);
 }
 
@@ -308,11 +308,12 @@ fn a_first_move_pressed_before_its_landing_was_logged_is_read_at_the_next_poll()
 fn a_piece_moved_twice_around_the_reply_between_two_polls_is_read_as_two_moves() {
     // The board's log counts the presses (protocol §3.6) and the packet shows where the
     // pieces stand: d2-d3 e7-e5 d3-d4 pressed three times between two moves read shows the
-    // placement of d2-d4 e7-e5 (seed 9598), which the press completed as d2-d4, then e5xd4
-    // read as an illegal e7xd4 and every later move two plies early. Three presses logged,
-    // the clock running for the player on move after three moves, and d3 logged since: three
-    // moves (the log counts presses, never invents one). 15664: d2-d3 Ng8-e7 d3-d4 the same; 18466 and 21581: a piece moved twice
-    // around the reply later in the game. 6674: Bxa6 g6 Bxh6 g5 in one reading, Bxa6 shown
+    // placement of d2-d4 e7-e5 (seed 9598); read as the shortest line, the press would
+    // complete d2-d4, then e5xd4 read as an illegal e7xd4 and every later move two plies
+    // early. Three presses logged, the clock running for the player on move after three
+    // moves, and d3 logged since: three moves (the log counts presses, never invents one).
+    // 15664: d2-d3 Ng8-e7 d3-d4 the same; 18466 and 21581: a piece moved twice around the
+    // reply later in the game. 6674: Bxa6 g6 Bxh6 g5 in one reading, Bxa6 shown
     // first, not read as Bxh6 g6 Bxa6. 5125: Bxd7 Qxd7 Na3 and Rh6 pressed with the rook not
     // yet lifted on the board — four presses, three moves shown — is not read as a queen
     // moving via c8 (not logged since the last move read).
@@ -322,10 +323,10 @@ fn a_piece_moved_twice_around_the_reply_between_two_polls_is_read_as_two_moves()
 #[test]
 fn the_opening_moves_pressed_between_two_polls_are_counted_from_the_start() {
     // Seed 18518: c2-c3 e7-e6 c3-c4 pressed three times from the start position before the
-    // packets showed the pawn's landings, read as c2-c4 and then every move a ply off (a
-    // shifted game). The presses logged count from the game's start; Black's press
-    // starting White's clock would count one too many, and the running display then
-    // disagrees. 5235, 6789, 11122 and 20198 were lost the same way.
+    // packets showed the pawn's landings, which must not read as c2-c4 and then every move
+    // a ply off (a shifted game). The presses logged count from the game's start; Black's
+    // press starting White's clock would count one too many, and the running display then
+    // disagrees. 5235, 6789, 11122 and 20198 the same.
     assert_bus_games_read_exactly(&[18518, 5235, 6789, 11122, 20198]);
 }
 
@@ -333,9 +334,9 @@ fn the_opening_moves_pressed_between_two_polls_are_counted_from_the_start() {
 fn a_double_step_taken_en_passant_is_read_from_the_square_the_log_named() {
     // b2-b4 and c4xb3 en passant leave the placement of b2-b3 and c4xb3 (seed 5455): the
     // packet shows where the pieces stand, the log names b4 (protocol §3.6). Read as b3
-    // cxb3, one move was wrong and nothing alerted the arbiter; the reading that changes the
-    // squares the log named is taken (each change of a square is logged). 7794 (c7-c5 b5xc6 e.p.), 8330 (b2-b4 a4xb3 e.p.),
-    // 9264 and 960 the same.
+    // cxb3, one move would be wrong and nothing would alert the arbiter; the reading that
+    // changes the squares the log named is taken (each change of a square is logged). 7794
+    // (c7-c5 b5xc6 e.p.), 8330 (b2-b4 a4xb3 e.p.), 9264 and 960 the same.
     assert_bus_games_read_exactly(&[5455, 7794, 8330, 9264, 960]);
 }
 

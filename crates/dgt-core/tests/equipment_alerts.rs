@@ -1,6 +1,7 @@
-//! Equipment alerts coalesce per board (an arbiter paged per flicker stops reading): a battery indicator that flickers or a
-//! clock that flaps between connected and not is one alert, re-sent with the same id, a
-//! count and the latest time, not a new alert per transition.
+//! Equipment alerts coalesce per board (an arbiter paged per flicker stops reading): a
+//! battery indicator that flickers or a clock that flaps between connected and not is one
+//! alert, re-sent with the same id, a count and the latest time, not a new alert per
+//! transition.
 
 mod common;
 

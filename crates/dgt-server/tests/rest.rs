@@ -465,7 +465,7 @@ async fn only_a_two_handed_move_can_be_confirmed() {
     );
 }
 
-/// Issue 35: the side to move of a game found under way, and a replacement board.
+/// The side to move of a game found under way, and a replacement board.
 #[tokio::test]
 async fn under_way_and_take_over_go_to_the_core() {
     let mut server = start(test_config()).await;

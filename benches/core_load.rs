@@ -1,4 +1,4 @@
-//! How much the deterministic core can take (issue 18). Run: `cargo bench --bench core_load`.
+//! How much the deterministic core can take. Run: `cargo bench --bench core_load`.
 //!
 //! * board inputs per second per core through decoding, move reconstruction and the
 //!   arbiter, on the emulated corpus (varied time controls and human handling), many boards

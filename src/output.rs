@@ -606,39 +606,16 @@ mod tests {
 
     #[test]
     fn the_broadcast_folder_holds_each_tables_round_game_and_its_record_result() {
-        use dgt_core::event::{EndReason, MoveEvent};
+        use dgt_core::EventBody;
+        use dgt_core::event::EndReason;
+        use dgt_core::event_script::EventScript;
         use dgt_core::pairing::{Pairing, ROUND_BOARD, RoundPairings, TableResultOp};
-        use dgt_core::{EventBody, Side};
         let dir = tempfile::tempdir().unwrap();
         let mut settings = Settings::default();
         settings.journal.broadcast_dir = Some(dir.path().to_path_buf());
         let mut writer = BroadcastWriter::new(&settings).unwrap().unwrap();
-        let mut seq = 0;
-        let mut push = |w: &mut BroadcastWriter, board: &str, body: EventBody| {
-            seq += 1;
-            w.apply(&Event::new(seq, board, seq * 1000, body));
-        };
-        let mv = |game: &str, ply: u32, san: &str| {
-            EventBody::Move(MoveEvent {
-                game: game.into(),
-                ply,
-                side: if ply % 2 == 1 {
-                    Side::White
-                } else {
-                    Side::Black
-                },
-                uci: String::new(),
-                san: san.into(),
-                fen: String::new(),
-                white_ms: None,
-                black_ms: None,
-            })
-        };
-        let start = |game: &str| EventBody::GameStart {
-            game: game.into(),
-            start_fen: String::new(),
-            found_under_way: false,
-        };
+        let mut s = EventScript::new(1000);
+        let no_clocks = (None, None);
         let pairings = RoundPairings {
             round: 2,
             event: Some("Clubkampioenschap".into()),
@@ -651,25 +628,16 @@ mod tests {
                 .collect(),
             ..RoundPairings::default()
         };
-        push(&mut writer, ROUND_BOARD, EventBody::Pairings(pairings));
+        s.push(ROUND_BOARD, EventBody::Pairings(pairings));
         // Table 1: a game, drawn on the board, then skittles on the same board.
-        push(&mut writer, "1", start("1/1"));
-        push(&mut writer, "1", mv("1/1", 1, "e4"));
-        push(&mut writer, "1", mv("1/1", 2, "e5"));
-        push(
-            &mut writer,
-            "1",
-            EventBody::GameEnd {
-                game: "1/1".into(),
-                result: "1/2-1/2".parse().unwrap(),
-                reason: EndReason::ResultGesture,
-            },
-        );
-        push(&mut writer, "1", start("1/2"));
-        push(&mut writer, "1", mv("1/2", 1, "f3"));
+        s.start("1", "1/1", "");
+        s.ply("1", "1/1", 1, "e4", String::new(), no_clocks);
+        s.ply("1", "1/1", 2, "e5", String::new(), no_clocks);
+        s.end("1", "1/1", "1/2-1/2", EndReason::ResultGesture);
+        s.start("1", "1/2", "");
+        s.ply("1", "1/2", 1, "f3", String::new(), no_clocks);
         // Table 2: a forfeit, and skittles on its board. Board 9: not paired.
-        push(
-            &mut writer,
+        s.push(
             ROUND_BOARD,
             EventBody::TableResult(TableResultOp {
                 round: 2,
@@ -677,10 +645,13 @@ mod tests {
                 result: Some("-+".parse().unwrap()),
             }),
         );
-        push(&mut writer, "2", start("2/1"));
-        push(&mut writer, "2", mv("2/1", 1, "a4"));
-        push(&mut writer, "9", start("9/1"));
-        push(&mut writer, "9", mv("9/1", 1, "h4"));
+        s.start("2", "2/1", "");
+        s.ply("2", "2/1", 1, "a4", String::new(), no_clocks);
+        s.start("9", "9/1", "");
+        s.ply("9", "9/1", 1, "h4", String::new(), no_clocks);
+        for e in &s.events {
+            writer.apply(e);
+        }
         writer.publish(100_000, false).unwrap();
         let all = std::fs::read_to_string(dir.path().join("round-2/games.pgn")).unwrap();
         let games: Vec<&str> = all.split("\n\n[Event ").collect();

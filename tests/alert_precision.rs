@@ -23,8 +23,9 @@ fn alerts_are_scored_against_the_truth_at_every_pace() {
             let s = &p.scores[kind];
             assert!(s.true_positives > 0, "{} {kind}: {s:?}", p.name);
         }
-        // Issue 15's target: no more than one false review/intervene alert per 100 games, of
-        // every kind (a kind without truth counts as false), at every pace.
+        // An arbiter stops trusting alerts that cry wolf: no more than one false
+        // review/intervene alert per 100 games, of every kind (a kind without truth counts
+        // as false), at every pace.
         assert!(p.false_review_per_100() <= 1.0, "{}: {report}", p.name);
     }
     // Castling begun with the rook a scan before the king is seen at unhurried paces.
@@ -32,13 +33,12 @@ fn alerts_are_scored_against_the_truth_at_every_pace() {
     assert_eq!(careful.false_positives, 0, "{careful:?}");
 }
 
-/// Issue 15, no runaway of offences: in time-scramble games the board can lose track of the
-/// game (presses closer together than the board polls its clock, protocol §2.2, hide some
-/// of them). The emulated players make no illegal move, so once the core has raised one
+/// No runaway of offences: in time-scramble games the board can lose track of the game
+/// (presses closer together than the board polls its clock, protocol §2.2, hide some of
+/// them). The emulated players make no illegal move, so once the core has raised one
 /// illegal move, the presses that follow before the position is reinstated must not count
 /// further offences — a second one would decide the game (7.5.5) on a misread board. Seeds
-/// 96 and 1453 are scramble games that still raise an illegal move (57 and 94, used before,
-/// are read to the end since D54/D55, 116 and 211 since D65/D66).
+/// 96 and 1453 are scramble games that raise an illegal move.
 #[test]
 fn a_lost_track_at_scramble_pace_counts_no_second_offence() {
     use dgt_core::{AlertKind, EventBody};
@@ -95,7 +95,7 @@ fn scramble_ply(seed: u64, ply: usize) -> (dgt_emulator::GeneratedGame, dgt_emul
 /// square emptied a report before the king's: one scan reports its squares in scan order,
 /// not in the order the hands moved (protocol §1.1, §4.1). Scramble seed 82, ply 41: f1
 /// filled, e1 and h1 emptied in one scan — not visible. Seed 15, ply 33: the rook on f1 a
-/// scan before the king left e1 — visible (and raised, D56).
+/// scan before the king left e1 — visible, and raised.
 #[test]
 fn rook_first_castling_is_visible_only_a_report_ahead_of_the_king() {
     use dgt_lab::verify_alerts::rook_lift_reported_first;
@@ -133,9 +133,10 @@ fn two_handed_castling_is_visible_only_with_both_pieces_reported_off() {
 
 /// A press judged only when the opponent's press overtook it came before that press: it
 /// completed the presser's move before the opponent's reply, not the presser's next move
-/// made after it (D60). Scramble seeds 446, 503, 564: a move made right after the
-/// opponent's press and pressed late (the player forgot, then remembered) was credited to
-/// the earlier press, and the late press then read as a press without a move (intervene).
+/// made after it (6.2.1: a press completes the move made before it). Scramble seeds 446,
+/// 503, 564: a move made right after the opponent's press and pressed late (the player
+/// forgot, then remembered) belongs to the late press; credited to the earlier press, it
+/// would leave the late press read as a press without a move (intervene).
 #[test]
 fn an_overtaken_press_completes_only_the_presser_move_before_the_reply() {
     use dgt_lab::verify_alerts::alert_spec;
@@ -149,9 +150,9 @@ fn an_overtaken_press_completes_only_the_presser_move_before_the_reply() {
 /// A piece moved twice around the reply in a time scramble (Bf1-h3, axb5, Bh3-g2, each
 /// placement shown for less than a settle) leaves the placement of one longer move and the
 /// reply (Bf1-g2 axb5). The board showed each placement in turn as its ply, and the press
-/// judged then, made before the reply, completed only the first move (D70). Read as the
-/// longer move, the reply waited for a press already spent, and the player's next move
-/// read as a second move in one: a false `illegal_move` (intervene). Scramble seeds 985,
+/// judged then, made before the reply, completed only the first move (6.2.1). Read as the
+/// longer move, the reply would wait for a press already spent, and the player's next move
+/// would read as a second move in one: a false `illegal_move` (intervene). Scramble seeds 985,
 /// 562, 833, 1331, 1538, 2859 and (fresh) 21169, 22197.
 #[test]
 fn a_piece_moved_twice_around_the_reply_is_read_move_by_move() {
@@ -166,7 +167,7 @@ fn a_piece_moved_twice_around_the_reply_is_read_move_by_move() {
 /// A player who forgot to press and remembered seconds later, after the opponent had begun
 /// his reply on the running clock: the board reported the opponent's piece leaving its
 /// square after the clock reported the press, and both moves were read before the press was
-/// judged. The press completed the presser's own move before that reply (6.2.1, D71), not a
+/// judged. The press completed the presser's own move before that reply (6.2.1), not a
 /// press without a move (intervene). Scramble seeds 677, 717, 21126, 22597; blitz seeds
 /// 538, 2384, 2461, 20363, 21055.
 #[test]
@@ -187,9 +188,10 @@ fn a_late_press_before_the_reply_began_completed_the_presser_move() {
 /// The players stop the clock when they end the game themselves, then signal the result
 /// with the kings (protocol §4.5). The first king put on a centre square can recreate a
 /// position of plies ago (careful, blitz and scramble seeds 1291 and 2426: the white king
-/// back on e4, where it stood four plies earlier), which read as those moves taken back
-/// (`position_restored`, review). With the clock stopped it waits as a king move onto the
-/// centre does (D72): the other king follows, and the gesture is read, every move kept.
+/// back on e4, where it stood four plies earlier), which would read as those moves taken
+/// back (`position_restored`, review). With the clock stopped it waits as a king move onto
+/// the centre does (it may be the first half of the gesture): the other king follows, and
+/// the gesture is read, every move kept.
 #[test]
 fn a_king_of_the_result_gesture_on_an_earlier_square_takes_nothing_back() {
     use dgt_core::AlertKind;
@@ -217,7 +219,7 @@ fn a_king_of_the_result_gesture_on_an_earlier_square_takes_nothing_back() {
     }
 }
 
-/// D61: a piece knocked over and put back within the 3 s `illegal_position_ms` is no
+/// A piece knocked over and put back within the 3 s `illegal_position_ms` is no
 /// irregularity for the arbiter, but the board reports each change up to a scan late, so
 /// the time between the two reports can read longer than the piece was down (scramble
 /// seed 204: c2 down 2962 ms, 3021 ms between the reports). The timer runs from the board
@@ -245,7 +247,8 @@ fn a_knocked_piece_put_back_within_the_time_raises_nothing() {
 /// within the press's bound — not an illegal move (blitz seeds 521, 804, 993, 1414, 1543,
 /// 1903: the destination toggled 3–4 times for up to ~750 ms after the placement). Not at
 /// the first move (blitz seed 1908, c2-c4): a landing seen late there reads as a move made
-/// after a press that only started the clock (D62), which would turn the clock's sides
+/// after a press that only started the clock (a first press may only start the game),
+/// which would turn the clock's sides
 /// round and make every later press a press without a move.
 #[test]
 fn a_press_with_the_moved_piece_not_yet_reported_waits_for_it() {
@@ -262,8 +265,8 @@ fn a_press_with_the_moved_piece_not_yet_reported_waits_for_it() {
 /// The first move's piece reported on its square before the first press, then toggling on
 /// it (badly centred, protocol §4.1) until after the press was looked at: the press
 /// completed the move — the piece's first landing counts, not the last report of it. Careful
-/// seed 22713 (a2-a3): read as a press that only started the clock, it turned the clock's
-/// sides round, and every later press read as a press without a move (32 false alerts).
+/// seed 22713 (a2-a3): read as a press that only started the clock, it would turn the
+/// clock's sides round, and every later press would read as a press without a move.
 #[test]
 fn a_first_move_flickering_on_its_square_was_made_before_the_press() {
     use dgt_lab::verify_alerts::alert_spec;
@@ -275,9 +278,9 @@ fn a_first_move_flickering_on_its_square_was_made_before_the_press() {
 /// White's first move whose piece flickered from the moment it was put down: the board
 /// reported the square it left before the press and its landing only ~450 ms after it. The
 /// lift before the press says the move was under way: the press completed it, it did not
-/// start the clock. Read as a start, the clock's sides turned round and every later press
-/// was read as the other player's — blitz seed 2086 (12 false presses without a move) and
-/// the corpus games 1319, 1817, 2860, 3707 (2, 39, 93, 26) and 312372 (tracking lost).
+/// start the clock. Read as a start, the clock's sides would turn round and every later
+/// press would read as the other player's — blitz seed 2086 and the corpus games 1817, 2860
+/// and 312372.
 #[test]
 fn a_first_move_lifted_before_the_press_and_reported_late_keeps_the_clock_sides() {
     use dgt_lab::verify_alerts::alert_spec;
@@ -303,11 +306,11 @@ fn a_rook_put_back_before_a_king_first_castling_is_not_rook_first() {
     }
 }
 
-/// D65: a piece's two moves around the opponent's quick reply (Ke2-f2 …Bb7 Kf2-e3) reach
-/// the placement of one move of it and the reply (Ke2-e3 …Bb7). The board showed the
-/// placement after each move in turn; a press judged before the board settled read the
-/// shorter line, the side to move turned round, and the next move read as an illegal one or
-/// an illegal position (scramble seeds 562, 833, 985, 1337, 1538, 2607).
+/// A piece's two moves around the opponent's quick reply (Ke2-f2 …Bb7 Kf2-e3) reach the
+/// placement of one move of it and the reply (Ke2-e3 …Bb7). The board showed the placement
+/// after each move in turn, and that is what is read: the shorter line would turn the side
+/// to move round, and the next move would read as an illegal one or an illegal position
+/// (scramble seeds 562, 833, 985, 1337, 1538, 2607).
 #[test]
 fn a_piece_moved_twice_around_a_quick_reply_is_read_as_two_moves() {
     use dgt_lab::verify_alerts::alert_spec;
@@ -318,7 +321,7 @@ fn a_piece_moved_twice_around_a_quick_reply_is_read_as_two_moves() {
     }
 }
 
-/// D66: a slide reported on a square on its way (protocol §4.1) long enough to be read, then
+/// A slide reported on a square on its way (protocol §4.1) long enough to be read, then
 /// on its last square, while the board already showed moves not yet completed (Rh1-g1 …d6
 /// Ra1-a2 …a3): the slide going on is the same move, not a second one of that piece
 /// (scramble seeds 211, 1244, 1446; 22512: b2-b3 …b4).
@@ -332,10 +335,11 @@ fn a_slide_seen_on_its_way_among_uncompleted_moves_is_one_move() {
     }
 }
 
-/// D67: the line the board showed move by move (Qb8-d8 …h3 Qd8-b6), judged at the third
-/// press once the board settled, with the player then on move holding a piece for his next
-/// move (the h3 pawn): read before as one move and the opponent's piece in hand (Qb8-b6
-/// with the h4 pawn lifted), which turned the side to move round (scramble seed 22828).
+/// The line the board showed move by move (Qb8-d8 …h3 Qd8-b6), judged at the third press
+/// once the board settled, with the player then on move holding a piece for his next move
+/// (the h3 pawn), is read as shown: read as one move and the opponent's piece in hand
+/// (Qb8-b6 with the h4 pawn lifted), it would turn the side to move round (scramble seed
+/// 22828).
 #[test]
 fn a_line_shown_move_by_move_with_the_next_piece_lifted_is_read_as_shown() {
     use dgt_lab::verify_alerts::alert_spec;

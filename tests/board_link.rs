@@ -343,7 +343,7 @@ fn only_read_only_commands_are_ever_written() {
     }
 }
 
-/// Two ports whose boards report the same serial number (issue 16, item 9): the first keeps
+/// Two ports whose boards report the same serial number: the first keeps
 /// the label, the second is followed apart under its port's name, and the core is told so on
 /// that board (`Link::Duplicate`, which it raises as `duplicate_board`), not only the log.
 #[test]

@@ -3,30 +3,19 @@
 //! inputs go through the real core, and every board's game must come out as the emulator's
 //! truth says. `serial_bus.rs` keeps one end-to-end run through a pseudo-terminal.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use common::{bus_spec, label};
 use dgt_arbiter::edge::serial::bus_poller::{BusPoller, POLL_PERIOD, REDISCOVERY_INTERVAL};
 use dgt_core::{Core, CoreConfig, EventBody, Input, InputKind, Link};
-use dgt_emulator::{BoardSpec, EmulatedBoard, HandlingRates, TimeControl, Truth};
+use dgt_emulator::{EmulatedBoard, TimeControl, Truth};
 use dgt_lab::simulated::bus_line_board::{BusLineBoard, BusMember};
 use dgt_lab::simulated::pty_board::BoardModel;
-
-/// A short bullet game with clean handling, starting once discovery is over.
-fn spec(serial: u32, seed: u64, plies: usize) -> BoardSpec {
-    let mut spec = BoardSpec::random(seed, plies)
-        .with_rates(HandlingRates::clean())
-        .with_time_control(TimeControl::parse("60+1").unwrap());
-    spec.serial = serial;
-    spec.start_delay_ms = 6000;
-    spec
-}
-
-fn label(serial: u32) -> String {
-    format!("board-{serial:05}")
-}
 
 /// One bus line and its poller on a virtual clock (ms since the line was powered).
 struct Sim {
@@ -195,7 +184,7 @@ fn line_of(serials: &[u32], seed: u64, plies: usize) -> (Vec<EmulatedBoard>, Vec
     let boards: Vec<EmulatedBoard> = serials
         .iter()
         .enumerate()
-        .map(|(i, &s)| EmulatedBoard::new(spec(s, seed + i as u64, plies)))
+        .map(|(i, &s)| EmulatedBoard::new(bus_spec(s, seed + i as u64, plies)))
         .collect();
     let truths = serials
         .iter()
@@ -253,20 +242,22 @@ fn a_move_and_its_reply_pressed_between_two_polls_are_both_read() {
     // One-board 60+1 games on a bus line whose moves and replies are pressed between two
     // polls. Seed 220: h7-h5 and g4xh5, Black's clock running at both readings, up by a
     // second, White's display unchanged in whole seconds — the running display up by the
-    // increment (D55) and the board's changes packet logging both presses (protocol §3.6,
-    // D58) each say two presses. Seeds 192, 745 and 1295 lose track without the logged
-    // presses (D58), the clock's displays alone showing nothing.
+    // increment (only a press adds time, protocol §3.4) and the board's changes packet
+    // logging both presses (protocol §3.6: an entry may be skipped, never invented) each say
+    // two presses. In seeds 192, 745 and 1295 only the logged presses tell, the clock's
+    // displays showing nothing.
     assert_bus_games_read_exactly(&[220, 192, 745, 1295]);
 }
 
 #[test]
 fn a_piece_lifted_in_the_poll_of_two_hidden_presses_is_not_read_as_captured() {
-    // Two presses between two clock readings (D55/D58) allow a three-ply reading (D54), and
-    // a piece lifted for the next move read as captured in it: seed 287, Bc5-e3 with the
-    // queen on f3 in the hand, read as Bd4 Qe3 Bxe3; 994, Ba6-d3 and the bishop on f1
-    // lifted (Bc4 Bd3 Bxd3); 1261, h5 Na3 with the bishop on f8 lifted to take on a3
-    // (Ba3 Nxa3 h5). The reading waits for the next poll, which shows the piece landing
-    // (D59); each lost track before.
+    // Two presses between two clock readings allow a three-ply reading (the presses
+    // complete the first two moves, 6.2.1, the third waits for its own), and a piece lifted
+    // for the next move can read as captured in it: seed 287, Bc5-e3 with the queen on f3
+    // in the hand, as Bd4 Qe3 Bxe3; 994, Ba6-d3 and the bishop on f1 lifted (Bc4 Bd3
+    // Bxd3); 1261, h5 Na3 with the bishop on f8 lifted to take on a3 (Ba3 Nxa3 h5). Such a
+    // reading waits for the next poll (two polls, protocol §2.4), which shows the piece
+    // landing.
     assert_bus_games_read_exactly(&[287, 994, 1261]);
 }
 
@@ -278,7 +269,7 @@ fn a_capture_whose_landing_the_log_lost_is_not_read_as_a_capture_and_its_recaptu
     // piece gone, which a capture elsewhere and its recapture also show (Nxb6 cxb6, Qxc6
     // bxc6, Qxf5 gxf5, Qxf4 gxf4). The log never named the square of that capture since the
     // last move read (protocol §3.6; 8021's f4 was named by f2-f4, two moves earlier), so it
-    // was not made: each read two moves never played before.
+    // was not made: read as the capture and its recapture, two moves never played.
     assert_bus_games_read_exactly(&[270, 14072, 17760, 8021]);
 }
 
@@ -299,7 +290,8 @@ fn a_square_changed_three_times_needs_the_log_to_name_it_more_than_once() {
     // Seed 50245: g2-g3 pressed, then the h2 pawn taken off and the queen lifted from h4 for
     // Qxh2 — the placement of g3 Qxg3 hxg3, three moves in one poll with g3 changing three
     // times, which the log named once (the pawn's landing). 50168 and 56440: the same with
-    // a capture and recapture on f5 and g6. Each read two moves never played (D78).
+    // a capture and recapture on f5 and g6. Two changes of a square are a scan apart
+    // (protocol §4.1) and each is logged (§3.6), so three changes named once are not moves.
     assert_bus_games_read_exactly(&[50245, 50168, 56440]);
 }
 
@@ -307,8 +299,8 @@ fn a_square_changed_three_times_needs_the_log_to_name_it_more_than_once() {
 fn a_first_move_pressed_before_its_landing_was_logged_is_read_at_the_next_poll() {
     // Seed 19950: f2-f3 pressed, the poll's packet logging the pawn lifted and the press but
     // not yet the landing (the board logs a press at once, a piece at the end of its scan,
-    // §3.6). Read as an illegal move at once, the game lost f3 and Nf6, read f3-f4 as f2-f4
-    // and Nf6-g4 as an illegal Ng8-g4, and every later move two plies early.
+    // §3.6). Read as an illegal move at once, the game would lose f3 and Nf6, read f3-f4 as
+    // f2-f4 and Nf6-g4 as an illegal Ng8-g4, and every later move two plies early.
     assert_bus_games_read_exactly(&[19950]);
 }
 
@@ -316,11 +308,12 @@ fn a_first_move_pressed_before_its_landing_was_logged_is_read_at_the_next_poll()
 fn a_piece_moved_twice_around_the_reply_between_two_polls_is_read_as_two_moves() {
     // The board's log counts the presses (protocol §3.6) and the packet shows where the
     // pieces stand: d2-d3 e7-e5 d3-d4 pressed three times between two moves read shows the
-    // placement of d2-d4 e7-e5 (seed 9598), which the press completed as d2-d4, then e5xd4
-    // read as an illegal e7xd4 and every later move two plies early. Three presses logged,
-    // the clock running for the player on move after three moves, and d3 logged since: three
-    // moves (D75). 15664: d2-d3 Ng8-e7 d3-d4 the same; 18466 and 21581: a piece moved twice
-    // around the reply later in the game. 6674: Bxa6 g6 Bxh6 g5 in one reading, Bxa6 shown
+    // placement of d2-d4 e7-e5 (seed 9598); read as the shortest line, the press would
+    // complete d2-d4, then e5xd4 read as an illegal e7xd4 and every later move two plies
+    // early. Three presses logged, the clock running for the player on move after three
+    // moves, and d3 logged since: three moves (the log counts presses, never invents one).
+    // 15664: d2-d3 Ng8-e7 d3-d4 the same; 18466 and 21581: a piece moved twice around the
+    // reply later in the game. 6674: Bxa6 g6 Bxh6 g5 in one reading, Bxa6 shown
     // first, not read as Bxh6 g6 Bxa6. 5125: Bxd7 Qxd7 Na3 and Rh6 pressed with the rook not
     // yet lifted on the board — four presses, three moves shown — is not read as a queen
     // moving via c8 (not logged since the last move read).
@@ -330,10 +323,10 @@ fn a_piece_moved_twice_around_the_reply_between_two_polls_is_read_as_two_moves()
 #[test]
 fn the_opening_moves_pressed_between_two_polls_are_counted_from_the_start() {
     // Seed 18518: c2-c3 e7-e6 c3-c4 pressed three times from the start position before the
-    // packets showed the pawn's landings, read as c2-c4 and then every move a ply off (a
-    // shifted game). The presses logged count from the game's start (D75); Black's press
-    // starting White's clock would count one too many, and the running display then
-    // disagrees. 5235, 6789, 11122 and 20198 were lost the same way.
+    // packets showed the pawn's landings, which must not read as c2-c4 and then every move
+    // a ply off (a shifted game). The presses logged count from the game's start; Black's
+    // press starting White's clock would count one too many, and the running display then
+    // disagrees. 5235, 6789, 11122 and 20198 the same.
     assert_bus_games_read_exactly(&[18518, 5235, 6789, 11122, 20198]);
 }
 
@@ -341,9 +334,9 @@ fn the_opening_moves_pressed_between_two_polls_are_counted_from_the_start() {
 fn a_double_step_taken_en_passant_is_read_from_the_square_the_log_named() {
     // b2-b4 and c4xb3 en passant leave the placement of b2-b3 and c4xb3 (seed 5455): the
     // packet shows where the pieces stand, the log names b4 (protocol §3.6). Read as b3
-    // cxb3, one move was wrong and nothing alerted the arbiter; the reading that changes the
-    // squares the log named is taken (D76). 7794 (c7-c5 b5xc6 e.p.), 8330 (b2-b4 a4xb3 e.p.),
-    // 9264 and 960 the same.
+    // cxb3, one move would be wrong and nothing would alert the arbiter; the reading that
+    // changes the squares the log named is taken (each change of a square is logged). 7794
+    // (c7-c5 b5xc6 e.p.), 8330 (b2-b4 a4xb3 e.p.), 9264 and 960 the same.
     assert_bus_games_read_exactly(&[5455, 7794, 8330, 9264, 960]);
 }
 
@@ -543,7 +536,7 @@ fn a_board_cut_off_is_reported_lost_then_found_again_with_the_moves_made_meanwhi
             .iter()
             .enumerate()
             .map(|(i, &s)| {
-                let mut spec = spec(s, seed + i as u64, 14)
+                let mut spec = bus_spec(s, seed + i as u64, 14)
                     .with_time_control(TimeControl::parse("120+1").unwrap());
                 spec.start_delay_ms = 4000;
                 EmulatedBoard::new(spec)
@@ -670,10 +663,10 @@ fn nothing_is_written_or_reported_while_the_line_is_closed() {
     assert_eq!(poller.poll_timeout(), None);
 }
 
-/// The one-board bus scan behind D58's numbers, kept as a tool: seeds `FROM..=TO` (env) of
-/// 60+1 games on a bus line, printing those whose moves the core does not read whole, with
-/// the moves invented (read at a ply where another was played, or beyond the game) and the
-/// longest run of them in a row (issue 15's bound: at most one per lost track, aligned as
+/// The one-board bus scan, kept as a tool: seeds `FROM..=TO` (env) of 60+1 games on a bus
+/// line, printing those whose moves the core does not read whole, with the moves invented
+/// (read at a ply where another was played, or beyond the game) and the longest run of them
+/// in a row (a lost track should invent at most one move before it is raised, aligned as
 /// `verify` aligns them), the lost-track alerts, then the totals.
 /// `FROM=1 TO=1300 cargo test --release --test bus_poller scan_bus_seeds -- --ignored --nocapture`
 #[test]

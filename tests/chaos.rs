@@ -1,4 +1,4 @@
-//! The chaos suite (issue 16): what flaky boards, foreign devices, a killed process and a
+//! The chaos suite: what flaky boards, foreign devices, a killed process and a
 //! hostile LAN do to the daemon, on loopback and pseudo-terminals only, in bounded time.
 //! Each case states its expectation and asserts it; the figures are printed (run with
 //! `--nocapture` to see them). The server-side floods (connection caps, slow headers and
@@ -581,7 +581,7 @@ async fn from_other_machine(addr: std::net::SocketAddr, head: &str) -> u16 {
         .unwrap_or(0)
 }
 
-/// Expectation (issue 30): against the running daemon, one machine holding 512 POSTs whose
+/// Expectation: against the running daemon, one machine holding 512 POSTs whose
 /// body never comes takes its share of the port and no more — /health and the boards go on;
 /// its wrong tokens are looked at ten times or so, then answered 429; a pairing file whose
 /// name carries a forged PGN tag behind a lone carriage return is refused with its line and

@@ -14,7 +14,6 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use daemon_processes::*;
-use futures_util::StreamExt;
 use nats_broker::Broker;
 use serde_json::{Value, json};
 
@@ -91,36 +90,15 @@ fn start_hub(dir: &Path, broker: &Broker) -> (Proc, SocketAddr) {
     start_hub_from(&config)
 }
 
-/// Every event the hub has, from its `/ws` resumed at 0 (its whole ring).
+/// Every event the hub has, from its `/ws` resumed at 0 (its whole ring). Live events may
+/// keep coming (clocks tick), so the read ends at the first quiet moment or after a few
+/// seconds.
 fn hub_events(addr: SocketAddr) -> Vec<Value> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws?since=0"))
-            .await
-            .expect("the hub's /ws");
-        let mut out = Vec::new();
-        // The backlog comes at once; live events may keep coming (clocks tick), so the read
-        // ends at the first quiet moment or after a few seconds.
-        let end = tokio::time::Instant::now() + Duration::from_secs(6);
-        while let Ok(Some(Ok(msg))) = tokio::time::timeout_at(
-            end.min(tokio::time::Instant::now() + Duration::from_millis(800)),
-            ws.next(),
-        )
-        .await
-        {
-            if let Ok(text) = msg.to_text()
-                && let Ok(v) = serde_json::from_str::<Value>(text)
-                && v.get("seq").is_some()
-                && v.get("node").is_some()
-            {
-                out.push(v);
-            }
-        }
-        out
-    })
+    let url = format!("ws://{addr}/ws?since=0");
+    dgt_testkit::ws::read_until_quiet(&url, Duration::from_millis(800), Duration::from_secs(6))
+        .into_iter()
+        .filter(|v| v.get("seq").is_some() && v.get("node").is_some())
+        .collect()
 }
 
 fn journal_events(path: &Path) -> Vec<Value> {

@@ -16,7 +16,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use daemon_processes::*;
-use futures_util::StreamExt;
 use nats_broker::{Broker, free_port};
 use serde_json::Value;
 
@@ -83,27 +82,11 @@ fn journal_seqs(path: &Path) -> Vec<u64> {
 
 /// Every event on the hub as (seq, node, node_seq), from its `/ws` resumed at 0.
 fn hub_numbering(hub: SocketAddr) -> Vec<(u64, Value, Value)> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{hub}/ws?since=0"))
-            .await
-            .expect("the hub's /ws");
-        let mut out = Vec::new();
-        while let Ok(Some(Ok(msg))) =
-            tokio::time::timeout(Duration::from_millis(800), ws.next()).await
-        {
-            if let Ok(text) = msg.to_text()
-                && let Ok(v) = serde_json::from_str::<Value>(text)
-                && let Some(seq) = v["seq"].as_u64()
-            {
-                out.push((seq, v["node"].clone(), v["node_seq"].clone()));
-            }
-        }
-        out
-    })
+    let url = format!("ws://{hub}/ws?since=0");
+    dgt_testkit::ws::read_until_quiet(&url, Duration::from_millis(800), Duration::from_secs(60))
+        .into_iter()
+        .filter_map(|v| Some((v["seq"].as_u64()?, v["node"].clone(), v["node_seq"].clone())))
+        .collect()
 }
 
 /// The node seqs of `node`'s events on the hub, from its `/ws` resumed at 0.

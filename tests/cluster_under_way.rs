@@ -1,4 +1,4 @@
-//! A game found under way on a venue PC, seen on the hub (issue 35), with the real processes:
+//! A game found under way on a venue PC, seen on the hub, with the real processes:
 //! an emulated board (`emulate --pty`) plays a game set up from a position (its own log has
 //! no start of it, so nothing can be rebuilt) before the node (`run` with `[cluster]`)
 //! starts. The hub's game, its PGN, the round's record and the public round PGN all take the

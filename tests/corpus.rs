@@ -20,12 +20,12 @@ fn the_first_200_corpus_games_are_rebuilt_exactly() {
     );
 }
 
-/// Seed 35441 lost track: a bishop knocked over between White's move and the judging of the
-/// press made the move read as an illegal "Bf1-e4=N", which was taken into the game, and 62
-/// plies were misread. Now the press completes the move, the knocked piece is a
-/// displacement, and the game is rebuilt exactly.
+/// A bishop knocked over between White's move and the judging of its press (corpus game
+/// 35441): the press completes the move, the knocked piece is a displacement, and the game
+/// is rebuilt exactly. Read together they would make an illegal "Bf1-e4=N", and every ply
+/// after it would be misread.
 #[test]
-fn seed_35441_a_piece_knocked_under_a_move_does_not_lose_the_track() {
+fn a_piece_knocked_over_before_the_press_is_judged_is_no_part_of_the_move() {
     let c = dgt_lab::verify::check_game(35441, &CoreConfig::default());
     assert!(c.is_exact(), "{c:?}");
     assert_eq!(c.longest_invented_run, 0);

@@ -146,7 +146,8 @@ fn malformed_captures_get_a_one_line_error_and_a_failing_exit() {
             "line 2: unknown or malformed \"op\": unknown result \"+/-\": use one of 1-0, 0-1, 1/2-1/2",
         ),
         // A claim of a kind there is not, or by neither side: refused with the reason, not
-        // read as a repetition claim by the player on move (D57).
+        // read as a repetition claim by the player on move, which would judge a claim nobody
+        // made.
         (
             "bad-claim-kind.jsonl",
             "{\"t_ms\": 0, \"rx\": \"\"}\n{\"t_ms\": 1, \"op\": {\"claim\": {\"kind\": \"other\"}}}\n",

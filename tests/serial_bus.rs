@@ -10,25 +10,14 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::fast_timing;
+use common::{bus_spec, fast_timing, label};
 use dgt_arbiter::edge::daemon::{ChannelRecorder, CoreOptions, Daemon, DaemonClock, SerialOptions};
 use dgt_arbiter::edge::serial::{ExplicitPort, ScanMode, SystemPorts};
 use dgt_core::{Event, EventBody, Input, InputKind, Link};
-use dgt_emulator::{BoardSpec, EmulatedBoard, HandlingRates, TimeControl, Truth};
+use dgt_emulator::{EmulatedBoard, Truth};
 use dgt_lab::simulated::bus_line_board::BusLineBoard;
 use dgt_lab::simulated::pty_board::{self, BoardClock, PtyBoard};
 use tokio::sync::mpsc;
-
-/// A short bullet game with clean handling. The clock starts 6–8 s after power-up, once the
-/// daemon has found every board (a broadcast round takes 1.25 s and collisions cost a few).
-fn spec(serial: u32, seed: u64, plies: usize) -> BoardSpec {
-    let mut spec = BoardSpec::random(seed, plies)
-        .with_rates(HandlingRates::clean())
-        .with_time_control(TimeControl::parse("60+1").unwrap());
-    spec.serial = serial;
-    spec.start_delay_ms = 6000;
-    spec
-}
 
 /// The inputs the daemon recorded, in order.
 struct Recorded {
@@ -96,10 +85,6 @@ fn start(line: BusLineBoard) -> Bus {
         events,
         _pty: pty,
     }
-}
-
-fn label(serial: u32) -> String {
-    format!("board-{serial:05}")
 }
 
 /// Every board's moves as a consumer rebuilds them (contract §3: a move with a `game` and
@@ -181,7 +166,7 @@ async fn eight_boards_on_one_line_are_found_and_read_move_for_move() {
     let boards: Vec<EmulatedBoard> = serials
         .iter()
         .enumerate()
-        .map(|(i, &s)| EmulatedBoard::new(spec(s, 900 + i as u64, 14)))
+        .map(|(i, &s)| EmulatedBoard::new(bus_spec(s, 900 + i as u64, 14)))
         .collect();
     let truths: Vec<(u32, Truth)> = serials
         .iter()

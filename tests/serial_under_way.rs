@@ -1,4 +1,4 @@
-//! Games already under way when the daemon first sees the board (issue 35), on
+//! Games already under way when the daemon first sees the board, on
 //! pseudo-terminals: emulated boards play before the daemon starts (the venue PC booted late,
 //! a daemon restarted on a lost journal), or a board is replaced mid-game by a spare. The
 //! daemon's games are compared with what the emulated players played.

@@ -79,7 +79,8 @@ fn the_unit_is_a_hardened_notify_service_that_can_reach_the_boards() {
             .all(|v| *v == "no")
     );
     assert!(value(&d, "Service", "DevicePolicy").is_empty());
-    // Issue 16: devices, memory, sockets and addresses are confined; tokens come as
+    // A daemon on a venue PC is exposed to foreign devices and a hostile LAN: devices,
+    // memory, sockets and addresses are confined; tokens come as
     // credentials, never in Environment= (which `systemctl show` prints).
     let devices = value(&d, "Service", "DeviceAllow");
     for group in ["char-ttyACM rw", "char-ttyUSB rw"] {

@@ -1,4 +1,4 @@
-//! Issue 35's check with the real processes: an emulated board (`dgt-arbiter emulate --pty`,
+//! A game found under way, with the real processes: an emulated board (`dgt-arbiter emulate --pty`,
 //! a random game) is playing when the daemon (`run`) starts. The daemon tells the arbiter, reads the
 //! board's log and follows the game from its first move; SIGKILLed and started again on its
 //! journal, it continues the same game; started on an empty journal (a lost journal), it

@@ -164,19 +164,36 @@ pub fn sent_bytes(inputs: &[Input]) -> Vec<u8> {
         .collect()
 }
 
-/// Emulated games of `plies` at most on board `serial`, from `seed` on, clean handling at
-/// 60+1, the first starting `start_delay_ms` after the board is plugged in.
-pub fn clean_series(serial: u32, seed: u64, plies: usize, start_delay_ms: u64) -> GameSeries {
+/// An emulated game of `plies` at most on board `serial` from `seed`, clean handling at
+/// 60+1, its clock started `start_delay_ms` after the board is plugged in.
+pub fn clean_spec(serial: u32, seed: u64, plies: usize, start_delay_ms: u64) -> BoardSpec {
     let mut spec = BoardSpec::random(seed, plies)
         .with_rates(HandlingRates::clean())
         .with_time_control(TimeControl::parse("60+1").unwrap());
     spec.serial = serial;
     spec.start_delay_ms = start_delay_ms;
+    spec
+}
+
+/// A short bullet game on a bus line. The clock starts 6 s after power-up, once the poller
+/// has found every board (a broadcast round takes 1.25 s and collisions cost a few).
+pub fn bus_spec(serial: u32, seed: u64, plies: usize) -> BoardSpec {
+    clean_spec(serial, seed, plies, 6000)
+}
+
+/// The label of a board no table names: `board-` and its serial number.
+pub fn label(serial: u32) -> String {
+    format!("board-{serial:05}")
+}
+
+/// Emulated games of `plies` at most on board `serial`, from `seed` on, clean handling at
+/// 60+1, the first starting `start_delay_ms` after the board is plugged in.
+pub fn clean_series(serial: u32, seed: u64, plies: usize, start_delay_ms: u64) -> GameSeries {
     GameSeries {
         serial,
         first_seed: seed,
         seed_step: 1,
-        template: Some(spec),
+        template: Some(clean_spec(serial, seed, plies, start_delay_ms)),
     }
 }
 

@@ -232,7 +232,7 @@ pub fn pattern_message(player: &str, seen: &[CaptureSignature]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::handling::Handling;
+    use crate::handling::log_of;
     use shakmaty::{Piece, Role};
 
     fn sig(ply: u32, pace: HandPace) -> CaptureSignature {
@@ -339,19 +339,6 @@ mod tests {
             to: Square::E5,
             promotion: None,
         }
-    }
-
-    fn log_of(changes: &[(u64, Square, Option<Piece>, Option<Piece>)]) -> HandlingLog {
-        let mut log = HandlingLog::default();
-        for &(t_ms, square, before, after) in changes {
-            log.record(Handling {
-                t_ms,
-                square,
-                before,
-                after,
-            });
-        }
-        log
     }
 
     #[test]

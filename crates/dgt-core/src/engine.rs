@@ -114,7 +114,7 @@ impl Core {
         out
     }
 
-    /// A replacement board (issue 35): the game being played on board `from` continues on
+    /// A replacement board: the game being played on board `from` continues on
     /// board `i` (the spare the arbiter set the position up on), with its history and id.
     fn take_over(&mut self, i: usize, t_ms: u64, from: &str, out: &mut Vec<Event>) {
         let to_label = self.slots[i].label.clone();

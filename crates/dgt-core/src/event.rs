@@ -162,20 +162,20 @@ pub enum AlertKind {
     /// On a hub: a venue PC is sending heartbeats again (contract §5).
     NodeOnline,
     /// The board's line carried so many bytes that are not the DGT protocol that the
-    /// decoder's bound on unframed bytes was reached (issue 16): another device on the
+    /// decoder's bound on unframed bytes was reached: another device on the
     /// port, a damaged cable, a wrong line speed. Moves may be missed while it lasts.
     LineNoise,
     /// Two ports report the same serial number (or the same table): one board is followed
-    /// apart under its port's name (issue 16).
+    /// apart under its port's name.
     DuplicateBoard,
     /// A board showed, settled, a legal placement that is no start position while no game
     /// was followed on it (the daemon started after the round began, a board plugged in
     /// late, a spare board set up mid-game): the game is followed from where it stands, or
-    /// rebuilt from the board's own log (issue 35).
+    /// rebuilt from the board's own log.
     GameFoundUnderWay,
     /// The reading of one board met a state it could not handle: that board's game record
     /// stops, the board is read afresh from what it shows next, and every other board and
-    /// the journal go on (issue 31).
+    /// the journal go on (one board's fault never stops the others).
     TrackingFailed,
 }
 
@@ -362,7 +362,7 @@ pub enum EventBody {
         game: String,
         start_fen: String,
         /// The game was found under way and is followed from `start_fen`: the moves before
-        /// it were not seen (issue 35). Written only when true, so every other `game_start`
+        /// it were not seen. Written only when true, so every other `game_start`
         /// reads as before.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         found_under_way: bool,
@@ -376,7 +376,7 @@ pub enum EventBody {
         reason: EndReason,
     },
     /// A game started on this board was no game of its own: the arbiter moved another board's
-    /// game here (`take_over`, issue 35) while it was being followed — a spare board found
+    /// game here (`take_over`) while it was being followed — a spare board found
     /// under way once the position was set up on it. Views drop `game` and follow
     /// `replaced_by` on this board.
     GameReplaced {

@@ -346,6 +346,22 @@ impl HandlingLog {
     }
 }
 
+/// A log of the board's reports `(t_ms, square, before, after)`, in order, for the tests of
+/// the readings made from it.
+#[cfg(test)]
+pub(crate) fn log_of(changes: &[(u64, Square, Option<Piece>, Option<Piece>)]) -> HandlingLog {
+    let mut log = HandlingLog::default();
+    for &(t_ms, square, before, after) in changes {
+        log.record(Handling {
+            t_ms,
+            square,
+            before,
+            after,
+        });
+    }
+    log
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,20 +374,6 @@ mod tests {
     /// The scan period is the median of the gaps of 150–400 ms between successive distinct
     /// report times, as sorting them all gives it: reports in bursts (equal times), gaps out
     /// of range, an even and an odd count, too few gaps, more reports than the log keeps.
-    /// A log of the board's reports `(t_ms, square, before, after)`, in order.
-    fn log_of(changes: &[(u64, Square, Option<Piece>, Option<Piece>)]) -> HandlingLog {
-        let mut log = HandlingLog::default();
-        for &(t_ms, square, before, after) in changes {
-            log.record(Handling {
-                t_ms,
-                square,
-                before,
-                after,
-            });
-        }
-        log
-    }
-
     #[test]
     fn the_scan_period_is_the_median_of_the_gaps_in_range() {
         fn sorted_median(times: &[u64]) -> u64 {

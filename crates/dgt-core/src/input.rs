@@ -41,7 +41,7 @@ pub enum Link {
         address: Option<u16>,
     },
     /// The serial edge found this board's serial number (or its table's label) already open
-    /// on another port (issue 16, item 9): the board is followed apart, under this port's
+    /// on another port: the board is followed apart, under this port's
     /// name, until the arbiter sorts the cabling or the serial table out.
     Duplicate {
         serial: String,
@@ -191,10 +191,10 @@ pub enum Operation {
     By(ActionBy),
     /// The arbiter says who is on move in the game the board shows (`{"under_way":
     /// {"to_move": "black"}}`): a game found under way whose clock does not say is followed
-    /// from the board's placement with that side to move (issue 35).
+    /// from the board's placement with that side to move.
     UnderWay(UnderWayOp),
     /// A replacement board: the game being played on board `from` continues on this board
-    /// (`{"take_over": {"from": "12"}}`), with its history, its id and its table (issue 35).
+    /// (`{"take_over": {"from": "12"}}`), with its history, its id and its table.
     TakeOver(TakeOverOp),
 }
 

@@ -72,19 +72,10 @@ use bus_log::BusLog;
 use link::LinkFacts;
 use offence_count::Offences;
 use phase::Phase;
-use press_state::PressState;
+use press_state::{PressLook, PressState};
 use reader_state::ReaderState;
 use rules::Rules;
 use timers::{Timer, Timers};
-
-/// A press waiting for its verdict ([`Timer::PressVerdict`]): the display pressed, and
-/// whether this is the deferred second look, after which an unexplained board is an illegal
-/// move.
-#[derive(Debug, Clone, Copy)]
-struct PressLook {
-    display: ClockSide,
-    final_look: bool,
-}
 
 /// A flag down on the display that has not been called yet (`flag_counts = when_called`).
 #[derive(Debug, Clone)]
@@ -249,10 +240,11 @@ pub struct Session {
 
     /// What the move reader remembers between readings (`reader_state.rs`).
     reader: ReaderState,
-    /// The presses seen and the one waiting for its verdict (`press_state.rs`).
+    /// The presses seen, and the one waiting for its verdict with its deadline
+    /// (`press_state.rs`).
     press: PressState,
-    /// Every waiting period's deadline: the settle, a press's verdict, a press awaited, an
-    /// illegal placement persisting, corrections becoming final, the board's log awaited.
+    /// The deadlines of the waiting periods: the settle, a press awaited, an illegal
+    /// placement persisting, corrections becoming final, the board's log awaited.
     timers: Timers,
     /// What is watched while no game is followed (`before_game.rs`).
     before: BeforeGame,
@@ -373,24 +365,24 @@ impl Session {
         self.link.state
     }
 
-    /// The earliest pending timer.
+    /// The earliest moment the session is to be woken: a waking timer's deadline or the
+    /// verdict of the press waiting.
     pub fn deadline(&self) -> Option<u64> {
-        self.timers.next_due()
+        self.timers
+            .next_due()
+            .into_iter()
+            .chain(self.press.pending.due_at())
+            .min()
     }
 
-    /// A press is to be judged at `at` ([`Timer::PressVerdict`]); `final_look`: after this
-    /// look an unexplained board is an illegal move.
+    /// A press is to be judged at `at`; `final_look`: after this look an unexplained board
+    /// is an illegal move.
     fn look_at_press(&mut self, at: u64, display: ClockSide, final_look: bool) {
-        self.timers.set(Timer::PressVerdict, at);
-        self.press.pending = Some(PressLook {
-            display,
-            final_look,
-        });
+        self.press.pending.look_at(at, display, final_look);
     }
 
-    /// The press waiting for its verdict, if any, taken off the table.
+    /// The press waiting for its verdict, if any, taken off to be judged now.
     fn take_press_look(&mut self) -> Option<PressLook> {
-        self.timers.clear(Timer::PressVerdict);
         self.press.pending.take()
     }
 
@@ -418,9 +410,14 @@ impl Session {
         }
     }
 
-    /// Runs the waiting periods due at `t`, in the order of [`Timer::WAKING`].
+    /// Runs what is due at `t`: the verdict of the press waiting first (the press completes
+    /// the move the board shows, 6.2.1, before the settled board is read), then the waiting
+    /// periods in the order of [`Timer::WAKING`].
     pub fn on_timer(&mut self, t: u64, out: &mut Emitted) {
         self.expire_corrections(t);
+        if let Some(look) = self.press.pending.take_due(t) {
+            self.on_press_due(t, look, out);
+        }
         for timer in Timer::WAKING {
             if self.timers.fired(timer, t) {
                 self.on_due(timer, t, out);
@@ -428,26 +425,25 @@ impl Session {
         }
     }
 
+    /// The press waiting for its verdict is due at `t` (it is off the press state already).
+    fn on_press_due(&mut self, t: u64, look: PressLook, out: &mut Emitted) {
+        let PressLook {
+            display,
+            final_look,
+        } = look;
+        // The board reports a change up to ~400 ms late (protocol §4.1): while it is still
+        // changing, wait for it to be quiet, within a bound.
+        let quiet_at = self.board.last_change + self.rules.settle_ms;
+        if quiet_at > t && t < self.press.seen_at + PRESS_MAX_WAIT_MS {
+            self.look_at_press(quiet_at, display, final_look);
+            return;
+        }
+        self.decide_press(t, display, final_look, out);
+    }
+
     /// `timer` fired at `t` (it is off the table already).
     fn on_due(&mut self, timer: Timer, t: u64, out: &mut Emitted) {
         match timer {
-            Timer::PressVerdict => {
-                let Some(PressLook {
-                    display,
-                    final_look,
-                }) = self.press.pending.take()
-                else {
-                    return;
-                };
-                // The board reports a change up to ~400 ms late (protocol §4.1): while it is
-                // still changing, wait for it to be quiet, within a bound.
-                let quiet_at = self.board.last_change + self.rules.settle_ms;
-                if quiet_at > t && t < self.press.seen_at + PRESS_MAX_WAIT_MS {
-                    self.look_at_press(quiet_at, display, final_look);
-                    return;
-                }
-                self.decide_press(t, display, final_look, out);
-            }
             Timer::Settle => self.on_settled(t, out),
             Timer::PressWait => {
                 // No press came: the move stands as the board shows it.

@@ -1,4 +1,4 @@
-//! Chaos (issue 16): the clock's cable pulled out mid-game. Expectation: one
+//! Chaos: the clock's cable pulled out mid-game. Expectation: one
 //! `clock_disconnected` alert for the arbiter (not one per reading), the board's moves go on
 //! being read without presses, and nothing else is raised for it.
 

@@ -3,10 +3,9 @@
 
 mod common;
 
-use common::{Board, START, moves};
+use common::{Board, START, ee_message, moves};
 use dgt_core::capture::parse_capture;
 use dgt_core::{AlertKind, Event, EventBody, Severity};
-use dgt_protocol::eeprom::encode_ee_log;
 use dgt_protocol::{DgtPiece, EeEntry, PhysicalSquare};
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
@@ -73,19 +72,6 @@ fn power_up(pos: &Chess) -> Vec<EeEntry> {
         }
     }
     log
-}
-
-/// The `EE_MOVES` message for a log: NOP padding in front, `EE_EOF` last, 0x1F00 bytes.
-fn ee_message(entries: &[EeEntry]) -> Vec<u8> {
-    let mut all = entries.to_vec();
-    all.push(EeEntry::Eof);
-    let body = encode_ee_log(&all);
-    let mut data = vec![0x7F; 0x1F00 - body.len()];
-    data.extend(body);
-    let len = data.len() + 3;
-    let mut m = vec![0x8F, (len >> 7) as u8, (len & 0x7F) as u8];
-    m.extend(data);
-    m
 }
 
 fn fen_of(pos: &Chess) -> String {

@@ -1,6 +1,7 @@
-//! Equipment alerts coalesce per board (issue 15): a battery indicator that flickers or a
-//! clock that flaps between connected and not is one alert, re-sent with the same id, a
-//! count and the latest time, not a new alert per transition.
+//! Equipment alerts coalesce per board (an arbiter paged per flicker stops reading): a
+//! battery indicator that flickers or a clock that flaps between connected and not is one
+//! alert, re-sent with the same id, a count and the latest time, not a new alert per
+//! transition.
 
 mod common;
 
@@ -61,7 +62,7 @@ fn a_clock_flapping_between_connected_and_not_is_one_alert_with_a_count() {
 }
 
 /// Noise on a board's line — another device's protocol, a damaged cable — fills the
-/// decoder's bound on unframed bytes (issue 16): the arbiter is told once (`line_noise`,
+/// decoder's bound on unframed bytes: the arbiter is told once (`line_noise`,
 /// review), later bursts coalesce into the same alert, and the board read before and
 /// after the noise goes on being followed.
 #[test]
@@ -101,7 +102,7 @@ fn a_few_stray_bytes_are_no_line_noise() {
     assert_eq!(moves(&ev), ["e2e4"]);
 }
 
-/// The serial edge found this board's serial number open on another port (issue 16): the
+/// The serial edge found this board's serial number open on another port: the
 /// arbiter gets `duplicate_board` (review) on the board kept apart, once per board.
 #[test]
 fn a_board_kept_apart_as_a_duplicate_is_one_review_alert() {

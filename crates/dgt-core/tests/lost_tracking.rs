@@ -1,8 +1,8 @@
 //! When nothing explains the board, the core stops and says so instead of inventing moves
-//! (issue 15): a piece knocked over under a move is no part of an illegal move, only a move
-//! of one piece is taken into the game as it stood, and a second such move in a row means
-//! tracking is lost — `illegal_position` (review), then nothing is read as a move until the
-//! board shows a position the game explains.
+//! (an invented move could count as an offence): a piece knocked over under a move is no
+//! part of an illegal move, only a move of one piece is taken into the game as it stood,
+//! and a second such move in a row means tracking is lost — `illegal_position` (review),
+//! then nothing is read as a move until the board shows a position the game explains.
 
 mod common;
 

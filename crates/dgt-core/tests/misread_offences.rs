@@ -1,5 +1,5 @@
-//! Offences are counted only from what the board can show (issue 15: an alert that is
-//! wrong costs more than one that is late). A press the board has not caught up with is
+//! Offences are counted only from what the board can show (an alert that is wrong costs
+//! more than one that is late). A press the board has not caught up with is
 //! no press without a move; a board that differs from the game by more than one move of
 //! the player on move is not an illegal move; and once an illegal move is raised, further
 //! presses before the position is reinstated are play going on from it, not new offences.

@@ -334,7 +334,7 @@ fn two_presses_between_clock_reports_complete_a_move_and_its_reply() {
     );
 }
 
-/// Time-scramble seeds 183 and 265 (issue 15): White's move shown, then White's and Black's
+/// Time-scramble seeds 183 and 265: White's move shown, then White's and Black's
 /// presses between two clock reports (the same display running, both displays up by the
 /// increment, protocol §3.4), and Black's reply and White's next move reported in one scan
 /// (squares are reported in scan order, not move by move, §4.1). Three moves from the last one recorded: the two presses completed the

@@ -100,7 +100,7 @@ fn castling_king_first_or_rook_first() {
     assert!(!a.contains(&AlertKind::TwoHandedMove), "{a:?}");
 }
 
-/// Time-scramble seeds 6 and 15 (issue 15): Black lifts the rook, or moves it to f8, in the
+/// Time-scramble seeds 6 and 15: Black lifts the rook, or moves it to f8, in the
 /// same scan that reports White's pawn landing on d3, and the king a scan later. The board
 /// never showed the position after d3 alone, so the castling's handling is read from the
 /// pawn's landing, not from when White's move was taken: the rook was first (4.4.2).

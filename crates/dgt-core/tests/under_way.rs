@@ -1,15 +1,16 @@
-//! A game found under way (issue 35): a board that shows a game in progress while no game
+//! A game found under way: a board that shows a game in progress while no game
 //! is followed on it is told to the arbiter at once and followed from where it stands, or
 //! rebuilt from the board's own log (protocol §3.6) when the log leads to the placement.
 
 mod common;
 
-use common::{Board, alert_of, alerts, claim_verdict, moves, one, under_way_verdict};
+use common::{
+    Board, alert_of, alerts, claim_verdict, ee_message, moves, one, under_way_verdict,
+};
 use dgt_core::capture::parse_capture;
 use dgt_core::input::ClockSide;
 use dgt_core::verdict::{ToMoveFrom, UnderWayVerdict};
 use dgt_core::{AlertKind, CoreConfig, Event, EventBody, Severity, Side};
-use dgt_protocol::eeprom::encode_ee_log;
 use dgt_protocol::{DgtPiece, EeEntry, PhysicalSquare};
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Position, Square};
@@ -252,19 +253,6 @@ fn log_of(moves: &[&str]) -> Vec<EeEntry> {
         });
     }
     log
-}
-
-/// The `EE_MOVES` message for a log (0x1F00 bytes, NOP padding in front, `EE_EOF` last).
-fn ee_message(entries: &[EeEntry]) -> Vec<u8> {
-    let mut all = entries.to_vec();
-    all.push(EeEntry::Eof);
-    let body = encode_ee_log(&all);
-    let mut data = vec![0x7F; 0x1F00 - body.len()];
-    data.extend(body);
-    let len = data.len() + 3;
-    let mut m = vec![0x8F, (len >> 7) as u8, (len & 0x7F) as u8];
-    m.extend(data);
-    m
 }
 
 /// A board on a serial port, found under way; its log comes `log_after` ms after the dump.

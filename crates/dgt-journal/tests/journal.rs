@@ -348,7 +348,8 @@ fn a_step_with_an_unknown_result_is_a_bad_row() {
 }
 
 /// A journaled claim of a kind there is not, or by a claimant who is neither side, is a bad
-/// row with the reason, never read as a repetition claim by the player on move (D57).
+/// row with the reason, never read as a repetition claim by the player on move: that would
+/// judge a claim nobody made.
 #[test]
 fn a_step_with_an_unknown_claim_is_a_bad_row() {
     for (op, reason) in [

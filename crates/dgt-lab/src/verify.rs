@@ -254,7 +254,8 @@ pub struct CorpusReport {
     /// From the board's last report before the event (see [`GameCheck::report_latencies_ms`]).
     pub report_latency_p50_ms: u64,
     pub report_latency_p99_ms: u64,
-    /// Share of moves announced within 300 ms of the board's last report (issue 3's target).
+    /// Share of moves announced within 300 ms of the board's last report (an arbiter reads a
+    /// move as it is made only if it comes that soon).
     pub within_300ms: f64,
     pub micros_per_input: f64,
     pub failing_seeds: Vec<u64>,

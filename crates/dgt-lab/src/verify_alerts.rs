@@ -45,8 +45,8 @@ pub const SCORED: [AlertKind; 11] = [
     AlertKind::ClockPressedWithoutMove,
 ];
 
-/// The kinds scored before the rest had truth (issue 15's first three): their figure is
-/// still printed on its own.
+/// The first three kinds scored against the truth: their figure is printed on its own, so
+/// it stays comparable with earlier runs.
 pub const FIRST_SCORED: [AlertKind; 3] = [
     AlertKind::TwoHandedMove,
     AlertKind::CastlingRookFirst,

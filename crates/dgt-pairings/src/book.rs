@@ -137,7 +137,7 @@ impl TableMap {
             .collect()
     }
 
-    /// A replacement board: `to` stands at `from`'s table from now on (issue 35), and `from`
+    /// A replacement board: `to` stands at `from`'s table from now on, and `from`
     /// at none. Nothing changes when `from` stands at no table.
     pub fn replace_board(&mut self, from: &str, to: &str) {
         let Some(table) = self.table(from) else {
@@ -501,8 +501,8 @@ impl RoundBook {
         self.board_game.insert(board.to_string(), game.to_string());
     }
 
-    /// A game started on `board` was another board's game moved there (`game_replaced`,
-    /// issue 35): it leaves the book and any table it held, and the board plays `by`.
+    /// A game started on `board` was another board's game moved there (`game_replaced`): it
+    /// leaves the book and any table it held, and the board plays `by`.
     fn replaced(&mut self, board: &str, game: &str, by: &str) {
         self.games.remove(game);
         for info in self.rounds.values_mut() {
@@ -654,7 +654,7 @@ impl RoundBook {
                     }
                 }
                 // A replacement board stands at the failed board's table from now on, as on
-                // the board pages: the next round's game there is the spare's (issue 35).
+                // the board pages: the next round's game there is the spare's.
                 Operation::TakeOver(op) => self.map.replace_board(&op.from, &event.board),
                 _ => {}
             },

@@ -1,4 +1,5 @@
-//! Pairings in and results out, in the formats a venue already uses (issue 17):
+//! Pairings in and results out, in the formats a venue already uses (an arbiter keeps the
+//! pairing program they know):
 //!
 //! * [`trf`] — the FIDE Tournament Report File: one round's pairings read from it, the round's
 //!   result codes written back into it;

@@ -218,7 +218,8 @@ async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
         json!(true)
     );
     assert_eq!(cdp.eval("document.querySelector('#claim-form') !== null && document.querySelector('#setup-form') !== null").await, json!(true));
-    // The claim form offers only kinds the core accepts (D57): each option parses.
+    // The claim form offers only kinds the core accepts (any other is refused): each option
+    // parses.
     let kinds = cdp
         .eval("Array.from(document.querySelectorAll('#claim-kind option')).map(o => o.value)")
         .await;

@@ -252,7 +252,8 @@ async fn setup_result_and_claim_go_to_the_core() {
     assert_eq!(c.intended_move.as_deref(), Some("g1f3"));
 
     // A claim of a kind there is not, or by neither side, is refused with the reason and
-    // nothing is forwarded (D57).
+    // nothing is forwarded: read as a repetition claim by the player on move, it would
+    // judge a claim nobody made.
     for (claim, reason) in [
         (
             r#"{"kind":"other","side":"white"}"#,
@@ -464,7 +465,7 @@ async fn only_a_two_handed_move_can_be_confirmed() {
     );
 }
 
-/// Issue 35: the side to move of a game found under way, and a replacement board.
+/// The side to move of a game found under way, and a replacement board.
 #[tokio::test]
 async fn under_way_and_take_over_go_to_the_core() {
     let mut server = start(test_config()).await;

@@ -10,9 +10,10 @@ mod pgn;
 use std::time::Duration;
 
 use common::*;
-use dgt_core::event::{BoardStatus, EndReason, LinkState, MoveEvent, Orientation};
+use dgt_core::event::{BoardStatus, EndReason, LinkState, Orientation};
+use dgt_core::event_script::EventScript;
 use dgt_core::pairing::{ROUND_BOARD, RoundPairings};
-use dgt_core::{Alert, AlertKind, Event, EventBody, InputKind, Operation, Severity, Side};
+use dgt_core::{Alert, AlertKind, EventBody, InputKind, Operation, Severity, Side};
 use dgt_pairings::{BoardOrder, TableMap};
 use dgt_server::ServerConfig;
 use serde_json::{Value, json};
@@ -37,78 +38,65 @@ fn auth() -> (&'static str, String) {
     ("Authorization", format!("Bearer {TOKEN}"))
 }
 
-fn ev(seq: u64, board: &str, body: EventBody) -> Event {
-    Event::new(seq, board, seq * 1000, body)
+const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// The status of a board the serial edge has identified, with its serial number.
+fn identified(board: &str, serial: &str) -> EventBody {
+    EventBody::BoardStatus(BoardStatus {
+        state: LinkState::Identified,
+        serial: Some(serial.into()),
+        version: None,
+        orientation: Orientation::Normal,
+        port: Some(format!("/dev/ttyACM{board}")),
+        clock_version: None,
+    })
 }
 
-fn status(seq: u64, board: &str, serial: &str) -> Event {
-    ev(
-        seq,
-        board,
-        EventBody::BoardStatus(BoardStatus {
-            state: LinkState::Identified,
-            serial: Some(serial.into()),
-            version: None,
-            orientation: Orientation::Normal,
-            port: Some(format!("/dev/ttyACM{board}")),
-            clock_version: None,
-        }),
-    )
-}
-
-fn game_start(seq: u64, board: &str, game: &str) -> Event {
-    ev(
-        seq,
-        board,
-        EventBody::GameStart {
-            game: game.into(),
-            start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
-            found_under_way: false,
-        },
-    )
-}
-
-fn mv(seq: u64, board: &str, game: &str, ply: u32, uci: &str, san: &str, ms: u64) -> Event {
-    ev(
-        seq,
-        board,
-        EventBody::Move(MoveEvent {
-            game: game.into(),
-            ply,
-            side: if ply % 2 == 1 {
-                Side::White
-            } else {
-                Side::Black
-            },
-            uci: uci.into(),
-            san: san.into(),
-            fen: format!("fen-{seq}"),
-            white_ms: Some(ms),
-            black_ms: Some(ms),
-        }),
-    )
+/// Ply `ply` of `game`, both clocks at `ms`; its FEN names its seq (`fen-N`), which
+/// [`wait_public`] looks for in the public view.
+fn mv(s: &mut EventScript, board: &str, game: &str, ply: u32, san: &str, ms: u64) {
+    let fen = format!("fen-{}", s.seq() + 1);
+    s.ply(board, game, ply, san, fen, (Some(ms), Some(ms)));
 }
 
 fn round3() -> RoundPairings {
     dgt_pairings::read(TRF, 3, BoardOrder::WhiteLine).unwrap()
 }
 
-/// The hall before and after round 3's pairings: boards 1, b-2, 3 and 9 present.
-fn hall() -> Vec<Event> {
-    vec![
-        status(1, "1", "13101"),
-        status(2, "b-2", "13102"),
-        status(3, "3", "13103"),
-        status(4, "9", "13109"),
-        ev(5, ROUND_BOARD, EventBody::Pairings(round3())),
-        game_start(6, "1", "1/1"),
-        mv(7, "1", "1/1", 1, "e2e4", "e4", 5_399_000),
-        mv(8, "1", "1/1", 2, "c7c5", "c5", 5_398_000),
-        game_start(9, "b-2", "b-2/1"),
-        mv(10, "b-2", "b-2/1", 1, "d2d4", "d4", 5_390_000),
-        game_start(11, "9", "9/1"),
-        mv(12, "9", "9/1", 1, "g1f3", "Nf3", 5_000_000),
-    ]
+/// Round 3's table 4, which has no board, lost by White by forfeit (`-+`), as the arbiter
+/// enters it.
+fn forfeit_at_table_4(s: &mut EventScript) {
+    s.push(
+        ROUND_BOARD,
+        EventBody::TableResult(dgt_core::pairing::TableResultOp {
+            round: 3,
+            table: 4,
+            result: Some("-+".parse().unwrap()),
+        }),
+    );
+}
+
+/// The hall before and after round 3's pairings: boards 1, b-2, 3 and 9 present (seqs 1
+/// to 12).
+fn hall() -> EventScript {
+    let mut s = EventScript::new(1000);
+    for (board, serial) in [
+        ("1", "13101"),
+        ("b-2", "13102"),
+        ("3", "13103"),
+        ("9", "13109"),
+    ] {
+        s.push(board, identified(board, serial));
+    }
+    s.push(ROUND_BOARD, EventBody::Pairings(round3()));
+    s.start("1", "1/1", START_FEN);
+    mv(&mut s, "1", "1/1", 1, "e4", 5_399_000);
+    mv(&mut s, "1", "1/1", 2, "c5", 5_398_000);
+    s.start("b-2", "b-2/1", START_FEN);
+    mv(&mut s, "b-2", "b-2/1", 1, "d4", 5_390_000);
+    s.start("9", "9/1", START_FEN);
+    mv(&mut s, "9", "9/1", 1, "Nf3", 5_000_000);
+    s
 }
 
 #[tokio::test]
@@ -163,7 +151,9 @@ async fn a_trf_upload_is_checked_whole_and_handed_to_the_core() {
     assert_eq!(op.kind, InputKind::Op(Operation::Pairings(round3())));
 
     // A forfeit entered for table 4 (no board there).
-    server.send(&[ev(1, ROUND_BOARD, EventBody::Pairings(round3()))]);
+    let mut s = EventScript::new(1000);
+    s.push(ROUND_BOARD, EventBody::Pairings(round3()));
+    server.send(&s.events);
     server.wait_seq(1).await;
     let (code, _, _) = request(
         server.addr,
@@ -216,8 +206,8 @@ const BEARER: (&str, &str) = ("Authorization", "Bearer chief-secret");
 #[tokio::test]
 async fn boards_and_pgn_carry_the_players_and_unpaired_things_are_shown() {
     let server = start_server().await;
-    let events = hall();
-    server.send(&events);
+    let mut s = hall();
+    server.send(&s.events);
     server.wait_seq(12).await;
 
     let (_, _, body) = request(server.addr, "GET", "/api/boards/b-2", &[BEARER], "").await;
@@ -255,26 +245,9 @@ async fn boards_and_pgn_carry_the_players_and_unpaired_things_are_shown() {
     assert!(pgn.starts_with("[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n[White \"?\"]\n[Black \"?\"]\n[Result \"*\"]\n[Board \"9\"]\n[GameId \"9/1\"]\n"), "{pgn}");
 
     // Results for the pairing program, the unfinished tables named.
-    server.send(&[
-        ev(
-            13,
-            "1",
-            EventBody::GameEnd {
-                game: "1/1".into(),
-                result: "1/2-1/2".parse().unwrap(),
-                reason: EndReason::Arbiter,
-            },
-        ),
-        ev(
-            14,
-            ROUND_BOARD,
-            EventBody::TableResult(dgt_core::pairing::TableResultOp {
-                round: 3,
-                table: 4,
-                result: Some("-+".parse().unwrap()),
-            }),
-        ),
-    ]);
+    s.end("1", "1/1", "1/2-1/2", EndReason::Arbiter);
+    forfeit_at_table_4(&mut s);
+    server.send(&s.events[12..]);
     server.wait_seq(14).await;
     let (code, head, trf) = request(
         server.addr,
@@ -337,7 +310,8 @@ async fn wait_public(server: &TestServer, seq: u64) {
 #[tokio::test]
 async fn the_round_pgn_is_read_by_pgn_reader_and_polling_it_costs_a_304() {
     let server = start_server().await;
-    server.send(&hall());
+    let mut s = hall();
+    server.send(&s.events);
     server.wait_seq(12).await;
     wait_public(&server, 12).await;
     // No token: it is public.
@@ -380,8 +354,7 @@ async fn the_round_pgn_is_read_by_pgn_reader_and_polling_it_costs_a_304() {
     .await;
     assert_eq!(code, 304);
     // A clock reading changes nothing in the PGN: still 304.
-    server.send(&[ev(
-        13,
+    s.push(
         "1",
         EventBody::Clock(dgt_core::event::ClockEvent {
             white_ms: Some(5_300_000),
@@ -391,7 +364,8 @@ async fn the_round_pgn_is_read_by_pgn_reader_and_polling_it_costs_a_304() {
             right_ms: 0,
             white_side: None,
         }),
-    )]);
+    );
+    server.send(&s.events[12..]);
     server.wait_seq(13).await;
     let (code, _, _) = request(
         server.addr,
@@ -403,7 +377,8 @@ async fn the_round_pgn_is_read_by_pgn_reader_and_polling_it_costs_a_304() {
     .await;
     assert_eq!(code, 304);
     // A move does.
-    server.send(&[mv(14, "1", "1/1", 3, "g1f3", "Nf3", 5_290_000)]);
+    mv(&mut s, "1", "1/1", 3, "Nf3", 5_290_000);
+    server.send(&s.events[13..]);
     wait_public(&server, 14).await;
     let (code, head, pgn) = request(
         server.addr,
@@ -427,7 +402,7 @@ async fn the_round_pgn_keeps_the_public_delay() {
         ..config()
     })
     .await;
-    server.send(&hall());
+    server.send(&hall().events);
     server.wait_seq(12).await;
     let (_, _, pgn) = request(server.addr, "GET", "/public/round/3.pgn", &[], "").await;
     let games = parse(&pgn);
@@ -444,9 +419,8 @@ async fn lc_get(server: &TestServer, path: &str) -> (u16, Value) {
 #[tokio::test]
 async fn livechess_tournament_calls_as_broadcast_tools_make_them() {
     let server = start_server().await;
-    let mut events = hall();
-    events.push(ev(
-        13,
+    let mut s = hall();
+    s.push(
         "1",
         EventBody::Alert(Alert::new(
             AlertKind::BatteryLow,
@@ -454,8 +428,8 @@ async fn livechess_tournament_calls_as_broadcast_tools_make_them() {
             "fide-2023",
             "The clock shows its battery-low indicator.".into(),
         )),
-    ));
-    server.send(&events);
+    );
+    server.send(&s.events);
     server.wait_seq(13).await;
 
     let (code, list) = lc_get(&server, "/api/v1.0/tournaments").await;
@@ -506,26 +480,9 @@ async fn livechess_tournament_calls_as_broadcast_tools_make_them() {
     assert_eq!(state("13101")["battery"], Value::Null);
 
     // Results as LiveChess names them once the games end.
-    server.send(&[
-        ev(
-            14,
-            "1",
-            EventBody::GameEnd {
-                game: "1/1".into(),
-                result: "0-1".parse().unwrap(),
-                reason: EndReason::Arbiter,
-            },
-        ),
-        ev(
-            15,
-            ROUND_BOARD,
-            EventBody::TableResult(dgt_core::pairing::TableResultOp {
-                round: 3,
-                table: 4,
-                result: Some("-+".parse().unwrap()),
-            }),
-        ),
-    ]);
+    s.end("1", "1/1", "0-1", EndReason::Arbiter);
+    forfeit_at_table_4(&mut s);
+    server.send(&s.events[13..]);
     server.wait_seq(15).await;
     let (_, r) = lc_get(&server, &format!("/api/v1.0/round/{uuid}/3")).await;
     assert_eq!(r["pairings"][0]["result"], "BLACKWIN");
@@ -536,7 +493,8 @@ async fn livechess_tournament_calls_as_broadcast_tools_make_them() {
 #[tokio::test]
 async fn a_livechess_setup_restarts_the_move_list_and_setup_flip_flips() {
     let mut server = start_server().await;
-    server.send(&hall());
+    let mut s = hall();
+    server.send(&s.events);
     server.wait_seq(12).await;
     let mut ws = ws_connect(&format!("ws://{}/api/v1.0", server.livechess.unwrap())).await;
     ws_send(
@@ -564,27 +522,19 @@ async fn a_livechess_setup_restarts_the_move_list_and_setup_flip_flips() {
     assert_eq!(fed["param"]["start"], fen);
     assert_eq!(fed["param"]["san"], json!([]));
     let op = server.next_action().await;
-    let InputKind::Op(Operation::Setup(s)) = op.kind else {
+    let InputKind::Op(Operation::Setup(setup)) = op.kind else {
         panic!("{op:?}")
     };
-    assert_eq!(s.fen.as_deref(), Some(fen));
+    assert_eq!(setup.fen.as_deref(), Some(fen));
 
     // A move of the old game changes nothing in the list; the new game's moves count.
-    server.send(&[mv(13, "1", "1/1", 3, "g1f3", "Nf3", 5_300_000)]);
+    mv(&mut s, "1", "1/1", 3, "Nf3", 5_300_000);
+    server.send(&s.events[12..]);
     let fed = next_json(&mut ws).await;
     assert_eq!(fed["param"]["san"], json!([]));
-    server.send(&[
-        ev(
-            14,
-            "1",
-            EventBody::GameStart {
-                game: "1/2".into(),
-                start_fen: fen.into(),
-                found_under_way: false,
-            },
-        ),
-        mv(15, "1", "1/2", 3, "g1f3", "Nf3", 5_300_000),
-    ]);
+    s.start("1", "1/2", fen);
+    mv(&mut s, "1", "1/2", 3, "Nf3", 5_300_000);
+    server.send(&s.events[13..]);
     let fed = read_until(&mut ws, |v| v["param"]["san"] == json!(["Nf3"])).await;
     assert_eq!(fed.last().unwrap()["param"]["start"], fen);
 
@@ -597,10 +547,10 @@ async fn a_livechess_setup_restarts_the_move_list_and_setup_flip_flips() {
     let ack = read_until(&mut ws, |v| v["response"] == "call").await;
     assert_eq!(ack.last().unwrap()["id"], 3);
     let op = server.next_action().await;
-    let InputKind::Op(Operation::Setup(s)) = op.kind else {
+    let InputKind::Op(Operation::Setup(setup)) = op.kind else {
         panic!("{op:?}")
     };
-    assert_eq!((s.rotated, s.fen), (Some(true), None));
+    assert_eq!((setup.rotated, setup.fen), (Some(true), None));
 }
 
 /// The daemon's journal at its size cap (its `/health` says `cap: reached`).

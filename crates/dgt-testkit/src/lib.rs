@@ -8,7 +8,8 @@
 //!
 //! It depends on no crate of the workspace, so that every crate, the core included, may use
 //! it in its tests without a circle. Harnesses built on a crate's own types (the core's
-//! scripted board, the daemon's serial `Sim`) stay in that crate's `tests/common`.
+//! scripted board, the daemon's serial `Harness` and virtual-time `Sim`s) stay in that
+//! crate's tests (docs/architecture.md, "Product and lab").
 
 pub mod cdp;
 pub mod fixtures;

@@ -46,3 +46,28 @@ pub async fn read_until(ws: &mut Ws, pred: impl Fn(&Value) -> bool) -> Vec<Value
 pub async fn ws_send(ws: &mut Ws, v: Value) {
     ws.send(Message::Text(v.to_string().into())).await.unwrap();
 }
+
+/// Every JSON message `url` sends until it has been quiet for `quiet`, or `at_most` has
+/// passed: a feed resumed from the start sends its backlog at once, and live events (a clock
+/// ticking) may keep coming after it. Blocking, for tests that are not tokio tests.
+pub fn read_until_quiet(url: &str, quiet: Duration, at_most: Duration) -> Vec<Value> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    rt.block_on(async {
+        let mut ws = ws_connect(url).await;
+        let mut out = Vec::new();
+        let end = tokio::time::Instant::now() + at_most;
+        while let Ok(Some(Ok(msg))) =
+            tokio::time::timeout_at(end.min(tokio::time::Instant::now() + quiet), ws.next()).await
+        {
+            if let Ok(text) = msg.to_text()
+                && let Ok(v) = serde_json::from_str::<Value>(text)
+            {
+                out.push(v);
+            }
+        }
+        out
+    })
+}

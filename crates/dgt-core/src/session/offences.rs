@@ -352,11 +352,11 @@ impl Session {
         a
     }
 
-    /// Tracking is lost (issue 15's bound on invented moves): the board shows changes that
-    /// no legal move explains, twice in a row. The arbiter is told once (`illegal_position`,
-    /// review); no move is read and no offence counted until the board shows a position the
-    /// game explains — a legal continuation, the last legal position or an earlier one (7.1),
-    /// or a set-up for a new game.
+    /// Tracking is lost: the board shows changes that no legal move explains, twice in a
+    /// row — reading on would invent moves nobody made, and each could count as an offence.
+    /// The arbiter is told once (`illegal_position`, review); no move is read and no offence
+    /// counted until the board shows a position the game explains — a legal continuation,
+    /// the last legal position or an earlier one (7.1), or a set-up for a new game.
     pub(super) fn lose_track(&mut self, t: u64, out: &mut Emitted, because: LostBecause) {
         self.watch.stood = None;
         self.watch.lost_track = true;

@@ -4,14 +4,65 @@
 
 use dgt_protocol::ClockTimes;
 
-use super::PressLook;
 use crate::input::ClockSide;
+
+/// How a press waiting for its verdict is to be judged: the display pressed, and whether
+/// this is the deferred second look, after which an unexplained board is an illegal move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct PressLook {
+    pub(super) display: ClockSide,
+    pub(super) final_look: bool,
+}
+
+/// The press waiting for its verdict, with the moment it is judged: the board reports a
+/// square up to one scan after the piece lands (protocol §4.1), so a press is judged once
+/// the board has caught up, not when the clock shows it. At most one press waits: a later
+/// press or flag judges the waiting one first (`overtake_pending_press`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct PendingPress {
+    waiting: Option<(u64, PressLook)>,
+}
+
+impl PendingPress {
+    /// The press on `display` is to be judged at `at`, replacing any press waiting.
+    pub(super) fn look_at(&mut self, at: u64, display: ClockSide, final_look: bool) {
+        self.waiting = Some((
+            at,
+            PressLook {
+                display,
+                final_look,
+            },
+        ));
+    }
+
+    /// The press waiting, taken off: it is judged now, whatever its deadline.
+    pub(super) fn take(&mut self) -> Option<PressLook> {
+        self.waiting.take().map(|(_, look)| look)
+    }
+
+    /// The press waiting, taken off if its deadline is not after `t`.
+    pub(super) fn take_due(&mut self, t: u64) -> Option<PressLook> {
+        if self.due_at().is_some_and(|at| at <= t) {
+            self.take()
+        } else {
+            None
+        }
+    }
+
+    /// When the press waiting is judged; the session wakes then.
+    pub(super) fn due_at(&self) -> Option<u64> {
+        self.waiting.map(|(at, _)| at)
+    }
+
+    pub(super) fn is_waiting(&self) -> bool {
+        self.waiting.is_some()
+    }
+}
 
 #[derive(Debug, Default)]
 pub(super) struct PressState {
-    /// A press whose board could not be read as a move yet (`Timer::PressVerdict` holds
-    /// when it is judged).
-    pub(super) pending: Option<PressLook>,
+    /// The press whose board could not be read as a move yet, and when it is judged.
+    pub(super) pending: PendingPress,
     /// The clock reading that showed the press: the times of the move it completes.
     pub(super) reading: Option<ClockTimes>,
     /// When the last press was seen.
@@ -64,7 +115,64 @@ impl PressState {
 
 #[cfg(test)]
 mod tests {
-    use super::PressState;
+    use super::{PendingPress, PressLook, PressState};
+    use crate::input::ClockSide;
+
+    #[test]
+    fn no_press_waits_at_first() {
+        let mut pending = PendingPress::default();
+        assert!(!pending.is_waiting());
+        assert_eq!(pending.due_at(), None);
+        assert_eq!(pending.take_due(u64::MAX), None);
+        assert_eq!(pending.take(), None);
+    }
+
+    #[test]
+    fn a_waiting_press_is_due_at_its_deadline_and_not_before() {
+        let mut pending = PendingPress::default();
+        pending.look_at(1_250, ClockSide::Left, false);
+        assert!(pending.is_waiting());
+        assert_eq!(pending.due_at(), Some(1_250));
+        assert_eq!(pending.take_due(1_249), None);
+        assert!(pending.is_waiting());
+        let look = PressLook {
+            display: ClockSide::Left,
+            final_look: false,
+        };
+        assert_eq!(pending.take_due(1_250), Some(look));
+        assert!(!pending.is_waiting());
+        assert_eq!(pending.due_at(), None);
+        assert_eq!(pending.take_due(5_000), None);
+    }
+
+    #[test]
+    fn a_press_taken_before_its_deadline_is_judged_once() {
+        let mut pending = PendingPress::default();
+        pending.look_at(2_000, ClockSide::Right, true);
+        let look = PressLook {
+            display: ClockSide::Right,
+            final_look: true,
+        };
+        assert_eq!(pending.take(), Some(look));
+        assert_eq!(pending.take(), None);
+        assert_eq!(pending.due_at(), None);
+    }
+
+    #[test]
+    fn another_look_replaces_the_waiting_one_with_its_own_deadline() {
+        let mut pending = PendingPress::default();
+        pending.look_at(1_000, ClockSide::Left, false);
+        pending.look_at(1_400, ClockSide::Left, true);
+        assert_eq!(pending.due_at(), Some(1_400));
+        assert_eq!(pending.take_due(1_000), None);
+        assert_eq!(
+            pending.take_due(1_400),
+            Some(PressLook {
+                display: ClockSide::Left,
+                final_look: true,
+            })
+        );
+    }
 
     #[test]
     fn a_press_seen_tells_the_hidden_presses_before_it_once() {

@@ -197,7 +197,7 @@ impl Session {
         // reported ~400 ms late, protocol §1.1/§4.1), and the press completes the move the
         // board shows once caught up (6.2.1). The settled placement is read after that
         // verdict, not before it.
-        if let Some(at) = self.timers.get(Timer::PressVerdict) {
+        if let Some(at) = self.press.pending.due_at() {
             self.timers.set(Timer::Settle, at.max(t));
             return;
         }

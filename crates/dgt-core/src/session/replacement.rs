@@ -1,5 +1,5 @@
-//! A replacement board (issue 35): a board fails mid-game, the arbiter sets the position up
-//! on a spare one and moves the table's game to it (`take_over` op, on the spare). The game
+//! A replacement board: a board fails mid-game, the arbiter sets the position up on a spare
+//! one and moves the table's game to it (`take_over` op, on the spare). The game
 //! continues there with its id, its moves and what was watched over it (offences, flags,
 //! clock checks); the faulty board keeps nothing and raises nothing for the position it may
 //! still show, until a start position is set up on it again. A game the spare was following
@@ -24,7 +24,6 @@ impl Session {
         let game = self.game.take()?;
         let watch = std::mem::take(&mut self.watch);
         for timer in [
-            Timer::PressVerdict,
             Timer::PressWait,
             Timer::IllegalPosition,
             Timer::Correction,
@@ -32,7 +31,7 @@ impl Session {
         ] {
             self.timers.clear(timer);
         }
-        self.press.pending = None;
+        self.press.pending.take();
         self.before.replaced = true;
         let verdict = UnderWayVerdict::MovedAway {
             game: game.id.clone(),

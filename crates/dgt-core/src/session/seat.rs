@@ -611,7 +611,9 @@ impl Session {
     fn move_awaiting_promotion(&mut self) -> Option<Move> {
         let (seen_at, at_press) = self.bughouse.as_mut()?.at_press.take()?;
         // Only for the press still waiting for its verdict.
-        if self.press.pending.is_none() || seen_at != self.press.seen_at || !self.on_move_pressed()
+        if !self.press.pending.is_waiting()
+            || seen_at != self.press.seen_at
+            || !self.on_move_pressed()
         {
             return None;
         }

@@ -1,13 +1,12 @@
 //! A board's timer table: one deadline per kind of waiting period, instead of a field per
 //! kind. Decisions are taken when the board settles, when a press is judged, and when a
-//! waiting period runs out; this table says when the next of them is due.
+//! waiting period runs out; this table says when the next settle or waiting period is due.
+//! The press waiting for its verdict keeps its own deadline (`PendingPress`), so the press
+//! and the moment it is judged cannot part.
 
 /// The kinds of waiting period a board's session keeps, at most one deadline each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Timer {
-    /// A press waits for the board to catch up before it is judged (the board reports a
-    /// square up to one scan late, protocol §4.1). The press itself is kept beside the table.
-    PressVerdict,
     /// The placement has been unchanged for `settle_ms`: it is read.
     Settle,
     /// A move the board shows waits for its press (6.2.1); when none comes, it stands as
@@ -24,16 +23,11 @@ pub(crate) enum Timer {
 }
 
 impl Timer {
-    const COUNT: usize = 6;
+    const COUNT: usize = 5;
 
     /// The timers that wake the session when due, in the order they are handled when
     /// several are due at once.
-    pub(crate) const WAKING: [Timer; 4] = [
-        Timer::PressVerdict,
-        Timer::Settle,
-        Timer::PressWait,
-        Timer::IllegalPosition,
-    ];
+    pub(crate) const WAKING: [Timer; 3] = [Timer::Settle, Timer::PressWait, Timer::IllegalPosition];
 
     fn index(self) -> usize {
         self as usize
@@ -148,19 +142,19 @@ mod tests {
         // They are still kept and can be asked.
         assert!(t.is_due(Timer::Correction, 100));
         assert_eq!(t.get(Timer::LogWait), Some(50));
-        t.set(Timer::PressVerdict, 400);
+        t.set(Timer::IllegalPosition, 400);
         assert_eq!(t.next_due(), Some(400));
     }
 
     #[test]
     fn a_timer_fires_once_when_due_and_not_before() {
         let mut t = Timers::default();
-        t.set(Timer::PressVerdict, 1000);
-        assert!(!t.fired(Timer::PressVerdict, 999));
-        assert!(t.is_set(Timer::PressVerdict));
-        assert!(t.fired(Timer::PressVerdict, 1000));
-        assert!(!t.is_set(Timer::PressVerdict));
-        assert!(!t.fired(Timer::PressVerdict, 5000));
+        t.set(Timer::PressWait, 1000);
+        assert!(!t.fired(Timer::PressWait, 999));
+        assert!(t.is_set(Timer::PressWait));
+        assert!(t.fired(Timer::PressWait, 1000));
+        assert!(!t.is_set(Timer::PressWait));
+        assert!(!t.fired(Timer::PressWait, 5000));
     }
 
     #[test]
@@ -175,7 +169,6 @@ mod tests {
     fn kinds_do_not_share_a_slot() {
         let mut t = Timers::default();
         for (i, k) in [
-            Timer::PressVerdict,
             Timer::Settle,
             Timer::PressWait,
             Timer::IllegalPosition,
@@ -187,10 +180,10 @@ mod tests {
         {
             t.set(k, 10 * i as u64);
         }
-        assert_eq!(t.get(Timer::PressVerdict), Some(0));
-        assert_eq!(t.get(Timer::LogWait), Some(50));
+        assert_eq!(t.get(Timer::Settle), Some(0));
+        assert_eq!(t.get(Timer::LogWait), Some(40));
         t.clear(Timer::IllegalPosition);
-        assert_eq!(t.get(Timer::PressWait), Some(20));
-        assert_eq!(t.get(Timer::Correction), Some(40));
+        assert_eq!(t.get(Timer::PressWait), Some(10));
+        assert_eq!(t.get(Timer::Correction), Some(30));
     }
 }

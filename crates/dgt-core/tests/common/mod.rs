@@ -4,6 +4,8 @@
 
 use dgt_core::capture::parse_capture;
 use dgt_core::{AlertKind, Core, CoreConfig, Event, EventBody, Input, InputKind};
+use dgt_protocol::EeEntry;
+use dgt_protocol::eeprom::encode_ee_log;
 
 /// Writes what a DGT board with a clock would send, square by square.
 pub struct Board {
@@ -696,4 +698,18 @@ pub fn run_match(boards: &[&Board], rules: dgt_core::bughouse::Regulation) -> Ve
 /// The events of one board.
 pub fn on(ev: &[Event], board: &str) -> Vec<Event> {
     ev.iter().filter(|e| e.board == board).cloned().collect()
+}
+
+/// The `EE_MOVES` message for a log (0x1F00 bytes, NOP padding in front, `EE_EOF` last):
+/// what a board sends when asked for its log (protocol §3.6).
+pub fn ee_message(entries: &[EeEntry]) -> Vec<u8> {
+    let mut all = entries.to_vec();
+    all.push(EeEntry::Eof);
+    let body = encode_ee_log(&all);
+    let mut data = vec![0x7F; 0x1F00 - body.len()];
+    data.extend(body);
+    let len = data.len() + 3;
+    let mut m = vec![0x8F, (len >> 7) as u8, (len & 0x7F) as u8];
+    m.extend(data);
+    m
 }

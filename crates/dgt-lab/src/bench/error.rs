@@ -71,22 +71,14 @@ pub enum BenchError {
     NoNatsServer,
     #[error("nats-server did not listen on {0}")]
     BrokerNotListening(SocketAddr),
-    #[error("{addr}: {source}")]
-    Connect {
-        addr: SocketAddr,
-        source: std::io::Error,
-    },
-    /// Setting up or sending an HTTP request.
-    #[error("{0}")]
-    Request(std::io::Error),
+    /// A request to a daemon: no connection, no answer in time, or an answer that is no
+    /// HTTP.
     #[error("{addr}{path}: {source}")]
-    Response {
+    Http {
         addr: SocketAddr,
         path: String,
-        source: std::io::Error,
+        source: Box<ureq::Error>,
     },
-    #[error("{addr}{path}: no HTTP body")]
-    NoBody { addr: SocketAddr, path: String },
     #[error("{addr}/health: {source}")]
     Health {
         addr: SocketAddr,
@@ -145,12 +137,13 @@ mod tests {
                 "node-1: only 3 of 5 boards connected after 60s".into(),
             ),
             (
-                BenchError::NoBody {
+                BenchError::Http {
                     addr,
                     path: "/health".into(),
+                    source: Box::new(ureq::Error::ConnectionFailed),
                 }
                 .to_string(),
-                "127.0.0.1:4000/health: no HTTP body".into(),
+                format!("127.0.0.1:4000/health: {}", ureq::Error::ConnectionFailed),
             ),
             (
                 BenchError::HealthField {

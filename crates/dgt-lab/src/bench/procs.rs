@@ -219,29 +219,28 @@ pub fn rss_mib(pid: u32) -> Option<f64> {
     Some(kib / 1024.0)
 }
 
-/// `GET path` on loopback (HTTP/1.0, the body as text).
+/// `GET path` on loopback, the body as text. The daemons are on this machine: no proxy from
+/// the environment, no redirect followed, and an error status is an answer like another
+/// (the caller reads what the body says).
 pub fn http_get(addr: SocketAddr, path: &str) -> Result<String, BenchError> {
-    use std::io::{Read, Write};
-    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5))
-        .map_err(|source| BenchError::Connect { addr, source })?;
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .map_err(BenchError::Request)?;
-    write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").map_err(BenchError::Request)?;
-    let mut text = String::new();
-    stream
-        .read_to_string(&mut text)
-        .map_err(|source| BenchError::Response {
-            addr,
-            path: path.to_string(),
-            source,
-        })?;
-    text.split_once("\r\n\r\n")
-        .map(|(_, body)| body.to_string())
-        .ok_or_else(|| BenchError::NoBody {
-            addr,
-            path: path.to_string(),
-        })
+    let failed = |source| BenchError::Http {
+        addr,
+        path: path.to_string(),
+        source: Box::new(source),
+    };
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .proxy(None)
+        .timeout_connect(Some(Duration::from_secs(5)))
+        .timeout_global(Some(Duration::from_secs(15)))
+        .build()
+        .into();
+    let mut answer = agent
+        .get(format!("http://{addr}{path}"))
+        .call()
+        .map_err(failed)?;
+    answer.body_mut().read_to_string().map_err(failed)
 }
 
 /// `/health` as JSON.
@@ -253,6 +252,43 @@ pub fn health(addr: SocketAddr) -> Result<serde_json::Value, BenchError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One HTTP answer on a loopback port, as a daemon gives it; the port.
+    fn answer_once(answer: &'static str) -> SocketAddr {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            use std::io::{BufRead, BufReader, Write};
+            let (stream, _) = listener.accept().unwrap();
+            let mut reader = BufReader::new(&stream);
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap() > 0 && line != "\r\n" {
+                line.clear();
+            }
+            (&stream).write_all(answer.as_bytes()).unwrap();
+        });
+        addr
+    }
+
+    #[test]
+    fn a_get_returns_the_body_whatever_the_status() {
+        let ok = answer_once(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{\"ok\":true}",
+        );
+        assert_eq!(http_get(ok, "/health").unwrap(), r#"{"ok":true}"#);
+        let busy = answer_once("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 4\r\n\r\nbusy");
+        assert_eq!(http_get(busy, "/health").unwrap(), "busy");
+    }
+
+    #[test]
+    fn a_get_to_a_closed_port_names_the_address_and_path() {
+        let addr = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let e = http_get(addr, "/health").unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{addr}/health: ")), "{e}");
+    }
 
     #[test]
     fn this_process_has_cpu_time_and_memory() {

@@ -4,9 +4,7 @@
 
 mod common;
 
-use common::{
-    Board, alert_of, alerts, claim_verdict, ee_message, moves, one, under_way_verdict,
-};
+use common::{Board, alert_of, alerts, claim_verdict, ee_message, moves, one, under_way_verdict};
 use dgt_core::capture::parse_capture;
 use dgt_core::input::ClockSide;
 use dgt_core::verdict::{ToMoveFrom, UnderWayVerdict};

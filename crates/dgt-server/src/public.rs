@@ -70,7 +70,7 @@ impl PublicFeed {
 pub struct Arrivals(Arc<ArrivalQueue>);
 
 pub struct ArrivalQueue {
-    queue: Mutex<VecDeque<(Instant, Event)>>,
+    queue: Mutex<Waiting>,
     cap: usize,
     ready: Notify,
     /// Clock readings dropped for the cap (superseded by later ones).
@@ -82,7 +82,7 @@ pub struct ArrivalQueue {
 impl Arrivals {
     pub fn new(cap: usize) -> Self {
         Arrivals(Arc::new(ArrivalQueue {
-            queue: Mutex::new(VecDeque::new()),
+            queue: Mutex::new(Waiting::default()),
             cap: cap.max(1),
             ready: Notify::new(),
             dropped_clocks: AtomicU64::new(0),
@@ -90,33 +90,28 @@ impl Arrivals {
         }))
     }
 
-    /// Queues an event that arrived at `at`; never waits.
+    /// Queues an event that arrived at `at`; never waits. Dropping for the cap takes the
+    /// front of one of the two queues: constant time however full, so a restart that
+    /// re-applies a long history through a full queue stays linear.
     pub fn send(&self, at: Instant, event: Event) {
         let mut q = self.0.queue.lock().unwrap_or_else(|p| p.into_inner());
         if q.len() >= self.0.cap {
-            match q
-                .iter()
-                .position(|(_, e)| matches!(e.body, EventBody::Clock(_)))
-            {
-                Some(i) => {
-                    q.remove(i);
-                    self.0.dropped_clocks.fetch_add(1, Ordering::Relaxed);
-                }
-                None => {
-                    q.pop_front();
-                    let n = self.0.dropped_events.fetch_add(1, Ordering::Relaxed) + 1;
-                    if n == 1 || n.is_power_of_two() {
-                        tracing::error!(
-                            cap = self.0.cap,
-                            dropped = n,
-                            "the public delay queue is full: its oldest events are dropped \
-                             from the public feed (the arbiter's feed and journal keep them)"
-                        );
-                    }
+            if q.clocks.pop_front().is_some() {
+                self.0.dropped_clocks.fetch_add(1, Ordering::Relaxed);
+            } else {
+                q.others.pop_front();
+                let n = self.0.dropped_events.fetch_add(1, Ordering::Relaxed) + 1;
+                if n == 1 || n.is_power_of_two() {
+                    tracing::error!(
+                        cap = self.0.cap,
+                        dropped = n,
+                        "the public delay queue is full: its oldest events are dropped \
+                         from the public feed (the arbiter's feed and journal keep them)"
+                    );
                 }
             }
         }
-        q.push_back((at, event));
+        q.push(at, event);
         drop(q);
         self.0.ready.notify_one();
     }
@@ -125,8 +120,8 @@ impl Arrivals {
     pub(crate) fn waiting(&self) -> Vec<(Duration, Event)> {
         let q = self.0.queue.lock().unwrap_or_else(|p| p.into_inner());
         let now = Instant::now();
-        q.iter()
-            .map(|(at, e)| (now.saturating_duration_since(*at), e.clone()))
+        q.in_order()
+            .map(|(at, e)| (now.saturating_duration_since(at), e.clone()))
             .collect()
     }
 
@@ -164,8 +159,8 @@ impl Arrivals {
     /// The front event, if it arrived `delay` ago or earlier.
     fn pop_due(&self, delay: Duration) -> Option<Event> {
         let mut q = self.0.queue.lock().unwrap_or_else(|p| p.into_inner());
-        match q.front() {
-            Some((at, _)) if *at + delay <= Instant::now() => q.pop_front().map(|(_, e)| e),
+        match q.front_arrival() {
+            Some(at) if at + delay <= Instant::now() => q.pop_front(),
             _ => None,
         }
     }
@@ -175,8 +170,58 @@ impl Arrivals {
             .queue
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .front()
-            .map(|(at, _)| *at)
+            .front_arrival()
+    }
+}
+
+/// The waiting events in two queues, clock readings and the rest, each entry numbered in
+/// order of arrival: the oldest clock reading (the first to drop for the cap) is a queue's
+/// front, and the events leave in arrival order by comparing the two fronts.
+#[derive(Default)]
+struct Waiting {
+    clocks: VecDeque<(u64, Instant, Event)>,
+    others: VecDeque<(u64, Instant, Event)>,
+    next: u64,
+}
+
+impl Waiting {
+    fn len(&self) -> usize {
+        self.clocks.len() + self.others.len()
+    }
+
+    fn push(&mut self, at: Instant, event: Event) {
+        let n = self.next;
+        self.next += 1;
+        if matches!(event.body, EventBody::Clock(_)) {
+            self.clocks.push_back((n, at, event));
+        } else {
+            self.others.push_back((n, at, event));
+        }
+    }
+
+    /// The queue whose front arrived first.
+    fn first(&mut self) -> Option<&mut VecDeque<(u64, Instant, Event)>> {
+        match (self.clocks.front(), self.others.front()) {
+            (Some(c), Some(o)) if c.0 < o.0 => Some(&mut self.clocks),
+            (_, Some(_)) => Some(&mut self.others),
+            (Some(_), None) => Some(&mut self.clocks),
+            (None, None) => None,
+        }
+    }
+
+    fn front_arrival(&mut self) -> Option<Instant> {
+        self.first().and_then(|q| q.front()).map(|(_, at, _)| *at)
+    }
+
+    fn pop_front(&mut self) -> Option<Event> {
+        self.first().and_then(|q| q.pop_front()).map(|(_, _, e)| e)
+    }
+
+    /// Every waiting event with its arrival, oldest first.
+    fn in_order(&self) -> impl Iterator<Item = (Instant, &Event)> {
+        let mut all: Vec<_> = self.clocks.iter().chain(self.others.iter()).collect();
+        all.sort_unstable_by_key(|(n, _, _)| *n);
+        all.into_iter().map(|(_, at, e)| (*at, e))
     }
 }
 
@@ -230,6 +275,23 @@ mod tests {
             reason: dgt_core::event::EndReason::Checkmate,
         };
         e
+    }
+
+    #[test]
+    fn events_leave_in_arrival_order_after_the_cap_dropped_the_oldest_clock_reading() {
+        let q = Arrivals::new(4);
+        let now = Instant::now();
+        for event in [start(0), clock(1), start(2), clock(3), clock(4), start(5)] {
+            q.send(now, event);
+        }
+        let waiting: Vec<u64> = q.waiting().iter().map(|(_, e)| e.seq).collect();
+        assert_eq!(waiting, [0, 2, 4, 5]);
+        let left: Vec<u64> = std::iter::from_fn(|| q.pop_due(Duration::ZERO))
+            .map(|e| e.seq)
+            .collect();
+        assert_eq!(left, [0, 2, 4, 5]);
+        assert_eq!(q.stats().dropped_clocks.load(Ordering::Relaxed), 2);
+        assert!(q.is_empty());
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! Arbiter actions on a node's boards go to that node by request/reply and are answered
 //! only once the node has journaled them ([`HubActions`]).
 
+pub mod checkpoint;
 pub mod local;
 mod probe;
 pub mod reader;

@@ -16,6 +16,7 @@ mod probe;
 pub mod reader;
 pub mod recent;
 mod remade;
+mod saving;
 pub mod sign_in;
 pub mod view;
 
@@ -94,6 +95,8 @@ struct HubState {
     refusals: sign_in::Refusals,
     /// The link of the listener of the broker's sign-in reports, when it is configured.
     events_link: Option<Arc<LinkHealth>>,
+    /// The hub's checkpoint: restored, ignored, last saved (see [`saving`]).
+    checkpoint: saving::CheckpointStatus,
 }
 
 type Shared = Arc<Mutex<HubState>>;
@@ -119,6 +122,8 @@ pub enum HubError {
     Broadcast(#[from] crate::output::BroadcastDirError),
     #[error("{0}")]
     Serve(#[from] dgt_server::ServeError),
+    #[error("the server's views from the checkpoint: {0}")]
+    Views(String),
 }
 
 /// Why a hub record was not stored (the broker's own words).
@@ -165,7 +170,22 @@ impl Hub {
                 detail,
             })?;
         let mut reader = StreamReader::new(js.clone(), names.clone(), cluster.replicas);
-        let end = reader.last_sequence().await?;
+        let now = reader::stream_state(js.clone(), names.stream()).await?;
+        let end = now.last;
+        let stream = checkpoint::StreamIdentity {
+            name: names.stream(),
+            created_unix_ms: now.created,
+        };
+        let mut checkpoint_status = saving::CheckpointStatus::default();
+        let checkpoint_path = cluster.hub_checkpoint_path();
+        let restored = checkpoint_path.as_deref().and_then(|path| {
+            let expected = checkpoint::Expected {
+                stream: &stream,
+                last: end,
+                round_nodes: &cluster.round_nodes,
+            };
+            saving::load(path, &expected, &mut checkpoint_status)
+        });
         let shared: Shared = Arc::new(Mutex::new(HubState {
             view: HubView::new(cluster.round_nodes.clone()),
             live: BTreeMap::new(),
@@ -185,11 +205,21 @@ impl Hub {
             remade_told: false,
             refusals: sign_in::Refusals::default(),
             events_link: None,
+            checkpoint: checkpoint_status,
         }));
-        // The stream up to its end now is the history the server starts from.
+        let mut views = None;
+        if let Some(c) = restored {
+            let position = c.saved.position;
+            views = Some((c.saved.views_seq, c.views));
+            let stats = saving::restore(&mut lock(&shared), c.saved);
+            reader.resume(position, stream.created_unix_ms, stats);
+        }
+        // The stream up to its end now (after the checkpoint) is the history the server
+        // starts from.
         let mut history = Vec::new();
         let mut acks = Vec::new();
         let read_started = Instant::now();
+        let read_from = reader.position();
         while reader.position() < end {
             let msg = reader.next().await;
             lock(&shared).reader = reader.stats;
@@ -198,7 +228,8 @@ impl Hub {
             acks.extend(applied.acks);
         }
         tracing::info!(
-            messages = end,
+            messages = end - read_from,
+            from = read_from,
             events = history.len(),
             ms = read_started.elapsed().as_millis() as u64,
             "hub: the event's stream read"
@@ -212,8 +243,11 @@ impl Hub {
         for e in &history {
             recent.keep(e);
         }
-        let server = Server::bind(config)
-            .await?
+        let mut server = Server::bind(config).await?;
+        if let Some((seq, bytes)) = views {
+            server = saving::views::restore(server, seq, bytes).map_err(HubError::Views)?;
+        }
+        let server = server
             .with_event_source(recent.clone())
             .with_history(history.clone())
             .with_acks(acks)
@@ -230,6 +264,15 @@ impl Hub {
             }));
         let addr = server.local_addr();
         let book = server.alert_book();
+        let saver = match (checkpoint_path, saving::views::tap(&server)) {
+            (Some(path), Some(tap)) => Some(saving::Saver::new(
+                path,
+                Duration::from_secs(cluster.hub_checkpoint_every_s),
+                stream,
+                tap,
+            )),
+            _ => None,
+        };
         let stop = CancellationToken::new();
         let (events, _) = broadcast::channel(EVENT_CAPACITY);
         // The hub takes no input of its own: actions go to the sink.
@@ -256,6 +299,7 @@ impl Hub {
                 events,
                 recent,
                 book,
+                saver,
             },
             stop.clone(),
         )));
@@ -362,6 +406,8 @@ struct Outlet {
     events: broadcast::Sender<Event>,
     recent: Arc<RecentEvents>,
     book: AlertBook,
+    /// Saves the hub's checkpoint, when it keeps one.
+    saver: Option<saving::Saver>,
 }
 
 /// Follows the stream after the history: events to the server, acks to its alerts.
@@ -377,6 +423,7 @@ async fn follow(
         events,
         recent,
         book,
+        mut saver,
     } = out;
     // The reader waits as long as it must (its own time-outs find a lost consumer): it runs
     // on its own, so that the ack retries below never cut one of its waits short.
@@ -395,10 +442,20 @@ async fn follow(
         }
     });
     let mut retry = tokio::time::interval(Duration::from_millis(50));
+    let every = saver
+        .as_ref()
+        .map_or(Duration::from_secs(3600), |s| s.every);
+    let mut save = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    save.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
             _ = stop.cancelled() => break,
             _ = retry.tick() => {}
+            _ = save.tick() => {
+                if let Some(s) = saver.as_mut() {
+                    s.save(&shared).await;
+                }
+            }
             msg = rx.recv() => {
                 let Some((msg, stats)) = msg else { break };
                 {
@@ -442,6 +499,9 @@ async fn follow(
             left.drain(..left.len() - 10_000);
         }
         lock(&shared).pending_acks = left;
+    }
+    if let Some(s) = saver.as_mut() {
+        s.finish().await;
     }
     let _ = read.await;
 }
@@ -848,6 +908,7 @@ impl StatusSource for HubStatus {
                 "problem": link.as_ref().map(|p| p.message.clone())
                     .or(state.local.open(local::STREAM_CONFIG_CHANGED).map(|a| a.message.clone())),
                 "alerts": state.local.to_json(),
+                "checkpoint": state.checkpoint.to_json(),
             },
         });
         // The dashboard shows `notice` in its banner: the arbiter must know the boards on

@@ -40,7 +40,7 @@ use dgt_core::{AlertKind, Event, EventBody, Operation};
 /// 1–100, hall B 101–200) — unless the map names a board for that table, or another node
 /// has a board with the same number: then the table is *contested* and neither board
 /// stands at it until the hub's `[[tables]]` says which does (`label = "hall-a/7"`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TableMap {
     by_table: BTreeMap<u32, String>,
     /// Node boards seen standing at a table by their number, by that number.
@@ -162,7 +162,7 @@ pub fn game_board(event: &Event) -> Option<&str> {
 }
 
 /// What the book knows of one game.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GameInfo {
     pub board: String,
     /// The round whose table the game is bound to (`None`: in no round).
@@ -219,7 +219,7 @@ impl GameInfo {
 }
 
 /// A result the arbiter entered for a table, and who entered it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Entry {
     pub result: String,
     /// The arbiter's name, from the `arbiter_action` event that follows the entry.
@@ -230,7 +230,7 @@ pub struct Entry {
 
 /// One round: its pairings (the last import), each table's game and the results the
 /// arbiter entered.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RoundInfo {
     pub pairings: RoundPairings,
     /// The seq of the event that last imported the pairings.
@@ -244,7 +244,10 @@ pub struct RoundInfo {
 }
 
 /// Rounds, their pairings and the games that belong to them, from events.
-#[derive(Debug, Clone, Default)]
+///
+/// Serialized whole for a snapshot of the server's views (restored after a restart instead
+/// of re-applying every event).
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct RoundBook {
     rounds: BTreeMap<u32, RoundInfo>,
     current: Option<u32>,
@@ -254,6 +257,7 @@ pub struct RoundBook {
     /// Which board stands at which table: games bind to tables through it.
     map: TableMap,
     /// Results entered before their round's pairings.
+    #[serde(with = "pair_keys")]
     early_entries: BTreeMap<(u32, u32), Option<(String, u64)>>,
     /// Counts every change, so views rendered from the book can be cached.
     version: u64,
@@ -763,6 +767,23 @@ impl RoundBook {
                 g.provisional = resumed;
             }
         }
+    }
+}
+
+/// A map keyed by (round, table) as a list of pairs: JSON keys are strings only.
+mod pair_keys {
+    use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    type Map = BTreeMap<(u32, u32), Option<(String, u64)>>;
+
+    pub fn serialize<S: Serializer>(map: &Map, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(map.iter())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Map, D::Error> {
+        Vec::<((u32, u32), Option<(String, u64)>)>::deserialize(d).map(|v| v.into_iter().collect())
     }
 }
 

@@ -148,6 +148,13 @@ impl Feed {
     /// Applies an event and sends it to every client. Returns false for an event already
     /// applied (a seq not above the last one).
     pub fn publish(&self, event: &Event) -> bool {
+        self.publish_then(event, || {})
+    }
+
+    /// [`Feed::publish`], and `then` runs before the desk is let go when the event was
+    /// applied: the server queues public events there, so a views snapshot (taken under the
+    /// same lock) never holds an event in the hall that the public queue lacks.
+    pub fn publish_then(&self, event: &Event, then: impl FnOnce()) -> bool {
         let mut desk = self.desk();
         if desk.hall.last_seq() != 0 && event.seq <= desk.hall.last_seq() {
             return false;
@@ -169,6 +176,7 @@ impl Feed {
         let frame = event_frame(event);
         desk.remember(event.seq, frame.clone());
         let _ = self.live.send(frame);
+        then();
         true
     }
 
@@ -293,6 +301,43 @@ pub fn shown_to(
 }
 
 impl Desk {
+    /// The resume ring, oldest first, each message with the seq it follows; and the largest
+    /// event seq already dropped from it.
+    pub(crate) fn ring(&self) -> (Vec<(u64, Arc<Frame>)>, u64) {
+        let ring = self
+            .ring
+            .iter()
+            .map(|e| (e.after_seq, e.frame.clone()))
+            .collect();
+        (ring, self.evicted_up_to)
+    }
+
+    /// The newest event time seen.
+    pub(crate) fn latest_t_ms(&self) -> Option<u64> {
+        self.latest.map(|(t, _)| t)
+    }
+
+    /// Puts back what a views snapshot held: the hall, the counts, the ring (the newest
+    /// `ring_capacity` of its messages) and the newest event time (as arrived now, as
+    /// re-applying the history would have it).
+    pub(crate) fn restore(
+        &mut self,
+        hall: Hall,
+        counts: Counts,
+        ring: Vec<(u64, Arc<Frame>)>,
+        evicted_up_to: u64,
+        latest_t_ms: Option<u64>,
+    ) {
+        self.hall = hall;
+        self.counts = counts;
+        self.ring.clear();
+        self.evicted_up_to = evicted_up_to;
+        for (after_seq, frame) in ring {
+            self.remember(after_seq, frame);
+        }
+        self.latest = latest_t_ms.map(|t| (t, Instant::now()));
+    }
+
     fn remember(&mut self, after_seq: u64, frame: Arc<Frame>) {
         if self.ring.len() >= self.ring_capacity
             && let Some(old) = self.ring.pop_front()
@@ -331,9 +376,12 @@ pub async fn run(
     source: Option<Arc<dyn EventSource>>,
 ) {
     let forward = |event: Event| {
-        if feed.publish(&event) && to_public_view(&event.body) {
-            to_public(Instant::now(), event);
-        }
+        let public = to_public_view(&event.body);
+        feed.publish_then(&event, || {
+            if public {
+                to_public(Instant::now(), event.clone());
+            }
+        });
     };
     loop {
         match events.recv().await {

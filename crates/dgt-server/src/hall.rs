@@ -8,7 +8,7 @@ use dgt_core::event::{BoardStatus, ClockEvent, EndReason, LinkState, MoveEvent, 
 use dgt_core::pairing::Pairing;
 use dgt_core::{Alert, AlertKind, Event, EventBody, Severity, Side};
 use dgt_pairings::{RoundBook, TableMap, TableState};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::access::{Principal, Section, section_of};
@@ -16,8 +16,10 @@ use crate::access::{Principal, Section, section_of};
 /// The standard starting position, used by PGN and LiveChess when a game's start is unknown.
 pub const STANDARD_START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
-/// Everything the events said about the hall, up to `last_seq`.
-#[derive(Debug, Default, Clone)]
+/// Everything the events said about the hall, up to `last_seq`. Serialized whole (with its
+/// round book and table claims) for the views snapshot ([`crate::views`]); the sections are
+/// settings, set again after a restore.
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
 pub struct Hall {
     boards: BTreeMap<String, BoardView>,
     games: BTreeMap<String, GameRecord>,
@@ -29,13 +31,14 @@ pub struct Hall {
     /// Which board stands at which table (the daemon's `[[tables]]`).
     tables: TableMap,
     /// The parts of the hall (`[[sections]]`).
+    #[serde(skip)]
     sections: Vec<Section>,
     /// Who did what (`arbiter_action` events), oldest first.
     actions: Vec<ActionRecord>,
 }
 
 /// An arbiter action and who took it (an `arbiter_action` event).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ActionRecord {
     pub board: String,
     pub arbiter: String,
@@ -57,7 +60,7 @@ impl ActionRecord {
 }
 
 /// One board as the events describe it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BoardView {
     pub board: String,
     /// On a hub: the venue PC the board is read by (contract §5).
@@ -81,7 +84,7 @@ pub struct BoardView {
 }
 
 /// The last clock reading of a board.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClockView {
     pub white_ms: Option<u64>,
     pub black_ms: Option<u64>,
@@ -91,7 +94,7 @@ pub struct ClockView {
 }
 
 /// A game and its moves, corrections applied.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct GameRecord {
     pub id: String,
     pub board: String,
@@ -106,12 +109,12 @@ pub struct GameRecord {
     pub corrections: u32,
     /// Found under way (`game_start.found_under_way`): followed from `start_fen`, the moves
     /// before it not seen.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub found_under_way: bool,
 }
 
 /// One move with the clock readings when it was completed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MoveRecord {
     pub ply: u32,
     pub side: Side,
@@ -125,7 +128,7 @@ pub struct MoveRecord {
 }
 
 /// An alert, where and when it was raised, and whether the arbiter acknowledged it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AlertRecord {
     #[serde(flatten)]
     pub alert: Alert,

@@ -35,6 +35,7 @@
 //! - [`hall`]: the view of boards, games, clocks and alerts rebuilt from events;
 //! - [`feed`]: the arbiter feed (hall, resume ring, bounded fan-out);
 //! - [`public`]: the delayed public feed (moves, clocks, results; never alerts);
+//! - [`views`]: the views as bytes, restored after a restart instead of the whole history;
 //! - [`ws`]: the WebSocket endpoints `/ws` and `/ws/public`;
 //! - [`rest`]: `/api/…`, `/health`, `/metrics`;
 //! - [`auth`]: tokens, Origin check, the bind rule;
@@ -69,6 +70,7 @@ pub mod rounds;
 mod scope;
 pub mod sessions;
 pub mod throttle;
+pub mod views;
 pub mod ws;
 
 use std::future::Future;
@@ -81,6 +83,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{broadcast, mpsc, watch};
 
 pub use hall::Hall;
+pub use views::{ViewsError, ViewsSnapshot, ViewsTap};
 
 /// The LiveChess port when the LiveChess API is enabled without an address.
 pub const LIVECHESS_DEFAULT: SocketAddr =
@@ -362,6 +365,8 @@ pub struct Server {
     actions: Option<Arc<dyn ActionSink>>,
     board_log: Option<Arc<dyn BoardLog>>,
     feed: Arc<feed::Feed>,
+    public: Arc<public::PublicFeed>,
+    arrivals: public::Arrivals,
     events_source: Option<Arc<dyn feed::EventSource>>,
 }
 
@@ -403,6 +408,16 @@ impl Server {
             None => None,
         };
         let feed = Arc::new(feed::Feed::new(config.ring_capacity, config.client_queue));
+        {
+            let mut hall = Hall::with_tables(config.tables.clone());
+            hall.set_sections(config.sections.clone());
+            feed.desk().hall = hall;
+        }
+        let public = Arc::new(public::PublicFeed::new(
+            config.client_queue,
+            config.tables.clone(),
+        ));
+        let arrivals = public::Arrivals::new(config.public_queue_cap);
         Ok(Server {
             config,
             listener,
@@ -413,6 +428,8 @@ impl Server {
             actions: None,
             board_log: None,
             feed,
+            public,
+            arrivals,
             events_source: None,
         })
     }
@@ -432,6 +449,25 @@ impl Server {
     /// The address of the LiveChess port, when enabled.
     pub fn livechess_addr(&self) -> Option<SocketAddr> {
         self.livechess.as_ref().and_then(|l| l.local_addr().ok())
+    }
+
+    /// The views of a [`ViewsSnapshot`] in place of empty ones: then only the events after
+    /// `snapshot.seq` need [`Server::with_history`] (those up to it are skipped anyway).
+    /// A snapshot that does not decode, of another format or of other `[[tables]]`
+    /// settings is refused and changes nothing: give the whole history instead.
+    pub fn with_views(self, snapshot: ViewsSnapshot) -> Result<Self, ViewsError> {
+        self.views_tap().restore(snapshot)?;
+        Ok(self)
+    }
+
+    /// A handle that takes snapshots of the views from any task while the server runs.
+    pub fn views_tap(&self) -> ViewsTap {
+        ViewsTap {
+            feed: self.feed.clone(),
+            public: self.public.clone(),
+            arrivals: self.arrivals.clone(),
+            tables: self.config.tables.clone(),
+        }
     }
 
     /// Events that happened before this server started (from the journal), applied first.
@@ -492,25 +528,19 @@ impl Server {
             actions,
             board_log,
             feed,
+            public,
+            arrivals: public_tx,
             events_source,
         } = self;
         async move {
             let (stop_tx, stop_rx) = watch::channel(false);
-            {
-                let mut hall = Hall::with_tables(config.tables.clone());
-                hall.set_sections(config.sections.clone());
-                feed.desk().hall = hall;
-            }
-            let public = Arc::new(public::PublicFeed::new(
-                config.client_queue,
-                config.tables.clone(),
-            ));
-            let public_tx = public::Arrivals::new(config.public_queue_cap);
             let public_rx = public_tx.clone();
             for event in &history {
-                if feed.publish(event) && feed::to_public_view(&event.body) {
-                    public_tx.send(Instant::now(), event.clone());
-                }
+                feed.publish_then(event, || {
+                    if feed::to_public_view(&event.body) {
+                        public_tx.send(Instant::now(), event.clone());
+                    }
+                });
             }
             for id in acks {
                 feed.record_ack(id);

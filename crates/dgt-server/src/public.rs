@@ -35,17 +35,16 @@ impl PublicFeed {
         self.hall.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Releases one event to the public.
-    fn release(&self, event: &Event) {
+    /// Releases one event to the public, into the delayed hall the caller holds.
+    fn release(&self, hall: &mut Hall, event: &Event) {
         if is_round_record(&event.body) {
             // The round's record: for the public round PGN, not a spectator frame.
-            self.hall().apply(event);
+            hall.apply(event);
             return;
         }
         if !is_public(&event.body) {
             return;
         }
-        let mut hall = self.hall();
         hall.apply(event);
         let _ = self.live.send(event_frame(event));
     }
@@ -122,6 +121,21 @@ impl Arrivals {
         self.0.ready.notify_one();
     }
 
+    /// The events waiting and how long ago each arrived, oldest first.
+    pub(crate) fn waiting(&self) -> Vec<(Duration, Event)> {
+        let q = self.0.queue.lock().unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        q.iter()
+            .map(|(at, e)| (now.saturating_duration_since(*at), e.clone()))
+            .collect()
+    }
+
+    /// Queues an event that arrived `age` ago (a views snapshot's queue, after a restart).
+    pub(crate) fn send_aged(&self, age: Duration, event: Event) {
+        let now = Instant::now();
+        self.send(now.checked_sub(age).unwrap_or(now), event);
+    }
+
     /// Events waiting.
     pub fn len(&self) -> usize {
         self.0.queue.lock().unwrap_or_else(|p| p.into_inner()).len()
@@ -175,9 +189,12 @@ pub async fn run(public: Arc<PublicFeed>, arrivals: Arrivals, delay: Duration) {
             tokio::time::sleep_until((at + delay).into()).await;
             continue;
         }
-        // The cap may have dropped it meanwhile: then the next one waits its own turn.
+        // The cap may have dropped it meanwhile: then the next one waits its own turn. The
+        // delayed hall is held while the event moves from the queue into it, so a views
+        // snapshot finds it in one or the other.
+        let mut hall = public.hall();
         if let Some(event) = arrivals.pop_due(delay) {
-            public.release(&event);
+            public.release(&mut hall, &event);
         }
     }
 }

@@ -1,0 +1,289 @@
+//! The server's views as bytes: everything [`crate::Server::run`] builds from the history
+//! (the arbiter hall with its rounds, alerts, acks and actions; the resume ring; the
+//! counts; the delayed public hall and the public events still waiting out the delay), so
+//! that a restarted daemon or hub restores them from a snapshot and applies only the events
+//! after it instead of every event of the day.
+//!
+//! The bytes are a magic, a format version and the views as JSON compressed with deflate
+//! (see `docs/decisions/views-snapshot-format.md`). A snapshot of another version, or of
+//! other `[[tables]]` settings, or that does not decode, is refused with a [`ViewsError`]:
+//! the caller then gives the server the whole history, as before snapshots.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use axum::extract::ws::Utf8Bytes;
+use dgt_core::Event;
+use dgt_pairings::TableMap;
+use serde::{Deserialize, Serialize};
+
+use crate::feed::{Counts, Feed, Frame};
+use crate::hall::Hall;
+use crate::public::{Arrivals, PublicFeed};
+
+/// The first bytes of every views snapshot.
+const MAGIC: &[u8; 4] = b"DGTV";
+
+/// The layout of the views this build writes and reads. A change to any serialized view
+/// type raises it: an older snapshot is then refused and the history applied instead.
+pub const VIEWS_FORMAT: u32 = 1;
+
+/// The server's views after every event with `seq <= seq`, as bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewsSnapshot {
+    pub seq: u64,
+    pub bytes: Vec<u8>,
+}
+
+/// Why a views snapshot was refused: the caller applies the whole history instead.
+#[derive(Debug, thiserror::Error)]
+pub enum ViewsError {
+    #[error("not a views snapshot (no DGTV header)")]
+    NotASnapshot,
+    #[error("views snapshot format {found}, this build reads format {VIEWS_FORMAT}")]
+    Version { found: u32 },
+    #[error("views snapshot does not decode: {0}")]
+    Decode(String),
+    #[error("views snapshot says seq {said} but holds the views after seq {holds}")]
+    SeqMismatch { said: u64, holds: u64 },
+    #[error(
+        "views snapshot was taken with other [[tables]] settings: the views are rebuilt from \
+         the history with the current ones"
+    )]
+    TablesChanged,
+}
+
+/// A handle on a running (or about to run) server's views: takes a [`ViewsSnapshot`] from
+/// any task while the server serves. Cheap to clone.
+#[derive(Clone)]
+pub struct ViewsTap {
+    pub(crate) feed: Arc<Feed>,
+    pub(crate) public: Arc<PublicFeed>,
+    pub(crate) arrivals: Arrivals,
+    /// The `[[tables]]` setting the views are built with.
+    pub(crate) tables: TableMap,
+}
+
+/// One message of the resume ring.
+#[derive(Serialize, Deserialize)]
+struct StoredFrame {
+    after_seq: u64,
+    seq: Option<u64>,
+    board: String,
+    kind: String,
+    text: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredCounts {
+    events_by_type: BTreeMap<String, u64>,
+    alerts: Vec<((String, String), u64)>,
+    acks: u64,
+    events_lost: u64,
+}
+
+/// Everything in a snapshot, after the header.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    seq: u64,
+    /// The `[[tables]]` setting the views were built with: the hall's own map has the
+    /// claims and replacements the events made on top of it.
+    tables: TableMap,
+    hall: Hall,
+    counts: StoredCounts,
+    ring: Vec<StoredFrame>,
+    evicted_up_to: u64,
+    latest_t_ms: Option<u64>,
+    public_hall: Hall,
+    /// Public events waiting out the delay: how long ago (ms) each arrived, and the event.
+    waiting: Vec<(u64, Event)>,
+}
+
+impl ViewsTap {
+    /// The views now. The arbiter desk is held only while its parts are copied (the ring's
+    /// messages are shared, not copied); encoding happens after.
+    pub fn snapshot(&self) -> ViewsSnapshot {
+        let (hall, counts, ring, evicted_up_to, latest_t_ms, public_hall, waiting) = {
+            // The same order as the feed (desk, then the public queue) and the public
+            // release (delayed hall, then the queue): an event is in exactly one place.
+            let desk = self.feed.desk();
+            let public_hall = self.public.hall();
+            let waiting = self.arrivals.waiting();
+            let (ring, evicted) = desk.ring();
+            (
+                desk.hall.clone(),
+                desk.counts.clone(),
+                ring,
+                evicted,
+                desk.latest_t_ms(),
+                public_hall.clone(),
+                waiting,
+            )
+        };
+        let seq = hall.last_seq();
+        let stored = Stored {
+            seq,
+            tables: self.tables.clone(),
+            hall,
+            counts: StoredCounts {
+                events_by_type: counts
+                    .events_by_type
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), *v))
+                    .collect(),
+                alerts: counts.alerts.into_iter().collect(),
+                acks: counts.acks,
+                events_lost: counts.events_lost,
+            },
+            ring: ring
+                .into_iter()
+                .map(|(after_seq, f)| StoredFrame {
+                    after_seq,
+                    seq: f.seq,
+                    board: f.board.clone(),
+                    kind: f.kind.to_string(),
+                    text: f.text.as_str().to_string(),
+                })
+                .collect(),
+            evicted_up_to,
+            latest_t_ms,
+            public_hall,
+            waiting: waiting
+                .into_iter()
+                .map(|(age, e)| (age.as_millis() as u64, e))
+                .collect(),
+        };
+        ViewsSnapshot {
+            seq,
+            bytes: encode(&stored),
+        }
+    }
+
+    /// Puts the snapshot's views in place of the current ones.
+    pub(crate) fn restore(&self, snapshot: ViewsSnapshot) -> Result<(), ViewsError> {
+        let stored = decode(&snapshot.bytes)?;
+        if stored.seq != snapshot.seq || stored.hall.last_seq() != stored.seq {
+            return Err(ViewsError::SeqMismatch {
+                said: snapshot.seq,
+                holds: stored.hall.last_seq(),
+            });
+        }
+        if stored.tables != self.tables {
+            return Err(ViewsError::TablesChanged);
+        }
+        let counts = Counts {
+            events_by_type: stored
+                .counts
+                .events_by_type
+                .into_iter()
+                .map(|(k, v)| (intern(&k), v))
+                .collect(),
+            alerts: stored.counts.alerts.into_iter().collect(),
+            acks: stored.counts.acks,
+            events_lost: stored.counts.events_lost,
+        };
+        let ring = stored
+            .ring
+            .into_iter()
+            .map(|f| {
+                let frame = Frame {
+                    seq: f.seq,
+                    board: f.board,
+                    kind: intern(&f.kind),
+                    text: Utf8Bytes::from(f.text),
+                };
+                (f.after_seq, Arc::new(frame))
+            })
+            .collect();
+        let mut desk = self.feed.desk();
+        let mut hall = stored.hall;
+        hall.set_sections(desk.hall.sections().to_vec());
+        let mut public_hall = stored.public_hall;
+        public_hall.set_sections(self.public.hall().sections().to_vec());
+        desk.restore(hall, counts, ring, stored.evicted_up_to, stored.latest_t_ms);
+        *self.public.hall() = public_hall;
+        for (age_ms, event) in stored.waiting {
+            self.arrivals
+                .send_aged(Duration::from_millis(age_ms), event);
+        }
+        Ok(())
+    }
+}
+
+fn encode(stored: &Stored) -> Vec<u8> {
+    let mut out = Vec::with_capacity(1 << 16);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VIEWS_FORMAT.to_le_bytes());
+    let mut z = flate2::write::DeflateEncoder::new(out, flate2::Compression::fast());
+    // Writing into memory cannot fail, and every view type serializes to JSON (string or
+    // integer map keys only).
+    serde_json::to_writer(&mut z, stored).expect("views serialize to JSON");
+    z.finish().expect("deflate into memory")
+}
+
+fn decode(bytes: &[u8]) -> Result<Stored, ViewsError> {
+    let rest = bytes.strip_prefix(MAGIC).ok_or(ViewsError::NotASnapshot)?;
+    let (version, body) = rest
+        .split_first_chunk::<4>()
+        .ok_or(ViewsError::NotASnapshot)?;
+    let found = u32::from_le_bytes(*version);
+    if found != VIEWS_FORMAT {
+        return Err(ViewsError::Version { found });
+    }
+    let mut json = Vec::with_capacity(body.len() * 8);
+    flate2::read::DeflateDecoder::new(body)
+        .read_to_end(&mut json)
+        .map_err(|e| ViewsError::Decode(e.to_string()))?;
+    serde_json::from_slice(&json).map_err(|e| ViewsError::Decode(e.to_string()))
+}
+
+/// The `'static` name of a message type read back from a snapshot. Frames and counts name
+/// their type by a `&'static str` (an event's `type_name`); the names are few, so each
+/// distinct one is kept once for the process. A damaged snapshot cannot grow the set past a
+/// bound: names beyond it read as "unknown".
+fn intern(name: &str) -> &'static str {
+    const MAX_NAMES: usize = 256;
+    static NAMES: OnceLock<Mutex<BTreeSet<&'static str>>> = OnceLock::new();
+    let mut names = NAMES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    if let Some(&known) = names.get(name) {
+        return known;
+    }
+    if names.len() >= MAX_NAMES {
+        return "unknown";
+    }
+    let leaked: &'static str = Box::leak(name.to_string().into_boxed_str());
+    names.insert(leaked);
+    leaked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_that_are_not_a_snapshot_are_refused() {
+        assert!(matches!(decode(b"nope"), Err(ViewsError::NotASnapshot)));
+        let mut other = MAGIC.to_vec();
+        other.extend_from_slice(&(VIEWS_FORMAT + 1).to_le_bytes());
+        assert!(matches!(
+            decode(&other),
+            Err(ViewsError::Version { found }) if found == VIEWS_FORMAT + 1
+        ));
+        let mut damaged = MAGIC.to_vec();
+        damaged.extend_from_slice(&VIEWS_FORMAT.to_le_bytes());
+        damaged.extend_from_slice(b"\x00\x01garbage");
+        assert!(matches!(decode(&damaged), Err(ViewsError::Decode(_))));
+    }
+
+    #[test]
+    fn a_type_name_is_kept_once() {
+        let a = intern("clock");
+        let b = intern(&String::from("clock"));
+        assert!(std::ptr::eq(a, b));
+    }
+}

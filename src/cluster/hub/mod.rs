@@ -123,7 +123,7 @@ pub enum HubError {
     #[error("{0}")]
     Serve(#[from] dgt_server::ServeError),
     #[error("the server's views from the checkpoint: {0}")]
-    Views(String),
+    Views(#[from] dgt_server::ViewsError),
 }
 
 /// Why a hub record was not stored (the broker's own words).
@@ -157,6 +157,20 @@ pub struct Hub {
 impl Hub {
     /// Connects, reads the stream up to its current end, then serves and follows it.
     pub async fn start(settings: &Settings) -> Result<Hub, HubError> {
+        match Hub::start_with(settings, None).await {
+            Err(HubError::Views(e)) => {
+                // Views the server cannot take (other `[[tables]]`): everything from the
+                // stream instead, as without a checkpoint.
+                let why = format!("the server's views in it: {e}");
+                tracing::warn!("hub: checkpoint ignored: {why}; reading the stream from its start");
+                Hub::start_with(settings, Some(why)).await
+            }
+            r => r,
+        }
+    }
+
+    /// `ignored`: the checkpoint was found unusable already (it is not read again).
+    async fn start_with(settings: &Settings, ignored: Option<String>) -> Result<Hub, HubError> {
         let cluster = settings.cluster.clone().ok_or(HubError::NoCluster)?;
         let names = Names::new(&cluster.event);
         let link = Arc::new(LinkHealth::default());
@@ -176,9 +190,27 @@ impl Hub {
             name: names.stream(),
             created_unix_ms: now.created,
         };
-        let mut checkpoint_status = saving::CheckpointStatus::default();
-        let checkpoint_path = cluster.hub_checkpoint_path();
-        let restored = checkpoint_path.as_deref().and_then(|path| {
+        let mut checkpoint_status = saving::CheckpointStatus {
+            path: cluster.hub_checkpoint_path(),
+            ignored: ignored.clone(),
+            ..Default::default()
+        };
+        // The broadcast writer's books (games, rounds) are not in the checkpoint: a hub that
+        // writes broadcast folders builds them from the whole stream, so it keeps none.
+        let writes_folders = settings.journal.broadcast_dir.is_some()
+            || settings.journal.public_broadcast_dir.is_some();
+        let checkpoint_path = cluster.hub_checkpoint_path().filter(|path| {
+            if writes_folders {
+                tracing::info!(
+                    path = %path.display(),
+                    "hub: no checkpoint while it writes broadcast folders (their books are \
+                     built from the whole stream)"
+                );
+            }
+            !writes_folders
+        });
+        let usable = checkpoint_path.as_deref().filter(|_| ignored.is_none());
+        let restored = usable.and_then(|path| {
             let expected = checkpoint::Expected {
                 stream: &stream,
                 last: end,
@@ -245,7 +277,7 @@ impl Hub {
         }
         let mut server = Server::bind(config).await?;
         if let Some((seq, bytes)) = views {
-            server = saving::views::restore(server, seq, bytes).map_err(HubError::Views)?;
+            server = saving::with_views(server, seq, bytes)?;
         }
         let server = server
             .with_event_source(recent.clone())
@@ -264,15 +296,14 @@ impl Hub {
             }));
         let addr = server.local_addr();
         let book = server.alert_book();
-        let saver = match (checkpoint_path, saving::views::tap(&server)) {
-            (Some(path), Some(tap)) => Some(saving::Saver::new(
+        let saver = checkpoint_path.map(|path| {
+            saving::Saver::new(
                 path,
                 Duration::from_secs(cluster.hub_checkpoint_every_s),
                 stream,
-                tap,
-            )),
-            _ => None,
-        };
+                server.views_tap(),
+            )
+        });
         let stop = CancellationToken::new();
         let (events, _) = broadcast::channel(EVENT_CAPACITY);
         // The hub takes no input of its own: actions go to the sink.

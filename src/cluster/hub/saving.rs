@@ -4,13 +4,13 @@
 //! A checkpoint holds the hub's state and its server's views at one stream position P. The
 //! stream follower saves it between two messages: it notes the view's state at P (its last
 //! hub seq S), waits until the server has applied every event up to S (it learns them
-//! through a channel), takes the server's views, and writes the file on a blocking thread
-//! while it goes on following.
+//! through a channel), takes the server's views ([`ViewsTap::snapshot`]), and writes the
+//! file on a blocking thread while it goes on following.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use dgt_server::Server;
+use dgt_server::{ViewsSnapshot, ViewsTap};
 
 use super::checkpoint::{self, Checkpoint, Expected, Saved, StreamIdentity};
 use super::local::NUMBERING_DIFFERS;
@@ -97,34 +97,14 @@ pub fn restore(state: &mut HubState, saved: Saved) -> ReaderStats {
     state.reader
 }
 
-/// The server's views, through dgt-server's snapshot API.
-pub mod views {
-    use super::Server;
-
-    /// Reads the server's views while it runs.
-    #[derive(Clone)]
-    pub struct Tap;
-
-    impl Tap {
-        /// The hub seq of the last event the views applied.
-        pub fn seq(&self) -> u64 {
-            0
-        }
-
-        /// The views' bytes, and the seq they are at.
-        pub fn snapshot(&self) -> Option<(u64, Vec<u8>)> {
-            None
-        }
-    }
-
-    pub fn tap(_server: &Server) -> Option<Tap> {
-        None
-    }
-
-    /// A server that starts from saved views (events after `seq` follow as its history).
-    pub fn restore(server: Server, _seq: u64, _bytes: Vec<u8>) -> Result<Server, String> {
-        Ok(server)
-    }
+/// A server that starts from a checkpoint's views; the events after them follow as its
+/// history.
+pub fn with_views(
+    server: dgt_server::Server,
+    seq: u64,
+    bytes: Vec<u8>,
+) -> Result<dgt_server::Server, dgt_server::ViewsError> {
+    server.with_views(ViewsSnapshot { seq, bytes })
 }
 
 /// Saves the hub's checkpoint every so often.
@@ -132,14 +112,14 @@ pub struct Saver {
     pub path: PathBuf,
     pub every: Duration,
     pub stream: StreamIdentity,
-    pub tap: views::Tap,
+    pub tap: ViewsTap,
     /// The position of the last checkpoint written (none written again before it moves).
     last_position: u64,
     writing: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Saver {
-    pub fn new(path: PathBuf, every: Duration, stream: StreamIdentity, tap: views::Tap) -> Self {
+    pub fn new(path: PathBuf, every: Duration, stream: StreamIdentity, tap: ViewsTap) -> Self {
         Saver {
             path,
             every,
@@ -179,37 +159,28 @@ impl Saver {
                 views_seq: state.view.last_seq(),
             }
         };
-        // The server learns events through a channel: its views reach the view's seq soon.
+        // The server learns events through a channel: its views reach the view's seq soon
+        // (nothing else feeds it while the follower waits here).
         let started = Instant::now();
-        while self.tap.seq() < saved.views_seq {
-            if started.elapsed() > VIEWS_PATIENCE {
+        let mut pause = Duration::from_millis(5);
+        let views = loop {
+            tokio::time::sleep(pause).await;
+            let snap = self.tap.snapshot();
+            if snap.seq == saved.views_seq {
+                break snap.bytes;
+            }
+            if snap.seq > saved.views_seq || started.elapsed() > VIEWS_PATIENCE {
                 self.failed(
                     shared,
                     format!(
-                        "the server's views stayed at seq {} while the hub is at {}",
-                        self.tap.seq(),
-                        saved.views_seq
+                        "the server's views are at seq {}, the hub's view at {}",
+                        snap.seq, saved.views_seq
                     ),
                 );
                 return;
             }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-        let Some((seq, views)) = self.tap.snapshot() else {
-            self.failed(shared, "the server's views cannot be saved".into());
-            return;
+            pause = (pause * 2).min(Duration::from_millis(200));
         };
-        if seq != saved.views_seq {
-            // Nothing else feeds the server while the follower waits here.
-            self.failed(
-                shared,
-                format!(
-                    "the server's views are at seq {seq}, the hub's view at {}",
-                    saved.views_seq
-                ),
-            );
-            return;
-        }
         let position = saved.position;
         self.last_position = position;
         let path = self.path.clone();

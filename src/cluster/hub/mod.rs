@@ -258,6 +258,9 @@ impl Hub {
             let applied = apply_message(&names, &shared, &msg);
             history.extend(applied.events);
             acks.extend(applied.acks);
+            // Where the view is: `/health` and the stall probe compare it with the stream's
+            // end, and the checkpoint saves from it.
+            lock(&shared).stream_position = msg.sequence;
         }
         tracing::info!(
             messages = end - read_from,

@@ -159,13 +159,22 @@ impl Saver {
                 views_seq: state.view.last_seq(),
             }
         };
-        // The server learns events through a channel: its views reach the view's seq soon
-        // (nothing else feeds it while the follower waits here).
+        // The server learns events through a channel: its views reach the view's seq within
+        // milliseconds (nothing else feeds it while the follower waits here). A snapshot
+        // copies and encodes every view, so it is taken off the runtime's workers, and
+        // taken again only if the server was not there yet.
         let started = Instant::now();
-        let mut pause = Duration::from_millis(5);
+        let mut pause = Duration::from_millis(50);
         let views = loop {
             tokio::time::sleep(pause).await;
-            let snap = self.tap.snapshot();
+            let tap = self.tap.clone();
+            let snap = match tokio::task::spawn_blocking(move || tap.snapshot()).await {
+                Ok(snap) => snap,
+                Err(e) => {
+                    self.failed(shared, format!("taking the server's views: {e}"));
+                    return;
+                }
+            };
             if snap.seq == saved.views_seq {
                 break snap.bytes;
             }
@@ -179,7 +188,7 @@ impl Saver {
                 );
                 return;
             }
-            pause = (pause * 2).min(Duration::from_millis(200));
+            pause = (pause * 2).min(Duration::from_millis(500));
         };
         let position = saved.position;
         self.last_position = position;

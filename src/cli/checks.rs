@@ -72,6 +72,9 @@ pub struct BenchArgs {
     /// With --hub-restart: the plies of each game.
     #[arg(long, default_value_t = 80)]
     plies: usize,
+    /// With --hub-restart: clock readings after each move.
+    #[arg(long, default_value_t = 1)]
+    clocks_per_move: u32,
 }
 
 pub fn verify(a: VerifyArgs) -> ExitCode {
@@ -127,6 +130,7 @@ pub fn bench(a: BenchArgs) -> ExitCode {
                 nodes: if a.nodes == 0 { 10 } else { a.nodes },
                 rounds: a.rounds,
                 plies: a.plies,
+                clocks_per_move: a.clocks_per_move,
                 seed: a.seed,
             })
             .await?;

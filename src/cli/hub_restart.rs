@@ -39,6 +39,9 @@ pub struct HubRestartOptions {
     pub nodes: usize,
     pub rounds: u32,
     pub plies: usize,
+    /// Clock readings after each move (a DGT clock reports about one a second: 30 for a
+    /// move every 30 s).
+    pub clocks_per_move: u32,
     pub seed: u64,
 }
 
@@ -48,6 +51,8 @@ pub struct HubRestartReport {
     pub boards: usize,
     pub nodes: usize,
     pub rounds: u32,
+    pub plies: usize,
+    pub clocks_per_move: u32,
     pub games: usize,
     pub events: u64,
     pub stream_messages: u64,
@@ -202,18 +207,21 @@ async fn write_event(
                             black_ms: Some(left),
                         }),
                     ));
-                    out.extend(node.push(
-                        board,
-                        t + 500,
-                        EventBody::Clock(ClockEvent {
-                            white_ms: Some(left),
-                            black_ms: Some(left),
-                            running: Some(side.other()),
-                            left_ms: left,
-                            right_ms: left,
-                            white_side: None,
-                        }),
-                    ));
+                    for k in 0..o.clocks_per_move {
+                        let read = left.saturating_sub(u64::from(k) * 1_000);
+                        out.extend(node.push(
+                            board,
+                            t + 500 + u64::from(k) * 1_000,
+                            EventBody::Clock(ClockEvent {
+                                white_ms: Some(read),
+                                black_ms: Some(left),
+                                running: Some(side.other()),
+                                left_ms: read,
+                                right_ms: left,
+                                white_side: None,
+                            }),
+                        ));
+                    }
                 }
                 out.extend(node.push(
                     board,
@@ -359,6 +367,8 @@ pub async fn run(o: HubRestartOptions) -> Result<HubRestartReport, CliError> {
         boards: o.boards,
         nodes: o.nodes,
         rounds: o.rounds,
+        plies: o.plies,
+        clocks_per_move: o.clocks_per_move,
         games: o.boards * o.rounds as usize,
         events,
         stream_messages: messages,

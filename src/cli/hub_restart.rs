@@ -325,6 +325,7 @@ pub async fn run(o: HubRestartOptions) -> Result<HubRestartReport, CliError> {
     // The first hub applies everything and saves its checkpoint at the stream's end.
     let last = messages;
     let deadline = Instant::now() + Duration::from_secs(3600);
+    let mut told: Option<String> = None;
     loop {
         // A loaded machine may keep an answer waiting: asked again until the deadline.
         let h = match tokio::task::block_in_place(|| procs::health(first_addr)) {
@@ -339,8 +340,11 @@ pub async fn run(o: HubRestartOptions) -> Result<HubRestartReport, CliError> {
         if c["saved_position"].as_u64() >= Some(last) {
             break;
         }
-        if let Some(p) = c["problem"].as_str() {
+        if let Some(p) = c["problem"].as_str()
+            && told.as_deref() != Some(p)
+        {
             eprintln!("bench: checkpoint: {p}");
+            told = Some(p.to_string());
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }

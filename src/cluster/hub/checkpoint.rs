@@ -16,15 +16,16 @@
 //! name, synced, then renamed over the old one: a crash leaves the old checkpoint or the
 //! new, never half of one (docs/decisions/hub-checkpoint.md).
 //!
-//! The file: gzip (whose CRC-32 and length trailer catch a damaged file) of a 4-byte
-//! little-endian length, that many bytes of JSON ([`Saved`]), then the server's views bytes.
+//! The file: a magic, the hub's state ([`Saved`]) as gzip of its JSON (its CRC-32 and length
+//! trailer catch a damaged state), then the server's views bytes as dgt-server gives them
+//! (deflated already: not compressed twice) with their own CRC-32.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use flate2::Compression;
 use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
+use flate2::{Compression, Crc};
 use serde::{Deserialize, Serialize};
 
 use super::view::ViewState;
@@ -135,42 +136,64 @@ fn corrupt(path: &Path, detail: impl ToString) -> Unusable {
     }
 }
 
-/// The checkpoint's bytes.
+/// What starts a checkpoint file.
+const MAGIC: &[u8; 8] = b"DGTHUBCP";
+
+/// The checkpoint's bytes: the magic, the hub's state (gzip of its JSON: gzip's CRC-32 and
+/// length trailer check it), then the server's views as they are (already deflated by
+/// dgt-server) with their own CRC-32.
 pub fn encode(c: &Checkpoint) -> Result<Vec<u8>, serde_json::Error> {
     let saved = serde_json::to_vec(&c.saved)?;
-    let mut gz = GzEncoder::new(
-        Vec::with_capacity(saved.len() / 4 + c.views.len() / 4),
-        Compression::fast(),
-    );
-    let len = u32::try_from(saved.len()).expect("the hub's state is under 4 GiB");
+    let mut gz = GzEncoder::new(Vec::with_capacity(saved.len() / 4), Compression::fast());
     // Writes into a Vec do not fail.
-    gz.write_all(&len.to_le_bytes())
-        .and_then(|()| gz.write_all(&saved))
-        .and_then(|()| gz.write_all(&c.views))
-        .expect("writing into memory");
-    Ok(gz.finish().expect("writing into memory"))
+    gz.write_all(&saved).expect("writing into memory");
+    let state = gz.finish().expect("writing into memory");
+    let mut crc = Crc::new();
+    crc.update(&c.views);
+    let mut out = Vec::with_capacity(MAGIC.len() + 24 + state.len() + c.views.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&(state.len() as u64).to_le_bytes());
+    out.extend_from_slice(&state);
+    out.extend_from_slice(&(c.views.len() as u64).to_le_bytes());
+    out.extend_from_slice(&c.views);
+    out.extend_from_slice(&crc.sum().to_le_bytes());
+    Ok(out)
+}
+
+/// Takes `n` bytes off the front of `rest`.
+fn take<'a>(rest: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+    if rest.len() < n {
+        return None;
+    }
+    let (head, tail) = rest.split_at(n);
+    *rest = tail;
+    Some(head)
+}
+
+fn take_u64(rest: &mut &[u8]) -> Option<u64> {
+    Some(u64::from_le_bytes(take(rest, 8)?.try_into().ok()?))
 }
 
 /// A checkpoint from its bytes (`path` names it in errors).
 pub fn decode(path: &Path, bytes: &[u8]) -> Result<Checkpoint, Unusable> {
-    let mut raw = Vec::new();
-    GzDecoder::new(bytes)
-        .read_to_end(&mut raw)
-        .map_err(|e| corrupt(path, e))?;
-    if raw.len() < 4 {
-        return Err(corrupt(path, "shorter than its header"));
+    let short = || corrupt(path, "shorter than its header says");
+    let mut rest = bytes;
+    if take(&mut rest, MAGIC.len()) != Some(MAGIC.as_slice()) {
+        return Err(corrupt(path, "not a hub checkpoint"));
     }
-    let len = u32::from_le_bytes(raw[..4].try_into().expect("4 bytes")) as usize;
-    let Some(saved) = raw.get(4..4 + len) else {
-        return Err(corrupt(path, "shorter than its header says"));
-    };
+    let len = take_u64(&mut rest).ok_or_else(short)?;
+    let state = take(&mut rest, usize::try_from(len).map_err(|_| short())?).ok_or_else(short)?;
+    let mut saved = Vec::new();
+    GzDecoder::new(state)
+        .read_to_end(&mut saved)
+        .map_err(|e| corrupt(path, e))?;
     // The format first: a later one may have other fields.
     #[derive(Deserialize)]
     struct Head {
         format: u32,
         program: String,
     }
-    let head: Head = serde_json::from_slice(saved).map_err(|e| corrupt(path, e))?;
+    let head: Head = serde_json::from_slice(&saved).map_err(|e| corrupt(path, e))?;
     if head.format != FORMAT {
         return Err(Unusable::Format {
             path: path.to_path_buf(),
@@ -183,9 +206,19 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<Checkpoint, Unusable> {
             found: head.program,
         });
     }
-    let saved: Saved = serde_json::from_slice(saved).map_err(|e| corrupt(path, e))?;
-    let views = raw.split_off(4 + len);
-    Ok(Checkpoint { saved, views })
+    let saved: Saved = serde_json::from_slice(&saved).map_err(|e| corrupt(path, e))?;
+    let len = take_u64(&mut rest).ok_or_else(short)?;
+    let views = take(&mut rest, usize::try_from(len).map_err(|_| short())?).ok_or_else(short)?;
+    let sum = take(&mut rest, 4).ok_or_else(short)?;
+    let mut crc = Crc::new();
+    crc.update(views);
+    if crc.sum().to_le_bytes() != sum || !rest.is_empty() {
+        return Err(corrupt(path, "the server's views fail their CRC-32"));
+    }
+    Ok(Checkpoint {
+        saved,
+        views: views.to_vec(),
+    })
 }
 
 /// Writes `c` to `path` whole: a temporary file next to it, synced, renamed over it, and the

@@ -487,7 +487,7 @@ async fn follow(
             _ = retry.tick() => {}
             _ = save.tick() => {
                 if let Some(s) = saver.as_mut() {
-                    s.save(&shared).await;
+                    s.save(&shared, &events).await;
                 }
             }
             msg = rx.recv() => {

@@ -10,7 +10,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use dgt_core::Event;
 use dgt_server::{ViewsSnapshot, ViewsTap};
+use tokio::sync::broadcast;
 
 use super::checkpoint::{self, Checkpoint, Expected, Saved, StreamIdentity};
 use super::local::NUMBERING_DIFFERS;
@@ -20,7 +22,7 @@ use super::{HubState, Shared, lock};
 use crate::cluster::wire::unix_ms;
 
 /// How long the saver waits for the server to apply the events up to the checkpoint's seq.
-const VIEWS_PATIENCE: Duration = Duration::from_secs(10);
+const VIEWS_PATIENCE: Duration = Duration::from_secs(60);
 
 /// What `/health` tells of the checkpoint (`hub.checkpoint`).
 #[derive(Debug, Clone, Default)]
@@ -132,7 +134,7 @@ impl Saver {
 
     /// Saves a checkpoint at the position the hub's view is at now, unless it has not moved
     /// or the last one is still being written. Called by the follower between two messages.
-    pub async fn save(&mut self, shared: &Shared) {
+    pub async fn save(&mut self, shared: &Shared, sent: &broadcast::Sender<Event>) {
         if self.writing.as_ref().is_some_and(|w| !w.is_finished()) {
             return;
         }
@@ -159,14 +161,26 @@ impl Saver {
                 views_seq: state.view.last_seq(),
             }
         };
-        // The server learns events through a channel: its views reach the view's seq within
-        // milliseconds (nothing else feeds it while the follower waits here). A snapshot
-        // copies and encodes every view, so it is taken off the runtime's workers, and
-        // taken again only if the server was not there yet.
+        // The server learns events through a channel (`sent`): once it has taken every
+        // event, its views are at the view's seq within moments (nothing else feeds it while
+        // the follower waits here). A snapshot copies and encodes every view, so it is taken
+        // once the channel is empty, off the runtime's workers.
         let started = Instant::now();
-        let mut pause = Duration::from_millis(50);
         let views = loop {
-            tokio::time::sleep(pause).await;
+            while !sent.is_empty() {
+                if started.elapsed() > VIEWS_PATIENCE {
+                    self.failed(
+                        shared,
+                        format!(
+                            "the server did not take the hub's events within {} s",
+                            VIEWS_PATIENCE.as_secs()
+                        ),
+                    );
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
             let tap = self.tap.clone();
             let snap = match tokio::task::spawn_blocking(move || tap.snapshot()).await {
                 Ok(snap) => snap,
@@ -188,7 +202,6 @@ impl Saver {
                 );
                 return;
             }
-            pause = (pause * 2).min(Duration::from_millis(500));
         };
         let position = saved.position;
         self.last_position = position;

@@ -309,6 +309,21 @@ mod tests {
     }
 
     #[test]
+    fn the_hubs_checkpoint_goes_in_a_folder_that_exists_or_nowhere() {
+        let mut c = good();
+        c.hub_checkpoint = Some(PathBuf::from("/no/such/folder/hub.checkpoint"));
+        let keys: Vec<String> = check(&c, true).into_iter().map(|p| p.key).collect();
+        assert_eq!(keys, ["cluster.hub_checkpoint"]);
+        assert_eq!(
+            c.hub_checkpoint_path(),
+            Some(PathBuf::from("/no/such/folder/hub.checkpoint"))
+        );
+        // Saved every 0 s: none at all.
+        c.hub_checkpoint_every_s = 0;
+        assert_eq!(c.hub_checkpoint_path(), None);
+    }
+
+    #[test]
     fn names_that_subjects_cannot_carry_are_refused_with_the_key() {
         let mut c = good();
         c.node = "hall a".into();

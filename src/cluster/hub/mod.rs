@@ -190,11 +190,6 @@ impl Hub {
             name: names.stream(),
             created_unix_ms: now.created,
         };
-        let mut checkpoint_status = saving::CheckpointStatus {
-            path: cluster.hub_checkpoint_path(),
-            ignored: ignored.clone(),
-            ..Default::default()
-        };
         // The broadcast writer's books (games, rounds) are not in the checkpoint: a hub that
         // writes broadcast folders builds them from the whole stream, so it keeps none.
         let writes_folders = settings.journal.broadcast_dir.is_some()
@@ -209,6 +204,11 @@ impl Hub {
             }
             !writes_folders
         });
+        let mut checkpoint_status = saving::CheckpointStatus {
+            path: checkpoint_path.clone(),
+            ignored: ignored.clone(),
+            ..Default::default()
+        };
         let usable = checkpoint_path.as_deref().filter(|_| ignored.is_none());
         let restored = usable.and_then(|path| {
             let expected = checkpoint::Expected {

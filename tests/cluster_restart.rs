@@ -93,27 +93,15 @@ fn settled(hubs: &[SocketAddr]) {
 
 /// Every event the hub's `/ws` resumes from 0 (its whole ring).
 fn hub_events(addr: SocketAddr) -> Vec<Value> {
-    use futures_util::StreamExt;
+    use dgt_testkit::ws::{read_until_quiet, ws_connect};
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     rt.block_on(async {
-        let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws?since=0"))
-            .await
-            .expect("the hub's /ws");
-        let mut out = Vec::new();
-        while let Ok(Some(Ok(msg))) =
-            tokio::time::timeout(Duration::from_millis(800), ws.next()).await
-        {
-            if let Ok(text) = msg.to_text()
-                && let Ok(v) = serde_json::from_str::<Value>(text)
-                && v.get("seq").is_some()
-            {
-                out.push(v);
-            }
-        }
-        out
+        let mut ws = ws_connect(&format!("ws://{addr}/ws?since=0")).await;
+        let all = read_until_quiet(&mut ws, Duration::from_millis(800)).await;
+        all.into_iter().filter(|v| v.get("seq").is_some()).collect()
     })
 }
 
@@ -231,6 +219,26 @@ fn a_hub_restarted_from_its_checkpoint_ends_as_one_that_read_everything() {
     whole.terminate();
 }
 
+/// A hub with its checkpoint in `dir/hub.checkpoint` and a node playing; once a checkpoint
+/// holds some of the node's events, the hub is killed. The hub's settings, and the node.
+fn a_checkpoint_saved_then_the_hub_killed(
+    dir: &Path,
+    broker: &Broker,
+    seed: u64,
+) -> (PathBuf, Proc) {
+    let checkpoint = dir.join("hub.checkpoint");
+    let config = hub_config(dir, "hub", broker, Some(&checkpoint));
+    let (first, first_addr) = start_hub_from(&config);
+    let (node, _) = start_node(dir, broker, "hall-a", seed);
+    eventually(Duration::from_secs(60), "events on the hub", || {
+        (hub_health(first_addr)["stream_position"].as_u64()? > 5).then_some(())
+    });
+    let position = hub_health(first_addr)["stream_position"].as_u64().unwrap();
+    checkpoint_saved(first_addr, position);
+    first.kill();
+    (config, node)
+}
+
 #[test]
 fn a_checkpoint_of_a_stream_made_anew_is_ignored() {
     if !nats_broker::nats_server_or_skip(
@@ -240,16 +248,7 @@ fn a_checkpoint_of_a_stream_made_anew_is_ignored() {
     }
     let dir = tempfile::tempdir().unwrap();
     let mut broker = Broker::start(dir.path());
-    let checkpoint = dir.path().join("hub.checkpoint");
-    let config = hub_config(dir.path(), "hub", &broker, Some(&checkpoint));
-    let (first, first_addr) = start_hub_from(&config);
-    let (node, _) = start_node(dir.path(), &broker, "hall-a", 7);
-    eventually(Duration::from_secs(60), "events on the hub", || {
-        (hub_health(first_addr)["stream_position"].as_u64()? > 5).then_some(())
-    });
-    let position = hub_health(first_addr)["stream_position"].as_u64().unwrap();
-    checkpoint_saved(first_addr, position);
-    first.kill();
+    let (config, node) = a_checkpoint_saved_then_the_hub_killed(dir.path(), &broker, 7);
     // The broker loses its store: the stream is made anew and the node publishes its
     // journal into it again.
     broker.kill();
@@ -286,16 +285,8 @@ fn a_damaged_checkpoint_is_ignored_with_a_warning() {
     }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start(dir.path());
+    let (config, node) = a_checkpoint_saved_then_the_hub_killed(dir.path(), &broker, 9);
     let checkpoint = dir.path().join("hub.checkpoint");
-    let config = hub_config(dir.path(), "hub", &broker, Some(&checkpoint));
-    let (first, first_addr) = start_hub_from(&config);
-    let (node, _) = start_node(dir.path(), &broker, "hall-a", 9);
-    eventually(Duration::from_secs(60), "events on the hub", || {
-        (hub_health(first_addr)["stream_position"].as_u64()? > 5).then_some(())
-    });
-    let position = hub_health(first_addr)["stream_position"].as_u64().unwrap();
-    checkpoint_saved(first_addr, position);
-    first.kill();
     // Damaged on disk: a byte changed in its middle.
     let mut bytes = std::fs::read(&checkpoint).unwrap();
     let mid = bytes.len() / 2;

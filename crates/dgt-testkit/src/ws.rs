@@ -46,3 +46,20 @@ pub async fn read_until(ws: &mut Ws, pred: impl Fn(&Value) -> bool) -> Vec<Value
 pub async fn ws_send(ws: &mut Ws, v: Value) {
     ws.send(Message::Text(v.to_string().into())).await.unwrap();
 }
+
+/// Every JSON text message until none comes for `quiet`: a resumed feed's backlog, read to
+/// its end (live events may follow it; a busy feed is read for at most a minute).
+pub async fn read_until_quiet(ws: &mut Ws, quiet: Duration) -> Vec<Value> {
+    let end = tokio::time::Instant::now() + Duration::from_secs(60);
+    let mut seen = Vec::new();
+    while let Ok(Some(Ok(m))) =
+        tokio::time::timeout_at(end.min(tokio::time::Instant::now() + quiet), ws.next()).await
+    {
+        if let Message::Text(t) = m
+            && let Ok(v) = serde_json::from_str(&t)
+        {
+            seen.push(v);
+        }
+    }
+    seen
+}

@@ -260,7 +260,7 @@ fn hub_config(dir: &Path, name: &str, port: u16, checkpoint: Option<&Path>) -> s
     );
     match checkpoint {
         Some(p) => text.push_str(&format!(
-            "hub_checkpoint = {:?}\nhub_checkpoint_every_s = 10\n",
+            "hub_checkpoint = {:?}\nhub_checkpoint_every_s = 20\n",
             p.display().to_string()
         )),
         None => text.push_str("hub_checkpoint_every_s = 0\n"),

@@ -487,7 +487,7 @@ async fn follow(
             _ = retry.tick() => {}
             _ = save.tick() => {
                 if let Some(s) = saver.as_mut() {
-                    s.save(&shared, &events).await;
+                    s.make_due();
                 }
             }
             msg = rx.recv() => {
@@ -519,6 +519,11 @@ async fn follow(
                 state.stream_position = msg.sequence;
                 state.view_moved_at = Instant::now();
             }
+        }
+        if let Some(s) = saver.as_mut()
+            && s.due(&events)
+        {
+            s.save(&shared, &events).await;
         }
         let pending = std::mem::take(&mut lock(&shared).pending_acks);
         let mut left = Vec::new();

@@ -21,8 +21,9 @@ use super::view::HubView;
 use super::{HubState, Shared, lock};
 use crate::cluster::wire::unix_ms;
 
-/// How long the saver waits for the server to apply the events up to the checkpoint's seq.
-const VIEWS_PATIENCE: Duration = Duration::from_secs(60);
+/// How long the saver waits for the server to apply the events up to the checkpoint's seq
+/// (a server far behind after a catch-up, on a slow machine).
+const VIEWS_PATIENCE: Duration = Duration::from_secs(600);
 
 /// What `/health` tells of the checkpoint (`hub.checkpoint`).
 #[derive(Debug, Clone, Default)]
@@ -117,6 +118,8 @@ pub struct Saver {
     pub tap: ViewsTap,
     /// The position of the last checkpoint written (none written again before it moves).
     last_position: u64,
+    /// Since when a checkpoint is due (see [`Saver::due`]).
+    due_since: Option<Instant>,
     writing: Option<tokio::task::JoinHandle<()>>,
 }
 
@@ -128,13 +131,28 @@ impl Saver {
             stream,
             tap,
             last_position: 0,
+            due_since: None,
             writing: None,
         }
+    }
+
+    /// Marks a checkpoint due (the interval passed).
+    pub fn make_due(&mut self) {
+        self.due_since.get_or_insert_with(Instant::now);
+    }
+
+    /// Whether to save now: a checkpoint is due and the server has taken every event sent
+    /// (then saving pauses the follower for moments only) — or it has been due a whole
+    /// interval while the server was behind (a catch-up): then the follower waits for it.
+    pub fn due(&self, sent: &broadcast::Sender<Event>) -> bool {
+        self.due_since
+            .is_some_and(|since| sent.is_empty() || since.elapsed() >= self.every)
     }
 
     /// Saves a checkpoint at the position the hub's view is at now, unless it has not moved
     /// or the last one is still being written. Called by the follower between two messages.
     pub async fn save(&mut self, shared: &Shared, sent: &broadcast::Sender<Event>) {
+        self.due_since = None;
         if self.writing.as_ref().is_some_and(|w| !w.is_finished()) {
             return;
         }

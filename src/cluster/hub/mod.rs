@@ -510,6 +510,12 @@ async fn follow(
                     state.reader = stats;
                 }
                 let applied = apply_message(&names, &shared, &msg);
+                // The stream keeps everything: in a catch-up the hub reads it no faster than
+                // its server applies it, so the server never falls behind the channel and
+                // loses events (nor would a checkpoint save such views).
+                while events.len() > EVENT_CAPACITY / 2 && !stop.is_cancelled() {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
                 for e in applied.events {
                     recent.keep(&e);
                     let _ = events.send(e);

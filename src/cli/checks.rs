@@ -61,6 +61,20 @@ pub struct BenchArgs {
     /// Seed of the first board's first game.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Instead of the load run: the hub's restart at the end of a synthetic event of
+    /// `--boards` boards on `--nodes` PCs (10 when 0) over `--rounds` rounds, with and without
+    /// its checkpoint.
+    #[arg(long)]
+    hub_restart: bool,
+    /// With --hub-restart: the event's rounds.
+    #[arg(long, default_value_t = 9)]
+    rounds: u32,
+    /// With --hub-restart: the plies of each game.
+    #[arg(long, default_value_t = 80)]
+    plies: usize,
+    /// With --hub-restart: clock readings after each move.
+    #[arg(long, default_value_t = 1)]
+    clocks_per_move: u32,
 }
 
 pub fn verify(a: VerifyArgs) -> ExitCode {
@@ -109,6 +123,21 @@ pub fn check_config(a: CheckConfigArgs) -> ExitCode {
 }
 
 pub fn bench(a: BenchArgs) -> ExitCode {
+    if a.hub_restart {
+        return with_runtime(async move {
+            let report = super::hub_restart::run(super::hub_restart::HubRestartOptions {
+                boards: a.boards,
+                nodes: if a.nodes == 0 { 10 } else { a.nodes },
+                rounds: a.rounds,
+                plies: a.plies,
+                clocks_per_move: a.clocks_per_move,
+                seed: a.seed,
+            })
+            .await?;
+            println!("{}", serde_json::to_string(&report)?);
+            Ok(())
+        });
+    }
     with_runtime(run_bench(dgt_lab::bench::BenchOptions {
         boards: a.boards,
         seconds: a.seconds,

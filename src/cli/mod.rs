@@ -11,6 +11,7 @@
 mod boards;
 mod checks;
 mod daemon;
+mod hub_restart;
 mod journal;
 mod pairings;
 

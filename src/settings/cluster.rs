@@ -55,6 +55,29 @@ pub struct ClusterSettings {
     /// refuses (a wrong password) is named on the hub's `/api/nodes`. Unset: not heard.
     pub broker_events_user: Option<String>,
     pub broker_events_password: Option<String>,
+    /// The hub only: its checkpoint file (docs/cluster.md, "Hub restart"). Unset: the hub
+    /// keeps `hub-<event>.checkpoint` in `$STATE_DIRECTORY` when systemd gives one, and
+    /// none otherwise (it then reads the whole stream at every start).
+    pub hub_checkpoint: Option<PathBuf>,
+    /// The hub only: how often it saves its checkpoint, in seconds (0: never).
+    pub hub_checkpoint_every_s: u64,
+}
+
+impl ClusterSettings {
+    /// Where the hub keeps its checkpoint, if anywhere (see [`ClusterSettings::hub_checkpoint`]).
+    pub fn hub_checkpoint_path(&self) -> Option<PathBuf> {
+        if self.hub_checkpoint_every_s == 0 {
+            return None;
+        }
+        if let Some(p) = &self.hub_checkpoint {
+            return Some(p.clone());
+        }
+        // systemd may list several directories separated by ':'; the first is ours.
+        let dirs = std::env::var_os("STATE_DIRECTORY")?;
+        let first = dirs.to_string_lossy().split(':').next()?.to_string();
+        (!first.is_empty())
+            .then(|| PathBuf::from(first).join(format!("hub-{}.checkpoint", self.event)))
+    }
 }
 
 impl Default for ClusterSettings {
@@ -76,6 +99,8 @@ impl Default for ClusterSettings {
             round_nodes: Vec::new(),
             broker_events_user: None,
             broker_events_password: None,
+            hub_checkpoint: None,
+            hub_checkpoint_every_s: 60,
         }
     }
 }
@@ -243,6 +268,18 @@ pub fn check(c: &ClusterSettings, hub: bool) -> Vec<Problem> {
             "set the password nats-accounts.conf gives the hub-events user",
         );
     }
+    if hub
+        && let Some(path) = &c.hub_checkpoint
+        && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        add(
+            "hub_checkpoint",
+            format!("{:?}", path.display().to_string()),
+            "is in a folder that does not exist",
+            "name a file in an existing folder the hub may write, e.g. \"/var/lib/dgt-arbiter/hub.checkpoint\"",
+        );
+    }
     if c.batch_events == 0 {
         add(
             "batch_events",
@@ -269,6 +306,21 @@ mod tests {
     #[test]
     fn a_plain_cluster_table_is_fine() {
         assert!(check(&good(), false).is_empty());
+    }
+
+    #[test]
+    fn the_hubs_checkpoint_goes_in_a_folder_that_exists_or_nowhere() {
+        let mut c = good();
+        c.hub_checkpoint = Some(PathBuf::from("/no/such/folder/hub.checkpoint"));
+        let keys: Vec<String> = check(&c, true).into_iter().map(|p| p.key).collect();
+        assert_eq!(keys, ["cluster.hub_checkpoint"]);
+        assert_eq!(
+            c.hub_checkpoint_path(),
+            Some(PathBuf::from("/no/such/folder/hub.checkpoint"))
+        );
+        // Saved every 0 s: none at all.
+        c.hub_checkpoint_every_s = 0;
+        assert_eq!(c.hub_checkpoint_path(), None);
     }
 
     #[test]

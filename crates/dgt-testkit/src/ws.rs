@@ -47,9 +47,25 @@ pub async fn ws_send(ws: &mut Ws, v: Value) {
     ws.send(Message::Text(v.to_string().into())).await.unwrap();
 }
 
-/// Every JSON message `url` sends until it has been quiet for `quiet`, or `at_most` has
-/// passed: a feed resumed from the start sends its backlog at once, and live events (a clock
-/// ticking) may keep coming after it. Blocking, for tests that are not tokio tests.
+/// Every JSON text message until none comes for `quiet`: a resumed feed's backlog, read to
+/// its end (live events may follow it), for at most `at_most`.
+pub async fn read_ws_until_quiet(ws: &mut Ws, quiet: Duration, at_most: Duration) -> Vec<Value> {
+    let end = tokio::time::Instant::now() + at_most;
+    let mut seen = Vec::new();
+    while let Ok(Some(Ok(m))) =
+        tokio::time::timeout_at(end.min(tokio::time::Instant::now() + quiet), ws.next()).await
+    {
+        if let Message::Text(t) = m
+            && let Ok(v) = serde_json::from_str(&t)
+        {
+            seen.push(v);
+        }
+    }
+    seen
+}
+
+/// [`read_ws_until_quiet`] on a new connection to `url`. Blocking, for tests that are not
+/// tokio tests.
 pub fn read_until_quiet(url: &str, quiet: Duration, at_most: Duration) -> Vec<Value> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -57,17 +73,6 @@ pub fn read_until_quiet(url: &str, quiet: Duration, at_most: Duration) -> Vec<Va
         .expect("a tokio runtime");
     rt.block_on(async {
         let mut ws = ws_connect(url).await;
-        let mut out = Vec::new();
-        let end = tokio::time::Instant::now() + at_most;
-        while let Ok(Some(Ok(msg))) =
-            tokio::time::timeout_at(end.min(tokio::time::Instant::now() + quiet), ws.next()).await
-        {
-            if let Ok(text) = msg.to_text()
-                && let Ok(v) = serde_json::from_str::<Value>(text)
-            {
-                out.push(v);
-            }
-        }
-        out
+        read_ws_until_quiet(&mut ws, quiet, at_most).await
     })
 }

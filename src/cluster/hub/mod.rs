@@ -10,12 +10,15 @@
 //! Arbiter actions on a node's boards go to that node by request/reply and are answered
 //! only once the node has journaled them ([`HubActions`]).
 
+pub mod checkpoint;
 pub mod local;
 mod probe;
 pub mod reader;
 pub mod recent;
 mod remade;
+mod saving;
 pub mod sign_in;
+mod status;
 pub mod view;
 
 use std::collections::BTreeMap;
@@ -27,15 +30,15 @@ use std::time::{Duration, Instant};
 use async_nats::jetstream;
 use async_nats::{Client, HeaderMap};
 use dgt_core::{Event, Operation};
-use dgt_server::{ActionError, ActionSink, AlertBook, Server, StatusSource};
+use dgt_server::{ActionError, ActionSink, AlertBook, Server};
 use futures_util::StreamExt;
-use serde_json::json;
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
 use self::local::LocalAlerts;
 use self::reader::{ReaderStats, Stored, StreamReader};
 use self::recent::RecentEvents;
+use self::status::HubStatus;
 use self::view::{Applied, HubView};
 use super::connect::LinkHealth;
 use super::history::{EXPECTED_STREAM, EXPECTED_SUBJECT_SEQ};
@@ -93,6 +96,8 @@ struct HubState {
     refusals: sign_in::Refusals,
     /// The link of the listener of the broker's sign-in reports, when it is configured.
     events_link: Option<Arc<LinkHealth>>,
+    /// The hub's checkpoint: restored, ignored, last saved (see [`saving`]).
+    checkpoint: saving::CheckpointStatus,
 }
 
 type Shared = Arc<Mutex<HubState>>;
@@ -118,6 +123,8 @@ pub enum HubError {
     Broadcast(#[from] crate::output::BroadcastDirError),
     #[error("{0}")]
     Serve(#[from] dgt_server::ServeError),
+    #[error("the server's views from the checkpoint: {0}")]
+    Views(#[from] dgt_server::ViewsError),
 }
 
 /// Why a hub record was not stored (the broker's own words).
@@ -151,6 +158,20 @@ pub struct Hub {
 impl Hub {
     /// Connects, reads the stream up to its current end, then serves and follows it.
     pub async fn start(settings: &Settings) -> Result<Hub, HubError> {
+        match Hub::start_with(settings, None).await {
+            Err(HubError::Views(e)) => {
+                // Views the server cannot take (other `[[tables]]`): everything from the
+                // stream instead, as without a checkpoint.
+                let why = format!("the server's views in it: {e}");
+                tracing::warn!("hub: checkpoint ignored: {why}; reading the stream from its start");
+                Hub::start_with(settings, Some(why)).await
+            }
+            r => r,
+        }
+    }
+
+    /// `ignored`: the checkpoint was found unusable already (it is not read again).
+    async fn start_with(settings: &Settings, ignored: Option<String>) -> Result<Hub, HubError> {
         let cluster = settings.cluster.clone().ok_or(HubError::NoCluster)?;
         let names = Names::new(&cluster.event);
         let link = Arc::new(LinkHealth::default());
@@ -164,7 +185,40 @@ impl Hub {
                 detail,
             })?;
         let mut reader = StreamReader::new(js.clone(), names.clone(), cluster.replicas);
-        let end = reader.last_sequence().await?;
+        let now = reader::stream_state(js.clone(), names.stream()).await?;
+        let end = now.last;
+        let stream = checkpoint::StreamIdentity {
+            name: names.stream(),
+            created_unix_ms: now.created,
+        };
+        // The broadcast writer's books (games, rounds) are not in the checkpoint: a hub that
+        // writes broadcast folders builds them from the whole stream, so it keeps none.
+        let writes_folders = settings.journal.broadcast_dir.is_some()
+            || settings.journal.public_broadcast_dir.is_some();
+        let checkpoint_path = cluster.hub_checkpoint_path().filter(|path| {
+            if writes_folders {
+                tracing::info!(
+                    path = %path.display(),
+                    "hub: no checkpoint while it writes broadcast folders (their books are \
+                     built from the whole stream)"
+                );
+            }
+            !writes_folders
+        });
+        let mut checkpoint_status = saving::CheckpointStatus {
+            path: checkpoint_path.clone(),
+            ignored: ignored.clone(),
+            ..Default::default()
+        };
+        let usable = checkpoint_path.as_deref().filter(|_| ignored.is_none());
+        let restored = usable.and_then(|path| {
+            let expected = checkpoint::Expected {
+                stream: &stream,
+                last: end,
+                round_nodes: &cluster.round_nodes,
+            };
+            saving::load(path, &expected, &mut checkpoint_status)
+        });
         let shared: Shared = Arc::new(Mutex::new(HubState {
             view: HubView::new(cluster.round_nodes.clone()),
             live: BTreeMap::new(),
@@ -184,20 +238,34 @@ impl Hub {
             remade_told: false,
             refusals: sign_in::Refusals::default(),
             events_link: None,
+            checkpoint: checkpoint_status,
         }));
-        // The stream up to its end now is the history the server starts from.
+        let mut views = None;
+        if let Some(c) = restored {
+            let position = c.saved.position;
+            views = Some((c.saved.views_seq, c.views));
+            let stats = saving::restore(&mut lock(&shared), c.saved);
+            reader.resume(position, stream.created_unix_ms, stats);
+        }
+        // The stream up to its end now (after the checkpoint) is the history the server
+        // starts from.
         let mut history = Vec::new();
         let mut acks = Vec::new();
         let read_started = Instant::now();
+        let read_from = reader.position();
         while reader.position() < end {
             let msg = reader.next().await;
             lock(&shared).reader = reader.stats;
             let applied = apply_message(&names, &shared, &msg);
             history.extend(applied.events);
             acks.extend(applied.acks);
+            // Where the view is: `/health` and the stall probe compare it with the stream's
+            // end, and the checkpoint saves from it.
+            lock(&shared).stream_position = msg.sequence;
         }
         tracing::info!(
-            messages = end,
+            messages = end - read_from,
+            from = read_from,
             events = history.len(),
             ms = read_started.elapsed().as_millis() as u64,
             "hub: the event's stream read"
@@ -211,8 +279,11 @@ impl Hub {
         for e in &history {
             recent.keep(e);
         }
-        let server = Server::bind(config)
-            .await?
+        let mut server = Server::bind(config).await?;
+        if let Some((seq, bytes)) = views {
+            server = saving::with_views(server, seq, bytes)?;
+        }
+        let server = server
             .with_event_source(recent.clone())
             .with_history(history.clone())
             .with_acks(acks)
@@ -229,6 +300,14 @@ impl Hub {
             }));
         let addr = server.local_addr();
         let book = server.alert_book();
+        let saver = checkpoint_path.map(|path| {
+            saving::Saver::new(
+                path,
+                Duration::from_secs(cluster.hub_checkpoint_every_s),
+                stream,
+                server.views_tap(),
+            )
+        });
         let stop = CancellationToken::new();
         let (events, _) = broadcast::channel(EVENT_CAPACITY);
         // The hub takes no input of its own: actions go to the sink.
@@ -255,6 +334,7 @@ impl Hub {
                 events,
                 recent,
                 book,
+                saver,
             },
             stop.clone(),
         )));
@@ -361,6 +441,8 @@ struct Outlet {
     events: broadcast::Sender<Event>,
     recent: Arc<RecentEvents>,
     book: AlertBook,
+    /// Saves the hub's checkpoint, when it keeps one.
+    saver: Option<saving::Saver>,
 }
 
 /// Follows the stream after the history: events to the server, acks to its alerts.
@@ -376,6 +458,7 @@ async fn follow(
         events,
         recent,
         book,
+        mut saver,
     } = out;
     // The reader waits as long as it must (its own time-outs find a lost consumer): it runs
     // on its own, so that the ack retries below never cut one of its waits short.
@@ -394,10 +477,20 @@ async fn follow(
         }
     });
     let mut retry = tokio::time::interval(Duration::from_millis(50));
+    let every = saver
+        .as_ref()
+        .map_or(Duration::from_secs(3600), |s| s.every);
+    let mut save = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    save.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
             _ = stop.cancelled() => break,
             _ = retry.tick() => {}
+            _ = save.tick() => {
+                if let Some(s) = saver.as_mut() {
+                    s.make_due();
+                }
+            }
             msg = rx.recv() => {
                 let Some((msg, stats)) = msg else { break };
                 {
@@ -418,6 +511,12 @@ async fn follow(
                     state.reader = stats;
                 }
                 let applied = apply_message(&names, &shared, &msg);
+                // The stream keeps everything: in a catch-up the hub reads it no faster than
+                // its server applies it, so the server never falls behind the channel and
+                // loses events (nor would a checkpoint save such views).
+                while events.len() > EVENT_CAPACITY / 2 && !stop.is_cancelled() {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
                 for e in applied.events {
                     recent.keep(&e);
                     let _ = events.send(e);
@@ -427,6 +526,11 @@ async fn follow(
                 state.stream_position = msg.sequence;
                 state.view_moved_at = Instant::now();
             }
+        }
+        if let Some(s) = saver.as_mut()
+            && s.due(&events)
+        {
+            s.save(&shared, &events).await;
         }
         let pending = std::mem::take(&mut lock(&shared).pending_acks);
         let mut left = Vec::new();
@@ -441,6 +545,9 @@ async fn follow(
             left.drain(..left.len() - 10_000);
         }
         lock(&shared).pending_acks = left;
+    }
+    if let Some(s) = saver.as_mut() {
+        s.finish().await;
     }
     let _ = read.await;
 }
@@ -750,161 +857,5 @@ impl ActionSink for HubActions {
             timeout: self.timeout,
         };
         Box::pin(async move { this.act_now(board, op).await })
-    }
-}
-
-/// `/health`, `/metrics` and `/api/nodes` of the hub.
-struct HubStatus {
-    shared: Shared,
-    offline_after: Duration,
-}
-
-impl HubStatus {
-    fn node_list(&self) -> Vec<serde_json::Value> {
-        let state = lock(&self.shared);
-        let cut_off = !state.connected || probe::stall(&state).is_some();
-        let mut names: Vec<&String> = state.view.nodes().keys().collect();
-        names.extend(state.live.keys());
-        names.extend(state.refusals.nodes());
-        names.sort();
-        names.dedup();
-        names
-            .into_iter()
-            .filter(|n| n.as_str() != HUB_TOKEN)
-            .map(|n| {
-                let track = state.view.nodes().get(n).cloned().unwrap_or_default();
-                let live = state.live.get(n);
-                let heard = live.is_some_and(|l| l.heard.elapsed() < self.offline_after);
-                let online = track.online.unwrap_or(heard);
-                let mut entry = json!({
-                    "node": n,
-                    "state": if online { "online" } else { "offline" },
-                    "last_seq": track.last_seq,
-                    "boards": live.map_or(0, |l| l.beat.boards.len()),
-                    "board_labels": live.map(|l| l.beat.boards.clone()).unwrap_or_default(),
-                    "journal_seq": live.map(|l| l.beat.last_seq),
-                    "healthy": live.map(|l| l.beat.healthy),
-                    "problem": live.and_then(|l| l.beat.problem.clone()),
-                    "problem_kind": live.and_then(|l| l.beat.problem_kind.clone()),
-                    "heard_ms_ago": live.map(|l| l.heard.elapsed().as_millis() as u64),
-                    "published_step": track.to_step,
-                    "gaps": track.gaps,
-                });
-                if let Some(r) = state.refusals.get(n) {
-                    // The node cannot tell it (it never got in): the broker did.
-                    entry["problem_kind"] = json!("wrong_credentials");
-                    entry["problem"] = json!(r.message(n));
-                    entry["healthy"] = json!(false);
-                    entry["sign_in_refused"] = json!({
-                        "attempts": r.attempts,
-                        "from": r.host,
-                        "last_ms_ago": r.last.elapsed().as_millis() as u64,
-                    });
-                }
-                if cut_off {
-                    // What the hub heard before it lost the broker; nobody can know better.
-                    entry["stale"] = json!(true);
-                }
-                entry
-            })
-            .collect()
-    }
-}
-
-impl StatusSource for HubStatus {
-    fn health(&self) -> serde_json::Value {
-        let nodes = self.node_list();
-        let state = lock(&self.shared);
-        let stalled = probe::stall(&state);
-        let link = state.link.problem();
-        let reader = state.reader;
-        let config_changed = state.local.open(local::STREAM_CONFIG_CHANGED).is_some();
-        let offline = nodes.iter().filter(|n| n["state"] == "offline").count();
-        let mut health = json!({
-            "ok": state.connected && offline == 0 && stalled.is_none() && link.is_none()
-                && reader.missing == 0 && !config_changed && state.refusals.nodes().next().is_none(),
-            "hub": {
-                "broker_connected": state.connected,
-                "view_stalled": stalled.is_some(),
-                "nodes": nodes.len(),
-                "nodes_offline": offline,
-                "nodes_refused": state.refusals.nodes().count(),
-                "broker_events": state.events_link.as_ref().map(|l| json!({
-                    "listening": l.connected(),
-                    "problem_kind": l.problem().map(|p| p.kind),
-                    "problem": l.problem().map(|p| p.message),
-                })),
-                "stream_position": state.stream_position,
-                "stream_last": state.stream_last,
-                "reader_restarts": reader.restarts,
-                "reader_refetched": reader.refetched,
-                "reader_missing": reader.missing,
-                "stream_recreated": reader.recreated,
-                "stale_node_states": state.view.stale_states,
-                "numbering_differs": state.local.open(local::NUMBERING_DIFFERS).is_some(),
-                "problem_kind": link.as_ref().map(|p| p.kind)
-                    .or(config_changed.then_some("refused")),
-                "problem": link.as_ref().map(|p| p.message.clone())
-                    .or(state.local.open(local::STREAM_CONFIG_CHANGED).map(|a| a.message.clone())),
-                "alerts": state.local.to_json(),
-            },
-        });
-        // The dashboard shows `notice` in its banner: the arbiter must know the boards on
-        // screen may be behind the hall (the nodes keep journaling; nothing is lost).
-        let mut notices = Vec::new();
-        if !state.connected {
-            let ago = state.lost_since.map_or(0, |t| t.elapsed().as_secs());
-            notices.push(format!(
-                "The hub lost the broker {ago} s ago: boards and node states are as last \
-                 heard; the venue PCs keep journaling and catch up when it is back."
-            ));
-        } else if let Some(why) = stalled {
-            notices.push(why);
-        }
-        for kind in [local::STREAM_CONFIG_CHANGED, local::NUMBERING_DIFFERS] {
-            if let Some(a) = state.local.open(kind) {
-                notices.push(a.message.clone());
-            }
-        }
-        if !notices.is_empty() {
-            health["notice"] = json!(notices.join(" · "));
-        }
-        health
-    }
-
-    fn metrics(&self) -> String {
-        let nodes = self.node_list();
-        let state = lock(&self.shared);
-        let mut out = String::new();
-        out.push_str("# HELP dgt_hub_seq The hub's last event seq.\n# TYPE dgt_hub_seq gauge\n");
-        out.push_str(&format!("dgt_hub_seq {}\n", state.view.last_seq()));
-        out.push_str("# HELP dgt_hub_node_online 1 while a node is online.\n# TYPE dgt_hub_node_online gauge\n");
-        for n in &nodes {
-            out.push_str(&format!(
-                "dgt_hub_node_online{{node=\"{}\"}} {}\n",
-                n["node"].as_str().unwrap_or(""),
-                u8::from(n["state"] == "online")
-            ));
-        }
-        out.push_str("# HELP dgt_hub_local_alert 1 while one of the hub's own alerts is open.\n# TYPE dgt_hub_local_alert gauge\n");
-        for kind in local::KINDS {
-            out.push_str(&format!(
-                "dgt_hub_local_alert{{kind=\"{kind}\"}} {}\n",
-                u8::from(state.local.open(kind).is_some())
-            ));
-        }
-        out.push_str("# HELP dgt_hub_node_gaps_total Node messages that did not continue the last one.\n# TYPE dgt_hub_node_gaps_total counter\n");
-        for n in &nodes {
-            out.push_str(&format!(
-                "dgt_hub_node_gaps_total{{node=\"{}\"}} {}\n",
-                n["node"].as_str().unwrap_or(""),
-                n["gaps"]
-            ));
-        }
-        out
-    }
-
-    fn nodes(&self) -> Option<serde_json::Value> {
-        Some(serde_json::Value::Array(self.node_list()))
     }
 }

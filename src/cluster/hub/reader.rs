@@ -72,6 +72,8 @@ pub struct StreamReader {
     messages: Option<consumer::pull::Ordered>,
     /// Messages fetched by sequence, delivered before anything else.
     filled: VecDeque<Stored>,
+    /// Whether a consumer was made already (the next one counts as a restart).
+    opened: bool,
     pub stats: ReaderStats,
 }
 
@@ -86,8 +88,18 @@ impl StreamReader {
             created: None,
             messages: None,
             filled: VecDeque::new(),
+            opened: false,
             stats: ReaderStats::default(),
         }
+    }
+
+    /// A reader that goes on after `position` of the stream made at `created_unix_ms` (a
+    /// hub restored from its checkpoint): a stream found made anew since is read from its
+    /// start, as by a reader that read up to there itself.
+    pub fn resume(&mut self, position: u64, created_unix_ms: u64, stats: ReaderStats) {
+        self.next = position + 1;
+        self.created = Some(created_unix_ms);
+        self.stats = stats;
     }
 
     /// The stream's last sequence now (0 for an empty stream).
@@ -161,9 +173,10 @@ impl StreamReader {
             stream: self.names.stream(),
             detail: e.to_string(),
         })?;
-        if self.messages.is_some() || self.next > 1 {
+        if self.opened {
             self.stats.restarts += 1;
         }
+        self.opened = true;
         self.messages = Some(messages);
         self.stream = Some(stream);
         Ok(())

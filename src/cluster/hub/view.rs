@@ -10,6 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use dgt_core::{Alert, AlertKind, Event, EventBody, Severity};
+use serde::{Deserialize, Serialize};
 
 use crate::cluster::wire::{HubRecord, NodeBatch, Record};
 
@@ -21,7 +22,7 @@ pub struct Applied {
 }
 
 /// One node as the stream describes it.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct NodeTrack {
     /// The last journal step applied (a message at or below it is a duplicate).
     pub to_step: u64,
@@ -55,7 +56,60 @@ pub struct HubView {
     owners: HashMap<u64, Option<(String, u64)>>,
 }
 
+/// Everything a [`HubView`] holds, as saved in the hub's checkpoint: restored, the view
+/// numbers what follows exactly as the view that saved it would have.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ViewState {
+    pub seq: u64,
+    /// The `round_nodes` the view applied: another list would have numbered the refused
+    /// round records differently, so a checkpoint made under another list is not used.
+    pub round_nodes: Vec<String>,
+    pub stale_states: u64,
+    pub nodes: BTreeMap<String, NodeTrack>,
+    /// (node, the node's alert id, hub alert id), sorted.
+    pub alert_ids: Vec<(String, u64, u64)>,
+    /// (hub alert id, its owner), sorted.
+    pub owners: Vec<(u64, Option<(String, u64)>)>,
+}
+
 impl HubView {
+    /// The view's whole state (maps sorted, so that two equal views save equal bytes).
+    pub fn state(&self) -> ViewState {
+        let mut alert_ids: Vec<(String, u64, u64)> = self
+            .alert_ids
+            .iter()
+            .map(|((node, id), hub)| (node.clone(), *id, *hub))
+            .collect();
+        alert_ids.sort();
+        let mut owners: Vec<(u64, Option<(String, u64)>)> =
+            self.owners.iter().map(|(k, v)| (*k, v.clone())).collect();
+        owners.sort();
+        ViewState {
+            seq: self.seq,
+            round_nodes: self.round_nodes.iter().cloned().collect(),
+            stale_states: self.stale_states,
+            nodes: self.nodes.clone(),
+            alert_ids,
+            owners,
+        }
+    }
+
+    /// The view a [`ViewState`] describes.
+    pub fn restore(state: ViewState) -> Self {
+        HubView {
+            seq: state.seq,
+            round_nodes: state.round_nodes.into_iter().collect(),
+            stale_states: state.stale_states,
+            nodes: state.nodes,
+            alert_ids: state
+                .alert_ids
+                .into_iter()
+                .map(|(node, id, hub)| ((node, id), hub))
+                .collect(),
+            owners: state.owners.into_iter().collect(),
+        }
+    }
+
     /// A view that applies round-wide records (pairings, table results) only from these
     /// nodes (and from the hub).
     pub fn new(round_nodes: impl IntoIterator<Item = String>) -> Self {
@@ -602,5 +656,48 @@ mod tests {
             ),
             Applied::default()
         );
+    }
+
+    #[test]
+    fn a_view_restored_from_its_saved_state_numbers_the_rest_alike() {
+        let first = vec![
+            batch("hall-a", 0, 2, vec![start(1, "7"), alert(2, "7")]),
+            batch("hall-b", 0, 1, vec![start(1, "3")]),
+        ];
+        let ack = || NodeBatch {
+            records: vec![Record::Ack {
+                alert: 2,
+                board: "7".into(),
+                t_ms: 5,
+            }],
+            ..batch("hall-a", 2, 3, Vec::new())
+        };
+        let state_record = || HubRecord::NodeState {
+            node: "hall-b".into(),
+            online: false,
+            unix_ms: 9,
+        };
+        let mut whole = HubView::new(["hall-a".to_string()]);
+        for b in first.clone() {
+            whole.apply_batch(b);
+        }
+        let saved = serde_json::to_vec(&whole.state()).unwrap();
+        let mut restored = HubView::restore(serde_json::from_slice(&saved).unwrap());
+        assert_eq!(restored.state(), whole.state());
+        // What follows: a duplicate, an ack of a saved alert, a node state, new events.
+        let rest = |v: &mut HubView| {
+            let mut out = vec![v.apply_batch(first[1].clone())];
+            out.push(v.apply_batch(ack()));
+            out.push(v.apply_hub(state_record(), 9));
+            out.push(v.apply_batch(batch("hall-b", 1, 3, vec![mv(2, "3"), alert(3, "3")])));
+            out
+        };
+        let a = rest(&mut whole);
+        let b = rest(&mut restored);
+        assert_eq!(a, b);
+        assert_eq!(a[1].acks, vec![2], "the saved alert's hub id");
+        assert_eq!(restored.owner_of(2), Some(Some(("hall-a".into(), 2))));
+        assert_eq!(restored.last_seq(), 6);
+        assert_eq!(restored.nodes()["hall-b"].duplicates, 1);
     }
 }

@@ -12,6 +12,9 @@ use crate::outcome::GameResult;
 use crate::session::Session;
 
 pub use crate::event::Emitted;
+pub use snapshot::{SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotError};
+
+mod snapshot;
 
 pub struct Core {
     config: CoreConfig,

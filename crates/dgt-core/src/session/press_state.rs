@@ -7,7 +7,7 @@ use dgt_protocol::ClockTimes;
 use super::PressLook;
 use crate::input::ClockSide;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct PressState {
     /// A press whose board could not be read as a move yet (`Timer::PressVerdict` holds
     /// when it is judged).

@@ -240,6 +240,9 @@ pub struct JournalSettings {
     /// goes on, `/health` turns degraded, a log line names the cap) instead of filling the
     /// disk the rest of the PC needs.
     pub max_size_mb: u64,
+    /// Seconds of core time between two core snapshots in the journal (0: none). A
+    /// restarted daemon restores the newest and replays only the steps after it.
+    pub snapshot_every_s: u64,
 }
 
 impl Default for JournalSettings {
@@ -250,6 +253,7 @@ impl Default for JournalSettings {
             broadcast_dir: None,
             public_broadcast_dir: None,
             max_size_mb: 4096,
+            snapshot_every_s: 120,
         }
     }
 }

@@ -194,3 +194,28 @@ fn a_snapshot_whose_later_steps_differ_falls_back_to_the_full_replay() {
     let report = recover_and_compare(&path, &inputs, cut);
     assert_eq!(report.from_snapshot, None);
 }
+
+/// A journal written before snapshots (schema 2) gets the table on open, and recovers by
+/// the full replay until its first snapshot.
+#[test]
+fn a_version_2_journal_is_migrated_and_replayed_in_full() {
+    let inputs = real_capture();
+    let cut = inputs.len() / 3;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.sqlite");
+    journal_with_snapshots(&path, &inputs[..cut], 1_000_000);
+    let db = rusqlite::Connection::open(&path).unwrap();
+    db.execute_batch("DROP TABLE snapshots; UPDATE schema_version SET version = 2;")
+        .unwrap();
+    drop(db);
+    let old = Journal::open_read_only(&path).unwrap();
+    assert_eq!(old.snapshots().unwrap(), Vec::new());
+    drop(old);
+    let report = recover_and_compare(&path, &inputs, cut);
+    assert_eq!(report.from_snapshot, None);
+    let db = rusqlite::Connection::open(&path).unwrap();
+    let version: i64 = db
+        .query_row("SELECT version FROM schema_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 3);
+}

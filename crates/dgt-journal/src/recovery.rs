@@ -133,12 +133,15 @@ fn journaled_events(journal: &Journal) -> Result<Vec<dgt_core::Event>, JournalEr
     }
 }
 
+/// A core restored from a snapshot, and the snapshot.
+type Restored = (Core, SnapshotEntry);
+
 /// The newest snapshot that restores under `config`, with the reason the newest one did not
 /// when an older one (or none) is used.
 fn newest_usable(
     journal: &Journal,
     config: &CoreConfig,
-) -> Result<(Option<(Core, SnapshotEntry)>, Option<String>), JournalError> {
+) -> Result<(Option<Restored>, Option<String>), JournalError> {
     let mut refused = None;
     for entry in journal.snapshots()? {
         let Some(bytes) = journal.snapshot_bytes(entry.id)? else {

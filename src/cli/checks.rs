@@ -69,7 +69,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 8.0)]
     hours: f64,
     /// `--restart-history`: core time between two snapshots (`journal.snapshot_every_s`).
-    #[arg(long, default_value_t = 120)]
+    #[arg(long, default_value_t = 600)]
     snapshot_every_s: u64,
     /// `--restart-history`: skip the restart without snapshots (minutes on a long history).
     #[arg(long)]

@@ -727,7 +727,7 @@ impl Checker {
                 "journal.snapshot_every_s",
                 j.snapshot_every_s.to_string(),
                 "more than a day: a restart would replay up to that much play",
-                "120 (a restart replays at most two minutes of play); 0 turns snapshots off",
+                "600 (a restart replays at most ten minutes of play); 0 turns snapshots off",
             );
         }
         if !j.disabled {

@@ -253,7 +253,7 @@ impl Default for JournalSettings {
             broadcast_dir: None,
             public_broadcast_dir: None,
             max_size_mb: 4096,
-            snapshot_every_s: 120,
+            snapshot_every_s: 600,
         }
     }
 }

@@ -208,7 +208,7 @@ fn restart_to_health(
         dir.join(format!("{name}.log")),
     )?;
     let addr = proc.dashboard_addr(Duration::from_secs(1800))?;
-    let deadline = Instant::now() + Duration::from_secs(60);
+    let deadline = Instant::now() + Duration::from_secs(900);
     let served = loop {
         match procs::health(addr) {
             Ok(_) => break started.elapsed(),

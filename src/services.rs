@@ -249,9 +249,12 @@ impl Services {
                 }
                 Err(e) => return Err(e.into()),
             };
-            if report.steps > 0 {
+            // A core restored from a snapshot taken after the last step replays no step.
+            if report.steps > 0 || report.from_snapshot.is_some() {
                 tracing::info!(
                     journal = %path.display(),
+                    from_snapshot = report.from_snapshot,
+                    snapshot_refused = report.snapshot_refused,
                     steps = report.steps,
                     events = report.journaled_events,
                     exact = report.is_exact(),
@@ -369,6 +372,7 @@ impl Services {
                 metrics,
                 recorders: options.recorders,
                 print_events: options.print_events,
+                snapshot_every_ms: Some(settings.journal.snapshot_every_s.saturating_mul(1000)),
                 ..Default::default()
             },
             options.serial,

@@ -4,7 +4,8 @@
 //!
 //! The emulated board runs in its own process (`dgt-arbiter emulate`), as a real board
 //! would: it keeps playing while the daemon is dead, and the restarted daemon finds the
-//! moves made meanwhile from the board's dump.
+//! moves made meanwhile from the board's dump. The restarted core comes back from the
+//! newest core snapshot in the journal and replays only the steps after it.
 
 mod daemon_processes;
 
@@ -28,6 +29,7 @@ scan = "off"
 ports = [{{ path = "{pty}" }}]
 [journal]
 path = "{}"
+snapshot_every_s = 2
 "#,
             journal.display()
         ),
@@ -111,7 +113,11 @@ fn a_daemon_killed_mid_game_continues_from_its_journal_as_if_never_stopped() {
     let before = journal_events(dir.path(), "killed");
     std::thread::sleep(Duration::from_millis(1500));
     let mut restarted = Proc::spawn(&["run", "--config", &config(dir.path(), "killed", &pty_b)]);
-    restarted.stderr_line("games restored from the journal", Duration::from_secs(20));
+    // The core comes back from its newest snapshot (taken every 2 s of play), not from a
+    // replay of the whole journal.
+    let restored =
+        restarted.stderr_line("games restored from the journal", Duration::from_secs(20));
+    assert!(restored.contains("from_snapshot="), "{restored}");
 
     // Both daemons see the whole game.
     eventually(Duration::from_secs(240), "the whole game on both", || {

@@ -75,6 +75,19 @@ pub struct BenchArgs {
     /// With --hub-restart: clock readings after each move.
     #[arg(long, default_value_t = 1)]
     clocks_per_move: u32,
+    /// Instead of the load: write `--boards` × `--hours` of play into a journal (fast, on
+    /// virtual time) and time a daemon's restart on it, with and without core snapshots.
+    #[arg(long)]
+    restart_history: bool,
+    /// `--restart-history`: hours of play per board.
+    #[arg(long, default_value_t = 8.0)]
+    hours: f64,
+    /// `--restart-history`: core time between two snapshots (`journal.snapshot_every_s`).
+    #[arg(long, default_value_t = 600)]
+    snapshot_every_s: u64,
+    /// `--restart-history`: skip the restart without snapshots (minutes on a long history).
+    #[arg(long)]
+    skip_full_replay: bool,
 }
 
 pub fn verify(a: VerifyArgs) -> ExitCode {
@@ -137,6 +150,25 @@ pub fn bench(a: BenchArgs) -> ExitCode {
             println!("{}", serde_json::to_string(&report)?);
             Ok(())
         });
+    }
+    if a.restart_history {
+        let options = dgt_lab::bench::restart::RestartOptions {
+            boards: a.boards,
+            hours: a.hours,
+            seed: a.seed,
+            snapshot_every_s: a.snapshot_every_s,
+            full_replay: !a.skip_full_replay,
+        };
+        return match dgt_lab::bench::restart::run(options) {
+            Ok(report) => {
+                println!("{}", serde_json::to_string(&report).unwrap_or_default());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("dgt-arbiter bench: {e}");
+                ExitCode::from(1)
+            }
+        };
     }
     with_runtime(run_bench(dgt_lab::bench::BenchOptions {
         boards: a.boards,

@@ -96,6 +96,9 @@ pub struct CoreOptions {
     pub event_capacity: usize,
     /// How many inputs may wait for the core.
     pub input_capacity: usize,
+    /// Core time (ms) between two core snapshots handed to the journal with the step they
+    /// follow (`journal.snapshot_every_s`); `None`: none.
+    pub snapshot_every_ms: Option<u64>,
 }
 
 impl Default for CoreOptions {
@@ -109,6 +112,7 @@ impl Default for CoreOptions {
             print_events: false,
             event_capacity: 4096,
             input_capacity: 4096,
+            snapshot_every_ms: None,
         }
     }
 }
@@ -235,15 +239,22 @@ async fn core_loop(
         options.journal.clone(),
         metrics.clone(),
     ));
+    // The latest time the core has seen; inputs never go behind it.
+    let mut now_ms = clock.now_ms();
     let mut out = Publisher {
         release: release_tx,
         journal: options.journal,
         recorders: options.recorders,
         print_events: options.print_events,
         summary: CoreSummary::default(),
+        snapshots: options
+            .snapshot_every_ms
+            .filter(|&every| every > 0)
+            .map(|every| Snapshots {
+                every_ms: every,
+                last_ms: now_ms,
+            }),
     };
-    // The latest time the core has seen; inputs never go behind it.
-    let mut now_ms = clock.now_ms();
     loop {
         let deadline = core.next_deadline();
         tokio::select! {
@@ -266,7 +277,7 @@ async fn core_loop(
                     let started = std::time::Instant::now();
                     let produced = core.advance(t);
                     metrics.core_step.observe(started.elapsed());
-                    out.timers(t, produced);
+                    out.timers(t, produced, &core);
                 }
             }
         }
@@ -289,7 +300,7 @@ async fn core_loop(
         let t = d.max(now_ms);
         now_ms = t;
         let produced = core.advance(t);
-        out.timers(t, produced);
+        out.timers(t, produced, &core);
     }
     for r in &mut out.recorders {
         if let Err(e) = r.close() {
@@ -321,7 +332,7 @@ fn handle_input(
     let started = std::time::Instant::now();
     let produced = core.handle(&input);
     metrics.core_step.observe(started.elapsed());
-    out.input(input, produced);
+    out.input(input, produced, core);
 }
 
 fn count(metrics: &DaemonMetrics, input: &Input) {
@@ -432,6 +443,14 @@ struct Publisher {
     recorders: Vec<Box<dyn InputRecorder>>,
     print_events: bool,
     summary: CoreSummary,
+    /// When the core is next saved for the journal (none without a journal's setting).
+    snapshots: Option<Snapshots>,
+}
+
+/// Core snapshots taken every `every_ms` of core time.
+struct Snapshots {
+    every_ms: u64,
+    last_ms: u64,
 }
 
 impl Publisher {
@@ -448,24 +467,51 @@ impl Publisher {
     }
 
     /// `core.handle(input)` produced `events`.
-    fn input(&mut self, input: Input, events: Vec<Event>) {
-        if let Some(j) = &self.journal {
+    fn input(&mut self, input: Input, events: Vec<Event>, core: &Core) {
+        if let Some(j) = self.journal.clone() {
             let mut batch = Batch::new();
+            let t_ms = input.t_ms;
             batch.record_input(input, events.clone());
-            self.submit(j.clone(), batch);
+            self.snapshot_if_due(&mut batch, t_ms, core);
+            self.submit(j, batch);
         }
         self.publish(events);
     }
 
     /// `core.advance(t)` produced `events`. Journaled even when nothing came out: the
     /// timers changed the core's state, and recovery must fire them at the same point.
-    fn timers(&mut self, t_ms: u64, events: Vec<Event>) {
-        if let Some(j) = &self.journal {
+    fn timers(&mut self, t_ms: u64, events: Vec<Event>, core: &Core) {
+        if let Some(j) = self.journal.clone() {
             let mut batch = Batch::new();
             batch.record_timers(t_ms, events.clone());
-            self.submit(j.clone(), batch);
+            self.snapshot_if_due(&mut batch, t_ms, core);
+            self.submit(j, batch);
         }
         self.publish(events);
+    }
+
+    /// Adds the core's snapshot to the batch of the step just made, when one is due: it is
+    /// journaled in that step's transaction, so it follows exactly that step.
+    fn snapshot_if_due(&mut self, batch: &mut Batch, t_ms: u64, core: &Core) {
+        let Some(s) = &mut self.snapshots else { return };
+        if t_ms < s.last_ms.saturating_add(s.every_ms) {
+            return;
+        }
+        s.last_ms = t_ms;
+        let started = std::time::Instant::now();
+        let bytes = core.snapshot();
+        tracing::debug!(
+            t_ms,
+            bytes = bytes.len(),
+            ms = started.elapsed().as_secs_f64() * 1000.0,
+            "core snapshot taken"
+        );
+        batch.record_snapshot(dgt_journal::CoreSnapshot {
+            next_seq: core.next_seq(),
+            t_ms,
+            format: dgt_core::SNAPSHOT_FORMAT.into(),
+            bytes,
+        });
     }
 
     fn submit(&mut self, journal: Arc<JournalWriter>, batch: Batch) {

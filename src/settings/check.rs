@@ -730,6 +730,14 @@ impl Checker {
                 "4096 (4 GiB) holds many weekends",
             );
         }
+        if j.snapshot_every_s > 86_400 {
+            self.add(
+                "journal.snapshot_every_s",
+                j.snapshot_every_s.to_string(),
+                "more than a day: a restart would replay up to that much play",
+                "600 (a restart replays at most ten minutes of play); 0 turns snapshots off",
+            );
+        }
         if !j.disabled {
             let path = j.resolved_path();
             let (key, value) = match &j.path {

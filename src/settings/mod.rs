@@ -245,6 +245,9 @@ pub struct JournalSettings {
     /// Seconds between two snapshots of the server's views kept in the journal (a restart
     /// restores the newest and applies only the events after it); 0 keeps none.
     pub view_snapshot_s: u64,
+    /// Seconds of core time between two core snapshots in the journal (0: none). A
+    /// restarted daemon restores the newest and replays only the steps after it.
+    pub snapshot_every_s: u64,
 }
 
 impl Default for JournalSettings {
@@ -257,6 +260,7 @@ impl Default for JournalSettings {
             max_size_mb: 4096,
             segment: dgt_journal::SegmentRule::Round,
             view_snapshot_s: 120,
+            snapshot_every_s: 600,
         }
     }
 }

@@ -21,8 +21,10 @@ pub enum Orientation {
 }
 
 /// The squares as last reported, in the board's own numbering.
-#[derive(Debug, Clone)]
+#[serde_with::serde_as]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct PhysicalBoard {
+    #[serde_as(as = "[_; 64]")]
     codes: [u8; 64],
     /// False until the first board dump: field updates alone cannot be trusted to describe
     /// squares nobody touched.
@@ -31,6 +33,7 @@ pub struct PhysicalBoard {
     /// changed: the session reads the same squares several times between two field updates
     /// (when the update comes, when the board has settled, at the press). Emptied by every
     /// change, so a read always gives what `codes` shows.
+    #[serde(skip)]
     read: [OnceCell<Placement>; 2],
 }
 

@@ -20,6 +20,7 @@ use shakmaty::{
 use crate::article::Article;
 use crate::outcome::GameResult;
 use crate::reconstruct::Game;
+use crate::snapshot_as::*;
 
 /// One bughouse match: two boards and the regulation they play under.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -187,17 +188,21 @@ pub type Reserve = ByRole<u8>;
 pub type Pieces = ByColor<Reserve>;
 
 /// What one board tells its partner board.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[serde_with::serde_as]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PartnerView {
     /// Pieces that left the board into the players' hands, by their colour: captured there,
     /// or a pawn that promoted there (the opponent receives it, 3.2). A piece of colour C is
     /// the partner board's player of colour C's to drop.
+    #[serde_as(as = "ByColorAs<ByRoleAs>")]
     pub released: Pieces,
     /// Pieces the board's promotions took from the partner board (3.1), by colour.
+    #[serde_as(as = "ByColorAs<ByRoleAs>")]
     pub taken: Pieces,
     /// Pieces captured by a move the board shows but whose clock press has not come yet:
     /// the captured piece may already be in the partner's hand (DJC 2.1 has no condition;
     /// Flemish 5.b / 6.b: only after the press).
+    #[serde_as(as = "ByColorAs<ByRoleAs>")]
     pub released_unpressed: Pieces,
     /// The game there has ended (its result). Until then — also before it began — pieces
     /// may still come from there.
@@ -205,10 +210,12 @@ pub struct PartnerView {
     /// When its clock was first seen running for a game from the initial position (6.4).
     pub clock_started: Option<u64>,
     /// The pieces standing there now, by colour (what a promotion here could take, 3.1).
+    #[serde_as(as = "ByColorAs<ByRoleAs>")]
     pub pieces: Pieces,
     /// A pawn of the player on move there has left its seventh rank and no move is read
     /// yet: a promotion under way, which takes a piece of that colour from the partner
     /// board (3.1) — possibly before it is completed there.
+    #[serde_as(as = "Option<ColorAs>")]
     pub promoting: Option<Color>,
 }
 
@@ -439,7 +446,7 @@ pub fn has_legal_drop(
 
 /// How the position stands for the player on move, as the regulation reads mate and
 /// stalemate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Standing {
     Play,
     Mated,

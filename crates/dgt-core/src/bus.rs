@@ -59,7 +59,7 @@ pub enum BusFact {
 }
 
 /// What the session keeps about the bus side of one board.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct BusBoard {
     /// The board's address, when the link said it: replies for another address are not
     /// this board's (the edge demultiplexes, this is a safety net for hand-made captures).

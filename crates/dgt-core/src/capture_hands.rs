@@ -18,6 +18,7 @@
 use shakmaty::{Color, Move, Square};
 
 use crate::handling::HandlingLog;
+use crate::snapshot_as::*;
 
 /// Lifts reported this close together are one board report (the squares of one scan arrive
 /// a few ms apart, protocol §3.3; `handling::ONE_REPORT_MS` is the same bound).
@@ -37,7 +38,7 @@ const CAREFUL_ABOVE_MS: u64 = 10 * 60_000;
 const REVIEW_WEIGHT: u32 = 84;
 
 /// How fast the hands move when a capture is made, as far as the clock tells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum HandPace {
     /// A standard game with time to spare: one hand rarely shows the signature (3.6 %).
     Careful,
@@ -97,7 +98,8 @@ impl HandPace {
 }
 
 /// One capture that showed the two-hands signature.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[serde_with::serde_as]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CaptureSignature {
     /// The ply of the capture (1 = White's first move).
     pub ply: u32,
@@ -105,7 +107,9 @@ pub struct CaptureSignature {
     pub t_ms: u64,
     /// How far apart the two lifts were reported.
     pub gap_ms: u64,
+    #[serde_as(as = "SquareAs")]
     pub from: Square,
+    #[serde_as(as = "SquareAs")]
     pub to: Square,
     /// The mover's clock at the capture, when read.
     pub left_ms: Option<u64>,
@@ -158,7 +162,7 @@ pub enum Finding {
 }
 
 /// The signatures each player's captures showed in one game (reset with the game).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct CaptureHands {
     /// White's and Black's signatures, in order.
     seen: [Vec<CaptureSignature>; 2],

@@ -41,7 +41,7 @@ pub struct ClockObservation {
     pub two_presses: bool,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClockTracker {
     last: Option<ClockTimes>,
     /// White's display: from the configuration or a `setup`, else inferred.

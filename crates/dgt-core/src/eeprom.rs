@@ -324,8 +324,10 @@ pub const LOG_WAIT_MS: u64 = 12_000;
 
 /// Where the board's log was last read (the board then wrote `EE_DOWNLOADED`): the squares
 /// it showed, and the game and its length at that moment.
-#[derive(Debug, Clone)]
+#[serde_with::serde_as]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Mark {
+    #[serde_as(as = "[_; 64]")]
     pub squares: [u8; 64],
     pub game: Option<String>,
     pub plies: usize,

@@ -13,6 +13,9 @@ use crate::session::Session;
 use crate::verdict::{Article, MatchVerdict, Team};
 
 pub use crate::event::Emitted;
+pub use snapshot::{SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotError};
+
+mod snapshot;
 
 pub struct Core {
     config: CoreConfig,

@@ -6,14 +6,19 @@
 
 use std::collections::VecDeque;
 
+use crate::snapshot_as::*;
 use shakmaty::{Color, Move, Piece, Role, Square};
 
 /// One change of one square, as the board reported it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[serde_with::serde_as]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Handling {
     pub t_ms: u64,
+    #[serde_as(as = "SquareAs")]
     pub square: Square,
+    #[serde_as(as = "Option<PieceAs>")]
     pub before: Option<Piece>,
+    #[serde_as(as = "Option<PieceAs>")]
     pub after: Option<Piece>,
 }
 
@@ -68,7 +73,7 @@ pub enum Signal {
 }
 
 /// A rolling record of recent changes.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct HandlingLog {
     entries: VecDeque<Handling>,
 }

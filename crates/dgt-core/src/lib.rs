@@ -39,6 +39,7 @@ pub mod reconstruct;
 pub mod remedy;
 pub mod session;
 pub mod side;
+mod snapshot_as;
 pub mod text;
 pub mod time_control;
 pub mod verdict;
@@ -52,7 +53,7 @@ pub mod verdict_position;
 pub mod verdict_under_way;
 
 pub use config::CoreConfig;
-pub use engine::Core;
+pub use engine::{Core, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotError};
 pub use event::{Alert, AlertKind, Event, EventBody, Severity, Side};
 pub use input::{Input, InputKind, Link, Operation};
 pub use outcome::{GameResult, TableResult};

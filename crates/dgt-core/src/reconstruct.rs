@@ -17,6 +17,7 @@ use shakmaty::{
 use crate::board::Placement;
 use crate::outcome::EndReason;
 use crate::outcome::GameResult;
+use crate::snapshot_as::*;
 
 mod illegal;
 mod in_hand;
@@ -32,8 +33,10 @@ pub use search::{find_path, find_path_with, legal_moves, one_move_to, paths_of_l
 pub use setup::{FenError, edited, position_from_fen, role_name, start_position, wrong_setup};
 
 /// One move as played, with the clock readings when it was completed.
-#[derive(Debug, Clone, PartialEq)]
+#[serde_with::serde_as]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PlayedMove {
+    #[serde_as(as = "MoveAs")]
     pub mv: Move,
     pub uci: String,
     pub san: String,
@@ -49,13 +52,16 @@ pub fn repetition_key(pos: &Chess) -> u64 {
 }
 
 /// A game on one board.
-#[derive(Debug, Clone)]
+#[serde_with::serde_as]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Game {
     pub id: String,
     pub start_fen: String,
+    #[serde_as(as = "CastlingModeAs")]
     pub castling_mode: CastlingMode,
     /// positions[k] is the position after k plies; positions[0] the start. Changed only
     /// through `Game`'s methods, which keep `keys` in step.
+    #[serde_as(as = "Vec<ChessAs>")]
     pub positions: Vec<Chess>,
     /// keys[k] is the repetition key (9.2) of positions[k]: the arbiter compares the current
     /// position with every earlier one at each move, and hashing them anew each time was

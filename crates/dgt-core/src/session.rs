@@ -78,8 +78,10 @@ use rules::Rules;
 use timers::{Timer, Timers};
 
 /// A flag down on the display that has not been called yet (`flag_counts = when_called`).
-#[derive(Debug, Clone)]
+#[serde_with::serde_as]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct UncalledFlag {
+    #[serde_as(as = "ColorAs")]
     flagged: Color,
     t_ms: u64,
     /// The id the engine gave the flag alert (acknowledging it calls the flag).
@@ -87,7 +89,7 @@ struct UncalledFlag {
 }
 
 /// Offences that count towards the loss (7.5.5; 2017: 7.5.3 / 7.8.2 separately).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Offence {
     /// 7.5.1 / 7.5.2: an illegal move, a promotion left incomplete.
     IllegalMove,
@@ -135,7 +137,8 @@ const EQUIPMENT_COALESCE_MS: u64 = 30 * 60_000;
 
 /// The state kept for one game's watch — offences, flags, hints already given — reset as a
 /// whole when a new game begins (so no part of it can be forgotten).
-#[derive(Debug, Default)]
+#[serde_with::serde_as]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 struct GameWatch {
     illegal_alerted: bool,
     /// Offences counted per player, and two-handed moves the arbiter may confirm
@@ -148,6 +151,7 @@ struct GameWatch {
     /// Pieces gone from the board since an `illegal_position` that only showed pieces
     /// missing (knocked off, L17 T43): play is followed as if they stood on their squares
     /// until they are back or the position is reinstated.
+    #[serde_as(as = "Vec<(SquareAs, PieceAs)>")]
     ghosts: Vec<(shakmaty::Square, shakmaty::Piece)>,
     /// What the clock readings were checked for, and what was told once per game.
     clock_hints: ClockHints,
@@ -159,18 +163,21 @@ struct GameWatch {
     told_play_after_end: bool,
     /// A formally illegal move completed by a press and not (yet) corrected: the placement it
     /// left and who made it. If the opponent moves from there, tracking continues from it.
+    #[serde_as(as = "Option<(BoardAs, ColorAs)>")]
     stood: Option<(shakmaty::Board, Color)>,
     /// Reduced supervision (A.4.4 / A.5.4): the ply at which an illegal position (both kings
     /// in check, a pawn on its last rank) was seen standing, and whether the draw was raised.
     illegal_standing: Option<(u32, bool)>,
     /// A player who made a move with their own clock still running and has not pressed
     /// since: their press, even after the opponent's reply, completes it (6.2.2).
+    #[serde_as(as = "Option<ColorAs>")]
     owes_press: Option<Color>,
     /// The game's ply count right after an illegal move was taken into it as it stood
     /// (`adopt_illegal`): a second one before any legal move means tracking is lost.
     adopted_at: Option<usize>,
     /// The piece (its square) with which the player on move completed an illegal move from
     /// the position after this many plies: touched beyond any adjustment (4.3, 7.5.1).
+    #[serde_as(as = "Option<(_, SquareAs)>")]
     illegal_piece: Option<(usize, shakmaty::Square)>,
     /// Tracking is lost: the board left every position the game explains, twice in a row.
     /// Nothing is read as a move until it shows a legal continuation, the last legal
@@ -183,17 +190,21 @@ struct GameWatch {
 
 /// The flags of one game (`flags.rs`): periods completed, a flag waiting to count, the flag
 /// that ended the game.
-#[derive(Debug, Default)]
+#[serde_with::serde_as]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 struct FlagWatch {
     /// Periods of a multi-period control each player has completed (flags seen in time).
+    #[serde_as(as = "ByColorAs<_>")]
     periods_reached: ByColor<usize>,
     /// A flag that fell without ending the game (reduced supervision: only on a claim, or
     /// for the arbiter to call), and whose it was.
+    #[serde_as(as = "Option<ColorAs>")]
     pending: Option<Color>,
     /// A flag that has fallen on the display but counts only once called (`when_called`,
     /// 6.8): who flagged, when, and the id of the alert that reported it.
     uncalled: Option<UncalledFlag>,
     /// The flag that ended the game (who, when), until the other flag is reported too.
+    #[serde_as(as = "Option<(ColorAs, _)>")]
     game_ending: Option<(Color, u64)>,
 }
 
@@ -211,18 +222,23 @@ impl FlagWatch {
 }
 
 /// The clock checks of one game (`clock_checks.rs`) and what they told once.
-#[derive(Debug, Default)]
+#[serde_with::serde_as]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 struct ClockHints {
     /// Presses in a row per player that added less than half the increment due, and
     /// whether the clock setting was already reported for this game.
+    #[serde_as(as = "ByColorAs<_>")]
     short_increments: ByColor<u32>,
     setting_reported: bool,
     /// Players already told of a quickplay-finish claim in this game.
+    #[serde_as(as = "ByColorAs<_>")]
     quickplay_told: ByColor<bool>,
     /// The period per player for which 8.4 was last reported, plus one (0 = never).
+    #[serde_as(as = "ByColorAs<_>")]
     recording_told: ByColor<usize>,
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Session {
     label: String,
     /// The Laws in force and the waiting periods (`rules.rs`).
@@ -748,6 +764,7 @@ fn seconds(ms: u64) -> String {
     format!("{}.{} s", ms / 1000, (ms % 1000) / 100)
 }
 
+use crate::snapshot_as::*;
 use crate::verdict::{hmmss, mmss};
 
 #[cfg(test)]

@@ -8,6 +8,8 @@
 
 use dgt_core::{Event, Input, InputKind};
 
+use crate::snapshots::CoreSnapshot;
+
 /// What made the core produce events.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cause {
@@ -37,6 +39,9 @@ pub struct Step {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Batch {
     steps: Vec<Step>,
+    /// A core snapshot taken after the first `n` steps of the batch (after the previous
+    /// batch's last step when `n` is 0), journaled in the same transaction.
+    snapshot: Option<(usize, CoreSnapshot)>,
 }
 
 /// Rough in-memory size of an event, for the writer's queue limit (JSON is about this long).
@@ -75,10 +80,17 @@ impl Batch {
     /// merge into one: `advance(a); advance(b)` fires the same timers in the same order as
     /// `advance(b)` alone (the core fires them in time order), so nothing is lost.
     pub fn record_timers(&mut self, until_ms: u64, events: Vec<Event>) {
-        if let Some(Step {
-            cause: Cause::Timers { until_ms: last },
-            events: last_events,
-        }) = self.steps.last_mut()
+        // A snapshot taken after the last step holds the core before these timers fired:
+        // they are a step of their own after it.
+        let after_snapshot = self
+            .snapshot
+            .as_ref()
+            .is_some_and(|(n, _)| *n == self.steps.len());
+        if !after_snapshot
+            && let Some(Step {
+                cause: Cause::Timers { until_ms: last },
+                events: last_events,
+            }) = self.steps.last_mut()
         {
             *last = (*last).max(until_ms);
             last_events.extend(events);
@@ -90,12 +102,23 @@ impl Batch {
         });
     }
 
+    /// Records the core's snapshot taken after the steps recorded so far (it replaces one
+    /// recorded earlier in the batch).
+    pub fn record_snapshot(&mut self, snapshot: CoreSnapshot) {
+        self.snapshot = Some((self.steps.len(), snapshot));
+    }
+
+    /// The snapshot, and how many of the batch's steps it follows.
+    pub fn snapshot(&self) -> Option<(usize, &CoreSnapshot)> {
+        self.snapshot.as_ref().map(|(n, s)| (*n, s))
+    }
+
     pub fn steps(&self) -> &[Step] {
         &self.steps
     }
 
     pub fn is_empty(&self) -> bool {
-        self.steps.is_empty()
+        self.steps.is_empty() && self.snapshot.is_none()
     }
 
     /// How many events the batch carries.
@@ -117,6 +140,7 @@ impl Batch {
                 };
                 STEP_BYTES + payload + s.events.len() * EVENT_BYTES
             })
-            .sum()
+            .sum::<usize>()
+            + self.snapshot.as_ref().map_or(0, |(_, s)| s.bytes.len())
     }
 }

@@ -355,12 +355,17 @@ impl Journal {
         let tx = self.conn.transaction().map_err(err)?;
         let mut next = self.next_step;
         for batch in batches {
+            let first = next;
             for step in batch.steps() {
                 insert_step(&tx, next as i64, &step.cause).map_err(err)?;
                 for event in &step.events {
                     insert_event(&tx, next as i64, event).map_err(err)?;
                 }
                 next += 1;
+            }
+            if let Some((n, snapshot)) = batch.snapshot() {
+                let after_step = (first + n as u64).saturating_sub(1);
+                crate::snapshots::insert(&tx, after_step, snapshot).map_err(err)?;
             }
         }
         tx.commit().map_err(err)?;
@@ -700,12 +705,23 @@ impl Journal {
     /// paired with `None`. The journal is streamed, so a long day fits in little memory.
     pub(crate) fn replay(
         &self,
+        feed: impl FnMut(Cause) -> Vec<dgt_core::Event>,
+        compare: impl FnMut(Option<(u64, &str)>, Option<&dgt_core::Event>),
+    ) -> Result<(), JournalError> {
+        self.replay_after(0, feed, compare)
+    }
+
+    /// [`Journal::replay`] of the steps after step `after_step` only, paired with their
+    /// journaled events (a core restored from a snapshot taken after that step).
+    pub(crate) fn replay_after(
+        &self,
+        after_step: u64,
         mut feed: impl FnMut(Cause) -> Vec<dgt_core::Event>,
         mut compare: impl FnMut(Option<(u64, &str)>, Option<&dgt_core::Event>),
     ) -> Result<(), JournalError> {
         let mut journaled: std::collections::VecDeque<crate::sealed::StoredEvent> =
             std::collections::VecDeque::new();
-        self.walk(0, |step| {
+        self.walk(after_step, |step| {
             journaled.extend(step.events);
             for produced in feed(step.cause) {
                 match journaled.pop_front() {

@@ -16,8 +16,9 @@
 //!   batch in one transaction, read inputs back, events since a `seq`, capture export;
 //! * [`writer`] — one thread owning the journal, fed by a channel, grouping whatever is queued
 //!   into one transaction; it never blocks the live feed and reports its health;
-//! * [`recovery`] — replays the journal through a fresh core and checks that it regenerates
-//!   exactly the journaled events;
+//! * [`snapshots`] — the core's state after a step, written with that step's batch;
+//! * [`recovery`] — restores the newest core snapshot (or a fresh core) and replays the steps
+//!   after it, checking that it regenerates exactly the journaled events;
 //! * [`pgn`] — games rebuilt from events (corrections applied) and written as PGN with
 //!   `[%clk]`;
 //! * [`broadcast`] — a LiveChess-style folder for relay tools, and its delayed public copy;
@@ -38,6 +39,7 @@ pub mod recovery;
 mod schema;
 pub mod sealed;
 pub mod segments;
+pub mod snapshots;
 mod stored;
 pub mod tail;
 pub mod view_snapshots;
@@ -49,6 +51,7 @@ pub use journal::{GameEntry, Journal};
 pub use recovery::{Recovered, RecoveryReport, recover, recover_collecting};
 pub use sealed::{StoredEvent, StoredStep};
 pub use segments::{ClosedSegment, SegmentEntry, SegmentRule};
+pub use snapshots::{CoreSnapshot, SnapshotEntry};
 pub use tail::{Tail, TailRecord};
 pub use writer::{
     CapState, DEFAULT_COMMIT_WINDOW, JournalHealth, JournalWriter, Submitted, WriterSettings,

@@ -5,12 +5,13 @@
 //! from those two in the same transaction, so that the dashboard and `export` can query by
 //! board, game or alert without replaying anything. Version 2 adds `blocks`: the older
 //! steps and events, sealed (a version 1 journal is migrated by adding the table; its rows
-//! are sealed as the journal grows, and read either way meanwhile).
+//! are sealed as the journal grows, and read either way meanwhile). Version 3 adds
+//! `snapshots`: the core's state after a step (`snapshots.rs`).
 
 use rusqlite::{Connection, OptionalExtension};
 
 /// The schema this program writes. Raise it with a new entry in [`MIGRATIONS`].
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// `MIGRATIONS[k]` takes a journal from version k to k + 1.
 const MIGRATIONS: &[&str] = &[
@@ -87,6 +88,18 @@ CREATE TABLE blocks (
     step_count  INTEGER NOT NULL,
     steps       BLOB NOT NULL,
     events      BLOB NOT NULL
+) STRICT;
+"#,
+    r#"
+-- Core snapshots (see `snapshots`): the core's state after step `after_step`, so that
+-- recovery replays only the steps after the newest one.
+CREATE TABLE snapshots (
+    id          INTEGER PRIMARY KEY,
+    after_step  INTEGER NOT NULL,
+    next_seq    INTEGER NOT NULL,
+    t_ms        INTEGER NOT NULL,
+    format      TEXT NOT NULL,
+    bytes       BLOB NOT NULL
 ) STRICT;
 "#,
 ];

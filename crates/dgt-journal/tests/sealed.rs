@@ -143,8 +143,10 @@ fn the_writer_seals_as_the_journal_grows() {
 /// A journal as version 1 wrote it: the same rows, no `blocks` table.
 fn as_version_1(path: &Path) {
     let db = rusqlite::Connection::open(path).unwrap();
-    db.execute_batch("DROP TABLE blocks; UPDATE schema_version SET version = 1;")
-        .unwrap();
+    db.execute_batch(
+        "DROP TABLE blocks; DROP TABLE snapshots; UPDATE schema_version SET version = 1;",
+    )
+    .unwrap();
 }
 
 #[test]

@@ -14,7 +14,7 @@ use crate::message::{self, BoardMessage};
 
 /// Which framing the line speaks. Bus replies use their own ids, and 0x86 means BOARD_DUMP
 /// in single-board mode but BUS_FROM_START in bus mode, so the framer must be told.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum LineMode {
     #[default]
     Single,
@@ -41,11 +41,14 @@ pub enum Decoded {
 /// the held bytes go out as one [`Decoded::Garbage`] at once.
 pub const GARBAGE_MAX: usize = 4096;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Decoder {
     mode: LineMode,
     buf: Vec<u8>,
     garbage: Vec<u8>,
+    /// Not saved: whoever feeds the decoder takes every decoded message before the next
+    /// push, so a saved decoder (a core snapshot) holds only the bytes not yet framed.
+    #[serde(skip)]
     out: VecDeque<Decoded>,
 }
 

@@ -6,18 +6,23 @@ use shakmaty::{CastlingMode, Chess};
 
 use super::under_way;
 use crate::event::Orientation;
+use crate::snapshot_as::*;
 
-#[derive(Debug, Default)]
+#[serde_with::serde_as]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct BeforeGame {
     /// A position an operator set up: the next game starts when the board shows it.
+    #[serde_as(as = "Option<(ChessAs, CastlingModeAs)>")]
     pub(super) next_start: Option<(Chess, CastlingMode)>,
     /// A board set up wrongly (`reconstruct::wrong_setup`) seen settled, with its
     /// orientation: a game starts from it only when a move is made there.
+    #[serde_as(as = "Option<(BoardAs, _, _)>")]
     pub(super) wrong_setup: Option<(shakmaty::Board, Orientation, u64)>,
     /// A start position the board showed (any report, settled or not) while no game was
     /// played, with its orientation and time: if the next settled placement is one legal
     /// move from it, the game began there (a board connected, or a set-up completed, just
     /// as White moved). Consumed at the next settle.
+    #[serde_as(as = "Option<(ChessAs, CastlingModeAs, _, _)>")]
     pub(super) start_shown: Option<(Chess, CastlingMode, Orientation, u64)>,
     /// A placement found under way while no game is followed, waiting for its side to move
     /// (`under_way.rs`); and whether the arbiter was told of it.

@@ -6,12 +6,14 @@ use crate::board::PhysicalBoard;
 use crate::event::Orientation;
 use crate::handling::HandlingLog;
 
-#[derive(Debug)]
+#[serde_with::serde_as]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct BoardState {
     /// The squares as last reported, in the board's own numbering.
     pub(super) physical: PhysicalBoard,
     pub(super) orientation: Orientation,
     /// When each square (by chess square) last changed on the board.
+    #[serde_as(as = "[_; 64]")]
     pub(super) square_changed_at: [u64; 64],
     /// Lifts and placements, for touch-move, rook-first castling and two-hands signals.
     pub(super) handling: HandlingLog,

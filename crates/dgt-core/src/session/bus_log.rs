@@ -7,7 +7,8 @@
 use super::*;
 
 /// What a bus board's log named (protocol §3.6) since the last move recorded, and when.
-#[derive(Debug, Clone)]
+#[serde_with::serde_as]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(super) struct BusLog {
     /// Lever presses logged since the last move recorded: at least as many moves were
     /// completed since (an entry may be skipped, never invented).
@@ -18,9 +19,11 @@ pub(super) struct BusLog {
     pub(super) log_at_move: u64,
     /// When the log last named each square (by chess square), even with the piece it already
     /// had: a tag says the square changed on the way.
+    #[serde_as(as = "[_; 64]")]
     pub(super) square_logged_at: [u64; 64],
     /// How many times the log named each square (by chess square) since the last move
     /// recorded: once per change, each change a scan apart at least (§3.6, §4.1).
+    #[serde_as(as = "[_; 64]")]
     pub(super) square_logged_since_move: [u8; 64],
 }
 

@@ -5,15 +5,19 @@
 use shakmaty::{ByColor, Color};
 
 use super::Offence;
+use crate::snapshot_as::*;
 
 /// How many two-handed-move alerts are kept for the arbiter to confirm: the oldest goes.
 const SUSPICIONS_KEPT: usize = 32;
 
-#[derive(Debug, Default)]
+#[serde_with::serde_as]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct Offences {
     /// Offences per counter and player; see [`Offences::class`].
+    #[serde_as(as = "[ByColorAs<_>; 3]")]
     counts: [ByColor<u32>; 3],
     /// Recent two-handed-move alerts the arbiter may confirm: (alert id, mover, ply).
+    #[serde_as(as = "Vec<(_, ColorAs, _)>")]
     suspicions: Vec<(u64, Color, u32)>,
 }
 

@@ -8,7 +8,7 @@ use crate::input::ClockSide;
 
 /// How a press waiting for its verdict is to be judged: the display pressed, and whether
 /// this is the deferred second look, after which an unexplained board is an illegal move.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(super) struct PressLook {
     pub(super) display: ClockSide,
     pub(super) final_look: bool,
@@ -18,7 +18,7 @@ pub(super) struct PressLook {
 /// square up to one scan after the piece lands (protocol §4.1), so a press is judged once
 /// the board has caught up, not when the clock shows it. At most one press waits: a later
 /// press or flag judges the waiting one first (`overtake_pending_press`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(super) struct PendingPress {
     waiting: Option<(u64, PressLook)>,
 }
@@ -59,7 +59,7 @@ impl PendingPress {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct PressState {
     /// The press whose board could not be read as a move yet, and when it is judged.
     pub(super) pending: PendingPress,

@@ -7,14 +7,18 @@ use shakmaty::Move;
 
 use super::shown::ShownHistory;
 use super::{DEPTH_AFTER_GAP, DEPTH_WATCHED};
+use crate::snapshot_as::*;
 
-#[derive(Debug, Default)]
+#[serde_with::serde_as]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct ReaderState {
     /// The latest placement since the last commit that legal moves explain, and when.
+    #[serde_as(as = "Option<(_, Vec<MoveAs>)>")]
     pub(super) last_ahead: Option<(u64, Vec<Move>)>,
     /// A placement moves explained (`last_ahead`) that the opponent then began to answer,
     /// the mover's pieces still where those moves left them: its last move is complete.
     /// Kept with the game's ply count it starts from.
+    #[serde_as(as = "Option<(_, Vec<MoveAs>)>")]
     pub(super) answered: Option<(usize, Vec<Move>)>,
     /// Recent placements that legal moves explained: the first of two moves seen together is
     /// believed only if the board once showed it by itself.

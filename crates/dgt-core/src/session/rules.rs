@@ -5,9 +5,11 @@
 use crate::arbiter::Laws;
 use crate::config::{FivefoldReading, FlagCounts};
 use crate::input::Supervision;
+use crate::snapshot_as::*;
 use crate::time_control::TimeControl;
 
-#[derive(Debug, Clone)]
+#[serde_with::serde_as]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(super) struct Rules {
     /// How long a placement must stand unchanged to be read (a scan is 200–250 ms).
     pub(super) settle_ms: u64,
@@ -16,6 +18,7 @@ pub(super) struct Rules {
     /// How long an unexplained placement may persist before it is reported.
     pub(super) illegal_position_ms: u64,
     /// The edition in force, with the configured fivefold reading applied.
+    #[serde_as(as = "LawsAs")]
     pub(super) edition: Laws,
     pub(super) fivefold: Option<FivefoldReading>,
     pub(super) supervision: Supervision,

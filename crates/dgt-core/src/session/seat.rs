@@ -14,6 +14,7 @@ use crate::bughouse::{self, PartnerView, Pieces, RankReading, Regulation, Standi
 use crate::event::Emitted;
 use crate::event::{Alert, AlertKind, EventBody, Severity};
 use crate::reconstruct::{Game, fen};
+use crate::snapshot_as::*;
 
 /// How long after a promotion on the partner board the piece it took may leave this board
 /// (3.1). A removal later than that is not matched to it: the new piece came from elsewhere.
@@ -24,7 +25,8 @@ const TAKE_WINDOW_MS: u64 = 10_000;
 const PROMOTION_PRESS_WAIT_MS: u64 = 3_000;
 
 /// The bughouse state of one board.
-#[derive(Debug, Clone)]
+#[serde_with::serde_as]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Seat {
     pub regulation: Regulation,
     pub reading: RankReading,
@@ -32,6 +34,7 @@ pub struct Seat {
     /// What the partner board last told.
     pub partner: PartnerView,
     /// Pieces already taken off this board for the partner board's promotions (3.1).
+    #[serde_as(as = "ByColorAs<ByRoleAs>")]
     pub taken_applied: Pieces,
     /// Since when a piece is due to leave this board for the partner's promotion.
     pub taken_due_since: Option<u64>,
@@ -54,15 +57,18 @@ pub struct Seat {
     /// The reserves last sent (white, black), to send them only when they change.
     pub reserves_told: Option<(String, String)>,
     /// A resignation out of turn (5.3): the winner, on move, may still play one last move.
+    #[serde_as(as = "Option<ColorAs>")]
     pub last_move_for: Option<Color>,
     /// Since when the board has shown an earlier position with one piece of the last mover
     /// lifted (most often the opponent about to capture it), and that placement.
+    #[serde_as(as = "Option<(_, BoardAs)>")]
     pub drop_lifted_at: Option<(u64, shakmaty::Board)>,
     /// Since when a press has waited for the partner board's promotion under way.
     pub press_wait_since: Option<u64>,
     /// What the board showed at the first look at the last press, with when that press was
     /// seen (the move it completed, if a piece taken for the partner's promotion left it
     /// unreadable then).
+    #[serde_as(as = "Option<(_, BoardAs)>")]
     pub at_press: Option<(u64, shakmaty::Board)>,
 }
 

@@ -9,15 +9,18 @@
 
 use std::collections::VecDeque;
 
+use crate::snapshot_as::*;
 use shakmaty::Board;
 
 /// How many recent explained placements are remembered.
 const KEPT: usize = 32;
 
 /// A placement legal moves explained, as the position after `ply` plies of the game.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[serde_with::serde_as]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Shown {
     pub(crate) ply: usize,
+    #[serde_as(as = "BoardAs")]
     pub(crate) board: Board,
     /// How many plies, from the game's position when it was shown, explained it: a
     /// placement read as the opponent's reply already made (two plies) is no sign of what
@@ -26,7 +29,7 @@ pub(crate) struct Shown {
 }
 
 /// The recent placements shown (at most [`KEPT`], the oldest dropped first).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct ShownHistory {
     kept: VecDeque<Shown>,
 }

@@ -35,7 +35,7 @@ impl Timer {
 }
 
 /// One deadline (ms, the input's clock) per [`Timer`], or none.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Timers {
     at: [Option<u64>; Timer::COUNT],
 }

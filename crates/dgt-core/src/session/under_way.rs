@@ -16,6 +16,7 @@ use shakmaty::{Bitboard, Board, FromSetup, Setup, Square};
 
 use super::*;
 use crate::verdict::{ToMoveFrom, UnderWayVerdict};
+use crate::snapshot_as::*;
 
 /// How long a placement must stand still before it is taken for a game found under way:
 /// longer than a move's handling (a piece held in the hand for a second or two leaves a
@@ -24,8 +25,10 @@ const FOUND_CALM_MS: u64 = 2000;
 
 /// A placement found under way whose side to move is not known yet: followed from the first
 /// move made from it (its mover was on move), or from the arbiter's choice.
-#[derive(Debug, Clone)]
+#[serde_with::serde_as]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(super) struct FoundPlacement {
+    #[serde_as(as = "BoardAs")]
     pub placement: Board,
     pub orientation: Orientation,
     pub seen_at: u64,

@@ -112,6 +112,9 @@ pub enum BenchError {
     },
     #[error("empty journal: {0}")]
     EmptyJournal(JournalError),
+    /// `--restart-history`: writing or preparing the long journal.
+    #[error("restart history {}: {detail}", .path.display())]
+    History { path: PathBuf, detail: String },
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@ pub mod clients;
 mod error;
 pub mod journal;
 pub mod procs;
+pub mod restart;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;

@@ -215,7 +215,7 @@ impl Services {
         options: ServiceOptions,
     ) -> Result<Services, ServicesError> {
         let server_config = crate::server_config::server_config(settings)?;
-        let mut history = Vec::new();
+        let mut history = History::default();
         let mut acks = Vec::new();
         let mut recovered_core = None;
         let mut clock = DaemonClock::start();
@@ -264,7 +264,11 @@ impl Services {
                 );
                 // The core's time continues after the journal's last step.
                 clock = DaemonClock::start_at(recovered.last_t_ms + 1);
-                history = recovered.events;
+                history = History {
+                    events: recovered.events,
+                    complete: recovered.events_complete,
+                    journal: Some(path.clone()),
+                };
                 acks = recovered.acks;
             }
             if settings.journal.view_snapshot_s > 0 {
@@ -299,10 +303,10 @@ impl Services {
                         "the broadcast books snapshot is not used ({e}): they are rebuilt from \
                          every event"
                     );
-                    history.clone()
+                    history.whole()?.clone()
                 }
             },
-            (Some(_), None) => history.clone(),
+            (Some(_), None) => history.whole()?.clone(),
         };
         let mut server = Server::bind(server_config).await?;
         // The views from the snapshot and the events after it; the whole history when there
@@ -324,11 +328,11 @@ impl Services {
                             "the views snapshot is not used ({e}): the views are rebuilt from \
                              every event"
                         );
-                        history
+                        history.into_whole()?
                     }
                 }
             }
-            None => history,
+            None => history.into_whole()?,
         };
         let views_tap = server.views_tap();
         let mut server = server.with_history(history).with_acks(acks);
@@ -504,6 +508,35 @@ impl Services {
             Ok(Ok(())) => {}
         }
         summary
+    }
+}
+
+/// The journal's events for the views, read only when a views snapshot cannot serve: a core
+/// restored from its snapshot hands back none of the events before it.
+#[derive(Default)]
+struct History {
+    events: Vec<dgt_core::Event>,
+    /// False: `events` lacks those before the core snapshot; read them from `journal`.
+    complete: bool,
+    journal: Option<PathBuf>,
+}
+
+impl History {
+    /// Every journaled event (read from the journal the first time when needed).
+    fn whole(&mut self) -> Result<&Vec<dgt_core::Event>, ServicesError> {
+        if !self.complete {
+            if let Some(path) = &self.journal {
+                let journal = Journal::open_read_only(path)?;
+                self.events = dgt_journal::journaled_events(&journal)?;
+            }
+            self.complete = true;
+        }
+        Ok(&self.events)
+    }
+
+    fn into_whole(mut self) -> Result<Vec<dgt_core::Event>, ServicesError> {
+        self.whole()?;
+        Ok(self.events)
     }
 }
 

@@ -57,13 +57,22 @@ impl Batch {
     /// The steps before `at` and the steps from `at` on, as two batches (a new journal
     /// segment starts between them).
     pub(crate) fn split_at(&self, at: usize) -> (Batch, Batch) {
-        let (before, after) = self.steps.split_at(at.min(self.steps.len()));
+        let at = at.min(self.steps.len());
+        let (before, after) = self.steps.split_at(at);
+        // The snapshot goes with the step it follows.
+        let (snap_before, snap_after) = match &self.snapshot {
+            Some((n, s)) if *n <= at => (Some((*n, s.clone())), None),
+            Some((n, s)) => (None, Some((n - at, s.clone()))),
+            None => (None, None),
+        };
         (
             Batch {
                 steps: before.to_vec(),
+                snapshot: snap_before,
             },
             Batch {
                 steps: after.to_vec(),
+                snapshot: snap_after,
             },
         )
     }

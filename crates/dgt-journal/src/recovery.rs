@@ -67,8 +67,12 @@ pub fn recover(
 /// the time the journal had reached.
 #[derive(Debug, Default)]
 pub struct Recovered {
-    /// Every event the replay produced, in seq order (the journaled ones when it is exact).
+    /// Every event the replay produced, in seq order (the journaled ones when it is exact);
+    /// empty after a restore from a core snapshot (see `events_complete`).
     pub events: Vec<dgt_core::Event>,
+    /// False when `events` lacks the events before the core snapshot restored: whoever needs
+    /// the whole history reads it with [`journaled_events`].
+    pub events_complete: bool,
     /// The latest core time in the journal (ms); a restarted daemon's clock continues from it.
     pub last_t_ms: u64,
     /// Alerts the arbiter acknowledged (`ack` operations), in order.
@@ -93,9 +97,10 @@ pub fn recover_collecting(
         recovered.events.extend(events.iter().cloned());
     })?;
     if report.from_snapshot.is_some() {
-        // The steps before the snapshot were not replayed: their events and acks are read
-        // as journaled (the replayed ones after it are the journaled ones, being exact).
-        recovered.events = journaled_events(journal)?;
+        // The steps before the snapshot were not replayed: their acks are read as journaled,
+        // and the events are left to the caller, who mostly needs only those after its views
+        // snapshot ([`journaled_events`] reads them all when it has none).
+        recovered.events.clear();
         recovered.acks = journal.acked_alerts()?;
         recovered.last_t_ms = recovered.last_t_ms.max(journal.time_span()?.1);
         return Ok((core, report, recovered));
@@ -107,11 +112,12 @@ pub fn recover_collecting(
         let excess = recovered.events.len() - n;
         recovered.events.drain(..excess);
     }
+    recovered.events_complete = true;
     Ok((core, report, recovered))
 }
 
 /// Every journaled event, in seq order.
-fn journaled_events(journal: &Journal) -> Result<Vec<dgt_core::Event>, JournalError> {
+pub fn journaled_events(journal: &Journal) -> Result<Vec<dgt_core::Event>, JournalError> {
     let mut events = Vec::new();
     let mut bad = None;
     journal.for_each_event(|seq, json| match serde_json::from_str(&json) {

@@ -15,8 +15,8 @@
 use shakmaty::{Bitboard, Board, FromSetup, Setup, Square};
 
 use super::*;
-use crate::verdict::{ToMoveFrom, UnderWayVerdict};
 use crate::snapshot_as::*;
+use crate::verdict::{ToMoveFrom, UnderWayVerdict};
 
 /// How long a placement must stand still before it is taken for a game found under way:
 /// longer than a move's handling (a piece held in the hand for a second or two leaves a

@@ -587,6 +587,28 @@ pub fn end_severity() -> Severity {
 
 pub use crate::verdict::side_name;
 
+/// The edition's Laws as the edition's name and the fivefold reading applied to it
+/// (`arbiter::edition_with`): the tables themselves are the program's.
+pub(crate) struct LawsAs;
+
+impl serde_with::SerializeAs<Laws> for LawsAs {
+    fn serialize_as<S: serde::Serializer>(l: &Laws, s: S) -> Result<S::Ok, S::Error> {
+        (l.name, l.fivefold_consecutive).serialize(s)
+    }
+}
+
+impl<'de> serde_with::DeserializeAs<'de, Laws> for LawsAs {
+    fn deserialize_as<D: serde::Deserializer<'de>>(d: D) -> Result<Laws, D::Error> {
+        let (name, consecutive) = <(String, bool)>::deserialize(d)?;
+        let edition: crate::edition::Edition = name
+            .parse()
+            .map_err(<D::Error as serde::de::Error>::custom)?;
+        let mut laws = edition.laws().clone();
+        laws.fivefold_consecutive = consecutive;
+        Ok(laws)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

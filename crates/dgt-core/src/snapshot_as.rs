@@ -234,23 +234,3 @@ impl<'de> DeserializeAs<'de, shakmaty::ByRole<u8>> for ByRoleAs {
         })
     }
 }
-
-/// The edition's Laws as the edition's name and the fivefold reading applied to it
-/// (`arbiter::edition_with`): the tables themselves are the program's.
-pub(crate) struct LawsAs;
-
-impl SerializeAs<crate::arbiter::Laws> for LawsAs {
-    fn serialize_as<S: Serializer>(l: &crate::arbiter::Laws, s: S) -> Result<S::Ok, S::Error> {
-        (l.name, l.fivefold_consecutive).serialize(s)
-    }
-}
-
-impl<'de> DeserializeAs<'de, crate::arbiter::Laws> for LawsAs {
-    fn deserialize_as<D: Deserializer<'de>>(d: D) -> Result<crate::arbiter::Laws, D::Error> {
-        let (name, consecutive) = <(String, bool)>::deserialize(d)?;
-        let edition: crate::edition::Edition = name.parse().map_err(D::Error::custom)?;
-        let mut laws = edition.laws().clone();
-        laws.fivefold_consecutive = consecutive;
-        Ok(laws)
-    }
-}

@@ -2,10 +2,9 @@
 //! control, and the waiting periods the reading allows. Set from the configuration when the
 //! session begins; an operator's set-up may change the edition, supervision or time control.
 
-use crate::arbiter::Laws;
+use crate::arbiter::{Laws, LawsAs};
 use crate::config::{FivefoldReading, FlagCounts};
 use crate::input::Supervision;
-use crate::snapshot_as::*;
 use crate::time_control::TimeControl;
 
 #[serde_with::serde_as]

@@ -343,11 +343,10 @@ impl BroadcastWriter {
     /// Puts a snapshot's books in place of the current ones; its seq. Refused (and nothing
     /// changed) for bytes of another format, that do not decode, or built with other
     /// `[[tables]]` settings: the caller applies the whole history then.
-    pub fn restore(&mut self, bytes: &[u8]) -> Result<u64, String> {
-        let stored: StoredBooks = dgt_server::views::unpack(BOOKS_MAGIC, BOOKS_FORMAT, bytes)
-            .map_err(|e| format!("broadcast books: {e}"))?;
+    pub fn restore(&mut self, bytes: &[u8]) -> Result<u64, dgt_server::ViewsError> {
+        let stored: StoredBooks = dgt_server::views::unpack(BOOKS_MAGIC, BOOKS_FORMAT, bytes)?;
         if stored.tables != table_map(&self.settings) {
-            return Err("the broadcast books were built with other [[tables]] settings".into());
+            return Err(dgt_server::ViewsError::TablesChanged);
         }
         self.book = stored.book;
         self.rounds = stored.rounds;

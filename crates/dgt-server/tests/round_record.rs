@@ -14,7 +14,7 @@ use std::time::Duration;
 use common::*;
 use dgt_core::event::{BoardStatus, EndReason, LinkState, Orientation};
 use dgt_core::event_script::EventScript;
-use dgt_core::pairing::{Pairing, Player, ROUND_BOARD, RoundPairings};
+use dgt_core::pairing::{ROUND_BOARD, RoundPairings};
 use dgt_core::{Alert, AlertKind, EventBody, InputKind, Operation, Severity};
 use dgt_pairings::{BoardOrder, TableMap};
 use dgt_server::ServerConfig;
@@ -75,26 +75,13 @@ fn round3() -> RoundPairings {
 }
 
 fn round4() -> RoundPairings {
-    let p = |name: &str| Player {
-        name: name.into(),
-        ..Player::default()
-    };
-    RoundPairings {
-        round: 4,
-        tables: vec![
-            Pairing {
-                table: 1,
-                white: p("Jansen, Eva"),
-                black: p("Dekker, Ilse"),
-            },
-            Pairing {
-                table: 2,
-                white: p("Vermeer, Anna"),
-                black: p("Visser, Kees"),
-            },
+    common::pairings(
+        4,
+        &[
+            ("Jansen, Eva", "Dekker, Ilse"),
+            ("Vermeer, Anna", "Visser, Kees"),
         ],
-        ..RoundPairings::default()
-    }
+    )
 }
 
 /// Every game of a PGN, none with an illegal move.

@@ -11,7 +11,7 @@ use common::*;
 use dgt_core::event::{BoardStatus, ClockEvent, EndReason, LinkState, Orientation};
 use dgt_core::event_script::EventScript;
 use dgt_core::input::{ActionBy, TakeOverOp};
-use dgt_core::pairing::{Pairing, Player, ROUND_BOARD, RoundPairings, TableResultOp};
+use dgt_core::pairing::{ROUND_BOARD, RoundPairings, TableResultOp};
 use dgt_core::{Event, EventBody, Operation, Side};
 use dgt_pairings::TableMap;
 use dgt_server::{Server, ServerConfig, ViewsError, ViewsSnapshot};
@@ -31,31 +31,14 @@ fn config() -> ServerConfig {
 }
 
 fn round3() -> RoundPairings {
-    let p = |name: &str| Player {
-        name: name.into(),
-        ..Player::default()
-    };
-    RoundPairings {
-        round: 3,
-        tables: vec![
-            Pairing {
-                table: 1,
-                white: p("Jansen, Eva"),
-                black: p("Dekker, Ilse"),
-            },
-            Pairing {
-                table: 2,
-                white: p("Vermeer, Anna"),
-                black: p("Visser, Kees"),
-            },
-            Pairing {
-                table: 3,
-                white: p("Bakker, Jan"),
-                black: p("Smit, Piet"),
-            },
+    common::pairings(
+        3,
+        &[
+            ("Jansen, Eva", "Dekker, Ilse"),
+            ("Vermeer, Anna", "Visser, Kees"),
+            ("Bakker, Jan", "Smit, Piet"),
         ],
-        ..RoundPairings::default()
-    }
+    )
 }
 
 fn status(s: &mut EventScript, board: &str) {

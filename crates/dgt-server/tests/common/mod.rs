@@ -279,3 +279,24 @@ pub async fn raw_request(addr: SocketAddr, other: bool, head: &str) -> (u16, Str
         .unwrap_or(0);
     (status, text)
 }
+
+/// A round's pairings: table `i + 1` plays `tables[i]` (white, black), players named only.
+pub fn pairings(round: u32, tables: &[(&str, &str)]) -> dgt_core::pairing::RoundPairings {
+    let p = |name: &str| dgt_core::pairing::Player {
+        name: name.into(),
+        ..dgt_core::pairing::Player::default()
+    };
+    dgt_core::pairing::RoundPairings {
+        round,
+        tables: tables
+            .iter()
+            .zip(1..)
+            .map(|(&(white, black), table)| dgt_core::pairing::Pairing {
+                table,
+                white: p(white),
+                black: p(black),
+            })
+            .collect(),
+        ..dgt_core::pairing::RoundPairings::default()
+    }
+}

@@ -64,6 +64,8 @@ pub struct Journal {
     pub(crate) segments: std::cell::RefCell<Segments>,
     /// When a new segment starts.
     pub(crate) rule: SegmentRule,
+    /// The UTC time (s) that dates a step under [`SegmentRule::Day`].
+    pub(crate) wall_clock: fn() -> u64,
 }
 
 impl std::fmt::Debug for Journal {
@@ -237,6 +239,7 @@ impl Journal {
             row_steps: 0,
             segments: Segments::none(),
             rule: SegmentRule::default(),
+            wall_clock: crate::segments::unix_s,
         })
     }
 

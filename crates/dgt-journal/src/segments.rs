@@ -156,7 +156,7 @@ fn mtime_ms(meta: &std::fs::Metadata) -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
-fn unix_s() -> u64 {
+pub(crate) fn unix_s() -> u64 {
     SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
@@ -598,6 +598,12 @@ impl Journal {
         self.rule = rule;
     }
 
+    /// The clock that dates steps under [`SegmentRule::Day`] (UTC seconds); the system's
+    /// by default. A replay of a recorded day, or a test, gives its own.
+    pub fn set_wall_clock(&mut self, clock: fn() -> u64) {
+        self.wall_clock = clock;
+    }
+
     /// Appends several batches in one transaction (the writer groups whatever is queued);
     /// the step that starts a new round (or the first of a new day) first closes the open
     /// segment, so that it and what follows go to a new one.
@@ -638,7 +644,8 @@ impl Journal {
     /// label for an open segment without one is taken on the way (the steps before the
     /// first pairings belong to round 1).
     fn next_segment_in(&mut self, batch: &Batch) -> Result<Option<(usize, String)>, JournalError> {
-        let day = (self.rule == SegmentRule::Day && !batch.is_empty()).then(|| day_label(unix_s()));
+        let day = (self.rule == SegmentRule::Day && !batch.is_empty())
+            .then(|| day_label((self.wall_clock)()));
         for (i, step) in batch.steps().iter().enumerate() {
             let label = match self.rule {
                 SegmentRule::Round => step.events.iter().find_map(|e| match &e.body {

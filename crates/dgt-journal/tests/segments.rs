@@ -119,6 +119,66 @@ fn a_new_rounds_pairings_close_the_open_segment() {
     assert!(first_open.events[0].json.contains("\"round\":4"));
 }
 
+/// The UTC time the journal reads under `SegmentRule::Day` in the test below.
+static WALL_CLOCK_S: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+fn test_wall_clock() -> u64 {
+    WALL_CLOCK_S.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+#[test]
+fn midnight_closes_the_days_segment_under_the_day_rule() {
+    // 2026-11-26 23:59:00 UTC, then 2026-11-27 00:01:00 UTC.
+    const BEFORE_MIDNIGHT: u64 = 1_795_737_600 - 60;
+    const AFTER_MIDNIGHT: u64 = 1_795_737_600 + 60;
+    let all = batches(&hall(8));
+    let half = all.len() / 2;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.sqlite");
+    let one = dir.path().join("one.sqlite");
+    write(&one, SegmentRule::Off, &all);
+
+    WALL_CLOCK_S.store(BEFORE_MIDNIGHT, std::sync::atomic::Ordering::SeqCst);
+    let mut journal = Journal::open(&path).unwrap();
+    journal.set_segment_rule(SegmentRule::Day);
+    journal.set_wall_clock(test_wall_clock);
+    let writer = JournalWriter::start(journal, WriterSettings::default());
+    for b in &all[..half] {
+        writer.submit(b.clone());
+    }
+    assert!(writer.flush(Duration::from_secs(30)));
+    WALL_CLOCK_S.store(AFTER_MIDNIGHT, std::sync::atomic::Ordering::SeqCst);
+    for b in &all[half..] {
+        writer.submit(b.clone());
+    }
+    assert!(writer.flush(Duration::from_secs(30)));
+    writer.stop().unwrap();
+
+    let journal = Journal::open_read_only(&path).unwrap();
+    let segments = journal.closed_segments().unwrap();
+    let labels: Vec<&str> = segments.iter().map(|s| s.entry.label.as_str()).collect();
+    assert_eq!(labels, ["2026-11-26"]);
+    let day = &segments[0];
+    assert_eq!(day.path, dir.path().join("journal.2026-11-26.sqlite"));
+    assert_eq!(day.state, "ready");
+    assert_eq!(day.entry.checked, "quick_check: ok");
+    let mode = std::fs::metadata(&day.path).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o444);
+    // The first day holds exactly the steps written before midnight.
+    let before: u64 = all[..half].iter().map(|b| b.steps().len() as u64).sum();
+    assert_eq!(day.entry.steps, before);
+    assert_eq!(steps_in_file(&day.path) as u64, before);
+    assert_eq!(
+        steps_in_file(&path) as u64,
+        journal.step_count().unwrap() - before
+    );
+    // Read across the two days, the journal says what one file says.
+    assert_eq!(
+        everything(&journal),
+        everything(&Journal::open_read_only(&one).unwrap())
+    );
+}
+
 #[test]
 fn every_reader_says_across_segments_what_one_file_says() {
     let all = four_rounds();

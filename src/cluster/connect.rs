@@ -4,7 +4,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_nats::{Client, ClientError, ConnectOptions, Event, ServerAddr, ServerError};
-use serde::Serialize;
 
 use crate::settings::ClusterSettings;
 
@@ -24,15 +23,7 @@ pub enum ConnectError {
 /// the client's default (two minutes) would let a hub show a frozen view as live.
 pub const PING_INTERVAL: Duration = Duration::from_secs(2);
 
-/// Why the broker does not take this PC, in words a technician can act on.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct LinkProblem {
-    /// `wrong_credentials`, `permission_denied`, `tls_untrusted`, `tls_expired`,
-    /// `tls_wrong_name`, `tls` or `unreachable`.
-    pub kind: &'static str,
-    /// What happened and the fix.
-    pub message: String,
-}
+pub use super::link_problem::LinkProblem;
 
 /// The link's state as the client reports it, for `/health` and `/api/nodes`.
 #[derive(Debug, Default)]

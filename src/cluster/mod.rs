@@ -23,6 +23,7 @@ pub mod connect;
 pub mod epochs;
 pub mod history;
 pub mod hub;
+pub mod link_problem;
 pub mod node;
 pub mod stream;
 pub mod stream_seen;

@@ -14,7 +14,7 @@ use async_nats::rustls::pki_types::pem::PemObject;
 use async_nats::rustls::pki_types::{CertificateDer, ServerName};
 use async_nats::rustls::{self, CertificateError, ClientConfig, RootCertStore};
 
-use super::connect::LinkProblem;
+use super::link_problem::LinkProblem;
 use crate::settings::ClusterSettings;
 
 const TIMEOUT: Duration = Duration::from_secs(3);

@@ -8,7 +8,10 @@ mod common;
 use std::path::Path;
 
 use dgt_core::{Core, CoreConfig, Input};
-use dgt_journal::{Batch, Cause, CoreSnapshot, Journal, recover_collecting};
+use dgt_journal::{
+    Batch, Cause, CoreSnapshot, ImageSnapshot, Journal, JournalWriter, WriterSettings,
+    recover_collecting,
+};
 
 use common::*;
 
@@ -134,6 +137,103 @@ fn recovery_restores_the_newest_snapshot_and_replays_only_the_steps_after_it() {
         assert_eq!(report.steps, steps - newest);
         assert_eq!(report.snapshot_refused, None);
     }
+}
+
+/// Journals `inputs` through the writer in batches of 20 steps, the core's image (as the
+/// daemon hands it over) after every `every` steps. The snapshot thread is held until every
+/// batch is committed: each snapshot's row is written after steps that follow its own.
+fn journal_with_images(path: &Path, inputs: &[Input], every: usize) {
+    let writer = JournalWriter::start(Journal::open(path).unwrap(), WriterSettings::default());
+    let (open, gate) = std::sync::mpsc::channel::<()>();
+    let gate = std::sync::Mutex::new(gate);
+    writer.before_snapshot_bytes(move || {
+        let _ = gate.lock().unwrap().recv();
+    });
+    let mut core = Core::new(CoreConfig::default());
+    let mut batch = Batch::new();
+    let mut steps = 0;
+    let mut step = |core: &Core, batch: &mut Batch, cause: Cause, events| {
+        let t = cause.t_ms();
+        match cause {
+            Cause::Input(i) => batch.record_input(i, events),
+            Cause::Timers { until_ms } => batch.record_timers(until_ms, events),
+        }
+        steps += 1;
+        if steps % every == 0 {
+            batch.record_image(ImageSnapshot::new(t, core.image()));
+        }
+        if batch.steps().len() >= 20 {
+            writer.submit(std::mem::take(batch));
+        }
+    };
+    for input in inputs {
+        while let Some(d) = core.next_deadline().filter(|&d| d < input.t_ms) {
+            let events = core.advance(d);
+            step(&core, &mut batch, Cause::Timers { until_ms: d }, events);
+        }
+        let events = core.handle(input);
+        step(&core, &mut batch, Cause::Input(input.clone()), events);
+    }
+    writer.submit(batch);
+    assert!(writer.flush(std::time::Duration::from_secs(30)));
+    assert!(
+        Journal::open_read_only(path)
+            .unwrap()
+            .snapshots()
+            .unwrap()
+            .is_empty(),
+        "every step committed while no image was serialised"
+    );
+    drop(open);
+    writer.stop().unwrap();
+}
+
+/// The core's state after step `after` of the journal, replayed from the start.
+fn state_after(journal: &Journal, after: u64) -> Vec<u8> {
+    let mut core = Core::new(CoreConfig::default());
+    journal
+        .for_each_step(|id, cause| {
+            if id > after {
+                return false;
+            }
+            match cause {
+                Cause::Input(i) => drop(core.handle(&i)),
+                Cause::Timers { until_ms } => drop(core.advance(until_ms)),
+            }
+            true
+        })
+        .unwrap();
+    core.snapshot()
+}
+
+/// The daemon's snapshots are serialised off the core task: the image taken after a step is
+/// journaled once its bytes are made, after later steps. Each row holds the state after the
+/// step it names, and recovery restores the newest and replays only the steps after it.
+#[test]
+fn an_image_journaled_after_later_steps_restores_the_state_at_its_step() {
+    let inputs = four_boards();
+    let cut = inputs.len() * 2 / 3;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.sqlite");
+    journal_with_images(&path, &inputs[..cut], 97);
+    let journal = Journal::open(&path).unwrap();
+    let held = journal.snapshots().unwrap();
+    assert_eq!(held.len(), dgt_journal::snapshots::KEPT as usize);
+    for entry in &held {
+        let bytes = journal.snapshot_bytes(entry.id).unwrap().unwrap();
+        assert!(
+            bytes == state_after(&journal, entry.after_step),
+            "the snapshot after step {} holds the state after that step",
+            entry.after_step
+        );
+    }
+    let newest = held[0].after_step;
+    let steps = journal.step_count().unwrap();
+    assert!(newest < steps, "steps journaled after the newest snapshot");
+    drop(journal);
+    let report = recover_and_compare(&path, &inputs, cut);
+    assert_eq!(report.from_snapshot, Some(newest));
+    assert_eq!(report.steps, steps - newest);
 }
 
 /// The newest snapshot damaged: the one before it is used; all of them damaged: the whole

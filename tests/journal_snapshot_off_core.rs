@@ -10,28 +10,10 @@ use std::time::Duration;
 
 use dgt_arbiter::edge::daemon::{CoreOptions, DaemonClock, spawn_core};
 use dgt_core::capture::parse_capture;
-use dgt_core::{Core, CoreConfig, Operation};
-use dgt_journal::{Cause, Journal, JournalWriter, WriterSettings, recover_collecting};
+use dgt_core::{CoreConfig, Operation};
+use dgt_journal::{Journal, JournalWriter, WriterSettings, core_after_step, recover_collecting};
 use dgt_testkit::fixtures::real_game_capture;
 use tokio_util::sync::CancellationToken;
-
-/// The core's state after step `after` of the journal, replayed from the start.
-fn state_after(journal: &Journal, after: u64) -> Vec<u8> {
-    let mut core = Core::new(CoreConfig::default());
-    journal
-        .for_each_step(|id, cause| {
-            if id > after {
-                return false;
-            }
-            match cause {
-                Cause::Input(i) => drop(core.handle(&i)),
-                Cause::Timers { until_ms } => drop(core.advance(until_ms)),
-            }
-            true
-        })
-        .unwrap();
-    core.snapshot()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_core_goes_on_while_its_snapshot_is_serialised_and_the_snapshot_names_its_step() {
@@ -118,7 +100,10 @@ async fn the_core_goes_on_while_its_snapshot_is_serialised_and_the_snapshot_name
     );
     let bytes = journal.snapshot_bytes(entry.id).unwrap().unwrap();
     assert!(
-        bytes == state_after(&journal, entry.after_step),
+        bytes
+            == core_after_step(&journal, CoreConfig::default(), entry.after_step)
+                .unwrap()
+                .snapshot(),
         "the snapshot holds the state after step {}",
         entry.after_step
     );

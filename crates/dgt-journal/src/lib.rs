@@ -48,7 +48,9 @@ pub mod writer;
 pub use batch::{Batch, Cause, Step};
 pub use error::JournalError;
 pub use journal::{GameEntry, Journal};
-pub use recovery::{Recovered, RecoveryReport, journaled_events, recover, recover_collecting};
+pub use recovery::{
+    Recovered, RecoveryReport, core_after_step, journaled_events, recover, recover_collecting,
+};
 pub use sealed::{StoredEvent, StoredStep};
 pub use segments::{ClosedSegment, SegmentEntry, SegmentRule};
 pub use snapshots::{CoreSnapshot, ImageSnapshot, InFlight, SnapshotEntry};

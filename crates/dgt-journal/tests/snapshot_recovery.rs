@@ -10,7 +10,7 @@ use std::path::Path;
 use dgt_core::{Core, CoreConfig, Input};
 use dgt_journal::{
     Batch, Cause, CoreSnapshot, ImageSnapshot, Journal, JournalWriter, WriterSettings,
-    recover_collecting,
+    core_after_step, recover_collecting,
 };
 
 use common::*;
@@ -40,14 +40,20 @@ fn snapshot_of(core: &Core, t_ms: u64) -> CoreSnapshot {
     }
 }
 
-/// Journals `inputs` daemon-style in batches of 20 steps, a core snapshot after every
-/// `every` steps (in the batch of the step it follows), then "dies".
-fn journal_with_snapshots(path: &Path, inputs: &[Input], every: usize) {
-    let mut journal = Journal::open(path).unwrap();
+/// Runs `inputs` daemon-style: every step recorded in a batch, `snapshot` called after every
+/// `every` steps (in the batch of the step it follows), each batch of 20 steps and the last
+/// handed to `append`.
+fn daemon_style(
+    inputs: &[Input],
+    every: usize,
+    mut snapshot: impl FnMut(&Core, u64, &mut Batch),
+    mut append: impl FnMut(Batch),
+) {
     let mut core = Core::new(CoreConfig::default());
     let mut batch = Batch::new();
     let mut steps = 0;
-    let mut step = |core: &Core, batch: &mut Batch, cause: Cause, events, journal: &mut Journal| {
+    let mut step = |core: &mut Core, batch: &mut Batch, cause: Cause| {
+        let events = dgt_journal::recovery::run_step(core, &cause);
         let t = cause.t_ms();
         match cause {
             Cause::Input(i) => batch.record_input(i, events),
@@ -55,33 +61,31 @@ fn journal_with_snapshots(path: &Path, inputs: &[Input], every: usize) {
         }
         steps += 1;
         if steps % every == 0 {
-            batch.record_snapshot(snapshot_of(core, t));
+            snapshot(core, t, batch);
         }
         if batch.steps().len() >= 20 {
-            journal.append(&std::mem::take(batch)).unwrap();
+            append(std::mem::take(batch));
         }
     };
     for input in inputs {
         while let Some(d) = core.next_deadline().filter(|&d| d < input.t_ms) {
-            let events = core.advance(d);
-            step(
-                &core,
-                &mut batch,
-                Cause::Timers { until_ms: d },
-                events,
-                &mut journal,
-            );
+            step(&mut core, &mut batch, Cause::Timers { until_ms: d });
         }
-        let events = core.handle(input);
-        step(
-            &core,
-            &mut batch,
-            Cause::Input(input.clone()),
-            events,
-            &mut journal,
-        );
+        step(&mut core, &mut batch, Cause::Input(input.clone()));
     }
-    journal.append(&batch).unwrap();
+    append(batch);
+}
+
+/// Journals `inputs` daemon-style in batches of 20 steps, a core snapshot after every
+/// `every` steps (in the batch of the step it follows), then "dies".
+fn journal_with_snapshots(path: &Path, inputs: &[Input], every: usize) {
+    let mut journal = Journal::open(path).unwrap();
+    daemon_style(
+        inputs,
+        every,
+        |core, t, batch| batch.record_snapshot(snapshot_of(core, t)),
+        |batch| journal.append(&batch).unwrap(),
+    );
 }
 
 /// Recovers, checks what is handed back, finishes the input and compares everything with
@@ -149,32 +153,14 @@ fn journal_with_images(path: &Path, inputs: &[Input], every: usize) {
     writer.before_snapshot_bytes(move || {
         let _ = gate.lock().unwrap().recv();
     });
-    let mut core = Core::new(CoreConfig::default());
-    let mut batch = Batch::new();
-    let mut steps = 0;
-    let mut step = |core: &Core, batch: &mut Batch, cause: Cause, events| {
-        let t = cause.t_ms();
-        match cause {
-            Cause::Input(i) => batch.record_input(i, events),
-            Cause::Timers { until_ms } => batch.record_timers(until_ms, events),
-        }
-        steps += 1;
-        if steps % every == 0 {
-            batch.record_image(ImageSnapshot::new(t, core.image()));
-        }
-        if batch.steps().len() >= 20 {
-            writer.submit(std::mem::take(batch));
-        }
-    };
-    for input in inputs {
-        while let Some(d) = core.next_deadline().filter(|&d| d < input.t_ms) {
-            let events = core.advance(d);
-            step(&core, &mut batch, Cause::Timers { until_ms: d }, events);
-        }
-        let events = core.handle(input);
-        step(&core, &mut batch, Cause::Input(input.clone()), events);
-    }
-    writer.submit(batch);
+    daemon_style(
+        inputs,
+        every,
+        |core, t, batch| batch.record_image(ImageSnapshot::new(t, core.image())),
+        |batch| {
+            writer.submit(batch);
+        },
+    );
     assert!(writer.flush(std::time::Duration::from_secs(30)));
     assert!(
         Journal::open_read_only(path)
@@ -186,24 +172,6 @@ fn journal_with_images(path: &Path, inputs: &[Input], every: usize) {
     );
     drop(open);
     writer.stop().unwrap();
-}
-
-/// The core's state after step `after` of the journal, replayed from the start.
-fn state_after(journal: &Journal, after: u64) -> Vec<u8> {
-    let mut core = Core::new(CoreConfig::default());
-    journal
-        .for_each_step(|id, cause| {
-            if id > after {
-                return false;
-            }
-            match cause {
-                Cause::Input(i) => drop(core.handle(&i)),
-                Cause::Timers { until_ms } => drop(core.advance(until_ms)),
-            }
-            true
-        })
-        .unwrap();
-    core.snapshot()
 }
 
 /// The daemon's snapshots are serialised off the core task: the image taken after a step is
@@ -222,7 +190,10 @@ fn an_image_journaled_after_later_steps_restores_the_state_at_its_step() {
     for entry in &held {
         let bytes = journal.snapshot_bytes(entry.id).unwrap().unwrap();
         assert!(
-            bytes == state_after(&journal, entry.after_step),
+            bytes
+                == core_after_step(&journal, CoreConfig::default(), entry.after_step)
+                    .unwrap()
+                    .snapshot(),
             "the snapshot after step {} holds the state after that step",
             entry.after_step
         );

@@ -117,7 +117,13 @@ async fn serve(services: Services) -> Result<(), CliError> {
     }
     tracing::info!("stopping");
     let summary = services.shutdown().await;
-    tracing::info!(inputs = summary.inputs, events = summary.events, "stopped");
+    tracing::info!(
+        inputs = summary.inputs,
+        events = summary.events,
+        snapshots = summary.snapshots,
+        snapshots_skipped = summary.snapshots_skipped,
+        "stopped"
+    );
     Ok(())
 }
 

@@ -189,6 +189,10 @@ pub struct CoreSummary {
     pub record_errors: u64,
     /// Steps the journal writer could not take (it was too far behind a failing disk).
     pub journal_dropped: u64,
+    /// Core snapshots taken (as images handed to the journal).
+    pub snapshots: u64,
+    /// Core snapshots skipped because the previous one was still being written.
+    pub snapshots_skipped: u64,
 }
 
 /// Starts the core task. It runs until `stop` is cancelled, then handles what is already
@@ -253,6 +257,7 @@ async fn core_loop(
             .map(|every| Snapshots {
                 every_ms: every,
                 last_ms: now_ms,
+                in_flight: Default::default(),
             }),
     };
     loop {
@@ -451,6 +456,8 @@ struct Publisher {
 struct Snapshots {
     every_ms: u64,
     last_ms: u64,
+    /// The last image handed to the journal, until it is serialised.
+    in_flight: dgt_journal::InFlight,
 }
 
 impl Publisher {
@@ -490,28 +497,36 @@ impl Publisher {
         self.publish(events);
     }
 
-    /// Adds the core's snapshot to the batch of the step just made, when one is due: it is
-    /// journaled in that step's transaction, so it follows exactly that step.
+    /// Adds the core's image to the batch of the step just made, when a snapshot is due:
+    /// the journal serialises it on a thread of its own once the batch is committed and
+    /// journals it as following exactly that step. The core task pays only for the copy
+    /// (the serialisation took it 1.5 s at 300 boards). While the previous image is still
+    /// being written this one is skipped (the next is due `every_ms` later).
     fn snapshot_if_due(&mut self, batch: &mut Batch, t_ms: u64, core: &Core) {
         let Some(s) = &mut self.snapshots else { return };
         if t_ms < s.last_ms.saturating_add(s.every_ms) {
             return;
         }
         s.last_ms = t_ms;
+        if s.in_flight.is_pending() {
+            self.summary.snapshots_skipped += 1;
+            tracing::debug!(
+                t_ms,
+                skipped = self.summary.snapshots_skipped,
+                "core snapshot skipped: the previous one is still being written"
+            );
+            return;
+        }
         let started = std::time::Instant::now();
-        let bytes = core.snapshot();
+        let image = dgt_journal::ImageSnapshot::new(t_ms, core.image());
         tracing::debug!(
             t_ms,
-            bytes = bytes.len(),
             ms = started.elapsed().as_secs_f64() * 1000.0,
-            "core snapshot taken"
+            "core image taken for a snapshot"
         );
-        batch.record_snapshot(dgt_journal::CoreSnapshot {
-            next_seq: core.next_seq(),
-            t_ms,
-            format: dgt_core::SNAPSHOT_FORMAT.into(),
-            bytes,
-        });
+        s.in_flight = image.in_flight();
+        self.summary.snapshots += 1;
+        batch.record_image(image);
     }
 
     fn submit(&mut self, journal: Arc<JournalWriter>, batch: Batch) {

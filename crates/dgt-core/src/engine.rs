@@ -13,7 +13,7 @@ use crate::session::Session;
 use crate::verdict::{Article, MatchVerdict, Team};
 
 pub use crate::event::Emitted;
-pub use snapshot::{SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotError};
+pub use snapshot::{CoreImage, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotError};
 
 mod snapshot;
 

@@ -53,7 +53,7 @@ pub mod verdict_position;
 pub mod verdict_under_way;
 
 pub use config::CoreConfig;
-pub use engine::{Core, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotError};
+pub use engine::{Core, CoreImage, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotError};
 pub use event::{Alert, AlertKind, Event, EventBody, Severity, Side};
 pub use input::{Input, InputKind, Link, Operation};
 pub use outcome::{GameResult, TableResult};

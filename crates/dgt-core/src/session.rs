@@ -138,7 +138,7 @@ const EQUIPMENT_COALESCE_MS: u64 = 30 * 60_000;
 /// The state kept for one game's watch — offences, flags, hints already given — reset as a
 /// whole when a new game begins (so no part of it can be forgotten).
 #[serde_with::serde_as]
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct GameWatch {
     illegal_alerted: bool,
     /// Offences counted per player, and two-handed moves the arbiter may confirm
@@ -191,7 +191,7 @@ struct GameWatch {
 /// The flags of one game (`flags.rs`): periods completed, a flag waiting to count, the flag
 /// that ended the game.
 #[serde_with::serde_as]
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct FlagWatch {
     /// Periods of a multi-period control each player has completed (flags seen in time).
     #[serde_as(as = "ByColorAs<_>")]
@@ -223,7 +223,7 @@ impl FlagWatch {
 
 /// The clock checks of one game (`clock_checks.rs`) and what they told once.
 #[serde_with::serde_as]
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct ClockHints {
     /// Presses in a row per player that added less than half the increment due, and
     /// whether the clock setting was already reported for this game.
@@ -238,7 +238,7 @@ struct ClockHints {
     recording_told: ByColor<usize>,
 }
 
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct Session {
     label: String,
     /// The Laws in force and the waiting periods (`rules.rs`).

@@ -40,6 +40,10 @@ fn through_bytes(core: &Core, config: &CoreConfig) -> Core {
         restored.snapshot() == bytes,
         "a restored core saves to the bytes it was restored from"
     );
+    assert!(
+        core.image().to_bytes() == bytes,
+        "the core's image saves to the core's own bytes"
+    );
     restored
 }
 
@@ -134,6 +138,42 @@ fn a_harsh_game_cut_at_every_step_gives_the_same_events() {
     let inputs = b.inputs.clone();
     let ks: Vec<usize> = (0..inputs.len()).collect();
     same_events_whatever_the_cut(&CoreConfig::default(), &inputs, &ks);
+}
+
+/// The image is saved after the core has moved on (on another thread, in the daemon): it
+/// holds the state of the step it was taken at, whatever the core did since.
+#[test]
+fn an_image_saves_the_state_it_was_taken_at_after_the_core_moved_on() {
+    let inputs = parse_capture(&real_game_capture()).unwrap();
+    let config = CoreConfig::default();
+    let mut core = Core::new(config.clone());
+    let half = inputs.len() / 2;
+    for input in &inputs[..half] {
+        core.handle(input);
+    }
+    let at_half = core.snapshot();
+    let image = core.image();
+    let mut after = Vec::new();
+    for input in &inputs[half..] {
+        after.extend(core.handle(input));
+    }
+    assert!(
+        !after.is_empty(),
+        "the core produced events after the image"
+    );
+    assert_ne!(core.snapshot(), at_half, "the core's state moved on");
+    assert_eq!(image.next_seq(), after[0].seq);
+    let bytes = image.to_bytes();
+    assert!(
+        bytes == at_half,
+        "the image saves the state at the step it was taken"
+    );
+    let mut restored = Core::restore(config, &bytes).unwrap();
+    let mut again = Vec::new();
+    for input in &inputs[half..] {
+        again.extend(restored.handle(input));
+    }
+    assert_eq!(json(&again), json(&after));
 }
 
 #[test]

@@ -8,7 +8,7 @@
 
 use dgt_core::{Event, Input, InputKind};
 
-use crate::snapshots::CoreSnapshot;
+use crate::snapshots::{CoreSnapshot, ImageSnapshot};
 
 /// What made the core produce events.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,8 +40,16 @@ pub struct Step {
 pub struct Batch {
     steps: Vec<Step>,
     /// A core snapshot taken after the first `n` steps of the batch (after the previous
-    /// batch's last step when `n` is 0), journaled in the same transaction.
-    snapshot: Option<(usize, CoreSnapshot)>,
+    /// batch's last step when `n` is 0): its bytes, journaled in the same transaction, or
+    /// the core's image, saved by the writer's snapshot thread once the batch is committed.
+    snapshot: Option<(usize, Handed)>,
+}
+
+/// A core snapshot as the daemon hands it over.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Handed {
+    Bytes(CoreSnapshot),
+    Image(ImageSnapshot),
 }
 
 /// Rough in-memory size of an event, for the writer's queue limit (JSON is about this long).
@@ -114,12 +122,32 @@ impl Batch {
     /// Records the core's snapshot taken after the steps recorded so far (it replaces one
     /// recorded earlier in the batch).
     pub fn record_snapshot(&mut self, snapshot: CoreSnapshot) {
-        self.snapshot = Some((self.steps.len(), snapshot));
+        self.snapshot = Some((self.steps.len(), Handed::Bytes(snapshot)));
     }
 
-    /// The snapshot, and how many of the batch's steps it follows.
+    /// Records the core's image taken after the steps recorded so far, to be saved as a
+    /// snapshot off the core task: the writer serialises it after committing the batch and
+    /// journals it as following the same step (it replaces a snapshot recorded earlier in
+    /// the batch).
+    pub fn record_image(&mut self, image: ImageSnapshot) {
+        self.snapshot = Some((self.steps.len(), Handed::Image(image)));
+    }
+
+    /// The snapshot whose bytes the batch carries, and how many of the batch's steps it
+    /// follows.
     pub fn snapshot(&self) -> Option<(usize, &CoreSnapshot)> {
-        self.snapshot.as_ref().map(|(n, s)| (*n, s))
+        match &self.snapshot {
+            Some((n, Handed::Bytes(s))) => Some((*n, s)),
+            _ => None,
+        }
+    }
+
+    /// The image the batch carries, and how many of the batch's steps it follows.
+    pub fn image(&self) -> Option<(usize, &ImageSnapshot)> {
+        match &self.snapshot {
+            Some((n, Handed::Image(s))) => Some((*n, s)),
+            _ => None,
+        }
     }
 
     pub fn steps(&self) -> &[Step] {
@@ -150,6 +178,11 @@ impl Batch {
                 STEP_BYTES + payload + s.events.len() * EVENT_BYTES
             })
             .sum::<usize>()
-            + self.snapshot.as_ref().map_or(0, |(_, s)| s.bytes.len())
+            + match &self.snapshot {
+                Some((_, Handed::Bytes(s))) => s.bytes.len(),
+                // The image's memory is the core's own size; the daemon hands over one at a
+                // time (`ImageSnapshot::in_flight`).
+                _ => 0,
+            }
     }
 }

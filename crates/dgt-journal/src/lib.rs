@@ -48,10 +48,12 @@ pub mod writer;
 pub use batch::{Batch, Cause, Step};
 pub use error::JournalError;
 pub use journal::{GameEntry, Journal};
-pub use recovery::{Recovered, RecoveryReport, journaled_events, recover, recover_collecting};
+pub use recovery::{
+    Recovered, RecoveryReport, core_after_step, journaled_events, recover, recover_collecting,
+};
 pub use sealed::{StoredEvent, StoredStep};
 pub use segments::{ClosedSegment, SegmentEntry, SegmentRule};
-pub use snapshots::{CoreSnapshot, SnapshotEntry};
+pub use snapshots::{CoreSnapshot, ImageSnapshot, InFlight, SnapshotEntry};
 pub use tail::{Tail, TailRecord};
 pub use writer::{
     CapState, DEFAULT_COMMIT_WINDOW, JournalHealth, JournalWriter, Submitted, WriterSettings,

@@ -329,6 +329,25 @@ fn replay_compared(
     Ok(())
 }
 
+/// The core replayed from the journal's first step through step `last`: the state a
+/// snapshot naming that step must hold (a test or a post-mortem checks one against it).
+pub fn core_after_step(
+    journal: &Journal,
+    config: CoreConfig,
+    last: u64,
+) -> Result<Core, JournalError> {
+    let first_seq = journal.first_seq()?.unwrap_or(journal.last_seq()? + 1);
+    let mut core = Core::with_first_seq(config, first_seq);
+    journal.for_each_step(|id, cause| {
+        if id > last {
+            return false;
+        }
+        run_step(&mut core, &cause);
+        true
+    })?;
+    Ok(core)
+}
+
 /// One step through the core, exactly as the daemon made it.
 pub fn run_step(core: &mut Core, cause: &Cause) -> Vec<dgt_core::Event> {
     match cause {

@@ -1,12 +1,19 @@
 //! Core snapshots kept in the journal: the core's state (`Core::snapshot`) after a given
-//! step, written in the same transaction as that step's batch. Recovery restores the newest
-//! one that decodes and replays only the steps after it (`recovery.rs`); without a usable
-//! snapshot it replays every step, as before.
+//! step. Handed over as bytes, a snapshot is written in the same transaction as that step's
+//! batch; handed over as the core's image ([`ImageSnapshot`], what the daemon does: the
+//! copy costs the core task milliseconds where the bytes cost it seconds), the writer's
+//! snapshot thread makes the bytes once the batch is committed and the row, written later,
+//! names the same step. Recovery restores the newest one (by the step it follows) that
+//! decodes and replays only the steps after it (`recovery.rs`); without a usable snapshot
+//! it replays every step, as before.
 //!
 //! Only the newest [`KEPT`] snapshots are kept: an older one is never needed while a newer
 //! one decodes, and a few guard against one that does not (written by a program version
 //! that has since been replaced, or damaged).
 
+use std::sync::{Arc, Mutex, Weak};
+
+use dgt_core::CoreImage;
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use crate::error::JournalError;
@@ -25,6 +32,77 @@ pub struct CoreSnapshot {
     /// What the bytes are (`dgt_core::SNAPSHOT_FORMAT`); the bytes' own header says it too.
     pub format: String,
     pub bytes: Vec<u8>,
+}
+
+/// A core snapshot handed to the journal as the core's image, with the batch whose step it
+/// follows: the bytes are made on the writer's snapshot thread, never on the core task.
+#[derive(Clone)]
+pub struct ImageSnapshot {
+    /// The core time it was taken at (ms).
+    pub t_ms: u64,
+    /// The seq the imaged core gives its next event.
+    pub next_seq: u64,
+    /// Shared by the batch's copies (a batch split between two segments); behind a mutex,
+    /// never contended, because a session's caches are not shared between threads.
+    image: Arc<Mutex<CoreImage>>,
+}
+
+/// Whether an image handed over is still to be saved ([`ImageSnapshot::in_flight`]).
+#[derive(Debug, Clone, Default)]
+pub struct InFlight(Weak<Mutex<CoreImage>>);
+
+impl InFlight {
+    /// True while the image is queued with its batch or being serialised.
+    pub fn is_pending(&self) -> bool {
+        self.0.strong_count() > 0
+    }
+}
+
+impl ImageSnapshot {
+    pub fn new(t_ms: u64, image: CoreImage) -> Self {
+        ImageSnapshot {
+            t_ms,
+            next_seq: image.next_seq(),
+            image: Arc::new(Mutex::new(image)),
+        }
+    }
+
+    /// Alive while the image is still to be saved (queued with its batch, or being
+    /// serialised): whoever takes images takes the next one only once this is gone, so
+    /// that at most one image waits in memory and a slow disk cannot pile them up.
+    pub fn in_flight(&self) -> InFlight {
+        InFlight(Arc::downgrade(&self.image))
+    }
+
+    /// The snapshot's bytes (seconds at 300 boards: the snapshot thread's work).
+    pub(crate) fn to_snapshot(&self) -> CoreSnapshot {
+        CoreSnapshot {
+            next_seq: self.next_seq,
+            t_ms: self.t_ms,
+            format: dgt_core::SNAPSHOT_FORMAT.into(),
+            bytes: self
+                .image
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .to_bytes(),
+        }
+    }
+}
+
+impl std::fmt::Debug for ImageSnapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ImageSnapshot")
+            .field("t_ms", &self.t_ms)
+            .field("next_seq", &self.next_seq)
+            .finish()
+    }
+}
+
+/// The same image (not merely an equal one: the sessions are not comparable).
+impl PartialEq for ImageSnapshot {
+    fn eq(&self, other: &Self) -> bool {
+        self.t_ms == other.t_ms && Arc::ptr_eq(&self.image, &other.image)
+    }
 }
 
 /// A snapshot as the journal holds it: the step it follows, without its bytes.
@@ -56,14 +134,32 @@ pub(crate) fn insert(
         snapshot.bytes
     ])?;
     tx.prepare_cached(
-        "DELETE FROM snapshots WHERE id NOT IN (SELECT id FROM snapshots ORDER BY id DESC LIMIT ?1)",
+        "DELETE FROM snapshots WHERE id NOT IN \
+         (SELECT id FROM snapshots ORDER BY after_step DESC, id DESC LIMIT ?1)",
     )?
     .execute([KEPT])?;
     Ok(())
 }
 
 impl Journal {
-    /// The snapshots held, newest first (none in a journal older than the table).
+    /// Stores `snapshot`, made from an image after its batch was committed, as following
+    /// step `after_step` (steps after it may be journaled already), in a transaction of its
+    /// own.
+    pub(crate) fn insert_snapshot(
+        &mut self,
+        after_step: u64,
+        snapshot: &CoreSnapshot,
+    ) -> Result<(), JournalError> {
+        let path = self.path().to_path_buf();
+        let err = |e| JournalError::from_sqlite(&path, e);
+        let tx = self.conn.transaction().map_err(err)?;
+        insert(&tx, after_step, snapshot).map_err(err)?;
+        tx.commit().map_err(err)
+    }
+
+    /// The snapshots held, newest first: by the step they follow (an image's row is written
+    /// after later steps), then by when they were written (none in a journal older than
+    /// the table).
     pub fn snapshots(&self) -> Result<Vec<SnapshotEntry>, JournalError> {
         if !self.has_snapshots()? {
             return Ok(Vec::new());
@@ -71,7 +167,8 @@ impl Journal {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT id, after_step, next_seq, t_ms, format, length(bytes) FROM snapshots ORDER BY id DESC",
+                "SELECT id, after_step, next_seq, t_ms, format, length(bytes) FROM snapshots \
+                 ORDER BY after_step DESC, id DESC",
             )
             .map_err(|e| self.err(e))?;
         stmt.query_map([], |r| {

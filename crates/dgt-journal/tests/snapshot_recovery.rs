@@ -8,7 +8,10 @@ mod common;
 use std::path::Path;
 
 use dgt_core::{Core, CoreConfig, Input};
-use dgt_journal::{Batch, Cause, CoreSnapshot, Journal, recover_collecting};
+use dgt_journal::{
+    Batch, Cause, CoreSnapshot, ImageSnapshot, Journal, JournalWriter, WriterSettings,
+    core_after_step, recover_collecting,
+};
 
 use common::*;
 
@@ -37,14 +40,20 @@ fn snapshot_of(core: &Core, t_ms: u64) -> CoreSnapshot {
     }
 }
 
-/// Journals `inputs` daemon-style in batches of 20 steps, a core snapshot after every
-/// `every` steps (in the batch of the step it follows), then "dies".
-fn journal_with_snapshots(path: &Path, inputs: &[Input], every: usize) {
-    let mut journal = Journal::open(path).unwrap();
+/// Runs `inputs` daemon-style: every step recorded in a batch, `snapshot` called after every
+/// `every` steps (in the batch of the step it follows), each batch of 20 steps and the last
+/// handed to `append`.
+fn daemon_style(
+    inputs: &[Input],
+    every: usize,
+    mut snapshot: impl FnMut(&Core, u64, &mut Batch),
+    mut append: impl FnMut(Batch),
+) {
     let mut core = Core::new(CoreConfig::default());
     let mut batch = Batch::new();
     let mut steps = 0;
-    let mut step = |core: &Core, batch: &mut Batch, cause: Cause, events, journal: &mut Journal| {
+    let mut step = |core: &mut Core, batch: &mut Batch, cause: Cause| {
+        let events = dgt_journal::recovery::run_step(core, &cause);
         let t = cause.t_ms();
         match cause {
             Cause::Input(i) => batch.record_input(i, events),
@@ -52,33 +61,31 @@ fn journal_with_snapshots(path: &Path, inputs: &[Input], every: usize) {
         }
         steps += 1;
         if steps % every == 0 {
-            batch.record_snapshot(snapshot_of(core, t));
+            snapshot(core, t, batch);
         }
         if batch.steps().len() >= 20 {
-            journal.append(&std::mem::take(batch)).unwrap();
+            append(std::mem::take(batch));
         }
     };
     for input in inputs {
         while let Some(d) = core.next_deadline().filter(|&d| d < input.t_ms) {
-            let events = core.advance(d);
-            step(
-                &core,
-                &mut batch,
-                Cause::Timers { until_ms: d },
-                events,
-                &mut journal,
-            );
+            step(&mut core, &mut batch, Cause::Timers { until_ms: d });
         }
-        let events = core.handle(input);
-        step(
-            &core,
-            &mut batch,
-            Cause::Input(input.clone()),
-            events,
-            &mut journal,
-        );
+        step(&mut core, &mut batch, Cause::Input(input.clone()));
     }
-    journal.append(&batch).unwrap();
+    append(batch);
+}
+
+/// Journals `inputs` daemon-style in batches of 20 steps, a core snapshot after every
+/// `every` steps (in the batch of the step it follows), then "dies".
+fn journal_with_snapshots(path: &Path, inputs: &[Input], every: usize) {
+    let mut journal = Journal::open(path).unwrap();
+    daemon_style(
+        inputs,
+        every,
+        |core, t, batch| batch.record_snapshot(snapshot_of(core, t)),
+        |batch| journal.append(&batch).unwrap(),
+    );
 }
 
 /// Recovers, checks what is handed back, finishes the input and compares everything with
@@ -134,6 +141,70 @@ fn recovery_restores_the_newest_snapshot_and_replays_only_the_steps_after_it() {
         assert_eq!(report.steps, steps - newest);
         assert_eq!(report.snapshot_refused, None);
     }
+}
+
+/// Journals `inputs` through the writer in batches of 20 steps, the core's image (as the
+/// daemon hands it over) after every `every` steps. The snapshot thread is held until every
+/// batch is committed: each snapshot's row is written after steps that follow its own.
+fn journal_with_images(path: &Path, inputs: &[Input], every: usize) {
+    let writer = JournalWriter::start(Journal::open(path).unwrap(), WriterSettings::default());
+    let (open, gate) = std::sync::mpsc::channel::<()>();
+    let gate = std::sync::Mutex::new(gate);
+    writer.before_snapshot_bytes(move || {
+        let _ = gate.lock().unwrap().recv();
+    });
+    daemon_style(
+        inputs,
+        every,
+        |core, t, batch| batch.record_image(ImageSnapshot::new(t, core.image())),
+        |batch| {
+            writer.submit(batch);
+        },
+    );
+    assert!(writer.flush(std::time::Duration::from_secs(30)));
+    assert!(
+        Journal::open_read_only(path)
+            .unwrap()
+            .snapshots()
+            .unwrap()
+            .is_empty(),
+        "every step committed while no image was serialised"
+    );
+    drop(open);
+    writer.stop().unwrap();
+}
+
+/// The daemon's snapshots are serialised off the core task: the image taken after a step is
+/// journaled once its bytes are made, after later steps. Each row holds the state after the
+/// step it names, and recovery restores the newest and replays only the steps after it.
+#[test]
+fn an_image_journaled_after_later_steps_restores_the_state_at_its_step() {
+    let inputs = four_boards();
+    let cut = inputs.len() * 2 / 3;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.sqlite");
+    journal_with_images(&path, &inputs[..cut], 97);
+    let journal = Journal::open(&path).unwrap();
+    let held = journal.snapshots().unwrap();
+    assert_eq!(held.len(), dgt_journal::snapshots::KEPT as usize);
+    for entry in &held {
+        let bytes = journal.snapshot_bytes(entry.id).unwrap().unwrap();
+        assert!(
+            bytes
+                == core_after_step(&journal, CoreConfig::default(), entry.after_step)
+                    .unwrap()
+                    .snapshot(),
+            "the snapshot after step {} holds the state after that step",
+            entry.after_step
+        );
+    }
+    let newest = held[0].after_step;
+    let steps = journal.step_count().unwrap();
+    assert!(newest < steps, "steps journaled after the newest snapshot");
+    drop(journal);
+    let report = recover_and_compare(&path, &inputs, cut);
+    assert_eq!(report.from_snapshot, Some(newest));
+    assert_eq!(report.steps, steps - newest);
 }
 
 /// The newest snapshot damaged: the one before it is used; all of them damaged: the whole

@@ -41,7 +41,7 @@ pub enum Decoded {
 /// the held bytes go out as one [`Decoded::Garbage`] at once.
 pub const GARBAGE_MAX: usize = 4096;
 
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Decoder {
     mode: LineMode,
     buf: Vec<u8>,

@@ -9,7 +9,7 @@ use crate::event::Orientation;
 use crate::snapshot_as::*;
 
 #[serde_with::serde_as]
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct BeforeGame {
     /// A position an operator set up: the next game starts when the board shows it.
     #[serde_as(as = "Option<(ChessAs, CastlingModeAs)>")]

@@ -7,7 +7,7 @@ use crate::event::Orientation;
 use crate::handling::HandlingLog;
 
 #[serde_with::serde_as]
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct BoardState {
     /// The squares as last reported, in the board's own numbering.
     pub(super) physical: PhysicalBoard,

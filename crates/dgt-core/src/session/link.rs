@@ -7,7 +7,7 @@ use crate::verdict::EquipmentVerdict;
 /// What the link and the board say of themselves: the decoder of the line's bytes, the bus
 /// side of a board on a bus line, the board's serial number and versions, the port and the
 /// link's state, and the bytes and clock reports that were thrown away.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct LinkFacts {
     pub(super) decoder: Decoder,
     /// The bus side of a board on a bus line (`Link::BusConnected`), else `None`.

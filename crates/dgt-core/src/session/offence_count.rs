@@ -11,7 +11,7 @@ use crate::snapshot_as::*;
 const SUSPICIONS_KEPT: usize = 32;
 
 #[serde_with::serde_as]
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct Offences {
     /// Offences per counter and player; see [`Offences::class`].
     #[serde_as(as = "[ByColorAs<_>; 3]")]

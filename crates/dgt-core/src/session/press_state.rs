@@ -59,7 +59,7 @@ impl PendingPress {
     }
 }
 
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct PressState {
     /// The press whose board could not be read as a move yet, and when it is judged.
     pub(super) pending: PendingPress,

@@ -10,7 +10,7 @@ use super::{DEPTH_AFTER_GAP, DEPTH_WATCHED};
 use crate::snapshot_as::*;
 
 #[serde_with::serde_as]
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct ReaderState {
     /// The latest placement since the last commit that legal moves explain, and when.
     #[serde_as(as = "Option<(_, Vec<MoveAs>)>")]

@@ -8,7 +8,7 @@
 
 use dgt_core::{Event, Input, InputKind};
 
-use crate::snapshots::{CoreSnapshot, ImageSnapshot};
+use crate::core_snapshot::{CoreSnapshot, ImageSnapshot};
 
 /// What made the core produce events.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,7 +2,9 @@
 //! survives a power cut and an interrupted one leaves no trace (SQLite commits a WAL
 //! transaction with its commit frame; frames after the last commit are ignored on recovery).
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use dgt_core::event::EventBody;
 use dgt_core::{Input, InputKind, Link, Operation};
@@ -10,8 +12,8 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 use crate::batch::{Batch, Cause};
 use crate::error::JournalError;
+use crate::manifest::{SegmentEntry, SegmentRule};
 use crate::schema;
-use crate::segments::{SegmentRule, Segments};
 
 /// The share of the size cap from which the writer warns (percent).
 pub const CAP_WARN_PERCENT: u64 = 80;
@@ -61,11 +63,58 @@ pub struct Journal {
     /// How many steps are still rows (not sealed).
     pub(crate) row_steps: u64,
     /// The closed segments (see [`crate::segments`]).
-    pub(crate) segments: std::cell::RefCell<Segments>,
+    pub(crate) segments: RefCell<Segments>,
     /// When a new segment starts.
     pub(crate) rule: SegmentRule,
     /// The UTC time (s) that dates a step under [`SegmentRule::Day`].
     pub(crate) wall_clock: fn() -> u64,
+}
+
+/// A closed segment as the journal holds it (see [`crate::segments`]): itself a journal,
+/// opened read-only.
+pub(crate) enum ClosedState {
+    Ready(Box<Journal>),
+    Missing,
+    Damaged(String),
+}
+
+pub(crate) struct Closed {
+    pub(crate) path: PathBuf,
+    pub(crate) entry: SegmentEntry,
+    pub(crate) state: ClosedState,
+}
+
+/// The closed segments a journal knows, read from its manifest (and re-read when the
+/// manifest changes: a reader with a long-lived connection sees a segment closed meanwhile).
+#[derive(Default)]
+pub(crate) struct Segments {
+    /// `None` for a journal that has no segments of its own (a closed segment, the sealer).
+    pub(crate) manifest: Option<PathBuf>,
+    pub(crate) stamp: Option<(u64, Option<SystemTime>)>,
+    pub(crate) open_label: Option<String>,
+    pub(crate) closed: Vec<Closed>,
+}
+
+impl Segments {
+    pub(crate) fn none() -> RefCell<Segments> {
+        RefCell::new(Segments::default())
+    }
+
+    pub(crate) fn last_step(&self) -> u64 {
+        self.closed
+            .iter()
+            .map(|c| c.entry.last_step)
+            .max()
+            .unwrap_or(0)
+    }
+
+    pub(crate) fn last_seq(&self) -> u64 {
+        self.closed
+            .iter()
+            .filter_map(|c| c.entry.last_seq)
+            .max()
+            .unwrap_or(0)
+    }
 }
 
 impl std::fmt::Debug for Journal {
@@ -239,7 +288,7 @@ impl Journal {
             row_steps: 0,
             segments: Segments::none(),
             rule: SegmentRule::default(),
-            wall_clock: crate::segments::unix_s,
+            wall_clock: crate::manifest::unix_s,
         })
     }
 
@@ -368,7 +417,7 @@ impl Journal {
             }
             if let Some((n, snapshot)) = batch.snapshot() {
                 let after_step = (first + n as u64).saturating_sub(1);
-                crate::snapshots::insert(&tx, after_step, snapshot).map_err(err)?;
+                crate::core_snapshot::insert(&tx, after_step, snapshot).map_err(err)?;
             }
         }
         tx.commit().map_err(err)?;

@@ -11,12 +11,13 @@
 //!   rows' size), read back unchanged through `Journal::walk`;
 //! * [`segments`] — the journal as one file per round (or day): the open segment at
 //!   `journal.path`, closed ones beside it, checked once and read-only; every reader spans
-//!   them;
+//!   them (the manifest and the files' names in `manifest`);
 //! * [`journal`] — the SQLite file itself (WAL, `synchronous=FULL`, STRICT tables): append a
 //!   batch in one transaction, read inputs back, events since a `seq`, capture export;
 //! * [`writer`] — one thread owning the journal, fed by a channel, grouping whatever is queued
 //!   into one transaction; it never blocks the live feed and reports its health;
-//! * [`snapshots`] — the core's state after a step, written with that step's batch;
+//! * [`snapshots`] — the core's state after a step, written with that step's batch (what
+//!   is handed over and its row in `core_snapshot`);
 //! * [`recovery`] — restores the newest core snapshot (or a fresh core) and replays the steps
 //!   after it, checking that it regenerates exactly the journaled events;
 //! * [`pgn`] — games rebuilt from events (corrections applied) and written as PGN with
@@ -31,9 +32,11 @@
 
 pub mod batch;
 pub mod broadcast;
+mod core_snapshot;
 pub mod eeprom_recovery;
 pub mod error;
 pub mod journal;
+mod manifest;
 pub mod pgn;
 pub mod recovery;
 mod schema;

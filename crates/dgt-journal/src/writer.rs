@@ -25,9 +25,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::batch::Batch;
+use crate::core_snapshot::{CoreSnapshot, ImageSnapshot};
 use crate::error::JournalError;
 use crate::journal::Journal;
-use crate::snapshots::{CoreSnapshot, ImageSnapshot};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WriterSettings {

@@ -14,11 +14,14 @@ pub use crate::verdict_claim::{ClaimDecision, ClaimVerdict, OwnTimeCut, WrongCla
 pub use crate::verdict_clock::ClockVerdict;
 pub use crate::verdict_drop::DropVerdict;
 pub use crate::verdict_equipment::EquipmentVerdict;
+pub use crate::verdict_hands::HandsVerdict;
 pub use crate::verdict_match::{MatchVerdict, Team};
 pub use crate::verdict_position::{
     AdoptedIllegalMove, IllegalPlacement, LostBecause, LostTrack, SetupVerdict,
     StandingIllegalPosition,
 };
+pub use crate::verdict_record::{FlagNotCalled, RecordVerdict};
+pub use crate::verdict_seat::SeatVerdict;
 pub use crate::verdict_under_way::{ToMoveFrom, UnderWayVerdict};
 
 /// A side as prescriptions and messages name it.
@@ -113,6 +116,9 @@ pub enum FlagDecision {
     BothFlagsGoOn,
     /// A flag was claimed, but none is down on the clock (6.8): the arbiter checks the clock.
     NoFlagDown,
+    /// The other flag fell after `first`'s had ended the game, `by_ms` later: the order is
+    /// reported for the record; the result stands (L17 T46 (c), L05 T22 (c)).
+    FirstFellBefore { first: Color, by_ms: u64 },
 }
 
 /// Who has to act before the flag decides the game.
@@ -131,6 +137,13 @@ pub enum FlagCall {
     Called,
 }
 
+/// Whose flag fell, with how many moves completed (the flag-fall alert words these).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlagFall {
+    pub flagged: Color,
+    pub moves_done: u32,
+}
+
 /// The verdict on a fallen flag, as data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FlagVerdict {
@@ -140,6 +153,8 @@ pub struct FlagVerdict {
     pub call: FlagCall,
     /// The result it decides, if any.
     pub result: Option<GameResult>,
+    /// The fall itself, where the alert reports it as it happens.
+    pub fall: Option<FlagFall>,
 }
 
 impl FlagVerdict {
@@ -153,14 +168,61 @@ impl FlagVerdict {
             | FlagDecision::Undetermined { .. }
             | FlagDecision::FirstFlagDecides { .. }
             | FlagDecision::BothFlagsGoOn
-            | FlagDecision::NoFlagDown => None,
+            | FlagDecision::NoFlagDown
+            | FlagDecision::FirstFellBefore { .. } => None,
         };
         FlagVerdict {
             article,
             decision,
             call,
             result,
+            fall: None,
         }
+    }
+
+    /// The verdict on `flagged`'s flag fallen with `moves_done` moves completed.
+    pub fn fell(self, flagged: Color, moves_done: u32) -> Self {
+        FlagVerdict {
+            fall: Some(FlagFall {
+                flagged,
+                moves_done,
+            }),
+            ..self
+        }
+    }
+
+    /// The flag-fall alert's message, where the verdict has the fall: the period reached,
+    /// or what the fall means by who may call it (B7: only the opponent's claim; A4.5: the
+    /// arbiter may call it).
+    pub fn message(&self) -> Option<String> {
+        if let FlagDecision::FirstFellBefore { first, by_ms } = self.decision {
+            return Some(format!(
+                "Both flags are down; {}'s fell first, {} before the other: {}.",
+                side_name(first),
+                seconds(by_ms),
+                self.consequence()
+            ));
+        }
+        let FlagFall {
+            flagged,
+            moves_done: done,
+        } = self.fall?;
+        let who = side_name(flagged);
+        let consequence = self.consequence();
+        if let FlagDecision::PeriodReached { .. } = self.decision {
+            return Some(format!(
+                "{who}'s flag fell at the end of a period after {done} moves: {consequence}."
+            ));
+        }
+        let fell = format!("{who}'s flag has fallen with {done} move(s) completed");
+        Some(match self.call {
+            FlagCall::OnClaim => format!(
+                "{fell}: it counts only when {} claims it (B7); the arbiter must not point it out.",
+                side_name(!flagged)
+            ),
+            FlagCall::MayCall => format!("{fell}: {consequence}. The arbiter may call it (A4.5)."),
+            _ => format!("{fell}: {consequence}."),
+        })
     }
 
     /// What the flag means, in words (also for the alert's message).
@@ -186,13 +248,16 @@ impl FlagVerdict {
             FlagDecision::BothFlagsDrawn => "both flags have fallen: the game is drawn".into(),
             FlagDecision::BothFlagsGoOn => "the game goes on".into(),
             FlagDecision::NoFlagDown => "no flag is down on the clock".into(),
+            FlagDecision::FirstFellBefore { .. } => "the result stands".into(),
         }
     }
 
     /// The prescription's text, as the alert carries it; none where play simply goes on.
     pub fn render(&self) -> Option<String> {
         match self.decision {
-            FlagDecision::PeriodReached { .. } | FlagDecision::BothFlagsGoOn => return None,
+            FlagDecision::PeriodReached { .. }
+            | FlagDecision::BothFlagsGoOn
+            | FlagDecision::FirstFellBefore { .. } => return None,
             FlagDecision::NoFlagDown => {
                 return Some("Check the clock: if no flag has fallen, the game goes on.".into());
             }
@@ -492,8 +557,14 @@ pub enum Verdict {
     Setup(SetupVerdict),
     /// A bughouse game's end on its board.
     BughouseEnd(BughouseEndVerdict),
-    /// What the board's link says (no prescription).
+    /// What the board's link or clock says (no prescription).
     Equipment(EquipmentVerdict),
+    /// A game record alert's: an end by rule, a result against it, a place restored.
+    Record(RecordVerdict),
+    /// How the pieces were handled (two hands, touched pieces).
+    Hands(HandsVerdict),
+    /// A bughouse seat's checks against its partner board.
+    Seat(SeatVerdict),
 }
 
 impl Verdict {
@@ -602,6 +673,27 @@ impl Verdict {
         }
     }
 
+    pub fn record(&self) -> Option<&RecordVerdict> {
+        match self {
+            Verdict::Record(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn hands(&self) -> Option<&HandsVerdict> {
+        match self {
+            Verdict::Hands(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn seat(&self) -> Option<&SeatVerdict> {
+        match self {
+            Verdict::Seat(v) => Some(v),
+            _ => None,
+        }
+    }
+
     /// The prescription's text, as the alert carries it (none where a flag's play goes on).
     pub fn render(&self) -> Option<String> {
         match self {
@@ -620,98 +712,48 @@ impl Verdict {
             Verdict::Setup(v) => Some(v.render()),
             Verdict::BughouseEnd(v) => Some(v.render()),
             Verdict::Equipment(_) => None,
+            Verdict::Record(v) => Some(v.render()),
+            Verdict::Hands(v) => v.render(),
+            Verdict::Seat(v) => v.render(),
         }
     }
 }
 
-impl From<OffenceVerdict> for Verdict {
-    fn from(v: OffenceVerdict) -> Self {
-        Verdict::Offence(v)
-    }
+/// `From` each kind's verdict into the `Verdict` that carries it.
+macro_rules! verdict_from {
+    ($($kind:ty => $variant:ident),* $(,)?) => {
+        $(impl From<$kind> for Verdict {
+            fn from(v: $kind) -> Self {
+                Verdict::$variant(v)
+            }
+        })*
+    };
 }
 
-impl From<IllegalMoveVerdict> for Verdict {
-    fn from(v: IllegalMoveVerdict) -> Self {
-        Verdict::IllegalMove(v)
-    }
+verdict_from! {
+    OffenceVerdict => Offence,
+    IllegalMoveVerdict => IllegalMove,
+    BughouseFlagVerdict => BughouseFlag,
+    FlagVerdict => Flag,
+    ClaimVerdict => Claim,
+    UnderWayVerdict => UnderWay,
+    MatchVerdict => Match,
+    AdoptedIllegalMove => Adopted,
+    StandingIllegalPosition => StandingIllegalPosition,
+    LostTrack => LostTrack,
+    DropVerdict => Drop,
+    SetupVerdict => Setup,
+    BughouseEndVerdict => BughouseEnd,
+    EquipmentVerdict => Equipment,
+    ClockVerdict => Clock,
+    RecordVerdict => Record,
+    HandsVerdict => Hands,
+    SeatVerdict => Seat,
 }
 
-impl From<BughouseFlagVerdict> for Verdict {
-    fn from(v: BughouseFlagVerdict) -> Self {
-        Verdict::BughouseFlag(v)
-    }
-}
-
-impl From<FlagVerdict> for Verdict {
-    fn from(v: FlagVerdict) -> Self {
-        Verdict::Flag(v)
-    }
-}
-
-impl From<ClaimVerdict> for Verdict {
-    fn from(v: ClaimVerdict) -> Self {
-        Verdict::Claim(v)
-    }
-}
-
-impl From<UnderWayVerdict> for Verdict {
-    fn from(v: UnderWayVerdict) -> Self {
-        Verdict::UnderWay(v)
-    }
-}
-
-impl From<MatchVerdict> for Verdict {
-    fn from(v: MatchVerdict) -> Self {
-        Verdict::Match(v)
-    }
-}
-
-impl From<AdoptedIllegalMove> for Verdict {
-    fn from(v: AdoptedIllegalMove) -> Self {
-        Verdict::Adopted(v)
-    }
-}
-
-impl From<StandingIllegalPosition> for Verdict {
-    fn from(v: StandingIllegalPosition) -> Self {
-        Verdict::StandingIllegalPosition(v)
-    }
-}
-
-impl From<LostTrack> for Verdict {
-    fn from(v: LostTrack) -> Self {
-        Verdict::LostTrack(v)
-    }
-}
-
-impl From<DropVerdict> for Verdict {
-    fn from(v: DropVerdict) -> Self {
-        Verdict::Drop(v)
-    }
-}
-
-impl From<SetupVerdict> for Verdict {
-    fn from(v: SetupVerdict) -> Self {
-        Verdict::Setup(v)
-    }
-}
-
-impl From<BughouseEndVerdict> for Verdict {
-    fn from(v: BughouseEndVerdict) -> Self {
-        Verdict::BughouseEnd(v)
-    }
-}
-
-impl From<EquipmentVerdict> for Verdict {
-    fn from(v: EquipmentVerdict) -> Self {
-        Verdict::Equipment(v)
-    }
-}
-
-impl From<ClockVerdict> for Verdict {
-    fn from(v: ClockVerdict) -> Self {
-        Verdict::Clock(v)
-    }
+/// A duration in seconds, one decimal, cut not rounded ("37.0 s").
+pub fn seconds(ms: u64) -> String {
+    format!("{}.{} s", ms / 1000, (ms % 1000) / 100)
 }
 
 /// A time as m:ss.
@@ -876,7 +918,57 @@ mod tests {
             FlagDecision::PeriodReached { flagged: black },
             FlagCall::Declared,
         );
-        assert_eq!((on.result, on.render()), (None, None));
+        assert_eq!((on.result, on.render(), on.message()), (None, None, None));
+        assert_eq!(
+            on.fell(black, 40).message().as_deref(),
+            Some(
+                "Black's flag fell at the end of a period after 40 moves: period reached, play goes on."
+            )
+        );
+    }
+
+    /// The one golden test of the flag-fall message, by who may call the flag.
+    #[test]
+    fn a_fallen_flag_words_its_message_by_who_may_call_it() {
+        let white = Color::White;
+        let fell = |decision, call| {
+            FlagVerdict::new(Article::new("6.9"), decision, call)
+                .fell(white, 3)
+                .message()
+                .unwrap()
+        };
+        let lost = FlagDecision::LosesOnTime { flagged: white };
+        assert_eq!(
+            fell(lost, FlagCall::Declared),
+            "White's flag has fallen with 3 move(s) completed: White loses on time."
+        );
+        assert_eq!(
+            fell(lost, FlagCall::MayCall),
+            "White's flag has fallen with 3 move(s) completed: White loses on time. The arbiter may call it (A4.5)."
+        );
+        assert_eq!(
+            fell(lost, FlagCall::OnClaim),
+            "White's flag has fallen with 3 move(s) completed: it counts only when Black claims it (B7); the arbiter must not point it out."
+        );
+        assert_eq!(
+            fell(FlagDecision::BothFlagsDrawn, FlagCall::Declared),
+            "White's flag has fallen with 3 move(s) completed: both flags have fallen: the game is drawn."
+        );
+        let second = FlagVerdict::new(
+            Article::new("6.9"),
+            FlagDecision::FirstFellBefore {
+                first: white,
+                by_ms: 3_250,
+            },
+            FlagCall::Declared,
+        );
+        assert_eq!((second.result, second.render()), (None, None));
+        assert_eq!(
+            second.message().as_deref(),
+            Some(
+                "Both flags are down; White's fell first, 3.2 s before the other: the result stands."
+            )
+        );
     }
 
     #[test]

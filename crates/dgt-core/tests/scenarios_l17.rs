@@ -6,9 +6,10 @@ mod common;
 
 use common::*;
 use dgt_core::verdict::{
-    AdoptedIllegalMove, Article, ClaimDecision, ClockVerdict, FlagCall, FlagDecision, GameResult,
-    IllegalMoveVerdict, IllegalPlacement, OffenceDecision, OffenceVerdict, OwnTimeCut, Remedy,
-    Replacement, SetupVerdict, StandingIllegalPosition, WrongClaimPenalty,
+    AdoptedIllegalMove, Article, ClaimDecision, ClockVerdict, FlagCall, FlagDecision, FlagFall,
+    FlagNotCalled, GameResult, HandsVerdict, IllegalMoveVerdict, IllegalPlacement, OffenceDecision,
+    OffenceVerdict, OwnTimeCut, RecordVerdict, Remedy, Replacement, SetupVerdict,
+    StandingIllegalPosition, WrongClaimPenalty,
 };
 use dgt_core::{AlertKind, Event, EventBody, Severity};
 use shakmaty::{Color, Square};
@@ -979,7 +980,18 @@ fn l17_s12_opponent_piece_handled_on_the_movers_time() {
             by_edition(edition, "4.3b / 4.2", "4.3.2 / 4.2.1", "4.3.2 / 4.2.1")
         );
         assert_eq!(a.squares, ["c8"]);
-        assert!(a.message.contains("black bishop on c8"), "{a:?}");
+        assert!(
+            matches!(
+                hands_verdict(&a),
+                HandsVerdict::OpponentPieceLifted {
+                    mover: Color::White,
+                    role: Some(shakmaty::Role::Bishop),
+                    square: Square::C8,
+                    ..
+                }
+            ),
+            "{a:?}"
+        );
     }
 }
 
@@ -1671,9 +1683,14 @@ fn l17_s18_flag_not_called_before_the_mate() {
         );
         let mate = one(&ev, AlertKind::Checkmate);
         assert!(
-            mate.message.contains("flag was down") && mate.message.contains("not been called"),
-            "{edition}: {}",
-            mate.message
+            matches!(
+                record_verdict(&mate),
+                RecordVerdict::EndedByRule {
+                    result: GameResult::WhiteWins,
+                    uncalled_flag: Some(FlagNotCalled { flagged: Color::White, article, .. }),
+                } if *article == Article::new(considered)
+            ),
+            "{edition}: {mate:?}"
         );
 
         // The arbiter acknowledged the flag alert before the mate: 0-1 then.
@@ -1840,7 +1857,16 @@ fn l17_s46_both_flags_under_guideline_iii() {
         );
         let both = one(&ev, AlertKind::BothFlagsFallen);
         assert_eq!(both.severity, Severity::Info);
-        assert!(both.message.contains("3.2 s before"), "{}", both.message);
+        assert!(
+            matches!(
+                flag_verdict(&both).decision,
+                FlagDecision::FirstFellBefore {
+                    first: Color::White,
+                    by_ms: 3_200..=3_299
+                }
+            ),
+            "{edition}: {both:?}"
+        );
 
         // With an increment there is no quickplay finish: Guideline III does not apply.
         let mut b = game(edition, "5400+30", 5400);
@@ -1879,7 +1905,19 @@ fn l17_s43_piece_knocked_off_and_play_goes_on() {
     // Knocked off: for review, with the piece named; play is followed as if it stood there.
     let p = one(&ev, AlertKind::IllegalPosition);
     assert_eq!((p.severity, p.ply), (Severity::Review, Some(4)));
-    assert!(prescription(&p).contains("Black bishop on f8"), "{p:?}");
+    assert_eq!(
+        *record_verdict(&p),
+        RecordVerdict::PiecesMissing {
+            missing: vec![(
+                Square::F8,
+                shakmaty::Piece {
+                    color: Color::Black,
+                    role: shakmaty::Role::Bishop
+                }
+            )],
+            ply: 4
+        }
+    );
     assert!(
         alert_of(&ev, AlertKind::IllegalMove).is_empty(),
         "a missing piece is not an illegal move by whoever presses next: {:?}",
@@ -1892,7 +1930,13 @@ fn l17_s43_piece_knocked_off_and_play_goes_on() {
     // The arbiter's reinstatement: back to ply 4, the clocks logged there proposed.
     let r = one(&ev, AlertKind::PositionRestored);
     assert_eq!(r.ply, Some(4));
-    assert!(prescription(&r).contains("ply 4"), "{r:?}");
+    assert_eq!(
+        *record_verdict(&r),
+        RecordVerdict::Restored {
+            ply: 4,
+            article: Article::new("7.1")
+        }
+    );
     assert!(ends(&ev).is_empty());
 
     // Put back without reinstating: the board is legal again (info), play goes on.
@@ -1920,11 +1964,13 @@ fn l17_s20_flag_alert_gives_the_verified_move_count() {
         b.flag(true, true).wait(300);
         let ev = b.run();
         let f = one(&ev, AlertKind::FlagFall);
-        assert!(
-            f.message
-                .contains("White's flag has fallen with 3 move(s) completed"),
-            "{edition}: {}",
-            f.message
+        assert_eq!(
+            flag_verdict(&f).fall,
+            Some(FlagFall {
+                flagged: Color::White,
+                moves_done: 3
+            }),
+            "{edition}"
         );
     }
 }

@@ -92,16 +92,13 @@ impl Session {
                 self.rules.edition.time_control_check,
                 FlagDecision::PeriodReached { flagged },
                 FlagCall::Declared,
-            );
+            )
+            .fell(flagged, done);
             let mut a = self.alert(
                 AlertKind::FlagFall,
                 Severity::Info,
                 Some(flagged),
-                format!(
-                    "{}'s flag fell at the end of a period after {done} moves: {}.",
-                    arbiter::side_name(flagged),
-                    verdict.consequence()
-                ),
+                verdict.message().unwrap_or_default(),
             );
             a.article = Some(verdict.article.into());
             a.verdict = Some(Box::new(verdict.into()));
@@ -139,21 +136,10 @@ impl Session {
             flag_decision(flagged, ability)
         };
         let (severity, called_later, call) = self.flag_call(both);
-        let verdict = FlagVerdict::new(self.rules.edition.flag_fall, decision, call);
+        let verdict =
+            FlagVerdict::new(self.rules.edition.flag_fall, decision, call).fell(flagged, done);
         let result = verdict.result;
-        let consequence = verdict.consequence();
-        let who = arbiter::side_name(flagged);
-        let fell = format!("{who}'s flag has fallen with {done} move(s) completed");
-        let message = match call {
-            FlagCall::OnClaim => format!(
-                "{fell}: it counts only when {} claims it (B7); the arbiter must not point it out.",
-                arbiter::side_name(opp)
-            ),
-            FlagCall::MayCall => {
-                format!("{fell}: {consequence}. The arbiter may call it (A4.5).")
-            }
-            _ => format!("{fell}: {consequence}."),
-        };
+        let message = verdict.message().unwrap_or_default();
         let mut a = self.alert(kind, severity, Some(flagged), message);
         a.article = Some(verdict.article.into());
         (a.white_ms, a.black_ms) = self.clock.white_black_ms();
@@ -231,17 +217,22 @@ impl Session {
             return;
         }
         self.watch.flags.game_ending = None;
+        let verdict = FlagVerdict::new(
+            self.rules.edition.flag_fall,
+            FlagDecision::FirstFellBefore {
+                first,
+                by_ms: t.saturating_sub(at),
+            },
+            FlagCall::Declared,
+        );
         let mut a = self.alert(
             AlertKind::BothFlagsFallen,
             Severity::Info,
             Some(first),
-            format!(
-                "Both flags are down; {}'s fell first, {} before the other: the result stands.",
-                arbiter::side_name(first),
-                seconds(t.saturating_sub(at))
-            ),
+            verdict.message().unwrap_or_default(),
         );
-        a.article = Some(self.rules.edition.flag_fall.into());
+        a.article = Some(verdict.article.into());
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 

@@ -48,6 +48,7 @@ pub mod verdict_claim;
 pub mod verdict_clock;
 pub mod verdict_drop;
 pub mod verdict_equipment;
+pub mod verdict_flag;
 pub mod verdict_hands;
 pub mod verdict_match;
 pub mod verdict_position;

@@ -753,7 +753,7 @@ fn both_kings_in_check(b: &shakmaty::Board) -> bool {
 }
 
 use crate::snapshot_as::*;
-use crate::verdict::{hmmss, mmss};
+use crate::verdict::mmss;
 
 #[cfg(test)]
 mod tests {

@@ -11,7 +11,7 @@ pub use crate::outcome::GameResult;
 pub use crate::remedy::{Remedy, Replacement};
 pub use crate::verdict_bughouse_end::BughouseEndVerdict;
 pub use crate::verdict_claim::{ClaimDecision, ClaimVerdict, OwnTimeCut, WrongClaimPenalty};
-pub use crate::verdict_clock::ClockVerdict;
+pub use crate::verdict_clock::{ClockSettingVerdict, ClockVerdict, SettingMismatch};
 pub use crate::verdict_drop::DropVerdict;
 pub use crate::verdict_equipment::EquipmentVerdict;
 pub use crate::verdict_flag::{FlagCall, FlagDecision, FlagFall, FlagVerdict};
@@ -346,6 +346,8 @@ pub enum Verdict {
     Hands(HandsVerdict),
     /// A bughouse seat's checks against its partner board.
     Seat(SeatVerdict),
+    /// A clock set against the time control: what it showed, and the clock check's verdict.
+    ClockSetting(ClockSettingVerdict),
 }
 
 impl Verdict {
@@ -377,9 +379,19 @@ impl Verdict {
         }
     }
 
+    /// A clock check's verdict, the clock-setting alert's prescription included.
     pub fn clock(&self) -> Option<&ClockVerdict> {
         match self {
             Verdict::Clock(v) => Some(v),
+            Verdict::ClockSetting(v) => Some(&v.prescription),
+            _ => None,
+        }
+    }
+
+    /// What a clock set against the time control showed.
+    pub fn setting_mismatch(&self) -> Option<&SettingMismatch> {
+        match self {
+            Verdict::ClockSetting(v) => Some(&v.mismatch),
             _ => None,
         }
     }
@@ -496,6 +508,7 @@ impl Verdict {
             Verdict::Record(v) => Some(v.render()),
             Verdict::Hands(v) => v.render(),
             Verdict::Seat(v) => v.render(),
+            Verdict::ClockSetting(v) => Some(v.prescription.render()),
         }
     }
 }
@@ -530,6 +543,7 @@ verdict_from! {
     RecordVerdict => Record,
     HandsVerdict => Hands,
     SeatVerdict => Seat,
+    ClockSettingVerdict => ClockSetting,
 }
 
 /// A duration in seconds, one decimal, cut not rounded ("37.0 s").

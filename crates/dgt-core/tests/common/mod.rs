@@ -758,3 +758,16 @@ pub fn seat_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::SeatVerdict {
     assert_eq!((&a.message, &a.prescription), (&v.message(), &v.render()));
     v
 }
+
+/// What a clock set against the time control showed, as data; its `message` is the
+/// mismatch's text (the prescription is read with `clock_verdict`).
+#[track_caller]
+pub fn setting_mismatch(a: &dgt_core::Alert) -> &dgt_core::verdict::SettingMismatch {
+    let v = a
+        .verdict
+        .as_deref()
+        .and_then(dgt_core::verdict::Verdict::setting_mismatch)
+        .unwrap_or_else(|| panic!("no clock-setting verdict on {a:?}"));
+    assert_eq!(a.message, v.message());
+    v
+}

@@ -37,7 +37,7 @@ use crate::input::{ClockSide, InputKind, Link, Operation, SetupOp, Supervision};
 use crate::outcome::GameResult;
 use crate::reconstruct::{self, Game, Interpretation, fen};
 use crate::time_control::TimeControl;
-use crate::verdict::{ClaimDecision, ClaimVerdict, RecordVerdict};
+use crate::verdict::{CalledBy, ClaimDecision, ClaimVerdict, RecordVerdict};
 
 mod before_game;
 mod board_state;
@@ -505,7 +505,7 @@ impl Session {
                     .as_ref()
                     .is_some_and(|f| f.alert == Some(*id))
                 {
-                    self.flag_called(t, "the arbiter acknowledged the flag", out);
+                    self.flag_called(t, CalledBy::Arbiter, out);
                 }
             }
             Operation::UnderWay(u) => self.arbiter_sets_to_move(t, u.to_move.into(), out),

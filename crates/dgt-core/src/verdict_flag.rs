@@ -59,6 +59,21 @@ pub struct FlagFall {
     pub moves_done: u32,
 }
 
+/// Who called a flag that waited to be called, and how (6.8; reduced supervision: 2005
+/// B8, 2017 A4.3 / A4.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CalledBy {
+    /// The arbiter acknowledged the flag alert.
+    Arbiter,
+    /// A player stopped the clock to claim it (`article`).
+    ClockStopped { article: Article },
+    /// A player claimed it.
+    Claim,
+    /// A player claimed it without stopping the clock, which `article` requires: a
+    /// procedural defect; the claim counts.
+    ClaimWithoutStopping { article: Article },
+}
+
 /// The verdict on a fallen flag, as data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FlagVerdict {
@@ -70,6 +85,8 @@ pub struct FlagVerdict {
     pub result: Option<GameResult>,
     /// The fall itself, where the alert reports it as it happens.
     pub fall: Option<FlagFall>,
+    /// The call of a flag that waited to be called: whose flag, and who called it.
+    pub called: Option<(Color, CalledBy)>,
 }
 
 impl FlagVerdict {
@@ -92,6 +109,15 @@ impl FlagVerdict {
             call,
             result,
             fall: None,
+            called: None,
+        }
+    }
+
+    /// The verdict on `flagged`'s flag, called now by `by`.
+    pub fn called_by(self, flagged: Color, by: CalledBy) -> Self {
+        FlagVerdict {
+            called: Some((flagged, by)),
+            ..self
         }
     }
 
@@ -115,6 +141,23 @@ impl FlagVerdict {
                 "Both flags are down; {}'s fell first, {} before the other: {}.",
                 side_name(first),
                 seconds(by_ms),
+                self.consequence()
+            ));
+        }
+        if let Some((flagged, by)) = self.called {
+            let how = match by {
+                CalledBy::Arbiter => "the arbiter acknowledged the flag".to_string(),
+                CalledBy::ClockStopped { article } => {
+                    format!("the clock was stopped to claim it, {article}")
+                }
+                CalledBy::Claim => "a player claimed the flag".to_string(),
+                CalledBy::ClaimWithoutStopping { article } => format!(
+                    "a player claimed the flag without stopping the clock, a procedural defect under {article}"
+                ),
+            };
+            return Some(format!(
+                "{}'s flag counts as fallen now ({how}): {}.",
+                side_name(flagged),
                 self.consequence()
             ));
         }
@@ -307,6 +350,32 @@ mod tests {
         assert_eq!(
             fell(FlagDecision::BothFlagsDrawn, FlagCall::Declared),
             "White's flag has fallen with 3 move(s) completed: both flags have fallen: the game is drawn."
+        );
+        let called = |by| {
+            FlagVerdict::new(Article::new("6.9"), lost, FlagCall::Called)
+                .called_by(white, by)
+                .message()
+                .unwrap()
+        };
+        assert_eq!(
+            called(CalledBy::Arbiter),
+            "White's flag counts as fallen now (the arbiter acknowledged the flag): White loses on time."
+        );
+        assert_eq!(
+            called(CalledBy::ClockStopped {
+                article: Article::new("B8")
+            }),
+            "White's flag counts as fallen now (the clock was stopped to claim it, B8): White loses on time."
+        );
+        assert_eq!(
+            called(CalledBy::Claim),
+            "White's flag counts as fallen now (a player claimed the flag): White loses on time."
+        );
+        assert_eq!(
+            called(CalledBy::ClaimWithoutStopping {
+                article: Article::new("A4.3")
+            }),
+            "White's flag counts as fallen now (a player claimed the flag without stopping the clock, a procedural defect under A4.3): White loses on time."
         );
         let second = FlagVerdict::new(
             Article::new("6.9"),

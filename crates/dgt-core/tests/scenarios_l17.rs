@@ -7,10 +7,10 @@ mod common;
 use common::*;
 use dgt_core::time_control::Bonus;
 use dgt_core::verdict::{
-    AdoptedIllegalMove, Article, ClaimDecision, ClockVerdict, FlagCall, FlagDecision, FlagFall,
-    FlagNotCalled, GameResult, HandsVerdict, IllegalMoveVerdict, IllegalPlacement, OffenceDecision,
-    OffenceVerdict, OwnTimeCut, RecordVerdict, Remedy, Replacement, SettingMismatch, SetupVerdict,
-    StandingIllegalPosition, WrongClaimPenalty,
+    AdoptedIllegalMove, Article, CalledBy, ClaimDecision, ClockVerdict, FlagCall, FlagDecision,
+    FlagFall, FlagNotCalled, GameResult, HandsVerdict, IllegalMoveVerdict, IllegalPlacement,
+    OffenceDecision, OffenceVerdict, OwnTimeCut, RecordVerdict, Remedy, Replacement,
+    SettingMismatch, SetupVerdict, StandingIllegalPosition, WrongClaimPenalty,
 };
 use dgt_core::{AlertKind, Event, EventBody, Severity};
 use shakmaty::{Color, Square};
@@ -2200,14 +2200,15 @@ fn l17_s37_reduced_flag_claimed_by_stopping_the_clock() {
             "{edition}"
         );
         let called = alert_of(&ev, AlertKind::FlagFall);
-        assert!(
-            called
-                .last()
-                .unwrap()
-                .message
-                .contains(&format!("stopped to claim it, {article_}")),
-            "{edition}: {:?}",
-            called.last()
+        assert_eq!(
+            flag_verdict(called.last().unwrap()).called,
+            Some((
+                Color::White,
+                CalledBy::ClockStopped {
+                    article: Article::new(article_)
+                }
+            )),
+            "{edition}"
         );
         // Before the pause the flag had not ended the game.
         let ev = flagged(None).run();
@@ -2265,12 +2266,14 @@ fn l17_s37_reduced_flag_claimed_by_stopping_the_clock() {
             (v.call, v.result),
             (FlagCall::Called, Some(GameResult::BlackWins))
         );
-        assert_eq!(
-            last.message.contains("procedural defect under A4.3"),
-            edition == "fide-2017",
-            "{edition}: {}",
-            last.message
-        );
+        let by = if edition == "fide-2017" {
+            CalledBy::ClaimWithoutStopping {
+                article: Article::new("A4.3"),
+            }
+        } else {
+            CalledBy::Claim
+        };
+        assert_eq!(v.called, Some((Color::White, by)), "{edition}");
     }
 }
 

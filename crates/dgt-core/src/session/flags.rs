@@ -3,7 +3,7 @@
 //! reduced supervision A.4.3 / A.5.3 / B8).
 
 use super::*;
-use crate::verdict::{Article, FlagCall, FlagDecision, FlagVerdict};
+use crate::verdict::{Article, CalledBy, FlagCall, FlagDecision, FlagVerdict};
 
 impl Session {
     pub(super) fn on_flags(&mut self, t: u64, displays: &[ClockSide], out: &mut Emitted) {
@@ -362,14 +362,12 @@ impl Session {
         }
         if self.watch.flags.uncalled.is_some() || self.watch.flags.pending.is_some() {
             let (article, must_stop) = self.rules.edition.reduced_flag_claim;
-            let how = if self.reduced() && must_stop && self.clock.running().is_some() {
-                format!(
-                    "a player claimed the flag without stopping the clock, a procedural defect under {article}"
-                )
+            let by = if self.reduced() && must_stop && self.clock.running().is_some() {
+                CalledBy::ClaimWithoutStopping { article }
             } else {
-                "a player claimed the flag".to_string()
+                CalledBy::Claim
             };
-            self.flag_called(t, &how, out);
+            self.flag_called(t, by, out);
             return;
         }
         let verdict = FlagVerdict::new(
@@ -426,7 +424,7 @@ impl Session {
         out.push((t, EventBody::Alert(a)));
     }
 
-    pub(super) fn flag_called(&mut self, t: u64, how: &str, out: &mut Emitted) {
+    pub(super) fn flag_called(&mut self, t: u64, by: CalledBy, out: &mut Emitted) {
         let Some(flagged) = self.watch.flags.take_waiting() else {
             return;
         };
@@ -439,16 +437,13 @@ impl Session {
             flagged,
             crate::dead::full(g.current(), g.castling_mode, opp),
         );
-        let verdict = FlagVerdict::new(self.rules.edition.flag_fall, decision, FlagCall::Called);
+        let verdict = FlagVerdict::new(self.rules.edition.flag_fall, decision, FlagCall::Called)
+            .called_by(flagged, by);
         let mut a = self.alert(
             AlertKind::FlagFall,
             Severity::Intervene,
             Some(flagged),
-            format!(
-                "{}'s flag counts as fallen now ({how}): {}.",
-                arbiter::side_name(flagged),
-                verdict.consequence()
-            ),
+            verdict.message().unwrap_or_default(),
         );
         a.article = Some(self.rules.edition.flag_considered_fallen.into());
         (a.white_ms, a.black_ms) = self.clock.white_black_ms();

@@ -2,7 +2,7 @@
 //! `clock` event.
 
 use super::*;
-use crate::verdict::EquipmentVerdict;
+use crate::verdict::{CalledBy, EquipmentVerdict};
 
 impl Session {
     pub(super) fn on_clock(&mut self, t: u64, times: ClockTimes, out: &mut Emitted) {
@@ -104,11 +104,7 @@ impl Session {
         if self.reduced() && both_down {
             self.claim_with_own_flag_down(t, article, out);
         } else {
-            self.flag_called(
-                t,
-                &format!("the clock was stopped to claim it, {article}"),
-                out,
-            );
+            self.flag_called(t, CalledBy::ClockStopped { article }, out);
         }
     }
 

@@ -72,6 +72,10 @@ pub enum CalledBy {
     /// A player claimed it without stopping the clock, which `article` requires: a
     /// procedural defect; the claim counts.
     ClaimWithoutStopping { article: Article },
+    /// The opponent stopped the clock to claim it while his own flag was down too: the
+    /// claim is invalid (`article`: A4.3 / A.4.3 / A.5.3); the flag that fell first decides,
+    /// by the arbiter's ruling (L17 T37 (c)).
+    InvalidClaimOwnFlagDown { article: Article },
 }
 
 /// The verdict on a fallen flag, as data.
@@ -145,7 +149,13 @@ impl FlagVerdict {
             ));
         }
         if let Some((flagged, by)) = self.called {
+            let (name, claimant) = (side_name(flagged), side_name(!flagged));
             let how = match by {
+                CalledBy::InvalidClaimOwnFlagDown { article } => {
+                    return Some(format!(
+                        "{claimant} stopped the clock to claim {name}'s flag, but his own flag is down too: the claim is invalid ({article}). {name}'s flag fell first."
+                    ));
+                }
                 CalledBy::Arbiter => "the arbiter acknowledged the flag".to_string(),
                 CalledBy::ClockStopped { article } => {
                     format!("the clock was stopped to claim it, {article}")
@@ -156,8 +166,7 @@ impl FlagVerdict {
                 ),
             };
             return Some(format!(
-                "{}'s flag counts as fallen now ({how}): {}.",
-                side_name(flagged),
+                "{name}'s flag counts as fallen now ({how}): {}.",
                 self.consequence()
             ));
         }
@@ -376,6 +385,23 @@ mod tests {
                 article: Article::new("A4.3")
             }),
             "White's flag counts as fallen now (a player claimed the flag without stopping the clock, a procedural defect under A4.3): White loses on time."
+        );
+        let invalid = FlagVerdict::new(
+            Article::new("6.9"),
+            FlagDecision::FirstFlagDecides { flagged: white },
+            FlagCall::Called,
+        )
+        .called_by(
+            white,
+            CalledBy::InvalidClaimOwnFlagDown {
+                article: Article::new("A4.3"),
+            },
+        );
+        assert_eq!(
+            invalid.message().as_deref(),
+            Some(
+                "Black stopped the clock to claim White's flag, but his own flag is down too: the claim is invalid (A4.3). White's flag fell first."
+            )
         );
         let second = FlagVerdict::new(
             Article::new("6.9"),

@@ -2239,11 +2239,16 @@ fn l17_s37_reduced_flag_claimed_by_stopping_the_clock() {
                 (invalid.severity, article(&invalid)),
                 (Severity::Review, "A4.3")
             );
-            assert!(
-                invalid.message.contains("the claim is invalid"),
-                "{invalid:?}"
-            );
             let v = flag_verdict(&invalid);
+            assert_eq!(
+                v.called,
+                Some((
+                    Color::White,
+                    CalledBy::InvalidClaimOwnFlagDown {
+                        article: Article::new("A4.3")
+                    }
+                ))
+            );
             assert_eq!(
                 (v.decision, v.result),
                 (

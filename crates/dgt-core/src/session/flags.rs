@@ -399,26 +399,21 @@ impl Session {
         let Some(flagged) = self.watch.flags.take_waiting() else {
             return;
         };
-        let claimant = !flagged;
-        let mut a = self.alert(
-            AlertKind::BothFlagsFallen,
-            Severity::Review,
-            Some(claimant),
-            format!(
-                "{} stopped the clock to claim {}'s flag, but his own flag is down too: the claim is invalid ({article}). {}'s flag fell first.",
-                arbiter::side_name(claimant),
-                arbiter::side_name(flagged),
-                arbiter::side_name(flagged),
-            ),
-        );
-        a.article = Some(article.into());
-        (a.white_ms, a.black_ms) = self.clock.white_black_ms();
         // 6.9: the first flag loses unless the opponent cannot checkmate.
         let verdict = FlagVerdict::new(
             Article::new("6.9"),
             FlagDecision::FirstFlagDecides { flagged },
             FlagCall::Called,
+        )
+        .called_by(flagged, CalledBy::InvalidClaimOwnFlagDown { article });
+        let mut a = self.alert(
+            AlertKind::BothFlagsFallen,
+            Severity::Review,
+            Some(!flagged),
+            verdict.message().unwrap_or_default(),
         );
+        a.article = Some(article.into());
+        (a.white_ms, a.black_ms) = self.clock.white_black_ms();
         a.prescription = verdict.render();
         a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));

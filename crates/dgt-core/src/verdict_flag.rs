@@ -360,6 +360,28 @@ mod tests {
             fell(FlagDecision::BothFlagsDrawn, FlagCall::Declared),
             "White's flag has fallen with 3 move(s) completed: both flags have fallen: the game is drawn."
         );
+        let second = FlagVerdict::new(
+            Article::new("6.9"),
+            FlagDecision::FirstFellBefore {
+                first: white,
+                by_ms: 3_250,
+            },
+            FlagCall::Declared,
+        );
+        assert_eq!((second.result, second.render()), (None, None));
+        assert_eq!(
+            second.message().as_deref(),
+            Some(
+                "Both flags are down; White's fell first, 3.2 s before the other: the result stands."
+            )
+        );
+    }
+
+    /// The one golden test of a waiting flag's message once called, by who called it.
+    #[test]
+    fn a_called_flag_words_who_called_it() {
+        let white = Color::White;
+        let lost = FlagDecision::LosesOnTime { flagged: white };
         let called = |by| {
             FlagVerdict::new(Article::new("6.9"), lost, FlagCall::Called)
                 .called_by(white, by)
@@ -401,21 +423,6 @@ mod tests {
             invalid.message().as_deref(),
             Some(
                 "Black stopped the clock to claim White's flag, but his own flag is down too: the claim is invalid (A4.3). White's flag fell first."
-            )
-        );
-        let second = FlagVerdict::new(
-            Article::new("6.9"),
-            FlagDecision::FirstFellBefore {
-                first: white,
-                by_ms: 3_250,
-            },
-            FlagCall::Declared,
-        );
-        assert_eq!((second.result, second.render()), (None, None));
-        assert_eq!(
-            second.message().as_deref(),
-            Some(
-                "Both flags are down; White's fell first, 3.2 s before the other: the result stands."
             )
         );
     }

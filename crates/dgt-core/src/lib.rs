@@ -55,6 +55,7 @@ pub mod verdict_position;
 pub mod verdict_record;
 pub mod verdict_seat;
 pub mod verdict_under_way;
+pub mod words;
 
 pub use config::CoreConfig;
 pub use engine::{Core, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotError};

@@ -24,11 +24,7 @@ pub use crate::verdict_position::{
 pub use crate::verdict_record::{FlagNotCalled, RecordVerdict};
 pub use crate::verdict_seat::SeatVerdict;
 pub use crate::verdict_under_way::{ToMoveFrom, UnderWayVerdict};
-
-/// A side as prescriptions and messages name it.
-pub fn side_name(c: Color) -> &'static str {
-    if c.is_white() { "White" } else { "Black" }
-}
+pub use crate::words::{hmmss, mmss, seconds, side_name};
 
 /// The verdict on an offence of `offender` (an illegal move, a press without a move, a move
 /// made with two hands), before it is counted.
@@ -544,22 +540,6 @@ verdict_from! {
     HandsVerdict => Hands,
     SeatVerdict => Seat,
     ClockSettingVerdict => ClockSetting,
-}
-
-/// A duration in seconds, one decimal, cut not rounded ("37.0 s").
-pub fn seconds(ms: u64) -> String {
-    format!("{}.{} s", ms / 1000, (ms % 1000) / 100)
-}
-
-/// A time as m:ss.
-pub fn mmss(ms: u64) -> String {
-    format!("{}:{:02}", ms / 60_000, (ms / 1000) % 60)
-}
-
-/// A clock time as h:mm:ss.
-pub fn hmmss(ms: u64) -> String {
-    let s = ms / 1000;
-    format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
 }
 
 #[cfg(test)]

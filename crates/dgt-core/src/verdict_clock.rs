@@ -6,7 +6,7 @@ use shakmaty::Color;
 
 use crate::article::Article;
 use crate::time_control::Bonus;
-use crate::verdict::{hmmss, side_name};
+use crate::words::{hmmss, side_name};
 
 /// What a check of the clock's readings prescribes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use shakmaty::Color;
 
 use crate::article::Article;
 use crate::outcome::GameResult;
-use crate::verdict::{seconds, side_name};
+use crate::words::{seconds, side_name};
 
 /// What a fallen flag decides (6.9; 2005 6.10; both flags III.3.1, 2005 6.12 / B9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

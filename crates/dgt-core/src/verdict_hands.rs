@@ -9,7 +9,7 @@ use shakmaty::{Color, Role, Square};
 use crate::article::Article;
 use crate::capture_hands::{self as ch, CaptureSignature};
 use crate::reconstruct::role_name;
-use crate::verdict::side_name;
+use crate::words::side_name;
 
 /// A handling alert's verdict.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use shakmaty::{Color, Piece, Square};
 use crate::article::Article;
 use crate::outcome::{EndReason, GameResult};
 use crate::reconstruct::role_name;
-use crate::verdict::{seconds, side_name};
+use crate::words::{seconds, side_name};
 
 /// A flag down on the clock but never called when the game ended by rule: it does not count
 /// (`article`: 6.8; L17 T18).

@@ -10,7 +10,7 @@ use crate::event::{Alert, AlertKind, Event, EventBody, Severity};
 use crate::input::{Input, InputKind, Operation};
 use crate::outcome::GameResult;
 use crate::session::Session;
-use crate::verdict::{Article, MatchVerdict, Team};
+use crate::verdict::{Article, MatchVerdict, RecordVerdict, Team};
 
 pub use crate::event::Emitted;
 pub use snapshot::{CoreImage, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotError};
@@ -187,22 +187,20 @@ impl Core {
         let game = old.game().map(|g| (g.id.clone(), g.plies()));
         let edition = old.edition_name().to_string();
         self.slots[i].session = old.after_fault(t_ms, &self.config);
-        let recorded = match &game {
-            Some((id, plies)) => format!("game {id} is recorded up to ply {plies}"),
-            None => "no game was being recorded".into(),
+        let verdict = RecordVerdict::TrackingFailed {
+            board: label.to_string(),
+            why,
+            recorded: game.clone(),
         };
         let mut a = Alert::new(
             AlertKind::TrackingFailed,
             Severity::Review,
             &edition,
-            format!(
-                "Board {label} could no longer be followed ({why}): {recorded}; the board is read afresh from what it shows now. The other boards are not affected."
-            ),
+            verdict.message().unwrap_or_default(),
         );
         a.game = game.map(|(id, _)| id);
-        a.prescription = Some(
-            "Check the position on the board against the game; enter any moves or the result by hand if the record must be completed.".into(),
-        );
+        a.prescription = Some(verdict.render());
+        a.verdict = Some(Box::new(verdict.into()));
         emitted.push((t_ms, EventBody::Alert(a)));
     }
 

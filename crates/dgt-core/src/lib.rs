@@ -48,9 +48,14 @@ pub mod verdict_claim;
 pub mod verdict_clock;
 pub mod verdict_drop;
 pub mod verdict_equipment;
+pub mod verdict_flag;
+pub mod verdict_hands;
 pub mod verdict_match;
 pub mod verdict_position;
+pub mod verdict_record;
+pub mod verdict_seat;
 pub mod verdict_under_way;
+pub mod words;
 
 pub use config::CoreConfig;
 pub use engine::{Core, CoreImage, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotError};

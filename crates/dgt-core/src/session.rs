@@ -37,7 +37,7 @@ use crate::input::{ClockSide, InputKind, Link, Operation, SetupOp, Supervision};
 use crate::outcome::GameResult;
 use crate::reconstruct::{self, Game, Interpretation, fen};
 use crate::time_control::TimeControl;
-use crate::verdict::{ClaimDecision, ClaimVerdict};
+use crate::verdict::{CalledBy, ClaimDecision, ClaimVerdict, RecordVerdict};
 
 mod before_game;
 mod board_state;
@@ -505,7 +505,7 @@ impl Session {
                     .as_ref()
                     .is_some_and(|f| f.alert == Some(*id))
                 {
-                    self.flag_called(t, "the arbiter acknowledged the flag", out);
+                    self.flag_called(t, CalledBy::Arbiter, out);
                 }
             }
             Operation::UnderWay(u) => self.arbiter_sets_to_move(t, u.to_move.into(), out),
@@ -650,19 +650,14 @@ impl Session {
     /// rule, which stands (events after the end never change the result).
     fn check_result(&mut self, t: u64, result: GameResult, out: &mut Emitted) {
         let Some(g) = &self.game else { return };
-        let (message, article, prescription) = match &g.result {
+        let verdict = match &g.result {
             Some((ended, reason)) if *ended != result && *reason != EndReason::Arbiter => {
-                let why = reason.words();
-                (
-                    format!(
-                        "The result entered ({result}) conflicts with the game's end by {why} at ply {} ({ended}).",
-                        g.plies()
-                    ),
-                    None,
-                    format!(
-                        "The game ended with {ended}; check the board and the scoresheets before changing it."
-                    ),
-                )
+                RecordVerdict::AgainstEndByRule {
+                    entered: result,
+                    ended: *ended,
+                    reason: *reason,
+                    ply: g.plies(),
+                }
             }
             None if result == GameResult::Drawn => {
                 let Some(article) = self.rules.edition.draw_agreement_after_moves else {
@@ -683,22 +678,20 @@ impl Session {
                 if white > 0 && black > 0 {
                     return;
                 }
-                (
-                    format!(
-                        "A draw was entered after {} ply(ies): a draw may be agreed only once both players have made at least one move ({article}).",
-                        g.plies()
-                    ),
-                    Some(article),
-                    format!(
-                        "Recorded as entered. A draw agreed before both players have made a move is not valid ({article}): unless this is a decision of the arbiter's own, the game goes on and the result must be corrected."
-                    ),
-                )
+                RecordVerdict::DrawBeforeBothMoved {
+                    plies: g.plies(),
+                    article,
+                }
             }
             _ => return,
         };
+        let message = verdict.message().unwrap_or_default();
         let mut a = self.alert(AlertKind::ResultConflict, Severity::Review, None, message);
-        a.article = article.map(Into::into);
-        a.prescription = Some(prescription);
+        if let RecordVerdict::DrawBeforeBothMoved { article, .. } = &verdict {
+            a.article = Some((*article).into());
+        }
+        a.prescription = Some(verdict.render());
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -759,13 +752,8 @@ fn both_kings_in_check(b: &shakmaty::Board) -> bool {
     })
 }
 
-/// A duration in seconds, one decimal ("37.0 s").
-fn seconds(ms: u64) -> String {
-    format!("{}.{} s", ms / 1000, (ms % 1000) / 100)
-}
-
 use crate::snapshot_as::*;
-use crate::verdict::{hmmss, mmss};
+use crate::verdict::mmss;
 
 #[cfg(test)]
 mod tests {

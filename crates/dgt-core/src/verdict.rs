@@ -11,20 +11,20 @@ pub use crate::outcome::GameResult;
 pub use crate::remedy::{Remedy, Replacement};
 pub use crate::verdict_bughouse_end::BughouseEndVerdict;
 pub use crate::verdict_claim::{ClaimDecision, ClaimVerdict, OwnTimeCut, WrongClaimPenalty};
-pub use crate::verdict_clock::ClockVerdict;
+pub use crate::verdict_clock::{ClockSettingVerdict, ClockVerdict, SettingMismatch};
 pub use crate::verdict_drop::DropVerdict;
 pub use crate::verdict_equipment::EquipmentVerdict;
+pub use crate::verdict_flag::{CalledBy, FlagCall, FlagDecision, FlagFall, FlagVerdict};
+pub use crate::verdict_hands::HandsVerdict;
 pub use crate::verdict_match::{MatchVerdict, Team};
 pub use crate::verdict_position::{
     AdoptedIllegalMove, IllegalPlacement, LostBecause, LostTrack, SetupVerdict,
     StandingIllegalPosition,
 };
+pub use crate::verdict_record::{FlagNotCalled, RecordVerdict};
+pub use crate::verdict_seat::SeatVerdict;
 pub use crate::verdict_under_way::{ToMoveFrom, UnderWayVerdict};
-
-/// A side as prescriptions and messages name it.
-pub fn side_name(c: Color) -> &'static str {
-    if c.is_white() { "White" } else { "Black" }
-}
+pub use crate::words::{hmmss, mmss, seconds, side_name};
 
 /// The verdict on an offence of `offender` (an illegal move, a press without a move, a move
 /// made with two hands), before it is counted.
@@ -88,164 +88,6 @@ impl OffenceVerdict {
             ),
         };
         format!("{name}'s offence number {n}: {verdict} ({article}).")
-    }
-}
-
-/// What a fallen flag decides (6.9; 2005 6.10; both flags III.3.1, 2005 6.12 / B9).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FlagDecision {
-    /// The flag fell at the end of a period whose moves were made (6.4): play goes on.
-    PeriodReached { flagged: Color },
-    /// The flagged player loses on time (6.9): the opponent can checkmate.
-    LosesOnTime { flagged: Color },
-    /// Drawn: the opponent of the flagged player cannot checkmate by any series of legal
-    /// moves (6.9).
-    OpponentCannotMate { flagged: Color },
-    /// Whether the opponent can still checkmate could not be decided: the arbiter judges.
-    Undetermined { flagged: Color },
-    /// The claimant's own flag is down too (L17 T37 (c)): the flag that fell first decides,
-    /// by the arbiter's ruling.
-    FirstFlagDecides { flagged: Color },
-    /// Both flags are down: drawn.
-    BothFlagsDrawn,
-    /// Both flags are down, which fell first unknown, before the last period (2005 6.12a):
-    /// play goes on.
-    BothFlagsGoOn,
-    /// A flag was claimed, but none is down on the clock (6.8): the arbiter checks the clock.
-    NoFlagDown,
-}
-
-/// Who has to act before the flag decides the game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FlagCall {
-    /// The arbiter declares the result.
-    Declared,
-    /// The flag counts only once the arbiter observes it or a player claims it (`article`,
-    /// 6.8); then it is declared.
-    CallFirst { article: Article },
-    /// The arbiter may call it (2017 A4.5); a claim counts too.
-    MayCall,
-    /// Only the opponent's claim counts (2005 B7 / B8).
-    OnClaim,
-    /// It was called or claimed: it counts now (6.8).
-    Called,
-}
-
-/// The verdict on a fallen flag, as data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FlagVerdict {
-    /// The article that decides (6.9; 2005 6.10; the both-flags articles).
-    pub article: Article,
-    pub decision: FlagDecision,
-    pub call: FlagCall,
-    /// The result it decides, if any.
-    pub result: Option<GameResult>,
-}
-
-impl FlagVerdict {
-    pub fn new(article: Article, decision: FlagDecision, call: FlagCall) -> Self {
-        let result = match decision {
-            FlagDecision::LosesOnTime { flagged } => Some(GameResult::win_for(!flagged)),
-            FlagDecision::OpponentCannotMate { .. } | FlagDecision::BothFlagsDrawn => {
-                Some(GameResult::Drawn)
-            }
-            FlagDecision::PeriodReached { .. }
-            | FlagDecision::Undetermined { .. }
-            | FlagDecision::FirstFlagDecides { .. }
-            | FlagDecision::BothFlagsGoOn
-            | FlagDecision::NoFlagDown => None,
-        };
-        FlagVerdict {
-            article,
-            decision,
-            call,
-            result,
-        }
-    }
-
-    /// What the flag means, in words (also for the alert's message).
-    pub fn consequence(&self) -> String {
-        match self.decision {
-            FlagDecision::PeriodReached { .. } => "period reached, play goes on".into(),
-            FlagDecision::LosesOnTime { flagged } => {
-                format!("{} loses on time", side_name(flagged))
-            }
-            FlagDecision::OpponentCannotMate { flagged } => format!(
-                "{} cannot checkmate by any series of legal moves: the game is drawn",
-                side_name(!flagged)
-            ),
-            FlagDecision::Undetermined { flagged } => format!(
-                "whether {} can still checkmate could not be decided: the arbiter must judge loss or draw",
-                side_name(!flagged)
-            ),
-            FlagDecision::FirstFlagDecides { flagged } => format!(
-                "{} loses, unless {} cannot checkmate",
-                side_name(flagged),
-                side_name(!flagged)
-            ),
-            FlagDecision::BothFlagsDrawn => "both flags have fallen: the game is drawn".into(),
-            FlagDecision::BothFlagsGoOn => "the game goes on".into(),
-            FlagDecision::NoFlagDown => "no flag is down on the clock".into(),
-        }
-    }
-
-    /// The prescription's text, as the alert carries it; none where play simply goes on.
-    pub fn render(&self) -> Option<String> {
-        match self.decision {
-            FlagDecision::PeriodReached { .. } | FlagDecision::BothFlagsGoOn => return None,
-            FlagDecision::NoFlagDown => {
-                return Some("Check the clock: if no flag has fallen, the game goes on.".into());
-            }
-            FlagDecision::FirstFlagDecides { .. } => {
-                return Some(format!(
-                    "The arbiter rules: by FIDE's interpretation of 2017 the flag that fell first decides ({}, {}); enter the result.",
-                    self.consequence(),
-                    self.article
-                ));
-            }
-            _ => {}
-        }
-        const EXAMINE: &str = "Examine the position (6.9) before declaring the result.";
-        let r = self.result.map(GameResult::as_str);
-        Some(match self.call {
-            FlagCall::Declared => match r {
-                Some(r) => format!("Result {r}."),
-                None => EXAMINE.into(),
-            },
-            FlagCall::CallFirst { article } => format!(
-                "Call the flag: it counts as fallen when the arbiter observes it or a player claims it ({article}); acknowledging this alert records it. {}",
-                FlagVerdict {
-                    call: FlagCall::Declared,
-                    ..*self
-                }
-                .render()
-                .unwrap_or_default()
-            ),
-            FlagCall::MayCall => match r {
-                Some(r) => format!("When the flag is called or claimed: result {r}."),
-                None => EXAMINE.into(),
-            },
-            FlagCall::OnClaim => {
-                let opp = match self.decision {
-                    FlagDecision::LosesOnTime { flagged }
-                    | FlagDecision::OpponentCannotMate { flagged }
-                    | FlagDecision::Undetermined { flagged } => side_name(!flagged),
-                    _ => "the opponent",
-                };
-                let consequence = self.consequence();
-                format!(
-                    "If {opp} stops the clocks and claims while his own flag is up (B8): {}. Otherwise play goes on; if both flags fall, the game is drawn (B9).",
-                    match r {
-                        Some(r) => format!("{consequence}, result {r}"),
-                        None => format!("{consequence} (6.10)"),
-                    }
-                )
-            }
-            FlagCall::Called => match r {
-                Some(r) => format!("Result {r} ({}).", self.article),
-                None => EXAMINE.into(),
-            },
-        })
     }
 }
 
@@ -492,8 +334,16 @@ pub enum Verdict {
     Setup(SetupVerdict),
     /// A bughouse game's end on its board.
     BughouseEnd(BughouseEndVerdict),
-    /// What the board's link says (no prescription).
+    /// What the board's link or clock says (no prescription).
     Equipment(EquipmentVerdict),
+    /// A game record alert's: an end by rule, a result against it, a place restored.
+    Record(RecordVerdict),
+    /// How the pieces were handled (two hands, touched pieces).
+    Hands(HandsVerdict),
+    /// A bughouse seat's checks against its partner board.
+    Seat(SeatVerdict),
+    /// A clock set against the time control: what it showed, and the clock check's verdict.
+    ClockSetting(ClockSettingVerdict),
 }
 
 impl Verdict {
@@ -525,9 +375,19 @@ impl Verdict {
         }
     }
 
+    /// A clock check's verdict, the clock-setting alert's prescription included.
     pub fn clock(&self) -> Option<&ClockVerdict> {
         match self {
             Verdict::Clock(v) => Some(v),
+            Verdict::ClockSetting(v) => Some(&v.prescription),
+            _ => None,
+        }
+    }
+
+    /// What a clock set against the time control showed.
+    pub fn setting_mismatch(&self) -> Option<&SettingMismatch> {
+        match self {
+            Verdict::ClockSetting(v) => Some(&v.mismatch),
             _ => None,
         }
     }
@@ -602,6 +462,27 @@ impl Verdict {
         }
     }
 
+    pub fn record(&self) -> Option<&RecordVerdict> {
+        match self {
+            Verdict::Record(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn hands(&self) -> Option<&HandsVerdict> {
+        match self {
+            Verdict::Hands(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn seat(&self) -> Option<&SeatVerdict> {
+        match self {
+            Verdict::Seat(v) => Some(v),
+            _ => None,
+        }
+    }
+
     /// The prescription's text, as the alert carries it (none where a flag's play goes on).
     pub fn render(&self) -> Option<String> {
         match self {
@@ -620,109 +501,45 @@ impl Verdict {
             Verdict::Setup(v) => Some(v.render()),
             Verdict::BughouseEnd(v) => Some(v.render()),
             Verdict::Equipment(_) => None,
+            Verdict::Record(v) => Some(v.render()),
+            Verdict::Hands(v) => v.render(),
+            Verdict::Seat(v) => v.render(),
+            Verdict::ClockSetting(v) => Some(v.prescription.render()),
         }
     }
 }
 
-impl From<OffenceVerdict> for Verdict {
-    fn from(v: OffenceVerdict) -> Self {
-        Verdict::Offence(v)
-    }
+/// `From` each kind's verdict into the `Verdict` that carries it.
+macro_rules! verdict_from {
+    ($($kind:ty => $variant:ident),* $(,)?) => {
+        $(impl From<$kind> for Verdict {
+            fn from(v: $kind) -> Self {
+                Verdict::$variant(v)
+            }
+        })*
+    };
 }
 
-impl From<IllegalMoveVerdict> for Verdict {
-    fn from(v: IllegalMoveVerdict) -> Self {
-        Verdict::IllegalMove(v)
-    }
-}
-
-impl From<BughouseFlagVerdict> for Verdict {
-    fn from(v: BughouseFlagVerdict) -> Self {
-        Verdict::BughouseFlag(v)
-    }
-}
-
-impl From<FlagVerdict> for Verdict {
-    fn from(v: FlagVerdict) -> Self {
-        Verdict::Flag(v)
-    }
-}
-
-impl From<ClaimVerdict> for Verdict {
-    fn from(v: ClaimVerdict) -> Self {
-        Verdict::Claim(v)
-    }
-}
-
-impl From<UnderWayVerdict> for Verdict {
-    fn from(v: UnderWayVerdict) -> Self {
-        Verdict::UnderWay(v)
-    }
-}
-
-impl From<MatchVerdict> for Verdict {
-    fn from(v: MatchVerdict) -> Self {
-        Verdict::Match(v)
-    }
-}
-
-impl From<AdoptedIllegalMove> for Verdict {
-    fn from(v: AdoptedIllegalMove) -> Self {
-        Verdict::Adopted(v)
-    }
-}
-
-impl From<StandingIllegalPosition> for Verdict {
-    fn from(v: StandingIllegalPosition) -> Self {
-        Verdict::StandingIllegalPosition(v)
-    }
-}
-
-impl From<LostTrack> for Verdict {
-    fn from(v: LostTrack) -> Self {
-        Verdict::LostTrack(v)
-    }
-}
-
-impl From<DropVerdict> for Verdict {
-    fn from(v: DropVerdict) -> Self {
-        Verdict::Drop(v)
-    }
-}
-
-impl From<SetupVerdict> for Verdict {
-    fn from(v: SetupVerdict) -> Self {
-        Verdict::Setup(v)
-    }
-}
-
-impl From<BughouseEndVerdict> for Verdict {
-    fn from(v: BughouseEndVerdict) -> Self {
-        Verdict::BughouseEnd(v)
-    }
-}
-
-impl From<EquipmentVerdict> for Verdict {
-    fn from(v: EquipmentVerdict) -> Self {
-        Verdict::Equipment(v)
-    }
-}
-
-impl From<ClockVerdict> for Verdict {
-    fn from(v: ClockVerdict) -> Self {
-        Verdict::Clock(v)
-    }
-}
-
-/// A time as m:ss.
-pub fn mmss(ms: u64) -> String {
-    format!("{}:{:02}", ms / 60_000, (ms / 1000) % 60)
-}
-
-/// A clock time as h:mm:ss.
-pub fn hmmss(ms: u64) -> String {
-    let s = ms / 1000;
-    format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
+verdict_from! {
+    OffenceVerdict => Offence,
+    IllegalMoveVerdict => IllegalMove,
+    BughouseFlagVerdict => BughouseFlag,
+    FlagVerdict => Flag,
+    ClaimVerdict => Claim,
+    UnderWayVerdict => UnderWay,
+    MatchVerdict => Match,
+    AdoptedIllegalMove => Adopted,
+    StandingIllegalPosition => StandingIllegalPosition,
+    LostTrack => LostTrack,
+    DropVerdict => Drop,
+    SetupVerdict => Setup,
+    BughouseEndVerdict => BughouseEnd,
+    EquipmentVerdict => Equipment,
+    ClockVerdict => Clock,
+    RecordVerdict => Record,
+    HandsVerdict => Hands,
+    SeatVerdict => Seat,
+    ClockSettingVerdict => ClockSetting,
 }
 
 #[cfg(test)]
@@ -835,48 +652,6 @@ mod tests {
             .render(),
             "Seen or claimed in time: Black loses, unless White cannot checkmate by any series of legal moves (examine the position) (A4.2); only until White has made his next move; after it the move stands (A4.2)."
         );
-    }
-
-    #[test]
-    fn a_flag_decides_the_result_and_renders_it_by_who_acts() {
-        let black = Color::Black;
-        let lost = FlagVerdict::new(
-            Article::new("6.9"),
-            FlagDecision::LosesOnTime { flagged: black },
-            FlagCall::Called,
-        );
-        assert_eq!(lost.result, Some(GameResult::WhiteWins));
-        assert_eq!(lost.render().as_deref(), Some("Result 1-0 (6.9)."));
-        let open = FlagVerdict::new(
-            Article::new("6.10"),
-            FlagDecision::Undetermined { flagged: black },
-            FlagCall::OnClaim,
-        );
-        assert_eq!(open.result, None);
-        assert_eq!(
-            open.render().as_deref(),
-            Some(
-                "If White stops the clocks and claims while his own flag is up (B8): whether White can still checkmate could not be decided: the arbiter must judge loss or draw (6.10). Otherwise play goes on; if both flags fall, the game is drawn (B9)."
-            )
-        );
-        let first = FlagVerdict::new(
-            Article::new("6.9"),
-            FlagDecision::FirstFlagDecides { flagged: black },
-            FlagCall::Called,
-        );
-        assert_eq!(first.result, None);
-        assert_eq!(
-            first.render().as_deref(),
-            Some(
-                "The arbiter rules: by FIDE's interpretation of 2017 the flag that fell first decides (Black loses, unless White cannot checkmate, 6.9); enter the result."
-            )
-        );
-        let on = FlagVerdict::new(
-            Article::new("6.4"),
-            FlagDecision::PeriodReached { flagged: black },
-            FlagCall::Declared,
-        );
-        assert_eq!((on.result, on.render()), (None, None));
     }
 
     #[test]

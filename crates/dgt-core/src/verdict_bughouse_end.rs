@@ -8,7 +8,7 @@ use shakmaty::Color;
 
 use crate::bughouse::Standing;
 use crate::outcome::GameResult;
-use crate::verdict::side_name;
+use crate::words::side_name;
 
 /// What a bughouse game's end on its board says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use shakmaty::{Color, Square};
 
 use crate::article::Article;
 use crate::claim::ClaimKind;
-use crate::verdict::{mmss, side_name};
+use crate::words::{mmss, side_name};
 
 /// The verdict on a draw claim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,7 +5,8 @@
 use shakmaty::Color;
 
 use crate::article::Article;
-use crate::verdict::{hmmss, side_name};
+use crate::time_control::Bonus;
+use crate::words::{hmmss, side_name};
 
 /// What a check of the clock's readings prescribes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +64,76 @@ impl ClockVerdict {
     }
 }
 
+/// What the clock showed against the time control (6.10.2; 2005 6.11), as the
+/// clock-setting alert's message words it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SettingMismatch {
+    /// Before the first move the clock shows `white_ms` / `black_ms` (`None`: not read),
+    /// but the time control `control` starts at `base_ms`.
+    StartTime {
+        white_ms: Option<u64>,
+        black_ms: Option<u64>,
+        control: String,
+        base_ms: u64,
+    },
+    /// `presses` presses in a row by `side` gave no time back, though the time control
+    /// `control` gives `bonus` per move.
+    NoTimeBack {
+        presses: u32,
+        side: Color,
+        control: String,
+        bonus: Bonus,
+    },
+}
+
+impl SettingMismatch {
+    /// What the clock showed, for the alert's message.
+    pub fn message(&self) -> String {
+        match self {
+            SettingMismatch::StartTime {
+                white_ms,
+                black_ms,
+                control,
+                base_ms,
+            } => {
+                let show = |ms: &Option<u64>| ms.map(hmmss).unwrap_or_else(|| "?".into());
+                format!(
+                    "The clock shows {} for White and {} for Black before the first move, but the time control {control} starts at {}.",
+                    show(white_ms),
+                    show(black_ms),
+                    hmmss(*base_ms)
+                )
+            }
+            SettingMismatch::NoTimeBack {
+                presses,
+                side,
+                control,
+                bonus,
+            } => {
+                let (what, ms) = match *bonus {
+                    Bonus::Bronstein(ms) => ("a Bronstein delay of", ms),
+                    Bonus::SimpleDelay(ms) => ("a delay of", ms),
+                    Bonus::Increment(ms) => ("an increment of", ms),
+                    Bonus::None => ("an increment of", 0),
+                };
+                format!(
+                    "{presses} presses in a row by {} gave no time back, but the time control {control} has {what} {} s per move.",
+                    side_name(*side),
+                    ms / 1000
+                )
+            }
+        }
+    }
+}
+
+/// A clock-setting alert's verdict: what the clock showed, and what to do about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClockSettingVerdict {
+    pub mismatch: SettingMismatch,
+    /// `SetStartTime` or `InstallCorrectSetting`.
+    pub prescription: ClockVerdict,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,6 +171,38 @@ mod tests {
             }
             .render(),
             "Stop the clock, install the correct setting and adjust the times and the move counter (6.10.2)."
+        );
+    }
+
+    /// The one golden test of the clock-setting alerts' message.
+    #[test]
+    fn a_setting_mismatch_words_what_the_clock_showed() {
+        let start = SettingMismatch::StartTime {
+            white_ms: Some(3_600_000),
+            black_ms: None,
+            control: "5400".into(),
+            base_ms: 5_400_000,
+        };
+        assert_eq!(
+            start.message(),
+            "The clock shows 1:00:00 for White and ? for Black before the first move, but the time control 5400 starts at 1:30:00."
+        );
+        let no_time_back = |bonus| {
+            SettingMismatch::NoTimeBack {
+                presses: 3,
+                side: Color::Black,
+                control: "5400+30".into(),
+                bonus,
+            }
+            .message()
+        };
+        assert_eq!(
+            no_time_back(Bonus::Increment(30_000)),
+            "3 presses in a row by Black gave no time back, but the time control 5400+30 has an increment of 30 s per move."
+        );
+        assert_eq!(
+            no_time_back(Bonus::Bronstein(10_000)),
+            "3 presses in a row by Black gave no time back, but the time control 5400+30 has a Bronstein delay of 10 s per move."
         );
     }
 }

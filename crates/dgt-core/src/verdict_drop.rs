@@ -9,7 +9,7 @@ use shakmaty::{Color, Role, Square};
 use crate::article::Article;
 use crate::bughouse::DropFault;
 use crate::reconstruct::role_name;
-use crate::verdict::side_name;
+use crate::words::side_name;
 
 /// What a bughouse drop alert says.
 #[derive(Debug, Clone, PartialEq, Eq)]

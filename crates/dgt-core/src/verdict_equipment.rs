@@ -1,6 +1,7 @@
-//! What the board's link says, as data: noise on the line, a board kept apart as a
-//! duplicate, the link down (or the daemon stopping) and up again. These alerts prescribe
-//! nothing; the English of their `message` is rendered here.
+//! What the board's link and the clock's equipment say, as data: noise on the line, a board
+//! kept apart as a duplicate, the link down (or the daemon stopping) and up again, the clock
+//! disconnected from the board, its battery low. These alerts prescribe nothing; the English
+//! of their `message` is rendered here.
 
 /// A link alert's case.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +23,10 @@ pub enum EquipmentVerdict {
     },
     /// The board is connected again.
     Reconnected,
+    /// The clock is no longer connected to the board (or the board reports no clock).
+    ClockDisconnected,
+    /// The clock shows its battery-low indicator.
+    BatteryLow,
 }
 
 impl EquipmentVerdict {
@@ -60,6 +65,10 @@ impl EquipmentVerdict {
             EquipmentVerdict::Reconnected => {
                 "The board is connected again; its position is read afresh.".into()
             }
+            EquipmentVerdict::ClockDisconnected => {
+                "The clock is no longer connected to the board (or reports no clock).".into()
+            }
+            EquipmentVerdict::BatteryLow => "The clock shows its battery-low indicator.".into(),
         }
     }
 }
@@ -112,6 +121,14 @@ mod tests {
             (
                 EquipmentVerdict::Reconnected,
                 "The board is connected again; its position is read afresh.",
+            ),
+            (
+                EquipmentVerdict::ClockDisconnected,
+                "The clock is no longer connected to the board (or reports no clock).",
+            ),
+            (
+                EquipmentVerdict::BatteryLow,
+                "The clock shows its battery-low indicator.",
             ),
         ];
         for (verdict, message) in cases {

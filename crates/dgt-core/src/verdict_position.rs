@@ -8,7 +8,7 @@
 use shakmaty::{Color, Square};
 
 use crate::article::Article;
-use crate::verdict::side_name;
+use crate::words::side_name;
 
 /// An illegal move taken into the game as it stood, once play went on from it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 
 use shakmaty::{Board, Color};
 
-use crate::verdict::side_name;
+use crate::words::side_name;
 
 /// How the side to move of a game found under way was learnt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

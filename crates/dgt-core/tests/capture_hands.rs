@@ -7,7 +7,9 @@
 mod common;
 
 use common::*;
+use dgt_core::verdict::HandsVerdict;
 use dgt_core::{AlertKind, Severity};
+use shakmaty::Color;
 
 /// White's rook takes the black pawns on the fifth rank from h5 to c5, Black's king steps
 /// between a8 and a7; a standard game (90 min + 30 s) with `secs` on both clocks.
@@ -91,16 +93,28 @@ fn a_player_capturing_with_two_hands_again_and_again_gets_a_review() {
     assert_eq!(review.ply, Some(7));
     assert_eq!(review.squares, ["h5", "g5", "f5", "e5"]);
     // The evidence: how many, which plies, how far apart the lifts.
-    for part in [
-        "4 times",
-        "ply 1 (h1xh5, 0 ms apart",
-        "ply 3 (h5xg5",
-        "ply 5 (g5xf5",
-        "ply 7 (f5xe5",
-    ] {
-        assert!(review.message.contains(part), "{part}: {}", review.message);
-    }
-    assert!(review.prescription.is_some());
+    let HandsVerdict::CapturePattern {
+        player,
+        seen,
+        offence,
+    } = hands_verdict(review)
+    else {
+        panic!("not a pattern: {review:?}");
+    };
+    assert_eq!((*player, offence.as_str()), (Color::White, "7.5.4"));
+    let evidence: Vec<(u32, String, String, u64)> = seen
+        .iter()
+        .map(|s| (s.ply, s.from.to_string(), s.to.to_string(), s.gap_ms))
+        .collect();
+    assert_eq!(
+        evidence,
+        [
+            (1, "h1".into(), "h5".into(), 0),
+            (3, "h5".into(), "g5".into(), 0),
+            (5, "g5".into(), "f5".into(), 0),
+            (7, "f5".into(), "e5".into(), 0)
+        ]
+    );
 }
 
 #[test]
@@ -119,10 +133,20 @@ fn a_single_capture_with_both_lifts_in_one_report_is_an_info() {
     assert_eq!(a.ply, Some(3));
     assert_eq!(a.article.as_deref(), Some("4.1"));
     assert_eq!(a.squares, ["h5", "g5"]);
-    assert!(
-        a.message.contains("ply 3 (h5xg5, 0 ms apart"),
-        "{}",
-        a.message
+    let HandsVerdict::CaptureSeen {
+        signature, count, ..
+    } = hands_verdict(&a)
+    else {
+        panic!("not a single capture: {a:?}");
+    };
+    assert_eq!(
+        (
+            signature.ply,
+            signature.to.to_string(),
+            signature.gap_ms,
+            *count
+        ),
+        (3, "g5".into(), 0, 1)
     );
 }
 

@@ -5,10 +5,12 @@
 mod common;
 
 use common::*;
+use dgt_core::time_control::Bonus;
 use dgt_core::verdict::{
-    AdoptedIllegalMove, Article, ClaimDecision, ClockVerdict, FlagCall, FlagDecision, GameResult,
-    IllegalMoveVerdict, IllegalPlacement, OffenceDecision, OffenceVerdict, OwnTimeCut, Remedy,
-    Replacement, SetupVerdict, StandingIllegalPosition, WrongClaimPenalty,
+    AdoptedIllegalMove, Article, CalledBy, ClaimDecision, ClockVerdict, FlagCall, FlagDecision,
+    FlagFall, FlagNotCalled, GameResult, HandsVerdict, IllegalMoveVerdict, IllegalPlacement,
+    OffenceDecision, OffenceVerdict, OwnTimeCut, RecordVerdict, Remedy, Replacement,
+    SettingMismatch, SetupVerdict, StandingIllegalPosition, WrongClaimPenalty,
 };
 use dgt_core::{AlertKind, Event, EventBody, Severity};
 use shakmaty::{Color, Square};
@@ -979,7 +981,18 @@ fn l17_s12_opponent_piece_handled_on_the_movers_time() {
             by_edition(edition, "4.3b / 4.2", "4.3.2 / 4.2.1", "4.3.2 / 4.2.1")
         );
         assert_eq!(a.squares, ["c8"]);
-        assert!(a.message.contains("black bishop on c8"), "{a:?}");
+        assert!(
+            matches!(
+                hands_verdict(&a),
+                HandsVerdict::OpponentPieceLifted {
+                    mover: Color::White,
+                    role: Some(shakmaty::Role::Bishop),
+                    square: Square::C8,
+                    ..
+                }
+            ),
+            "{a:?}"
+        );
     }
 }
 
@@ -1671,9 +1684,14 @@ fn l17_s18_flag_not_called_before_the_mate() {
         );
         let mate = one(&ev, AlertKind::Checkmate);
         assert!(
-            mate.message.contains("flag was down") && mate.message.contains("not been called"),
-            "{edition}: {}",
-            mate.message
+            matches!(
+                record_verdict(&mate),
+                RecordVerdict::EndedByRule {
+                    result: GameResult::WhiteWins,
+                    uncalled_flag: Some(FlagNotCalled { flagged: Color::White, article, .. }),
+                } if *article == Article::new(considered)
+            ),
+            "{edition}: {mate:?}"
         );
 
         // The arbiter acknowledged the flag alert before the mate: 0-1 then.
@@ -1840,7 +1858,16 @@ fn l17_s46_both_flags_under_guideline_iii() {
         );
         let both = one(&ev, AlertKind::BothFlagsFallen);
         assert_eq!(both.severity, Severity::Info);
-        assert!(both.message.contains("3.2 s before"), "{}", both.message);
+        assert!(
+            matches!(
+                flag_verdict(&both).decision,
+                FlagDecision::FirstFellBefore {
+                    first: Color::White,
+                    by_ms: 3_200..=3_299
+                }
+            ),
+            "{edition}: {both:?}"
+        );
 
         // With an increment there is no quickplay finish: Guideline III does not apply.
         let mut b = game(edition, "5400+30", 5400);
@@ -1879,7 +1906,19 @@ fn l17_s43_piece_knocked_off_and_play_goes_on() {
     // Knocked off: for review, with the piece named; play is followed as if it stood there.
     let p = one(&ev, AlertKind::IllegalPosition);
     assert_eq!((p.severity, p.ply), (Severity::Review, Some(4)));
-    assert!(prescription(&p).contains("Black bishop on f8"), "{p:?}");
+    assert_eq!(
+        *record_verdict(&p),
+        RecordVerdict::PiecesMissing {
+            missing: vec![(
+                Square::F8,
+                shakmaty::Piece {
+                    color: Color::Black,
+                    role: shakmaty::Role::Bishop
+                }
+            )],
+            ply: 4
+        }
+    );
     assert!(
         alert_of(&ev, AlertKind::IllegalMove).is_empty(),
         "a missing piece is not an illegal move by whoever presses next: {:?}",
@@ -1892,7 +1931,13 @@ fn l17_s43_piece_knocked_off_and_play_goes_on() {
     // The arbiter's reinstatement: back to ply 4, the clocks logged there proposed.
     let r = one(&ev, AlertKind::PositionRestored);
     assert_eq!(r.ply, Some(4));
-    assert!(prescription(&r).contains("ply 4"), "{r:?}");
+    assert_eq!(
+        *record_verdict(&r),
+        RecordVerdict::Restored {
+            ply: 4,
+            article: Article::new("7.1")
+        }
+    );
     assert!(ends(&ev).is_empty());
 
     // Put back without reinstating: the board is legal again (info), play goes on.
@@ -1920,11 +1965,13 @@ fn l17_s20_flag_alert_gives_the_verified_move_count() {
         b.flag(true, true).wait(300);
         let ev = b.run();
         let f = one(&ev, AlertKind::FlagFall);
-        assert!(
-            f.message
-                .contains("White's flag has fallen with 3 move(s) completed"),
-            "{edition}: {}",
-            f.message
+        assert_eq!(
+            flag_verdict(&f).fall,
+            Some(FlagFall {
+                flagged: Color::White,
+                moves_done: 3
+            }),
+            "{edition}"
         );
     }
 }
@@ -1966,7 +2013,16 @@ fn l17_s56_clock_set_without_increment_or_to_other_times() {
         assert_eq!(a.severity, Severity::Review, "{edition}");
         assert_eq!(article(&a), article_);
         assert_eq!(a.side, Some(dgt_core::Side::White));
-        assert!(a.message.contains("30 s per move"), "{}", a.message);
+        assert_eq!(
+            *setting_mismatch(&a),
+            SettingMismatch::NoTimeBack {
+                presses: 3,
+                side: Color::White,
+                control: "5400+30".into(),
+                bonus: Bonus::Increment(30_000)
+            },
+            "{edition}"
+        );
         assert_eq!(
             clock_verdict(&a),
             ClockVerdict::InstallCorrectSetting {
@@ -1990,9 +2046,16 @@ fn l17_s56_clock_set_without_increment_or_to_other_times() {
         let ev = b.run();
         let a = one(&ev, AlertKind::ClockSettingMismatch);
         assert!(
-            a.message.contains("1:30:00") && a.message.contains("1:00:00"),
-            "{}",
-            a.message
+            matches!(
+                setting_mismatch(&a),
+                SettingMismatch::StartTime {
+                    white_ms: Some(5_400_000..=5_400_999),
+                    black_ms: Some(5_400_000..=5_400_999),
+                    control,
+                    base_ms: 3_600_000,
+                } if control == "3600+30"
+            ),
+            "{a:?}"
         );
         assert_eq!(a.ply, Some(0));
         assert_eq!(
@@ -2137,14 +2200,15 @@ fn l17_s37_reduced_flag_claimed_by_stopping_the_clock() {
             "{edition}"
         );
         let called = alert_of(&ev, AlertKind::FlagFall);
-        assert!(
-            called
-                .last()
-                .unwrap()
-                .message
-                .contains(&format!("stopped to claim it, {article_}")),
-            "{edition}: {:?}",
-            called.last()
+        assert_eq!(
+            flag_verdict(called.last().unwrap()).called,
+            Some((
+                Color::White,
+                CalledBy::ClockStopped {
+                    article: Article::new(article_)
+                }
+            )),
+            "{edition}"
         );
         // Before the pause the flag had not ended the game.
         let ev = flagged(None).run();
@@ -2175,11 +2239,16 @@ fn l17_s37_reduced_flag_claimed_by_stopping_the_clock() {
                 (invalid.severity, article(&invalid)),
                 (Severity::Review, "A4.3")
             );
-            assert!(
-                invalid.message.contains("the claim is invalid"),
-                "{invalid:?}"
-            );
             let v = flag_verdict(&invalid);
+            assert_eq!(
+                v.called,
+                Some((
+                    Color::White,
+                    CalledBy::InvalidClaimOwnFlagDown {
+                        article: Article::new("A4.3")
+                    }
+                ))
+            );
             assert_eq!(
                 (v.decision, v.result),
                 (
@@ -2202,12 +2271,14 @@ fn l17_s37_reduced_flag_claimed_by_stopping_the_clock() {
             (v.call, v.result),
             (FlagCall::Called, Some(GameResult::BlackWins))
         );
-        assert_eq!(
-            last.message.contains("procedural defect under A4.3"),
-            edition == "fide-2017",
-            "{edition}: {}",
-            last.message
-        );
+        let by = if edition == "fide-2017" {
+            CalledBy::ClaimWithoutStopping {
+                article: Article::new("A4.3"),
+            }
+        } else {
+            CalledBy::Claim
+        };
+        assert_eq!(v.called, Some((Color::White, by)), "{edition}");
     }
 }
 
@@ -2289,7 +2360,12 @@ fn l17_s55_recording_below_five_minutes() {
         }
     );
     assert_eq!(a.side, Some(dgt_core::Side::White));
-    assert!(a.message.contains("4:59"), "{}", a.message);
+    // The time left that the message gives (4:59) is the alert's clock reading.
+    assert!(
+        matches!(a.white_ms, Some(299_000..=299_999)),
+        "{:?}",
+        a.white_ms
+    );
     for tc in ["5400+30", "1500+10"] {
         assert!(
             alert_of(&run(tc), AlertKind::RecordingNotRequired).is_empty(),

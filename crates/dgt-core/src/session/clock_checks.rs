@@ -3,7 +3,7 @@
 //! claim possible (III.5; 2005 10.2).
 
 use super::*;
-use crate::verdict::ClockVerdict;
+use crate::verdict::{ClockSettingVerdict, ClockVerdict, SettingMismatch};
 
 impl Session {
     /// 8.4: in standard play, a player with less than five minutes left in a period without
@@ -152,18 +152,17 @@ impl Session {
         }
         self.watch.clock_hints.setting_reported = true;
         let (w, b) = self.clock.white_black_of(times);
-        let show = |ms: Option<u64>| ms.map(hmmss).unwrap_or_else(|| "?".into());
+        let mismatch = SettingMismatch::StartTime {
+            white_ms: w,
+            black_ms: b,
+            control: tc.text.clone(),
+            base_ms: base,
+        };
         let mut a = self.alert(
             AlertKind::ClockSettingMismatch,
             Severity::Review,
             None,
-            format!(
-                "The clock shows {} for White and {} for Black before the first move, but the time control {} starts at {}.",
-                show(w),
-                show(b),
-                tc.text,
-                hmmss(base)
-            ),
+            mismatch.message(),
         );
         let article = match &self.bughouse {
             Some(seat) => {
@@ -174,11 +173,14 @@ impl Session {
         };
         a.article = Some(article.into());
         (a.white_ms, a.black_ms) = (w, b);
-        let verdict = ClockVerdict::SetStartTime {
-            base_ms: base,
-            article,
+        let verdict = ClockSettingVerdict {
+            mismatch,
+            prescription: ClockVerdict::SetStartTime {
+                base_ms: base,
+                article,
+            },
         };
-        a.prescription = Some(verdict.render());
+        a.prescription = Some(verdict.prescription.render());
         a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
@@ -208,10 +210,10 @@ impl Session {
         let period = self.watch.flags.periods_reached[who].min(tc.periods.len().saturating_sub(1));
         // What the press must give back: a Fischer increment always; a Bronstein delay the
         // time used, up to the delay (KNSB-15: 30 s, delay 10 s, a move in 12 s → 28 s).
-        let (inc, what) = match tc.periods.get(period).map(|p| p.bonus) {
-            Some(Bonus::Increment(inc)) => (inc, "an increment of"),
+        let inc = match tc.periods.get(period).map(|p| p.bonus) {
+            Some(Bonus::Increment(inc)) => inc,
             Some(Bonus::Bronstein(delay)) => match thought {
-                Some(used) => (used.min(delay), "a Bronstein delay of"),
+                Some(used) => used.min(delay),
                 None => return,
             },
             _ => return,
@@ -230,26 +232,26 @@ impl Session {
             return;
         }
         self.watch.clock_hints.setting_reported = true;
+        let verdict = ClockSettingVerdict {
+            mismatch: SettingMismatch::NoTimeBack {
+                presses: PRESSES,
+                side: who,
+                control: tc.text.clone(),
+                bonus: tc.periods[period].bonus,
+            },
+            prescription: ClockVerdict::InstallCorrectSetting {
+                article: self.rules.edition.clock_setting,
+            },
+        };
         let mut a = self.alert(
             AlertKind::ClockSettingMismatch,
             Severity::Review,
             Some(who),
-            format!(
-                "{PRESSES} presses in a row by {} gave no time back, but the time control {} has {what} {} s per move.",
-                arbiter::side_name(who),
-                tc.text,
-                match tc.periods.get(period).map(|p| p.bonus) {
-                    Some(Bonus::Bronstein(d)) => d / 1000,
-                    _ => inc / 1000,
-                }
-            ),
+            verdict.mismatch.message(),
         );
         a.article = Some(self.rules.edition.clock_setting.into());
         (a.white_ms, a.black_ms) = self.clock.white_black_ms();
-        let verdict = ClockVerdict::InstallCorrectSetting {
-            article: self.rules.edition.clock_setting,
-        };
-        a.prescription = Some(verdict.render());
+        a.prescription = Some(verdict.prescription.render());
         a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }

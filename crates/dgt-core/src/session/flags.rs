@@ -3,7 +3,7 @@
 //! reduced supervision A.4.3 / A.5.3 / B8).
 
 use super::*;
-use crate::verdict::{Article, FlagCall, FlagDecision, FlagVerdict};
+use crate::verdict::{Article, CalledBy, FlagCall, FlagDecision, FlagVerdict};
 
 impl Session {
     pub(super) fn on_flags(&mut self, t: u64, displays: &[ClockSide], out: &mut Emitted) {
@@ -92,16 +92,13 @@ impl Session {
                 self.rules.edition.time_control_check,
                 FlagDecision::PeriodReached { flagged },
                 FlagCall::Declared,
-            );
+            )
+            .fell(flagged, done);
             let mut a = self.alert(
                 AlertKind::FlagFall,
                 Severity::Info,
                 Some(flagged),
-                format!(
-                    "{}'s flag fell at the end of a period after {done} moves: {}.",
-                    arbiter::side_name(flagged),
-                    verdict.consequence()
-                ),
+                verdict.message().unwrap_or_default(),
             );
             a.article = Some(verdict.article.into());
             a.verdict = Some(Box::new(verdict.into()));
@@ -139,21 +136,10 @@ impl Session {
             flag_decision(flagged, ability)
         };
         let (severity, called_later, call) = self.flag_call(both);
-        let verdict = FlagVerdict::new(self.rules.edition.flag_fall, decision, call);
+        let verdict =
+            FlagVerdict::new(self.rules.edition.flag_fall, decision, call).fell(flagged, done);
         let result = verdict.result;
-        let consequence = verdict.consequence();
-        let who = arbiter::side_name(flagged);
-        let fell = format!("{who}'s flag has fallen with {done} move(s) completed");
-        let message = match call {
-            FlagCall::OnClaim => format!(
-                "{fell}: it counts only when {} claims it (B7); the arbiter must not point it out.",
-                arbiter::side_name(opp)
-            ),
-            FlagCall::MayCall => {
-                format!("{fell}: {consequence}. The arbiter may call it (A4.5).")
-            }
-            _ => format!("{fell}: {consequence}."),
-        };
+        let message = verdict.message().unwrap_or_default();
         let mut a = self.alert(kind, severity, Some(flagged), message);
         a.article = Some(verdict.article.into());
         (a.white_ms, a.black_ms) = self.clock.white_black_ms();
@@ -231,17 +217,22 @@ impl Session {
             return;
         }
         self.watch.flags.game_ending = None;
+        let verdict = FlagVerdict::new(
+            self.rules.edition.flag_fall,
+            FlagDecision::FirstFellBefore {
+                first,
+                by_ms: t.saturating_sub(at),
+            },
+            FlagCall::Declared,
+        );
         let mut a = self.alert(
             AlertKind::BothFlagsFallen,
             Severity::Info,
             Some(first),
-            format!(
-                "Both flags are down; {}'s fell first, {} before the other: the result stands.",
-                arbiter::side_name(first),
-                seconds(t.saturating_sub(at))
-            ),
+            verdict.message().unwrap_or_default(),
         );
-        a.article = Some(self.rules.edition.flag_fall.into());
+        a.article = Some(verdict.article.into());
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -371,14 +362,12 @@ impl Session {
         }
         if self.watch.flags.uncalled.is_some() || self.watch.flags.pending.is_some() {
             let (article, must_stop) = self.rules.edition.reduced_flag_claim;
-            let how = if self.reduced() && must_stop && self.clock.running().is_some() {
-                format!(
-                    "a player claimed the flag without stopping the clock, a procedural defect under {article}"
-                )
+            let by = if self.reduced() && must_stop && self.clock.running().is_some() {
+                CalledBy::ClaimWithoutStopping { article }
             } else {
-                "a player claimed the flag".to_string()
+                CalledBy::Claim
             };
-            self.flag_called(t, &how, out);
+            self.flag_called(t, by, out);
             return;
         }
         let verdict = FlagVerdict::new(
@@ -410,32 +399,27 @@ impl Session {
         let Some(flagged) = self.watch.flags.take_waiting() else {
             return;
         };
-        let claimant = !flagged;
-        let mut a = self.alert(
-            AlertKind::BothFlagsFallen,
-            Severity::Review,
-            Some(claimant),
-            format!(
-                "{} stopped the clock to claim {}'s flag, but his own flag is down too: the claim is invalid ({article}). {}'s flag fell first.",
-                arbiter::side_name(claimant),
-                arbiter::side_name(flagged),
-                arbiter::side_name(flagged),
-            ),
-        );
-        a.article = Some(article.into());
-        (a.white_ms, a.black_ms) = self.clock.white_black_ms();
         // 6.9: the first flag loses unless the opponent cannot checkmate.
         let verdict = FlagVerdict::new(
             Article::new("6.9"),
             FlagDecision::FirstFlagDecides { flagged },
             FlagCall::Called,
+        )
+        .called_by(flagged, CalledBy::InvalidClaimOwnFlagDown { article });
+        let mut a = self.alert(
+            AlertKind::BothFlagsFallen,
+            Severity::Review,
+            Some(!flagged),
+            verdict.message().unwrap_or_default(),
         );
+        a.article = Some(article.into());
+        (a.white_ms, a.black_ms) = self.clock.white_black_ms();
         a.prescription = verdict.render();
         a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 
-    pub(super) fn flag_called(&mut self, t: u64, how: &str, out: &mut Emitted) {
+    pub(super) fn flag_called(&mut self, t: u64, by: CalledBy, out: &mut Emitted) {
         let Some(flagged) = self.watch.flags.take_waiting() else {
             return;
         };
@@ -448,16 +432,13 @@ impl Session {
             flagged,
             crate::dead::full(g.current(), g.castling_mode, opp),
         );
-        let verdict = FlagVerdict::new(self.rules.edition.flag_fall, decision, FlagCall::Called);
+        let verdict = FlagVerdict::new(self.rules.edition.flag_fall, decision, FlagCall::Called)
+            .called_by(flagged, by);
         let mut a = self.alert(
             AlertKind::FlagFall,
             Severity::Intervene,
             Some(flagged),
-            format!(
-                "{}'s flag counts as fallen now ({how}): {}.",
-                arbiter::side_name(flagged),
-                verdict.consequence()
-            ),
+            verdict.message().unwrap_or_default(),
         );
         a.article = Some(self.rules.edition.flag_considered_fallen.into());
         (a.white_ms, a.black_ms) = self.clock.white_black_ms();

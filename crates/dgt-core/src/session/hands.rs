@@ -2,6 +2,7 @@
 //! handling log's signals (`crate::handling`) read against the game and the edition.
 
 use super::*;
+use crate::verdict::HandsVerdict;
 
 impl Session {
     /// Alerts for how the pieces of a move were handled (4.3, 4.4.2, 4.1/7.5.4).
@@ -80,12 +81,15 @@ impl Session {
             left_ms,
             pace: ch::HandPace::of(left_ms, standard),
         };
-        let player = arbiter::side_name(mover);
-        let (severity, message, squares) = match self.watch.capture_hands.record(mover, s) {
+        let (severity, squares, verdict) = match self.watch.capture_hands.record(mover, s) {
             Finding::Single(s) => (
                 Severity::Info,
-                ch::single_message(player, &s, self.watch.capture_hands.count(mover)),
                 vec![s.from.to_string(), s.to.to_string()],
+                HandsVerdict::CaptureSeen {
+                    player: mover,
+                    signature: s,
+                    count: self.watch.capture_hands.count(mover),
+                },
             ),
             // Art. 4 on a player's claim only (2005 rapid/blitz, B5): the arbiter is asked then.
             Finding::Pattern(seen) => (
@@ -94,20 +98,21 @@ impl Session {
                 } else {
                     Severity::Review
                 },
-                ch::pattern_message(player, &seen),
                 seen.iter().map(|s| s.to.to_string()).collect(),
+                HandsVerdict::CapturePattern {
+                    player: mover,
+                    seen,
+                    offence: self.rules.edition.two_hands,
+                },
             ),
         };
+        let message = verdict.message().unwrap_or_default();
         let mut a = self.alert(AlertKind::TwoHandedMove, severity, Some(mover), message);
         a.article = Some("4.1".into());
         a.ply = a.ply.map(|p| p + 1);
         a.squares = squares;
-        if severity != Severity::Info {
-            a.prescription = Some(format!(
-                "A pattern, not a proof: a hand holding the capturer while it takes the piece off shows the same. Watch {player}'s next captures; a move seen made with two hands is an offence ({}), confirm it then.",
-                self.rules.edition.two_hands
-            ));
-        }
+        a.prescription = verdict.render();
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -239,31 +244,22 @@ impl Session {
         if lifted_at < turn_began {
             return;
         }
-        let owner = !mover;
-        let piece = self
-            .game
-            .as_ref()
-            .and_then(|g| g.current().board().role_at(square))
-            .map_or("piece", reconstruct::role_name);
-        let mut a = self.alert(
-            AlertKind::TouchMove,
-            Severity::Info,
-            Some(mover),
-            format!(
-                "The {} {piece} on {square} was lifted for {:.1} s and put back while {} was on move: either {} touched it (then he must capture it if he can) or {} handled a piece while not on move.",
-                if owner.is_white() { "white" } else { "black" },
-                off_ms as f64 / 1000.0,
-                arbiter::side_name(mover),
-                arbiter::side_name(mover),
-                arbiter::side_name(owner),
-            ),
-        );
+        let verdict = HandsVerdict::OpponentPieceLifted {
+            mover,
+            role: self
+                .game
+                .as_ref()
+                .and_then(|g| g.current().board().role_at(square)),
+            square,
+            off_ms,
+        };
+        let message = verdict.message().unwrap_or_default();
+        let mut a = self.alert(AlertKind::TouchMove, Severity::Info, Some(mover), message);
         a.article = Some(self.rules.edition.touch_opponent_piece.into());
         a.squares = vec![square.to_string()];
         a.ply = a.ply.map(|p| p + 1);
-        a.prescription = Some(
-            "A hint only: the board cannot tell whose hand it was. On a claim, ask the players (4.3.2 for the mover, 4.2.1 for the other).".into(),
-        );
+        a.prescription = verdict.render();
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 }

@@ -363,7 +363,12 @@ impl Session {
 
 impl Session {
     /// A link alert: its message is the verdict's.
-    fn link_alert(&self, kind: AlertKind, severity: Severity, verdict: EquipmentVerdict) -> Alert {
+    pub(super) fn link_alert(
+        &self,
+        kind: AlertKind,
+        severity: Severity,
+        verdict: EquipmentVerdict,
+    ) -> Alert {
         let mut a = self.alert(kind, severity, None, verdict.message());
         a.verdict = Some(Box::new(verdict.into()));
         a

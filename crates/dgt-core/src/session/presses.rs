@@ -2,17 +2,17 @@
 //! `clock` event.
 
 use super::*;
+use crate::verdict::{CalledBy, EquipmentVerdict};
 
 impl Session {
     pub(super) fn on_clock(&mut self, t: u64, times: ClockTimes, out: &mut Emitted) {
         let before = self.clock.last().copied();
         let obs: ClockObservation = self.clock.observe(times);
         if obs.disconnected {
-            let a = self.alert(
+            let a = self.link_alert(
                 AlertKind::ClockDisconnected,
                 Severity::Review,
-                None,
-                "The clock is no longer connected to the board (or reports no clock).".into(),
+                EquipmentVerdict::ClockDisconnected,
             );
             self.equipment_alert(t, a, out);
         }
@@ -104,11 +104,7 @@ impl Session {
         if self.reduced() && both_down {
             self.claim_with_own_flag_down(t, article, out);
         } else {
-            self.flag_called(
-                t,
-                &format!("the clock was stopped to claim it, {article}"),
-                out,
-            );
+            self.flag_called(t, CalledBy::ClockStopped { article }, out);
         }
     }
 
@@ -153,11 +149,10 @@ impl Session {
             out.push((t, EventBody::Alert(a)));
         }
         if obs.battery_low {
-            let a = self.alert(
+            let a = self.link_alert(
                 AlertKind::BatteryLow,
                 Severity::Info,
-                None,
-                "The clock shows its battery-low indicator.".into(),
+                EquipmentVerdict::BatteryLow,
             );
             self.equipment_alert(t, a, out);
         }

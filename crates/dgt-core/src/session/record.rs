@@ -2,6 +2,7 @@
 //! gesture, and the board's return to a legal position after an irregularity.
 
 use super::*;
+use crate::verdict::{FlagNotCalled, HandsVerdict};
 
 impl Session {
     /// Plays moves into the game and emits them; `pressed` marks them final. `shown_at` is
@@ -97,16 +98,21 @@ impl Session {
             a.ply = Some(ply);
             a.fen = Some(fen(g.current()));
             a.game = Some(g.id.clone());
-            a.prescription = Some(format!("Stop the clock; the result is {}.", end.result));
-            if let Some(f) = &self.watch.flags.uncalled {
-                // L17 T18: the flag had not been called, so it had not fallen (6.8).
-                a.message.push_str(&format!(
-                    " {}'s flag was down on the clock {} earlier but had not been called: it does not count ({}).",
-                    arbiter::side_name(f.flagged),
-                    seconds(t.saturating_sub(f.t_ms)),
-                    self.rules.edition.flag_considered_fallen
-                ));
+            // L17 T18: a flag not called had not fallen (6.8).
+            let uncalled_flag = self.watch.flags.uncalled.as_ref().map(|f| FlagNotCalled {
+                flagged: f.flagged,
+                earlier_ms: t.saturating_sub(f.t_ms),
+                article: self.rules.edition.flag_considered_fallen,
+            });
+            let verdict = RecordVerdict::EndedByRule {
+                result: end.result,
+                uncalled_flag,
+            };
+            a.prescription = Some(verdict.render());
+            if let Some(note) = verdict.message_note() {
+                a.message.push_str(&note);
             }
+            a.verdict = Some(Box::new(verdict.into()));
             let id = g.id.clone();
             out.push((t, EventBody::Alert(a)));
             out.push((
@@ -154,10 +160,12 @@ impl Session {
         // 7.1 (2005 6.14): the clocks go back to the times logged at that position.
         if let Some(m) = g.moves.last() {
             (a.white_ms, a.black_ms) = (m.white_ms, m.black_ms);
-            a.prescription = Some(format!(
-                "If the position is reinstated, set the clocks to the times logged at ply {k} ({}).",
-                self.rules.edition.clocks_after_irregularity
-            ));
+            let verdict = RecordVerdict::Restored {
+                ply: k,
+                article: self.rules.edition.clocks_after_irregularity,
+            };
+            a.prescription = Some(verdict.render());
+            a.verdict = Some(Box::new(verdict.into()));
         }
         out.push((t, EventBody::Alert(a)));
         self.watch.illegal_alerted = false;
@@ -234,21 +242,12 @@ impl Session {
         a.game = Some(g.id.clone());
         a.squares = board::square_names(d);
         if only_missing {
-            let names: Vec<String> = missing
-                .iter()
-                .map(|(sq, p)| {
-                    format!(
-                        "{} {} on {sq}",
-                        arbiter::side_name(p.color),
-                        reconstruct::role_name(p.role)
-                    )
-                })
-                .collect();
-            a.prescription = Some(format!(
-                "Missing from the board: {}. Moves are followed as if it stood there. If it was displaced, reinstate the position of ply {} with the clock times logged there (7.1) and put it back.",
-                names.join(", "),
-                g.plies()
-            ));
+            let verdict = RecordVerdict::PiecesMissing {
+                missing: missing.clone(),
+                ply: g.plies(),
+            };
+            a.prescription = Some(verdict.render());
+            a.verdict = Some(Box::new(verdict.into()));
             self.watch.ghosts = missing;
         }
         self.watch.illegal_alerted = true;
@@ -325,23 +324,25 @@ impl Session {
             return;
         }
         let san = shakmaty::san::SanPlus::from_move(g.current().clone(), m).to_string();
-        let why = reason.words();
         let ply = g.plies();
         self.watch.told_play_after_end = true;
         // The end by rule itself is `info` (the game is over at the move, 6.2.1.1); play going
         // on past it is where the arbiter must act now.
+        let verdict = RecordVerdict::PlayAfterEnd {
+            result,
+            reason,
+            ply,
+            san,
+        };
         let mut a = self.alert(
             AlertKind::MoveAfterGameEnd,
             Severity::Intervene,
             Some(g.current().turn()),
-            format!(
-                "The game ended at ply {ply} by {why} ({result}), but play went on with {san}."
-            ),
+            verdict.message().unwrap_or_default(),
         );
         a.uci = Some(m.to_uci(g.castling_mode).to_string());
-        a.prescription = Some(format!(
-            "The result {result} stands: stop the clock and tell the players the game is over."
-        ));
+        a.prescription = Some(verdict.render());
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -411,14 +412,12 @@ impl Session {
         );
         a.article = Some(article.into());
         a.squares = vec![from.to_string(), to.to_string()];
-        a.prescription = Some(if king_moves.is_empty() {
-            "The king has no legal move: any legal move may be made (4.5).".to_string()
-        } else {
-            format!(
-                "If the king was touched to castle, another king move must be made ({article}): {}.",
-                king_moves.join(", ")
-            )
-        });
+        let verdict = HandsVerdict::KingToIllegalCastling {
+            article,
+            king_moves,
+        };
+        a.prescription = verdict.render();
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 }

@@ -15,6 +15,7 @@ use crate::event::Emitted;
 use crate::event::{Alert, AlertKind, EventBody, Severity};
 use crate::reconstruct::{Game, fen};
 use crate::snapshot_as::*;
+use crate::verdict::SeatVerdict;
 
 /// How long after a promotion on the partner board the piece it took may leave this board
 /// (3.1). A removal later than that is not matched to it: the new piece came from elsewhere.
@@ -132,18 +133,19 @@ impl Seat {
                     self.taken_applied[piece] += 1;
                     g.replace_current(edited);
                     taken.push(sq);
+                    let verdict = SeatVerdict::TakenForPromotion {
+                        piece,
+                        square: sq,
+                        partner: self.partner_label.clone(),
+                    };
                     let mut a = Alert::new(
                         AlertKind::PieceTakenForPromotion,
                         Severity::Info,
                         self.regulation.name(),
-                        format!(
-                            "The {} {} on {sq} was taken for a promotion on board {} (3.1): not a move.",
-                            if color.is_white() { "white" } else { "black" },
-                            crate::reconstruct::role_name(role),
-                            self.partner_label
-                        ),
+                        verdict.message(),
                     );
-                    a.article = Some("3.1".into());
+                    a.article = Some(verdict.article().into());
+                    a.verdict = Some(Box::new(verdict.into()));
                     a.game = Some(g.id.clone());
                     a.ply = Some(g.plies() as u32);
                     a.fen = Some(fen(g.current()));
@@ -424,22 +426,20 @@ impl Session {
             return;
         }
         let reg = seat.regulation;
-        let partner = seat.partner_label.clone();
+        let verdict = SeatVerdict::ClocksStartedApart {
+            gap_ms: gap,
+            partner: seat.partner_label.clone(),
+        };
         let mut a = self.alert(
             AlertKind::ClockSettingMismatch,
             Severity::Review,
             None,
-            format!(
-                "This board's clock started {:.1} s after the clock of board {partner}: both clocks are to be started together by the two Black players (6.4).",
-                gap as f64 / 1000.0
-            ),
+            verdict.message(),
         );
         a.edition = reg.name().into();
-        a.article = Some("6.4".into());
-        a.prescription = Some(
-            "Advisory: the time lost is not restored by the regulation; the arbiter decides on request (10.5)."
-                .into(),
-        );
+        a.article = Some(verdict.article().into());
+        a.prescription = verdict.render();
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 
@@ -700,36 +700,30 @@ impl Session {
             return;
         }
         let reg = seat.regulation;
-        let partner = seat.partner_label.clone();
-        let (severity, article, rule) = if reg == Regulation::Flemish {
-            (
-                Severity::Info,
-                "6.a",
-                "allowed if it was the player's own reserve piece or his opponent's (6.a)",
-            )
+        // The Flemish 6.a also allows the player's own reserve: info; DJC 3.1 takes the
+        // piece from this board: review.
+        let own_reserve_allowed = reg == Regulation::Flemish;
+        let verdict = SeatVerdict::PromotedPieceFromElsewhere {
+            owed,
+            window_s: TAKE_WINDOW_MS / 1000,
+            partner: seat.partner_label.clone(),
+            own_reserve_allowed,
+        };
+        let severity = if own_reserve_allowed {
+            Severity::Info
         } else {
-            (
-                Severity::Review,
-                "3.1",
-                "the regulation takes it from this board, from the opponent's partner (3.1)",
-            )
+            Severity::Review
         };
         let mut a = self.alert(
             AlertKind::PieceTakenForPromotion,
             severity,
             None,
-            format!(
-                "No {} left this board within {} s of the promotion on board {partner}: the new piece came from elsewhere (a spare set?) — {rule}.",
-                owed.join(", "),
-                TAKE_WINDOW_MS / 1000
-            ),
+            verdict.message(),
         );
         a.edition = reg.name().into();
-        a.article = Some(article.into());
-        a.prescription = Some(
-            "Check where the promoted piece came from; the arbiter decides on request (10.5)."
-                .into(),
-        );
+        a.article = Some(verdict.article().into());
+        a.prescription = verdict.render();
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
     }
 }

@@ -640,6 +640,9 @@ pub fn flag_verdict(a: &dgt_core::Alert) -> dgt_core::verdict::FlagVerdict {
         .flag_verdict()
         .unwrap_or_else(|| panic!("no flag verdict on {a:?}"));
     assert_eq!(a.prescription, v.render());
+    if let Some(message) = v.message() {
+        assert_eq!(a.message, message);
+    }
     v
 }
 
@@ -712,4 +715,59 @@ pub fn ee_message(entries: &[EeEntry]) -> Vec<u8> {
     let mut m = vec![0x8F, (len >> 7) as u8, (len & 0x7F) as u8];
     m.extend(data);
     m
+}
+
+/// A record alert's verdict as data (an end by rule, a result against it, a place
+/// restored, missing pieces); its `prescription` is the verdict's text.
+#[track_caller]
+pub fn record_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::RecordVerdict {
+    let v = a
+        .verdict
+        .as_deref()
+        .and_then(dgt_core::verdict::Verdict::record)
+        .unwrap_or_else(|| panic!("no record verdict on {a:?}"));
+    assert_eq!(a.prescription.as_deref(), Some(v.render().as_str()));
+    v
+}
+
+/// A handling alert's verdict as data; its `prescription` (and the evidence's `message`)
+/// is the verdict's text.
+#[track_caller]
+pub fn hands_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::HandsVerdict {
+    let v = a
+        .verdict
+        .as_deref()
+        .and_then(dgt_core::verdict::Verdict::hands)
+        .unwrap_or_else(|| panic!("no handling verdict on {a:?}"));
+    assert_eq!(a.prescription, v.render());
+    if let Some(message) = v.message() {
+        assert_eq!(a.message, message);
+    }
+    v
+}
+
+/// A bughouse seat check's verdict as data; its `message` and `prescription` are the
+/// verdict's text.
+#[track_caller]
+pub fn seat_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::SeatVerdict {
+    let v = a
+        .verdict
+        .as_deref()
+        .and_then(dgt_core::verdict::Verdict::seat)
+        .unwrap_or_else(|| panic!("no seat verdict on {a:?}"));
+    assert_eq!((&a.message, &a.prescription), (&v.message(), &v.render()));
+    v
+}
+
+/// What a clock set against the time control showed, as data; its `message` is the
+/// mismatch's text (the prescription is read with `clock_verdict`).
+#[track_caller]
+pub fn setting_mismatch(a: &dgt_core::Alert) -> &dgt_core::verdict::SettingMismatch {
+    let v = a
+        .verdict
+        .as_deref()
+        .and_then(dgt_core::verdict::Verdict::setting_mismatch)
+        .unwrap_or_else(|| panic!("no clock-setting verdict on {a:?}"));
+    assert_eq!(a.message, v.message());
+    v
 }

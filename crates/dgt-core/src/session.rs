@@ -61,6 +61,7 @@ mod replacement;
 mod rules;
 mod seat;
 mod shown;
+mod shown_paths;
 mod start;
 mod timers;
 mod under_way;

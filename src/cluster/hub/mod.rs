@@ -278,13 +278,19 @@ impl Hub {
         for e in &history {
             recent.keep(e);
         }
+        // The history is copied for the broadcast writer only when there is one: on a hub
+        // reading a whole event it is millions of events.
+        let writer_history = match &broadcast_writer {
+            Some(_) => history.clone(),
+            None => Vec::new(),
+        };
         let mut server = Server::bind(config).await?;
         if let Some((seq, bytes)) = views {
             server = saving::with_views(server, seq, bytes)?;
         }
         let server = server
             .with_event_source(recent.clone())
-            .with_history(history.clone())
+            .with_history(history)
             .with_acks(acks)
             .with_status(Arc::new(HubStatus {
                 shared: shared.clone(),
@@ -318,7 +324,7 @@ impl Hub {
         let mut tasks = Vec::new();
         if let Some(writer) = broadcast_writer {
             tasks.push(tokio::spawn(writer.run(
-                history,
+                writer_history,
                 events.subscribe(),
                 clock,
                 Duration::from_secs(1),

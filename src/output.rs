@@ -254,13 +254,16 @@ pub struct BroadcastWriter {
     /// Keeps snapshots of the books in the journal (a daemon; not a hub).
     keeper: Option<BooksKeeper>,
     /// Requests for a snapshot of the books from a [`BooksTap`] (the hub's checkpoint).
-    asked: Option<mpsc::Receiver<oneshot::Sender<(u64, Vec<u8>)>>>,
+    asked: Option<mpsc::Receiver<BooksReply>>,
 }
+
+/// Where the writer answers a [`BooksTap`]: (seq of the last event applied, the books).
+type BooksReply = oneshot::Sender<(u64, Vec<u8>)>;
 
 /// Asks a running broadcast writer for a snapshot of its books: the hub keeps them in its
 /// checkpoint, as a daemon keeps them in its journal.
 #[derive(Clone)]
-pub struct BooksTap(mpsc::Sender<oneshot::Sender<(u64, Vec<u8>)>>);
+pub struct BooksTap(mpsc::Sender<BooksReply>);
 
 impl BooksTap {
     /// (the seq of the last event applied, [`BroadcastWriter::snapshot`]); `None` once the

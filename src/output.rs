@@ -11,7 +11,7 @@ use dgt_journal::pgn::{GameBook, GameRecord, PgnHeader, write_pgn};
 use dgt_journal::view_snapshots::{BROADCAST_VIEWS, ViewSnapshotStore};
 use dgt_journal::{Journal, JournalError};
 use dgt_pairings::{RoundBook, TableMap};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::settings::Settings;
@@ -253,6 +253,26 @@ pub struct BroadcastWriter {
     changed: bool,
     /// Keeps snapshots of the books in the journal (a daemon; not a hub).
     keeper: Option<BooksKeeper>,
+    /// Requests for a snapshot of the books from a [`BooksTap`] (the hub's checkpoint).
+    asked: Option<mpsc::Receiver<BooksReply>>,
+}
+
+/// Where the writer answers a [`BooksTap`]: (seq of the last event applied, the books).
+type BooksReply = oneshot::Sender<(u64, Vec<u8>)>;
+
+/// Asks a running broadcast writer for a snapshot of its books: the hub keeps them in its
+/// checkpoint, as a daemon keeps them in its journal.
+#[derive(Clone)]
+pub struct BooksTap(mpsc::Sender<BooksReply>);
+
+impl BooksTap {
+    /// (the seq of the last event applied, [`BroadcastWriter::snapshot`]); `None` once the
+    /// writer has stopped.
+    pub async fn snapshot(&self) -> Option<(u64, Vec<u8>)> {
+        let (reply, answer) = oneshot::channel();
+        self.0.send(reply).await.ok()?;
+        answer.await.ok()
+    }
 }
 
 /// Where and how often the broadcast writer stores snapshots of its books, so that a
@@ -314,6 +334,7 @@ impl BroadcastWriter {
             last_seq: 0,
             changed: true,
             keeper: None,
+            asked: None,
         }))
     }
 
@@ -321,6 +342,13 @@ impl BroadcastWriter {
     pub fn with_keeper(mut self, keeper: BooksKeeper) -> Self {
         self.keeper = Some(keeper);
         self
+    }
+
+    /// A tap through which the running writer hands out snapshots of its books.
+    pub fn books_tap(&mut self) -> BooksTap {
+        let (tx, rx) = mpsc::channel(4);
+        self.asked = Some(rx);
+        BooksTap(tx)
     }
 
     /// The seq of the last event applied.
@@ -541,7 +569,14 @@ impl BroadcastWriter {
         let mut tick = tokio::time::interval(every);
         let mut ticks = 0u64;
         let mut failing = false;
+        let mut asked = self.asked.take();
         loop {
+            let ask = async {
+                match asked.as_mut() {
+                    Some(rx) => rx.recv().await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 _ = stop.cancelled() => break,
                 e = events.recv() => match e {
@@ -551,6 +586,9 @@ impl BroadcastWriter {
                     }
                     Err(broadcast::error::RecvError::Closed) => break,
                 },
+                Some(reply) = ask => {
+                    let _ = reply.send((self.last_seq, self.snapshot()));
+                }
                 _ = keep_tick.tick() => self.keep_books(&mut stored_seq, &mut store),
                 _ = tick.tick() => {
                     ticks += 1;

@@ -1,7 +1,8 @@
 //! The hub's restart from its checkpoint (docs/cluster.md, "Hub restart"), with a real
 //! `nats-server`: a hub killed mid-event and started again reads only the stream after its
 //! checkpoint and ends with exactly what a hub that read the whole stream has; a checkpoint
-//! of a stream made anew, or one that does not decode, is ignored with a warning.
+//! of a stream made anew, or one that does not decode, is ignored with a warning; a hub that
+//! writes broadcast folders restarts from its checkpoint too and writes them the same.
 
 mod daemon_processes;
 mod nats_broker;
@@ -210,6 +211,97 @@ fn a_hub_restarted_from_its_checkpoint_ends_as_one_that_read_everything() {
     let csv = get(again_addr, "/api/rounds/3/results.csv").1;
     assert!(csv.contains("0-1"), "{csv}");
     assert_same_view(again_addr, whole_addr);
+    again.terminate();
+    whole.terminate();
+}
+
+/// A hub's settings that also write the live broadcast folder `folder`.
+fn hub_config_with_folder(
+    dir: &Path,
+    name: &str,
+    broker: &Broker,
+    checkpoint: Option<&Path>,
+    folder: &Path,
+) -> PathBuf {
+    let path = hub_config(dir, name, broker, checkpoint);
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(&format!(
+        "[journal]\nbroadcast_dir = \"{}\"\n",
+        folder.display()
+    ));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Every file of a broadcast folder: (path inside it, contents).
+fn folder_files(root: &Path) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                let text = std::fs::read_to_string(&path).unwrap();
+                out.push((path.strip_prefix(root).unwrap().to_path_buf(), text));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_hub_writing_broadcast_folders_restarts_from_its_checkpoint_and_writes_them_the_same() {
+    if !nats_broker::nats_server_or_skip(
+        "cluster_restart::a_hub_writing_broadcast_folders_restarts_from_its_checkpoint_and_writes_them_the_same",
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start(dir.path());
+    let checkpoint = dir.path().join("hub.checkpoint");
+    let folder = dir.path().join("broadcast");
+    let config = hub_config_with_folder(dir.path(), "hub", &broker, Some(&checkpoint), &folder);
+    let (first, first_addr) = start_hub_from(&config);
+    // No pairings: the folder holds the latest game of each board.
+    let (node, _) = start_node(dir.path(), &broker, "hall-a", 11);
+    eventually(Duration::from_secs(60), "moves on the hub", || {
+        let boards = get_json(first_addr, "/api/boards");
+        boards
+            .as_array()?
+            .iter()
+            .any(|b| b["moves"].as_array().is_some_and(|m| !m.is_empty()))
+            .then_some(())
+    });
+    let position = hub_health(first_addr)["stream_position"].as_u64().unwrap();
+    // The books of the games begun before it are in the checkpoint: the restarted hub reads
+    // none of their starts again.
+    let saved = checkpoint_saved(first_addr, position);
+    first.kill();
+    std::thread::sleep(Duration::from_secs(2));
+    let (again, again_addr) = start_hub_from(&config);
+    let restored = hub_health(again_addr)["checkpoint"]["restored_position"].as_u64();
+    assert!(
+        restored.is_some_and(|p| p >= saved),
+        "not restored: {restored:?}"
+    );
+    let whole_folder = dir.path().join("broadcast-whole");
+    let whole_config = hub_config_with_folder(dir.path(), "whole", &broker, None, &whole_folder);
+    let (whole, whole_addr) = start_hub_from(&whole_config);
+    std::thread::sleep(Duration::from_secs(3));
+    node.terminate();
+    settled(&[again_addr, whole_addr]);
+    // The folders are rewritten every second.
+    std::thread::sleep(Duration::from_secs(3));
+    let (a, b) = (folder_files(&folder), folder_files(&whole_folder));
+    assert!(
+        a.iter()
+            .any(|(p, text)| p.ends_with("games.pgn") && text.contains("1. ")),
+        "no game with moves in the folder: {a:?}"
+    );
+    assert_eq!(a, b, "the broadcast folders differ");
     again.terminate();
     whole.terminate();
 }

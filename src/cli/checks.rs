@@ -85,7 +85,8 @@ pub struct BenchArgs {
     /// `--restart-history`: core time between two snapshots (`journal.snapshot_every_s`).
     #[arg(long, default_value_t = 600)]
     snapshot_every_s: u64,
-    /// `--restart-history`: skip the restart without snapshots (minutes on a long history).
+    /// `--restart-history`: skip the restart without snapshots (minutes on a long history);
+    /// `--hub-restart`: skip the hub that reads the whole stream.
     #[arg(long)]
     skip_full_replay: bool,
 }
@@ -145,6 +146,7 @@ pub fn bench(a: BenchArgs) -> ExitCode {
                 plies: a.plies,
                 clocks_per_move: a.clocks_per_move,
                 seed: a.seed,
+                whole_stream: !a.skip_full_replay,
             })
             .await?;
             println!("{}", serde_json::to_string(&report)?);

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use dgt_arbiter::cluster::Names;
 use dgt_arbiter::cluster::wire::{NodeBatch, Record};
 use dgt_core::event::{ClockEvent, MoveEvent};
-use dgt_core::outcome::EndReason;
+use dgt_core::outcome::{EndReason, GameResult};
 use dgt_core::{Event, EventBody, Side};
 use dgt_lab::bench::procs::{self, Process};
 use serde::Serialize;
@@ -43,6 +43,8 @@ pub struct HubRestartOptions {
     /// move every 30 s).
     pub clocks_per_move: u32,
     pub seed: u64,
+    /// Also time a hub that reads the whole stream (minutes at full scale).
+    pub whole_stream: bool,
 }
 
 /// The figure, printed as one JSON line.
@@ -58,10 +60,18 @@ pub struct HubRestartReport {
     pub stream_messages: u64,
     pub stream_mib: f64,
     pub write_s: f64,
+    /// From the writing's start until the first hub (reading as it is written) has applied
+    /// the whole stream.
+    pub first_read_s: f64,
+    /// From the writing's start until the first hub's checkpoint holds the whole stream.
+    pub checkpoint_saved_s: f64,
     pub checkpoint_mib: f64,
     /// Hub start → `/health` answering with the whole stream applied.
     pub start_with_checkpoint_s: f64,
-    pub start_without_checkpoint_s: f64,
+    /// The same for a hub that reads the whole stream (not timed with `--skip-full-replay`).
+    pub start_without_checkpoint_s: Option<f64>,
+    /// What the first hub answered; the restarted hubs answered the same.
+    pub answers: Answers,
     /// How this binary was built (the figures depend on it).
     pub build: &'static str,
 }
@@ -126,7 +136,101 @@ impl NodeHistory {
     }
 }
 
-/// Publishes the whole synthetic event; (events, messages).
+/// One node's whole event, round after round, encoded as the node publishes it: (subject,
+/// payload, events) per message, in the node's order, into `out`.
+fn play_node(
+    mut node: NodeHistory,
+    o: &HubRestartOptions,
+    pool: &[Vec<(String, String, String)>],
+    out: &tokio::sync::mpsc::Sender<(String, Vec<u8>, u64)>,
+) -> Result<(), String> {
+    let subject = Names::new(EVENT).events(&node.name);
+    let send = |b: NodeBatch| -> Result<(), String> {
+        let events = b.records.len() as u64;
+        let payload = b.encode().map_err(|e| e.to_string())?;
+        out.blocking_send((subject.clone(), payload, events))
+            .map_err(|_| "the publisher stopped".to_string())
+    };
+    let start_fen = Fen::from_position(&Chess::default(), EnPassantMode::Legal).to_string();
+    for round in 0..o.rounds {
+        // A round of four hours; a move every 30 s on every board.
+        let round_ms = u64::from(round) * 4 * 3_600_000;
+        let boards = node.boards.clone();
+        for (i, board) in boards.iter().enumerate() {
+            let game = &pool[(i + round as usize) % pool.len()];
+            let id = format!("{board}/{}", round + 1);
+            let mut t = round_ms;
+            let mut full = Vec::new();
+            full.extend(node.push(
+                board,
+                t,
+                EventBody::GameStart {
+                    game: id.clone(),
+                    start_fen: start_fen.clone(),
+                    found_under_way: false,
+                },
+            ));
+            for (ply, (uci, san, fen)) in game.iter().enumerate() {
+                t += 30_000;
+                let side = if ply % 2 == 0 {
+                    Side::White
+                } else {
+                    Side::Black
+                };
+                let left = 5_400_000u64.saturating_sub(t - round_ms);
+                full.extend(node.push(
+                    board,
+                    t,
+                    EventBody::Move(MoveEvent {
+                        game: id.clone(),
+                        ply: ply as u32 + 1,
+                        side,
+                        uci: uci.clone(),
+                        san: san.clone(),
+                        fen: fen.clone(),
+                        white_ms: Some(left),
+                        black_ms: Some(left),
+                    }),
+                ));
+                for k in 0..o.clocks_per_move {
+                    let read = left.saturating_sub(u64::from(k) * 1_000);
+                    full.extend(node.push(
+                        board,
+                        t + 500 + u64::from(k) * 1_000,
+                        EventBody::Clock(ClockEvent {
+                            white_ms: Some(read),
+                            black_ms: Some(left),
+                            running: Some(side.other()),
+                            left_ms: read,
+                            right_ms: left,
+                            white_side: None,
+                        }),
+                    ));
+                }
+            }
+            full.extend(node.push(
+                board,
+                t + 1_000,
+                EventBody::GameEnd {
+                    game: id,
+                    result: GameResult::Drawn,
+                    reason: EndReason::Arbiter,
+                },
+            ));
+            for b in full {
+                send(b)?;
+            }
+        }
+    }
+    if !node.pending.is_empty() {
+        send(node.batch())?;
+    }
+    Ok(())
+}
+
+/// Publishes the whole synthetic event; (events, messages). Every node's messages are made
+/// on a thread of its own (in the node's order), and published with many acks awaited at
+/// once, as ten venue PCs publish side by side.
 async fn write_event(
     port: u16,
     o: &HubRestartOptions,
@@ -136,9 +240,11 @@ async fn write_event(
         .await
         .map_err(bench_error)?;
     let js = async_nats::jetstream::new(client);
-    let names = Names::new(EVENT);
-    let mut nodes: Vec<NodeHistory> = (0..o.nodes)
-        .map(|k| NodeHistory {
+    let (tx, mut rx) = tokio::sync::mpsc::channel(1024);
+    let pool = std::sync::Arc::new(pool.to_vec());
+    let mut threads = Vec::new();
+    for k in 0..o.nodes {
+        let node = NodeHistory {
             name: format!("node-{}", k + 1),
             boards: (0..o.boards)
                 .filter(|b| b % o.nodes == k)
@@ -147,109 +253,34 @@ async fn write_event(
             seq: 0,
             step: 0,
             pending: Vec::new(),
-        })
-        .collect();
+        };
+        let (o, pool, tx) = (o.clone(), pool.clone(), tx.clone());
+        threads.push(std::thread::spawn(move || play_node(node, &o, &pool, &tx)));
+    }
+    drop(tx);
     let (mut events, mut messages) = (0u64, 0u64);
-    let mut acks = Vec::new();
-    let send = async |batch: NodeBatch, acks: &mut Vec<_>| -> Result<(), CliError> {
-        let payload = batch.encode().map_err(bench_error)?;
+    let mut acks = std::collections::VecDeque::new();
+    while let Some((subject, payload, n)) = rx.recv().await {
         let ack = js
-            .publish(names.events(&batch.node), payload.into())
+            .publish(subject, payload.into())
             .await
             .map_err(bench_error)?;
-        acks.push(ack);
-        if acks.len() >= 256 {
-            for a in acks.drain(..) {
-                a.await.map_err(bench_error)?;
-            }
+        acks.push_back(ack);
+        if acks.len() > 1024
+            && let Some(a) = acks.pop_front()
+        {
+            a.await.map_err(bench_error)?;
         }
-        Ok(())
-    };
-    for round in 0..o.rounds {
-        // A round of four hours; a move every 30 s on every board.
-        let round_ms = u64::from(round) * 4 * 3_600_000;
-        for node in &mut nodes {
-            let boards = node.boards.clone();
-            for (i, board) in boards.iter().enumerate() {
-                let game = &pool[(i + round as usize) % pool.len()];
-                let id = format!("{board}/{}", round + 1);
-                let mut t = round_ms;
-                let mut out = Vec::new();
-                out.extend(node.push(
-                    board,
-                    t,
-                    EventBody::GameStart {
-                        game: id.clone(),
-                        start_fen:
-                            Fen::from_position(&Chess::default(), EnPassantMode::Legal).to_string(),
-                        found_under_way: false,
-                    },
-                ));
-                for (ply, (uci, san, fen)) in game.iter().enumerate() {
-                    t += 30_000;
-                    let side = if ply % 2 == 0 {
-                        Side::White
-                    } else {
-                        Side::Black
-                    };
-                    let left = 5_400_000u64.saturating_sub(t - round_ms);
-                    out.extend(node.push(
-                        board,
-                        t,
-                        EventBody::Move(MoveEvent {
-                            game: id.clone(),
-                            ply: ply as u32 + 1,
-                            side,
-                            uci: uci.clone(),
-                            san: san.clone(),
-                            fen: fen.clone(),
-                            white_ms: Some(left),
-                            black_ms: Some(left),
-                        }),
-                    ));
-                    for k in 0..o.clocks_per_move {
-                        let read = left.saturating_sub(u64::from(k) * 1_000);
-                        out.extend(node.push(
-                            board,
-                            t + 500 + u64::from(k) * 1_000,
-                            EventBody::Clock(ClockEvent {
-                                white_ms: Some(read),
-                                black_ms: Some(left),
-                                running: Some(side.other()),
-                                left_ms: read,
-                                right_ms: left,
-                                white_side: None,
-                            }),
-                        ));
-                    }
-                }
-                out.extend(node.push(
-                    board,
-                    t + 1_000,
-                    EventBody::GameEnd {
-                        game: id,
-                        result: "1/2-1/2".parse().map_err(bench_error)?,
-                        reason: EndReason::Arbiter,
-                    },
-                ));
-                for b in out {
-                    events += b.records.len() as u64;
-                    messages += 1;
-                    send(b, &mut acks).await?;
-                }
-            }
-        }
-    }
-    for node in &mut nodes {
-        if !node.pending.is_empty() {
-            let b = node.batch();
-            events += b.records.len() as u64;
-            messages += 1;
-            send(b, &mut acks).await?;
-        }
+        events += n;
+        messages += 1;
     }
     for a in acks {
         a.await.map_err(bench_error)?;
+    }
+    for t in threads {
+        t.join()
+            .map_err(|_| bench_error("a node's writer panicked"))?
+            .map_err(bench_error)?;
     }
     Ok((events, messages))
 }
@@ -301,6 +332,68 @@ fn until_serving(
     }
 }
 
+/// What a hub answers at the end of the event: two hubs that applied the same stream give
+/// the same.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Answers {
+    /// The last hub seq (`dgt_hub_seq`).
+    pub seq: u64,
+    pub games: usize,
+    pub rounds: usize,
+    /// `/api/games` and `/api/rounds` whole (compared, not printed).
+    #[serde(skip)]
+    bodies: (String, String),
+}
+
+fn answers(addr: SocketAddr) -> Result<Answers, CliError> {
+    let get = |path| procs::http_get(addr, path).map_err(bench_error);
+    let seq = get("/metrics")?
+        .lines()
+        .find_map(|l| l.strip_prefix("dgt_hub_seq "))
+        .and_then(|v| v.trim().parse().ok())
+        .ok_or_else(|| bench_error("no dgt_hub_seq in the hub's /metrics"))?;
+    let (games, rounds) = (get("/api/games")?, get("/api/rounds")?);
+    let count = |body: &str| {
+        serde_json::from_str::<serde_json::Value>(body)
+            .ok()
+            .and_then(|v| v.as_array().map(Vec::len))
+            .unwrap_or(0)
+    };
+    Ok(Answers {
+        seq,
+        games: count(&games),
+        rounds: count(&rounds),
+        bodies: (games, rounds),
+    })
+}
+
+/// The restarted hub's answers against the first hub's.
+fn same_answers(which: &str, got: &Answers, first: &Answers) -> Result<(), CliError> {
+    if got == first {
+        return Ok(());
+    }
+    Err(bench_error(format!(
+        "the {which} answers otherwise than the first hub: seq {} games {} rounds {} (first: \
+         seq {} games {} rounds {}; /api/games {}, /api/rounds {})",
+        got.seq,
+        got.games,
+        got.rounds,
+        first.seq,
+        first.games,
+        first.rounds,
+        if got.bodies.0 == first.bodies.0 {
+            "same"
+        } else {
+            "differs"
+        },
+        if got.bodies.1 == first.bodies.1 {
+            "same"
+        } else {
+            "differs"
+        },
+    )))
+}
+
 pub async fn run(o: HubRestartOptions) -> Result<HubRestartReport, CliError> {
     if o.nodes == 0 || o.boards < o.nodes {
         return Err(bench_error("--hub-restart needs --nodes 1..=boards"));
@@ -322,10 +415,12 @@ pub async fn run(o: HubRestartOptions) -> Result<HubRestartReport, CliError> {
     let (events, messages) = write_event(port, &o, &pool).await?;
     let write_s = written.elapsed().as_secs_f64();
     eprintln!("bench: {events} events in {messages} stream messages written in {write_s:.1} s");
-    // The first hub applies everything and saves its checkpoint at the stream's end.
+    // The first hub applies everything (it reads while the event is written) and saves its
+    // checkpoint at the stream's end.
     let last = messages;
-    let deadline = Instant::now() + Duration::from_secs(3600);
+    let deadline = Instant::now() + Duration::from_secs(3 * 3600);
     let mut told: Option<String> = None;
+    let mut first_read_s = None;
     loop {
         // A loaded machine may keep an answer waiting: asked again until the deadline.
         let h = match tokio::task::block_in_place(|| procs::health(first_addr)) {
@@ -336,6 +431,13 @@ pub async fn run(o: HubRestartOptions) -> Result<HubRestartReport, CliError> {
             }
             Err(e) => return Err(bench_error(e)),
         };
+        if first_read_s.is_none() && h["daemon"]["hub"]["stream_position"].as_u64() >= Some(last) {
+            let s = written.elapsed().as_secs_f64();
+            eprintln!(
+                "bench: the first hub applied the whole stream {s:.1} s after the writing began"
+            );
+            first_read_s = Some(s);
+        }
         let c = &h["daemon"]["hub"]["checkpoint"];
         if c["saved_position"].as_u64() >= Some(last) {
             break;
@@ -348,6 +450,13 @@ pub async fn run(o: HubRestartOptions) -> Result<HubRestartReport, CliError> {
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
+    let first_read_s = first_read_s.unwrap_or_else(|| written.elapsed().as_secs_f64());
+    let checkpoint_saved_s = written.elapsed().as_secs_f64();
+    let first_answers = tokio::task::block_in_place(|| answers(first_addr))?;
+    eprintln!(
+        "bench: the first hub: seq {}, {} games, {} rounds",
+        first_answers.seq, first_answers.games, first_answers.rounds
+    );
     let _ = first.child.kill();
     let _ = first.child.wait();
     let checkpoint_mib = std::fs::metadata(&checkpoint).map_or(0.0, |m| m.len() as f64 / 1048576.0);
@@ -356,16 +465,24 @@ pub async fn run(o: HubRestartOptions) -> Result<HubRestartReport, CliError> {
 
     let started = Instant::now();
     let mut with = spawn_hub(&exe, dir.path(), "hub-first", &first_config)?;
-    let (_, with_s) = tokio::task::block_in_place(|| until_serving(&mut with, last, started))?;
+    let (addr, with_s) = tokio::task::block_in_place(|| until_serving(&mut with, last, started))?;
     eprintln!("bench: hub with its checkpoint served in {with_s:.2} s");
+    let got = tokio::task::block_in_place(|| answers(addr))?;
+    same_answers("hub restarted from its checkpoint", &got, &first_answers)?;
     let _ = with.stop(Duration::from_secs(30));
 
-    let whole_config = hub_config(dir.path(), "hub-whole", port, None);
-    let started = Instant::now();
-    let mut whole = spawn_hub(&exe, dir.path(), "hub-whole", &whole_config)?;
-    let (_, without_s) = tokio::task::block_in_place(|| until_serving(&mut whole, last, started))?;
-    eprintln!("bench: hub reading the whole stream served in {without_s:.2} s");
-    let _ = whole.stop(Duration::from_secs(30));
+    let mut without_s = None;
+    if o.whole_stream {
+        let whole_config = hub_config(dir.path(), "hub-whole", port, None);
+        let started = Instant::now();
+        let mut whole = spawn_hub(&exe, dir.path(), "hub-whole", &whole_config)?;
+        let (addr, s) = tokio::task::block_in_place(|| until_serving(&mut whole, last, started))?;
+        eprintln!("bench: hub reading the whole stream served in {s:.2} s");
+        let got = tokio::task::block_in_place(|| answers(addr))?;
+        same_answers("hub that read the whole stream", &got, &first_answers)?;
+        let _ = whole.stop(Duration::from_secs(30));
+        without_s = Some(s);
+    }
 
     Ok(HubRestartReport {
         boards: o.boards,
@@ -378,9 +495,12 @@ pub async fn run(o: HubRestartOptions) -> Result<HubRestartReport, CliError> {
         stream_messages: messages,
         stream_mib,
         write_s,
+        first_read_s,
+        checkpoint_saved_s,
         checkpoint_mib,
         start_with_checkpoint_s: with_s,
         start_without_checkpoint_s: without_s,
+        answers: first_answers,
         build: if cfg!(debug_assertions) {
             "debug"
         } else {

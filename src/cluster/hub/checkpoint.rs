@@ -5,8 +5,9 @@
 //! checkpoint made at P and the messages after P give exactly what reading the whole stream
 //! gives. What it holds: the numbering ([`ViewState`]: the nodes' chains and positions, the
 //! next seq, the alert ids), what the hub knows of its own records and of a stream made anew,
-//! acks its server had not matched yet, and the server's views (hall, rounds, alerts, feed
-//! ring, public feed) at the hub seq P ended at.
+//! acks its server had not matched yet, the server's views (hall, rounds, alerts, feed
+//! ring, public feed) at the hub seq P ended at, and — on a hub that writes broadcast
+//! folders — the broadcast writer's books (games, rounds) at the same seq.
 //!
 //! It names the stream it was read from (name and creation time): a checkpoint of another
 //! stream — one made anew after a broker lost its store has another creation time — of
@@ -18,7 +19,8 @@
 //!
 //! The file: a magic, the hub's state ([`Saved`]) as gzip of its JSON (its CRC-32 and length
 //! trailer catch a damaged state), then the server's views bytes as dgt-server gives them
-//! (deflated already: not compressed twice) with their own CRC-32.
+//! (deflated already: not compressed twice) with their own CRC-32, then the broadcast books
+//! (deflated already; length 0 when the hub writes no folders) with theirs.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -31,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use super::view::ViewState;
 
 /// The layout of the file; another one is not read.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 /// The program that writes it: another version may build its views otherwise.
 pub const PROGRAM: &str = env!("CARGO_PKG_VERSION");
@@ -69,11 +71,14 @@ pub struct Saved {
     pub views_seq: u64,
 }
 
-/// A whole checkpoint: the hub's state and its server's views.
+/// A whole checkpoint: the hub's state, its server's views and its broadcast books.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Checkpoint {
     pub saved: Saved,
     pub views: Vec<u8>,
+    /// The broadcast writer's books ([`crate::output::BroadcastWriter::snapshot`]) at the
+    /// views' seq, when the hub writes broadcast folders.
+    pub books: Option<Vec<u8>>,
 }
 
 /// Why a checkpoint was not used (the hub then reads the stream from its start).
@@ -118,6 +123,11 @@ pub enum Unusable {
     },
     #[error("{path} holds no server views (written without them)")]
     NoViews { path: PathBuf },
+    #[error(
+        "{path} holds no broadcast books (written by a hub without broadcast folders), and \
+         this hub writes them"
+    )]
+    NoBooks { path: PathBuf },
 }
 
 /// What a checkpoint must match to be used.
@@ -127,6 +137,8 @@ pub struct Expected<'a> {
     /// The stream's last sequence now.
     pub last: u64,
     pub round_nodes: &'a [String],
+    /// Whether the hub writes broadcast folders (their books must be in it).
+    pub books: bool,
 }
 
 fn corrupt(path: &Path, detail: impl ToString) -> Unusable {
@@ -140,24 +152,41 @@ fn corrupt(path: &Path, detail: impl ToString) -> Unusable {
 const MAGIC: &[u8; 8] = b"DGTHUBCP";
 
 /// The checkpoint's bytes: the magic, the hub's state (gzip of its JSON: gzip's CRC-32 and
-/// length trailer check it), then the server's views as they are (already deflated by
-/// dgt-server) with their own CRC-32.
+/// length trailer check it), then the server's views and the broadcast books as they are
+/// (already deflated) each with its own CRC-32.
 pub fn encode(c: &Checkpoint) -> Result<Vec<u8>, serde_json::Error> {
     let saved = serde_json::to_vec(&c.saved)?;
     let mut gz = GzEncoder::new(Vec::with_capacity(saved.len() / 4), Compression::fast());
     // Writes into a Vec do not fail.
     gz.write_all(&saved).expect("writing into memory");
     let state = gz.finish().expect("writing into memory");
-    let mut crc = Crc::new();
-    crc.update(&c.views);
-    let mut out = Vec::with_capacity(MAGIC.len() + 24 + state.len() + c.views.len());
+    let books = c.books.as_deref().unwrap_or_default();
+    let mut out = Vec::with_capacity(MAGIC.len() + 36 + state.len() + c.views.len() + books.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&(state.len() as u64).to_le_bytes());
     out.extend_from_slice(&state);
-    out.extend_from_slice(&(c.views.len() as u64).to_le_bytes());
-    out.extend_from_slice(&c.views);
-    out.extend_from_slice(&crc.sum().to_le_bytes());
+    for part in [c.views.as_slice(), books] {
+        let mut crc = Crc::new();
+        crc.update(part);
+        out.extend_from_slice(&(part.len() as u64).to_le_bytes());
+        out.extend_from_slice(part);
+        out.extend_from_slice(&crc.sum().to_le_bytes());
+    }
     Ok(out)
+}
+
+/// Takes one part written by [`encode`]: its length, its bytes, their CRC-32.
+fn take_part<'a>(path: &Path, rest: &mut &'a [u8], what: &str) -> Result<&'a [u8], Unusable> {
+    let short = || corrupt(path, "shorter than its header says");
+    let len = take_u64(rest).ok_or_else(short)?;
+    let part = take(rest, usize::try_from(len).map_err(|_| short())?).ok_or_else(short)?;
+    let sum = take(rest, 4).ok_or_else(short)?;
+    let mut crc = Crc::new();
+    crc.update(part);
+    if crc.sum().to_le_bytes() != sum {
+        return Err(corrupt(path, format!("{what} fail their CRC-32")));
+    }
+    Ok(part)
 }
 
 /// Takes `n` bytes off the front of `rest`.
@@ -207,17 +236,15 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<Checkpoint, Unusable> {
         });
     }
     let saved: Saved = serde_json::from_slice(&saved).map_err(|e| corrupt(path, e))?;
-    let len = take_u64(&mut rest).ok_or_else(short)?;
-    let views = take(&mut rest, usize::try_from(len).map_err(|_| short())?).ok_or_else(short)?;
-    let sum = take(&mut rest, 4).ok_or_else(short)?;
-    let mut crc = Crc::new();
-    crc.update(views);
-    if crc.sum().to_le_bytes() != sum || !rest.is_empty() {
-        return Err(corrupt(path, "the server's views fail their CRC-32"));
+    let views = take_part(path, &mut rest, "the server's views")?;
+    let books = take_part(path, &mut rest, "the broadcast books")?;
+    if !rest.is_empty() {
+        return Err(corrupt(path, "bytes after its end"));
     }
     Ok(Checkpoint {
         saved,
         views: views.to_vec(),
+        books: (!books.is_empty()).then(|| books.to_vec()),
     })
 }
 
@@ -290,6 +317,11 @@ fn check(path: &Path, c: &Checkpoint, expected: &Expected<'_>) -> Result<(), Unu
             path: path.to_path_buf(),
         });
     }
+    if expected.books && c.books.is_none() {
+        return Err(Unusable::NoBooks {
+            path: path.to_path_buf(),
+        });
+    }
     Ok(())
 }
 
@@ -322,6 +354,7 @@ mod tests {
                 views_seq: 0,
             },
             views: b"views".to_vec(),
+            books: Some(b"books".to_vec()),
         }
     }
 
@@ -330,6 +363,7 @@ mod tests {
             stream,
             last: 50,
             round_nodes,
+            books: true,
         }
     }
 
@@ -396,6 +430,19 @@ mod tests {
             load(&path, &expected(&s, &nodes)),
             Err(Unusable::Program { .. })
         ));
+        // A hub without broadcast folders saves no books: a hub that writes them cannot use it.
+        let mut no_books = sample();
+        no_books.books = None;
+        write(&path, &no_books).unwrap();
+        assert!(matches!(
+            load(&path, &expected(&s, &nodes)),
+            Err(Unusable::NoBooks { .. })
+        ));
+        let without_folders = Expected {
+            books: false,
+            ..expected(&s, &nodes)
+        };
+        assert_eq!(load(&path, &without_folders).unwrap().unwrap(), no_books);
         let mut bare = sample();
         bare.views.clear();
         write(&path, &bare).unwrap();

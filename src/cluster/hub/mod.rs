@@ -162,7 +162,7 @@ impl Hub {
             Err(HubError::Views(e)) => {
                 // Views the server cannot take (other `[[tables]]`): everything from the
                 // stream instead, as without a checkpoint.
-                let why = format!("the server's views in it: {e}");
+                let why = format!("the views or broadcast books in it: {e}");
                 tracing::warn!("hub: checkpoint ignored: {why}; reading the stream from its start");
                 Hub::start_with(settings, Some(why)).await
             }
@@ -191,20 +191,11 @@ impl Hub {
             name: names.stream(),
             created_unix_ms: now.created,
         };
-        // The broadcast writer's books (games, rounds) are not in the checkpoint: a hub that
-        // writes broadcast folders builds them from the whole stream, so it keeps none.
+        // A hub that writes broadcast folders keeps the writer's books (games, rounds) in its
+        // checkpoint: one saved without them cannot start it.
         let writes_folders = settings.journal.broadcast_dir.is_some()
             || settings.journal.public_broadcast_dir.is_some();
-        let checkpoint_path = cluster.hub_checkpoint_path().filter(|path| {
-            if writes_folders {
-                tracing::info!(
-                    path = %path.display(),
-                    "hub: no checkpoint while it writes broadcast folders (their books are \
-                     built from the whole stream)"
-                );
-            }
-            !writes_folders
-        });
+        let checkpoint_path = cluster.hub_checkpoint_path();
         let mut checkpoint_status = saving::CheckpointStatus {
             path: checkpoint_path.clone(),
             ignored: ignored.clone(),
@@ -216,6 +207,7 @@ impl Hub {
                 stream: &stream,
                 last: end,
                 round_nodes: &cluster.round_nodes,
+                books: writes_folders,
             };
             saving::load(path, &expected, &mut checkpoint_status)
         });
@@ -240,10 +232,11 @@ impl Hub {
             events_link: None,
             checkpoint: checkpoint_status,
         }));
-        let mut views = None;
+        let (mut views, mut books) = (None, None);
         if let Some(c) = restored {
             let position = c.saved.position;
             views = Some((c.saved.views_seq, c.views));
+            books = c.books;
             let stats = saving::restore(&mut lock(&shared), c.saved);
             reader.resume(position, stream.created_unix_ms, stats);
         }
@@ -272,20 +265,32 @@ impl Hub {
         );
         let config = crate::server_config::server_config(settings)?;
         let clock = crate::edge::daemon::DaemonClock::start_at(unix_ms());
-        let broadcast_writer = crate::output::BroadcastWriter::new(settings)?;
+        let mut broadcast_writer = crate::output::BroadcastWriter::new(settings)?;
+        if let (Some(writer), Some(bytes)) = (&mut broadcast_writer, &books) {
+            // Books the writer cannot take (other `[[tables]]`): the start is made again
+            // without the checkpoint, as for the server's views.
+            let seq = writer.restore(bytes)?;
+            tracing::info!(seq, "hub: broadcast books restored from its checkpoint");
+        }
         // Twice the broadcast channel below: a server that falls behind it catches up
         // from here (a daemon reads its journal instead).
         let recent = Arc::new(RecentEvents::new(2 * EVENT_CAPACITY));
         for e in &history {
             recent.keep(e);
         }
+        // The history is copied for the broadcast writer only when there is one: on a hub
+        // reading a whole event it is millions of events.
+        let writer_history = match &broadcast_writer {
+            Some(_) => history.clone(),
+            None => Vec::new(),
+        };
         let mut server = Server::bind(config).await?;
         if let Some((seq, bytes)) = views {
             server = saving::with_views(server, seq, bytes)?;
         }
         let server = server
             .with_event_source(recent.clone())
-            .with_history(history.clone())
+            .with_history(history)
             .with_acks(acks)
             .with_status(Arc::new(HubStatus {
                 shared: shared.clone(),
@@ -306,6 +311,7 @@ impl Hub {
                 Duration::from_secs(cluster.hub_checkpoint_every_s),
                 stream,
                 server.views_tap(),
+                broadcast_writer.as_mut().map(|w| w.books_tap()),
             )
         });
         let stop = CancellationToken::new();
@@ -318,7 +324,7 @@ impl Hub {
         let mut tasks = Vec::new();
         if let Some(writer) = broadcast_writer {
             tasks.push(tokio::spawn(writer.run(
-                history,
+                writer_history,
                 events.subscribe(),
                 clock,
                 Duration::from_secs(1),

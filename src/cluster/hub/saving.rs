@@ -4,8 +4,10 @@
 //! A checkpoint holds the hub's state and its server's views at one stream position P. The
 //! stream follower saves it between two messages: it notes the view's state at P (its last
 //! hub seq S), waits until the server has applied every event up to S (it learns them
-//! through a channel), takes the server's views ([`ViewsTap::snapshot`]), and writes the
-//! file on a blocking thread while it goes on following.
+//! through a channel), takes the server's views ([`ViewsTap::snapshot`]) and, on a hub that
+//! writes broadcast folders, the broadcast writer's books at the same seq
+//! ([`BooksTap::snapshot`]), and writes the file on a blocking thread while it goes on
+//! following.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -20,6 +22,7 @@ use super::reader::ReaderStats;
 use super::view::HubView;
 use super::{HubState, Shared, lock};
 use crate::cluster::wire::unix_ms;
+use crate::output::BooksTap;
 
 /// How long the saver waits for the server to apply the events up to the checkpoint's seq
 /// (a server far behind after a catch-up, on a slow machine).
@@ -116,6 +119,8 @@ pub struct Saver {
     pub every: Duration,
     pub stream: StreamIdentity,
     pub tap: ViewsTap,
+    /// The broadcast writer's books, when the hub writes broadcast folders.
+    pub books: Option<BooksTap>,
     /// The position of the last checkpoint written (none written again before it moves).
     last_position: u64,
     /// Since when a checkpoint is due (see [`Saver::due`]).
@@ -124,12 +129,19 @@ pub struct Saver {
 }
 
 impl Saver {
-    pub fn new(path: PathBuf, every: Duration, stream: StreamIdentity, tap: ViewsTap) -> Self {
+    pub fn new(
+        path: PathBuf,
+        every: Duration,
+        stream: StreamIdentity,
+        tap: ViewsTap,
+        books: Option<BooksTap>,
+    ) -> Self {
         Saver {
             path,
             every,
             stream,
             tap,
+            books,
             last_position: 0,
             due_since: None,
             writing: None,
@@ -221,12 +233,26 @@ impl Saver {
                 return;
             }
         };
+        let books = match self.books_at(saved.views_seq, started).await {
+            Ok(books) => books,
+            Err(why) => {
+                self.failed(shared, why);
+                return;
+            }
+        };
         let position = saved.position;
         self.last_position = position;
         let path = self.path.clone();
         let shared = shared.clone();
         self.writing = Some(tokio::task::spawn_blocking(move || {
-            let written = checkpoint::write(&path, &Checkpoint { saved, views });
+            let written = checkpoint::write(
+                &path,
+                &Checkpoint {
+                    saved,
+                    views,
+                    books,
+                },
+            );
             let mut state = lock(&shared);
             match written {
                 Ok(bytes) => {
@@ -244,6 +270,29 @@ impl Saver {
                 }
             }
         }));
+    }
+
+    /// The broadcast books at hub seq `seq` (`None` on a hub without broadcast folders). The
+    /// writer takes the same events as the server through the same channel, so once the
+    /// channel is empty it is at `seq` within moments.
+    async fn books_at(&self, seq: u64, started: Instant) -> Result<Option<Vec<u8>>, String> {
+        let Some(tap) = &self.books else {
+            return Ok(None);
+        };
+        loop {
+            let Some((at, bytes)) = tap.snapshot().await else {
+                return Err("the broadcast writer has stopped".into());
+            };
+            if at == seq {
+                return Ok(Some(bytes));
+            }
+            if at > seq || started.elapsed() > VIEWS_PATIENCE {
+                return Err(format!(
+                    "the broadcast books are at seq {at}, the hub's view at {seq}"
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
     }
 
     fn failed(&mut self, shared: &Shared, why: String) {

@@ -51,6 +51,8 @@ pub struct RestartReport {
     pub events: u64,
     /// Rounds posted, hence journal segments (the last one open).
     pub rounds: u32,
+    /// Closed segments in the journal's manifest (a round's pairings close the open one).
+    pub closed_segments: usize,
     /// Every file of the journal: the open segment, its WAL, the closed segments, the manifest.
     pub journal_mib: f64,
     pub journal_mib_per_100_board_hours: f64,
@@ -399,6 +401,10 @@ pub fn run(o: RestartOptions) -> Result<RestartReport, BenchError> {
         .sum::<u64>() as f64
         / 1_048_576.0;
     let board_hours = o.boards as f64 * o.hours;
+    let closed_segments = Journal::open_read_only(&path)
+        .and_then(|j| j.closed_segments())
+        .map_err(|e| history_err(&path, e))?
+        .len();
     eprintln!(
         "bench: {} steps, {} events, {} rounds, {journal_mib:.1} MiB in {write_s:.1} s",
         written.steps, written.events, written.rounds
@@ -459,6 +465,7 @@ pub fn run(o: RestartOptions) -> Result<RestartReport, BenchError> {
         steps: written.steps,
         events: written.events,
         rounds: written.rounds,
+        closed_segments,
         journal_mib: round1(journal_mib),
         journal_mib_per_100_board_hours: round1(journal_mib / board_hours * 100.0),
         write_s: round1(write_s),

@@ -100,6 +100,8 @@ const GAMES: usize = 12;
 /// Between two games on a board (the players leave, the arbiter sets up).
 const BETWEEN_GAMES_MS: u64 = 90_000;
 const BATCH_STEPS: usize = 20_000;
+/// The daemon is killed this long after the boards' last bytes.
+const KILLED_AFTER_MS: u64 = 10_000;
 /// Past this much queued in the journal writer, the history waits for it.
 const QUEUED_BYTES: usize = 16 * 1024 * 1024;
 
@@ -244,6 +246,17 @@ fn write_history(path: &Path, o: &RestartOptions) -> Result<Written, BenchError>
                 .store(t, path, &writer)
                 .map_err(|e| history_err(path, e))?;
         }
+    }
+    // The daemon lives on a little after the boards' last bytes: what waits on a timer (a
+    // move settling) is journaled before the kill, so the views hold it as a restarted
+    // daemon shows it.
+    let last_t = end_ms.max(1) + KILLED_AFTER_MS;
+    while let Some(d) = core.next_deadline().filter(|&d| d < last_t) {
+        let produced = core.advance(d);
+        events += produced.len() as u64;
+        views.apply(&produced);
+        batch.record_timers(d, produced);
+        steps += 1;
     }
     submit(&mut batch, &writer, path)?;
     if !writer.flush(Duration::from_secs(600)) {

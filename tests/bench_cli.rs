@@ -111,3 +111,47 @@ fn a_tiny_bench_across_two_nodes_and_a_hub_loses_nothing() {
     assert!(number(&report, "hub_cpu_percent") >= 0.0, "{report}");
     assert!(number(&report, "hub_rss_mib") > 0.0, "{report}");
 }
+
+/// A tiny day written as the daemon writes its journal (a segment per round, core and views
+/// snapshots): a daemon restarted on it restores from both snapshots and shows every
+/// board's game where it was (the bench fails otherwise), with and without snapshots.
+#[test]
+fn a_tiny_restart_history_restores_every_game_from_the_snapshots() {
+    let report = bench(&[
+        "--restart-history",
+        "--boards",
+        "3",
+        "--hours",
+        "0.2",
+        "--round-every-s",
+        "240",
+        "--view-snapshot-s",
+        "60",
+        "--snapshot-every-s",
+        "120",
+    ]);
+    assert_eq!(report["boards"], 3);
+    assert_eq!(report["rounds"], 3, "{report}");
+    assert_eq!(report["closed_segments"], 2, "{report}");
+    assert_eq!(report["games_where_they_were"], 3, "{report}");
+    assert!(number(&report, "views_snapshots") >= 10.0, "{report}");
+    assert!(number(&report, "views_snapshot_kib") > 0.0, "{report}");
+    // Restored from the snapshots: only what follows them is applied again.
+    assert!(
+        number(&report, "steps_after_snapshot") < number(&report, "steps") / 2.0,
+        "{report}"
+    );
+    assert!(
+        number(&report, "events_after_views_snapshot") < number(&report, "events") / 4.0,
+        "{report}"
+    );
+    for key in [
+        "journal_mib",
+        "journal_mib_per_100_board_hours",
+        "restart_to_health_ms",
+        "restart_to_health_without_snapshot_ms",
+        "full_replay_ms",
+    ] {
+        assert!(number(&report, key) > 0.0, "{key} in {report}");
+    }
+}

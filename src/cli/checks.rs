@@ -85,6 +85,12 @@ pub struct BenchArgs {
     /// `--restart-history`: core time between two snapshots (`journal.snapshot_every_s`).
     #[arg(long, default_value_t = 600)]
     snapshot_every_s: u64,
+    /// `--restart-history`: core time between two views snapshots (`journal.view_snapshot_s`).
+    #[arg(long, default_value_t = 120)]
+    view_snapshot_s: u64,
+    /// `--restart-history`: core time between two rounds' pairings (each closes a segment).
+    #[arg(long, default_value_t = 3600)]
+    round_every_s: u64,
     /// `--restart-history`: skip the restart without snapshots (minutes on a long history);
     /// `--hub-restart`: skip the hub that reads the whole stream.
     #[arg(long)]
@@ -159,6 +165,8 @@ pub fn bench(a: BenchArgs) -> ExitCode {
             hours: a.hours,
             seed: a.seed,
             snapshot_every_s: a.snapshot_every_s,
+            view_snapshot_s: a.view_snapshot_s,
+            round_every_s: a.round_every_s,
             full_replay: !a.skip_full_replay,
         };
         return match dgt_lab::bench::restart::run(options) {

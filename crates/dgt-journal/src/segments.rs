@@ -34,6 +34,27 @@ use crate::sealed::StoredStep;
 
 pub use crate::manifest::{ClosedSegment, SegmentEntry, SegmentRule, day_label, manifest_path};
 
+/// Empties a closing segment's copy of the core and views snapshots: a restart restores
+/// from the open segment's newest ones only, so a closed segment's copies (megabytes at
+/// 300 boards, in every round's file) would only weigh on the disk and the size cap.
+fn drop_snapshots(c: &rusqlite::Connection) -> rusqlite::Result<()> {
+    for table in ["snapshots", "view_snapshots"] {
+        let exists: bool = c.query_row(
+            "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+            [table],
+            |r| r.get(0),
+        )?;
+        if exists {
+            c.execute(&format!("DELETE FROM {table}"), [])?;
+        }
+    }
+    // Each step of the pragma frees one page (`auto_vacuum = INCREMENTAL` is copied).
+    let mut stmt = c.prepare("PRAGMA incremental_vacuum")?;
+    let mut rows = stmt.query([])?;
+    while rows.next()?.is_some() {}
+    Ok(())
+}
+
 /// Opens a closed segment read-only, checking it again only when it changed since it was
 /// checked at closing.
 fn open_closed(path: PathBuf, entry: SegmentEntry) -> Closed {
@@ -561,6 +582,7 @@ impl Journal {
             // reader could not create.
             c.query_row("PRAGMA journal_mode = DELETE", [], |_| Ok(()))
                 .map_err(|e| err(&tmp, e))?;
+            drop_snapshots(&c).map_err(|e| err(&tmp, e))?;
             let rows: Vec<String> = c
                 .prepare("PRAGMA quick_check")
                 .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())

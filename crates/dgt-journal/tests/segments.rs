@@ -504,3 +504,47 @@ fn measure_open_time_in_segments_and_in_one_file() {
     );
     assert!(ms_seg < ms_one);
 }
+
+fn rows_in(path: &Path, table: &str) -> i64 {
+    let db =
+        rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    db.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+        .unwrap()
+}
+
+/// A restart restores from the open segment's snapshots only: the closed segments keep none
+/// (at 300 boards they are megabytes in every round's file), the open one keeps its own.
+#[test]
+fn a_closed_segment_keeps_no_snapshots() {
+    let mut all = four_rounds();
+    all[0].record_snapshot(dgt_journal::CoreSnapshot {
+        next_seq: 1,
+        t_ms: 0,
+        format: "test".into(),
+        bytes: vec![7; 1024 * 1024],
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("journal.sqlite");
+    drop(Journal::open(&path).unwrap());
+    dgt_journal::view_snapshots::ViewSnapshotStore::open(&path)
+        .unwrap()
+        .store("server", 0, &[9; 1024 * 1024])
+        .unwrap();
+    write(&path, SegmentRule::Round, &all);
+
+    let closed = closed_files(dir.path());
+    assert_eq!(closed.len(), 3);
+    for file in &closed {
+        assert_eq!(rows_in(file, "snapshots"), 0, "{}", file.display());
+        assert_eq!(rows_in(file, "view_snapshots"), 0, "{}", file.display());
+        // The pages they held went back to the file system.
+        assert!(
+            std::fs::metadata(file).unwrap().len() < 1024 * 1024,
+            "{}",
+            file.display()
+        );
+    }
+    assert_eq!(rows_in(&path, "snapshots"), 1);
+    assert_eq!(rows_in(&path, "view_snapshots"), 1);
+}

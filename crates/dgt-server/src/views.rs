@@ -130,6 +130,16 @@ impl ViewsTap {
         });
     }
 
+    /// The hall's boards as `GET /api/boards` answers an arbiter who sees every board: views
+    /// built away from a server (a bench's history) compared with a served one's.
+    pub fn boards_json(&self) -> Vec<serde_json::Value> {
+        let desk = self.feed.desk();
+        desk.hall
+            .boards()
+            .map(|b| desk.hall.board_json(b, true))
+            .collect()
+    }
+
     /// The views now. The arbiter desk is held only while its parts are copied (the ring's
     /// messages are shared, not copied); encoding happens after.
     pub fn snapshot(&self) -> ViewsSnapshot {

@@ -25,6 +25,7 @@
 pub mod boards;
 pub mod clients;
 mod error;
+pub mod history;
 pub mod journal;
 pub mod procs;
 pub mod restart;

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use dgt_journal::view_snapshots::{BROADCAST_VIEWS, SERVER_VIEWS};
 use dgt_journal::{Journal, JournalError, JournalWriter, WriterSettings};
-use dgt_server::{Server, StatusSource, ViewsSnapshot};
+use dgt_server::{DecodedViews, Server, StatusSource, ViewsError, ViewsSnapshot};
 use serde_json::json;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -223,10 +223,10 @@ impl Services {
         let mut notice = None;
         // The newest views snapshot and the events after it, read before the writer owns
         // the journal.
-        let mut views: Option<(ViewsSnapshot, Vec<dgt_core::Event>)> = None;
+        let mut views: Option<(Result<DecodedViews, ViewsError>, Vec<dgt_core::Event>)> = None;
         let mut books: Option<(ViewsSnapshot, Vec<dgt_core::Event>)> = None;
         if let Some(path) = &options.journal {
-            let (journal, core, report, recovered) = match open_and_recover(path, settings) {
+            let (journal, core, report, recovered, read) = match open_and_recover(path, settings) {
                 Ok(r) => r,
                 // A damaged journal must not keep the boards unwatched: it is kept aside
                 // for inspection, untouched, and a new one is started (loudly).
@@ -271,14 +271,8 @@ impl Services {
                 };
                 acks = recovered.acks;
             }
-            if settings.journal.view_snapshot_s > 0 {
-                views = views_and_events_after(&journal, SERVER_VIEWS);
-                if settings.journal.broadcast_dir.is_some()
-                    || settings.journal.public_broadcast_dir.is_some()
-                {
-                    books = views_and_events_after(&journal, BROADCAST_VIEWS);
-                }
-            }
+            views = read.server;
+            books = read.books;
             recovered_core = Some(core);
             writer = Some(Arc::new(JournalWriter::start(
                 journal,
@@ -308,14 +302,17 @@ impl Services {
             },
             (Some(_), None) => history.whole()?.clone(),
         };
-        let mut server = Server::bind(server_config).await?;
+        let server = Server::bind(server_config).await?;
         // The views from the snapshot and the events after it; the whole history when there
         // is none or it is refused (another format, other [[tables]]).
         let history = match views {
-            Some((snapshot, after)) => {
-                let seq = snapshot.seq;
-                match server.restore_views(snapshot) {
-                    Ok(()) => {
+            Some((decoded, after)) => {
+                let tap = server.views_tap();
+                match decoded.and_then(|d| {
+                    let seq = d.seq();
+                    tap.install(d).map(|()| seq)
+                }) {
+                    Ok(seq) => {
                         tracing::info!(
                             seq,
                             events_after = after.len(),
@@ -587,7 +584,39 @@ type Opened = (
     dgt_core::Core,
     dgt_journal::RecoveryReport,
     dgt_journal::Recovered,
+    ViewsRead,
 );
+
+/// What a restart reads for the views, beside the core's recovery.
+#[derive(Default)]
+struct ViewsRead {
+    /// The server's views decoded from their newest snapshot (or why they cannot be), with
+    /// the events after it.
+    server: Option<(Result<DecodedViews, ViewsError>, Vec<dgt_core::Event>)>,
+    /// The broadcast books' newest snapshot and the events after it.
+    books: Option<(ViewsSnapshot, Vec<dgt_core::Event>)>,
+}
+
+/// Reads and decodes the newest views snapshots of the journal at `path` (read-only: the
+/// writable handle is the recovery's), with the events after them.
+fn read_views(path: &Path, books: bool) -> ViewsRead {
+    let journal = match Journal::open_read_only(path) {
+        Ok(j) => j,
+        Err(e) => {
+            tracing::warn!(
+                "cannot read the views snapshots ({e}): the views are rebuilt from every event"
+            );
+            return ViewsRead::default();
+        }
+    };
+    ViewsRead {
+        server: views_and_events_after(&journal, SERVER_VIEWS)
+            .map(|(snapshot, after)| (snapshot.decode(), after)),
+        books: books
+            .then(|| views_and_events_after(&journal, BROADCAST_VIEWS))
+            .flatten(),
+    }
+}
 
 fn open_and_recover(path: &Path, settings: &Settings) -> Result<Opened, JournalError> {
     if let Some(dir) = path.parent()
@@ -607,9 +636,28 @@ fn open_and_recover(path: &Path, settings: &Settings) -> Result<Opened, JournalE
         max_size_mb = settings.journal.max_size_mb,
         "journal size capped"
     );
-    let (core, report, recovered) =
-        dgt_journal::recover_collecting(&journal, settings.core.clone())?;
-    Ok((journal, core, report, recovered))
+    // The views are read and decoded on a thread of their own while the core replays the
+    // steps after its snapshot: the two read different rows and share nothing until the
+    // server starts, and at the end of a long day they take about as long as each other.
+    let books =
+        settings.journal.broadcast_dir.is_some() || settings.journal.public_broadcast_dir.is_some();
+    let views = (settings.journal.view_snapshot_s > 0).then(|| {
+        let path = path.to_path_buf();
+        std::thread::Builder::new()
+            .name("views-restore".into())
+            .spawn(move || read_views(&path, books))
+    });
+    let recovered = dgt_journal::recover_collecting(&journal, settings.core.clone());
+    let read = match views {
+        Some(Ok(thread)) => thread.join().unwrap_or_default(),
+        Some(Err(e)) => {
+            tracing::warn!("no thread for the views ({e}): they are read after the core");
+            read_views(path, books)
+        }
+        None => ViewsRead::default(),
+    };
+    let (core, report, recovered) = recovered?;
+    Ok((journal, core, report, recovered, read))
 }
 
 /// Renames a damaged journal (and its WAL and shared-memory files) to

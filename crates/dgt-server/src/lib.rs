@@ -83,7 +83,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{broadcast, mpsc, watch};
 
 pub use hall::Hall;
-pub use views::{ViewsError, ViewsSnapshot, ViewsTap};
+pub use views::{DecodedViews, ViewsError, ViewsSnapshot, ViewsTap};
 
 /// The LiveChess port when the LiveChess API is enabled without an address.
 pub const LIVECHESS_DEFAULT: SocketAddr =

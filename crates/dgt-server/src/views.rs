@@ -202,13 +202,13 @@ impl ViewsTap {
     /// Puts the snapshot's views in place of the current ones; refused (nothing changed)
     /// as [`crate::Server::with_views`] says.
     pub fn restore(&self, snapshot: ViewsSnapshot) -> Result<(), ViewsError> {
-        let stored = decode(&snapshot.bytes)?;
-        if stored.seq != snapshot.seq || stored.hall.last_seq() != stored.seq {
-            return Err(ViewsError::SeqMismatch {
-                said: snapshot.seq,
-                holds: stored.hall.last_seq(),
-            });
-        }
+        self.install(snapshot.decode()?)
+    }
+
+    /// Puts views decoded beforehand in place of the current ones; refused (nothing
+    /// changed) when they were taken with other `[[tables]]` settings.
+    pub fn install(&self, decoded: DecodedViews) -> Result<(), ViewsError> {
+        let stored = decoded.stored;
         if stored.tables != self.tables {
             return Err(ViewsError::TablesChanged);
         }
@@ -248,6 +248,34 @@ impl ViewsTap {
                 .send_aged(Duration::from_millis(age_ms), event);
         }
         Ok(())
+    }
+}
+
+/// A views snapshot decoded, not yet in place ([`ViewsTap::install`]). Decoding is most of a
+/// restore's time and needs no server: a daemon decodes while its core replays the journal.
+pub struct DecodedViews {
+    stored: Stored,
+}
+
+impl DecodedViews {
+    /// The views are those after every event with `seq <= seq()`.
+    pub fn seq(&self) -> u64 {
+        self.stored.seq
+    }
+}
+
+impl ViewsSnapshot {
+    /// The views these bytes hold; refused as [`crate::Server::with_views`] says, but for
+    /// the `[[tables]]` settings, which [`ViewsTap::install`] checks.
+    pub fn decode(&self) -> Result<DecodedViews, ViewsError> {
+        let stored = decode(&self.bytes)?;
+        if stored.seq != self.seq || stored.hall.last_seq() != stored.seq {
+            return Err(ViewsError::SeqMismatch {
+                said: self.seq,
+                holds: stored.hall.last_seq(),
+            });
+        }
+        Ok(DecodedViews { stored })
     }
 }
 

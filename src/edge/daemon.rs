@@ -591,13 +591,19 @@ impl Daemon {
         let before = before(&handle);
         let core_task = start();
         let serial_stop = CancellationToken::new();
+        let (log_requests, _) = tokio::sync::broadcast::channel(64);
+        tokio::spawn(serial::route_log_requests(
+            handle.events().subscribe(),
+            log_requests.clone(),
+            serial_stop.clone(),
+        ));
         let context = SerialContext {
             inputs: handle.inputs(),
             clock,
             labels: std::sync::Arc::new(serial.labels),
             timing: serial.timing,
             claims: Default::default(),
-            events: handle.events().clone(),
+            log_requests,
         };
         let serial_task = serial::spawn(serial.scan, context, serial_stop.clone());
         let daemon = Daemon {

@@ -74,11 +74,11 @@ pub struct BoardLink {
     ended: Option<String>,
 }
 
-/// Whether a released event asks the port reporting under `label` for its board's log: the
-/// core found a game under way there (`game_found_under_way`) and waits for the moves before.
-pub fn asks_for_log(event: &dgt_core::Event, label: Option<&str>) -> bool {
+/// Whether a released event asks the port of its board (`event.board`) for the board's log:
+/// the core found a game under way there (`game_found_under_way`) and waits for the moves
+/// before.
+pub fn asks_for_log(event: &dgt_core::Event) -> bool {
     matches!(&event.body, dgt_core::EventBody::Alert(a) if a.kind == dgt_core::AlertKind::GameFoundUnderWay)
-        && label == Some(event.board.as_str())
 }
 
 impl BoardLink {

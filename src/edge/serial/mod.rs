@@ -104,9 +104,34 @@ pub struct SerialContext {
     /// serial number (or two serials of one table) would mix two boards' bytes in one game:
     /// the second is refused its label and kept apart under its port's name.
     pub claims: Arc<std::sync::Mutex<BTreeMap<String, std::path::PathBuf>>>,
-    /// The core's released events: a port reads its board's log when the core finds a game
-    /// under way on it (`board_link::asks_for_log`).
-    pub events: tokio::sync::broadcast::Sender<dgt_core::Event>,
+    /// The boards whose log the core asks for: a port reads its board's log when the core
+    /// finds a game under way on it (`board_link::asks_for_log`; [`route_log_requests`]).
+    pub log_requests: tokio::sync::broadcast::Sender<String>,
+}
+
+/// Tells the ports which boards' logs the core asks for, read from its released events.
+/// One task reads every event, so that a thousand ports are woken only by the rare event
+/// meant for one of them, not each by every event (a thousand clones of each).
+pub async fn route_log_requests(
+    mut released: tokio::sync::broadcast::Receiver<dgt_core::Event>,
+    log_requests: tokio::sync::broadcast::Sender<String>,
+    stop: CancellationToken,
+) {
+    use tokio::sync::broadcast::error::RecvError;
+    loop {
+        let event = tokio::select! {
+            _ = stop.cancelled() => return,
+            event = released.recv() => event,
+        };
+        match event {
+            Ok(e) if board_link::asks_for_log(&e) => {
+                // No port listening (the board is gone): nothing to ask.
+                let _ = log_requests.send(e.board.clone());
+            }
+            Err(RecvError::Closed) => return,
+            _ => {}
+        }
+    }
 }
 
 /// Starts the serial edge: a discovery loop that spawns one task per port found by `scan`.

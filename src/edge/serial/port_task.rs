@@ -117,7 +117,7 @@ async fn drive(
 ) -> Result<std::convert::Infallible, PortError> {
     let mut buf = [0u8; 1024];
     // The board's log is asked for once per link, when the core finds a game under way.
-    let mut released = context.events.subscribe();
+    let mut log_requests = context.log_requests.subscribe();
     let mut log_asked = false;
     loop {
         while let Some(command) = link.poll_transmit() {
@@ -140,8 +140,8 @@ async fn drive(
                 }
             }
             _ = sleep_until(wake) => link.handle_timeout(Instant::now().into_std()),
-            event = released.recv(), if !log_asked => match event {
-                Ok(e) if super::board_link::asks_for_log(&e, link.label()) => {
+            board = log_requests.recv(), if !log_asked => match board {
+                Ok(board) if link.label() == Some(board.as_str()) => {
                     log_asked = true;
                     link.request_board_log(Instant::now().into_std());
                 }

@@ -17,6 +17,9 @@ pub(crate) struct BlockSpan {
     pub first_seq: Option<u64>,
 }
 
+/// The SQL condition that keeps a block only if no older block holds its first step.
+const FIRST_OF_ITS_STEPS: &str = "NOT EXISTS (SELECT 1 FROM blocks AS older WHERE older.first_step = blocks.first_step AND older.id < blocks.id)";
+
 impl Journal {
     fn bad_block(&self, id: i64, e: impl std::fmt::Display) -> JournalError {
         JournalError::BadRow {
@@ -26,7 +29,8 @@ impl Journal {
     }
 
     /// The blocks matching `filter` (an SQL condition on the block's columns, `?1` bound to
-    /// `arg`), in step order.
+    /// `arg`), in step order. A block that repeats an older one's steps (a journal written
+    /// before two connections sealing at once were kept apart) is passed over.
     pub(crate) fn block_spans(
         &self,
         filter: &str,
@@ -38,7 +42,7 @@ impl Journal {
         let mut stmt = self
             .conn
             .prepare_cached(&format!(
-                "SELECT id, first_seq FROM blocks WHERE {filter} ORDER BY id"
+                "SELECT id, first_seq FROM blocks WHERE ({filter}) AND {FIRST_OF_ITS_STEPS} ORDER BY id"
             ))
             .map_err(|e| self.err(e))?;
         stmt.query_map([arg], |r| {
@@ -216,7 +220,7 @@ impl Journal {
             let mut stmt = self
                 .conn
                 .prepare_cached(
-                    "SELECT id FROM blocks WHERE last_t_ms >= ?1 AND first_t_ms <= ?2 ORDER BY id",
+                    &format!("SELECT id FROM blocks WHERE last_t_ms >= ?1 AND first_t_ms <= ?2 AND {FIRST_OF_ITS_STEPS} ORDER BY id"),
                 )
                 .map_err(|e| self.err(e))?;
             stmt.query_map(params![from_ms as i64, to_ms as i64], |r| r.get(0))
@@ -284,15 +288,29 @@ impl Journal {
         Ok(total)
     }
 
-    /// Moves the oldest `n` row steps (and their events) into one block.
+    /// Moves the oldest `n` row steps (and their events) into one block. The rows may be
+    /// sealed by another connection between reading and writing them (the writer seals what
+    /// is left when it closes a segment while the sealer thread runs): they are then counted
+    /// afresh and read again, and never packed twice.
     fn seal_oldest(&mut self, n: u64) -> Result<u64, JournalError> {
+        for _ in 0..3 {
+            if let Some(count) = self.try_seal_oldest(n)? {
+                return Ok(count);
+            }
+            self.count_steps()?;
+        }
+        Ok(0)
+    }
+
+    /// The oldest `n` row steps, as [`Journal::seal_block`] takes them.
+    pub(crate) fn oldest_rows(&mut self, n: u64) -> Result<Vec<StoredStep>, JournalError> {
         let first_row: Option<i64> = self
             .conn
             .query_row("SELECT min(id) FROM steps", [], |r| r.get(0))
             .map_err(|e| self.err(e))?;
         let Some(first_row) = first_row else {
             self.row_steps = 0;
-            return Ok(0);
+            return Ok(Vec::new());
         };
         let last_row: i64 = self
             .conn
@@ -317,10 +335,26 @@ impl Journal {
             steps.push(s);
             more
         })?;
+        Ok(steps)
+    }
+
+    /// [`Journal::seal_block`] on the oldest rows: `Some(0)` without rows, `None` when they
+    /// were sealed meanwhile.
+    fn try_seal_oldest(&mut self, n: u64) -> Result<Option<u64>, JournalError> {
+        let steps = self.oldest_rows(n)?;
+        if steps.is_empty() {
+            return Ok(Some(0));
+        }
+        self.seal_block(&steps)
+    }
+
+    /// Packs `steps` (row steps read before) into one block and removes their rows, in one
+    /// transaction; `None`, and nothing written, when their rows are no longer all there.
+    pub(crate) fn seal_block(&mut self, steps: &[StoredStep]) -> Result<Option<u64>, JournalError> {
         let Some(last) = steps.last() else {
-            return Ok(0);
+            return Ok(Some(0));
         };
-        let packed = sealed::pack(&steps).map_err(|e| self.bad_block(0, e))?;
+        let packed = sealed::pack(steps).map_err(|e| self.bad_block(0, e))?;
         let seqs = steps.iter().flat_map(|s| s.events.iter().map(|e| e.seq));
         let (first_seq, last_seq) = (seqs.clone().min(), seqs.max());
         let times = steps.iter().map(|s| s.cause.t_ms());
@@ -330,6 +364,20 @@ impl Journal {
         let path = self.path().to_path_buf();
         let err = |e| JournalError::from_sqlite(&path, e);
         let tx = self.conn.transaction().map_err(err)?;
+        // The rows first (their events, then the steps they belong to): if another
+        // connection sealed them since they were read, fewer steps are found, and the
+        // transaction is dropped (rolled back) before any block is written.
+        tx.execute("DELETE FROM events WHERE step <= ?1", [last_step])
+            .map_err(err)?;
+        let removed = tx
+            .execute(
+                "DELETE FROM steps WHERE id BETWEEN ?1 AND ?2",
+                [first_step, last_step],
+            )
+            .map_err(err)?;
+        if removed as u64 != count {
+            return Ok(None);
+        }
         tx.execute(
             "INSERT INTO blocks (first_step, last_step, first_seq, last_seq, first_t_ms, \
              last_t_ms, step_count, steps, events) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -346,12 +394,104 @@ impl Journal {
             ],
         )
         .map_err(err)?;
-        tx.execute("DELETE FROM events WHERE step <= ?1", [last_step])
-            .map_err(err)?;
-        tx.execute("DELETE FROM steps WHERE id <= ?1", [last_step])
-            .map_err(err)?;
         tx.commit().map_err(err)?;
         self.row_steps = self.row_steps.saturating_sub(count);
-        Ok(count)
+        Ok(Some(count))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use dgt_core::{Input, InputKind};
+
+    use crate::{Batch, Journal};
+
+    fn blocks(journal: &Journal) -> (i64, i64) {
+        journal
+            .conn
+            .query_row(
+                "SELECT count(*), coalesce(sum(step_count), 0) FROM blocks",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap()
+    }
+
+    #[test]
+    fn rows_sealed_by_another_connection_meanwhile_are_never_packed_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.sqlite");
+        let mut writer = Journal::open(&path).unwrap();
+        let mut batch = Batch::new();
+        for t_ms in 0..40 {
+            let input = Input {
+                t_ms,
+                board: "1".into(),
+                kind: InputKind::Rx(vec![0x8e, 0x00, 0x05, 0x10, 0x01]),
+            };
+            batch.record_input(input, Vec::new());
+        }
+        writer.append(&batch).unwrap();
+        // The sealer thread reads the oldest rows; before it writes their block, the writer
+        // (closing a segment) seals every row.
+        let mut sealer = Journal::open_sealer(&path).unwrap().unwrap();
+        let read = sealer.oldest_rows(16).unwrap();
+        assert_eq!(read.len(), 16);
+        assert_eq!(writer.seal_all().unwrap(), 40);
+        assert_eq!(sealer.seal_block(&read).unwrap(), None);
+        // Every step stands in exactly one block, and the sealer goes on from what is there.
+        let (_, sealed) = blocks(&writer);
+        assert_eq!(sealed, 40);
+        writer.append(&batch).unwrap();
+        let read = sealer.oldest_rows(16).unwrap();
+        assert_eq!(read.first().map(|s| s.id), Some(41));
+        assert_eq!(sealer.seal_block(&read).unwrap(), Some(16));
+        assert_eq!(blocks(&writer).1, 56);
+        let mut walked = Vec::new();
+        writer
+            .walk(0, |s| {
+                walked.push(s.id);
+                true
+            })
+            .unwrap();
+        assert_eq!(walked, (1..=80).collect::<Vec<u64>>());
+    }
+
+    #[test]
+    fn a_block_repeating_an_older_ones_steps_is_read_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.sqlite");
+        let mut journal = Journal::open(&path).unwrap();
+        let mut batch = Batch::new();
+        for t_ms in 0..20 {
+            let input = Input {
+                t_ms,
+                board: "1".into(),
+                kind: InputKind::Rx(vec![0x8e, 0x00, 0x05, 0x10, 0x01]),
+            };
+            batch.record_input(input, Vec::new());
+        }
+        journal.append(&batch).unwrap();
+        journal.seal_all().unwrap();
+        // As a journal written before the sealer and the writer were kept apart may hold it.
+        journal
+            .conn
+            .execute(
+                "INSERT INTO blocks (first_step, last_step, first_seq, last_seq, first_t_ms, \
+                 last_t_ms, step_count, steps, events) SELECT first_step, last_step, first_seq, \
+                 last_seq, first_t_ms, last_t_ms, step_count, steps, events FROM blocks",
+                [],
+            )
+            .unwrap();
+        assert_eq!(blocks(&journal).0, 2);
+        let mut walked = Vec::new();
+        journal
+            .walk(0, |s| {
+                walked.push(s.id);
+                true
+            })
+            .unwrap();
+        assert_eq!(walked, (1..=20).collect::<Vec<u64>>());
+        assert_eq!(journal.sealed_board_inputs("1", 0, 100).unwrap().len(), 20);
     }
 }

@@ -17,8 +17,19 @@ pub(crate) struct BlockSpan {
     pub first_seq: Option<u64>,
 }
 
-/// The SQL condition that keeps a block only if no older block holds its first step.
-const FIRST_OF_ITS_STEPS: &str = "NOT EXISTS (SELECT 1 FROM blocks AS older WHERE older.first_step = blocks.first_step AND older.id < blocks.id)";
+/// Blocks in id order, less those that repeat steps an earlier one holds (blocks are
+/// written in step order, so a repeat starts at or before the end of what came before).
+fn first_of_their_steps<T>(blocks: Vec<(T, i64, i64)>) -> Vec<T> {
+    let mut last = i64::MIN;
+    blocks
+        .into_iter()
+        .filter_map(|(block, first_step, last_step)| {
+            let new = first_step > last;
+            last = last.max(last_step);
+            new.then_some(block)
+        })
+        .collect()
+}
 
 impl Journal {
     fn bad_block(&self, id: i64, e: impl std::fmt::Display) -> JournalError {
@@ -42,16 +53,18 @@ impl Journal {
         let mut stmt = self
             .conn
             .prepare_cached(&format!(
-                "SELECT id, first_seq FROM blocks WHERE ({filter}) AND {FIRST_OF_ITS_STEPS} ORDER BY id"
+                "SELECT id, first_seq, first_step, last_step FROM blocks WHERE {filter} ORDER BY id"
             ))
             .map_err(|e| self.err(e))?;
         stmt.query_map([arg], |r| {
-            Ok(BlockSpan {
+            let span = BlockSpan {
                 id: r.get(0)?,
                 first_seq: r.get::<_, Option<i64>>(1)?.map(|s| s as u64),
-            })
+            };
+            Ok((span, r.get(2)?, r.get(3)?))
         })
         .and_then(|rows| rows.collect())
+        .map(first_of_their_steps)
         .map_err(|e| self.err(e))
     }
 
@@ -220,12 +233,16 @@ impl Journal {
             let mut stmt = self
                 .conn
                 .prepare_cached(
-                    &format!("SELECT id FROM blocks WHERE last_t_ms >= ?1 AND first_t_ms <= ?2 AND {FIRST_OF_ITS_STEPS} ORDER BY id"),
+                    "SELECT id, first_step, last_step FROM blocks \
+                     WHERE last_t_ms >= ?1 AND first_t_ms <= ?2 ORDER BY id",
                 )
                 .map_err(|e| self.err(e))?;
-            stmt.query_map(params![from_ms as i64, to_ms as i64], |r| r.get(0))
-                .and_then(|rows| rows.collect())
-                .map_err(|e| self.err(e))?
+            stmt.query_map(params![from_ms as i64, to_ms as i64], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .and_then(|rows| rows.collect())
+            .map(first_of_their_steps)
+            .map_err(|e| self.err(e))?
         };
         let mut out = Vec::new();
         for id in ids {

@@ -67,6 +67,28 @@ fn checkpoint_saved(hub: SocketAddr, position: u64) -> u64 {
     })
 }
 
+/// Waits until a board on the hub shows a move.
+fn wait_for_moves(hub: SocketAddr) {
+    eventually(Duration::from_secs(60), "moves on the hub", || {
+        let boards = get_json(hub, "/api/boards");
+        boards
+            .as_array()?
+            .iter()
+            .any(|b| b["moves"].as_array().is_some_and(|m| !m.is_empty()))
+            .then_some(())
+    });
+}
+
+/// The stream position the hub says it restored its checkpoint at: `saved` or later.
+fn restored_from(hub: SocketAddr, saved: u64) -> u64 {
+    let restored = hub_health(hub)["checkpoint"]["restored_position"].as_u64();
+    assert!(
+        restored.is_some_and(|p| p >= saved),
+        "not restored: {restored:?}"
+    );
+    restored.unwrap_or_default()
+}
+
 /// Waits until the hub has applied the whole stream as it stands (nothing more coming).
 fn settled(hubs: &[SocketAddr]) {
     let end = Instant::now() + Duration::from_secs(60);
@@ -168,14 +190,7 @@ fn a_hub_restarted_from_its_checkpoint_ends_as_one_that_read_everything() {
     // The chief's pairings on the hub, then games: the round's records are in the checkpoint.
     let (status, body) = post(first_addr, "/api/rounds/3/pairings", TRF);
     assert_eq!(status, 200, "{body}");
-    eventually(Duration::from_secs(60), "moves on the hub", || {
-        let boards = get_json(first_addr, "/api/boards");
-        boards
-            .as_array()?
-            .iter()
-            .any(|b| b["moves"].as_array().is_some_and(|m| !m.is_empty()))
-            .then_some(())
-    });
+    wait_for_moves(first_addr);
     let position = hub_health(first_addr)["stream_position"].as_u64().unwrap();
     let saved = checkpoint_saved(first_addr, position);
     first.kill();
@@ -183,15 +198,8 @@ fn a_hub_restarted_from_its_checkpoint_ends_as_one_that_read_everything() {
     std::thread::sleep(Duration::from_secs(2));
     let (mut again, again_addr) = start_hub_from(&config);
     let read = again.stderr_line("the event's stream read", Duration::from_secs(10));
-    let restored = hub_health(again_addr)["checkpoint"]["restored_position"].as_u64();
-    assert!(
-        restored.is_some_and(|p| p >= saved),
-        "not restored: {restored:?}"
-    );
-    assert!(
-        read.contains(&format!("from={}", restored.unwrap())),
-        "{read}"
-    );
+    let restored = restored_from(again_addr, saved);
+    assert!(read.contains(&format!("from={restored}")), "{read}");
     // A result entered after the restart, on the restarted hub.
     let (status, body) = post(
         again_addr,
@@ -267,14 +275,7 @@ fn a_hub_writing_broadcast_folders_restarts_from_its_checkpoint_and_writes_them_
     let (first, first_addr) = start_hub_from(&config);
     // No pairings: the folder holds the latest game of each board.
     let (node, _) = start_node(dir.path(), &broker, "hall-a", 11);
-    eventually(Duration::from_secs(60), "moves on the hub", || {
-        let boards = get_json(first_addr, "/api/boards");
-        boards
-            .as_array()?
-            .iter()
-            .any(|b| b["moves"].as_array().is_some_and(|m| !m.is_empty()))
-            .then_some(())
-    });
+    wait_for_moves(first_addr);
     let position = hub_health(first_addr)["stream_position"].as_u64().unwrap();
     // The books of the games begun before it are in the checkpoint: the restarted hub reads
     // none of their starts again.
@@ -282,11 +283,7 @@ fn a_hub_writing_broadcast_folders_restarts_from_its_checkpoint_and_writes_them_
     first.kill();
     std::thread::sleep(Duration::from_secs(2));
     let (again, again_addr) = start_hub_from(&config);
-    let restored = hub_health(again_addr)["checkpoint"]["restored_position"].as_u64();
-    assert!(
-        restored.is_some_and(|p| p >= saved),
-        "not restored: {restored:?}"
-    );
+    restored_from(again_addr, saved);
     let whole_folder = dir.path().join("broadcast-whole");
     let whole_config = hub_config_with_folder(dir.path(), "whole", &broker, None, &whole_folder);
     let (whole, whole_addr) = start_hub_from(&whole_config);

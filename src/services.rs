@@ -597,23 +597,14 @@ struct ViewsRead {
     books: Option<(ViewsSnapshot, Vec<dgt_core::Event>)>,
 }
 
-/// Reads and decodes the newest views snapshots of the journal at `path` (read-only: the
-/// writable handle is the recovery's), with the events after them.
-fn read_views(path: &Path, books: bool) -> ViewsRead {
-    let journal = match Journal::open_read_only(path) {
-        Ok(j) => j,
-        Err(e) => {
-            tracing::warn!(
-                "cannot read the views snapshots ({e}): the views are rebuilt from every event"
-            );
-            return ViewsRead::default();
-        }
-    };
+/// Reads and decodes the newest views snapshots of `journal` (a reader: the writable handle
+/// is the recovery's), with the events after them.
+fn read_views(journal: &Journal, books: bool) -> ViewsRead {
     ViewsRead {
-        server: views_and_events_after(&journal, SERVER_VIEWS)
+        server: views_and_events_after(journal, SERVER_VIEWS)
             .map(|(snapshot, after)| (snapshot.decode(), after)),
         books: books
-            .then(|| views_and_events_after(&journal, BROADCAST_VIEWS))
+            .then(|| views_and_events_after(journal, BROADCAST_VIEWS))
             .flatten(),
     }
 }
@@ -639,20 +630,27 @@ fn open_and_recover(path: &Path, settings: &Settings) -> Result<Opened, JournalE
     // The views are read and decoded on a thread of their own while the core replays the
     // steps after its snapshot: the two read different rows and share nothing until the
     // server starts, and at the end of a long day they take about as long as each other.
-    let books =
-        settings.journal.broadcast_dir.is_some() || settings.journal.public_broadcast_dir.is_some();
-    let views = (settings.journal.view_snapshot_s > 0).then(|| {
-        let path = path.to_path_buf();
-        std::thread::Builder::new()
-            .name("views-restore".into())
-            .spawn(move || read_views(&path, books))
-    });
+    let books = settings.journal.writes_broadcast_folders();
+    let views = match journal.reader() {
+        Ok(reader) if settings.journal.view_snapshot_s > 0 => Some(
+            std::thread::Builder::new()
+                .name("views-restore".into())
+                .spawn(move || read_views(&reader, books)),
+        ),
+        Ok(_) => None,
+        Err(e) => {
+            tracing::warn!(
+                "cannot read the views snapshots ({e}): the views are rebuilt from every event"
+            );
+            None
+        }
+    };
     let recovered = dgt_journal::recover_collecting(&journal, settings.core.clone());
     let read = match views {
         Some(Ok(thread)) => thread.join().unwrap_or_default(),
         Some(Err(e)) => {
             tracing::warn!("no thread for the views ({e}): they are read after the core");
-            read_views(path, books)
+            read_views(&journal, books)
         }
         None => ViewsRead::default(),
     };

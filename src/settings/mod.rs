@@ -285,6 +285,12 @@ impl JournalSettings {
             None => PathBuf::from("journal.sqlite"),
         }
     }
+
+    /// Whether a broadcast folder is written (live or delayed): then the broadcast writer's
+    /// books are kept in the views snapshots and the hub's checkpoint.
+    pub fn writes_broadcast_folders(&self) -> bool {
+        self.broadcast_dir.is_some() || self.public_broadcast_dir.is_some()
+    }
 }
 
 /// The event the games belong to (PGN tags, broadcast folder).

@@ -247,9 +247,21 @@ impl Journal {
     /// Opens an existing journal for reading only (`export`, the dashboard's history). The
     /// writer may keep appending meanwhile: WAL readers see the last committed batch.
     pub fn open_read_only(path: &Path) -> Result<Journal, JournalError> {
+        Self::read_only(path, true)
+    }
+
+    /// A read-only connection to this journal for another thread, without checking the file
+    /// again: it was checked when this one was opened.
+    pub fn reader(&self) -> Result<Journal, JournalError> {
+        Self::read_only(&self.path, false)
+    }
+
+    fn read_only(path: &Path, check: bool) -> Result<Journal, JournalError> {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let mut journal = Self::connect(path, flags)?;
-        journal.check_integrity()?;
+        if check {
+            journal.check_integrity()?;
+        }
         let found = schema::version(&journal.conn)
             .map_err(|e| JournalError::from_sqlite(path, e))?
             .unwrap_or(0);

@@ -193,8 +193,7 @@ impl Hub {
         };
         // A hub that writes broadcast folders keeps the writer's books (games, rounds) in its
         // checkpoint: one saved without them cannot start it.
-        let writes_folders = settings.journal.broadcast_dir.is_some()
-            || settings.journal.public_broadcast_dir.is_some();
+        let writes_folders = settings.journal.writes_broadcast_folders();
         let checkpoint_path = cluster.hub_checkpoint_path();
         let mut checkpoint_status = saving::CheckpointStatus {
             path: checkpoint_path.clone(),

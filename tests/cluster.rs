@@ -29,12 +29,17 @@ fn credentials(user: Option<&str>) -> String {
 }
 
 fn node_config(dir: &Path, broker: &Broker, node: &str) -> PathBuf {
+    node_config_with(dir, broker, node, "")
+}
+
+/// A node's configuration with more `[cluster]` lines.
+fn node_config_with(dir: &Path, broker: &Broker, node: &str, more: &str) -> PathBuf {
     let path = dir.join(format!("{node}.toml"));
     std::fs::write(
         &path,
         format!(
             "[cluster]\nnats = \"{}\"\nnode = \"{node}\"\nevent = \"{EVENT}\"\n\
-             heartbeat_ms = 300\noffline_after_ms = 1500\n{}",
+             heartbeat_ms = 300\noffline_after_ms = 1500\n{}{more}",
             broker.url(),
             credentials(broker_user(broker, node))
         ),
@@ -809,6 +814,49 @@ fn a_stream_not_configured_as_the_events_record_is_refused_with_the_reason() {
     });
     assert_eq!(stored, 0);
     node.proc.terminate();
+}
+
+/// A node told to send one message a second gathers what its boards said meanwhile: the
+/// stream holds a few messages where it would hold one per event, and the hub still has
+/// every event exactly once.
+#[test]
+fn a_node_gathers_its_events_into_one_message_per_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start(dir.path());
+    let config = node_config_with(dir.path(), &broker, "hall-a", "publish_every_ms = 1000\n");
+    let journal = dir.path().join("hall-a.sqlite");
+    let started = Instant::now();
+    let (node, _) = start_demo(2, Some(5), &journal, Some(&config));
+    let (hub, hub_addr) = start_hub(dir.path(), &broker);
+    moves_on_hub(hub_addr, &["hall-a"]);
+    std::thread::sleep(Duration::from_secs(3));
+    node.terminate();
+    let seconds = started.elapsed().as_secs();
+    hub_caught_up(hub_addr, "hall-a", &journal);
+    assert_hub_has_exactly(&hub_events(hub_addr), "hall-a", &journal);
+    let messages = runtime().block_on(async {
+        let client = async_nats::connect(broker.url()).await.unwrap();
+        let js = async_nats::jetstream::new(client);
+        let mut s = js.get_stream(format!("DGT_{EVENT}")).await.unwrap();
+        let subject = format!("dgt.{EVENT}.hall-a.events");
+        let mut count = 0;
+        let mut subjects = s.info_with_subjects(&subject).await.unwrap();
+        while let Some(entry) = futures_util::StreamExt::next(&mut subjects).await {
+            let (name, n) = entry.unwrap();
+            if name == subject {
+                count += n;
+            }
+        }
+        count as u64
+    });
+    let events = journal_events(&journal).len() as u64;
+    // One message a second at most, and the last one sent at the stop.
+    assert!(
+        messages <= seconds + 2,
+        "{messages} messages in {seconds} s"
+    );
+    assert!(events >= 3 * messages, "{events} events in {messages} messages");
+    hub.terminate();
 }
 
 /// The broker PC is replaced mid-event (its store lost): the hub makes the stream again,

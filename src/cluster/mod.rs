@@ -25,6 +25,7 @@ pub mod history;
 pub mod hub;
 pub mod link_problem;
 pub mod node;
+mod packed_clock;
 pub mod stream;
 pub mod stream_seen;
 pub mod tls_check;

@@ -156,6 +156,7 @@ impl NodeLink {
                 node: settings.node.clone(),
                 replicas: settings.replicas,
                 batch_events: settings.batch_events.max(1),
+                publish_every: Duration::from_millis(settings.publish_every_ms),
                 journal_path: parts.journal_path.clone(),
                 clock: parts.clock,
                 epochs: Epochs::record(
@@ -230,6 +231,8 @@ struct Publisher {
     node: String,
     replicas: usize,
     batch_events: usize,
+    /// The shortest time between two messages ([`ClusterSettings::publish_every_ms`]).
+    publish_every: Duration,
     journal_path: PathBuf,
     clock: DaemonClock,
     /// The journal's sessions and their clocks (original times for a republished journal).
@@ -384,6 +387,7 @@ async fn publish_loop(
     let mut held: Option<Position> = None;
     let mut failures: u32 = 0;
     let mut checked_at = std::time::Instant::now();
+    let mut last_sent: Option<std::time::Instant> = None;
     loop {
         if held.is_some() && checked_at.elapsed() >= RECHECK_EVERY {
             held = None;
@@ -459,6 +463,11 @@ async fn publish_loop(
                 }
             },
         };
+        // Gathering: a message no sooner than `publish_every` after the one before (a stop
+        // sends what is left at once).
+        if let Some(wait) = last_sent.and_then(|t| p.publish_every.checked_sub(t.elapsed())) {
+            pause(&stop, wait).await;
+        }
         let from = at.step;
         // Whether the stop came before this read: the daemon commits its last steps before it
         // cancels the link, so only a read begun after the stop is known to see them all. An
@@ -542,6 +551,7 @@ async fn publish_loop(
         match p.publish(&js, at, &batch).await {
             Ok(next) => {
                 held = Some(next);
+                last_sent = Some(std::time::Instant::now());
                 p.shared
                     .published_step
                     .store(batch.to_step, Ordering::Release);

@@ -15,6 +15,12 @@ use serde::Deserialize;
 
 use super::problem::Problem;
 
+/// The default of [`ClusterSettings::publish_every_ms`].
+pub const PUBLISH_EVERY_MS: u64 = 0;
+/// The longest [`ClusterSettings::publish_every_ms`]: past it the hub's view of a node would
+/// trail its boards by more than an arbiter expects of a live display.
+const PUBLISH_EVERY_MS_MAX: u64 = 10_000;
+
 /// How this daemon (a node) or the hub reaches the event's broker.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -41,6 +47,13 @@ pub struct ClusterSettings {
     pub offline_after_ms: u64,
     /// Events per message published to the stream, at most (whole journal steps).
     pub batch_events: usize,
+    /// The shortest time between two messages of this node on the stream, in milliseconds
+    /// (0: each message leaves as soon as the broker took the one before). Every message
+    /// costs the stream about 200 bytes of its own (subject, headers, index) whatever it
+    /// carries; a node that gathers what its boards said over this window stores a fraction
+    /// of the bytes, and each event reaches the hub up to this much later. An event after a
+    /// quiet spell leaves at once. docs/cluster.md, "Stream size and delay".
+    pub publish_every_ms: u64,
     /// How long the hub waits for a node to journal an arbiter action, in milliseconds.
     pub request_timeout_ms: u64,
     /// Copies of the event's stream the brokers keep: 1 on one broker, 3 on a cluster of
@@ -94,6 +107,7 @@ impl Default for ClusterSettings {
             heartbeat_ms: 2_000,
             offline_after_ms: 6_000,
             batch_events: 500,
+            publish_every_ms: PUBLISH_EVERY_MS,
             request_timeout_ms: 5_000,
             replicas: 1,
             round_nodes: Vec::new(),
@@ -280,6 +294,14 @@ pub fn check(c: &ClusterSettings, hub: bool) -> Vec<Problem> {
             "name a file in an existing folder the hub may write, e.g. \"/var/lib/dgt-arbiter/hub.checkpoint\"",
         );
     }
+    if c.publish_every_ms > PUBLISH_EVERY_MS_MAX {
+        add(
+            "publish_every_ms",
+            c.publish_every_ms.to_string(),
+            "would hold a node's events back from the hub for more than 10 seconds",
+            "at most 10000; 250 keeps the stream small, 0 sends each event at once",
+        );
+    }
     if c.batch_events == 0 {
         add(
             "batch_events",
@@ -306,6 +328,16 @@ mod tests {
     #[test]
     fn a_plain_cluster_table_is_fine() {
         assert!(check(&good(), false).is_empty());
+    }
+
+    #[test]
+    fn a_node_holds_its_events_back_ten_seconds_at_most() {
+        let mut c = good();
+        c.publish_every_ms = PUBLISH_EVERY_MS_MAX;
+        assert!(check(&c, false).is_empty());
+        c.publish_every_ms = PUBLISH_EVERY_MS_MAX + 1;
+        let keys: Vec<String> = check(&c, false).into_iter().map(|p| p.key).collect();
+        assert_eq!(keys, ["cluster.publish_every_ms"]);
     }
 
     #[test]

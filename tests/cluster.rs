@@ -837,7 +837,7 @@ fn a_node_gathers_its_events_into_one_message_per_window() {
     let messages = runtime().block_on(async {
         let client = async_nats::connect(broker.url()).await.unwrap();
         let js = async_nats::jetstream::new(client);
-        let mut s = js.get_stream(format!("DGT_{EVENT}")).await.unwrap();
+        let s = js.get_stream(format!("DGT_{EVENT}")).await.unwrap();
         let subject = format!("dgt.{EVENT}.hall-a.events");
         let mut count = 0;
         let mut subjects = s.info_with_subjects(&subject).await.unwrap();

@@ -58,6 +58,9 @@ pub struct BenchArgs {
     nodes: usize,
     #[arg(long, default_value_t = 10)]
     clients: usize,
+    /// With --nodes: each node's `[cluster] publish_every_ms` (its default when unset).
+    #[arg(long)]
+    publish_every_ms: Option<u64>,
     /// Seed of the first board's first game.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -186,6 +189,9 @@ pub fn bench(a: BenchArgs) -> ExitCode {
         nodes: a.nodes,
         clients: a.clients,
         seed: a.seed,
+        publish_every_ms: a
+            .publish_every_ms
+            .unwrap_or(settings::cluster::PUBLISH_EVERY_MS),
     }))
 }
 

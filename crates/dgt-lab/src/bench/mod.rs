@@ -52,6 +52,8 @@ pub struct BenchOptions {
     pub nodes: usize,
     pub clients: usize,
     pub seed: u64,
+    /// With nodes: how long each gathers events before it sends them to the stream.
+    pub publish_every_ms: u64,
 }
 
 /// The result (contract §6), printed as one JSON line.
@@ -61,6 +63,8 @@ pub struct BenchReport {
     pub nodes: usize,
     pub clients: usize,
     pub seconds: u64,
+    /// With nodes: each node's `publish_every_ms` (the stream's size and delay depend on it).
+    pub publish_every_ms: Option<u64>,
     /// Events the daemons journaled in the window.
     pub events: u64,
     pub events_per_s: f64,
@@ -118,16 +122,17 @@ fn toml_str(s: &str) -> String {
 /// The bench's clients all connect from loopback: one address may hold the whole port.
 const BENCH_SERVER: &str = "[server]\nmax_connections_per_address = 512\n";
 
-fn node_config(ports: &[String], nats: Option<u16>, name: &str) -> String {
+fn node_config(ports: &[String], nats: Option<(u16, u64)>, name: &str) -> String {
     let mut text = String::from("listen = \"127.0.0.1:0\"\n[serial]\nscan = \"off\"\nports = [\n");
     for p in ports {
         text += &format!("  {{ path = {} }},\n", toml_str(p));
     }
     text += "]\n";
     text += BENCH_SERVER;
-    if let Some(port) = nats {
+    if let Some((port, publish_every_ms)) = nats {
         text += &format!(
-            "[cluster]\nnats = \"nats://127.0.0.1:{port}\"\nnode = \"{name}\"\nevent = \"bench\"\n"
+            "[cluster]\nnats = \"nats://127.0.0.1:{port}\"\nnode = \"{name}\"\nevent = \"bench\"\n\
+             publish_every_ms = {publish_every_ms}\n"
         );
     }
     text
@@ -150,7 +155,7 @@ fn start_node(
     dir: &Path,
     name: &str,
     ports: &[String],
-    nats: Option<u16>,
+    nats: Option<(u16, u64)>,
 ) -> Result<Node, BenchError> {
     let config = dir.join(format!("{name}.toml"));
     write(&config, &node_config(ports, nats, name))?;
@@ -246,7 +251,8 @@ pub async fn run(o: BenchOptions) -> Result<BenchReport, BenchError> {
     let mut nodes = Vec::new();
     for i in 0..k {
         let ports = &paths[i * o.boards / k..(i + 1) * o.boards / k];
-        let node = start_node(&exe, dir.path(), &format!("node-{}", i + 1), ports, nats)?;
+        let cluster = nats.map(|port| (port, o.publish_every_ms));
+        let node = start_node(&exe, dir.path(), &format!("node-{}", i + 1), ports, cluster)?;
         eprintln!(
             "bench: {} with {} boards at {}",
             node.name,
@@ -379,6 +385,7 @@ pub async fn run(o: BenchOptions) -> Result<BenchReport, BenchError> {
         nodes: o.nodes,
         clients: o.clients,
         seconds: o.seconds,
+        publish_every_ms: nats.map(|_| o.publish_every_ms),
         events,
         events_per_s: round2(events as f64 / elapsed),
         latency_ms_p50: round2(percentile(&latencies, 0.50)),

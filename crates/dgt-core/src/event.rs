@@ -205,6 +205,10 @@ pub struct Alert {
     /// part of the event's JSON.
     #[serde(skip)]
     pub verdict: Option<Box<crate::verdict::Verdict>>,
+    /// What the board showed at a press no legal move explains, as data (`message` is its
+    /// text; `verdict` what the Laws prescribe for it): not part of the event's JSON.
+    #[serde(skip)]
+    pub illegal_change: Option<Box<crate::verdict::IllegalChange>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub squares: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -343,6 +347,7 @@ impl Alert {
             fen_before: None,
             prescription: None,
             verdict: None,
+            illegal_change: None,
             squares: Vec::new(),
             white_ms: None,
             black_ms: None,

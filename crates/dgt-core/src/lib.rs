@@ -50,6 +50,7 @@ pub mod verdict_drop;
 pub mod verdict_equipment;
 pub mod verdict_flag;
 pub mod verdict_hands;
+pub mod verdict_illegal_change;
 pub mod verdict_match;
 pub mod verdict_position;
 pub mod verdict_record;

@@ -7,8 +7,9 @@ mod common;
 use common::*;
 use dgt_core::capture::parse_capture;
 use dgt_core::event::Orientation;
-use dgt_core::verdict::{Article, OffenceDecision};
+use dgt_core::verdict::{AdoptedIllegalMove, Article, OffenceDecision};
 use dgt_core::{AlertKind, Event, EventBody, GameResult, Operation, Severity};
+use shakmaty::Color;
 
 #[test]
 fn a_quick_slide_is_one_move() {
@@ -652,7 +653,7 @@ fn an_illegal_move_that_stands_is_tracked_and_the_game_goes_on() {
             EventBody::Alert(a)
                 if a.kind == AlertKind::IllegalMove
                     && a.ply == Some(2)
-                    && a.message.contains("Nb8-b5") =>
+                    && a.adopted_verdict().is_some() =>
             {
                 Some(a.clone())
             }
@@ -660,6 +661,13 @@ fn an_illegal_move_that_stands_is_tracked_and_the_game_goes_on() {
         });
         let stands = stands.expect("an alert for the illegal move that stood");
         assert_eq!(stands.severity, severity);
+        let (offender, notation) = (Color::Black, "Nb8-b5".to_string());
+        let taken_in = if supervision == "full" {
+            AdoptedIllegalMove::Reinstate { offender, notation }
+        } else {
+            AdoptedIllegalMove::Stands { offender, notation }
+        };
+        assert_eq!(adopted(&stands), &taken_in, "{supervision}");
     }
 }
 

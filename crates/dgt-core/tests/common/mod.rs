@@ -500,6 +500,18 @@ pub fn bughouse_flag_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::Bughous
     v
 }
 
+/// What the board showed at a press no legal move explains, as data; the alert's `message`
+/// is its text.
+#[track_caller]
+pub fn illegal_change(a: &dgt_core::Alert) -> &dgt_core::verdict::IllegalChange {
+    let v = a
+        .illegal_change
+        .as_deref()
+        .unwrap_or_else(|| panic!("no illegal change on {a:?}"));
+    assert_eq!(a.message, v.message());
+    v
+}
+
 /// The time an offence verdict adds to the opponent (ms), `None` when it decides the game.
 pub fn time_to_opponent(v: &dgt_core::verdict::OffenceVerdict) -> Option<u64> {
     match v.decision {

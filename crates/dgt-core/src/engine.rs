@@ -388,6 +388,7 @@ impl Core {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::verdict::Verdict;
 
     /// The timer index answers what asking every session would: three boards playing the
     /// real blitz game, shifted in time so their timers interleave.
@@ -485,7 +486,27 @@ mod tests {
             .collect();
         assert_eq!(failed.len(), 1);
         assert_eq!(failed[0].game.as_deref(), Some("1/1"));
-        assert!(failed[0].message.contains("a fault forced by the test"));
+        let verdict = failed[0].verdict.as_deref().and_then(Verdict::record);
+        assert_eq!(
+            verdict,
+            Some(&RecordVerdict::TrackingFailed {
+                board: "1".into(),
+                why: "a fault forced by the test".into(),
+                recorded: Some(("1/1".into(), 1)),
+            })
+        );
+        let verdict = verdict.unwrap();
+        assert_eq!(
+            (
+                failed[0].message.as_str(),
+                failed[0].prescription.as_deref()
+            ),
+            (
+                verdict.message().unwrap().as_str(),
+                Some(verdict.render().as_str())
+            )
+        );
+        assert_eq!(failed[0].severity, Severity::Review);
         let moves = |board: &str| -> Vec<(String, String)> {
             ev.iter()
                 .filter(|e| e.board == board)

@@ -14,6 +14,7 @@ pub use crate::verdict_claim::{ClaimDecision, ClaimVerdict, OwnTimeCut, WrongCla
 pub use crate::verdict_clock::{ClockSettingVerdict, ClockVerdict, SettingMismatch};
 pub use crate::verdict_drop::DropVerdict;
 pub use crate::verdict_equipment::EquipmentVerdict;
+pub use crate::verdict_evidence::Evidence;
 pub use crate::verdict_flag::{CalledBy, FlagCall, FlagDecision, FlagFall, FlagVerdict};
 pub use crate::verdict_hands::HandsVerdict;
 pub use crate::verdict_illegal_change::{IllegalChange, WhatChanged};

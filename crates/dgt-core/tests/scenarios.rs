@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use dgt_core::capture::parse_capture;
 use dgt_core::event::Orientation;
-use dgt_core::verdict::{AdoptedIllegalMove, Article, OffenceDecision};
+use dgt_core::verdict::{AdoptedIllegalMove, Article, ClockVerdict, OffenceDecision};
 use dgt_core::{AlertKind, Event, EventBody, GameResult, Operation, Severity};
 use shakmaty::Color;
 
@@ -732,7 +732,13 @@ fn offences_are_counted_as_the_edition_says() {
     let ev = two_offences("fide-2005", "5400");
     let press = &alert_of(&ev, AlertKind::ClockPressedWithoutMove)[0];
     assert_eq!(press.severity, Severity::Review);
-    assert!(press.verdict.is_none(), "{press:?}");
+    assert!(press.offence_verdict().is_none(), "{press:?}");
+    assert_eq!(
+        clock_verdict(press),
+        ClockVerdict::PressWithoutMoveNoOffence {
+            discretion: Article::new("13.4")
+        }
+    );
     let illegal = &alert_of(&ev, AlertKind::IllegalMove)[0];
     assert_eq!(illegal.article.as_deref(), Some("7.4a"));
 }

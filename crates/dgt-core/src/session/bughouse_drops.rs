@@ -7,7 +7,6 @@ use shakmaty::{Color, Move, Position, Role};
 
 use super::Session;
 use super::timers::Timer;
-use crate::arbiter;
 use crate::bughouse::{self, Regulation};
 use crate::event::Emitted;
 use crate::event::{AlertKind, EventBody, Severity};

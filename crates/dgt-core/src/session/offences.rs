@@ -75,7 +75,7 @@ impl Session {
             number: self.count_offence(mover, Offence::IllegalMove),
         };
         let mut a = self.alert(kind, severity, Some(mover), change.message());
-        a.illegal_change = Some(Box::new(change));
+        a.evidence = Some(Box::new(change.into()));
         a.article = Some(article.into());
         if let Some((_, _, reg)) = onto_piece {
             a.edition = reg.name().into();

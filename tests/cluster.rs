@@ -265,13 +265,16 @@ fn moves_on_hub(hub: SocketAddr, nodes: &[&str]) -> Vec<Value> {
     )
 }
 
-/// The open claim-verdict alert on `board` (hub or node numbering), after `after`.
+/// The open claim-verdict alert on `board` (hub or node numbering), after `after`: the
+/// checker's answer to a fifty-move claim is a `review`, where the claim offered to the
+/// player on move is a `claim`.
 fn claim_alert(addr: SocketAddr, board: &str, after: u64) -> u64 {
     eventually(Duration::from_secs(20), "the claim's alert", || {
         let alerts = get_json(addr, &format!("/api/alerts?board={board}"));
         alerts.as_array()?.iter().find_map(|a| {
             let id = a["id"].as_u64()?;
-            (id > after && a["message"].as_str()?.starts_with("Claim checked")).then_some(id)
+            let checked = a["kind"] == "fifty_move_rule_available" && a["severity"] == "review";
+            (id > after && checked).then_some(id)
         })
     })
 }

@@ -14,6 +14,7 @@ use shakmaty::{CastlingMode, Chess, Position};
 use crate::board::PhysicalBoard;
 use crate::event::{Orientation, Side};
 use crate::input::ClockSide;
+pub use crate::log_gap::LogGap;
 use crate::reconstruct::{self, Game, Interpretation};
 
 /// What the daemon knew when the link was lost.
@@ -48,7 +49,7 @@ pub struct EepromRecovery {
     pub fen: String,
     /// Why the recovery is incomplete, in one sentence for a review alert; `None` when the
     /// log explains everything up to the board's present placement.
-    pub gap: Option<String>,
+    pub gap: Option<LogGap>,
 }
 
 /// How many plies one settled placement may be ahead of the last (a move and a reply made
@@ -93,12 +94,12 @@ fn replay(
     last: &LastKnown,
     log: &[EeEntry],
     live_follows: bool,
-) -> (Game, Vec<Option<u64>>, Option<String>) {
+) -> (Game, Vec<Option<u64>>, Option<LogGap>) {
     let mut squares = PhysicalBoard::default();
     squares.apply_dump(&last.squares);
     let mut game = Game::new("eeprom".into(), last.position.clone(), last.castling_mode);
     let mut clocks: Vec<Option<u64>> = Vec::new();
-    let mut gap: Option<String> = None;
+    let mut gap: Option<LogGap> = None;
     let mut unexplained_at_press = 0usize;
     // A press logged before the scan caught up with the move's last square (the board
     // reports a square up to one scan late, protocol §4.1): judged at the next placement.
@@ -138,12 +139,8 @@ fn replay(
             EeEntry::PowerUp => {
                 // The board lost power: moves made meanwhile were never logged. The field
                 // tags that follow describe the whole board again.
-                gap.get_or_insert_with(|| {
-                    format!(
-                        "the board lost power after {} recovered move(s); moves made while it \
-                         was off are not in its memory",
-                        game.plies()
-                    )
+                gap.get_or_insert(LogGap::PowerLost {
+                    recovered: game.plies(),
                 });
                 squares.apply_dump(&[0; 64]);
             }
@@ -167,17 +164,14 @@ fn replay(
         }
     }
     if gap.is_none() && !explained && !under_way {
-        gap = Some(format!(
-            "after {} recovered move(s) the board shows a placement ({}) that no legal \
-             continuation explains",
-            game.plies(),
-            squares.placement(last.orientation).board
-        ));
+        gap = Some(LogGap::Unexplained {
+            recovered: game.plies(),
+            placement: squares.placement(last.orientation).board,
+        });
     } else if gap.is_none() && unexplained_at_press > 0 {
-        gap = Some(format!(
-            "{unexplained_at_press} clock press(es) in the board's memory came with a \
-             placement no legal move explains"
-        ));
+        gap = Some(LogGap::UnexplainedPresses {
+            presses: unexplained_at_press,
+        });
     }
     (game, clocks, gap)
 }
@@ -267,7 +261,7 @@ pub struct SinceBeginPosition {
     /// The board's orientation, as its begin-position tag gives it (protocol §3.6).
     pub orientation: Orientation,
     /// What the log does not explain, for the alert.
-    pub gap: Option<String>,
+    pub gap: Option<LogGap>,
 }
 
 /// The squares of the initial position in the board's own numbering (protocol §3.2).
@@ -341,7 +335,7 @@ pub struct Outage {
     /// The position after them: the one the board should show.
     pub fen: String,
     /// What the log does not explain, for a review alert.
-    pub gap: Option<String>,
+    pub gap: Option<LogGap>,
 }
 
 /// Replays the entries written since `mark` (the last time the log was read) from the
@@ -356,15 +350,13 @@ pub fn outage_moves(
     white_clock_side: Option<ClockSide>,
     entries: &[EeEntry],
 ) -> Outage {
-    let unchanged = |gap: String| Outage {
+    let unchanged = |gap: LogGap| Outage {
         moves: Vec::new(),
         fen: reconstruct::fen(game.current()),
         gap: Some(gap),
     };
     if !entries.contains(&EeEntry::Downloaded) {
-        return unchanged(
-            "the board's memory no longer reaches back to the last time it was read".into(),
-        );
+        return unchanged(LogGap::BeyondLastRead);
     }
     let mut squares = PhysicalBoard::default();
     squares.apply_dump(&mark.squares);
@@ -389,12 +381,10 @@ pub fn outage_moves(
     let agrees = replayed.moves.len() >= known.len()
         && replayed.moves.iter().zip(known).all(|(a, b)| a.mv == b.mv);
     if !agrees {
-        return unchanged(format!(
-            "the board's memory shows {} move(s) since it was last read where {} were seen \
-             while it was connected, and they differ",
-            replayed.moves.len(),
-            known.len()
-        ));
+        return unchanged(LogGap::Disagrees {
+            logged: replayed.moves.len(),
+            seen: known.len(),
+        });
     }
     Outage {
         moves: replayed.moves[known.len()..]

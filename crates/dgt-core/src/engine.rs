@@ -388,6 +388,7 @@ impl Core {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::verdict::Verdict;
 
     /// The timer index answers what asking every session would: three boards playing the
     /// real blitz game, shifted in time so their timers interleave.
@@ -431,6 +432,17 @@ mod tests {
     /// A fault in one board's reading (a panic, forced here) stays with that board: the
     /// arbiter is told, the other board's game goes on move by move, the core keeps
     /// numbering events, and the faulty board is read afresh — its next game numbered on.
+    /// A `tracking_failed` alert's verdict, as data: a review, whose `message` and
+    /// `prescription` are the verdict's text.
+    fn tracking_failed(a: &Alert) -> &RecordVerdict {
+        let v = a.verdict.as_deref().and_then(Verdict::record);
+        let v = v.unwrap_or_else(|| panic!("no record verdict on {a:?}"));
+        assert_eq!(a.severity, Severity::Review);
+        assert_eq!(a.message, v.message().unwrap_or_default());
+        assert_eq!(a.prescription, Some(v.render()));
+        v
+    }
+
     #[test]
     fn a_fault_on_one_board_leaves_the_others_running() {
         use crate::arbitrary_play::{START_CODES, clock_frame, phys};
@@ -485,7 +497,14 @@ mod tests {
             .collect();
         assert_eq!(failed.len(), 1);
         assert_eq!(failed[0].game.as_deref(), Some("1/1"));
-        assert!(failed[0].message.contains("a fault forced by the test"));
+        assert_eq!(
+            tracking_failed(failed[0]),
+            &RecordVerdict::TrackingFailed {
+                board: "1".into(),
+                why: "a fault forced by the test".into(),
+                recorded: Some(("1/1".into(), 1)),
+            }
+        );
         let moves = |board: &str| -> Vec<(String, String)> {
             ev.iter()
                 .filter(|e| e.board == board)

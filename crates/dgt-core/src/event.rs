@@ -205,6 +205,10 @@ pub struct Alert {
     /// part of the event's JSON.
     #[serde(skip)]
     pub verdict: Option<Box<crate::verdict::Verdict>>,
+    /// What happened, as data, where the verdict does not word it (the change a press
+    /// showed, a wrong set-up): `message` is its text; not part of the event's JSON.
+    #[serde(skip)]
+    pub evidence: Option<Box<crate::verdict::Evidence>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub squares: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -320,6 +324,20 @@ impl Alert {
             .and_then(crate::verdict::Verdict::bughouse_end)
     }
 
+    /// What a press showed that no legal move explains, if the alert is about one.
+    pub fn illegal_change(&self) -> Option<&crate::verdict::IllegalChange> {
+        self.evidence
+            .as_deref()
+            .and_then(crate::verdict::Evidence::illegal_change)
+    }
+
+    /// What is wrong with the set-up a game began from, if the alert is about one.
+    pub fn wrong_setup(&self) -> Option<&crate::reconstruct::WrongSetup> {
+        self.evidence
+            .as_deref()
+            .and_then(crate::verdict::Evidence::wrong_setup)
+    }
+
     /// What the board's link says, if it is a link alert.
     pub fn equipment_verdict(&self) -> Option<&crate::verdict::EquipmentVerdict> {
         self.verdict
@@ -343,6 +361,7 @@ impl Alert {
             fen_before: None,
             prescription: None,
             verdict: None,
+            evidence: None,
             squares: Vec::new(),
             white_ms: None,
             black_ms: None,

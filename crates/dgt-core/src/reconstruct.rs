@@ -30,7 +30,9 @@ pub use in_hand::{
     only_opponent_changed, piece_in_hand, slide_prefix,
 };
 pub use search::{find_path, find_path_with, legal_moves, one_move_to, paths_of_length};
-pub use setup::{FenError, edited, position_from_fen, role_name, start_position, wrong_setup};
+pub use setup::{
+    FenError, Not960, WrongSetup, edited, position_from_fen, role_name, start_position, wrong_setup,
+};
 
 /// One move as played, with the clock readings when it was completed.
 #[serde_with::serde_as]

@@ -14,8 +14,10 @@ pub use crate::verdict_claim::{ClaimDecision, ClaimVerdict, OwnTimeCut, WrongCla
 pub use crate::verdict_clock::{ClockSettingVerdict, ClockVerdict, SettingMismatch};
 pub use crate::verdict_drop::DropVerdict;
 pub use crate::verdict_equipment::EquipmentVerdict;
+pub use crate::verdict_evidence::Evidence;
 pub use crate::verdict_flag::{CalledBy, FlagCall, FlagDecision, FlagFall, FlagVerdict};
 pub use crate::verdict_hands::HandsVerdict;
+pub use crate::verdict_illegal_change::{IllegalChange, WhatChanged};
 pub use crate::verdict_match::{MatchVerdict, Team};
 pub use crate::verdict_position::{
     AdoptedIllegalMove, IllegalPlacement, LostBecause, LostTrack, SetupVerdict,
@@ -328,7 +330,8 @@ pub enum Verdict {
     StandingIllegalPosition(StandingIllegalPosition),
     /// The board no longer follows the game.
     LostTrack(LostTrack),
-    /// A bughouse drop: illegal, passed early, demanded back, or touched.
+    /// A bughouse drop: illegal, passed early, demanded back, or touched; or a promotion
+    /// forfeited for want of a piece to take.
     Drop(DropVerdict),
     /// A game begun from a wrong set-up.
     Setup(SetupVerdict),

@@ -30,6 +30,9 @@ pub enum ClockVerdict {
     /// Stop the clock, install the correct setting and adjust the times and the move
     /// counter (`article`: 6.10.2; 2005 6.11).
     InstallCorrectSetting { article: Article },
+    /// A press without a move is no offence in this edition (2005): the arbiter may act
+    /// under `discretion` (13.4); the move must still be made.
+    PressWithoutMoveNoOffence { discretion: Article },
 }
 
 impl ClockVerdict {
@@ -59,6 +62,9 @@ impl ClockVerdict {
             ),
             ClockVerdict::InstallCorrectSetting { article } => format!(
                 "Stop the clock, install the correct setting and adjust the times and the move counter ({article})."
+            ),
+            ClockVerdict::PressWithoutMoveNoOffence { discretion } => format!(
+                "Not an offence in this edition: the arbiter may act under {discretion}; the move must still be made."
             ),
         }
     }
@@ -164,6 +170,13 @@ mod tests {
             }
             .render(),
             "White may stop keeping score for the rest of the period (8.4). Once neither player has to, the arbiter or an assistant should be present and keep score (8.5.1)."
+        );
+        assert_eq!(
+            ClockVerdict::PressWithoutMoveNoOffence {
+                discretion: Article::new("13.4")
+            }
+            .render(),
+            "Not an offence in this edition: the arbiter may act under 13.4; the move must still be made."
         );
         assert_eq!(
             ClockVerdict::InstallCorrectSetting {

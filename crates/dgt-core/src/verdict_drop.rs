@@ -1,8 +1,9 @@
 //! Bughouse drops as data (DJC / KNSB 2.2–2.6, 4.1, 7.4–7.6, 10.1–10.5; Flemish 5.b–5.c,
 //! 6.b): an illegal drop and what the opponent may do about it, a piece possibly passed
-//! before the capturer's press, the opponent's demand to take a drop back, and a drop touched
-//! and changed before the press. The English of those alerts' `message` and `prescription`
-//! is rendered here.
+//! before the capturer's press, the opponent's demand to take a drop back, a drop touched
+//! and changed before the press, and a promotion forfeited for want of a piece on the
+//! partner board (3.1). The English of those alerts' `message` and `prescription` is
+//! rendered here.
 
 use shakmaty::{Color, Role, Square};
 
@@ -51,6 +52,14 @@ pub enum DropVerdict {
         dropper: Color,
         piece: Role,
         square: Square,
+    },
+    /// `player`'s pawn reached `square` with no queen, rook, bishop or knight of his colour
+    /// on board `partner` to take: the promotion is forfeited and the pawn lost (3.1); the
+    /// game goes on.
+    PromotionForfeited {
+        player: Color,
+        square: Square,
+        partner: String,
     },
 }
 
@@ -107,6 +116,14 @@ impl DropVerdict {
                 side_name(*dropper),
                 role_name(*piece)
             ),
+            DropVerdict::PromotionForfeited {
+                player,
+                square,
+                partner,
+            } => format!(
+                "{}'s pawn reached {square} with no queen, rook, bishop or knight of his colour on board {partner}: the promotion is forfeited and the pawn lost (3.1).",
+                side_name(*player)
+            ),
         }
     }
 
@@ -137,6 +154,7 @@ impl DropVerdict {
                 "On the opponent's request the {} must be dropped on {square}, unless that drop is illegal (4.1).",
                 role_name(*piece)
             ),
+            DropVerdict::PromotionForfeited { .. } => "Nothing to do: the game goes on. Whether the pawn still passes to the opponent (3.2) the regulation does not say; the reserve count includes it.".into(),
         }
     }
 }
@@ -202,6 +220,15 @@ mod tests {
                 },
                 "White put a bishop from the reserve on c4, took it back and made another move.",
                 "On the opponent's request the bishop must be dropped on c4, unless that drop is illegal (4.1).".to_string(),
+            ),
+            (
+                DropVerdict::PromotionForfeited {
+                    player: Color::White,
+                    square: Square::E8,
+                    partner: "2".into(),
+                },
+                "White's pawn reached e8 with no queen, rook, bishop or knight of his colour on board 2: the promotion is forfeited and the pawn lost (3.1).",
+                "Nothing to do: the game goes on. Whether the pawn still passes to the opponent (3.2) the regulation does not say; the reserve count includes it.".to_string(),
             ),
         ];
         for (verdict, message, prescription) in cases {

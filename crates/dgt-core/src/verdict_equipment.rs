@@ -1,7 +1,9 @@
 //! What the board's link and the clock's equipment say, as data: noise on the line, a board
-//! kept apart as a duplicate, the link down (or the daemon stopping) and up again, the clock
-//! disconnected from the board, its battery low. These alerts prescribe nothing; the English
+//! kept apart as a duplicate, the link down (or the daemon stopping) and up again, an outage
+//! the board's log does not explain, the clock disconnected from the board, its battery low. These alerts prescribe nothing; the English
 //! of their `message` is rendered here.
+
+use crate::log_gap::LogGap;
 
 /// A link alert's case.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,6 +25,9 @@ pub enum EquipmentVerdict {
     },
     /// The board is connected again.
     Reconnected,
+    /// The board's log, read at the reconnection, does not explain the whole outage
+    /// (`gap`); `recovered` moves were taken from it.
+    OutageNotExplained { gap: LogGap, recovered: usize },
     /// The clock is no longer connected to the board (or the board reports no clock).
     ClockDisconnected,
     /// The clock shows its battery-low indicator.
@@ -65,6 +70,9 @@ impl EquipmentVerdict {
             EquipmentVerdict::Reconnected => {
                 "The board is connected again; its position is read afresh.".into()
             }
+            EquipmentVerdict::OutageNotExplained { gap, recovered } => format!(
+                "The board's memory does not explain the whole outage: {gap}. {recovered} move(s) were recovered from it; check the board against the position given and enter any further moves by hand."
+            ),
             EquipmentVerdict::ClockDisconnected => {
                 "The clock is no longer connected to the board (or reports no clock).".into()
             }
@@ -121,6 +129,13 @@ mod tests {
             (
                 EquipmentVerdict::Reconnected,
                 "The board is connected again; its position is read afresh.",
+            ),
+            (
+                EquipmentVerdict::OutageNotExplained {
+                    gap: LogGap::BeyondLastRead,
+                    recovered: 0,
+                },
+                "The board's memory does not explain the whole outage: the board's memory no longer reaches back to the last time it was read. 0 move(s) were recovered from it; check the board against the position given and enter any further moves by hand.",
             ),
             (
                 EquipmentVerdict::ClockDisconnected,

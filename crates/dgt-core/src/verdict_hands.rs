@@ -45,6 +45,35 @@ pub enum HandsVerdict {
         article: Article,
         king_moves: Vec<String>,
     },
+    /// `mover` lifted his piece on `square` for `off_ms`, put it back and moved another: a
+    /// touch-move offence (4.3) unless the adjustment was announced (4.2.1), which the board
+    /// cannot hear.
+    PieceTouchedAnotherMoved {
+        mover: Color,
+        square: Square,
+        off_ms: u64,
+    },
+    /// `mover`'s illegal move was made with the piece on `square`, taken back, then another
+    /// piece moved: the replacement move is made with that piece if it can move (7.5.1 →
+    /// 4.3), and no announced adjustment excuses it.
+    IllegalMovePieceNotReplaced { mover: Color, square: Square },
+    /// `mover` began castling by lifting the rook on `rook` (4.4.2).
+    CastlingRookFirst { mover: Color, rook: Square },
+    /// `mover` put a `first` on the promotion square `square` and replaced it by a `last`:
+    /// the choice was final when the first touched the square (4.4.4; 2005 4.4d).
+    PromotionChoiceChanged {
+        mover: Color,
+        square: Square,
+        first: Role,
+        last: Role,
+    },
+    /// The pieces on `first` and `second` left the board `gap_ms` apart and were off it
+    /// together: possibly a move made with two hands (4.1).
+    TwoPiecesOffTogether {
+        first: Square,
+        second: Square,
+        gap_ms: u64,
+    },
 }
 
 impl HandsVerdict {
@@ -74,14 +103,55 @@ impl HandsVerdict {
                     *off_ms as f64 / 1000.0,
                 ))
             }
-            _ => None,
+            HandsVerdict::PieceTouchedAnotherMoved {
+                mover,
+                square,
+                off_ms,
+            } => Some(format!(
+                "{} lifted the piece on {square} for {:.1} s and put it back, then moved another piece: a touch-move offence unless the adjustment was announced, which the board cannot hear.",
+                side_name(*mover),
+                *off_ms as f64 / 1000.0
+            )),
+            HandsVerdict::IllegalMovePieceNotReplaced { mover, square } => Some(format!(
+                "{} made an illegal move with the piece on {square}, put it back, then moved another piece: the replacement move must be made with that piece if it can move legally.",
+                side_name(*mover),
+            )),
+            HandsVerdict::CastlingRookFirst { mover, rook } => Some(format!(
+                "{} began castling by lifting the rook on {rook}: castling with the rook first is not allowed.",
+                side_name(*mover)
+            )),
+            HandsVerdict::PromotionChoiceChanged {
+                mover,
+                square,
+                first,
+                last,
+            } => Some(format!(
+                "{} put a {} on {square} and replaced it by a {}: the choice of the new piece was final when the first touched the square.",
+                side_name(*mover),
+                role_name(*first),
+                role_name(*last)
+            )),
+            HandsVerdict::TwoPiecesOffTogether {
+                first,
+                second,
+                gap_ms,
+            } => Some(format!(
+                "The pieces on {first} and {second} left the board {gap_ms} ms apart and were off it together: possibly a move made with two hands."
+            )),
+            HandsVerdict::KingToIllegalCastling { .. } => None,
         }
     }
 
-    /// The prescription's text, as the alert carries it; none for a single capture.
+    /// The prescription's text, as the alert carries it; none for a single capture or a
+    /// touch, a castling or a promotion choice the alert only reports.
     pub fn render(&self) -> Option<String> {
         Some(match self {
-            HandsVerdict::CaptureSeen { .. } => return None,
+            HandsVerdict::CaptureSeen { .. }
+            | HandsVerdict::PieceTouchedAnotherMoved { .. }
+            | HandsVerdict::IllegalMovePieceNotReplaced { .. }
+            | HandsVerdict::CastlingRookFirst { .. }
+            | HandsVerdict::PromotionChoiceChanged { .. }
+            | HandsVerdict::TwoPiecesOffTogether { .. } => return None,
             HandsVerdict::CapturePattern { player, offence, .. } => format!(
                 "A pattern, not a proof: a hand holding the capturer while it takes the piece off shows the same. Watch {}'s next captures; a move seen made with two hands is an offence ({offence}), confirm it then.",
                 side_name(*player)
@@ -151,6 +221,57 @@ mod tests {
         ];
         for (verdict, text) in cases {
             assert_eq!(verdict.render().as_deref(), Some(text), "{verdict:?}");
+        }
+    }
+
+    /// The one golden test of the messages the handling signals' verdicts word.
+    #[test]
+    fn each_handling_signal_words_its_message() {
+        let (white, black) = (Color::White, Color::Black);
+        let cases = [
+            (
+                HandsVerdict::PieceTouchedAnotherMoved {
+                    mover: white,
+                    square: Square::G1,
+                    off_ms: 900,
+                },
+                "White lifted the piece on g1 for 0.9 s and put it back, then moved another piece: a touch-move offence unless the adjustment was announced, which the board cannot hear.",
+            ),
+            (
+                HandsVerdict::IllegalMovePieceNotReplaced {
+                    mover: black,
+                    square: Square::B8,
+                },
+                "Black made an illegal move with the piece on b8, put it back, then moved another piece: the replacement move must be made with that piece if it can move legally.",
+            ),
+            (
+                HandsVerdict::CastlingRookFirst {
+                    mover: white,
+                    rook: Square::H1,
+                },
+                "White began castling by lifting the rook on h1: castling with the rook first is not allowed.",
+            ),
+            (
+                HandsVerdict::PromotionChoiceChanged {
+                    mover: white,
+                    square: Square::E8,
+                    first: Role::Queen,
+                    last: Role::Knight,
+                },
+                "White put a queen on e8 and replaced it by a knight: the choice of the new piece was final when the first touched the square.",
+            ),
+            (
+                HandsVerdict::TwoPiecesOffTogether {
+                    first: Square::E4,
+                    second: Square::D5,
+                    gap_ms: 120,
+                },
+                "The pieces on e4 and d5 left the board 120 ms apart and were off it together: possibly a move made with two hands.",
+            ),
+        ];
+        for (verdict, text) in cases {
+            assert_eq!(verdict.message().as_deref(), Some(text), "{verdict:?}");
+            assert_eq!(verdict.render(), None, "{verdict:?}");
         }
     }
 }

@@ -6,6 +6,7 @@
 
 use shakmaty::{Board, Color};
 
+use crate::log_gap::LogGap;
 use crate::words::side_name;
 
 /// How the side to move of a game found under way was learnt.
@@ -45,7 +46,7 @@ pub enum UnderWayVerdict {
     ReadingLog { placement: Board, wait_ms: u64 },
     /// The game was rebuilt from the board's own log: `moves` since the start position lead
     /// to the placement shown; `gap` says what the log lost, if anything.
-    RebuiltFromLog { moves: usize, gap: Option<String> },
+    RebuiltFromLog { moves: usize, gap: Option<LogGap> },
     /// The arbiter's side to move was not applied: a game with moves is followed.
     ToMoveNotChanged,
     /// The placement is no legal position with the side the arbiter chose to move.
@@ -94,7 +95,7 @@ impl UnderWayVerdict {
             ),
             UnderWayVerdict::RebuiltFromLog { moves, gap } => format!(
                 "A game found under way was rebuilt from the board's own log: {moves} move(s) since the start position lead to the placement on the board{}.",
-                gap.as_deref().map(|g| format!(" ({g})")).unwrap_or_default()
+                gap.as_ref().map(|g| format!(" ({g})")).unwrap_or_default()
             ),
             UnderWayVerdict::ToMoveNotChanged => {
                 "The side to move was not changed: a game with moves is being followed on this board.".into()
@@ -189,9 +190,9 @@ mod tests {
             (
                 UnderWayVerdict::RebuiltFromLog {
                     moves: 7,
-                    gap: Some("the board lost power".into()),
+                    gap: Some(LogGap::PowerLost { recovered: 7 }),
                 },
-                "A game found under way was rebuilt from the board's own log: 7 move(s) since the start position lead to the placement on the board (the board lost power).",
+                "A game found under way was rebuilt from the board's own log: 7 move(s) since the start position lead to the placement on the board (the board lost power after 7 recovered move(s); moves made while it was off are not in its memory).",
                 Some(
                     "Check the moves against the players' scoresheets; the clock times are those the board logged at the lever presses.",
                 ),

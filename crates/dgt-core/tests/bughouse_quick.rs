@@ -9,8 +9,10 @@
 mod common;
 
 use common::*;
-use dgt_core::bughouse::Regulation;
+use dgt_core::bughouse::{DropFault, Regulation};
+use dgt_core::verdict::DropVerdict;
 use dgt_core::{AlertKind, Event, EventBody};
+use shakmaty::Color;
 
 /// A board of the match set up from a FEN, its clock started for the side to move at `t`.
 fn seat(label: &str, fen: &str, t: u64) -> Board {
@@ -206,7 +208,15 @@ fn a_pawn_dropped_on_its_own_back_rank_is_no_promotion() {
     assert_eq!(moves(&on(&ev, "2")), ["P@h8", "a1a2", "e8d8"]);
     let claims: Vec<String> = false_alerts(&ev);
     assert_eq!(claims.len(), 1, "{claims:?}");
-    assert!(claims[0].contains("IllegalDrop"), "{claims:?}");
+    let dropped = one(&on(&ev, "2"), AlertKind::IllegalDrop);
+    assert!(
+        matches!(
+            drop_verdict(&dropped),
+            DropVerdict::Illegal { dropper: Color::Black, notation, faults, .. }
+                if notation == "P@h8" && faults == &[DropFault::PawnRank(1)]
+        ),
+        "{dropped:?}"
+    );
     let taken = alert_of(&on(&ev, "2"), AlertKind::PieceTakenForPromotion);
     assert_eq!(taken.len(), 1, "{:?}", alerts(&ev));
     assert_eq!(taken[0].squares, ["a2"]);

@@ -5,6 +5,8 @@ mod common;
 
 use common::{Board, START, ee_message, moves};
 use dgt_core::capture::parse_capture;
+use dgt_core::eeprom::LogGap;
+use dgt_core::verdict::EquipmentVerdict;
 use dgt_core::{AlertKind, Event, EventBody, Severity};
 use dgt_protocol::{DgtPiece, EeEntry, PhysicalSquare};
 use shakmaty::fen::Fen;
@@ -266,11 +268,16 @@ fn a_log_that_lost_power_gives_no_invented_move_but_a_review_alert() {
         .filter(|a| a.severity == Severity::Review)
         .collect();
     assert_eq!(review.len(), 1, "{review:#?}");
-    assert!(
-        review[0].message.contains("lost power"),
-        "{}",
-        review[0].message
+    let verdict = review[0].equipment_verdict();
+    assert_eq!(
+        verdict,
+        Some(&EquipmentVerdict::OutageNotExplained {
+            gap: LogGap::PowerLost { recovered: 5 },
+            recovered: 3
+        }),
+        "{review:#?}"
     );
+    assert_eq!(review[0].message, verdict.unwrap().message());
     // The position to check: after the recovered moves (1.e4 e5 2.Nf3 Nc6 3.Bb5).
     assert_eq!(
         review[0]

@@ -7,8 +7,9 @@ mod common;
 use common::*;
 use dgt_core::capture::parse_capture;
 use dgt_core::event::Orientation;
-use dgt_core::verdict::{Article, OffenceDecision};
+use dgt_core::verdict::{AdoptedIllegalMove, Article, ClockVerdict, OffenceDecision};
 use dgt_core::{AlertKind, Event, EventBody, GameResult, Operation, Severity};
+use shakmaty::Color;
 
 #[test]
 fn a_quick_slide_is_one_move() {
@@ -652,7 +653,7 @@ fn an_illegal_move_that_stands_is_tracked_and_the_game_goes_on() {
             EventBody::Alert(a)
                 if a.kind == AlertKind::IllegalMove
                     && a.ply == Some(2)
-                    && a.message.contains("Nb8-b5") =>
+                    && a.adopted_verdict().is_some() =>
             {
                 Some(a.clone())
             }
@@ -660,6 +661,13 @@ fn an_illegal_move_that_stands_is_tracked_and_the_game_goes_on() {
         });
         let stands = stands.expect("an alert for the illegal move that stood");
         assert_eq!(stands.severity, severity);
+        let (offender, notation) = (Color::Black, "Nb8-b5".to_string());
+        let taken_in = if supervision == "full" {
+            AdoptedIllegalMove::Reinstate { offender, notation }
+        } else {
+            AdoptedIllegalMove::Stands { offender, notation }
+        };
+        assert_eq!(adopted(&stands), &taken_in, "{supervision}");
     }
 }
 
@@ -724,7 +732,13 @@ fn offences_are_counted_as_the_edition_says() {
     let ev = two_offences("fide-2005", "5400");
     let press = &alert_of(&ev, AlertKind::ClockPressedWithoutMove)[0];
     assert_eq!(press.severity, Severity::Review);
-    assert!(press.verdict.is_none(), "{press:?}");
+    assert!(press.offence_verdict().is_none(), "{press:?}");
+    assert_eq!(
+        clock_verdict(press),
+        ClockVerdict::PressWithoutMoveNoOffence {
+            discretion: Article::new("13.4")
+        }
+    );
     let illegal = &alert_of(&ev, AlertKind::IllegalMove)[0];
     assert_eq!(illegal.article.as_deref(), Some("7.4a"));
 }

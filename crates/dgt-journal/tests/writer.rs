@@ -83,7 +83,14 @@ fn a_read_only_journal_is_reported_without_blocking_or_panicking() {
     let h = writer.health();
     let (kind, message) = h.failure.clone().expect("the failure is reported");
     assert_eq!(kind, "read_only");
-    assert!(message.contains("read-only"), "{message}");
+    // The operator reads this text: it names the file and what to check.
+    assert_eq!(
+        message,
+        format!(
+            "journal {} is read-only (attempt to write a readonly database); nothing can be journaled: check the file's permissions and whether its file system was remounted read-only",
+            path.display()
+        )
+    );
     assert_eq!(h.pending_batches, 100, "batches are kept for a retry");
     assert!(h.failed_attempts >= 1);
     drop(writer); // stops cleanly

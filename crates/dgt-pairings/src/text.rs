@@ -176,10 +176,19 @@ mod tests {
         let problems = check_file(text).0;
         assert_eq!(problems.len(), 2, "{problems:?}");
         assert_eq!(problems[0].line, Some(2));
-        assert!(problems[0].message.contains("U+000D"), "{:?}", problems[0]);
-        assert!(problems[0].fix.contains("lone carriage return"));
+        assert_eq!(
+            problems[0].message,
+            "column 7: U+000D (carriage return) is not text (names are data, never structure)"
+        );
+        assert_eq!(
+            problems[0].fix,
+            "a line break inside a line (a lone carriage return): join the line, or save the file with ordinary line ends (LF or CR LF)"
+        );
         assert_eq!(problems[1].line, Some(3));
-        assert!(problems[1].message.contains("Windows-1252"));
+        assert_eq!(
+            problems[1].message,
+            "column 4: U+0085 (a C1 control character: Windows-1252 text read as Latin-1?) is not text (names are data, never structure)"
+        );
     }
 
     #[test]

@@ -119,11 +119,10 @@ async fn a_trf_upload_is_checked_whole_and_handed_to_the_core() {
     .await;
     assert_eq!(code, 422, "{body}");
     let v: Value = serde_json::from_str(&body).unwrap();
-    assert!(
-        v["error"]
-            .as_str()
-            .unwrap()
-            .contains("nothing was imported")
+    // The arbiter reads that nothing was imported, and why (the problems below).
+    assert_eq!(
+        v["error"], "the pairing file has 2 problem(s); nothing was imported",
+        "{v}"
     );
     assert!(
         v["problems"]

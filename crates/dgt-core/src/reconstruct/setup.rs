@@ -41,12 +41,59 @@ pub fn start_position(board: &Board) -> Option<(Chess, CastlingMode)> {
     None
 }
 
+/// What is wrong with a set-up that looks like a game's start (7.2.1; 2005 7.1a; II.2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrongSetup {
+    /// Each side's pieces on its first rank that are not where the initial position has
+    /// them, in file order (a side with none is left out).
+    pub misplaced: Vec<(Color, Vec<(Role, Square)>)>,
+    /// Why it is not a Chess960 start either, where both sides mirror each other (II.2).
+    pub not_chess960: Vec<Not960>,
+}
+
+/// Why a mirrored set-up is no Chess960 start (II.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Not960 {
+    BishopsOnOneColour,
+    KingNotBetweenRooks,
+}
+
+impl std::fmt::Display for WrongSetup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sides: Vec<String> = self
+            .misplaced
+            .iter()
+            .map(|(c, pieces)| {
+                let pieces: Vec<String> = pieces
+                    .iter()
+                    .map(|&(role, sq)| format!("{} on {sq}", role_word(role)))
+                    .collect();
+                let side = if c.is_white() { "White" } else { "Black" };
+                format!("{side} has {}", pieces.join(", "))
+            })
+            .collect();
+        write!(f, "not the initial position: {}", sides.join("; "))?;
+        if !self.not_chess960.is_empty() {
+            let why: Vec<&str> = self
+                .not_chess960
+                .iter()
+                .map(|n| match n {
+                    Not960::BishopsOnOneColour => "both bishops stand on squares of one colour",
+                    Not960::KingNotBetweenRooks => "the king does not stand between the rooks",
+                })
+                .collect();
+            write!(f, "; not a Chess960 start either: {}", why.join(" and "))?;
+        }
+        Ok(())
+    }
+}
+
 /// A board that looks like a game's start — 32 pieces, each side's pawns on its second rank
 /// and its eight pieces on its first — but is neither the initial position nor a Chess960
 /// start (7.2.1; 2005 7.1a; II.2). Returns what is wrong, and the position to follow the
 /// game from if it is played anyway: White to move, castling only for a king and rook on
 /// their standard squares.
-pub fn wrong_setup(board: &Board) -> Option<(Chess, String)> {
+pub fn wrong_setup(board: &Board) -> Option<(Chess, WrongSetup)> {
     use shakmaty::{File, Rank};
     let first = |c: Color| {
         if c.is_white() {
@@ -78,21 +125,16 @@ pub fn wrong_setup(board: &Board) -> Option<(Chess, String)> {
         }
     }
     let standard = Board::default();
-    let mut faults = Vec::new();
+    let mut misplaced = Vec::new();
     for c in Color::ALL {
-        let wrong: Vec<String> = File::ALL
+        let wrong: Vec<(Role, Square)> = File::ALL
             .iter()
             .map(|&f| Square::from_coords(f, first(c)))
             .filter(|&sq| board.piece_at(sq) != standard.piece_at(sq))
-            .filter_map(|sq| {
-                board
-                    .piece_at(sq)
-                    .map(|p| format!("{} on {sq}", role_word(p.role)))
-            })
+            .filter_map(|sq| board.role_at(sq).map(|role| (role, sq)))
             .collect();
         if !wrong.is_empty() {
-            let side = if c.is_white() { "White" } else { "Black" };
-            faults.push(format!("{side} has {}", wrong.join(", ")));
+            misplaced.push((c, wrong));
         }
     }
     // A Chess960 start must have the bishops on squares of both colours and the king between
@@ -111,7 +153,7 @@ pub fn wrong_setup(board: &Board) -> Option<(Chess, String)> {
             .windows(2)
             .all(|w| w[0] == w[1])
         {
-            why960.push("both bishops stand on squares of one colour");
+            why960.push(Not960::BishopsOnOneColour);
         }
         let king = (board.kings() & board.white()).first().map(|sq| sq.file());
         let rooks: Vec<File> = (board.rooks() & board.white())
@@ -121,16 +163,13 @@ pub fn wrong_setup(board: &Board) -> Option<(Chess, String)> {
         if let (Some(k), [a, b]) = (king, rooks.as_slice())
             && !(a.min(b) < &k && &k < a.max(b))
         {
-            why960.push("the king does not stand between the rooks");
+            why960.push(Not960::KingNotBetweenRooks);
         }
     }
-    let mut what = format!("not the initial position: {}", faults.join("; "));
-    if !why960.is_empty() {
-        what.push_str(&format!(
-            "; not a Chess960 start either: {}",
-            why960.join(" and ")
-        ));
-    }
+    let what = WrongSetup {
+        misplaced,
+        not_chess960: why960,
+    };
     let right = |c: Color, rook_file: File, letter: char| {
         let king = Square::from_coords(File::E, first(c));
         let rook = Square::from_coords(rook_file, first(c));

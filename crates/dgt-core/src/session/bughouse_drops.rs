@@ -7,7 +7,6 @@ use shakmaty::{Color, Move, Position, Role};
 
 use super::Session;
 use super::timers::Timer;
-use crate::arbiter;
 use crate::bughouse::{self, Regulation};
 use crate::event::Emitted;
 use crate::event::{AlertKind, EventBody, Severity};
@@ -192,21 +191,22 @@ impl Session {
         if let Some(e) = super::last_move_event(g, clocks) {
             out.push((t, e));
         }
-        let name = arbiter::side_name(mover);
+        let verdict = DropVerdict::PromotionForfeited {
+            player: mover,
+            square: to,
+            partner,
+        };
         let mut a = self.alert(
             AlertKind::PieceTakenForPromotion,
             Severity::Info,
             Some(mover),
-            format!(
-                "{name}'s pawn reached {to} with no queen, rook, bishop or knight of his colour on board {partner}: the promotion is forfeited and the pawn lost (3.1)."
-            ),
+            verdict.message(),
         );
         a.edition = reg.name().into();
         a.article = Some("3.1, 3.2".into());
         a.squares = vec![from.to_string(), to.to_string()];
-        a.prescription = Some(
-            "Nothing to do: the game goes on. Whether the pawn still passes to the opponent (3.2) the regulation does not say; the reserve count includes it.".into(),
-        );
+        a.prescription = Some(verdict.render());
+        a.verdict = Some(Box::new(verdict.into()));
         out.push((t, EventBody::Alert(a)));
         self.reader.last_ahead = None;
         self.timers.clear(Timer::PressWait);

@@ -36,15 +36,17 @@ impl Session {
                 self.opponent_piece_handled(t, mover, square, lifted_at, off_ms, out);
                 continue;
             }
-            let Some((kind, article, message, unexcused)) = self.describe_signal(s, mover, plies)
+            let Some((kind, article, verdict, unexcused)) = self.describe_signal(s, mover, plies)
             else {
                 continue;
             };
             let severity = self.handling_severity(kind, unexcused);
+            let message = verdict.message().unwrap_or_default();
             let mut a = self.alert(kind, severity, Some(mover), message);
             a.article = Some(article.into());
             // The alert is about the move being played now (the position is the one before).
             a.ply = a.ply.map(|p| p + 1);
+            a.verdict = Some(Box::new(verdict.into()));
             out.push((t, EventBody::Alert(a)));
         }
         self.capture_hands_signal(t, mover, m, since, shown_at, out);
@@ -136,49 +138,45 @@ impl Session {
         }
     }
 
-    /// The alert's kind, article and message for a signal of `mover`'s handling, and whether
+    /// The alert's kind, article and verdict for a signal of `mover`'s handling, and whether
     /// no announced adjustment excuses it; `None` for a signal alerted on its own.
     fn describe_signal(
         &self,
         s: Signal,
         mover: Color,
         plies: usize,
-    ) -> Option<(AlertKind, crate::article::Article, String, bool)> {
-        // A touch no announced adjustment excuses: the piece had made an illegal move
-        // from this position, taken back (7.5.1 → 4.3: the replacement move is made with
-        // it).
-        let mut unexcused = false;
-        let (kind, article, message) = match s {
+    ) -> Option<(AlertKind, crate::article::Article, HandsVerdict, bool)> {
+        let edition = &self.rules.edition;
+        let described = match s {
+            // A touch no announced adjustment excuses: the piece had made an illegal move
+            // from this position, taken back (7.5.1 → 4.3: the replacement move is made with
+            // it).
             Signal::TouchMove { square, .. }
                 if self.watch.illegal_piece == Some((plies, square)) =>
             {
-                unexcused = true;
                 (
                     AlertKind::TouchMove,
-                    self.rules.edition.touch_move,
-                    format!(
-                        "{} made an illegal move with the piece on {square}, put it back, then moved another piece: the replacement move must be made with that piece if it can move legally.",
-                        arbiter::side_name(mover),
-                    ),
+                    edition.touch_move,
+                    HandsVerdict::IllegalMovePieceNotReplaced { mover, square },
+                    true,
                 )
             }
             Signal::TouchMove { square, off_ms } => (
                 AlertKind::TouchMove,
-                self.rules.edition.touch_move,
-                format!(
-                    "{} lifted the piece on {square} for {:.1} s and put it back, then moved another piece: a touch-move offence unless the adjustment was announced, which the board cannot hear.",
-                    arbiter::side_name(mover),
-                    off_ms as f64 / 1000.0
-                ),
+                edition.touch_move,
+                HandsVerdict::PieceTouchedAnotherMoved {
+                    mover,
+                    square,
+                    off_ms,
+                },
+                false,
             ),
             Signal::OpponentPieceHandled { .. } => return None,
             Signal::CastlingRookFirst { rook } => (
                 AlertKind::CastlingRookFirst,
-                self.rules.edition.castling_rook_first,
-                format!(
-                    "{} began castling by lifting the rook on {rook}: castling with the rook first is not allowed.",
-                    arbiter::side_name(mover)
-                ),
+                edition.castling_rook_first,
+                HandsVerdict::CastlingRookFirst { mover, rook },
+                false,
             ),
             Signal::PromotionChanged {
                 square,
@@ -186,13 +184,14 @@ impl Session {
                 last,
             } => (
                 AlertKind::PromotionChoiceChanged,
-                self.rules.edition.promotion_choice,
-                format!(
-                    "{} put a {} on {square} and replaced it by a {}: the choice of the new piece was final when the first touched the square.",
-                    arbiter::side_name(mover),
-                    reconstruct::role_name(first),
-                    reconstruct::role_name(last)
-                ),
+                edition.promotion_choice,
+                HandsVerdict::PromotionChoiceChanged {
+                    mover,
+                    square,
+                    first,
+                    last,
+                },
+                false,
             ),
             Signal::TwoHands {
                 first,
@@ -200,13 +199,16 @@ impl Session {
                 gap_ms,
             } => (
                 AlertKind::TwoHandedMove,
-                self.rules.edition.two_hands,
-                format!(
-                    "The pieces on {first} and {second} left the board {gap_ms} ms apart and were off it together: possibly a move made with two hands."
-                ),
+                edition.two_hands,
+                HandsVerdict::TwoPiecesOffTogether {
+                    first,
+                    second,
+                    gap_ms,
+                },
+                false,
             ),
         };
-        Some((kind, article, message, unexcused))
+        Some(described)
     }
 
     /// How much a handling alert asks of the arbiter: on a claim only where the edition

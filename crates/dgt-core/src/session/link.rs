@@ -262,14 +262,11 @@ impl Session {
                 .map_or(self.clock.white_black_ms(), |m| (m.white_ms, m.black_ms));
             self.push_logged_moves(t, &outage.moves, clocks, out);
             if let Some(gap) = outage.gap {
-                let message = format!(
-                    "The board's memory does not explain the whole outage: {gap}. {} move(s) \
-                     were recovered from it; check the board against the position given and \
-                     enter any further moves by hand.",
-                    outage.moves.len()
-                );
-                let mut a =
-                    self.alert(AlertKind::BoardReconnected, Severity::Review, None, message);
+                let verdict = EquipmentVerdict::OutageNotExplained {
+                    gap,
+                    recovered: outage.moves.len(),
+                };
+                let mut a = self.link_alert(AlertKind::BoardReconnected, Severity::Review, verdict);
                 a.fen = Some(outage.fen);
                 out.push((t, EventBody::Alert(a)));
             }

@@ -5,8 +5,9 @@
 
 use super::*;
 use crate::verdict::{
-    AdoptedIllegalMove, Article, IllegalMoveVerdict, IllegalPlacement, LostTrack, OffenceDecision,
-    OffenceVerdict, Remedy, Replacement, StandingIllegalPosition, Verdict,
+    AdoptedIllegalMove, Article, IllegalChange, IllegalMoveVerdict, IllegalPlacement, LostTrack,
+    OffenceDecision, OffenceVerdict, Remedy, Replacement, StandingIllegalPosition, Verdict,
+    WhatChanged,
 };
 
 pub(super) use crate::verdict::LostBecause;
@@ -56,7 +57,8 @@ impl Session {
         let game_id = g.id.clone();
         let both_checks = both_kings_in_check(shown);
         let onto_piece = self.drop_onto_piece(mover, shown);
-        let (kind, article, what) = self.illegal_change(pos, mover, shown, onto_piece, both_checks);
+        let (kind, article, change) =
+            self.illegal_change(pos, mover, shown, onto_piece, both_checks);
         // The piece the mover moved: the replacement move is made with it (4.3 / 4.5).
         let moved = (d & pos.board().by_color(mover))
             .into_iter()
@@ -67,16 +69,13 @@ impl Session {
         let arbiter_acts = kind == AlertKind::PromotionIncomplete || both_checks;
         let (severity, prescription, verdict) =
             self.illegal_prescription(mover, remedy, arbiter_acts);
-        let count = self.count_offence(mover, Offence::IllegalMove);
-        let mut a = self.alert(
-            kind,
-            severity,
-            Some(mover),
-            format!(
-                "{what}; offence number {count} for {}.",
-                arbiter::side_name(mover)
-            ),
-        );
+        let change = IllegalChange {
+            offender: mover,
+            change,
+            number: self.count_offence(mover, Offence::IllegalMove),
+        };
+        let mut a = self.alert(kind, severity, Some(mover), change.message());
+        a.evidence = Some(Box::new(change.into()));
         a.article = Some(article.into());
         if let Some((_, _, reg)) = onto_piece {
             a.edition = reg.name().into();
@@ -99,7 +98,7 @@ impl Session {
 
     /// What a press completed that no legal move explains, in the order the Laws single it
     /// out: a bughouse drop onto a piece (2.3; Flemish 5.c), a pawn left on the last rank
-    /// (promotion not completed), or an illegal move — with its alert kind, article and words.
+    /// (promotion not completed), or an illegal move — with its alert kind and article.
     fn illegal_change(
         &self,
         pos: &Chess,
@@ -110,55 +109,36 @@ impl Session {
             shakmaty::Role,
             crate::bughouse::Regulation,
         )>,
-        both_checks: bool,
-    ) -> (AlertKind, Article, String) {
-        let side = arbiter::side_name(mover);
-        if let Some((sq, role, reg)) = onto_piece {
-            let fault = crate::bughouse::DropFault::Occupied;
-            let there = pos
-                .board()
-                .role_at(sq)
-                .map_or("piece", reconstruct::role_name);
+        both_kings_in_check: bool,
+    ) -> (AlertKind, Article, WhatChanged) {
+        if let Some((square, dropped, reg)) = onto_piece {
             return (
                 AlertKind::IllegalDrop,
-                reg.article(fault),
-                format!(
-                    "{side} dropped a {} on {sq}, onto the {there} there: {}",
-                    reconstruct::role_name(role),
-                    fault.words()
-                ),
+                reg.article(crate::bughouse::DropFault::Occupied),
+                WhatChanged::DropOntoPiece {
+                    dropped,
+                    square,
+                    there: pos.board().role_at(square),
+                },
             );
         }
-        if let Some(sq) = reconstruct::unpromoted_pawn_since(pos.board(), shown) {
+        if let Some(square) = reconstruct::unpromoted_pawn_since(pos.board(), shown) {
             return (
                 AlertKind::PromotionIncomplete,
                 self.rules.edition.promotion_incomplete,
-                format!(
-                    "{side} pressed the clock with a pawn still on {sq} (promotion not completed)"
-                ),
+                WhatChanged::PromotionIncomplete { square },
             );
         }
-        let d = board::diff(pos.board(), shown);
-        let king_taken = if captures_king(pos.board(), shown, mover) {
-            format!(
-                ", capturing the king, which is not allowed ({})",
-                self.rules.edition.king_capture
-            )
-        } else {
-            String::new()
-        };
+        let king_captured =
+            captures_king(pos.board(), shown, mover).then_some(self.rules.edition.king_capture);
         (
             AlertKind::IllegalMove,
             self.rules.edition.illegal_move,
-            format!(
-                "{side} completed an illegal move (squares {}){}{king_taken}",
-                board::square_names(d).join(" "),
-                if both_checks {
-                    ", leaving both kings in check"
-                } else {
-                    ""
-                },
-            ),
+            WhatChanged::Move {
+                squares: board::diff(pos.board(), shown).into_iter().collect(),
+                both_kings_in_check,
+                king_captured,
+            },
         )
     }
 

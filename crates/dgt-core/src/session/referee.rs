@@ -435,9 +435,11 @@ impl Session {
             a.prescription = Some(verdict.render());
             a.verdict = Some(Box::new(verdict.into()));
         } else {
-            a.prescription = Some(
-                "Not an offence in this edition: the arbiter may act under 13.4; the move must still be made.".into(),
-            );
+            let verdict = crate::verdict::ClockVerdict::PressWithoutMoveNoOffence {
+                discretion: crate::verdict::Article::new("13.4"),
+            };
+            a.prescription = Some(verdict.render());
+            a.verdict = Some(Box::new(verdict.into()));
         }
         out.push((t, EventBody::Alert(a)));
     }

@@ -2,7 +2,7 @@
 //! or a wrong set-up from which a move is made (7.2.1; 2005 7.1a).
 
 use super::*;
-use crate::verdict::SetupVerdict;
+use crate::verdict::{Evidence, SetupVerdict};
 
 impl Session {
     /// A start position set up again begins a new game — unless legal moves of this game
@@ -77,12 +77,14 @@ impl Session {
                 article: self.rules.edition.setup_invalid,
             }
         };
+        let evidence = Evidence::from(what);
         let mut a = self.alert(
             AlertKind::SetupInvalid,
             Severity::Intervene,
             None,
-            format!("The game began from a wrong set-up: {what}."),
+            evidence.message(),
         );
+        a.evidence = Some(Box::new(evidence));
         a.article = Some(
             if self.reduced() {
                 window

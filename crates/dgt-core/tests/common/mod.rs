@@ -500,6 +500,31 @@ pub fn bughouse_flag_verdict(a: &dgt_core::Alert) -> &dgt_core::verdict::Bughous
     v
 }
 
+/// What the board showed at a press no legal move explains, as data; the alert's `message`
+/// is its text.
+#[track_caller]
+pub fn illegal_change(a: &dgt_core::Alert) -> &dgt_core::verdict::IllegalChange {
+    let v = a
+        .illegal_change()
+        .unwrap_or_else(|| panic!("no illegal change on {a:?}"));
+    assert_eq!(a.message, v.message());
+    v
+}
+
+/// What is wrong with the set-up a game began from, as data; the alert's `message` is its
+/// text.
+#[track_caller]
+pub fn wrong_setup(a: &dgt_core::Alert) -> &dgt_core::reconstruct::WrongSetup {
+    let v = a
+        .wrong_setup()
+        .unwrap_or_else(|| panic!("no wrong set-up on {a:?}"));
+    assert_eq!(
+        a.message,
+        format!("The game began from a wrong set-up: {v}.")
+    );
+    v
+}
+
 /// The time an offence verdict adds to the opponent (ms), `None` when it decides the game.
 pub fn time_to_opponent(v: &dgt_core::verdict::OffenceVerdict) -> Option<u64> {
     match v.decision {

@@ -37,7 +37,7 @@ fn number(report: &Value, key: &str) -> f64 {
         .unwrap_or_else(|| panic!("{key} is not a number in {report}"))
 }
 
-const FIELDS: [&str; 12] = [
+const FIELDS: [&str; 13] = [
     "events_per_s",
     "latency_ms_p50",
     "latency_ms_p99",
@@ -47,6 +47,7 @@ const FIELDS: [&str; 12] = [
     "rss_mib",
     "events_lost",
     "journal_mib_per_hour",
+    "journal_snapshots_mib",
     "events",
     "latency_samples",
     "seconds",
@@ -88,6 +89,11 @@ fn a_tiny_bench_on_one_daemon_loses_nothing() {
     check_common(&report, 3, 0, 3);
     assert!(report["hub_cpu_percent"].is_null(), "no hub: {report}");
     assert!(report["hub_rss_mib"].is_null(), "no hub: {report}");
+    // The growth leaves out the snapshots taken at the stop (bounded, reported apart).
+    assert!(
+        number(&report, "journal_mib") >= number(&report, "journal_snapshots_mib"),
+        "{report}"
+    );
 }
 
 #[test]
@@ -106,8 +112,12 @@ fn a_tiny_bench_across_two_nodes_and_a_hub_loses_nothing() {
         "2",
         "--nodes",
         "2",
+        "--publish-every-ms",
+        "200",
     ]);
     check_common(&report, 4, 2, 2);
+    assert_eq!(report["publish_every_ms"], 200, "{report}");
+    assert!(number(&report, "stream_mib") > 0.0, "{report}");
     assert!(number(&report, "hub_cpu_percent") >= 0.0, "{report}");
     assert!(number(&report, "hub_rss_mib") > 0.0, "{report}");
 }

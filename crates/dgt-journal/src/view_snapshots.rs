@@ -88,21 +88,39 @@ impl ViewSnapshotStore {
 }
 
 impl Journal {
-    /// The newest snapshots of `kind`, newest first, none after the journal's last event
-    /// (views of events the journal lost are not the journal's views). Empty when the
-    /// journal has none.
-    pub fn view_snapshots(&self, kind: &str) -> Result<Vec<StoredViews>, JournalError> {
-        let err = |e| JournalError::from_sqlite(self.path(), e);
-        let has_table: bool = self
-            .conn
+    fn has_view_snapshots(&self) -> Result<bool, JournalError> {
+        self.conn
             .query_row(
                 "SELECT count(*) > 0 FROM sqlite_schema WHERE type = 'table' \
                  AND name = 'view_snapshots'",
                 [],
                 |r| r.get(0),
             )
-            .map_err(err)?;
-        if !has_table {
+            .map_err(|e| JournalError::from_sqlite(self.path(), e))
+    }
+
+    /// The bytes of every views snapshot held, all kinds: a bounded part of the file (the
+    /// newest few of each kind), apart from what grows with the play.
+    pub fn view_snapshots_size(&self) -> Result<u64, JournalError> {
+        if !self.has_view_snapshots()? {
+            return Ok(0);
+        }
+        self.conn
+            .query_row(
+                "SELECT coalesce(sum(length(bytes)), 0) FROM view_snapshots",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n as u64)
+            .map_err(|e| JournalError::from_sqlite(self.path(), e))
+    }
+
+    /// The newest snapshots of `kind`, newest first, none after the journal's last event
+    /// (views of events the journal lost are not the journal's views). Empty when the
+    /// journal has none.
+    pub fn view_snapshots(&self, kind: &str) -> Result<Vec<StoredViews>, JournalError> {
+        let err = |e| JournalError::from_sqlite(self.path(), e);
+        if !self.has_view_snapshots()? {
             return Ok(Vec::new());
         }
         let last = self.last_seq()?;
@@ -161,6 +179,7 @@ mod tests {
         let path = dir.path().join("j.sqlite");
         let mut journal = Journal::open(&path).unwrap();
         assert_eq!(journal.newest_view_snapshot(SERVER_VIEWS).unwrap(), None);
+        assert_eq!(journal.view_snapshots_size().unwrap(), 0);
         let mut batch = Batch::new();
         batch.record_input(
             Input {
@@ -184,6 +203,8 @@ mod tests {
             .map(|s| s.seq)
             .collect();
         assert_eq!(kept, [3, 2]);
+        // The two kept of the server's views and the broadcast book's.
+        assert_eq!(journal.view_snapshots_size().unwrap(), 4 + 4 + 4);
         assert_eq!(
             journal.newest_view_snapshot(SERVER_VIEWS).unwrap(),
             Some(StoredViews {

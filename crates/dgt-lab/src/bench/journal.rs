@@ -88,6 +88,23 @@ pub fn size(path: &Path) -> u64 {
         .sum()
 }
 
+/// The bytes of the snapshots the journal holds (the core's and the views'): the newest few
+/// of each, a bounded part of the file that does not grow with the play.
+pub fn snapshots_size(path: &Path) -> Result<u64, BenchError> {
+    let read = |source| BenchError::ReadJournal {
+        path: path.to_path_buf(),
+        source,
+    };
+    let journal = Journal::open_read_only(path).map_err(read)?;
+    let core: u64 = journal
+        .snapshots()
+        .map_err(read)?
+        .iter()
+        .map(|s| s.size)
+        .sum();
+    Ok(core + journal.view_snapshots_size().map_err(read)?)
+}
+
 /// The core times of the journal's first and last steps (ms).
 pub fn time_span(path: &Path) -> Result<(u64, u64), BenchError> {
     let read = |source| BenchError::ReadJournal {

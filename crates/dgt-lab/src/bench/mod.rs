@@ -88,7 +88,11 @@ pub struct BenchReport {
     pub client_resyncs: u64,
     /// The journals' size after the run, summed, less an empty journal's (the schema).
     pub journal_mib: f64,
-    /// The journals' growth per hour of daemon time, summed.
+    /// Of which the snapshots they hold (the core's and the views', the newest few of each,
+    /// taken every few minutes and at a clean stop): bounded whatever the event's length.
+    pub journal_snapshots_mib: f64,
+    /// The journals' growth per hour of daemon time, summed: their size less the schema
+    /// and the bounded snapshots (a short run would otherwise mostly weigh its snapshots).
     pub journal_mib_per_hour: f64,
     /// The same per 100 boards.
     pub journal_mib_per_100_board_hours: f64,
@@ -355,6 +359,7 @@ pub async fn run(o: BenchOptions) -> Result<BenchReport, BenchError> {
     let mut latencies = Vec::new();
     let mut lost = 0;
     let mut journal_bytes = 0;
+    let mut snapshot_bytes = 0;
     let mut per_hour = 0.0;
     let mut longest_hours: f64 = 1e-9;
     for (i, node) in nodes.iter().enumerate() {
@@ -369,8 +374,12 @@ pub async fn run(o: BenchOptions) -> Result<BenchReport, BenchError> {
         );
         latencies.extend(l);
         lost += missing;
+        let snapshots = journal::snapshots_size(&node.journal)?;
+        snapshot_bytes += snapshots;
         let bytes = journal::size(&node.journal).saturating_sub(empty_journal);
         journal_bytes += bytes;
+        // What grows with the play: the file less its schema and its bounded snapshots.
+        let bytes = bytes.saturating_sub(snapshots);
         let (first, last_t) = journal::time_span(&node.journal)?;
         let hours = (last_t.saturating_sub(first) as f64 / 3_600_000.0).max(1e-9);
         per_hour += bytes as f64 / MIB / hours;
@@ -403,6 +412,7 @@ pub async fn run(o: BenchOptions) -> Result<BenchReport, BenchError> {
         events_lost: lost,
         client_resyncs: received.iter().map(|r| r.resyncs).sum(),
         journal_mib: round2(journal_bytes as f64 / MIB),
+        journal_snapshots_mib: round2(snapshot_bytes as f64 / MIB),
         journal_mib_per_hour: round2(per_hour),
         journal_mib_per_100_board_hours: round2(per_hour * 100.0 / o.boards as f64),
         stream_mib: stream_bytes.map(|b| round2(b as f64 / MIB)),

@@ -526,7 +526,7 @@ fn scan_bus_seeds() {
         let (boards, truths) = line_of(&[1025], seed, 14);
         let mut sim = BusSim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
         sim.run_until(last_end(&truths) + 5000);
-        let read = sim.moves_at(1025);
+        let read = sim.moves.get(&label(1025)).cloned().unwrap_or_default();
         let truth = truths[0].1.ucis();
         if read == truth {
             continue;

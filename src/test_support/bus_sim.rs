@@ -11,7 +11,8 @@ use dgt_lab::simulated::pty_board::BoardModel;
 use dgt_protocol::{BusReplyKind, Decoded, Decoder, LineMode};
 
 use super::VirtualClock;
-use crate::edge::serial::bus_poller::{BusPoller, label_for_address};
+use super::moves::{assert_first_games, note_first_game};
+use crate::edge::serial::bus_poller::BusPoller;
 
 /// The port name the poller is given.
 const PORT: &str = "/dev/ttyBUS";
@@ -133,19 +134,10 @@ impl BusSim {
             .any(|i| matches!(i.kind, InputKind::Link(Link::Disconnected { .. })))
     }
 
-    /// The first game of the board at bus address `address` as read (empty if none).
-    pub fn moves_at(&self, address: u16) -> Vec<String> {
-        let label = label_for_address(address, &self.labels);
-        self.moves.get(&label).cloned().unwrap_or_default()
-    }
-
     /// Asserts that each board's first game, by its serial number (its bus address), was read
     /// move for move as the emulator played it.
     pub fn assert_games(&self, truths: &[(u32, Truth)]) {
-        for (serial, truth) in truths {
-            let address = u16::try_from(*serial).expect("a bus address");
-            assert_eq!(self.moves_at(address), truth.ucis(), "board {serial}");
-        }
+        assert_first_games(&self.moves, truths, &self.labels);
     }
 
     fn tell_core(&mut self, board: String, kind: InputKind) {
@@ -176,13 +168,7 @@ impl BusSim {
                 self.lost_track_alerts += 1;
             }
         }
-        if let EventBody::Move(m) = &e.body
-            && m.game.ends_with("/1")
-        {
-            let list = self.moves.entry(e.board.clone()).or_default();
-            list.truncate(m.ply as usize - 1);
-            list.push(m.uci.clone());
-        }
+        note_first_game(&mut self.moves, e);
     }
 }
 

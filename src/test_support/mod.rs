@@ -9,7 +9,8 @@
 //!   and the board behind it;
 //! * [`BusSim`]: a bus line's [`BusPoller`](crate::edge::serial::bus_poller::BusPoller), the
 //!   line's boards, and the core its inputs go to;
-//! * [`VirtualClock`]: the clock both run on (ms since the port or line opened).
+//! * [`VirtualClock`]: the clock both run on (ms since the port or line opened);
+//! * [`moves`]: the games as a consumer of the event feed rebuilds them.
 //!
 //! This is the one place the library names the lab (`dgt_lab::simulated`): only in test
 //! builds, for the boards the harnesses drive.
@@ -17,6 +18,7 @@
 mod bus_sim;
 mod clock;
 mod link_sim;
+pub mod moves;
 
 pub use bus_sim::BusSim;
 pub use clock::VirtualClock;

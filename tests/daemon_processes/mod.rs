@@ -233,6 +233,47 @@ pub fn final_moves(events: &[serde_json::Value]) -> Vec<(String, u64, String)> {
     moves
 }
 
+/// The moves (game, ply, uci) of the first game started in `events`, corrections applied.
+pub fn first_game_moves(events: &[serde_json::Value]) -> Vec<(String, u64, String)> {
+    let first = events
+        .iter()
+        .find(|e| e["type"] == "game_start")
+        .map(|e| e["game"].as_str().unwrap().to_string());
+    final_moves(events)
+        .into_iter()
+        .filter(|(g, _, _)| Some(g) == first.as_ref())
+        .collect()
+}
+
+/// Writes the settings of a daemon `name` reading one port, `pty`, with no port scan, its
+/// journal `<name>.sqlite` in `dir` (`journal_extra`: more lines of `[journal]`); returns
+/// the settings file's path.
+pub fn one_port_settings(dir: &Path, name: &str, pty: &str, journal_extra: &str) -> String {
+    let path = dir.join(format!("{name}.toml"));
+    let journal = dir.join(format!("{name}.sqlite"));
+    std::fs::write(
+        &path,
+        format!(
+            "listen = \"127.0.0.1:0\"\n[serial]\nscan = \"off\"\nports = [{{ path = \"{pty}\" }}]\n[journal]\npath = \"{}\"\n{journal_extra}",
+            journal.display()
+        ),
+    )
+    .unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// The events of the journal `<name>.sqlite` in `dir`, as `export events` writes them; none
+/// while the daemon has not made the journal yet.
+pub fn exported_events(dir: &Path, name: &str) -> Vec<serde_json::Value> {
+    let j = dir.join(format!("{name}.sqlite"));
+    if !j.exists() {
+        return Vec::new();
+    }
+    let (ok, out, err) = run_to_end(&["export", "events", "--journal", path_str(&j)]);
+    assert!(ok, "{err}");
+    parse_lines(&out)
+}
+
 pub fn parse_lines(text: &str) -> Vec<serde_json::Value> {
     text.lines()
         .filter(|l| !l.trim().is_empty())

@@ -3,6 +3,7 @@
 //! * [`http`]: the HTTP client (ureq), blocking and, for tokio tests, awaitable;
 //! * [`ws`]: the WebSocket client (tokio-tungstenite) reading JSON messages;
 //! * [`cdp`]: a driver for headless Chromium over the DevTools protocol;
+//! * [`files`]: what a program wrote into a folder, read back;
 //! * [`fixtures`]: the repository's test files (the real captures);
 //! * [`skip_note`]: what a test does when a program it drives is not installed.
 //!
@@ -14,6 +15,7 @@
 //! docs/decisions/serial-sim-harnesses.md).
 
 pub mod cdp;
+pub mod files;
 pub mod fixtures;
 pub mod http;
 pub mod skip_note;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{bus_spec, label};
+use common::{bus_line_of, bus_spec, label, truths_of};
 use dgt_arbiter::edge::serial::bus_poller::{BusPoller, POLL_PERIOD, REDISCOVERY_INTERVAL};
 use dgt_arbiter::test_support::BusSim;
 use dgt_core::{InputKind, Link};
@@ -18,25 +18,11 @@ use dgt_emulator::{EmulatedBoard, TimeControl, Truth};
 use dgt_lab::simulated::bus_line_board::{BusLineBoard, BusMember};
 use dgt_lab::simulated::pty_board::BoardModel;
 
-fn line_of(serials: &[u32], seed: u64, plies: usize) -> (Vec<EmulatedBoard>, Vec<(u32, Truth)>) {
-    let boards: Vec<EmulatedBoard> = serials
-        .iter()
-        .enumerate()
-        .map(|(i, &s)| EmulatedBoard::new(bus_spec(s, seed + i as u64, plies)))
-        .collect();
-    let truths = serials
-        .iter()
-        .zip(&boards)
-        .map(|(&s, b)| (s, b.truth().clone()))
-        .collect();
-    (boards, truths)
-}
-
 /// Plays each seed's 14-ply game on a one-board bus line (address 1025) and checks that
 /// the moves read are the moves played.
 fn assert_bus_games_read_exactly(seeds: &[u64]) {
     for &seed in seeds {
-        let (boards, truths) = line_of(&[1025], seed, 14);
+        let (boards, truths) = bus_line_of(&[1025], seed, 14);
         let mut sim = BusSim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
         sim.run_until(last_end(&truths) + 5000);
         sim.assert_games(&truths);
@@ -57,7 +43,7 @@ fn lines_of_one_to_eight_boards_are_found_and_read_move_for_move() {
         // overwritten (§3.6).
         for seed in [100u64, 400, 500] {
             let serials = &all[..n];
-            let (boards, truths) = line_of(serials, seed + n as u64 * 10, 14);
+            let (boards, truths) = bus_line_of(serials, seed + n as u64 * 10, 14);
             let mut sim = BusSim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
             sim.run_until(last_end(&truths) + 5000);
             let connected: Vec<&str> = sim
@@ -180,7 +166,7 @@ fn a_double_step_taken_en_passant_is_read_from_the_square_the_log_named() {
 
 #[test]
 fn only_bus_commands_for_reading_are_ever_written() {
-    let (boards, truths) = line_of(&[2001, 2002, 2003], 31, 10);
+    let (boards, truths) = bus_line_of(&[2001, 2002, 2003], 31, 10);
     let mut sim = BusSim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
     sim.run_until(last_end(&truths) + 2000);
     // SEND_CLK, SEND_BRD, SEND_CHANGES, REPEAT_CHANGES, PING, IGNORE_NEXT_BUS_PING,
@@ -195,7 +181,7 @@ fn only_bus_commands_for_reading_are_ever_written() {
 
 #[test]
 fn boards_the_settings_name_are_pinged_by_address_before_any_broadcast() {
-    let (boards, _) = line_of(&[1025, 3000], 41, 4);
+    let (boards, _) = bus_line_of(&[1025, 3000], 41, 4);
     let labels = BTreeMap::from([("01025".to_string(), "table-7".to_string())]);
     let mut sim = BusSim::new(BusLineBoard::of_boards(boards), labels);
     sim.run_until(3000);
@@ -216,7 +202,7 @@ fn boards_the_settings_name_are_pinged_by_address_before_any_broadcast() {
 
 #[test]
 fn each_connected_board_is_polled_about_once_a_period() {
-    let (boards, _) = line_of(&[1111, 2222], 51, 30);
+    let (boards, _) = bus_line_of(&[1111, 2222], 51, 30);
     let mut sim = BusSim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
     // Between the opening rounds and the first rediscovery.
     let from = 5000;
@@ -294,7 +280,7 @@ fn a_garbled_or_missing_changes_packet_is_asked_again_and_no_move_is_lost() {
     // moves. Every pair of faults in the first packets, on the middle board of three.
     for (corrupt_at, drop_at) in [(3, 5), (2, 3), (4, 4), (6, 2), (3, 4)] {
         let serials = [2222u32, 3333, 4444];
-        let (boards, truths) = line_of(&serials, 700 + corrupt_at as u64, 14);
+        let (boards, truths) = bus_line_of(&serials, 700 + corrupt_at as u64, 14);
         let packets = Arc::new(AtomicUsize::new(0));
         let members: Vec<Box<dyn BoardModel>> = boards
             .into_iter()
@@ -380,11 +366,7 @@ fn a_board_cut_off_is_reported_lost_then_found_again_with_the_moves_made_meanwhi
                 EmulatedBoard::new(spec)
             })
             .collect();
-        let truths: Vec<(u32, Truth)> = serials
-            .iter()
-            .zip(&boards)
-            .map(|(&s, b)| (s, b.truth().clone()))
-            .collect();
+        let truths = truths_of(&serials, &boards);
         let cut = Arc::new(AtomicBool::new(false));
         let mut members: Vec<Box<dyn BoardModel>> = Vec::new();
         let mut boards = boards.into_iter();
@@ -436,7 +418,7 @@ fn a_board_cut_off_is_reported_lost_then_found_again_with_the_moves_made_meanwhi
 
 #[test]
 fn closing_the_line_ends_every_link_and_an_owed_packet_is_asked_for_first_on_reopening() {
-    let (boards, _) = line_of(&[3001, 3002], 61, 10);
+    let (boards, _) = bus_line_of(&[3001, 3002], 61, 10);
     let mut sim = BusSim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
     sim.run_until(5000);
     // Closed right after a SEND_CHANGES went out, before its packet came.
@@ -523,7 +505,7 @@ fn scan_bus_seeds() {
     // games the core said nothing about (no `illegal_position` nor `illegal_move`).
     let (mut shifted, mut silent, mut longest_wrong_ply) = (Vec::new(), Vec::new(), 0);
     for seed in from..=to {
-        let (boards, truths) = line_of(&[1025], seed, 14);
+        let (boards, truths) = bus_line_of(&[1025], seed, 14);
         let mut sim = BusSim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
         sim.run_until(last_end(&truths) + 5000);
         let read = sim.moves.get(&label(1025)).cloned().unwrap_or_default();
@@ -627,7 +609,7 @@ fn trace_bus_seed() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(270);
-    let (boards, truths) = line_of(&[1025], seed, 14);
+    let (boards, truths) = bus_line_of(&[1025], seed, 14);
     for m in &truths[0].1.moves {
         println!(
             "truth {:>2} {:<6} touch {} made {} pressed {:?} {:?} {}",

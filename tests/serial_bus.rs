@@ -10,12 +10,12 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{bus_spec, fast_timing, label};
+use common::{bus_line_of, fast_timing, label};
 use dgt_arbiter::edge::daemon::{ChannelRecorder, CoreOptions, Daemon, DaemonClock, SerialOptions};
 use dgt_arbiter::edge::serial::{ExplicitPort, ScanMode, SystemPorts};
 use dgt_arbiter::test_support::moves::{assert_first_games, first_games};
 use dgt_core::{Event, Input, InputKind, Link};
-use dgt_emulator::{EmulatedBoard, Truth};
+use dgt_emulator::Truth;
 use dgt_lab::simulated::bus_line_board::BusLineBoard;
 use dgt_lab::simulated::pty_board::{self, BoardClock, PtyBoard};
 use tokio::sync::mpsc;
@@ -138,16 +138,7 @@ fn bus_connected(i: &Input) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn eight_boards_on_one_line_are_found_and_read_move_for_move() {
     let serials = [1025u32, 1803, 2620, 3377, 4096, 5555, 7001, 12345];
-    let boards: Vec<EmulatedBoard> = serials
-        .iter()
-        .enumerate()
-        .map(|(i, &s)| EmulatedBoard::new(bus_spec(s, 900 + i as u64, 14)))
-        .collect();
-    let truths: Vec<(u32, Truth)> = serials
-        .iter()
-        .zip(&boards)
-        .map(|(&s, b)| (s, b.truth().clone()))
-        .collect();
+    let (boards, truths) = bus_line_of(&serials, 900, 14);
     let last_end = truths.iter().map(|(_, t)| t.end_ms).max().unwrap();
     let mut bus = start(BusLineBoard::of_boards(boards));
 

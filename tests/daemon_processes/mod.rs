@@ -201,6 +201,27 @@ pub fn run_to_end(args: &[&str]) -> (bool, String, String) {
     )
 }
 
+/// An emulated board on a pseudo-terminal (`emulate --pty`, clean handling, 180+2) with
+/// serial number `serial`, playing the PGN `game` (written to `<name>.pgn` in `dir`);
+/// returns the process and its pseudo-terminal's path.
+pub fn emulate_pgn(dir: &Path, name: &str, serial: &str, game: &str) -> (Proc, String) {
+    let script = dir.join(format!("{name}.pgn"));
+    std::fs::write(&script, game).unwrap();
+    let mut board = Proc::spawn(&[
+        "emulate",
+        "--pty",
+        "--serial",
+        serial,
+        "--time-control",
+        "180+2",
+        "--pgn",
+        path_str(&script),
+        "--clean",
+    ]);
+    let pty = board.first_stdout_line(Duration::from_secs(20));
+    (board, pty)
+}
+
 /// Polls `f` until it gives `Some`, at most `within`.
 pub fn eventually<T>(within: Duration, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
     let end = Instant::now() + within;

@@ -81,11 +81,8 @@ fn a_daemon_started_mid_game_follows_it_and_keeps_it_over_a_restart() {
     // The players begin before any daemon is there.
     std::thread::sleep(Duration::from_secs(10));
 
-    let mut first = Proc::spawn(&[
-        "run",
-        "--config",
-        &one_port_settings(dir.path(), "hall", &pty, ""),
-    ]);
+    let hall = one_port_settings(dir.path(), "hall", &pty, "");
+    let mut first = Proc::spawn(&["run", "--config", &hall]);
     first.stderr_line("dashboard at", Duration::from_secs(20));
     let seen = until_moves(dir.path(), "hall", 6);
     assert!(found(&seen) >= 1, "the arbiter is told of the game found");
@@ -93,11 +90,7 @@ fn a_daemon_started_mid_game_follows_it_and_keeps_it_over_a_restart() {
     std::thread::sleep(Duration::from_millis(1500));
 
     // Started again on its journal: the same game goes on.
-    let mut again = Proc::spawn(&[
-        "run",
-        "--config",
-        &one_port_settings(dir.path(), "hall", &pty, ""),
-    ]);
+    let mut again = Proc::spawn(&["run", "--config", &hall]);
     again.stderr_line("dashboard at", Duration::from_secs(20));
     let after = until_moves(dir.path(), "hall", first_game_ucis(&seen).len() + 2);
     again.terminate();
@@ -114,11 +107,8 @@ fn a_daemon_started_mid_game_follows_it_and_keeps_it_over_a_restart() {
     );
 
     // A daemon on an empty journal (the journal lost) finds the game again.
-    let mut fresh = Proc::spawn(&[
-        "run",
-        "--config",
-        &one_port_settings(dir.path(), "lost", &pty, ""),
-    ]);
+    let lost_settings = one_port_settings(dir.path(), "lost", &pty, "");
+    let mut fresh = Proc::spawn(&["run", "--config", &lost_settings]);
     fresh.stderr_line("dashboard at", Duration::from_secs(20));
     let lost = until_moves(dir.path(), "lost", 3);
     fresh.terminate();

@@ -8,7 +8,9 @@
 //! * [`output`] writes games out: PGN tags, `export`, the broadcast folders;
 //! * [`pairings`] brings a round's pairings in (to the daemon or its journal) and its results
 //!   out;
-//! * [`settings`] reads the daemon's configuration file and environment.
+//! * [`settings`] reads the daemon's configuration file and environment;
+//! * `test_support` (feature `test-support`, tests only) drives the serial edge's machines
+//!   on virtual time.
 //!
 //! The lab — simulated boards, `verify`, `bench` — is the `dgt-lab` crate; this library does
 //! not use it (its unit tests may), the binary hosts its commands.
@@ -23,4 +25,6 @@ pub mod replay;
 pub mod server_config;
 pub mod services;
 pub mod settings;
+#[cfg(feature = "test-support")]
+pub mod test_support;
 pub mod view_snapshots;

@@ -5,10 +5,11 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use dgt_arbiter::edge::serial::SerialTiming;
-use dgt_arbiter::edge::serial::board_link::{BoardLink, LabelClaims, LinkInput, LinkPort};
+use dgt_arbiter::edge::serial::board_link::{BoardLink, LabelClaims, LinkPort};
+use dgt_arbiter::test_support::LinkSim;
 use dgt_core::{InputKind, Link};
 use dgt_lab::simulated::pty_board::BoardModel;
 use dgt_lab::simulated::scripted_board::{ScriptedBoard, ScriptedBoardSpec};
@@ -31,96 +32,14 @@ fn board(serial: &str) -> ScriptedBoard {
     ScriptedBoard::new(spec)
 }
 
-/// One link and the board behind its port, on a virtual clock (ms since the port opened).
-struct Sim<M: BoardModel> {
-    link: BoardLink,
+/// A link on `path` with the file's timings, `board` behind it.
+fn open_link<M: BoardModel>(
     board: M,
-    epoch: Instant,
-    t_ms: u64,
-    /// What the core was told, with its time in ms.
-    told: Vec<(u64, String, InputKind)>,
-    /// Every command written, with its time.
-    written: Vec<(u64, Vec<u8>)>,
-}
-
-impl<M: BoardModel> Sim<M> {
-    fn new(board: M, path: &str, labels: BTreeMap<String, String>, claims: LabelClaims) -> Self {
-        let epoch = Instant::now();
-        let link = BoardLink::new(
-            LinkPort {
-                path: PathBuf::from(path),
-                label: None,
-            },
-            Arc::new(labels),
-            claims,
-            timing(),
-            epoch,
-        );
-        let mut sim = Sim {
-            link,
-            board,
-            epoch,
-            t_ms: 0,
-            told: Vec::new(),
-            written: Vec::new(),
-        };
-        sim.exchange();
-        sim
-    }
-
-    fn at(&self, ms: u64) -> Instant {
-        self.epoch + Duration::from_millis(ms)
-    }
-
-    fn ms(&self, at: Instant) -> u64 {
-        at.duration_since(self.epoch).as_millis() as u64
-    }
-
-    /// Writes what the link wants written (instantly), and takes what it has for the core.
-    fn exchange(&mut self) {
-        while let Some(command) = self.link.poll_transmit() {
-            let bytes = command.encode();
-            self.board.on_host_bytes(self.t_ms, &bytes);
-            self.written.push((self.t_ms, bytes));
-            let now = self.at(self.t_ms);
-            self.link.handle_written(&command, now, now);
-        }
-        while let Some(LinkInput { at, board, kind }) = self.link.poll_event() {
-            self.told.push((self.ms(at), board, kind));
-        }
-    }
-
-    /// Runs until `end_ms` or until the link ends; returns why it ended.
-    fn run_until(&mut self, end_ms: u64) -> Option<String> {
-        while self.t_ms < end_ms && self.link.ended().is_none() {
-            let link = self.link.poll_timeout().map(|at| {
-                at.saturating_duration_since(self.epoch)
-                    .as_micros()
-                    .div_ceil(1000) as u64
-            });
-            let board = self.board.next_deadline();
-            // The board's output is read every 5 ms, like a UART's FIFO.
-            self.t_ms = [link, board, Some(self.t_ms + 5), Some(end_ms)]
-                .into_iter()
-                .flatten()
-                .min()
-                .unwrap()
-                .clamp(self.t_ms + 1, end_ms);
-            let now = self.at(self.t_ms);
-            let bytes = self.board.poll_output(self.t_ms);
-            if bytes.is_empty() {
-                self.link.handle_timeout(now);
-            } else {
-                self.link.handle_bytes(now, &bytes);
-            }
-            self.exchange();
-        }
-        self.link.ended().map(str::to_string)
-    }
-
-    fn sent_bytes(&self) -> Vec<u8> {
-        self.written.iter().flat_map(|(_, b)| b.clone()).collect()
-    }
+    path: &str,
+    labels: BTreeMap<String, String>,
+    claims: LabelClaims,
+) -> LinkSim<M> {
+    LinkSim::new(board, path, labels, claims, timing())
 }
 
 fn claims() -> LabelClaims {
@@ -131,7 +50,7 @@ fn claims() -> LabelClaims {
 fn the_start_up_goes_out_with_its_gaps_and_a_silent_board_is_only_probed() {
     let mut b = board("11111");
     b.pause_moves(true, 0);
-    let mut sim = Sim::new(b, "/dev/ttyACM0", BTreeMap::new(), claims());
+    let mut sim = open_link(b, "/dev/ttyACM0", BTreeMap::new(), claims());
     assert_eq!(sim.run_until(30_000), None);
     let sent = sim.sent_bytes();
     assert_eq!(
@@ -155,7 +74,7 @@ fn the_start_up_goes_out_with_its_gaps_and_a_silent_board_is_only_probed() {
 #[test]
 fn a_board_that_stops_answering_is_dead_a_heartbeat_and_dead_after_later() {
     for hang_at in [2_000u64, 7_777, 12_345] {
-        let mut sim = Sim::new(board("22222"), "/dev/ttyACM0", BTreeMap::new(), claims());
+        let mut sim = open_link(board("22222"), "/dev/ttyACM0", BTreeMap::new(), claims());
         assert_eq!(sim.run_until(hang_at), None);
         sim.board.set_answering(false);
         let last_rx = sim
@@ -179,11 +98,11 @@ fn a_board_that_stops_answering_is_dead_a_heartbeat_and_dead_after_later() {
             "hung at {hang_at}: last byte {last_rx}, probe {first_probe}"
         );
         assert!(
-            (first_probe + 5000..=first_probe + 5005).contains(&sim.t_ms),
+            (first_probe + 5000..=first_probe + 5005).contains(&sim.t_ms()),
             "hung at {hang_at}: probe {first_probe}, dead {}",
-            sim.t_ms
+            sim.t_ms()
         );
-        let label = sim.link.finish(&reason, false, sim.at(sim.t_ms));
+        let label = sim.link.finish(&reason, false, sim.at(sim.t_ms()));
         sim.exchange();
         assert_eq!(label.as_deref(), Some("board-22222"));
         assert!(matches!(
@@ -197,7 +116,7 @@ fn a_board_that_stops_answering_is_dead_a_heartbeat_and_dead_after_later() {
 #[test]
 fn what_came_before_the_serial_number_is_told_under_the_label_with_its_own_time() {
     let labels = BTreeMap::from([("33333".to_string(), "table-9".to_string())]);
-    let mut sim = Sim::new(board("33333"), "/dev/ttyACM0", labels, claims());
+    let mut sim = open_link(board("33333"), "/dev/ttyACM0", labels, claims());
     // Nothing is told before the board has named itself.
     assert!(sim.told.is_empty());
     sim.run_until(3_000);
@@ -234,11 +153,11 @@ impl BoardModel for Modem {
 
 #[test]
 fn a_port_where_nothing_speaks_dgt_is_never_reported() {
-    let mut sim = Sim::new(Modem, "/dev/ttyUSB3", BTreeMap::new(), claims());
+    let mut sim = open_link(Modem, "/dev/ttyUSB3", BTreeMap::new(), claims());
     let reason = sim.run_until(60_000);
     assert_eq!(reason.as_deref(), Some("no DGT board answers"));
     // identify_timeout + dead_after.
-    assert_eq!(sim.t_ms, 8_000);
+    assert_eq!(sim.t_ms(), 8_000);
     assert_eq!(
         sim.link
             .finish("no DGT board answers", false, sim.at(8_000)),
@@ -269,7 +188,7 @@ impl BoardModel for NoSerial {
 
 #[test]
 fn a_board_without_a_serial_number_is_named_by_its_port_after_the_identify_time() {
-    let mut sim = Sim::new(
+    let mut sim = open_link(
         NoSerial(board("44444")),
         "/dev/ttyACM7",
         BTreeMap::new(),
@@ -289,14 +208,14 @@ fn a_board_without_a_serial_number_is_named_by_its_port_after_the_identify_time(
 #[test]
 fn one_serial_number_on_two_ports_keeps_the_second_apart_until_the_first_ends() {
     let shared = claims();
-    let mut first = Sim::new(
+    let mut first = open_link(
         board("55555"),
         "/dev/ttyACM0",
         BTreeMap::new(),
         shared.clone(),
     );
     first.run_until(1_000);
-    let mut second = Sim::new(
+    let mut second = open_link(
         board("55555"),
         "/dev/ttyACM1",
         BTreeMap::new(),
@@ -308,7 +227,7 @@ fn one_serial_number_on_two_ports_keeps_the_second_apart_until_the_first_ends() 
     // The first port closes; a new link on the second port gets the label back.
     first.link.finish("end of file", false, first.at(1_000));
     second.link.finish("end of file", false, second.at(1_000));
-    let mut again = Sim::new(board("55555"), "/dev/ttyACM1", BTreeMap::new(), shared);
+    let mut again = open_link(board("55555"), "/dev/ttyACM1", BTreeMap::new(), shared);
     again.run_until(1_000);
     assert_eq!(again.link.label(), Some("board-55555"));
 }
@@ -316,7 +235,7 @@ fn one_serial_number_on_two_ports_keeps_the_second_apart_until_the_first_ends() 
 #[test]
 fn only_read_only_commands_are_ever_written() {
     for log in [false, true] {
-        let mut sim = Sim::new(board("66666"), "/dev/ttyACM0", BTreeMap::new(), claims());
+        let mut sim = open_link(board("66666"), "/dev/ttyACM0", BTreeMap::new(), claims());
         sim.link = BoardLink::new(
             LinkPort {
                 path: PathBuf::from("/dev/ttyACM0"),
@@ -328,7 +247,7 @@ fn only_read_only_commands_are_ever_written() {
                 read_board_log: log,
                 ..timing()
             },
-            sim.epoch,
+            sim.epoch(),
         );
         sim.run_until(20_000);
         // 0x45 serial, 0x4D version, 0x42 board, 0x49 log, 0x4B update-nice, and the clock
@@ -349,14 +268,14 @@ fn only_read_only_commands_are_ever_written() {
 #[test]
 fn a_second_port_with_the_same_serial_is_kept_apart_and_told() {
     let shared = claims();
-    let mut first = Sim::new(
+    let mut first = open_link(
         board("44444"),
         "/dev/ttyACM0",
         BTreeMap::new(),
         shared.clone(),
     );
     first.run_until(3_000);
-    let mut second = Sim::new(board("44444"), "/dev/ttyACM1", BTreeMap::new(), shared);
+    let mut second = open_link(board("44444"), "/dev/ttyACM1", BTreeMap::new(), shared);
     second.run_until(3_000);
     let first_label = first.told[0].1.clone();
     let second_label = second.told[0].1.clone();

@@ -10,196 +10,20 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{bus_spec, label};
+use common::{bus_line_of, bus_spec, label, truths_of};
 use dgt_arbiter::edge::serial::bus_poller::{BusPoller, POLL_PERIOD, REDISCOVERY_INTERVAL};
-use dgt_core::{Core, CoreConfig, EventBody, Input, InputKind, Link};
+use dgt_arbiter::test_support::BusSim;
+use dgt_core::{InputKind, Link};
 use dgt_emulator::{EmulatedBoard, TimeControl, Truth};
 use dgt_lab::simulated::bus_line_board::{BusLineBoard, BusMember};
 use dgt_lab::simulated::pty_board::BoardModel;
-
-/// One bus line and its poller on a virtual clock (ms since the line was powered).
-struct Sim {
-    poller: BusPoller,
-    line: Box<dyn BoardModel>,
-    epoch: Instant,
-    t_ms: u64,
-    /// What the core was given, in order.
-    inputs: Vec<Input>,
-    /// Every command written, with its time.
-    written: Vec<(u64, Vec<u8>)>,
-    core: Core,
-    moves: BTreeMap<String, Vec<String>>,
-    /// Prints what the core is told and says (the `trace_bus_seed` tool).
-    trace: Option<dgt_protocol::Decoder>,
-    /// `illegal_position` alerts that said the board no longer follows the game.
-    lost_track_alerts: usize,
-    /// `illegal_position` and `illegal_move` alerts of any wording: the arbiter was told the
-    /// board shows something the game does not explain.
-    board_alerts: usize,
-}
-
-impl Sim {
-    fn new(line: impl BoardModel, labels: BTreeMap<String, String>) -> Self {
-        let epoch = Instant::now();
-        let mut sim = Sim {
-            poller: BusPoller::new("/dev/ttyBUS".into(), labels, epoch),
-            line: Box::new(line),
-            epoch,
-            t_ms: 0,
-            inputs: Vec::new(),
-            written: Vec::new(),
-            core: Core::new(CoreConfig::default()),
-            moves: BTreeMap::new(),
-            trace: None,
-            lost_track_alerts: 0,
-            board_alerts: 0,
-        };
-        sim.poller.line_opened(epoch);
-        sim.exchange();
-        sim
-    }
-
-    fn now(&self) -> Instant {
-        self.epoch + Duration::from_millis(self.t_ms)
-    }
-
-    fn tell_core(&mut self, board: String, kind: InputKind) {
-        let input = Input {
-            t_ms: self.t_ms,
-            board,
-            kind,
-        };
-        if let (Some(decoder), InputKind::Rx(bytes)) = (self.trace.as_mut(), &input.kind) {
-            for d in decoder.decode(bytes) {
-                match d {
-                    dgt_protocol::Decoded::Bus(r) => match r.kind {
-                        dgt_protocol::BusReplyKind::Update(data) => println!(
-                            "{:>7} log {:?}",
-                            input.t_ms,
-                            dgt_protocol::parse_ee_log(&data)
-                        ),
-                        dgt_protocol::BusReplyKind::Clock(c) => {
-                            println!("{:>7} clock {c:?}", input.t_ms)
-                        }
-                        other => println!("{:>7} {other:?}", input.t_ms),
-                    },
-                    other => println!("{:>7} {other:?}", input.t_ms),
-                }
-            }
-        }
-        for e in self.core.handle(&input) {
-            if self.trace.is_some() && matches!(e.body, EventBody::Move(_) | EventBody::Alert(_)) {
-                println!("{:>7} => {:?}", input.t_ms, e.body);
-            }
-            if let EventBody::Alert(a) = &e.body
-                && matches!(
-                    a.kind,
-                    dgt_core::AlertKind::IllegalPosition | dgt_core::AlertKind::IllegalMove
-                )
-            {
-                self.board_alerts += 1;
-                if a.lost_track().is_some() {
-                    self.lost_track_alerts += 1;
-                }
-            }
-            // Contract §3: a move with a `ply` already sent replaces it and every later one.
-            if let EventBody::Move(m) = &e.body
-                && m.game.ends_with("/1")
-            {
-                let list = self.moves.entry(e.board.clone()).or_default();
-                list.truncate(m.ply as usize - 1);
-                list.push(m.uci.clone());
-            }
-        }
-        self.inputs.push(input);
-    }
-
-    /// What the poller has to say is told, then what it writes goes on the line.
-    fn exchange(&mut self) {
-        while let Some(i) = self.poller.poll_event() {
-            self.tell_core(i.board, i.kind);
-        }
-        while let Some(t) = self.poller.poll_transmit() {
-            self.line.on_host_bytes(self.t_ms, &t.bytes);
-            self.written.push((self.t_ms, t.bytes.clone()));
-            if let Some(board) = t.report_to {
-                self.tell_core(board, InputKind::Tx(t.bytes));
-            }
-        }
-    }
-
-    /// Runs until `end_ms`, waking at the line's and the poller's deadlines.
-    fn run_until(&mut self, end_ms: u64) {
-        while self.t_ms < end_ms {
-            let poller = self.poller.poll_timeout().map(|at| {
-                at.saturating_duration_since(self.epoch)
-                    .as_micros()
-                    .div_ceil(1000) as u64
-            });
-            let next = [poller, self.line.next_deadline(), Some(end_ms)]
-                .into_iter()
-                .flatten()
-                .min()
-                .unwrap()
-                .clamp(self.t_ms + 1, end_ms);
-            self.t_ms = next;
-            let bytes = self.line.poll_output(self.t_ms);
-            let now = self.now();
-            self.poller.handle_bytes(now, &bytes);
-            self.exchange();
-            self.poller.handle_timeout(now);
-            self.exchange();
-        }
-    }
-
-    fn links(&self, board: &str) -> Vec<&Link> {
-        self.inputs
-            .iter()
-            .filter(|i| i.board == board)
-            .filter_map(|i| match &i.kind {
-                InputKind::Link(l) => Some(l),
-                _ => None,
-            })
-            .collect()
-    }
-
-    fn lost_any(&self) -> bool {
-        self.inputs
-            .iter()
-            .any(|i| matches!(i.kind, InputKind::Link(Link::Disconnected { .. })))
-    }
-
-    fn assert_games(&self, truths: &[(u32, Truth)]) {
-        for (serial, truth) in truths {
-            assert_eq!(
-                self.moves.get(&label(*serial)).cloned().unwrap_or_default(),
-                truth.ucis(),
-                "board {serial}"
-            );
-        }
-    }
-}
-
-fn line_of(serials: &[u32], seed: u64, plies: usize) -> (Vec<EmulatedBoard>, Vec<(u32, Truth)>) {
-    let boards: Vec<EmulatedBoard> = serials
-        .iter()
-        .enumerate()
-        .map(|(i, &s)| EmulatedBoard::new(bus_spec(s, seed + i as u64, plies)))
-        .collect();
-    let truths = serials
-        .iter()
-        .zip(&boards)
-        .map(|(&s, b)| (s, b.truth().clone()))
-        .collect();
-    (boards, truths)
-}
 
 /// Plays each seed's 14-ply game on a one-board bus line (address 1025) and checks that
 /// the moves read are the moves played.
 fn assert_bus_games_read_exactly(seeds: &[u64]) {
     for &seed in seeds {
-        let (boards, truths) = line_of(&[1025], seed, 14);
-        let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
+        let (boards, truths) = bus_line_of(&[1025], seed, 14);
+        let mut sim = BusSim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
         sim.run_until(last_end(&truths) + 5000);
         sim.assert_games(&truths);
     }
@@ -219,8 +43,8 @@ fn lines_of_one_to_eight_boards_are_found_and_read_move_for_move() {
         // overwritten (§3.6).
         for seed in [100u64, 400, 500] {
             let serials = &all[..n];
-            let (boards, truths) = line_of(serials, seed + n as u64 * 10, 14);
-            let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
+            let (boards, truths) = bus_line_of(serials, seed + n as u64 * 10, 14);
+            let mut sim = BusSim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
             sim.run_until(last_end(&truths) + 5000);
             let connected: Vec<&str> = sim
                 .inputs
@@ -342,8 +166,8 @@ fn a_double_step_taken_en_passant_is_read_from_the_square_the_log_named() {
 
 #[test]
 fn only_bus_commands_for_reading_are_ever_written() {
-    let (boards, truths) = line_of(&[2001, 2002, 2003], 31, 10);
-    let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
+    let (boards, truths) = bus_line_of(&[2001, 2002, 2003], 31, 10);
+    let mut sim = BusSim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
     sim.run_until(last_end(&truths) + 2000);
     // SEND_CLK, SEND_BRD, SEND_CHANGES, REPEAT_CHANGES, PING, IGNORE_NEXT_BUS_PING,
     // SEND_VERSION (§2.4): never the boot loader (0x4E), a reset or anything for the clock.
@@ -357,9 +181,9 @@ fn only_bus_commands_for_reading_are_ever_written() {
 
 #[test]
 fn boards_the_settings_name_are_pinged_by_address_before_any_broadcast() {
-    let (boards, _) = line_of(&[1025, 3000], 41, 4);
+    let (boards, _) = bus_line_of(&[1025, 3000], 41, 4);
     let labels = BTreeMap::from([("01025".to_string(), "table-7".to_string())]);
-    let mut sim = Sim::new(BusLineBoard::of_boards(boards), labels);
+    let mut sim = BusSim::new(BusLineBoard::of_boards(boards), labels);
     sim.run_until(3000);
     // An addressed ping (0x87, address 1025 as two 7-bit bytes) comes first.
     assert_eq!(
@@ -378,8 +202,8 @@ fn boards_the_settings_name_are_pinged_by_address_before_any_broadcast() {
 
 #[test]
 fn each_connected_board_is_polled_about_once_a_period() {
-    let (boards, _) = line_of(&[1111, 2222], 51, 30);
-    let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
+    let (boards, _) = bus_line_of(&[1111, 2222], 51, 30);
+    let mut sim = BusSim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
     // Between the opening rounds and the first rediscovery.
     let from = 5000;
     let to = from + 8 * POLL_PERIOD.as_millis() as u64;
@@ -456,7 +280,7 @@ fn a_garbled_or_missing_changes_packet_is_asked_again_and_no_move_is_lost() {
     // moves. Every pair of faults in the first packets, on the middle board of three.
     for (corrupt_at, drop_at) in [(3, 5), (2, 3), (4, 4), (6, 2), (3, 4)] {
         let serials = [2222u32, 3333, 4444];
-        let (boards, truths) = line_of(&serials, 700 + corrupt_at as u64, 14);
+        let (boards, truths) = bus_line_of(&serials, 700 + corrupt_at as u64, 14);
         let packets = Arc::new(AtomicUsize::new(0));
         let members: Vec<Box<dyn BoardModel>> = boards
             .into_iter()
@@ -475,7 +299,7 @@ fn a_garbled_or_missing_changes_packet_is_asked_again_and_no_move_is_lost() {
                 }
             })
             .collect();
-        let mut sim = Sim::new(BusLineBoard::new(members), BTreeMap::new());
+        let mut sim = BusSim::new(BusLineBoard::new(members), BTreeMap::new());
         sim.run_until(last_end(&truths) + 5000);
         let case = format!("corrupt {corrupt_at}, drop {drop_at}");
         assert!(
@@ -542,11 +366,7 @@ fn a_board_cut_off_is_reported_lost_then_found_again_with_the_moves_made_meanwhi
                 EmulatedBoard::new(spec)
             })
             .collect();
-        let truths: Vec<(u32, Truth)> = serials
-            .iter()
-            .zip(&boards)
-            .map(|(&s, b)| (s, b.truth().clone()))
-            .collect();
+        let truths = truths_of(&serials, &boards);
         let cut = Arc::new(AtomicBool::new(false));
         let mut members: Vec<Box<dyn BoardModel>> = Vec::new();
         let mut boards = boards.into_iter();
@@ -555,7 +375,7 @@ fn a_board_cut_off_is_reported_lost_then_found_again_with_the_moves_made_meanwhi
             inner: BusMember(boards.next().unwrap()),
             cut: cut.clone(),
         }));
-        let mut sim = Sim::new(BusLineBoard::new(members), BTreeMap::new());
+        let mut sim = BusSim::new(BusLineBoard::new(members), BTreeMap::new());
 
         // Cut off after its second move, for 4 s (lost after three silent polls, ~3 s).
         let moves = &truths[1].1.moves;
@@ -598,13 +418,13 @@ fn a_board_cut_off_is_reported_lost_then_found_again_with_the_moves_made_meanwhi
 
 #[test]
 fn closing_the_line_ends_every_link_and_an_owed_packet_is_asked_for_first_on_reopening() {
-    let (boards, _) = line_of(&[3001, 3002], 61, 10);
-    let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
+    let (boards, _) = bus_line_of(&[3001, 3002], 61, 10);
+    let mut sim = BusSim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
     sim.run_until(5000);
     // Closed right after a SEND_CHANGES went out, before its packet came.
     let mut guard = 0;
     while sim.written.last().is_none_or(|(_, b)| b[0] != 0x83) {
-        let t = sim.t_ms + 1;
+        let t = sim.t_ms() + 1;
         sim.run_until(t);
         guard += 1;
         assert!(guard < 5000, "no SEND_CHANGES");
@@ -630,7 +450,7 @@ fn closing_the_line_ends_every_link_and_an_owed_packet_is_asked_for_first_on_reo
     let now = sim.now();
     sim.poller.line_opened(now);
     sim.exchange();
-    sim.run_until(sim.t_ms + 3000);
+    sim.run_until(sim.t_ms() + 3000);
     // The known boards are pinged by address first; the one that owes a packet is asked
     // REPEAT_CHANGES before any SEND_CHANGES.
     let to_owed: Vec<u8> = sim
@@ -685,8 +505,8 @@ fn scan_bus_seeds() {
     // games the core said nothing about (no `illegal_position` nor `illegal_move`).
     let (mut shifted, mut silent, mut longest_wrong_ply) = (Vec::new(), Vec::new(), 0);
     for seed in from..=to {
-        let (boards, truths) = line_of(&[1025], seed, 14);
-        let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
+        let (boards, truths) = bus_line_of(&[1025], seed, 14);
+        let mut sim = BusSim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
         sim.run_until(last_end(&truths) + 5000);
         let read = sim.moves.get(&label(1025)).cloned().unwrap_or_default();
         let truth = truths[0].1.ucis();
@@ -747,7 +567,7 @@ struct BusGameCheck {
     board_alerts: usize,
 }
 
-fn bus_game_check(sim: &Sim, read: &[String], truth: &[String]) -> BusGameCheck {
+fn bus_game_check(sim: &BusSim, read: &[String], truth: &[String]) -> BusGameCheck {
     let invented = read
         .iter()
         .enumerate()
@@ -789,15 +609,15 @@ fn trace_bus_seed() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(270);
-    let (boards, truths) = line_of(&[1025], seed, 14);
+    let (boards, truths) = bus_line_of(&[1025], seed, 14);
     for m in &truths[0].1.moves {
         println!(
             "truth {:>2} {:<6} touch {} made {} pressed {:?} {:?} {}",
             m.ply, m.uci, m.t_touch_ms, m.t_made_ms, m.t_pressed_ms, m.handling, m.fen_after
         );
     }
-    let mut sim = Sim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
-    sim.trace = Some(dgt_protocol::Decoder::new(dgt_protocol::LineMode::Bus));
+    let mut sim = BusSim::new(BusLineBoard::of_boards(boards), BTreeMap::new());
+    sim.trace();
     sim.run_until(last_end(&truths) + 5000);
     println!("read  {:?}", sim.moves.get(&label(1025)));
     println!("truth {:?}", truths[0].1.ucis());

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use daemon_processes::*;
+use dgt_testkit::files::files_under;
 use nats_broker::Broker;
 use serde_json::Value;
 
@@ -241,25 +242,6 @@ fn hub_config_with_folder(
     path
 }
 
-/// Every file of a broadcast folder: (path inside it, contents).
-fn folder_files(root: &Path) -> Vec<(PathBuf, String)> {
-    let mut out = Vec::new();
-    let mut dirs = vec![root.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else {
-                let text = std::fs::read_to_string(&path).unwrap();
-                out.push((path.strip_prefix(root).unwrap().to_path_buf(), text));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 #[test]
 fn a_hub_writing_broadcast_folders_restarts_from_its_checkpoint_and_writes_them_the_same() {
     if !nats_broker::nats_server_or_skip(
@@ -292,7 +274,7 @@ fn a_hub_writing_broadcast_folders_restarts_from_its_checkpoint_and_writes_them_
     settled(&[again_addr, whole_addr]);
     // The folders are rewritten every second.
     std::thread::sleep(Duration::from_secs(3));
-    let (a, b) = (folder_files(&folder), folder_files(&whole_folder));
+    let (a, b) = (files_under(&folder), files_under(&whole_folder));
     assert!(
         a.iter()
             .any(|(p, text)| p.ends_with("games.pgn") && text.contains("1. ")),

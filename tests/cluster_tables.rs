@@ -60,20 +60,7 @@ fn start_hall(
     table: u32,
     game: &str,
 ) -> (Proc, Proc) {
-    let script = dir.join(format!("{node}.pgn"));
-    std::fs::write(&script, game).unwrap();
-    let mut board = Proc::spawn(&[
-        "emulate",
-        "--pty",
-        "--serial",
-        serial,
-        "--time-control",
-        "180+2",
-        "--pgn",
-        path_str(&script),
-        "--clean",
-    ]);
-    let pty = board.first_stdout_line(Duration::from_secs(20));
+    let (board, pty) = emulate_pgn(dir, node, serial, game);
     let config = dir.join(format!("{node}.toml"));
     std::fs::write(
         &config,

@@ -122,20 +122,7 @@ fn a_game_found_under_way_on_a_node_is_recorded_on_the_hub_from_where_it_stood()
     let broker = Broker::start(dir.path());
     let (hub, hub_addr) = start_hub(dir.path(), &broker);
 
-    let script = dir.path().join("ruy.pgn");
-    std::fs::write(&script, script_pgn()).unwrap();
-    let mut board = Proc::spawn(&[
-        "emulate",
-        "--pty",
-        "--serial",
-        SERIAL,
-        "--time-control",
-        "180+2",
-        "--pgn",
-        path_str(&script),
-        "--clean",
-    ]);
-    let pty = board.first_stdout_line(Duration::from_secs(20));
+    let (board, pty) = emulate_pgn(dir.path(), "ruy", SERIAL, &script_pgn());
     // The players are at it before the venue PC starts.
     std::thread::sleep(Duration::from_secs(8));
     let (node, node_addr) = start_node(dir.path(), &broker, &pty);

@@ -17,32 +17,9 @@ use serde_json::Value;
 
 const PLIES: usize = 16;
 
-fn config(dir: &Path, name: &str, pty: &str) -> String {
-    let path = dir.join(format!("{name}.toml"));
-    let journal = dir.join(format!("{name}.sqlite"));
-    std::fs::write(
-        &path,
-        format!(
-            r#"listen = "127.0.0.1:0"
-[serial]
-scan = "off"
-ports = [{{ path = "{pty}" }}]
-[journal]
-path = "{}"
-snapshot_every_s = 2
-"#,
-            journal.display()
-        ),
-    )
-    .unwrap();
-    path.to_str().unwrap().to_string()
-}
-
-fn journal_events(dir: &Path, name: &str) -> Vec<Value> {
-    let j = dir.join(format!("{name}.sqlite"));
-    let (ok, out, err) = run_to_end(&["export", "events", "--journal", j.to_str().unwrap()]);
-    assert!(ok, "{err}");
-    parse_lines(&out)
+/// A daemon's settings: one port, its journal snapshotting the core every 2 s.
+fn settings(dir: &Path, name: &str, pty: &str) -> String {
+    one_port_settings(dir, name, pty, "snapshot_every_s = 2\n")
 }
 
 /// Alerts about the game, not about the equipment (the killed daemon's links went down).
@@ -64,17 +41,6 @@ fn game_alerts(events: &[Value]) -> Vec<(String, String, u64)> {
                 e["ply"].as_u64().unwrap_or(0),
             )
         })
-        .collect()
-}
-
-fn moves_of_first_game(events: &[Value]) -> Vec<(String, u64, String)> {
-    let first = events
-        .iter()
-        .find(|e| e["type"] == "game_start")
-        .map(|e| e["game"].as_str().unwrap().to_string());
-    final_moves(events)
-        .into_iter()
-        .filter(|(g, _, _)| Some(g) == first.as_ref())
         .collect()
 }
 
@@ -101,18 +67,18 @@ fn a_daemon_killed_mid_game_continues_from_its_journal_as_if_never_stopped() {
     // The same seeded game on two boards, one per daemon.
     let (_board_a, pty_a) = emulate("5");
     let (_board_b, pty_b) = emulate("5");
-    let steady = Proc::spawn(&["run", "--config", &config(dir.path(), "steady", &pty_a)]);
-    let mut killed = Proc::spawn(&["run", "--config", &config(dir.path(), "killed", &pty_b)]);
+    let steady = Proc::spawn(&["run", "--config", &settings(dir.path(), "steady", &pty_a)]);
+    let mut killed = Proc::spawn(&["run", "--config", &settings(dir.path(), "killed", &pty_b)]);
     killed.stderr_line("dashboard at", Duration::from_secs(20));
 
     // Kill it once a few moves are journaled.
     eventually(Duration::from_secs(120), "4 moves journaled", || {
-        (moves_of_first_game(&journal_events(dir.path(), "killed")).len() >= 4).then_some(())
+        (first_game_moves(&exported_events(dir.path(), "killed")).len() >= 4).then_some(())
     });
     killed.kill();
-    let before = journal_events(dir.path(), "killed");
+    let before = exported_events(dir.path(), "killed");
     std::thread::sleep(Duration::from_millis(1500));
-    let mut restarted = Proc::spawn(&["run", "--config", &config(dir.path(), "killed", &pty_b)]);
+    let mut restarted = Proc::spawn(&["run", "--config", &settings(dir.path(), "killed", &pty_b)]);
     // The core comes back from its newest snapshot (taken every 2 s of play), not from a
     // replay of the whole journal.
     let restored =
@@ -121,16 +87,16 @@ fn a_daemon_killed_mid_game_continues_from_its_journal_as_if_never_stopped() {
 
     // Both daemons see the whole game.
     eventually(Duration::from_secs(240), "the whole game on both", || {
-        let a = moves_of_first_game(&journal_events(dir.path(), "steady"));
-        let b = moves_of_first_game(&journal_events(dir.path(), "killed"));
+        let a = first_game_moves(&exported_events(dir.path(), "steady"));
+        let b = first_game_moves(&exported_events(dir.path(), "killed"));
         (a.len() >= PLIES && b.len() >= PLIES).then_some(())
     });
     restarted.terminate();
     steady.terminate();
 
-    let a = journal_events(dir.path(), "steady");
-    let b = journal_events(dir.path(), "killed");
-    let (moves_a, moves_b) = (moves_of_first_game(&a), moves_of_first_game(&b));
+    let a = exported_events(dir.path(), "steady");
+    let b = exported_events(dir.path(), "killed");
+    let (moves_a, moves_b) = (first_game_moves(&a), first_game_moves(&b));
     assert_eq!(moves_a.len(), PLIES);
     assert_eq!(
         moves_a.iter().map(|m| &m.2).collect::<Vec<_>>(),
@@ -187,9 +153,9 @@ fn a_daemon_restarted_on_a_journal_in_several_segments_goes_on_where_it_was() {
         "--clean",
     ]);
     let pty = board.first_stdout_line(Duration::from_secs(20));
-    let config = config(dir.path(), "seg", &pty);
+    let config = settings(dir.path(), "seg", &pty);
     let journal = dir.path().join("seg.sqlite");
-    let moves = || moves_of_first_game(&journal_events(dir.path(), "seg")).len();
+    let moves = || first_game_moves(&exported_events(dir.path(), "seg")).len();
 
     // Rounds 1 and 2 imported between runs, each run killed mid-game, round 3 posted to the
     // running daemon: the game is journaled across three segments, two of them closed.
@@ -206,7 +172,7 @@ fn a_daemon_restarted_on_a_journal_in_several_segments_goes_on_where_it_was() {
             (moves() >= want).then_some(())
         });
         daemon.kill();
-        let now = journal_events(dir.path(), "seg");
+        let now = exported_events(dir.path(), "seg");
         assert_eq!(&now[..seen.len()], &seen[..], "kept as journaled");
         seen = now;
         import_round(&config, &journal, round);
@@ -226,8 +192,8 @@ fn a_daemon_restarted_on_a_journal_in_several_segments_goes_on_where_it_was() {
     });
     daemon.terminate();
 
-    let events = journal_events(dir.path(), "seg");
-    assert_eq!(moves_of_first_game(&events).len(), PLIES);
+    let events = exported_events(dir.path(), "seg");
+    assert_eq!(first_game_moves(&events).len(), PLIES);
     assert_eq!(&events[..seen.len()], &seen[..], "kept as journaled");
     for (k, e) in events.iter().enumerate() {
         assert_eq!(e["seq"].as_u64().unwrap(), k as u64 + 1, "seq without gap");
@@ -259,5 +225,5 @@ fn a_daemon_restarted_on_a_journal_in_several_segments_goes_on_where_it_was() {
 }
 
 fn seen_moves(events: &[Value]) -> usize {
-    moves_of_first_game(events).len()
+    first_game_moves(events).len()
 }

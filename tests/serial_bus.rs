@@ -10,11 +10,12 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{bus_spec, fast_timing, label};
+use common::{bus_line_of, fast_timing, label};
 use dgt_arbiter::edge::daemon::{ChannelRecorder, CoreOptions, Daemon, DaemonClock, SerialOptions};
 use dgt_arbiter::edge::serial::{ExplicitPort, ScanMode, SystemPorts};
-use dgt_core::{Event, EventBody, Input, InputKind, Link};
-use dgt_emulator::{EmulatedBoard, Truth};
+use dgt_arbiter::test_support::moves::{assert_first_games, first_games};
+use dgt_core::{Event, Input, InputKind, Link};
+use dgt_emulator::Truth;
 use dgt_lab::simulated::bus_line_board::BusLineBoard;
 use dgt_lab::simulated::pty_board::{self, BoardClock, PtyBoard};
 use tokio::sync::mpsc;
@@ -87,22 +88,6 @@ fn start(line: BusLineBoard) -> Bus {
     }
 }
 
-/// Every board's moves as a consumer rebuilds them (contract §3: a move with a `game` and
-/// `ply` already sent replaces that ply and every later one), first game only.
-fn moves_by_board(events: &[Event]) -> BTreeMap<String, Vec<String>> {
-    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for e in events {
-        if let EventBody::Move(m) = &e.body
-            && m.game.ends_with("/1")
-        {
-            let list = out.entry(e.board.clone()).or_default();
-            list.truncate(m.ply as usize - 1);
-            list.push(m.uci.clone());
-        }
-    }
-    out
-}
-
 /// Waits until every board's moves are the truth's, or `within` passes; returns the moves.
 async fn read_games(
     bus: &mut Bus,
@@ -112,7 +97,7 @@ async fn read_games(
     let deadline = tokio::time::Instant::now() + within;
     loop {
         bus.inputs.for_a_while(Duration::from_millis(250)).await;
-        let moves = moves_by_board(&bus.events.lock().unwrap());
+        let moves = first_games(&bus.events.lock().unwrap());
         let all = truths
             .iter()
             .all(|(s, t)| moves.get(&label(*s)) == Some(&t.ucis()));
@@ -150,29 +135,10 @@ fn bus_connected(i: &Input) -> bool {
     matches!(i.kind, InputKind::Link(Link::BusConnected { .. }))
 }
 
-fn assert_games(moves: &BTreeMap<String, Vec<String>>, truths: &[(u32, Truth)]) {
-    for (serial, truth) in truths {
-        assert_eq!(
-            moves.get(&label(*serial)).cloned().unwrap_or_default(),
-            truth.ucis(),
-            "board {serial}"
-        );
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn eight_boards_on_one_line_are_found_and_read_move_for_move() {
     let serials = [1025u32, 1803, 2620, 3377, 4096, 5555, 7001, 12345];
-    let boards: Vec<EmulatedBoard> = serials
-        .iter()
-        .enumerate()
-        .map(|(i, &s)| EmulatedBoard::new(bus_spec(s, 900 + i as u64, 14)))
-        .collect();
-    let truths: Vec<(u32, Truth)> = serials
-        .iter()
-        .zip(&boards)
-        .map(|(&s, b)| (s, b.truth().clone()))
-        .collect();
+    let (boards, truths) = bus_line_of(&serials, 900, 14);
     let last_end = truths.iter().map(|(_, t)| t.end_ms).max().unwrap();
     let mut bus = start(BusLineBoard::of_boards(boards));
 
@@ -194,7 +160,7 @@ async fn eight_boards_on_one_line_are_found_and_read_move_for_move() {
         assert!(labels.contains(label(s).as_str()), "{s} not found");
     }
     // Every board's game as it was played.
-    assert_games(&moves, &truths);
+    assert_first_games(&moves, &truths, &BTreeMap::new());
     assert!(truths.iter().all(|(_, t)| t.moves.len() >= 6));
     // Nobody was lost on the way.
     assert!(

@@ -7,27 +7,20 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Running, clean_series, made_by, start_collecting};
+use common::{Running, clean_series, label, made_by, start_collecting};
 use dgt_arbiter::edge::serial::PortCandidate;
+use dgt_arbiter::test_support::moves::first_games;
 use dgt_core::{Event, EventBody, Severity};
 use dgt_lab::simulated::emulated::SeriesBoard;
 use dgt_lab::simulated::pty_board::{self, BoardClock, BoardModel, PtyBoard};
 
 const SERIAL: u32 = 13579;
 
-/// The moves of the first game as a consumer rebuilds them (a ply sent again replaces it
-/// and every later one).
+/// The moves of the board's first game as a consumer rebuilds them.
 fn moves(events: &[Event]) -> Vec<String> {
-    let mut list: Vec<String> = Vec::new();
-    for e in events {
-        if let EventBody::Move(m) = &e.body
-            && m.game.ends_with("/1")
-        {
-            list.truncate(m.ply as usize - 1);
-            list.push(m.uci.clone());
-        }
-    }
-    list
+    first_games(events)
+        .remove(&label(SERIAL))
+        .unwrap_or_default()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use common::{clean_series, made_by, start_collecting};
 use dgt_arbiter::edge::serial::PortCandidate;
+use dgt_arbiter::test_support::moves::game_moves;
 use dgt_core::input::TakeOverOp;
 use dgt_core::{AlertKind, Event, EventBody, Input, InputKind, Operation};
 use dgt_lab::simulated::emulated::SeriesBoard;
@@ -53,21 +54,6 @@ async fn play_unplugged(board: &SharedBoard<SeriesBoard>, clock: BoardClock, pli
         let _ = board.lock().unwrap().poll_output(clock.now_ms());
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-}
-
-/// A game's moves as a consumer rebuilds them (a ply sent again replaces it and every later
-/// one), from whichever board sent them.
-fn game_moves(events: &[Event], game: &str) -> Vec<String> {
-    let mut list: Vec<String> = Vec::new();
-    for e in events {
-        if let EventBody::Move(m) = &e.body
-            && m.game == game
-        {
-            list.truncate(m.ply as usize - 1);
-            list.push(m.uci.clone());
-        }
-    }
-    list
 }
 
 fn game_starts(events: &[Event], board: &str) -> Vec<(String, String)> {

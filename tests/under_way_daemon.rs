@@ -12,30 +12,6 @@ use std::time::Duration;
 use daemon_processes::*;
 use serde_json::Value;
 
-fn config(dir: &Path, name: &str, pty: &str) -> String {
-    let path = dir.join(format!("{name}.toml"));
-    let journal = dir.join(format!("{name}.sqlite"));
-    std::fs::write(
-        &path,
-        format!(
-            "listen = \"127.0.0.1:0\"\n[serial]\nscan = \"off\"\nports = [{{ path = \"{pty}\" }}]\n[journal]\npath = \"{}\"\n",
-            journal.display()
-        ),
-    )
-    .unwrap();
-    path.to_str().unwrap().to_string()
-}
-
-fn journal_events(dir: &Path, name: &str) -> Vec<Value> {
-    let j = dir.join(format!("{name}.sqlite"));
-    if !j.exists() {
-        return Vec::new();
-    }
-    let (ok, out, err) = run_to_end(&["export", "events", "--journal", j.to_str().unwrap()]);
-    assert!(ok, "{err}");
-    parse_lines(&out)
-}
-
 fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["type"] == kind).collect()
 }
@@ -48,13 +24,9 @@ fn found(events: &[Value]) -> usize {
 }
 
 /// The moves of the journal's first game, as UCI.
-fn first_game_moves(events: &[Value]) -> Vec<String> {
-    let first = of_type(events, "game_start")
-        .first()
-        .map(|e| e["game"].as_str().unwrap().to_string());
-    final_moves(events)
+fn first_game_ucis(events: &[Value]) -> Vec<String> {
+    first_game_moves(events)
         .into_iter()
-        .filter(|(g, _, _)| Some(g) == first.as_ref())
         .map(|(_, _, uci)| uci)
         .collect()
 }
@@ -76,14 +48,14 @@ fn agree(a: &[String], b: &[String]) -> bool {
 fn until_moves(dir: &Path, name: &str, plies: usize) -> Vec<Value> {
     let end = std::time::Instant::now() + Duration::from_secs(180);
     loop {
-        let events = journal_events(dir, name);
-        if first_game_moves(&events).len() >= plies {
+        let events = exported_events(dir, name);
+        if first_game_ucis(&events).len() >= plies {
             return events;
         }
         assert!(
             std::time::Instant::now() < end,
             "timed out waiting for {plies} moves in {name}: {:?}",
-            first_game_moves(&events)
+            first_game_ucis(&events)
         );
         std::thread::sleep(Duration::from_secs(2));
     }
@@ -109,7 +81,8 @@ fn a_daemon_started_mid_game_follows_it_and_keeps_it_over_a_restart() {
     // The players begin before any daemon is there.
     std::thread::sleep(Duration::from_secs(10));
 
-    let mut first = Proc::spawn(&["run", "--config", &config(dir.path(), "hall", &pty)]);
+    let hall = one_port_settings(dir.path(), "hall", &pty, "");
+    let mut first = Proc::spawn(&["run", "--config", &hall]);
     first.stderr_line("dashboard at", Duration::from_secs(20));
     let seen = until_moves(dir.path(), "hall", 6);
     assert!(found(&seen) >= 1, "the arbiter is told of the game found");
@@ -117,24 +90,25 @@ fn a_daemon_started_mid_game_follows_it_and_keeps_it_over_a_restart() {
     std::thread::sleep(Duration::from_millis(1500));
 
     // Started again on its journal: the same game goes on.
-    let mut again = Proc::spawn(&["run", "--config", &config(dir.path(), "hall", &pty)]);
+    let mut again = Proc::spawn(&["run", "--config", &hall]);
     again.stderr_line("dashboard at", Duration::from_secs(20));
-    let after = until_moves(dir.path(), "hall", first_game_moves(&seen).len() + 2);
+    let after = until_moves(dir.path(), "hall", first_game_ucis(&seen).len() + 2);
     again.terminate();
     assert_eq!(
         of_type(&after, "game_start").len(),
         1,
         "one game over the restart"
     );
-    let got = first_game_moves(&after);
-    let before = first_game_moves(&seen);
+    let got = first_game_ucis(&after);
+    let before = first_game_ucis(&seen);
     assert!(
         got.starts_with(&before),
         "the restarted daemon kept the game: {before:?} then {got:?}"
     );
 
     // A daemon on an empty journal (the journal lost) finds the game again.
-    let mut fresh = Proc::spawn(&["run", "--config", &config(dir.path(), "lost", &pty)]);
+    let lost_settings = one_port_settings(dir.path(), "lost", &pty, "");
+    let mut fresh = Proc::spawn(&["run", "--config", &lost_settings]);
     fresh.stderr_line("dashboard at", Duration::from_secs(20));
     let lost = until_moves(dir.path(), "lost", 3);
     fresh.terminate();
@@ -142,7 +116,7 @@ fn a_daemon_started_mid_game_follows_it_and_keeps_it_over_a_restart() {
     assert!(found(&lost) >= 1, "told again");
     // Rebuilt from the board's log (from the start), or followed from where it stood when
     // the log did not lead there: the moves agree with the first daemon's where both saw them.
-    let again_got = first_game_moves(&lost);
+    let again_got = first_game_ucis(&lost);
     assert!(!again_got.is_empty());
     assert!(
         agree(&got, &again_got),

@@ -11,6 +11,7 @@ use std::time::Duration;
 use daemon_processes::*;
 use dgt_journal::Journal;
 use dgt_journal::view_snapshots::SERVER_VIEWS;
+use dgt_testkit::files::files_under;
 use serde_json::Value;
 
 /// The settings of the demo (snapshots every second) and of the restarted daemons.
@@ -167,31 +168,13 @@ fn a_killed_daemon_serves_its_views_from_the_snapshot_and_the_events_after_it() 
     rebuilt.terminate();
     // The broadcast folders, written at the stop from the books, are the same.
     for folder in ["live", "public"] {
-        let want = files(&dir.path().join(format!("rebuilt-{folder}")));
-        let have = files(&dir.path().join(format!("restored-{folder}")));
+        let want = files_under(&dir.path().join(format!("rebuilt-{folder}")));
+        let have = files_under(&dir.path().join(format!("restored-{folder}")));
         assert!(
-            want.iter().any(|(name, _)| name.ends_with(".pgn")),
+            want.iter()
+                .any(|(name, _)| name.extension().is_some_and(|e| e == "pgn")),
             "{folder}: {want:?}"
         );
         assert_eq!(have, want, "the {folder} broadcast folder");
     }
-}
-
-/// Every file under `root` (relative name, contents), in name order.
-fn files(root: &Path) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut dirs = vec![root.to_path_buf()];
-    while let Some(d) = dirs.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else {
-                let name = path.strip_prefix(root).unwrap().display().to_string();
-                out.push((name, std::fs::read_to_string(&path).unwrap_or_default()));
-            }
-        }
-    }
-    out.sort();
-    out
 }

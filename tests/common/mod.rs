@@ -10,7 +10,7 @@ use std::time::Duration;
 use dgt_arbiter::edge::daemon::{ChannelRecorder, CoreOptions, Daemon, DaemonClock, SerialOptions};
 use dgt_arbiter::edge::serial::{PortList, SerialTiming};
 use dgt_core::{Event, Input, InputKind, Link};
-use dgt_emulator::{BoardSpec, HandlingRates, TimeControl};
+use dgt_emulator::{BoardSpec, EmulatedBoard, HandlingRates, TimeControl, Truth};
 use dgt_lab::simulated::emulated::{GameSeries, SeriesBoard};
 use dgt_lab::simulated::pty_board::SharedBoard;
 use dgt_lab::simulated::scripted_board::{ScriptedBoard, ScriptedBoardSpec};
@@ -179,6 +179,31 @@ pub fn clean_spec(serial: u32, seed: u64, plies: usize, start_delay_ms: u64) -> 
 /// has found every board (a broadcast round takes 1.25 s and collisions cost a few).
 pub fn bus_spec(serial: u32, seed: u64, plies: usize) -> BoardSpec {
     clean_spec(serial, seed, plies, 6000)
+}
+
+/// The emulated boards of a bus line, one a serial number, each playing `bus_spec`'s game
+/// from `seed` on (the first board `seed`, the next `seed + 1`, …), with their truths.
+pub fn bus_line_of(
+    serials: &[u32],
+    seed: u64,
+    plies: usize,
+) -> (Vec<EmulatedBoard>, Vec<(u32, Truth)>) {
+    let boards: Vec<EmulatedBoard> = serials
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| EmulatedBoard::new(bus_spec(s, seed + i as u64, plies)))
+        .collect();
+    let truths = truths_of(serials, &boards);
+    (boards, truths)
+}
+
+/// Each board's truth (what its players play), by its serial number.
+pub fn truths_of(serials: &[u32], boards: &[EmulatedBoard]) -> Vec<(u32, Truth)> {
+    serials
+        .iter()
+        .zip(boards)
+        .map(|(&s, b)| (s, b.truth().clone()))
+        .collect()
 }
 
 /// The label of a board no table names: `board-` and its serial number.

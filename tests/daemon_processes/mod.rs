@@ -201,6 +201,27 @@ pub fn run_to_end(args: &[&str]) -> (bool, String, String) {
     )
 }
 
+/// An emulated board on a pseudo-terminal (`emulate --pty`, clean handling, 180+2) with
+/// serial number `serial`, playing the PGN `game` (written to `<name>.pgn` in `dir`);
+/// returns the process and its pseudo-terminal's path.
+pub fn emulate_pgn(dir: &Path, name: &str, serial: &str, game: &str) -> (Proc, String) {
+    let script = dir.join(format!("{name}.pgn"));
+    std::fs::write(&script, game).unwrap();
+    let mut board = Proc::spawn(&[
+        "emulate",
+        "--pty",
+        "--serial",
+        serial,
+        "--time-control",
+        "180+2",
+        "--pgn",
+        path_str(&script),
+        "--clean",
+    ]);
+    let pty = board.first_stdout_line(Duration::from_secs(20));
+    (board, pty)
+}
+
 /// Polls `f` until it gives `Some`, at most `within`.
 pub fn eventually<T>(within: Duration, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
     let end = Instant::now() + within;
@@ -231,6 +252,47 @@ pub fn final_moves(events: &[serde_json::Value]) -> Vec<(String, u64, String)> {
         moves.push((game, ply, e["uci"].as_str().unwrap().to_string()));
     }
     moves
+}
+
+/// The moves (game, ply, uci) of the first game started in `events`, corrections applied.
+pub fn first_game_moves(events: &[serde_json::Value]) -> Vec<(String, u64, String)> {
+    let first = events
+        .iter()
+        .find(|e| e["type"] == "game_start")
+        .map(|e| e["game"].as_str().unwrap().to_string());
+    final_moves(events)
+        .into_iter()
+        .filter(|(g, _, _)| Some(g) == first.as_ref())
+        .collect()
+}
+
+/// Writes the settings of a daemon `name` reading one port, `pty`, with no port scan, its
+/// journal `<name>.sqlite` in `dir` (`journal_extra`: more lines of `[journal]`); returns
+/// the settings file's path.
+pub fn one_port_settings(dir: &Path, name: &str, pty: &str, journal_extra: &str) -> String {
+    let path = dir.join(format!("{name}.toml"));
+    let journal = dir.join(format!("{name}.sqlite"));
+    std::fs::write(
+        &path,
+        format!(
+            "listen = \"127.0.0.1:0\"\n[serial]\nscan = \"off\"\nports = [{{ path = \"{pty}\" }}]\n[journal]\npath = \"{}\"\n{journal_extra}",
+            journal.display()
+        ),
+    )
+    .unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// The events of the journal `<name>.sqlite` in `dir`, as `export events` writes them; none
+/// while the daemon has not made the journal yet.
+pub fn exported_events(dir: &Path, name: &str) -> Vec<serde_json::Value> {
+    let j = dir.join(format!("{name}.sqlite"));
+    if !j.exists() {
+        return Vec::new();
+    }
+    let (ok, out, err) = run_to_end(&["export", "events", "--journal", path_str(&j)]);
+    assert!(ok, "{err}");
+    parse_lines(&out)
 }
 
 pub fn parse_lines(text: &str) -> Vec<serde_json::Value> {

@@ -2,9 +2,8 @@
 
 mod common;
 
-use dgt_core::event::{ClockEvent, EventBody};
 use dgt_core::input::SetupOp;
-use dgt_core::{Core, CoreConfig, Event, Input, InputKind, Link, Operation};
+use dgt_core::{Core, CoreConfig, Input, InputKind, Link, Operation};
 use dgt_journal::{Batch, Cause, Journal, JournalError};
 
 use common::*;
@@ -14,24 +13,6 @@ fn input(t_ms: u64, kind: InputKind) -> Input {
         t_ms,
         board: "board-7".into(),
         kind,
-    }
-}
-
-fn clock_event(seq: u64, t_ms: u64) -> Event {
-    Event {
-        seq,
-        board: "board-7".into(),
-        t_ms,
-        body: EventBody::Clock(ClockEvent {
-            white_ms: Some(1000 * seq),
-            black_ms: None,
-            running: None,
-            left_ms: 1,
-            right_ms: 2,
-            white_side: None,
-        }),
-        node: None,
-        node_seq: None,
     }
 }
 

@@ -1,24 +1,11 @@
 //! Reading the journal onward from a step: what a cluster node publishes and resumes from.
 
-use dgt_core::event::{ClockEvent, EventBody};
+mod common;
+
 use dgt_core::{Event, Input, InputKind, Operation};
 use dgt_journal::{Batch, Journal, TailRecord};
 
-fn clock_event(seq: u64) -> Event {
-    Event::new(
-        seq,
-        "board-7",
-        seq * 10,
-        EventBody::Clock(ClockEvent {
-            white_ms: Some(1000 * seq),
-            black_ms: None,
-            running: None,
-            left_ms: 1,
-            right_ms: 2,
-            white_side: None,
-        }),
-    )
-}
+use common::clock_event;
 
 fn rx(t_ms: u64) -> Input {
     Input {
@@ -33,9 +20,9 @@ fn journal() -> (tempfile::TempDir, Journal) {
     let dir = tempfile::tempdir().unwrap();
     let mut j = Journal::open(&dir.path().join("j.sqlite")).unwrap();
     let mut b = Batch::new();
-    b.record_input(rx(10), vec![clock_event(1), clock_event(2)]);
+    b.record_input(rx(10), vec![clock_event(1, 10), clock_event(2, 20)]);
     b.record_input(rx(20), vec![]);
-    b.record_input(rx(30), vec![clock_event(3)]);
+    b.record_input(rx(30), vec![clock_event(3, 30)]);
     b.record_input(
         Input {
             t_ms: 40,
@@ -44,7 +31,10 @@ fn journal() -> (tempfile::TempDir, Journal) {
         },
         vec![],
     );
-    b.record_input(rx(50), vec![clock_event(4), clock_event(5), clock_event(6)]);
+    b.record_input(
+        rx(50),
+        vec![clock_event(4, 40), clock_event(5, 50), clock_event(6, 60)],
+    );
     j.append(&b).unwrap();
     (dir, j)
 }
@@ -72,7 +62,7 @@ fn the_tail_is_everything_after_a_step_in_journal_order() {
         panic!("an event first");
     };
     let back: Event = serde_json::from_str(json).unwrap();
-    assert_eq!(back, clock_event(1));
+    assert_eq!(back, clock_event(1, 10));
     assert_eq!(j.last_step().unwrap(), 5);
 }
 

@@ -12,7 +12,7 @@ use std::io::Read;
 use std::time::Duration;
 
 use common::*;
-use dgt_core::event::{BoardStatus, EndReason, LinkState, Orientation};
+use dgt_core::event::EndReason;
 use dgt_core::event_script::EventScript;
 use dgt_core::pairing::{ROUND_BOARD, RoundPairings};
 use dgt_core::{Alert, AlertKind, EventBody, InputKind, Operation, Severity};
@@ -47,17 +47,7 @@ trait Hall {
 
 impl Hall for EventScript {
     fn status(&mut self, board: &str) {
-        self.push(
-            board,
-            EventBody::BoardStatus(BoardStatus {
-                state: LinkState::Identified,
-                serial: Some(format!("1310{board}")),
-                version: None,
-                orientation: Orientation::Normal,
-                port: None,
-                clock_version: None,
-            }),
-        );
+        self.push(board, identified_status(board));
     }
 
     fn play(&mut self, board: &str, game: &str, from: u32, sans: &[&str]) {

@@ -8,7 +8,7 @@
 mod common;
 
 use common::*;
-use dgt_core::event::{BoardStatus, ClockEvent, EndReason, LinkState, Orientation};
+use dgt_core::event::{ClockEvent, EndReason};
 use dgt_core::event_script::EventScript;
 use dgt_core::input::{ActionBy, TakeOverOp};
 use dgt_core::pairing::{ROUND_BOARD, RoundPairings, TableResultOp};
@@ -39,20 +39,6 @@ fn round3() -> RoundPairings {
             ("Bakker, Jan", "Smit, Piet"),
         ],
     )
-}
-
-fn status(s: &mut EventScript, board: &str) {
-    s.push(
-        board,
-        EventBody::BoardStatus(BoardStatus {
-            state: LinkState::Identified,
-            serial: Some(format!("1310{board}")),
-            version: None,
-            orientation: Orientation::Normal,
-            port: None,
-            clock_version: None,
-        }),
-    );
 }
 
 fn clock(s: &mut EventScript, board: &str, white_ms: u64, black_ms: u64) {
@@ -107,7 +93,7 @@ fn history() -> (Vec<Event>, u64, Vec<u64>, Vec<u64>) {
     s.events = real;
     s.push(ROUND_BOARD, EventBody::Pairings(round3()));
     for b in ["1", "b-2", "b-3", "spare"] {
-        status(&mut s, b);
+        s.push(b, identified_status(b));
     }
     s.start("1", "1/1", dgt_server::hall::STANDARD_START);
     play(&mut s, "1", "1/1", 1, &["e4", "e5", "Nf3"]);

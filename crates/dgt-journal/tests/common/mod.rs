@@ -168,3 +168,20 @@ pub fn everything(j: &Journal) -> Vec<String> {
     }
     out
 }
+
+/// A clock event of board `board-7`, numbered `seq`, at `t_ms`; White's display names the seq.
+pub fn clock_event(seq: u64, t_ms: u64) -> Event {
+    Event::new(
+        seq,
+        "board-7",
+        t_ms,
+        dgt_core::EventBody::Clock(dgt_core::event::ClockEvent {
+            white_ms: Some(1000 * seq),
+            black_ms: None,
+            running: None,
+            left_ms: 1,
+            right_ms: 2,
+            white_side: None,
+        }),
+    )
+}

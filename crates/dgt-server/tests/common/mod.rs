@@ -280,6 +280,20 @@ pub async fn raw_request(addr: SocketAddr, other: bool, head: &str) -> (u16, Str
     (status, text)
 }
 
+/// The status of board `board` as the serial edge identified it, its serial number
+/// `1310<board>`.
+pub fn identified_status(board: &str) -> dgt_core::EventBody {
+    use dgt_core::event::{BoardStatus, LinkState, Orientation};
+    dgt_core::EventBody::BoardStatus(BoardStatus {
+        state: LinkState::Identified,
+        serial: Some(format!("1310{board}")),
+        version: None,
+        orientation: Orientation::Normal,
+        port: None,
+        clock_version: None,
+    })
+}
+
 /// A round's pairings: table `i + 1` plays `tables[i]` (white, black), players named only.
 pub fn pairings(round: u32, tables: &[(&str, &str)]) -> dgt_core::pairing::RoundPairings {
     let p = |name: &str| dgt_core::pairing::Player {

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use super::problem::Problem;
 
 /// The default of [`ClusterSettings::publish_every_ms`].
-pub const PUBLISH_EVERY_MS: u64 = 0;
+pub const PUBLISH_EVERY_MS: u64 = 250;
 /// The longest [`ClusterSettings::publish_every_ms`]: past it the hub's view of a node would
 /// trail its boards by more than an arbiter expects of a live display.
 const PUBLISH_EVERY_MS_MAX: u64 = 10_000;

@@ -4,13 +4,15 @@
 //! that a restarted daemon or hub restores them from a snapshot and applies only the events
 //! after it instead of every event of the day.
 //!
-//! The bytes are a magic, a format version and the views as JSON compressed with deflate
-//! (see `docs/decisions/views-snapshot-format.md`). A snapshot of another version, or of
+//! The bytes are a magic, a format version and the views compressed with deflate: the views
+//! as JSON but for the texts of the resume ring's messages and of the public events waiting
+//! out the delay, which follow it one by one, each after its length (see
+//! `docs/decisions/views-snapshot-format.md`). A snapshot of another version, or of
 //! other `[[tables]]` settings, or that does not decode, is refused with a [`ViewsError`]:
 //! the caller then gives the server the whole history, as before snapshots.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Read;
+use std::io::{Read, Write};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -21,14 +23,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::feed::{Counts, Feed, Frame};
 use crate::hall::Hall;
-use crate::public::{Arrivals, PublicFeed};
+use crate::public::{Arrivals, PublicFeed, Waiter};
 
 /// The first bytes of every views snapshot.
 const MAGIC: &[u8; 4] = b"DGTV";
 
 /// The layout of the views this build writes and reads. A change to any serialized view
 /// type raises it: an older snapshot is then refused and the history applied instead.
-pub const VIEWS_FORMAT: u32 = 1;
+pub const VIEWS_FORMAT: u32 = 2;
 
 /// The server's views after every event with `seq <= seq`, as bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,14 +68,22 @@ pub struct ViewsTap {
     pub(crate) tables: TableMap,
 }
 
-/// One message of the resume ring.
+/// One message of the resume ring, but its text (which follows the JSON).
 #[derive(Serialize, Deserialize)]
 struct StoredFrame {
     after_seq: u64,
     seq: Option<u64>,
     board: String,
     kind: String,
-    text: String,
+}
+
+/// One public event waiting out the delay, but its JSON text (which follows the JSON).
+#[derive(Serialize, Deserialize)]
+struct StoredArrival {
+    /// How long ago (ms) it arrived.
+    age_ms: u64,
+    /// A clock reading: the first to go when the queue is full.
+    clock: bool,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -84,7 +94,7 @@ struct StoredCounts {
     events_lost: u64,
 }
 
-/// Everything in a snapshot, after the header.
+/// Everything in a snapshot, after the header, but the texts.
 #[derive(Serialize, Deserialize)]
 struct Stored {
     seq: u64,
@@ -97,8 +107,15 @@ struct Stored {
     evicted_up_to: u64,
     latest_t_ms: Option<u64>,
     public_hall: Hall,
-    /// Public events waiting out the delay: how long ago (ms) each arrived, and the event.
-    waiting: Vec<(u64, Event)>,
+    /// Public events waiting out the delay, oldest first.
+    waiting: Vec<StoredArrival>,
+}
+
+/// A snapshot's parts: the texts are those of `stored.ring`'s messages, then those of
+/// `stored.waiting`'s events, in order.
+struct Parts {
+    stored: Stored,
+    texts: Vec<String>,
 }
 
 impl ViewsTap {
@@ -176,26 +193,35 @@ impl ViewsTap {
                 events_lost: counts.events_lost,
             },
             ring: ring
-                .into_iter()
+                .iter()
                 .map(|(after_seq, f)| StoredFrame {
-                    after_seq,
+                    after_seq: *after_seq,
                     seq: f.seq,
                     board: f.board.clone(),
                     kind: f.kind.to_string(),
-                    text: f.text.as_str().to_string(),
                 })
                 .collect(),
             evicted_up_to,
             latest_t_ms,
             public_hall,
             waiting: waiting
-                .into_iter()
-                .map(|(age, e)| (age.as_millis() as u64, e))
+                .iter()
+                .map(|(age, w)| StoredArrival {
+                    age_ms: age.as_millis() as u64,
+                    clock: w.is_clock(),
+                })
                 .collect(),
         };
+        let texts =
+            ring.iter()
+                .map(|(_, f)| f.text.as_str().to_owned())
+                .chain(waiting.into_iter().map(|(_, w)| match w {
+                    Waiter::Event(e) => e.to_json(),
+                    Waiter::Json { text, .. } => text.into(),
+                }));
         ViewsSnapshot {
             seq,
-            bytes: encode(&stored),
+            bytes: encode(&stored, texts),
         }
     }
 
@@ -208,7 +234,8 @@ impl ViewsTap {
     /// Puts views decoded beforehand in place of the current ones; refused (nothing
     /// changed) when they were taken with other `[[tables]]` settings.
     pub fn install(&self, decoded: DecodedViews) -> Result<(), ViewsError> {
-        let stored = decoded.stored;
+        let Parts { stored, texts } = decoded.parts;
+        let mut texts = texts.into_iter();
         if stored.tables != self.tables {
             return Err(ViewsError::TablesChanged);
         }
@@ -226,12 +253,13 @@ impl ViewsTap {
         let ring = stored
             .ring
             .into_iter()
-            .map(|f| {
+            .zip(texts.by_ref())
+            .map(|(f, text)| {
                 let frame = Frame {
                     seq: f.seq,
                     board: f.board,
                     kind: intern(&f.kind),
-                    text: Utf8Bytes::from(f.text),
+                    text: Utf8Bytes::from(text),
                 };
                 (f.after_seq, Arc::new(frame))
             })
@@ -243,9 +271,14 @@ impl ViewsTap {
         public_hall.set_sections(self.public.hall().sections().to_vec());
         desk.restore(hall, counts, ring, stored.evicted_up_to, stored.latest_t_ms);
         *self.public.hall() = public_hall;
-        for (age_ms, event) in stored.waiting {
-            self.arrivals
-                .send_aged(Duration::from_millis(age_ms), event);
+        for (arrival, text) in stored.waiting.into_iter().zip(texts) {
+            self.arrivals.send_aged(
+                Duration::from_millis(arrival.age_ms),
+                Waiter::Json {
+                    clock: arrival.clock,
+                    text: text.into(),
+                },
+            );
         }
         Ok(())
     }
@@ -254,13 +287,13 @@ impl ViewsTap {
 /// A views snapshot decoded, not yet in place ([`ViewsTap::install`]). Decoding is most of a
 /// restore's time and needs no server: a daemon decodes while its core replays the journal.
 pub struct DecodedViews {
-    stored: Stored,
+    parts: Parts,
 }
 
 impl DecodedViews {
     /// The views are those after every event with `seq <= seq()`.
     pub fn seq(&self) -> u64 {
-        self.stored.seq
+        self.parts.stored.seq
     }
 }
 
@@ -268,23 +301,80 @@ impl ViewsSnapshot {
     /// The views these bytes hold; refused as [`crate::Server::with_views`] says, but for
     /// the `[[tables]]` settings, which [`ViewsTap::install`] checks.
     pub fn decode(&self) -> Result<DecodedViews, ViewsError> {
-        let stored = decode(&self.bytes)?;
+        let parts = decode(&self.bytes)?;
+        let stored = &parts.stored;
         if stored.seq != self.seq || stored.hall.last_seq() != stored.seq {
             return Err(ViewsError::SeqMismatch {
                 said: self.seq,
                 holds: stored.hall.last_seq(),
             });
         }
-        Ok(DecodedViews { stored })
+        Ok(DecodedViews { parts })
     }
 }
 
-fn encode(stored: &Stored) -> Vec<u8> {
-    pack(MAGIC, VIEWS_FORMAT, stored)
+/// The header, then deflated: the JSON's length (a little-endian `u64`), the JSON of
+/// `stored`, and each of `texts` as its length (a little-endian `u32`) and its UTF-8 bytes.
+/// The texts are JSON already (the ring's messages, the waiting events): kept out of the
+/// views' JSON they are neither escaped nor read character by character at a restart.
+fn encode<T: AsRef<[u8]>>(stored: &Stored, texts: impl Iterator<Item = T>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(1 << 16);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VIEWS_FORMAT.to_le_bytes());
+    let z = flate2::write::DeflateEncoder::new(out, flate2::Compression::fast());
+    // Many small pieces: buffered, the deflater takes them in large blocks.
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, z);
+    // Writing into memory cannot fail, and the view types serialize to JSON (string or
+    // integer map keys only).
+    let json = serde_json::to_vec(stored).expect("views serialize to JSON");
+    let mut put = |bytes: &[u8]| w.write_all(bytes).expect("deflate into memory");
+    put(&(json.len() as u64).to_le_bytes());
+    put(&json);
+    for text in texts {
+        let text = text.as_ref();
+        // A message or an event is far below 4 GiB.
+        put(&(text.len() as u32).to_le_bytes());
+        put(text);
+    }
+    let z = w
+        .into_inner()
+        .map_err(|e| e.into_error())
+        .expect("deflate into memory");
+    z.finish().expect("deflate into memory")
 }
 
-fn decode(bytes: &[u8]) -> Result<Stored, ViewsError> {
-    unpack(MAGIC, VIEWS_FORMAT, bytes)
+fn decode(bytes: &[u8]) -> Result<Parts, ViewsError> {
+    let body = inflate(MAGIC, VIEWS_FORMAT, bytes)?;
+    let bad = |what: &str| ViewsError::Decode(what.to_string());
+    let (len, rest) = body
+        .split_first_chunk::<8>()
+        .ok_or_else(|| bad("no views"))?;
+    let len = usize::try_from(u64::from_le_bytes(*len)).map_err(|_| bad("no views"))?;
+    if rest.len() < len {
+        return Err(bad("the views end early"));
+    }
+    let (json, mut rest) = rest.split_at(len);
+    let stored: Stored =
+        serde_json::from_slice(json).map_err(|e| ViewsError::Decode(e.to_string()))?;
+    let count = stored.ring.len() + stored.waiting.len();
+    let mut texts = Vec::with_capacity(count);
+    for _ in 0..count {
+        let (len, after) = rest
+            .split_first_chunk::<4>()
+            .ok_or_else(|| bad("the texts end early"))?;
+        let len = u32::from_le_bytes(*len) as usize;
+        if after.len() < len {
+            return Err(bad("the texts end early"));
+        }
+        let (text, after) = after.split_at(len);
+        let text = std::str::from_utf8(text).map_err(|_| bad("a text is not UTF-8"))?;
+        texts.push(text.to_owned());
+        rest = after;
+    }
+    if !rest.is_empty() {
+        return Err(bad("bytes after the last text"));
+    }
+    Ok(Parts { stored, texts })
 }
 
 /// `magic`, `format` (a little-endian `u32`), then `value` as JSON compressed with deflate:
@@ -313,6 +403,12 @@ pub fn unpack<T: serde::de::DeserializeOwned>(
     format: u32,
     bytes: &[u8],
 ) -> Result<T, ViewsError> {
+    let json = inflate(magic, format, bytes)?;
+    serde_json::from_slice(&json).map_err(|e| ViewsError::Decode(e.to_string()))
+}
+
+/// What follows the header `magic`, `format`, inflated; refused for another header.
+fn inflate(magic: &[u8; 4], format: u32, bytes: &[u8]) -> Result<Vec<u8>, ViewsError> {
     let rest = bytes.strip_prefix(magic).ok_or(ViewsError::NotASnapshot)?;
     let (version, body) = rest
         .split_first_chunk::<4>()
@@ -324,11 +420,11 @@ pub fn unpack<T: serde::de::DeserializeOwned>(
             expected: format,
         });
     }
-    let mut json = Vec::with_capacity(body.len() * 8);
+    let mut out = Vec::with_capacity(body.len() * 8);
     flate2::read::DeflateDecoder::new(body)
-        .read_to_end(&mut json)
+        .read_to_end(&mut out)
         .map_err(|e| ViewsError::Decode(e.to_string()))?;
-    serde_json::from_slice(&json).map_err(|e| ViewsError::Decode(e.to_string()))
+    Ok(out)
 }
 
 /// The `'static` name of a message type read back from a snapshot. Frames and counts name
@@ -370,6 +466,85 @@ mod tests {
         damaged.extend_from_slice(&VIEWS_FORMAT.to_le_bytes());
         damaged.extend_from_slice(b"\x00\x01garbage");
         assert!(matches!(decode(&damaged), Err(ViewsError::Decode(_))));
+    }
+
+    /// A game start whose names hold what JSON escapes: quotes, backslashes, control and
+    /// non-ASCII characters, a line separator.
+    fn hostile(seq: u64) -> Event {
+        Event::new(
+            seq,
+            "b\"1\\ é",
+            seq * 10,
+            dgt_core::EventBody::GameStart {
+                game: format!("g\"{seq}\\\n\u{2028}♞\t\u{1}"),
+                start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
+                found_under_way: false,
+            },
+        )
+    }
+
+    type RingTexts = Vec<(u64, Option<u64>, String, &'static str, String)>;
+
+    fn ring_texts(tap: &ViewsTap) -> (RingTexts, u64) {
+        let (ring, evicted) = tap.feed.desk().ring();
+        let texts = ring
+            .iter()
+            .map(|(after, f)| (*after, f.seq, f.board.clone(), f.kind, f.text.to_string()))
+            .collect();
+        (texts, evicted)
+    }
+
+    fn waiting_events(tap: &ViewsTap) -> Vec<Event> {
+        let waiting = tap.arrivals.waiting().into_iter();
+        waiting.map(|(_, w)| w.into_event().unwrap()).collect()
+    }
+
+    #[test]
+    fn texts_that_need_escaping_come_back_byte_for_byte() {
+        let config = crate::ServerConfig::default();
+        let before = ViewsTap::standalone(&config);
+        for seq in 1..=3 {
+            before.apply(&hostile(seq));
+        }
+        let after = ViewsTap::standalone(&config);
+        after.restore(before.snapshot()).unwrap();
+
+        let (ring, _) = ring_texts(&before);
+        assert_eq!(ring.len(), 3);
+        assert_eq!(ring[0].4, hostile(1).to_json());
+        assert_eq!(ring_texts(&after), ring_texts(&before));
+        let want: Vec<Event> = (1..=3).map(hostile).collect();
+        assert_eq!(waiting_events(&before), want);
+        assert_eq!(waiting_events(&after), want);
+        // Restored, the waiting events are texts until released; a snapshot of the
+        // restored views holds them unchanged.
+        let waiting = after.arrivals.waiting();
+        assert!(
+            waiting
+                .iter()
+                .all(|(_, w)| matches!(w, Waiter::Json { .. }))
+        );
+        let again = ViewsTap::standalone(&config);
+        again.restore(after.snapshot()).unwrap();
+        assert_eq!(ring_texts(&again), ring_texts(&before));
+        assert_eq!(waiting_events(&again), want);
+    }
+
+    #[test]
+    fn texts_that_do_not_fit_the_views_are_refused() {
+        let tap = ViewsTap::standalone(&crate::ServerConfig::default());
+        tap.apply(&hostile(1));
+        let Parts { stored, texts } = decode(&tap.snapshot().bytes).unwrap();
+        // The message in the ring and the event waiting for the public.
+        assert_eq!(texts.len(), 2);
+        let refusal = |texts: Vec<&[u8]>| match decode(&encode(&stored, texts.into_iter())) {
+            Err(ViewsError::Decode(why)) => why,
+            other => panic!("not refused: {:?}", other.map(|p| p.texts)),
+        };
+        let text = texts[0].as_bytes();
+        assert_eq!(refusal(vec![text]), "the texts end early");
+        assert_eq!(refusal(vec![text, text, text]), "bytes after the last text");
+        assert_eq!(refusal(vec![text, b"\xff\xfe"]), "a text is not UTF-8");
     }
 
     #[test]

@@ -99,6 +99,13 @@ impl Arrivals {
 
     fn queue(&self, at: Instant, waiter: Waiter) {
         let mut q = self.0.queue.lock().unwrap_or_else(|p| p.into_inner());
+        self.push_capped(&mut q, at, waiter);
+        drop(q);
+        self.0.ready.notify_one();
+    }
+
+    /// Queues into `q` (the queue, held), dropping for the cap.
+    fn push_capped(&self, q: &mut Waiting, at: Instant, waiter: Waiter) {
         if q.len() >= self.0.cap {
             if q.clocks.pop_front().is_some() {
                 self.0.dropped_clocks.fetch_add(1, Ordering::Relaxed);
@@ -116,8 +123,6 @@ impl Arrivals {
             }
         }
         q.push(at, waiter);
-        drop(q);
-        self.0.ready.notify_one();
     }
 
     /// The events waiting and how long ago each arrived, oldest first.
@@ -129,10 +134,16 @@ impl Arrivals {
             .collect()
     }
 
-    /// Queues an event that arrived `age` ago (a views snapshot's queue, after a restart).
-    pub(crate) fn send_aged(&self, age: Duration, waiter: Waiter) {
+    /// Queues events that arrived each `age` ago, oldest first (a views snapshot's queue,
+    /// after a restart): the queue is held once for all of them.
+    pub(crate) fn send_aged(&self, waiting: Vec<(Duration, Waiter)>) {
         let now = Instant::now();
-        self.queue(now.checked_sub(age).unwrap_or(now), waiter);
+        let mut q = self.0.queue.lock().unwrap_or_else(|p| p.into_inner());
+        for (age, waiter) in waiting {
+            self.push_capped(&mut q, now.checked_sub(age).unwrap_or(now), waiter);
+        }
+        drop(q);
+        self.0.ready.notify_one();
     }
 
     /// Events waiting.
@@ -189,7 +200,7 @@ impl Arrivals {
 #[derive(Clone)]
 pub(crate) enum Waiter {
     Event(Event),
-    Json { clock: bool, text: Box<str> },
+    Json { clock: bool, text: Utf8Bytes },
 }
 
 impl Waiter {
@@ -204,7 +215,7 @@ impl Waiter {
     pub(crate) fn into_event(self) -> Result<Event, serde_json::Error> {
         match self {
             Waiter::Event(e) => Ok(e),
-            Waiter::Json { text, .. } => serde_json::from_str(&text),
+            Waiter::Json { text, .. } => serde_json::from_str(text.as_str()),
         }
     }
 }
@@ -349,8 +360,10 @@ mod tests {
             clock: matches!(e.body, EventBody::Clock(_)),
             text: e.to_json().into(),
         };
-        q.send_aged(Duration::from_secs(2), as_text(&start(0)));
-        q.send_aged(Duration::from_secs(1), as_text(&clock(1)));
+        q.send_aged(vec![
+            (Duration::from_secs(2), as_text(&start(0))),
+            (Duration::from_secs(1), as_text(&clock(1))),
+        ]);
         q.send(Instant::now(), start(2));
         // Full: the restored clock reading is the one dropped, as a parsed one would be.
         q.send(Instant::now(), clock(3));

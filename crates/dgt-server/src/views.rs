@@ -5,13 +5,13 @@
 //! after it instead of every event of the day.
 //!
 //! The bytes are a magic, a format version and the views compressed with deflate: the views
-//! as JSON but for the texts of the resume ring's messages and of the public events waiting
-//! out the delay, which follow it one by one, each after its length (see
+//! as JSON but for the resume ring's messages and the public events waiting out the delay,
+//! which follow it in a binary form of their own (see `encode`, and
 //! `docs/decisions/views-snapshot-format.md`). A snapshot of another version, or of
 //! other `[[tables]]` settings, or that does not decode, is refused with a [`ViewsError`]:
 //! the caller then gives the server the whole history, as before snapshots.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{Read, Write};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -68,24 +68,6 @@ pub struct ViewsTap {
     pub(crate) tables: TableMap,
 }
 
-/// One message of the resume ring, but its text (which follows the JSON).
-#[derive(Serialize, Deserialize)]
-struct StoredFrame {
-    after_seq: u64,
-    seq: Option<u64>,
-    board: String,
-    kind: String,
-}
-
-/// One public event waiting out the delay, but its JSON text (which follows the JSON).
-#[derive(Serialize, Deserialize)]
-struct StoredArrival {
-    /// How long ago (ms) it arrived.
-    age_ms: u64,
-    /// A clock reading: the first to go when the queue is full.
-    clock: bool,
-}
-
 #[derive(Serialize, Deserialize)]
 struct StoredCounts {
     events_by_type: BTreeMap<String, u64>,
@@ -94,7 +76,7 @@ struct StoredCounts {
     events_lost: u64,
 }
 
-/// Everything in a snapshot, after the header, but the texts.
+/// A snapshot's JSON: the views but the ring's messages and the waiting public events.
 #[derive(Serialize, Deserialize)]
 struct Stored {
     seq: u64,
@@ -103,19 +85,21 @@ struct Stored {
     tables: TableMap,
     hall: Hall,
     counts: StoredCounts,
-    ring: Vec<StoredFrame>,
     evicted_up_to: u64,
     latest_t_ms: Option<u64>,
     public_hall: Hall,
-    /// Public events waiting out the delay, oldest first.
-    waiting: Vec<StoredArrival>,
+    /// How many messages of the resume ring follow the JSON, then how many public events
+    /// waiting out the delay.
+    ring_len: usize,
+    waiting_len: usize,
 }
 
-/// A snapshot's parts: the texts are those of `stored.ring`'s messages, then those of
-/// `stored.waiting`'s events, in order.
+/// A snapshot decoded: the ring's messages (each after the seq it follows) and the public
+/// events waiting (how long ago each arrived), oldest first.
 struct Parts {
     stored: Stored,
-    texts: Vec<String>,
+    ring: Vec<(u64, Arc<Frame>)>,
+    waiting: Vec<(Duration, Waiter)>,
 }
 
 impl ViewsTap {
@@ -192,36 +176,15 @@ impl ViewsTap {
                 acks: counts.acks,
                 events_lost: counts.events_lost,
             },
-            ring: ring
-                .iter()
-                .map(|(after_seq, f)| StoredFrame {
-                    after_seq: *after_seq,
-                    seq: f.seq,
-                    board: f.board.clone(),
-                    kind: f.kind.to_string(),
-                })
-                .collect(),
             evicted_up_to,
             latest_t_ms,
             public_hall,
-            waiting: waiting
-                .iter()
-                .map(|(age, w)| StoredArrival {
-                    age_ms: age.as_millis() as u64,
-                    clock: w.is_clock(),
-                })
-                .collect(),
+            ring_len: ring.len(),
+            waiting_len: waiting.len(),
         };
-        let texts =
-            ring.iter()
-                .map(|(_, f)| f.text.as_str().to_owned())
-                .chain(waiting.into_iter().map(|(_, w)| match w {
-                    Waiter::Event(e) => e.to_json(),
-                    Waiter::Json { text, .. } => text.into(),
-                }));
         ViewsSnapshot {
             seq,
-            bytes: encode(&stored, texts),
+            bytes: encode(&stored, &ring, &waiting),
         }
     }
 
@@ -234,8 +197,11 @@ impl ViewsTap {
     /// Puts views decoded beforehand in place of the current ones; refused (nothing
     /// changed) when they were taken with other `[[tables]]` settings.
     pub fn install(&self, decoded: DecodedViews) -> Result<(), ViewsError> {
-        let Parts { stored, texts } = decoded.parts;
-        let mut texts = texts.into_iter();
+        let Parts {
+            stored,
+            ring,
+            waiting,
+        } = decoded.parts;
         if stored.tables != self.tables {
             return Err(ViewsError::TablesChanged);
         }
@@ -250,20 +216,6 @@ impl ViewsTap {
             acks: stored.counts.acks,
             events_lost: stored.counts.events_lost,
         };
-        let ring = stored
-            .ring
-            .into_iter()
-            .zip(texts.by_ref())
-            .map(|(f, text)| {
-                let frame = Frame {
-                    seq: f.seq,
-                    board: f.board,
-                    kind: intern(&f.kind),
-                    text: Utf8Bytes::from(text),
-                };
-                (f.after_seq, Arc::new(frame))
-            })
-            .collect();
         let mut desk = self.feed.desk();
         let mut hall = stored.hall;
         hall.set_sections(desk.hall.sections().to_vec());
@@ -271,15 +223,7 @@ impl ViewsTap {
         public_hall.set_sections(self.public.hall().sections().to_vec());
         desk.restore(hall, counts, ring, stored.evicted_up_to, stored.latest_t_ms);
         *self.public.hall() = public_hall;
-        for (arrival, text) in stored.waiting.into_iter().zip(texts) {
-            self.arrivals.send_aged(
-                Duration::from_millis(arrival.age_ms),
-                Waiter::Json {
-                    clock: arrival.clock,
-                    text: text.into(),
-                },
-            );
-        }
+        self.arrivals.send_aged(waiting);
         Ok(())
     }
 }
@@ -313,11 +257,17 @@ impl ViewsSnapshot {
     }
 }
 
-/// The header, then deflated: the JSON's length (a little-endian `u64`), the JSON of
-/// `stored`, and each of `texts` as its length (a little-endian `u32`) and its UTF-8 bytes.
-/// The texts are JSON already (the ring's messages, the waiting events): kept out of the
-/// views' JSON they are neither escaped nor read character by character at a restart.
-fn encode<T: AsRef<[u8]>>(stored: &Stored, texts: impl Iterator<Item = T>) -> Vec<u8> {
+/// The header, then deflated: the JSON's length (little-endian `u64`) and the JSON of
+/// `stored`; each message of `ring`: the seq it follows (`u64`), its seq (`0` or `1` then
+/// the `u64`), its board, its type and its text; each waiting event: its age in ms (`u64`),
+/// `1` for a clock reading else `0`, then `0` and its JSON text, or `1` and the index
+/// (`u32`) of the ring message with the same text. Texts are a `u32` length and UTF-8
+/// bytes; integers are little-endian.
+///
+/// The texts are JSON already: kept out of the views' JSON they are neither escaped nor read
+/// character by character at a restart. Most public events waiting are also in the ring
+/// (the newest events are in both), so their text is stored once.
+fn encode(stored: &Stored, ring: &[(u64, Arc<Frame>)], waiting: &[(Duration, Waiter)]) -> Vec<u8> {
     let mut out = Vec::with_capacity(1 << 16);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VIEWS_FORMAT.to_le_bytes());
@@ -330,11 +280,38 @@ fn encode<T: AsRef<[u8]>>(stored: &Stored, texts: impl Iterator<Item = T>) -> Ve
     let mut put = |bytes: &[u8]| w.write_all(bytes).expect("deflate into memory");
     put(&(json.len() as u64).to_le_bytes());
     put(&json);
-    for text in texts {
-        let text = text.as_ref();
-        // A message or an event is far below 4 GiB.
-        put(&(text.len() as u32).to_le_bytes());
-        put(text);
+    let mut in_ring: HashMap<&str, u32> = HashMap::with_capacity(ring.len());
+    for (i, (after_seq, frame)) in ring.iter().enumerate() {
+        put(&after_seq.to_le_bytes());
+        match frame.seq {
+            Some(seq) => {
+                put(&[1]);
+                put(&seq.to_le_bytes());
+            }
+            None => put(&[0]),
+        }
+        put_text(&mut put, frame.board.as_bytes());
+        put_text(&mut put, frame.kind.as_bytes());
+        put_text(&mut put, frame.text.as_bytes());
+        in_ring.entry(frame.text.as_str()).or_insert(i as u32);
+    }
+    for (age, waiter) in waiting {
+        put(&(age.as_millis() as u64).to_le_bytes());
+        put(&[u8::from(waiter.is_clock())]);
+        let text = match waiter {
+            Waiter::Event(event) => std::borrow::Cow::Owned(event.to_json()),
+            Waiter::Json { text, .. } => std::borrow::Cow::Borrowed(text.as_str()),
+        };
+        match in_ring.get(text.as_ref()) {
+            Some(i) => {
+                put(&[1]);
+                put(&i.to_le_bytes());
+            }
+            None => {
+                put(&[0]);
+                put_text(&mut put, text.as_bytes());
+            }
+        }
     }
     let z = w
         .into_inner()
@@ -343,38 +320,105 @@ fn encode<T: AsRef<[u8]>>(stored: &Stored, texts: impl Iterator<Item = T>) -> Ve
     z.finish().expect("deflate into memory")
 }
 
+fn put_text(put: &mut dyn FnMut(&[u8]), text: &[u8]) {
+    // A message, an event, a board's name are far below 4 GiB.
+    put(&(text.len() as u32).to_le_bytes());
+    put(text);
+}
+
 fn decode(bytes: &[u8]) -> Result<Parts, ViewsError> {
     let body = inflate(MAGIC, VIEWS_FORMAT, bytes)?;
-    let bad = |what: &str| ViewsError::Decode(what.to_string());
-    let (len, rest) = body
-        .split_first_chunk::<8>()
-        .ok_or_else(|| bad("no views"))?;
-    let len = usize::try_from(u64::from_le_bytes(*len)).map_err(|_| bad("no views"))?;
-    if rest.len() < len {
-        return Err(bad("the views end early"));
-    }
-    let (json, mut rest) = rest.split_at(len);
+    let mut r = Reader(&body);
+    let len = r.u64()?;
+    let json = r.take(usize::try_from(len).map_err(|_| bad("the views end early"))?)?;
     let stored: Stored =
         serde_json::from_slice(json).map_err(|e| ViewsError::Decode(e.to_string()))?;
-    let count = stored.ring.len() + stored.waiting.len();
-    let mut texts = Vec::with_capacity(count);
-    for _ in 0..count {
-        let (len, after) = rest
-            .split_first_chunk::<4>()
-            .ok_or_else(|| bad("the texts end early"))?;
-        let len = u32::from_le_bytes(*len) as usize;
-        if after.len() < len {
-            return Err(bad("the texts end early"));
+    // Counts from damaged bytes reserve no more than the bytes could hold.
+    let mut ring = Vec::with_capacity(stored.ring_len.min(r.0.len() / 21));
+    for _ in 0..stored.ring_len {
+        let after_seq = r.u64()?;
+        let seq = match r.u8()? {
+            0 => None,
+            1 => Some(r.u64()?),
+            _ => return Err(bad("a message's seq is damaged")),
+        };
+        let board = r.text()?.to_owned();
+        let kind = intern(r.text()?);
+        let text = Utf8Bytes::from(r.text()?.to_owned());
+        let frame = Frame {
+            seq,
+            board,
+            kind,
+            text,
+        };
+        ring.push((after_seq, Arc::new(frame)));
+    }
+    let mut waiting = Vec::with_capacity(stored.waiting_len.min(r.0.len() / 14));
+    for _ in 0..stored.waiting_len {
+        let age = Duration::from_millis(r.u64()?);
+        let clock = match r.u8()? {
+            0 => false,
+            1 => true,
+            _ => return Err(bad("a waiting event's kind is damaged")),
+        };
+        let text = match r.u8()? {
+            0 => Utf8Bytes::from(r.text()?.to_owned()),
+            1 => {
+                let i = r.u32()? as usize;
+                let (_, frame) = ring
+                    .get(i)
+                    .ok_or_else(|| bad("a waiting event names a message the ring lacks"))?;
+                frame.text.clone()
+            }
+            _ => return Err(bad("a waiting event's text is damaged")),
+        };
+        waiting.push((age, Waiter::Json { clock, text }));
+    }
+    if !r.0.is_empty() {
+        return Err(bad("bytes after the views"));
+    }
+    Ok(Parts {
+        stored,
+        ring,
+        waiting,
+    })
+}
+
+fn bad(what: &str) -> ViewsError {
+    ViewsError::Decode(what.to_string())
+}
+
+/// Reads a snapshot's inflated bytes from the front.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], ViewsError> {
+        if self.0.len() < n {
+            return Err(bad("the views end early"));
         }
-        let (text, after) = after.split_at(len);
-        let text = std::str::from_utf8(text).map_err(|_| bad("a text is not UTF-8"))?;
-        texts.push(text.to_owned());
-        rest = after;
+        let (front, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Ok(front)
     }
-    if !rest.is_empty() {
-        return Err(bad("bytes after the last text"));
+
+    fn u8(&mut self) -> Result<u8, ViewsError> {
+        Ok(self.take(1)?[0])
     }
-    Ok(Parts { stored, texts })
+
+    fn u32(&mut self) -> Result<u32, ViewsError> {
+        let bytes = self.take(4)?;
+        Ok(u32::from_le_bytes(bytes.try_into().expect("4 bytes")))
+    }
+
+    fn u64(&mut self) -> Result<u64, ViewsError> {
+        let bytes = self.take(8)?;
+        Ok(u64::from_le_bytes(bytes.try_into().expect("8 bytes")))
+    }
+
+    fn text(&mut self) -> Result<&'a str, ViewsError> {
+        let len = self.u32()? as usize;
+        std::str::from_utf8(self.take(len)?).map_err(|_| bad("a text is not UTF-8"))
+    }
 }
 
 /// `magic`, `format` (a little-endian `u32`), then `value` as JSON compressed with deflate:
@@ -530,21 +574,59 @@ mod tests {
         assert_eq!(waiting_events(&again), want);
     }
 
+    /// `body` under the views' header, deflated, as [`encode`] writes it.
+    fn deflated(body: &[u8]) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        out.extend_from_slice(&VIEWS_FORMAT.to_le_bytes());
+        let mut z = flate2::write::DeflateEncoder::new(out, flate2::Compression::fast());
+        z.write_all(body).unwrap();
+        z.finish().unwrap()
+    }
+
     #[test]
-    fn texts_that_do_not_fit_the_views_are_refused() {
+    fn a_waiting_event_also_in_the_ring_is_stored_once() {
         let tap = ViewsTap::standalone(&crate::ServerConfig::default());
         tap.apply(&hostile(1));
-        let Parts { stored, texts } = decode(&tap.snapshot().bytes).unwrap();
-        // The message in the ring and the event waiting for the public.
-        assert_eq!(texts.len(), 2);
-        let refusal = |texts: Vec<&[u8]>| match decode(&encode(&stored, texts.into_iter())) {
+        let body = inflate(MAGIC, VIEWS_FORMAT, &tap.snapshot().bytes).unwrap();
+        let text = hostile(1).to_json();
+        let times = body
+            .windows(text.len())
+            .filter(|w| *w == text.as_bytes())
+            .count();
+        assert_eq!(times, 1);
+        let Parts { ring, waiting, .. } = decode(&deflated(&body)).unwrap();
+        assert_eq!(ring.len(), 1);
+        assert!(
+            matches!(&waiting[..], [(_, Waiter::Json { text: t, clock: false })] if t.as_str() == text)
+        );
+    }
+
+    #[test]
+    fn views_that_do_not_read_whole_are_refused() {
+        let tap = ViewsTap::standalone(&crate::ServerConfig::default());
+        tap.apply(&hostile(1));
+        let body = inflate(MAGIC, VIEWS_FORMAT, &tap.snapshot().bytes).unwrap();
+        let refusal = |body: &[u8]| match decode(&deflated(body)) {
             Err(ViewsError::Decode(why)) => why,
-            other => panic!("not refused: {:?}", other.map(|p| p.texts)),
+            Err(other) => panic!("refused for another reason: {other}"),
+            Ok(_) => panic!("not refused"),
         };
-        let text = texts[0].as_bytes();
-        assert_eq!(refusal(vec![text]), "the texts end early");
-        assert_eq!(refusal(vec![text, text, text]), "bytes after the last text");
-        assert_eq!(refusal(vec![text, b"\xff\xfe"]), "a text is not UTF-8");
+        assert_eq!(refusal(&body[..body.len() - 1]), "the views end early");
+        let mut longer = body.clone();
+        longer.push(0);
+        assert_eq!(refusal(&longer), "bytes after the views");
+        // The last byte is the waiting event's ring index (`u32`, 0): now past the ring.
+        let mut past = body.clone();
+        *past.last_mut().unwrap() = 1;
+        assert_eq!(
+            refusal(&past),
+            "a waiting event names a message the ring lacks"
+        );
+        // The first byte of the board's "é" in the ring's message (the last text).
+        let at = body.iter().rposition(|&b| b == 0xC3).unwrap();
+        let mut not_utf8 = body.clone();
+        not_utf8[at] = 0xFF;
+        assert_eq!(refusal(&not_utf8), "a text is not UTF-8");
     }
 
     #[test]

@@ -858,10 +858,7 @@ fn a_node_gathers_its_events_into_one_message_per_window() {
         messages <= seconds + 2,
         "{messages} messages in {seconds} s"
     );
-    assert!(
-        events >= 3 * messages,
-        "{events} events in {messages} messages"
-    );
+    assert!(events >= 3 * messages, "{events} events in {messages} messages");
     hub.terminate();
 }
 

@@ -41,11 +41,7 @@ struct WireBatch {
 #[serde(rename_all = "snake_case")]
 enum WireRecord {
     Event(Box<Event>),
-    Ack {
-        alert: u64,
-        board: String,
-        t_ms: u64,
-    },
+    Ack { alert: u64, board: String, t_ms: u64 },
     Clock(PackedClock),
 }
 

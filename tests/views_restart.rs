@@ -108,13 +108,40 @@ fn a_killed_daemon_serves_its_views_from_the_snapshot_and_the_events_after_it() 
         }
     }
 
-    // The same journal twice: one restarted from its snapshot, one re-applying everything.
-    let whole = dir.path().join("whole.sqlite");
-    std::fs::copy(&journal, &whole).unwrap();
-    for ext in ["-wal", "-shm"] {
-        let from = dir.path().join(format!("demo.sqlite{ext}"));
-        if from.exists() {
-            std::fs::copy(&from, dir.path().join(format!("whole.sqlite{ext}"))).unwrap();
+    // The same journal three times: one restarted from its snapshot, one re-applying
+    // everything, one whose views snapshots an older build wrote (refused: the views are
+    // rebuilt from every event).
+    let copy = |name: &str| {
+        let to = dir.path().join(format!("{name}.sqlite"));
+        std::fs::copy(&journal, &to).unwrap();
+        for ext in ["-wal", "-shm"] {
+            let from = dir.path().join(format!("demo.sqlite{ext}"));
+            if from.exists() {
+                std::fs::copy(&from, dir.path().join(format!("{name}.sqlite{ext}"))).unwrap();
+            }
+        }
+        to
+    };
+    let whole = copy("whole");
+    let older = copy("older");
+    {
+        let db = rusqlite::Connection::open(&older).unwrap();
+        let rows: Vec<(i64, Vec<u8>)> = db
+            .prepare("SELECT rowid, bytes FROM view_snapshots WHERE kind = 'server'")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert!(!rows.is_empty());
+        for (row, mut bytes) in rows {
+            // After the magic: the format number, as format 1 wrote it.
+            bytes[4..8].copy_from_slice(&1u32.to_le_bytes());
+            db.execute(
+                "UPDATE view_snapshots SET bytes = ?1 WHERE rowid = ?2",
+                (bytes, row),
+            )
+            .unwrap();
         }
     }
     let snapshot_seq = newest_snapshot_seq(&journal).unwrap();
@@ -142,13 +169,29 @@ fn a_killed_daemon_serves_its_views_from_the_snapshot_and_the_events_after_it() 
     ]);
     let rebuilt_addr =
         dashboard_addr(&rebuilt.stderr_line("dashboard at", Duration::from_secs(30)));
+    let mut from_older = Proc::spawn(&[
+        "run",
+        "--config",
+        path_str(&settings(dir.path(), "older", &older, 120)),
+    ]);
+    let refused = from_older.stderr_line("the views snapshot is not used", Duration::from_secs(30));
+    assert!(
+        refused.contains(&format!(
+            "the views snapshot is not used (views snapshot format 1, this build reads format \
+             {}): the views are rebuilt from every event",
+            dgt_server::views::VIEWS_FORMAT
+        )),
+        "{refused}"
+    );
+    let older_addr =
+        dashboard_addr(&from_older.stderr_line("dashboard at", Duration::from_secs(30)));
 
     // Both restarted cores may still fire the timers the kill left pending (a move's
     // confirmation): compare once both have settled on the same seq.
     let mut settled = None;
     eventually(Duration::from_secs(60), "both daemons settled", || {
-        let now = (seq(restored_addr), seq(rebuilt_addr));
-        let same = now.0 == now.1 && settled == Some(now);
+        let now = (seq(restored_addr), seq(rebuilt_addr), seq(older_addr));
+        let same = now.0 == now.1 && now.1 == now.2 && settled == Some(now);
         settled = Some(now);
         std::thread::sleep(Duration::from_millis(1500));
         same.then_some(())
@@ -164,8 +207,14 @@ fn a_killed_daemon_serves_its_views_from_the_snapshot_and_the_events_after_it() 
         );
     }
     assert_eq!(have.len(), want.len());
+    assert_eq!(
+        answers(older_addr),
+        want,
+        "the views rebuilt past an older snapshot"
+    );
     restored.terminate();
     rebuilt.terminate();
+    from_older.terminate();
     // The broadcast folders, written at the stop from the books, are the same.
     for folder in ["live", "public"] {
         let want = files_under(&dir.path().join(format!("rebuilt-{folder}")));

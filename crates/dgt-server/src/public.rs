@@ -94,7 +94,18 @@ impl Arrivals {
     /// front of one of the two queues: constant time however full, so a restart that
     /// re-applies a long history through a full queue stays linear.
     pub fn send(&self, at: Instant, event: Event) {
+        self.queue(at, Waiter::Event(event));
+    }
+
+    fn queue(&self, at: Instant, waiter: Waiter) {
         let mut q = self.0.queue.lock().unwrap_or_else(|p| p.into_inner());
+        self.push_capped(&mut q, at, waiter);
+        drop(q);
+        self.0.ready.notify_one();
+    }
+
+    /// Queues into `q` (the queue, held), dropping for the cap.
+    fn push_capped(&self, q: &mut Waiting, at: Instant, waiter: Waiter) {
         if q.len() >= self.0.cap {
             if q.clocks.pop_front().is_some() {
                 self.0.dropped_clocks.fetch_add(1, Ordering::Relaxed);
@@ -111,24 +122,28 @@ impl Arrivals {
                 }
             }
         }
-        q.push(at, event);
-        drop(q);
-        self.0.ready.notify_one();
+        q.push(at, waiter);
     }
 
     /// The events waiting and how long ago each arrived, oldest first.
-    pub(crate) fn waiting(&self) -> Vec<(Duration, Event)> {
+    pub(crate) fn waiting(&self) -> Vec<(Duration, Waiter)> {
         let q = self.0.queue.lock().unwrap_or_else(|p| p.into_inner());
         let now = Instant::now();
         q.in_order()
-            .map(|(at, e)| (now.saturating_duration_since(at), e.clone()))
+            .map(|(at, w)| (now.saturating_duration_since(at), w.clone()))
             .collect()
     }
 
-    /// Queues an event that arrived `age` ago (a views snapshot's queue, after a restart).
-    pub(crate) fn send_aged(&self, age: Duration, event: Event) {
+    /// Queues events that arrived each `age` ago, oldest first (a views snapshot's queue,
+    /// after a restart): the queue is held once for all of them.
+    pub(crate) fn send_aged(&self, waiting: Vec<(Duration, Waiter)>) {
         let now = Instant::now();
-        self.send(now.checked_sub(age).unwrap_or(now), event);
+        let mut q = self.0.queue.lock().unwrap_or_else(|p| p.into_inner());
+        for (age, waiter) in waiting {
+            self.push_capped(&mut q, now.checked_sub(age).unwrap_or(now), waiter);
+        }
+        drop(q);
+        self.0.ready.notify_one();
     }
 
     /// Events waiting.
@@ -157,7 +172,7 @@ impl Arrivals {
     }
 
     /// The front event, if it arrived `delay` ago or earlier.
-    fn pop_due(&self, delay: Duration) -> Option<Event> {
+    fn pop_due(&self, delay: Duration) -> Option<Waiter> {
         let mut q = self.0.queue.lock().unwrap_or_else(|p| p.into_inner());
         match q.front_arrival() {
             Some(at) if at + delay <= Instant::now() => q.pop_front(),
@@ -174,13 +189,44 @@ impl Arrivals {
     }
 }
 
+/// A public event waiting out the delay: as the feed handed it over, or, restored from a
+/// views snapshot, as its JSON text, read when it is released. A restart at the end of a day
+/// restores up to the queue's cap (200,000 by default) of them, and reading each into an
+/// [`Event`] (a flattened, internally tagged type) is most of a snapshot's decoding; once
+/// restored they leave over the delay, a few per second.
+// The queue holds events inline as it did before restored texts: boxing them would cost
+// every live public event an allocation for the few restored ones' sake.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone)]
+pub(crate) enum Waiter {
+    Event(Event),
+    Json { clock: bool, text: Utf8Bytes },
+}
+
+impl Waiter {
+    pub(crate) fn is_clock(&self) -> bool {
+        match self {
+            Waiter::Event(e) => matches!(e.body, EventBody::Clock(_)),
+            Waiter::Json { clock, .. } => *clock,
+        }
+    }
+
+    /// The event; a text that does not read as one is an error for the log.
+    pub(crate) fn into_event(self) -> Result<Event, serde_json::Error> {
+        match self {
+            Waiter::Event(e) => Ok(e),
+            Waiter::Json { text, .. } => serde_json::from_str(text.as_str()),
+        }
+    }
+}
+
 /// The waiting events in two queues, clock readings and the rest, each entry numbered in
 /// order of arrival: the oldest clock reading (the first to drop for the cap) is a queue's
 /// front, and the events leave in arrival order by comparing the two fronts.
 #[derive(Default)]
 struct Waiting {
-    clocks: VecDeque<(u64, Instant, Event)>,
-    others: VecDeque<(u64, Instant, Event)>,
+    clocks: VecDeque<(u64, Instant, Waiter)>,
+    others: VecDeque<(u64, Instant, Waiter)>,
     next: u64,
 }
 
@@ -189,18 +235,18 @@ impl Waiting {
         self.clocks.len() + self.others.len()
     }
 
-    fn push(&mut self, at: Instant, event: Event) {
+    fn push(&mut self, at: Instant, waiter: Waiter) {
         let n = self.next;
         self.next += 1;
-        if matches!(event.body, EventBody::Clock(_)) {
-            self.clocks.push_back((n, at, event));
+        if waiter.is_clock() {
+            self.clocks.push_back((n, at, waiter));
         } else {
-            self.others.push_back((n, at, event));
+            self.others.push_back((n, at, waiter));
         }
     }
 
     /// The queue whose front arrived first.
-    fn first(&mut self) -> Option<&mut VecDeque<(u64, Instant, Event)>> {
+    fn first(&mut self) -> Option<&mut VecDeque<(u64, Instant, Waiter)>> {
         match (self.clocks.front(), self.others.front()) {
             (Some(c), Some(o)) if c.0 < o.0 => Some(&mut self.clocks),
             (_, Some(_)) => Some(&mut self.others),
@@ -213,12 +259,12 @@ impl Waiting {
         self.first().and_then(|q| q.front()).map(|(_, at, _)| *at)
     }
 
-    fn pop_front(&mut self) -> Option<Event> {
+    fn pop_front(&mut self) -> Option<Waiter> {
         self.first().and_then(|q| q.pop_front()).map(|(_, _, e)| e)
     }
 
     /// Every waiting event with its arrival, oldest first.
-    fn in_order(&self) -> impl Iterator<Item = (Instant, &Event)> {
+    fn in_order(&self) -> impl Iterator<Item = (Instant, &Waiter)> {
         let mut all: Vec<_> = self.clocks.iter().chain(self.others.iter()).collect();
         all.sort_unstable_by_key(|(n, _, _)| *n);
         all.into_iter().map(|(_, at, e)| (*at, e))
@@ -238,8 +284,17 @@ pub async fn run(public: Arc<PublicFeed>, arrivals: Arrivals, delay: Duration) {
         // delayed hall is held while the event moves from the queue into it, so a views
         // snapshot finds it in one or the other.
         let mut hall = public.hall();
-        if let Some(event) = arrivals.pop_due(delay) {
-            public.release(&mut hall, &event);
+        match arrivals.pop_due(delay).map(Waiter::into_event) {
+            Some(Ok(event)) => public.release(&mut hall, &event),
+            Some(Err(e)) => {
+                let n = arrivals.0.dropped_events.fetch_add(1, Ordering::Relaxed) + 1;
+                tracing::error!(
+                    dropped = n,
+                    "a public event restored from the views snapshot does not read ({e}): \
+                     the public feed lacks it (the arbiter's feed and journal keep it)"
+                );
+            }
+            None => {}
         }
     }
 }
@@ -284,14 +339,44 @@ mod tests {
         for event in [start(0), clock(1), start(2), clock(3), clock(4), start(5)] {
             q.send(now, event);
         }
-        let waiting: Vec<u64> = q.waiting().iter().map(|(_, e)| e.seq).collect();
+        let waiting: Vec<u64> = q
+            .waiting()
+            .into_iter()
+            .map(|(_, w)| w.into_event().unwrap().seq)
+            .collect();
         assert_eq!(waiting, [0, 2, 4, 5]);
         let left: Vec<u64> = std::iter::from_fn(|| q.pop_due(Duration::ZERO))
-            .map(|e| e.seq)
+            .map(|w| w.into_event().unwrap().seq)
             .collect();
         assert_eq!(left, [0, 2, 4, 5]);
         assert_eq!(q.stats().dropped_clocks.load(Ordering::Relaxed), 2);
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn events_restored_as_text_keep_their_place_and_kind_and_read_back_whole() {
+        let q = Arrivals::new(3);
+        let as_text = |e: &Event| Waiter::Json {
+            clock: matches!(e.body, EventBody::Clock(_)),
+            text: e.to_json().into(),
+        };
+        q.send_aged(vec![
+            (Duration::from_secs(2), as_text(&start(0))),
+            (Duration::from_secs(1), as_text(&clock(1))),
+        ]);
+        q.send(Instant::now(), start(2));
+        // Full: the restored clock reading is the one dropped, as a parsed one would be.
+        q.send(Instant::now(), clock(3));
+        assert_eq!(q.stats().dropped_clocks.load(Ordering::Relaxed), 1);
+        let left: Vec<Event> = std::iter::from_fn(|| q.pop_due(Duration::ZERO))
+            .map(|w| w.into_event().unwrap())
+            .collect();
+        assert_eq!(left, [start(0), start(2), clock(3)]);
+        let damaged = Waiter::Json {
+            clock: false,
+            text: "{\"seq\":".into(),
+        };
+        assert!(damaged.into_event().is_err());
     }
 
     #[test]

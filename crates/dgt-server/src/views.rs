@@ -4,13 +4,15 @@
 //! that a restarted daemon or hub restores them from a snapshot and applies only the events
 //! after it instead of every event of the day.
 //!
-//! The bytes are a magic, a format version and the views as JSON compressed with deflate
-//! (see `docs/decisions/views-snapshot-format.md`). A snapshot of another version, or of
+//! The bytes are a magic, a format version and the views compressed with deflate: the views
+//! as JSON but for the resume ring's messages and the public events waiting out the delay,
+//! which follow it in a binary form of their own (see `encode`, and
+//! `docs/decisions/views-snapshot-format.md`). A snapshot of another version, or of
 //! other `[[tables]]` settings, or that does not decode, is refused with a [`ViewsError`]:
 //! the caller then gives the server the whole history, as before snapshots.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::io::Read;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::{Read, Write};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -21,14 +23,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::feed::{Counts, Feed, Frame};
 use crate::hall::Hall;
-use crate::public::{Arrivals, PublicFeed};
+use crate::public::{Arrivals, PublicFeed, Waiter};
 
 /// The first bytes of every views snapshot.
 const MAGIC: &[u8; 4] = b"DGTV";
 
 /// The layout of the views this build writes and reads. A change to any serialized view
 /// type raises it: an older snapshot is then refused and the history applied instead.
-pub const VIEWS_FORMAT: u32 = 1;
+pub const VIEWS_FORMAT: u32 = 2;
 
 /// The server's views after every event with `seq <= seq`, as bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,16 +68,6 @@ pub struct ViewsTap {
     pub(crate) tables: TableMap,
 }
 
-/// One message of the resume ring.
-#[derive(Serialize, Deserialize)]
-struct StoredFrame {
-    after_seq: u64,
-    seq: Option<u64>,
-    board: String,
-    kind: String,
-    text: String,
-}
-
 #[derive(Serialize, Deserialize)]
 struct StoredCounts {
     events_by_type: BTreeMap<String, u64>,
@@ -84,7 +76,7 @@ struct StoredCounts {
     events_lost: u64,
 }
 
-/// Everything in a snapshot, after the header.
+/// A snapshot's JSON: the views but the ring's messages and the waiting public events.
 #[derive(Serialize, Deserialize)]
 struct Stored {
     seq: u64,
@@ -93,12 +85,21 @@ struct Stored {
     tables: TableMap,
     hall: Hall,
     counts: StoredCounts,
-    ring: Vec<StoredFrame>,
     evicted_up_to: u64,
     latest_t_ms: Option<u64>,
     public_hall: Hall,
-    /// Public events waiting out the delay: how long ago (ms) each arrived, and the event.
-    waiting: Vec<(u64, Event)>,
+    /// How many messages of the resume ring follow the JSON, then how many public events
+    /// waiting out the delay.
+    ring_len: usize,
+    waiting_len: usize,
+}
+
+/// A snapshot decoded: the ring's messages (each after the seq it follows) and the public
+/// events waiting (how long ago each arrived), oldest first.
+struct Parts {
+    stored: Stored,
+    ring: Vec<(u64, Arc<Frame>)>,
+    waiting: Vec<(Duration, Waiter)>,
 }
 
 impl ViewsTap {
@@ -175,27 +176,15 @@ impl ViewsTap {
                 acks: counts.acks,
                 events_lost: counts.events_lost,
             },
-            ring: ring
-                .into_iter()
-                .map(|(after_seq, f)| StoredFrame {
-                    after_seq,
-                    seq: f.seq,
-                    board: f.board.clone(),
-                    kind: f.kind.to_string(),
-                    text: f.text.as_str().to_string(),
-                })
-                .collect(),
             evicted_up_to,
             latest_t_ms,
             public_hall,
-            waiting: waiting
-                .into_iter()
-                .map(|(age, e)| (age.as_millis() as u64, e))
-                .collect(),
+            ring_len: ring.len(),
+            waiting_len: waiting.len(),
         };
         ViewsSnapshot {
             seq,
-            bytes: encode(&stored),
+            bytes: encode(&stored, &ring, &waiting),
         }
     }
 
@@ -208,7 +197,11 @@ impl ViewsTap {
     /// Puts views decoded beforehand in place of the current ones; refused (nothing
     /// changed) when they were taken with other `[[tables]]` settings.
     pub fn install(&self, decoded: DecodedViews) -> Result<(), ViewsError> {
-        let stored = decoded.stored;
+        let Parts {
+            stored,
+            ring,
+            waiting,
+        } = decoded.parts;
         if stored.tables != self.tables {
             return Err(ViewsError::TablesChanged);
         }
@@ -223,19 +216,6 @@ impl ViewsTap {
             acks: stored.counts.acks,
             events_lost: stored.counts.events_lost,
         };
-        let ring = stored
-            .ring
-            .into_iter()
-            .map(|f| {
-                let frame = Frame {
-                    seq: f.seq,
-                    board: f.board,
-                    kind: intern(&f.kind),
-                    text: Utf8Bytes::from(f.text),
-                };
-                (f.after_seq, Arc::new(frame))
-            })
-            .collect();
         let mut desk = self.feed.desk();
         let mut hall = stored.hall;
         hall.set_sections(desk.hall.sections().to_vec());
@@ -243,10 +223,7 @@ impl ViewsTap {
         public_hall.set_sections(self.public.hall().sections().to_vec());
         desk.restore(hall, counts, ring, stored.evicted_up_to, stored.latest_t_ms);
         *self.public.hall() = public_hall;
-        for (age_ms, event) in stored.waiting {
-            self.arrivals
-                .send_aged(Duration::from_millis(age_ms), event);
-        }
+        self.arrivals.send_aged(waiting);
         Ok(())
     }
 }
@@ -254,13 +231,13 @@ impl ViewsTap {
 /// A views snapshot decoded, not yet in place ([`ViewsTap::install`]). Decoding is most of a
 /// restore's time and needs no server: a daemon decodes while its core replays the journal.
 pub struct DecodedViews {
-    stored: Stored,
+    parts: Parts,
 }
 
 impl DecodedViews {
     /// The views are those after every event with `seq <= seq()`.
     pub fn seq(&self) -> u64 {
-        self.stored.seq
+        self.parts.stored.seq
     }
 }
 
@@ -268,23 +245,180 @@ impl ViewsSnapshot {
     /// The views these bytes hold; refused as [`crate::Server::with_views`] says, but for
     /// the `[[tables]]` settings, which [`ViewsTap::install`] checks.
     pub fn decode(&self) -> Result<DecodedViews, ViewsError> {
-        let stored = decode(&self.bytes)?;
+        let parts = decode(&self.bytes)?;
+        let stored = &parts.stored;
         if stored.seq != self.seq || stored.hall.last_seq() != stored.seq {
             return Err(ViewsError::SeqMismatch {
                 said: self.seq,
                 holds: stored.hall.last_seq(),
             });
         }
-        Ok(DecodedViews { stored })
+        Ok(DecodedViews { parts })
     }
 }
 
-fn encode(stored: &Stored) -> Vec<u8> {
-    pack(MAGIC, VIEWS_FORMAT, stored)
+/// The header, then deflated: the JSON's length (little-endian `u64`) and the JSON of
+/// `stored`; each message of `ring`: the seq it follows (`u64`), its seq (`0` or `1` then
+/// the `u64`), its board, its type and its text; each waiting event: its age in ms (`u64`),
+/// `1` for a clock reading else `0`, then `0` and its JSON text, or `1` and the index
+/// (`u32`) of the ring message with the same text. Texts are a `u32` length and UTF-8
+/// bytes; integers are little-endian.
+///
+/// The texts are JSON already: kept out of the views' JSON they are neither escaped nor read
+/// character by character at a restart. Most public events waiting are also in the ring
+/// (the newest events are in both), so their text is stored once.
+fn encode(stored: &Stored, ring: &[(u64, Arc<Frame>)], waiting: &[(Duration, Waiter)]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(1 << 16);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VIEWS_FORMAT.to_le_bytes());
+    let z = flate2::write::DeflateEncoder::new(out, flate2::Compression::fast());
+    // Many small pieces: buffered, the deflater takes them in large blocks.
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, z);
+    // Writing into memory cannot fail, and the view types serialize to JSON (string or
+    // integer map keys only).
+    let json = serde_json::to_vec(stored).expect("views serialize to JSON");
+    let mut put = |bytes: &[u8]| w.write_all(bytes).expect("deflate into memory");
+    put(&(json.len() as u64).to_le_bytes());
+    put(&json);
+    let mut in_ring: HashMap<&str, u32> = HashMap::with_capacity(ring.len());
+    for (i, (after_seq, frame)) in ring.iter().enumerate() {
+        put(&after_seq.to_le_bytes());
+        match frame.seq {
+            Some(seq) => {
+                put(&[1]);
+                put(&seq.to_le_bytes());
+            }
+            None => put(&[0]),
+        }
+        put_text(&mut put, frame.board.as_bytes());
+        put_text(&mut put, frame.kind.as_bytes());
+        put_text(&mut put, frame.text.as_bytes());
+        in_ring.entry(frame.text.as_str()).or_insert(i as u32);
+    }
+    for (age, waiter) in waiting {
+        put(&(age.as_millis() as u64).to_le_bytes());
+        put(&[u8::from(waiter.is_clock())]);
+        let text = match waiter {
+            Waiter::Event(event) => std::borrow::Cow::Owned(event.to_json()),
+            Waiter::Json { text, .. } => std::borrow::Cow::Borrowed(text.as_str()),
+        };
+        match in_ring.get(text.as_ref()) {
+            Some(i) => {
+                put(&[1]);
+                put(&i.to_le_bytes());
+            }
+            None => {
+                put(&[0]);
+                put_text(&mut put, text.as_bytes());
+            }
+        }
+    }
+    let z = w
+        .into_inner()
+        .map_err(|e| e.into_error())
+        .expect("deflate into memory");
+    z.finish().expect("deflate into memory")
 }
 
-fn decode(bytes: &[u8]) -> Result<Stored, ViewsError> {
-    unpack(MAGIC, VIEWS_FORMAT, bytes)
+fn put_text(put: &mut dyn FnMut(&[u8]), text: &[u8]) {
+    // A message, an event, a board's name are far below 4 GiB.
+    put(&(text.len() as u32).to_le_bytes());
+    put(text);
+}
+
+fn decode(bytes: &[u8]) -> Result<Parts, ViewsError> {
+    let body = inflate(MAGIC, VIEWS_FORMAT, bytes)?;
+    let mut r = Reader(&body);
+    let len = r.u64()?;
+    let json = r.take(usize::try_from(len).map_err(|_| bad("the views end early"))?)?;
+    let stored: Stored =
+        serde_json::from_slice(json).map_err(|e| ViewsError::Decode(e.to_string()))?;
+    // Counts from damaged bytes reserve no more than the bytes could hold.
+    let mut ring = Vec::with_capacity(stored.ring_len.min(r.0.len() / 21));
+    for _ in 0..stored.ring_len {
+        let after_seq = r.u64()?;
+        let seq = match r.u8()? {
+            0 => None,
+            1 => Some(r.u64()?),
+            _ => return Err(bad("a message's seq is damaged")),
+        };
+        let board = r.text()?.to_owned();
+        let kind = intern(r.text()?);
+        let text = Utf8Bytes::from(r.text()?.to_owned());
+        let frame = Frame {
+            seq,
+            board,
+            kind,
+            text,
+        };
+        ring.push((after_seq, Arc::new(frame)));
+    }
+    let mut waiting = Vec::with_capacity(stored.waiting_len.min(r.0.len() / 14));
+    for _ in 0..stored.waiting_len {
+        let age = Duration::from_millis(r.u64()?);
+        let clock = match r.u8()? {
+            0 => false,
+            1 => true,
+            _ => return Err(bad("a waiting event's kind is damaged")),
+        };
+        let text = match r.u8()? {
+            0 => Utf8Bytes::from(r.text()?.to_owned()),
+            1 => {
+                let i = r.u32()? as usize;
+                let (_, frame) = ring
+                    .get(i)
+                    .ok_or_else(|| bad("a waiting event names a message the ring lacks"))?;
+                frame.text.clone()
+            }
+            _ => return Err(bad("a waiting event's text is damaged")),
+        };
+        waiting.push((age, Waiter::Json { clock, text }));
+    }
+    if !r.0.is_empty() {
+        return Err(bad("bytes after the views"));
+    }
+    Ok(Parts {
+        stored,
+        ring,
+        waiting,
+    })
+}
+
+fn bad(what: &str) -> ViewsError {
+    ViewsError::Decode(what.to_string())
+}
+
+/// Reads a snapshot's inflated bytes from the front.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], ViewsError> {
+        if self.0.len() < n {
+            return Err(bad("the views end early"));
+        }
+        let (front, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Ok(front)
+    }
+
+    fn u8(&mut self) -> Result<u8, ViewsError> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn u32(&mut self) -> Result<u32, ViewsError> {
+        let bytes = self.take(4)?;
+        Ok(u32::from_le_bytes(bytes.try_into().expect("4 bytes")))
+    }
+
+    fn u64(&mut self) -> Result<u64, ViewsError> {
+        let bytes = self.take(8)?;
+        Ok(u64::from_le_bytes(bytes.try_into().expect("8 bytes")))
+    }
+
+    fn text(&mut self) -> Result<&'a str, ViewsError> {
+        let len = self.u32()? as usize;
+        std::str::from_utf8(self.take(len)?).map_err(|_| bad("a text is not UTF-8"))
+    }
 }
 
 /// `magic`, `format` (a little-endian `u32`), then `value` as JSON compressed with deflate:
@@ -313,6 +447,12 @@ pub fn unpack<T: serde::de::DeserializeOwned>(
     format: u32,
     bytes: &[u8],
 ) -> Result<T, ViewsError> {
+    let json = inflate(magic, format, bytes)?;
+    serde_json::from_slice(&json).map_err(|e| ViewsError::Decode(e.to_string()))
+}
+
+/// What follows the header `magic`, `format`, inflated; refused for another header.
+fn inflate(magic: &[u8; 4], format: u32, bytes: &[u8]) -> Result<Vec<u8>, ViewsError> {
     let rest = bytes.strip_prefix(magic).ok_or(ViewsError::NotASnapshot)?;
     let (version, body) = rest
         .split_first_chunk::<4>()
@@ -324,11 +464,11 @@ pub fn unpack<T: serde::de::DeserializeOwned>(
             expected: format,
         });
     }
-    let mut json = Vec::with_capacity(body.len() * 8);
+    let mut out = Vec::with_capacity(body.len() * 8);
     flate2::read::DeflateDecoder::new(body)
-        .read_to_end(&mut json)
+        .read_to_end(&mut out)
         .map_err(|e| ViewsError::Decode(e.to_string()))?;
-    serde_json::from_slice(&json).map_err(|e| ViewsError::Decode(e.to_string()))
+    Ok(out)
 }
 
 /// The `'static` name of a message type read back from a snapshot. Frames and counts name
@@ -370,6 +510,123 @@ mod tests {
         damaged.extend_from_slice(&VIEWS_FORMAT.to_le_bytes());
         damaged.extend_from_slice(b"\x00\x01garbage");
         assert!(matches!(decode(&damaged), Err(ViewsError::Decode(_))));
+    }
+
+    /// A game start whose names hold what JSON escapes: quotes, backslashes, control and
+    /// non-ASCII characters, a line separator.
+    fn hostile(seq: u64) -> Event {
+        Event::new(
+            seq,
+            "b\"1\\ é",
+            seq * 10,
+            dgt_core::EventBody::GameStart {
+                game: format!("g\"{seq}\\\n\u{2028}♞\t\u{1}"),
+                start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
+                found_under_way: false,
+            },
+        )
+    }
+
+    type RingTexts = Vec<(u64, Option<u64>, String, &'static str, String)>;
+
+    fn ring_texts(tap: &ViewsTap) -> (RingTexts, u64) {
+        let (ring, evicted) = tap.feed.desk().ring();
+        let texts = ring
+            .iter()
+            .map(|(after, f)| (*after, f.seq, f.board.clone(), f.kind, f.text.to_string()))
+            .collect();
+        (texts, evicted)
+    }
+
+    fn waiting_events(tap: &ViewsTap) -> Vec<Event> {
+        let waiting = tap.arrivals.waiting().into_iter();
+        waiting.map(|(_, w)| w.into_event().unwrap()).collect()
+    }
+
+    #[test]
+    fn texts_that_need_escaping_come_back_byte_for_byte() {
+        let config = crate::ServerConfig::default();
+        let before = ViewsTap::standalone(&config);
+        for seq in 1..=3 {
+            before.apply(&hostile(seq));
+        }
+        let after = ViewsTap::standalone(&config);
+        after.restore(before.snapshot()).unwrap();
+
+        let (ring, _) = ring_texts(&before);
+        assert_eq!(ring.len(), 3);
+        assert_eq!(ring[0].4, hostile(1).to_json());
+        assert_eq!(ring_texts(&after), ring_texts(&before));
+        let want: Vec<Event> = (1..=3).map(hostile).collect();
+        assert_eq!(waiting_events(&before), want);
+        assert_eq!(waiting_events(&after), want);
+        // Restored, the waiting events are texts until released; a snapshot of the
+        // restored views holds them unchanged.
+        let waiting = after.arrivals.waiting();
+        assert!(
+            waiting
+                .iter()
+                .all(|(_, w)| matches!(w, Waiter::Json { .. }))
+        );
+        let again = ViewsTap::standalone(&config);
+        again.restore(after.snapshot()).unwrap();
+        assert_eq!(ring_texts(&again), ring_texts(&before));
+        assert_eq!(waiting_events(&again), want);
+    }
+
+    /// `body` under the views' header, deflated, as [`encode`] writes it.
+    fn deflated(body: &[u8]) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        out.extend_from_slice(&VIEWS_FORMAT.to_le_bytes());
+        let mut z = flate2::write::DeflateEncoder::new(out, flate2::Compression::fast());
+        z.write_all(body).unwrap();
+        z.finish().unwrap()
+    }
+
+    #[test]
+    fn a_waiting_event_also_in_the_ring_is_stored_once() {
+        let tap = ViewsTap::standalone(&crate::ServerConfig::default());
+        tap.apply(&hostile(1));
+        let body = inflate(MAGIC, VIEWS_FORMAT, &tap.snapshot().bytes).unwrap();
+        let text = hostile(1).to_json();
+        let times = body
+            .windows(text.len())
+            .filter(|w| *w == text.as_bytes())
+            .count();
+        assert_eq!(times, 1);
+        let Parts { ring, waiting, .. } = decode(&deflated(&body)).unwrap();
+        assert_eq!(ring.len(), 1);
+        assert!(
+            matches!(&waiting[..], [(_, Waiter::Json { text: t, clock: false })] if t.as_str() == text)
+        );
+    }
+
+    #[test]
+    fn views_that_do_not_read_whole_are_refused() {
+        let tap = ViewsTap::standalone(&crate::ServerConfig::default());
+        tap.apply(&hostile(1));
+        let body = inflate(MAGIC, VIEWS_FORMAT, &tap.snapshot().bytes).unwrap();
+        let refusal = |body: &[u8]| match decode(&deflated(body)) {
+            Err(ViewsError::Decode(why)) => why,
+            Err(other) => panic!("refused for another reason: {other}"),
+            Ok(_) => panic!("not refused"),
+        };
+        assert_eq!(refusal(&body[..body.len() - 1]), "the views end early");
+        let mut longer = body.clone();
+        longer.push(0);
+        assert_eq!(refusal(&longer), "bytes after the views");
+        // The last byte is the waiting event's ring index (`u32`, 0): now past the ring.
+        let mut past = body.clone();
+        *past.last_mut().unwrap() = 1;
+        assert_eq!(
+            refusal(&past),
+            "a waiting event names a message the ring lacks"
+        );
+        // The first byte of the board's "é" in the ring's message (the last text).
+        let at = body.iter().rposition(|&b| b == 0xC3).unwrap();
+        let mut not_utf8 = body.clone();
+        not_utf8[at] = 0xFF;
+        assert_eq!(refusal(&not_utf8), "a text is not UTF-8");
     }
 
     #[test]

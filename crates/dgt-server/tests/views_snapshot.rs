@@ -376,7 +376,7 @@ async fn a_snapshot_that_does_not_fit_is_refused_and_changes_nothing() {
     // The operator reads why the saved views are not used.
     assert_eq!(
         err.to_string(),
-        "views snapshot format 238, this build reads format 1"
+        "views snapshot format 238, this build reads format 2"
     );
 
     let other_tables = ServerConfig {

@@ -2,8 +2,8 @@
 //! a silent partition between the hub and the broker (a connection that stays open while
 //! nothing crosses it — a hung switch, played by a proxy the test pauses), three brokers
 //! with the stream's leader killed mid-event, a stream whose configuration an admin changes
-//! mid-event, a broker replaced with its store lost while no hub runs, and a hub started
-//! before the broker's JetStream answers.
+//! mid-event, a broker replaced with its store lost while no hub runs, a hub started
+//! before the broker's JetStream answers, and the backlog of an outage.
 
 mod daemon_processes;
 mod nats_broker;
@@ -13,7 +13,7 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use daemon_processes::*;
 use nats_broker::{Broker, free_port};
@@ -513,4 +513,46 @@ fn a_hub_started_before_the_brokers_jetstream_answers_waits_for_it() {
         log.iter().any(|l| l.contains("asking again")),
         "the hub said it waited for the broker: {log:?}"
     );
+}
+
+/// A node that gathers ten seconds per message still sends a backlog at once: after an
+/// outage its journal goes out in full messages one after the other, not one per window
+/// (a store lost with a day's journal to publish again would otherwise take hours).
+#[test]
+fn a_backlog_after_an_outage_is_sent_without_waiting_out_the_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut broker = Broker::start(dir.path());
+    let urls = vec![broker.url()];
+    let config = dir.path().join("hall-a.toml");
+    let table = cluster_table(&urls, Some("hall-a"), 1);
+    std::fs::write(
+        &config,
+        format!("{table}publish_every_ms = 10000\nbatch_events = 4\n"),
+    )
+    .unwrap();
+    let journal = dir.path().join("hall-a.sqlite");
+    let (node, _) = start_demo(2, Some(17), &journal, Some(&config));
+    let (hub, hub_addr) = start_hub(dir.path(), &urls, "hub", 1);
+    eventually(Duration::from_secs(30), "hall-a on the hub", || {
+        node_entry(hub_addr, "hall-a")?["last_seq"].as_u64()
+    });
+    broker.kill();
+    std::thread::sleep(Duration::from_secs(8));
+    let journaled = *journal_seqs(&journal).last().unwrap();
+    broker.restart();
+    let back = Instant::now();
+    eventually(
+        Duration::from_secs(90),
+        "the outage's backlog on the hub",
+        || {
+            let seq = node_entry(hub_addr, "hall-a")?["last_seq"].as_u64()?;
+            (seq >= journaled).then_some(())
+        },
+    );
+    // The backlog is several full messages of 4 events: a window each would take a minute.
+    let took = back.elapsed();
+    assert!(took < Duration::from_secs(30), "the backlog took {took:?}");
+    node.terminate();
+    hub_has_the_whole_journal(hub_addr, "hall-a", &journal);
+    hub.terminate();
 }

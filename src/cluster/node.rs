@@ -463,8 +463,9 @@ async fn publish_loop(
                 }
             },
         };
-        // Gathering: a message no sooner than `publish_every` after the one before (a stop
-        // sends what is left at once).
+        // Gathering: a message no sooner than `publish_every` after the one before. A full
+        // message means a backlog (a catch-up after an outage, a journal published again):
+        // the next follows at once, as does what is left at a stop.
         if let Some(wait) = last_sent.and_then(|t| p.publish_every.checked_sub(t.elapsed())) {
             pause(&stop, wait).await;
         }
@@ -551,7 +552,7 @@ async fn publish_loop(
         match p.publish(&js, at, &batch).await {
             Ok(next) => {
                 held = Some(next);
-                last_sent = Some(std::time::Instant::now());
+                last_sent = (batch.records.len() < batch_events).then(std::time::Instant::now);
                 p.shared
                     .published_step
                     .store(batch.to_step, Ordering::Release);

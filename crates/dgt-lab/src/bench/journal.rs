@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use dgt_core::InputKind;
-use dgt_journal::{Cause, Journal};
+use dgt_journal::{Cause, Journal, JournalError};
 
 use super::BenchError;
 
@@ -23,12 +23,24 @@ pub struct Journaled {
     pub from_board: bool,
 }
 
-/// Every event of the journal at `path` up to seq `last`.
-pub fn events(path: &Path, last: u64) -> Result<Vec<Journaled>, BenchError> {
-    let journal = Journal::open_read_only(path).map_err(|source| BenchError::ReadJournal {
+/// The journal at `path`, opened (and checked) once for everything the bench reads of it.
+pub fn open(path: &Path) -> Result<Journal, BenchError> {
+    Journal::open_read_only(path).map_err(|source| BenchError::ReadJournal {
         path: path.to_path_buf(),
         source,
-    })?;
+    })
+}
+
+fn read_error(journal: &Journal) -> impl Fn(JournalError) -> BenchError + '_ {
+    |source| BenchError::ReadJournal {
+        path: journal.path().to_path_buf(),
+        source,
+    }
+}
+
+/// Every event of the journal up to seq `last`.
+pub fn events(journal: &Journal, last: u64) -> Result<Vec<Journaled>, BenchError> {
+    let path = journal.path();
     let mut out = Vec::new();
     let mut bad = None;
     journal
@@ -57,10 +69,7 @@ pub fn events(path: &Path, last: u64) -> Result<Vec<Journaled>, BenchError> {
             }
             true
         })
-        .map_err(|source| BenchError::ReadJournal {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        .map_err(read_error(journal))?;
     match bad {
         Some(source) => Err(BenchError::EventJson {
             path: path.to_path_buf(),
@@ -90,30 +99,19 @@ pub fn size(path: &Path) -> u64 {
 
 /// The bytes of the snapshots the journal holds (the core's and the views'): the newest few
 /// of each, a bounded part of the file that does not grow with the play.
-pub fn snapshots_size(path: &Path) -> Result<u64, BenchError> {
-    let read = |source| BenchError::ReadJournal {
-        path: path.to_path_buf(),
-        source,
-    };
-    let journal = Journal::open_read_only(path).map_err(read)?;
+pub fn snapshots_size(journal: &Journal) -> Result<u64, BenchError> {
     let core: u64 = journal
         .snapshots()
-        .map_err(read)?
+        .map_err(read_error(journal))?
         .iter()
         .map(|s| s.size)
         .sum();
-    Ok(core + journal.view_snapshots_size().map_err(read)?)
+    Ok(core + journal.view_snapshots_size().map_err(read_error(journal))?)
 }
 
 /// The core times of the journal's first and last steps (ms).
-pub fn time_span(path: &Path) -> Result<(u64, u64), BenchError> {
-    let read = |source| BenchError::ReadJournal {
-        path: path.to_path_buf(),
-        source,
-    };
-    Journal::open_read_only(path)
-        .and_then(|j| j.time_span())
-        .map_err(read)
+pub fn time_span(journal: &Journal) -> Result<(u64, u64), BenchError> {
+    journal.time_span().map_err(read_error(journal))
 }
 
 /// The size of a journal with nothing in it (its schema), made under `dir`.

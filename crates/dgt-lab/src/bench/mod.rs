@@ -363,7 +363,8 @@ pub async fn run(o: BenchOptions) -> Result<BenchReport, BenchError> {
     let mut per_hour = 0.0;
     let mut longest_hours: f64 = 1e-9;
     for (i, node) in nodes.iter().enumerate() {
-        let journaled = journal::events(&node.journal, last[i])?;
+        let read = journal::open(&node.journal)?;
+        let journaled = journal::events(&read, last[i])?;
         let (l, missing) = judge(
             i,
             node.epoch_ms,
@@ -374,13 +375,13 @@ pub async fn run(o: BenchOptions) -> Result<BenchReport, BenchError> {
         );
         latencies.extend(l);
         lost += missing;
-        let snapshots = journal::snapshots_size(&node.journal)?;
+        let snapshots = journal::snapshots_size(&read)?;
         snapshot_bytes += snapshots;
         let bytes = journal::size(&node.journal).saturating_sub(empty_journal);
         journal_bytes += bytes;
         // What grows with the play: the file less its schema and its bounded snapshots.
         let bytes = bytes.saturating_sub(snapshots);
-        let (first, last_t) = journal::time_span(&node.journal)?;
+        let (first, last_t) = journal::time_span(&read)?;
         let hours = (last_t.saturating_sub(first) as f64 / 3_600_000.0).max(1e-9);
         per_hour += bytes as f64 / MIB / hours;
         longest_hours = longest_hours.max(hours);

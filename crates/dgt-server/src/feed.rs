@@ -25,6 +25,9 @@ pub struct Frame {
     pub text: Utf8Bytes,
 }
 
+/// The `kind` of a preview frame: sent only to clients that asked (see [`Feed::preview`]).
+pub const PREVIEW: &str = "preview";
+
 /// What a joining (or resyncing) client is sent before live messages.
 pub struct Joined {
     /// A snapshot, or the messages missed since the seq the client resumed from.
@@ -178,6 +181,29 @@ impl Feed {
         let _ = self.live.send(frame);
         then();
         true
+    }
+
+    /// A first sight of an event the server will be given numbered later (a hub hears a
+    /// node's events on the node's live subject before the stream has stored them): sent at
+    /// once to the clients that asked for previews (`/ws?preview=1`), as
+    /// `{"type":"preview","event":{…}}` with neither the `seq` nor an alert's `id`, which
+    /// only the numbered event carries. It changes nothing here (no hall, no ring, no
+    /// counts): a client that resumes gets the numbered events, as before.
+    pub fn preview(&self, event: &Event) {
+        let Ok(serde_json::Value::Object(mut fields)) = serde_json::to_value(event) else {
+            return;
+        };
+        fields.remove("seq");
+        if matches!(event.body, EventBody::Alert(_)) {
+            fields.remove("id");
+        }
+        let text = json!({ "type": "preview", "event": fields });
+        let _ = self.live.send(Arc::new(Frame {
+            seq: None,
+            board: event.board.clone(),
+            kind: PREVIEW,
+            text: Utf8Bytes::from(text.to_string()),
+        }));
     }
 
     /// Records an acknowledgement and tells every client (the core emits no event for it).

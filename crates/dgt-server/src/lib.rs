@@ -319,6 +319,17 @@ impl AlertBook {
     }
 }
 
+/// Where code outside the server hands it first sights of events it will be given numbered
+/// later (a hub's previews of its nodes' live events, [`feed::Feed::preview`]).
+#[derive(Clone)]
+pub struct Previews(Arc<feed::Feed>);
+
+impl Previews {
+    pub fn send(&self, event: &Event) {
+        self.0.preview(event);
+    }
+}
+
 /// Shared by every handler.
 pub(crate) struct App {
     pub status: Option<Arc<dyn StatusSource>>,
@@ -510,6 +521,11 @@ impl Server {
     /// The server's alerts, for actions taken outside its REST API.
     pub fn alert_book(&self) -> AlertBook {
         AlertBook(self.feed.clone())
+    }
+
+    /// Where first sights of events go before the events themselves.
+    pub fn previews(&self) -> Previews {
+        Previews(self.feed.clone())
     }
 
     /// Serves until `shutdown` completes. Subscribes to `events` before returning the

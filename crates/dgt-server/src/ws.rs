@@ -18,7 +18,7 @@ use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use crate::App;
 use crate::access::Principal;
 use crate::auth::{self, Need};
-use crate::feed::{Joined, shown_to};
+use crate::feed::{Joined, PREVIEW, shown_to};
 use crate::metrics::ClientGuard;
 
 /// The largest message a feed client may send: they only read (a ping or a close is all
@@ -43,12 +43,18 @@ pub struct FeedQuery {
     /// Resume after this seq.
     pub since: Option<u64>,
     pub token: Option<String>,
+    /// `1`: also first sights of events before they are numbered (a hub's previews,
+    /// [`crate::feed::Feed::preview`]).
+    pub preview: Option<u8>,
 }
 
 /// Which feed a client reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Audience {
-    Arbiter,
+    /// `previews`: the client asked for first sights too.
+    Arbiter {
+        previews: bool,
+    },
     Public,
 }
 
@@ -81,15 +87,10 @@ pub(crate) async fn arbiter_feed(
     small_frames(upgrade, FEED_MESSAGE_MAX).on_upgrade(move |socket| async move {
         let _counted = ClientGuard::new(&app.gauges.ws_clients);
         let who = (!who.whole_hall()).then_some(who);
-        pump(
-            socket,
-            &app,
-            Audience::Arbiter,
-            q.since,
-            who.as_ref(),
-            ended,
-        )
-        .await;
+        let audience = Audience::Arbiter {
+            previews: q.preview == Some(1),
+        };
+        pump(socket, &app, audience, q.since, who.as_ref(), ended).await;
     })
 }
 
@@ -123,7 +124,7 @@ fn join(
     who: Option<&Principal>,
 ) -> Joined {
     match audience {
-        Audience::Arbiter => app.feed.join_for(since, resync, who),
+        Audience::Arbiter { .. } => app.feed.join_for(since, resync, who),
         Audience::Public => app.public.join(resync),
     }
 }
@@ -231,7 +232,10 @@ async fn pump(
                                 }
                                 None => true,
                             };
+                            let wanted = frame.kind != PREVIEW
+                                || matches!(audience, Audience::Arbiter { previews: true });
                             if fresh
+                                && wanted
                                 && who.is_none_or(|p| shown_to(p, &app.config.tables, &frame.board))
                             {
                                 burst.push(frame.text.clone());

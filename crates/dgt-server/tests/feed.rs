@@ -281,3 +281,63 @@ async fn the_public_feed_is_delayed_and_never_carries_an_alert() {
     assert_eq!(games[0]["moves"].as_array().unwrap().len(), 57);
     assert!(!body.contains("alert") && !body.contains("clock_stopped"));
 }
+
+/// A hub hears a node's event before the stream numbers it: clients that asked for
+/// previews get it at once, without `seq` (and an alert without its `id`); other clients,
+/// the public feed and a resuming client never see it, and the numbered event follows as
+/// before.
+#[tokio::test]
+async fn previews_reach_only_the_clients_that_asked_and_never_the_record() {
+    let server = start(test_config()).await;
+    let events = capture_events();
+    server.send(&events[..10]);
+    server.wait_seq(events[9].seq).await;
+    let base = format!("ws://{}", server.addr);
+    let mut asked = ws_connect(&format!("{base}/ws?preview=1&since={}", events[9].seq)).await;
+    let mut plain = ws_connect(&format!("{base}/ws?since={}", events[9].seq)).await;
+    let mut public = ws_connect(&format!("{base}/ws/public")).await;
+    assert_eq!(next_json(&mut public).await["type"], "snapshot");
+
+    let mut clock = clock_event(events[10].seq);
+    clock.node = Some("hall-a".into());
+    clock.node_seq = Some(77);
+    let alert = events
+        .iter()
+        .find(|e| matches!(e.body, EventBody::Alert(_)))
+        .unwrap()
+        .clone();
+    server.previews.send(&clock);
+    server.previews.send(&alert);
+    let first = next_json(&mut asked).await;
+    assert_eq!(first["type"], "preview");
+    let mut want: Value = serde_json::from_str(&clock.to_json()).unwrap();
+    want.as_object_mut().unwrap().remove("seq");
+    assert_eq!(first["event"], want);
+    let second = next_json(&mut asked).await;
+    assert_eq!(second["type"], "preview");
+    assert_eq!(second["event"]["type"], "alert");
+    assert!(second["event"].get("id").is_none());
+    assert!(second["event"].get("seq").is_none());
+
+    // Then the numbered events, to both clients alike: the plain one's first message is
+    // the first numbered event, no preview before it.
+    server.send(&events[10..12]);
+    let numbered = next_json(&mut asked).await;
+    assert_eq!(numbered["seq"], events[10].seq);
+    assert_eq!(next_json(&mut plain).await["seq"], events[10].seq);
+    // Resuming from before them gets the numbered events only.
+    let mut resumed = ws_connect(&format!("{base}/ws?preview=1&since={}", events[9].seq)).await;
+    let got = read_until(&mut resumed, |v| v["seq"] == events[11].seq).await;
+    assert!(got.iter().all(|v| v["type"] != "preview"), "{got:?}");
+    assert_eq!(got.len(), 2);
+    // The public feed (no delay here), connected before the previews, had the numbered
+    // events only.
+    let got = read_ws_until_quiet(
+        &mut public,
+        Duration::from_millis(300),
+        Duration::from_secs(10),
+    )
+    .await;
+    assert!(!got.is_empty());
+    assert!(got.iter().all(|v| v["type"] != "preview"), "{got:?}");
+}

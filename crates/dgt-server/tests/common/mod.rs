@@ -59,6 +59,8 @@ pub struct TestServer {
     pub ops: mpsc::Receiver<Input>,
     /// A token that may read, when the server has tokens (`/health` shows the seq only to it).
     pub read_token: Option<String>,
+    /// First sights of events (what a hub hears before the stream numbers it).
+    pub previews: dgt_server::Previews,
     stop: Option<oneshot::Sender<()>>,
 }
 
@@ -96,6 +98,7 @@ pub async fn start(config: ServerConfig) -> TestServer {
 pub fn start_bound(server: Server, read_token: Option<String>) -> TestServer {
     let addr = server.local_addr();
     let livechess = server.livechess_addr();
+    let previews = server.previews();
     let (events, _) = broadcast::channel(200_000);
     let (ops_tx, ops) = mpsc::channel(64);
     let (stop, stopped) = oneshot::channel::<()>();
@@ -109,6 +112,7 @@ pub fn start_bound(server: Server, read_token: Option<String>) -> TestServer {
         events,
         ops,
         read_token,
+        previews,
         stop: Some(stop),
     }
 }

@@ -611,13 +611,15 @@ fn the_shipped_broker_configuration_keeps_each_node_to_its_own_subjects() {
 
     // hall-a's credentials, by hand on the wire.
     let mut wire = NatsWire::connect(broker.port, "hall-a", "test-pw-hall-a");
-    assert_eq!(
-        wire.try_pub("dgt.open-2026.hall-a.heartbeat"),
-        None,
-        "its own subject"
-    );
+    for own in [
+        "dgt.open-2026.hall-a.heartbeat",
+        "dgt.open-2026.hall-a.live",
+    ] {
+        assert_eq!(wire.try_pub(own), None, "its own subject {own}");
+    }
     for subject in [
         "dgt.open-2026.hall-b.events",
+        "dgt.open-2026.hall-b.live",
         "dgt.open-2026._hub.events",
         "dgt.open-2026.hall-b.actions",
         "$JS.API.STREAM.DELETE.DGT_open-2026",
@@ -641,6 +643,83 @@ fn the_shipped_broker_configuration_keeps_each_node_to_its_own_subjects() {
     let err = NatsWire::refused(broker.port, "hall-a", "guess");
     assert!(err.contains("Authorization Violation"), "{err}");
     node.proc.terminate();
+    hub.terminate();
+}
+
+/// The hub's arbiter sees a node's events as the node journals them, before the stream
+/// (gathered here for 3 s) has numbered them: `/ws?preview=1` gets each first as a preview,
+/// equal to the numbered event but for `seq` (and an alert's id), then the numbered event.
+/// Through the shipped broker configuration, so the node may tell and the hub may hear.
+#[test]
+fn the_hubs_dashboard_sees_a_nodes_events_before_the_stream_numbers_them() {
+    if !nats_broker::nats_server_or_skip(
+        "cluster::the_hubs_dashboard_sees_a_nodes_events_before_the_stream_numbers_them",
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start_shipped(dir.path());
+    let config = node_config_with(dir.path(), &broker, "hall-a", "publish_every_ms = 3000\n");
+    let journal = dir.path().join("hall-a.sqlite");
+    let (node, _) = start_demo(2, Some(5), &journal, Some(&config));
+    let (hub, hub_addr) = start_hub(dir.path(), &broker);
+    // node_seq → (when the preview came, the preview), and the numbered events' arrivals.
+    let (previews, numbered) = runtime().block_on(async {
+        let mut ws = dgt_testkit::ws::ws_connect(&format!("ws://{hub_addr}/ws?preview=1")).await;
+        let mut previews: BTreeMap<u64, (Instant, Value)> = BTreeMap::new();
+        let mut numbered: BTreeMap<u64, (Instant, Value)> = BTreeMap::new();
+        let deadline = Instant::now() + Duration::from_secs(90);
+        let moves_seen_both = |p: &BTreeMap<u64, (Instant, Value)>,
+                               n: &BTreeMap<u64, (Instant, Value)>| {
+            n.iter()
+                .filter(|(s, (_, v))| v["type"] == "move" && p.contains_key(s))
+                .count()
+        };
+        while moves_seen_both(&previews, &numbered) < 5 {
+            assert!(
+                Instant::now() < deadline,
+                "five moves seen both ways in time"
+            );
+            let v = dgt_testkit::ws::next_json(&mut ws).await;
+            let at = Instant::now();
+            if v["type"] == "preview" {
+                let e = v["event"].clone();
+                let seq = e["node_seq"]
+                    .as_u64()
+                    .expect("a preview names its node_seq");
+                assert!(e.get("seq").is_none(), "{e}");
+                previews.insert(seq, (at, e));
+            } else if let Some(seq) = v["node_seq"].as_u64() {
+                numbered.insert(seq, (at, v));
+            }
+        }
+        (previews, numbered)
+    });
+    let mut leads = Vec::new();
+    for (seq, (numbered_at, event)) in &numbered {
+        let Some((preview_at, preview)) = previews.get(seq) else {
+            continue;
+        };
+        assert!(
+            preview_at < numbered_at,
+            "node_seq {seq}: the preview first"
+        );
+        leads.push(numbered_at.duration_since(*preview_at));
+        let mut event = event.clone();
+        event.as_object_mut().unwrap().remove("seq");
+        if event["type"] == "alert" {
+            event.as_object_mut().unwrap().remove("id");
+        }
+        assert_eq!(*preview, event, "node_seq {seq}");
+    }
+    leads.sort();
+    assert!(leads.len() >= 10, "{} events seen both ways", leads.len());
+    // The stream gathers for 3 s: an event waits 1.5 s on average for its message.
+    assert!(
+        leads[leads.len() / 2] >= Duration::from_millis(500),
+        "the previews came {leads:?} before the numbered events"
+    );
+    node.terminate();
     hub.terminate();
 }
 

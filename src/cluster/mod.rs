@@ -61,6 +61,15 @@ impl Names {
         format!("dgt.{}.{node}.events", self.event)
     }
 
+    /// Where a node tells its events as they are journaled (not stored: [`wire::Preview`]).
+    pub fn live(&self, node: &str) -> String {
+        format!("dgt.{}.{node}.live", self.event)
+    }
+
+    pub fn all_live(&self) -> String {
+        format!("dgt.{}.*.live", self.event)
+    }
+
     pub fn heartbeat(&self, node: &str) -> String {
         format!("dgt.{}.{node}.heartbeat", self.event)
     }
@@ -80,7 +89,7 @@ impl Names {
             .strip_prefix(self.event.as_str())?;
         let rest = rest.strip_prefix('.')?;
         let (node, kind) = rest.split_once('.')?;
-        (kind == "events" || kind == "heartbeat").then_some(node)
+        matches!(kind, "events" | "heartbeat" | "live").then_some(node)
     }
 }
 
@@ -95,6 +104,8 @@ mod tests {
         assert_eq!(n.events("hall-a"), "dgt.open-2026.hall-a.events");
         assert_eq!(n.node_of("dgt.open-2026.hall-a.events"), Some("hall-a"));
         assert_eq!(n.node_of("dgt.open-2026.hall-a.heartbeat"), Some("hall-a"));
+        assert_eq!(n.live("hall-a"), "dgt.open-2026.hall-a.live");
+        assert_eq!(n.node_of(&n.live("hall-a")), Some("hall-a"));
         assert_eq!(n.node_of("dgt.other.hall-a.events"), None);
         assert_eq!(n.node_of("dgt.open-2026.hall-a.actions"), None);
     }

@@ -28,7 +28,7 @@ use super::connect::LinkHealth;
 use super::epochs::Epochs;
 use super::history::{History, Position};
 use super::stream::Found;
-use super::wire::{ActionReply, ActionRequest, Heartbeat, NodeBatch, Record, unix_ms};
+use super::wire::{ActionReply, ActionRequest, Heartbeat, NodeBatch, Preview, Record, unix_ms};
 use crate::edge::daemon::{DaemonClock, DaemonHandle};
 use crate::settings::ClusterSettings;
 
@@ -118,6 +118,7 @@ impl NodeHealth {
 /// The node's link to the event: started by `run`/`demo` when `[cluster]` is set.
 pub struct NodeLink {
     stop: CancellationToken,
+    teller: JoinHandle<()>,
     publisher: JoinHandle<()>,
     heartbeat: JoinHandle<()>,
     responder: JoinHandle<()>,
@@ -149,6 +150,17 @@ impl NodeLink {
                 .await?;
         let names = Names::new(&settings.event);
         let stop = CancellationToken::new();
+        // Where this session's clock 0 falls in Unix time, for the stream and the previews
+        // alike (so a preview and its numbered event carry the same time).
+        let clock_unix_ms = unix_ms().saturating_sub(parts.clock.now_ms());
+        let teller = tokio::spawn(tell_live(
+            client.clone(),
+            names.live(&settings.node),
+            settings.node.clone(),
+            clock_unix_ms,
+            parts.daemon.subscribe(),
+            stop.clone(),
+        ));
         let publisher = tokio::spawn(publish_loop(
             Publisher {
                 client: client.clone(),
@@ -159,11 +171,7 @@ impl NodeLink {
                 publish_every: Duration::from_millis(settings.publish_every_ms),
                 journal_path: parts.journal_path.clone(),
                 clock: parts.clock,
-                epochs: Epochs::record(
-                    &parts.journal_path,
-                    parts.clock.start_ms(),
-                    unix_ms().saturating_sub(parts.clock.now_ms()),
-                ),
+                epochs: Epochs::record(&parts.journal_path, parts.clock.start_ms(), clock_unix_ms),
                 seen: super::stream_seen::StreamSeen::of(&parts.journal_path),
                 shared: shared.clone(),
             },
@@ -194,6 +202,7 @@ impl NodeLink {
         );
         Ok(NodeLink {
             stop,
+            teller,
             publisher,
             heartbeat,
             responder,
@@ -210,6 +219,7 @@ impl NodeLink {
     /// the broker permitting; what is left goes out at the next start).
     pub async fn shutdown(self) {
         self.stop.cancel();
+        let _ = self.teller.await;
         let _ = self.responder.await;
         let _ = self.heartbeat.await;
         match tokio::time::timeout(Duration::from_secs(10), self.publisher).await {
@@ -630,6 +640,49 @@ async fn pause(stop: &CancellationToken, d: Duration) -> bool {
 }
 
 #[allow(clippy::too_many_arguments)]
+/// Events told together on the live subject at most (one small message each).
+const PREVIEW_EVENTS: usize = 64;
+
+/// Tells the hubs each event as soon as the journal has committed it, on the node's live
+/// subject ([`Preview`]: core NATS, not stored), what was released together in one message.
+/// The stream gathers the same events for `publish_every_ms` and stays the record; this is
+/// only the hub dashboards' first sight, so one missed (a broker away, a lagging receiver) is
+/// not sent again.
+async fn tell_live(
+    client: Client,
+    subject: String,
+    node: String,
+    clock_unix_ms: u64,
+    mut released: broadcast::Receiver<dgt_core::Event>,
+    stop: CancellationToken,
+) {
+    loop {
+        let first = tokio::select! {
+            _ = stop.cancelled() => return,
+            e = released.recv() => match e {
+                Ok(e) => e,
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return,
+            },
+        };
+        let mut events = vec![first];
+        while events.len() < PREVIEW_EVENTS {
+            match released.try_recv() {
+                Ok(e) => events.push(e),
+                Err(_) => break,
+            }
+        }
+        let preview = Preview {
+            node: node.clone(),
+            clock_unix_ms,
+            events,
+        };
+        if let Ok(payload) = serde_json::to_vec(&preview) {
+            let _ = client.publish(subject.clone(), payload.into()).await;
+        }
+    }
+}
+
 async fn heartbeat_loop(
     client: Client,
     names: Names,

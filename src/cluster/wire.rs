@@ -185,6 +185,18 @@ pub enum HubRecord {
     },
 }
 
+/// A node's events as soon as its journal has committed them, on its live subject (core
+/// NATS, not stored): the hub shows them to the dashboards that ask before the stream,
+/// which gathers a node's events for `publish_every_ms`, has numbered them. Nothing is
+/// decided from it — the stream stays the record — so a lost one is only a later sight.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Preview {
+    pub node: String,
+    /// Unix ms at the node's clock 0 (`t_ms` + this = Unix time), as in [`NodeBatch`].
+    pub clock_unix_ms: u64,
+    pub events: Vec<Event>,
+}
+
 /// A node's sign of life, every `heartbeat_ms`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Heartbeat {

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use async_nats::jetstream;
 use async_nats::{Client, HeaderMap};
 use dgt_core::{Event, Operation};
-use dgt_server::{ActionError, ActionSink, AlertBook, Server};
+use dgt_server::{ActionError, ActionSink, AlertBook, Previews, Server};
 use futures_util::StreamExt;
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
@@ -42,7 +42,7 @@ use self::status::HubStatus;
 use self::view::{Applied, HubView};
 use super::connect::LinkHealth;
 use super::history::{EXPECTED_STREAM, EXPECTED_SUBJECT_SEQ};
-use super::wire::{ActionReply, ActionRequest, Heartbeat, HubRecord, NodeBatch, unix_ms};
+use super::wire::{ActionReply, ActionRequest, Heartbeat, HubRecord, NodeBatch, Preview, unix_ms};
 use super::{HUB_TOKEN, Names};
 use crate::settings::{ClusterSettings, Settings};
 
@@ -304,6 +304,7 @@ impl Hub {
             }));
         let addr = server.local_addr();
         let book = server.alert_book();
+        let previews = server.previews();
         let saver = checkpoint_path.map(|path| {
             saving::Saver::new(
                 path,
@@ -353,6 +354,13 @@ impl Hub {
         tasks.push(tokio::spawn(sign_in::listen(
             cluster.clone(),
             shared.clone(),
+            stop.clone(),
+        )));
+        tasks.push(tokio::spawn(show_previews(
+            client.clone(),
+            names.clone(),
+            shared.clone(),
+            previews,
             stop.clone(),
         )));
         tasks.push(tokio::spawn(watch_nodes(
@@ -555,6 +563,63 @@ async fn follow(
         s.finish().await;
     }
     let _ = read.await;
+}
+
+/// Shows the dashboards that ask (`/ws?preview=1`) what the nodes journal, as they tell it on
+/// their live subjects ([`Preview`]), before the stream has numbered it: a node gathers its
+/// stream messages for `publish_every_ms`, and this is how the hub's arbiter sees a move
+/// within the hub's delay anyway. Nothing here touches the view: the stream stays the
+/// record, and an event the view has applied already is not shown again.
+async fn show_previews(
+    client: Client,
+    names: Names,
+    shared: Shared,
+    previews: Previews,
+    stop: CancellationToken,
+) {
+    let mut live = loop {
+        match client.subscribe(names.all_live()).await {
+            Ok(s) => break s,
+            Err(e) => {
+                tracing::warn!("hub: cannot hear the nodes' live events yet: {e}");
+                tokio::select! {
+                    _ = stop.cancelled() => return,
+                    _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+                }
+            }
+        }
+    };
+    loop {
+        let msg = tokio::select! {
+            _ = stop.cancelled() => return,
+            msg = live.next() => match msg {
+                Some(msg) => msg,
+                None => return,
+            },
+        };
+        // A node tells only its own events (the broker's users let it publish only under
+        // its own name).
+        let Some(node) = names.node_of(&msg.subject).filter(|n| *n != HUB_TOKEN) else {
+            continue;
+        };
+        let Ok(preview) = serde_json::from_slice::<Preview>(&msg.payload) else {
+            continue;
+        };
+        if preview.node != node {
+            continue;
+        }
+        let shown: Vec<Event> = {
+            let state = lock(&shared);
+            preview
+                .events
+                .into_iter()
+                .filter_map(|e| state.view.preview(node, preview.clock_unix_ms, e))
+                .collect()
+        };
+        for e in &shown {
+            previews.send(e);
+        }
+    }
 }
 
 /// Listens to heartbeats and writes node state changes into the stream.

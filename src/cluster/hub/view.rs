@@ -173,16 +173,8 @@ impl HubView {
                     }
                     self.seq += 1;
                     let hub_seq = self.seq;
-                    e.node_seq = Some(e.seq);
+                    to_hub_form(&mut e, &node, batch.clock_unix_ms);
                     e.seq = hub_seq;
-                    e.node = Some(node.clone());
-                    // Pairings and table results are the event's, not a board's: they keep
-                    // the round-wide board, and the hub's table map places them.
-                    if !round_wide(&e.body) {
-                        e.board = format!("{node}/{}", e.board);
-                    }
-                    e.t_ms = batch.clock_unix_ms.saturating_add(e.t_ms);
-                    prefix_game(&mut e.body, &node);
                     if let EventBody::Alert(a) = &mut e.body {
                         self.alert_ids.insert((node.clone(), a.id), hub_seq);
                         self.owners.insert(hub_seq, Some((node.clone(), a.id)));
@@ -327,6 +319,40 @@ impl HubView {
             }
         }
     }
+
+    /// A node's event as the hub will serve it, before the stream has it (its first sight,
+    /// heard on the node's live subject): the same form as [`HubView::apply_batch`] gives,
+    /// but without the hub's `seq` or an alert's hub id (both 0), which only the stream's
+    /// order decides. `None` for an event the view has applied already, for a round-wide
+    /// record (those count only as the stream orders them) and for an arbiter's action
+    /// (it names alerts by their hub ids).
+    pub fn preview(&self, node: &str, clock_unix_ms: u64, mut e: Event) -> Option<Event> {
+        let applied = self.nodes.get(node).map_or(0, |t| t.last_seq);
+        if e.seq <= applied || round_wide(&e.body) || matches!(e.body, EventBody::ArbiterAction(_))
+        {
+            return None;
+        }
+        to_hub_form(&mut e, node, clock_unix_ms);
+        e.seq = 0;
+        if let EventBody::Alert(a) = &mut e.body {
+            a.id = 0;
+        }
+        Some(e)
+    }
+}
+
+/// A node's event in the hub's form (contract §5), but for `seq` and an alert's id: `node`
+/// and `node_seq` set, board and game ids prefixed with the node, `t_ms` on the Unix clock.
+fn to_hub_form(e: &mut Event, node: &str, clock_unix_ms: u64) {
+    e.node_seq = Some(e.seq);
+    e.node = Some(node.to_string());
+    // Pairings and table results are the event's, not a board's: they keep the round-wide
+    // board, and the hub's table map places them.
+    if !round_wide(&e.body) {
+        e.board = format!("{node}/{}", e.board);
+    }
+    e.t_ms = clock_unix_ms.saturating_add(e.t_ms);
+    prefix_game(&mut e.body, node);
 }
 
 fn prefix_game(body: &mut EventBody, node: &str) {
@@ -471,6 +497,42 @@ mod tests {
         };
         assert_eq!((x.id, x.game.as_deref()), (4, Some("hall-b/7/1")));
         assert_eq!(v.owner_of(4), Some(Some(("hall-b".into(), 2))));
+    }
+
+    /// A first sight is the event the stream will give, but for the numbers only the
+    /// stream's order decides; nothing is shown twice, and seeing it changes no number.
+    #[test]
+    fn a_preview_is_the_numbered_event_without_its_numbers() {
+        let mut v = HubView::default();
+        v.apply_batch(batch("hall-b", 0, 1, vec![start(1, "9")]));
+        v.apply_batch(batch("hall-a", 0, 1, vec![start(1, "7")]));
+        let unwrap = |r: Record| match r {
+            Record::Event(e) => *e,
+            Record::Ack { .. } => unreachable!(),
+        };
+        let shown: Vec<Event> = [mv(2, "7"), alert(3, "7")]
+            .into_iter()
+            .map(|r| {
+                v.preview("hall-a", 1_000_000, unwrap(r))
+                    .expect("not applied yet")
+            })
+            .collect();
+        assert_eq!(v.last_seq(), 2, "a preview numbers nothing");
+        let out = v.apply_batch(batch("hall-a", 1, 3, vec![mv(2, "7"), alert(3, "7")]));
+        for (preview, numbered) in shown.iter().zip(&out.events) {
+            let mut numbered = numbered.clone();
+            numbered.seq = 0;
+            if let EventBody::Alert(a) = &mut numbered.body {
+                a.id = 0;
+            }
+            assert_eq!(*preview, numbered);
+        }
+        assert_eq!(out.events[0].seq, 3);
+        // Once applied, and for what only the stream's order may decide: nothing.
+        assert_eq!(v.preview("hall-a", 1_000_000, unwrap(mv(2, "7"))), None);
+        let mut pairings = unwrap(mv(4, "*"));
+        pairings.body = EventBody::Pairings(Default::default());
+        assert_eq!(v.preview("hall-a", 1_000_000, pairings), None);
     }
 
     #[test]

@@ -108,6 +108,9 @@ function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   const params = new URLSearchParams();
   if (hall.seq > 0) params.set("since", hall.seq);
+  // On a hub, a node's moves and clocks as soon as it journals them, before the stream
+  // numbers them (a daemon of its own sends none).
+  params.set("preview", "1");
   const url = `${proto}//${location.host}/ws${params.toString() ? "?" + params : ""}`;
   const ws = new WebSocket(url);
   socket = ws;
@@ -134,6 +137,7 @@ function handle(msg) {
     case "snapshot": return applySnapshot(msg);
     case "resync": return; // a snapshot follows
     case "alert_ack": return applyAck(msg);
+    case "preview": return applyPreview(msg.event);
     case "arbiter_action": return applyAction(msg);
     default: return applyEvent(msg);
   }
@@ -161,6 +165,13 @@ function boardState(name) {
   return b;
 }
 
+// A first sight of an event the numbered feed brings later: what the board shows (its moves,
+// clock, status and result) is drawn now; alerts wait for their number, which acks need.
+function applyPreview(e) {
+  if (!e || e.seq !== undefined) return;
+  if (["move", "clock", "board_status", "game_end"].includes(e.type)) applyEvent(e);
+}
+
 function applyEvent(e) {
   if (typeof e.seq === "number") {
     if (e.seq <= hall.seq) return;
@@ -183,6 +194,9 @@ function applyEvent(e) {
       break;
     case "move": {
       if (b.game !== e.game) Object.assign(b, { game: e.game, moves: [], result: null, reason: null });
+      // The numbered move a preview showed already: the plies previewed after it stay.
+      const shown = b.moves[e.ply - 1];
+      if (shown && shown.uci === e.uci && shown.t_ms === e.t_ms && b.moves.length > e.ply) break;
       // Contract §3: a move for a ply already sent replaces it and every later ply.
       b.moves.length = Math.min(b.moves.length, e.ply - 1);
       const m = { ply: e.ply, side: e.side, uci: e.uci, san: e.san, white_ms: e.white_ms, black_ms: e.black_ms, t_ms: e.t_ms };
@@ -193,6 +207,9 @@ function applyEvent(e) {
       break;
     }
     case "clock": {
+      // On a hub (Unix times): a reading older than the one shown, numbered after the
+      // preview of a newer one.
+      if (e.node && b.clock && b.clock.t_ms > e.t_ms) return;
       // The clock ticker redraws times; only a clock appearing changes the page.
       const appeared = !b.clock || b.clock_connected === false;
       b.clock = { white_ms: e.white_ms, black_ms: e.black_ms, running: e.running, t_ms: e.t_ms };

@@ -124,17 +124,30 @@ async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
     let EventBody::Move(m) = &held.body else {
         unreachable!()
     };
-    // A newer seq, as the core would give it.
-    last_seq += 1;
-    let mut arriving = held.clone();
-    arriving.seq = last_seq;
-    server.send(&[arriving]);
+    // First as a preview (a hub's first sight, before the stream numbers it): drawn at once.
+    let moves_before = cdp.eval("hall.boards.get('board-2').moves.length").await;
+    server.previews.send(&held);
     let shown = format!("{}… {}", m.ply.div_ceil(2), m.san);
     cdp.wait_for(&format!(
         "[...document.querySelectorAll('#hall .card')].some(c => c.dataset.open === 'board-2' && c.querySelector('.last').textContent === {})",
         json!(shown)
     ))
     .await;
+    assert_eq!(
+        cdp.eval("hall.seq").await,
+        json!(last_seq),
+        "a preview has no seq"
+    );
+    // Then numbered, with a newer seq as the core would give it: the same move, not twice.
+    last_seq += 1;
+    let mut arriving = held.clone();
+    arriving.seq = last_seq;
+    server.send(&[arriving]);
+    cdp.wait_for(&format!("hall.seq === {last_seq}")).await;
+    assert_eq!(
+        cdp.eval("hall.boards.get('board-2').moves.length").await,
+        json!(moves_before.as_u64().unwrap() + 1)
+    );
 
     // An alert arrives: in the queue, first (intervene), with evidence and a button.
     last_seq += 1;

@@ -37,11 +37,14 @@ fn number(report: &Value, key: &str) -> f64 {
         .unwrap_or_else(|| panic!("{key} is not a number in {report}"))
 }
 
-const FIELDS: [&str; 13] = [
+const FIELDS: [&str; 16] = [
     "events_per_s",
     "latency_ms_p50",
     "latency_ms_p99",
     "latency_ms_max",
+    "record_latency_ms_p50",
+    "record_latency_ms_p99",
+    "record_latency_ms_max",
     "cpu_percent",
     "bench_cpu_percent",
     "rss_mib",
@@ -77,6 +80,14 @@ fn check_common(report: &Value, boards: u64, nodes: u64, clients: u64) {
             && number(report, "latency_ms_p99") <= number(report, "latency_ms_max"),
         "percentiles in order: {report}"
     );
+    // An event is seen (previewed on a hub) no later than its numbered event arrives.
+    for q in ["p50", "p99", "max"] {
+        assert!(
+            number(report, &format!("latency_ms_{q}"))
+                <= number(report, &format!("record_latency_ms_{q}")),
+            "{q}: {report}"
+        );
+    }
     assert!(
         number(report, "rss_mib") > 0.0,
         "the daemons' memory: {report}"

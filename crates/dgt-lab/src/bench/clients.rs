@@ -1,6 +1,7 @@
-//! The bench's WebSocket clients: each reads `/ws?since=0` (the backlog, then live events)
-//! and notes, for every event, when it arrived. An event is known by its journal: the node
-//! it comes from (index 0 for a lone daemon) and its seq there (`node_seq` on a hub).
+//! The bench's WebSocket clients: each reads `/ws?since=0&preview=1` (the backlog, then live
+//! events) and notes, for every event, when it arrived, numbered and (on a hub) first seen
+//! as a preview. An event is known by its journal: the node it comes from (index 0 for a lone
+//! daemon) and its seq there (`node_seq` on a hub).
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -17,35 +18,57 @@ use super::boards::unix_us;
 /// What one client saw: per node, the arrival time (Unix µs) of each seq (0: not received).
 #[derive(Debug, Default)]
 pub struct Received {
+    /// The numbered events (the record: loss is judged on these).
     pub arrivals: Vec<Vec<u64>>,
+    /// Previews: a hub's first sight of a node's event before the stream numbers it.
+    pub previews: Vec<Vec<u64>>,
     /// `{"type":"resync"}` frames: the client fell behind and events were skipped.
     pub resyncs: u64,
     /// Frames that were not events (snapshots, acks) or could not be read.
     pub other_frames: u64,
 }
 
+/// Notes the first arrival of `seq` of `node` in a per-node table.
+fn note_in(table: &mut Vec<Vec<u64>>, node: usize, seq: u64, at: u64) {
+    if table.len() <= node {
+        table.resize_with(node + 1, Vec::new);
+    }
+    let list = &mut table[node];
+    let i = seq as usize;
+    if list.len() <= i {
+        list.resize(i + 1, 0);
+    }
+    if list[i] == 0 {
+        list[i] = at;
+    }
+}
+
+fn arrival_in(table: &[Vec<u64>], node: usize, seq: u64) -> Option<u64> {
+    table
+        .get(node)
+        .and_then(|l| l.get(seq as usize))
+        .copied()
+        .filter(|&t| t != 0)
+}
+
 impl Received {
     fn note(&mut self, node: usize, seq: u64, at: u64) {
-        if self.arrivals.len() <= node {
-            self.arrivals.resize_with(node + 1, Vec::new);
-        }
-        let list = &mut self.arrivals[node];
-        let i = seq as usize;
-        if list.len() <= i {
-            list.resize(i + 1, 0);
-        }
-        if list[i] == 0 {
-            list[i] = at;
-        }
+        note_in(&mut self.arrivals, node, seq, at);
     }
 
-    /// The arrival of `seq` of `node`, if it came.
+    /// The arrival of `seq` of `node` numbered, if it came.
     pub fn arrival(&self, node: usize, seq: u64) -> Option<u64> {
-        self.arrivals
-            .get(node)
-            .and_then(|l| l.get(seq as usize))
-            .copied()
-            .filter(|&t| t != 0)
+        arrival_in(&self.arrivals, node, seq)
+    }
+
+    /// When `seq` of `node` was first seen: its preview or, if none came sooner, its
+    /// numbered event.
+    pub fn first_sight(&self, node: usize, seq: u64) -> Option<u64> {
+        let numbered = self.arrival(node, seq);
+        match arrival_in(&self.previews, node, seq) {
+            Some(p) => Some(numbered.map_or(p, |n| n.min(p))),
+            None => numbered,
+        }
     }
 
     /// Whether every seq 1..=last of each node has arrived.
@@ -65,6 +88,17 @@ struct Frame<'a> {
     node_seq: Option<u64>,
     #[serde(rename = "type", borrow)]
     kind: Option<&'a str>,
+    /// A preview's event.
+    #[serde(borrow)]
+    event: Option<Previewed<'a>>,
+}
+
+/// The fields of a previewed event the bench needs.
+#[derive(Deserialize)]
+struct Previewed<'a> {
+    #[serde(borrow)]
+    node: Option<&'a str>,
+    node_seq: Option<u64>,
 }
 
 /// Maps the names of a hub's nodes to their indexes.
@@ -88,12 +122,13 @@ impl Clients {
         let mut tasks = Vec::new();
         let mut seen = Vec::new();
         for _ in 0..n {
-            let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws?since=0"))
-                .await
-                .map_err(|e| BenchError::WebSocketConnect {
-                    addr,
-                    source: Box::new(e),
-                })?;
+            let (ws, _) =
+                tokio_tungstenite::connect_async(format!("ws://{addr}/ws?since=0&preview=1"))
+                    .await
+                    .map_err(|e| BenchError::WebSocketConnect {
+                        addr,
+                        source: Box::new(e),
+                    })?;
             let received = Arc::new(Mutex::new(Received::default()));
             seen.push(received.clone());
             let nodes = nodes.clone();
@@ -147,6 +182,16 @@ fn note(r: &mut Received, text: &str, nodes: &HashMap<String, usize>, at: u64) {
         r.resyncs += 1;
         return;
     }
+    if f.kind == Some("preview") {
+        match f
+            .event
+            .and_then(|e| Some((nodes.get(e.node?)?, e.node_seq?)))
+        {
+            Some((&i, seq)) => note_in(&mut r.previews, i, seq, at),
+            None => r.other_frames += 1,
+        }
+        return;
+    }
     match (f.node, f.node_seq, f.seq) {
         // On a hub: the node's own numbering (the hub's events of its own have no node_seq).
         (Some(node), Some(seq), _) => match nodes.get(node) {
@@ -195,5 +240,26 @@ mod tests {
         assert_eq!(h.arrival(1, 1), Some(5));
         assert!(h.has_all(&[0, 1]));
         assert_eq!(h.other_frames, 1);
+        // A preview is a first sight, not the record.
+        note(
+            &mut h,
+            r#"{"type":"preview","event":{"node":"n-a","node_seq":4,"type":"move"}}"#,
+            &hub,
+            20,
+        );
+        assert_eq!((h.arrival(0, 4), h.first_sight(0, 4)), (None, Some(20)));
+        assert!(!h.has_all(&[4, 1]));
+        note(
+            &mut h,
+            r#"{"seq":9,"node":"n-a","node_seq":4,"type":"move"}"#,
+            &hub,
+            90,
+        );
+        assert_eq!((h.arrival(0, 4), h.first_sight(0, 4)), (Some(90), Some(20)));
+        assert_eq!(
+            h.first_sight(1, 1),
+            Some(5),
+            "no preview: the numbered event"
+        );
     }
 }

@@ -648,8 +648,9 @@ fn the_shipped_broker_configuration_keeps_each_node_to_its_own_subjects() {
 
 /// The hub's arbiter sees a node's events as the node journals them, before the stream
 /// (gathered here for 3 s) has numbered them: `/ws?preview=1` gets each first as a preview,
-/// equal to the numbered event but for `seq` (and an alert's id), then the numbered event.
-/// Through the shipped broker configuration, so the node may tell and the hub may hear.
+/// then its numbers (`numbered`), and the previews with their numbers are exactly the events
+/// a client without previews gets whole. Through the shipped broker configuration, so the
+/// node may tell and the hub may hear.
 #[test]
 fn the_hubs_dashboard_sees_a_nodes_events_before_the_stream_numbers_them() {
     if !nats_broker::nats_server_or_skip(
@@ -663,24 +664,18 @@ fn the_hubs_dashboard_sees_a_nodes_events_before_the_stream_numbers_them() {
     let journal = dir.path().join("hall-a.sqlite");
     let (node, _) = start_demo(2, Some(5), &journal, Some(&config));
     let (hub, hub_addr) = start_hub(dir.path(), &broker);
-    // node_seq → (when the preview came, the preview), and the numbered events' arrivals.
-    let (previews, numbered) = runtime().block_on(async {
-        let mut ws = dgt_testkit::ws::ws_connect(&format!("ws://{hub_addr}/ws?preview=1")).await;
-        let mut previews: BTreeMap<u64, (Instant, Value)> = BTreeMap::new();
-        let mut numbered: BTreeMap<u64, (Instant, Value)> = BTreeMap::new();
+    type Seen = BTreeMap<u64, (Instant, Value)>;
+    // By node_seq: the previews, the same events with their numbers, and a plain client's.
+    let (previews, numbered, whole) = runtime().block_on(async {
+        let url = format!("ws://{hub_addr}/ws");
+        let mut asked = dgt_testkit::ws::ws_connect(&format!("{url}?preview=1")).await;
+        let mut plain = dgt_testkit::ws::ws_connect(&url).await;
+        let (mut previews, mut numbered) = (Seen::new(), Seen::new());
         let deadline = Instant::now() + Duration::from_secs(90);
-        let moves_seen_both = |p: &BTreeMap<u64, (Instant, Value)>,
-                               n: &BTreeMap<u64, (Instant, Value)>| {
-            n.iter()
-                .filter(|(s, (_, v))| v["type"] == "move" && p.contains_key(s))
-                .count()
-        };
-        while moves_seen_both(&previews, &numbered) < 5 {
-            assert!(
-                Instant::now() < deadline,
-                "five moves seen both ways in time"
-            );
-            let v = dgt_testkit::ws::next_json(&mut ws).await;
+        let moves = |n: &Seen| n.values().filter(|(_, v)| v["type"] == "move").count();
+        while moves(&numbered) < 5 {
+            assert!(Instant::now() < deadline, "five moves previewed in time");
+            let v = dgt_testkit::ws::next_json(&mut asked).await;
             let at = Instant::now();
             if v["type"] == "preview" {
                 let e = v["event"].clone();
@@ -689,35 +684,43 @@ fn the_hubs_dashboard_sees_a_nodes_events_before_the_stream_numbers_them() {
                     .expect("a preview names its node_seq");
                 assert!(e.get("seq").is_none(), "{e}");
                 previews.insert(seq, (at, e));
-            } else if let Some(seq) = v["node_seq"].as_u64() {
-                numbered.insert(seq, (at, v));
+            } else if v["type"] == "numbered" {
+                let (first, seq) = (v["node_seq"].as_u64().unwrap(), v["seq"].as_u64().unwrap());
+                for i in 0..v["count"].as_u64().unwrap() {
+                    let (_, mut e) = previews[&(first + i)].clone();
+                    e["seq"] = json!(seq + i);
+                    if e["type"] == "alert" {
+                        e["id"] = json!(seq + i);
+                    }
+                    numbered.insert(first + i, (at, e));
+                }
             }
         }
-        (previews, numbered)
+        let last = numbered
+            .values()
+            .map(|(_, e)| e["seq"].as_u64().unwrap())
+            .max()
+            .unwrap();
+        let whole: BTreeMap<u64, Value> =
+            dgt_testkit::ws::read_until(&mut plain, |v| v["seq"] == last)
+                .await
+                .into_iter()
+                .filter_map(|v| Some((v["node_seq"].as_u64()?, v)))
+                .collect();
+        (previews, numbered, whole)
     });
     let mut leads = Vec::new();
-    for (seq, (numbered_at, event)) in &numbered {
-        let Some((preview_at, preview)) = previews.get(seq) else {
-            continue;
-        };
-        assert!(
-            preview_at < numbered_at,
-            "node_seq {seq}: the preview first"
-        );
-        leads.push(numbered_at.duration_since(*preview_at));
-        let mut event = event.clone();
-        event.as_object_mut().unwrap().remove("seq");
-        if event["type"] == "alert" {
-            event.as_object_mut().unwrap().remove("id");
-        }
-        assert_eq!(*preview, event, "node_seq {seq}");
+    for (node_seq, (numbered_at, event)) in &numbered {
+        let (preview_at, _) = previews[node_seq];
+        leads.push(numbered_at.duration_since(preview_at));
+        assert_eq!(Some(event), whole.get(node_seq), "node_seq {node_seq}");
     }
     leads.sort();
-    assert!(leads.len() >= 10, "{} events seen both ways", leads.len());
+    assert!(leads.len() >= 10, "{} events previewed", leads.len());
     // The stream gathers for 3 s: an event waits 1.5 s on average for its message.
     assert!(
         leads[leads.len() / 2] >= Duration::from_millis(500),
-        "the previews came {leads:?} before the numbered events"
+        "the previews came {leads:?} before their numbers"
     );
     node.terminate();
     hub.terminate();

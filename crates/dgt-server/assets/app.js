@@ -138,6 +138,7 @@ function handle(msg) {
     case "resync": return; // a snapshot follows
     case "alert_ack": return applyAck(msg);
     case "preview": return applyPreview(msg.event);
+    case "numbered": return applyNumbered(msg);
     case "arbiter_action": return applyAction(msg);
     default: return applyEvent(msg);
   }
@@ -147,6 +148,7 @@ function applySnapshot(s) {
   hall.round = s.round || null;
   hall.offset = performance.now() - (s.now_t_ms || 0);
   hall.boards.clear();
+  previews.clear(); // what follows a snapshot comes whole
   for (const b of s.boards || []) hall.boards.set(b.board, { ...b, moves: b.moves || [] });
   hall.alerts.clear();
   for (const a of s.alerts || []) hall.alerts.set(a.id, a);
@@ -165,11 +167,30 @@ function boardState(name) {
   return b;
 }
 
-// A first sight of an event the numbered feed brings later: what the board shows (its moves,
-// clock, status and result) is drawn now; alerts wait for their number, which acks need.
+// First sights on a hub: a node's event before the stream numbers it. What the board shows
+// (its moves, clock, status and result) is drawn now; alerts wait for their number, which
+// acks need. Kept until the server sends its numbers (`numbered`) instead of it again.
+const previews = new Map();
+const PREVIEWS_KEPT = 20000;
+const previewKey = (node, nodeSeq) => `${node}\u0000${nodeSeq}`;
 function applyPreview(e) {
-  if (!e || e.seq !== undefined) return;
+  if (!e || e.seq !== undefined || !e.node) return;
+  previews.set(previewKey(e.node, e.node_seq), e);
+  if (previews.size > PREVIEWS_KEPT) previews.delete(previews.keys().next().value);
   if (["move", "clock", "board_status", "game_end"].includes(e.type)) applyEvent(e);
+}
+// The previews of node_seq … node_seq + count − 1 take the seqs seq … seq + count − 1 (an
+// alert's id is its seq).
+function applyNumbered(msg) {
+  for (let i = 0; i < msg.count; i++) {
+    const key = previewKey(msg.node, msg.node_seq + i);
+    const e = previews.get(key);
+    previews.delete(key);
+    if (!e) continue;
+    e.seq = msg.seq + i;
+    if (e.type === "alert") e.id = e.seq;
+    applyEvent(e);
+  }
 }
 
 function applyEvent(e) {

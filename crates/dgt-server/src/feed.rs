@@ -13,6 +13,7 @@ use serde_json::json;
 use tokio::sync::broadcast;
 
 use crate::hall::Hall;
+use crate::preview::{PreviewBook, Previewed};
 
 /// One message for feed clients, serialized once for all of them.
 #[derive(Debug)]
@@ -23,6 +24,8 @@ pub struct Frame {
     /// The message `type`.
     pub kind: &'static str,
     pub text: Utf8Bytes,
+    /// A numbered event whose preview was sent: a client that had it gets the numbers only.
+    pub previewed: Option<Previewed>,
 }
 
 /// The `kind` of a preview frame: sent only to clients that asked (see [`Feed::preview`]).
@@ -36,6 +39,8 @@ pub struct Joined {
     pub live: broadcast::Receiver<Arc<Frame>>,
     /// The seq the client has once it has the backlog: live events up to it are skipped.
     pub seq: u64,
+    /// The first preview the client is sent live (see [`crate::preview`]).
+    pub first_preview: u64,
 }
 
 /// Counts for `/metrics`, kept with the hall so they agree with it.
@@ -65,6 +70,8 @@ pub struct Desk {
     evicted_up_to: u64,
     /// The newest event time and when it arrived, to estimate the event time now.
     latest: Option<(u64, Instant)>,
+    /// The previews sent whose numbered events are awaited.
+    previews: PreviewBook,
 }
 
 impl Desk {
@@ -117,6 +124,7 @@ pub(crate) fn event_frame(event: &Event) -> Arc<Frame> {
         board: event.board.clone(),
         kind: event.body.type_name(),
         text: Utf8Bytes::from(event.to_json()),
+        previewed: None,
     })
 }
 
@@ -133,6 +141,7 @@ impl Feed {
                 ring_capacity: ring_capacity.max(1),
                 evicted_up_to: 0,
                 latest: None,
+                previews: PreviewBook::default(),
             }),
             live,
         }
@@ -176,7 +185,16 @@ impl Feed {
             let key = (enum_name(&a.kind), enum_name(&a.severity));
             *desk.counts.alerts.entry(key).or_default() += 1;
         }
-        let frame = event_frame(event);
+        let mut frame = event_frame(event);
+        if let (Some(node), Some(node_seq)) = (&event.node, event.node_seq)
+            && let Some(no) = desk.previews.numbered(node, node_seq)
+        {
+            Arc::get_mut(&mut frame).expect("just made").previewed = Some(Previewed {
+                no,
+                node: node.clone(),
+                node_seq,
+            });
+        }
         desk.remember(event.seq, frame.clone());
         let _ = self.live.send(frame);
         then();
@@ -188,8 +206,12 @@ impl Feed {
     /// once to the clients that asked for previews (`/ws?preview=1`), as
     /// `{"type":"preview","event":{…}}` with neither the `seq` nor an alert's `id`, which
     /// only the numbered event carries. It changes nothing here (no hall, no ring, no
-    /// counts): a client that resumes gets the numbered events, as before.
+    /// counts): a client that resumes gets the numbered events, as before. Only a node's
+    /// event (with `node` and `node_seq`) has a preview.
     pub fn preview(&self, event: &Event) {
+        let (Some(node), Some(node_seq)) = (&event.node, event.node_seq) else {
+            return;
+        };
         let Ok(serde_json::Value::Object(mut fields)) = serde_json::to_value(event) else {
             return;
         };
@@ -198,11 +220,16 @@ impl Feed {
             fields.remove("id");
         }
         let text = json!({ "type": "preview", "event": fields });
+        // Numbered and sent under the desk's lock: a client joins either before (and gets
+        // it) or after (and is told the numbers are not for it).
+        let mut desk = self.desk();
+        desk.previews.sent(node, node_seq);
         let _ = self.live.send(Arc::new(Frame {
             seq: None,
             board: event.board.clone(),
             kind: PREVIEW,
             text: Utf8Bytes::from(text.to_string()),
+            previewed: None,
         }));
     }
 
@@ -225,6 +252,7 @@ impl Feed {
             board: board.clone(),
             kind: "alert_ack",
             text: Utf8Bytes::from(text.to_string()),
+            previewed: None,
         });
         let after = desk.hall.last_seq();
         desk.remember(after, frame.clone());
@@ -271,6 +299,7 @@ impl Feed {
                 backlog,
                 live,
                 seq: last,
+                first_preview: desk.previews.next_no(),
             };
         }
         let snapshot =
@@ -280,6 +309,7 @@ impl Feed {
             backlog: vec![Utf8Bytes::from(snapshot.to_string())],
             live,
             seq: last,
+            first_preview: desk.previews.next_no(),
         }
     }
 }

@@ -34,6 +34,7 @@
 //! Modules, in the order data flows through them:
 //! - [`hall`]: the view of boards, games, clocks and alerts rebuilt from events;
 //! - [`feed`]: the arbiter feed (hall, resume ring, bounded fan-out);
+//! - [`preview`]: first sights of a hub's events, and the numbers that follow them;
 //! - [`public`]: the delayed public feed (moves, clocks, results; never alerts);
 //! - [`views`]: the views as bytes, restored after a restart instead of the whole history;
 //! - [`ws`]: the WebSocket endpoints `/ws` and `/ws/public`;
@@ -64,6 +65,7 @@ pub mod livechess_view;
 pub mod metrics;
 pub mod origin;
 pub mod pgn;
+pub mod preview;
 pub mod public;
 pub mod rest;
 pub mod rounds;

@@ -58,6 +58,8 @@ impl PublicFeed {
             backlog: vec![Utf8Bytes::from(snapshot.to_string())],
             live,
             seq: hall.last_seq(),
+            // Spectators are never sent previews.
+            first_preview: u64::MAX,
         }
     }
 }

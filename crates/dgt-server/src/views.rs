@@ -350,6 +350,7 @@ fn decode(bytes: &[u8]) -> Result<Parts, ViewsError> {
             board,
             kind,
             text,
+            previewed: None,
         };
         ring.push((after_seq, Arc::new(frame)));
     }

@@ -20,6 +20,7 @@ use crate::access::Principal;
 use crate::auth::{self, Need};
 use crate::feed::{Joined, PREVIEW, shown_to};
 use crate::metrics::ClientGuard;
+use crate::preview::NumberedRun;
 
 /// The largest message a feed client may send: they only read (a ping or a close is all
 /// that comes from them), so anything bigger is hostile and closes the connection.
@@ -180,7 +181,7 @@ async fn send_backlog(app: &App, socket: &mut WebSocket, backlog: Vec<Utf8Bytes>
     }
 }
 
-/// Live messages handed out together at most (one flush each).
+/// Live messages taken together at most (one flush each).
 const BURST: usize = 64;
 
 /// Completes when the session behind a socket ends; never for a socket without one.
@@ -208,6 +209,7 @@ async fn pump(
         return;
     }
     let mut seq = joined.seq;
+    let previews = matches!(audience, Audience::Arbiter { previews: true });
     loop {
         tokio::select! {
             message = joined.live.recv() => {
@@ -219,8 +221,12 @@ async fn pump(
                     Err(RecvError::Closed) => return,
                 };
                 let mut burst = Vec::new();
+                // Numbered events this client was sent the previews of: their numbers only.
+                let mut run: Option<NumberedRun> = None;
                 let mut lagged = None;
+                let mut taken = 0;
                 while let Some(item) = next.take() {
+                    taken += 1;
                     match item {
                         Ok(frame) => {
                             // Not if already in the backlog the client was sent.
@@ -232,13 +238,33 @@ async fn pump(
                                 }
                                 None => true,
                             };
-                            let wanted = frame.kind != PREVIEW
-                                || matches!(audience, Audience::Arbiter { previews: true });
+                            let wanted = frame.kind != PREVIEW || previews;
                             if fresh
                                 && wanted
                                 && who.is_none_or(|p| shown_to(p, &app.config.tables, &frame.board))
                             {
-                                burst.push(frame.text.clone());
+                                // Sent since it joined (a lag makes it join again), so
+                                // it has it. A client shown part of the hall gets every
+                                // event whole: which boards it is shown may change between
+                                // a preview and its number.
+                                let had_preview = frame
+                                    .previewed
+                                    .as_ref()
+                                    .zip(frame.seq)
+                                    .filter(|(p, _)| {
+                                        previews && who.is_none() && p.no >= joined.first_preview
+                                    });
+                                match had_preview {
+                                    Some((p, s)) => {
+                                        if !run.as_mut().is_some_and(|r| r.extend(p, s)) {
+                                            burst.extend(run.replace(NumberedRun::new(p, s)).map(|r| r.text()));
+                                        }
+                                    }
+                                    None => {
+                                        burst.extend(run.take().map(|r| r.text()));
+                                        burst.push(frame.text.clone());
+                                    }
+                                }
                             }
                         }
                         Err(missed) => {
@@ -246,7 +272,7 @@ async fn pump(
                             break;
                         }
                     }
-                    if burst.len() < BURST {
+                    if taken < BURST {
                         next = match joined.live.try_recv() {
                             Ok(frame) => Some(Ok(frame)),
                             Err(TryRecvError::Lagged(missed)) => Some(Err(missed)),
@@ -255,6 +281,7 @@ async fn pump(
                         };
                     }
                 }
+                burst.extend(run.take().map(|r| r.text()));
                 if !send_backlog(app, &mut socket, burst).await {
                     return;
                 }

@@ -45,6 +45,13 @@ fn illegal_move_alert(seq: u64, before: &str) -> Event {
     }
 }
 
+/// `e` as a hub serves node hall-a's event `node_seq`.
+fn of_node(mut e: Event, node_seq: u64) -> Event {
+    e.node = Some("hall-a".into());
+    e.node_seq = Some(node_seq);
+    e
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
     let Some(binary) = chromium_or_skip("browser test") else {
@@ -57,7 +64,8 @@ async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
         .iter()
         .rposition(|e| e.board == "board-2" && matches!(e.body, EventBody::Move(_)))
         .unwrap();
-    let held = events[last_move_2].clone();
+    // A node's move (as a hub serves it), so that it can be previewed.
+    let held = of_node(events[last_move_2].clone(), 500);
     let before: Vec<Event> = events
         .iter()
         .filter(|e| e.seq != held.seq)
@@ -124,7 +132,8 @@ async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
     let EventBody::Move(m) = &held.body else {
         unreachable!()
     };
-    // First as a preview (a hub's first sight, before the stream numbers it): drawn at once.
+    // First as a preview (a hub's first sight of a node's event, before the stream numbers
+    // it): drawn at once.
     let moves_before = cdp.eval("hall.boards.get('board-2').moves.length").await;
     server.previews.send(&held);
     let shown = format!("{}… {}", m.ply.div_ceil(2), m.san);
@@ -138,7 +147,8 @@ async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
         json!(last_seq),
         "a preview has no seq"
     );
-    // Then numbered, with a newer seq as the core would give it: the same move, not twice.
+    // Then numbered, with a newer seq as the hub would give it (the page is sent only the
+    // numbers): the same move, not twice.
     last_seq += 1;
     let mut arriving = held.clone();
     arriving.seq = last_seq;
@@ -149,9 +159,12 @@ async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
         json!(moves_before.as_u64().unwrap() + 1)
     );
 
-    // An alert arrives: in the queue, first (intervene), with evidence and a button.
+    // An alert arrives, previewed then numbered: in the queue, first (intervene), with
+    // evidence and a button that acknowledges it by its number.
     last_seq += 1;
-    server.send(&[illegal_move_alert(last_seq, &m.fen)]);
+    let alert = of_node(illegal_move_alert(last_seq, &m.fen), 501);
+    server.previews.send(&alert);
+    server.send(&[alert]);
     let button = format!("document.querySelector('#alerts [data-ack=\"{last_seq}\"]')");
     cdp.wait_for(&format!("{button} !== null")).await;
     assert_eq!(

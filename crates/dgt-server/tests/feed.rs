@@ -9,7 +9,7 @@ use common::*;
 use dgt_core::event::ClockEvent;
 use dgt_core::{Event, EventBody, InputKind, Operation};
 use dgt_server::ServerConfig;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 fn last_seq(events: &[Event]) -> u64 {
     events.last().unwrap().seq
@@ -283,61 +283,81 @@ async fn the_public_feed_is_delayed_and_never_carries_an_alert() {
 }
 
 /// A hub hears a node's event before the stream numbers it: clients that asked for
-/// previews get it at once, without `seq` (and an alert without its `id`); other clients,
-/// the public feed and a resuming client never see it, and the numbered event follows as
-/// before.
+/// previews get it at once, without `seq` (and an alert without its `id`), then only its
+/// numbers; other clients, one that joined after the preview, a resuming client and the
+/// public feed get the numbered event whole, and never a preview.
 #[tokio::test]
-async fn previews_reach_only_the_clients_that_asked_and_never_the_record() {
+async fn previews_reach_only_the_clients_that_asked_and_then_only_their_numbers() {
     let server = start(test_config()).await;
     let events = capture_events();
     server.send(&events[..10]);
-    server.wait_seq(events[9].seq).await;
+    let before = events[9].seq;
+    server.wait_seq(before).await;
     let base = format!("ws://{}", server.addr);
-    let mut asked = ws_connect(&format!("{base}/ws?preview=1&since={}", events[9].seq)).await;
-    let mut plain = ws_connect(&format!("{base}/ws?since={}", events[9].seq)).await;
+    let mut asked = ws_connect(&format!("{base}/ws?preview=1&since={before}")).await;
+    let mut plain = ws_connect(&format!("{base}/ws?since={before}")).await;
     let mut public = ws_connect(&format!("{base}/ws/public")).await;
     assert_eq!(next_json(&mut public).await["type"], "snapshot");
 
-    let mut clock = clock_event(events[10].seq);
-    clock.node = Some("hall-a".into());
-    clock.node_seq = Some(77);
-    let alert = events
+    // Two events of node hall-a (a clock reading and an alert), then one of the hub's own.
+    let of_node = |mut e: Event, node_seq: u64| {
+        e.node = Some("hall-a".into());
+        e.node_seq = Some(node_seq);
+        e
+    };
+    let clock = of_node(clock_event(before + 1), 41);
+    let mut alert = events
         .iter()
         .find(|e| matches!(e.body, EventBody::Alert(_)))
         .unwrap()
         .clone();
+    alert.seq = before + 2;
+    if let EventBody::Alert(a) = &mut alert.body {
+        a.id = before + 2;
+    }
+    let alert = of_node(alert, 42);
+    let own = clock_event(before + 3);
     server.previews.send(&clock);
     server.previews.send(&alert);
-    let first = next_json(&mut asked).await;
-    assert_eq!(first["type"], "preview");
-    let mut want: Value = serde_json::from_str(&clock.to_json()).unwrap();
-    want.as_object_mut().unwrap().remove("seq");
-    assert_eq!(first["event"], want);
-    let second = next_json(&mut asked).await;
-    assert_eq!(second["type"], "preview");
-    assert_eq!(second["event"]["type"], "alert");
-    assert!(second["event"].get("id").is_none());
-    assert!(second["event"].get("seq").is_none());
+    server.previews.send(&own); // no node: nothing to preview
+    let without_numbers = |e: &Event| {
+        let mut v: Value = serde_json::from_str(&e.to_json()).unwrap();
+        v.as_object_mut().unwrap().remove("seq");
+        if v["type"] == "alert" {
+            v.as_object_mut().unwrap().remove("id");
+        }
+        v
+    };
+    for e in [&clock, &alert] {
+        let got = next_json(&mut asked).await;
+        assert_eq!(got["type"], "preview");
+        assert_eq!(got["event"], without_numbers(e));
+    }
+    let mut late = ws_connect(&format!("{base}/ws?preview=1&since={before}")).await;
 
-    // Then the numbered events, to both clients alike: the plain one's first message is
-    // the first numbered event, no preview before it.
-    server.send(&events[10..12]);
-    let numbered = next_json(&mut asked).await;
-    assert_eq!(numbered["seq"], events[10].seq);
-    assert_eq!(next_json(&mut plain).await["seq"], events[10].seq);
-    // Resuming from before them gets the numbered events only.
-    let mut resumed = ws_connect(&format!("{base}/ws?preview=1&since={}", events[9].seq)).await;
-    let got = read_until(&mut resumed, |v| v["seq"] == events[11].seq).await;
-    assert!(got.iter().all(|v| v["type"] != "preview"), "{got:?}");
-    assert_eq!(got.len(), 2);
-    // The public feed (no delay here), connected before the previews, had the numbered
-    // events only.
+    server.send(&[clock.clone(), alert.clone(), own.clone()]);
+    let whole = |e: &Event| serde_json::from_str::<Value>(&e.to_json()).unwrap();
+    assert_eq!(
+        next_json(&mut asked).await,
+        json!({"type": "numbered", "node": "hall-a", "node_seq": 41, "seq": before + 1, "count": 2})
+    );
+    assert_eq!(next_json(&mut asked).await, whole(&own));
+    for ws in [&mut plain, &mut late] {
+        for e in [&clock, &alert, &own] {
+            assert_eq!(next_json(ws).await, whole(e));
+        }
+    }
+    let mut resumed = ws_connect(&format!("{base}/ws?preview=1&since={before}")).await;
+    for e in [&clock, &alert, &own] {
+        assert_eq!(next_json(&mut resumed).await, whole(e));
+    }
+    // The public feed (no delay here), connected before the previews: the numbered clock
+    // readings only.
     let got = read_ws_until_quiet(
         &mut public,
         Duration::from_millis(300),
         Duration::from_secs(10),
     )
     .await;
-    assert!(!got.is_empty());
-    assert!(got.iter().all(|v| v["type"] != "preview"), "{got:?}");
+    assert_eq!(got, [whole(&clock), whole(&own)]);
 }

@@ -1,6 +1,6 @@
 //! The bench's WebSocket clients: each reads `/ws?since=0&preview=1` (the backlog, then live
-//! events) and notes, for every event, when it arrived, numbered and (on a hub) first seen
-//! as a preview. An event is known by its journal: the node it comes from (index 0 for a lone
+//! events) and notes, for every event, when it arrived numbered (whole, or as the numbers of
+//! a preview it had) and (on a hub) when it was first seen as a preview. An event is known by its journal: the node it comes from (index 0 for a lone
 //! daemon) and its seq there (`node_seq` on a hub).
 
 use std::collections::HashMap;
@@ -91,6 +91,8 @@ struct Frame<'a> {
     /// A preview's event.
     #[serde(borrow)]
     event: Option<Previewed<'a>>,
+    /// A `numbered` message: how many previewed events took their numbers.
+    count: Option<u64>,
 }
 
 /// The fields of a previewed event the bench needs.
@@ -192,6 +194,18 @@ fn note(r: &mut Received, text: &str, nodes: &HashMap<String, usize>, at: u64) {
         }
         return;
     }
+    if f.kind == Some("numbered") {
+        // The previews of node_seq … node_seq + count − 1 are numbered now: the record.
+        match (f.node.and_then(|n| nodes.get(n)), f.node_seq, f.count) {
+            (Some(&i), Some(first), Some(count)) => {
+                for seq in first..first.saturating_add(count) {
+                    r.note(i, seq, at);
+                }
+            }
+            _ => r.other_frames += 1,
+        }
+        return;
+    }
     match (f.node, f.node_seq, f.seq) {
         // On a hub: the node's own numbering (the hub's events of its own have no node_seq).
         (Some(node), Some(seq), _) => match nodes.get(node) {
@@ -256,6 +270,14 @@ mod tests {
             90,
         );
         assert_eq!((h.arrival(0, 4), h.first_sight(0, 4)), (Some(90), Some(20)));
+        // Numbers for previewed events: each of them arrives numbered.
+        note(
+            &mut h,
+            r#"{"type":"numbered","node":"n-a","node_seq":5,"seq":10,"count":3}"#,
+            &hub,
+            95,
+        );
+        assert_eq!((h.arrival(0, 7), h.arrival(0, 8)), (Some(95), None));
         assert_eq!(
             h.first_sight(1, 1),
             Some(5),

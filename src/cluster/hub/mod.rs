@@ -590,30 +590,41 @@ async fn show_previews(
         }
     };
     loop {
-        let msg = tokio::select! {
+        let first = tokio::select! {
             _ = stop.cancelled() => return,
             msg = live.next() => match msg {
                 Some(msg) => msg,
                 None => return,
             },
         };
-        // A node tells only its own events (the broker's users let it publish only under
-        // its own name).
-        let Some(node) = names.node_of(&msg.subject).filter(|n| *n != HUB_TOKEN) else {
-            continue;
-        };
-        let Ok(preview) = serde_json::from_slice::<Preview>(&msg.payload) else {
-            continue;
-        };
-        if preview.node != node {
-            continue;
+        // What the nodes tell within PREVIEW_GATHER goes out together: every dashboard is
+        // then woken once for all of it, not once per node's message (with a hundred
+        // dashboards the wake-ups, not the bytes, are the cost).
+        let mut told = vec![first];
+        let until = tokio::time::Instant::now() + PREVIEW_GATHER;
+        while let Ok(Some(msg)) = tokio::time::timeout_at(until, live.next()).await {
+            told.push(msg);
         }
+        let told: Vec<Preview> = told
+            .iter()
+            .filter_map(|msg| {
+                // A node tells only its own events (the broker's users let it publish only
+                // under its own name).
+                let node = names.node_of(&msg.subject).filter(|n| *n != HUB_TOKEN)?;
+                let preview = serde_json::from_slice::<Preview>(&msg.payload).ok()?;
+                (preview.node == node).then_some(preview)
+            })
+            .collect();
         let shown: Vec<Event> = {
             let state = lock(&shared);
-            preview
-                .events
-                .into_iter()
-                .filter_map(|e| state.view.preview(node, preview.clock_unix_ms, e))
+            told.into_iter()
+                .flat_map(|p| {
+                    let (node, clock) = (p.node, p.clock_unix_ms);
+                    p.events
+                        .into_iter()
+                        .filter_map(|e| state.view.preview(&node, clock, e))
+                        .collect::<Vec<_>>()
+                })
                 .collect()
         };
         for e in &shown {
@@ -621,6 +632,10 @@ async fn show_previews(
         }
     }
 }
+
+/// How long the hub gathers the nodes' live events before showing them (a preview waits at
+/// most this long).
+const PREVIEW_GATHER: Duration = Duration::from_millis(20);
 
 /// Listens to heartbeats and writes node state changes into the stream.
 async fn watch_nodes(

@@ -678,12 +678,13 @@ fn the_hubs_dashboard_sees_a_nodes_events_before_the_stream_numbers_them() {
             let v = dgt_testkit::ws::next_json(&mut asked).await;
             let at = Instant::now();
             if v["type"] == "preview" {
-                let e = v["event"].clone();
-                let seq = e["node_seq"]
-                    .as_u64()
-                    .expect("a preview names its node_seq");
-                assert!(e.get("seq").is_none(), "{e}");
-                previews.insert(seq, (at, e));
+                for e in v["events"].as_array().unwrap() {
+                    let seq = e["node_seq"]
+                        .as_u64()
+                        .expect("a preview names its node_seq");
+                    assert!(e.get("seq").is_none(), "{e}");
+                    previews.insert(seq, (at, e.clone()));
+                }
             } else if v["type"] == "numbered" {
                 let (first, seq) = (v["node_seq"].as_u64().unwrap(), v["seq"].as_u64().unwrap());
                 for i in 0..v["count"].as_u64().unwrap() {

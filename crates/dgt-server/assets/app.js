@@ -137,7 +137,7 @@ function handle(msg) {
     case "snapshot": return applySnapshot(msg);
     case "resync": return; // a snapshot follows
     case "alert_ack": return applyAck(msg);
-    case "preview": return applyPreview(msg.event);
+    case "preview": return (msg.events || []).forEach(applyPreview);
     case "numbered": return applyNumbered(msg);
     case "arbiter_action": return applyAction(msg);
     default: return applyEvent(msg);

@@ -26,6 +26,22 @@ pub struct Frame {
     pub text: Utf8Bytes,
     /// A numbered event whose preview was sent: a client that had it gets the numbers only.
     pub previewed: Option<Previewed>,
+    /// A preview message: each event's board and JSON (a client shown part of the hall gets
+    /// only its boards').
+    pub previews: Vec<(String, Utf8Bytes)>,
+}
+
+/// The message of previews `events` (each an event's JSON).
+pub fn preview_text<'a>(events: impl IntoIterator<Item = &'a Utf8Bytes>) -> Utf8Bytes {
+    let mut text = String::from(r#"{"type":"preview","events":["#);
+    for (i, e) in events.into_iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(e.as_str());
+    }
+    text.push_str("]}");
+    Utf8Bytes::from(text)
 }
 
 /// The `kind` of a preview frame: sent only to clients that asked (see [`Feed::preview`]).
@@ -125,6 +141,7 @@ pub(crate) fn event_frame(event: &Event) -> Arc<Frame> {
         kind: event.body.type_name(),
         text: Utf8Bytes::from(event.to_json()),
         previewed: None,
+        previews: Vec::new(),
     })
 }
 
@@ -201,35 +218,50 @@ impl Feed {
         true
     }
 
-    /// A first sight of an event the server will be given numbered later (a hub hears a
-    /// node's events on the node's live subject before the stream has stored them): sent at
-    /// once to the clients that asked for previews (`/ws?preview=1`), as
-    /// `{"type":"preview","event":{…}}` with neither the `seq` nor an alert's `id`, which
-    /// only the numbered event carries. It changes nothing here (no hall, no ring, no
+    /// First sights of events the server will be given numbered later (a hub hears a node's
+    /// events on the node's live subject before the stream has stored them): sent at once,
+    /// in one message, to the clients that asked for previews (`/ws?preview=1`), as
+    /// `{"type":"preview","events":[…]}`, each event without its `seq` or an alert's `id`,
+    /// which only the numbered event carries. It changes nothing here (no hall, no ring, no
     /// counts): a client that resumes gets the numbered events, as before. Only a node's
     /// event (with `node` and `node_seq`) has a preview.
-    pub fn preview(&self, event: &Event) {
-        let (Some(node), Some(node_seq)) = (&event.node, event.node_seq) else {
+    pub fn preview(&self, events: &[Event]) {
+        let parts: Vec<(&Event, String, Utf8Bytes)> = events
+            .iter()
+            .filter_map(|e| {
+                let node = e.node.clone()?;
+                e.node_seq?;
+                let serde_json::Value::Object(mut fields) = serde_json::to_value(e).ok()? else {
+                    return None;
+                };
+                fields.remove("seq");
+                if matches!(e.body, EventBody::Alert(_)) {
+                    fields.remove("id");
+                }
+                let text = serde_json::to_string(&fields).ok()?;
+                Some((e, node, Utf8Bytes::from(text)))
+            })
+            .collect();
+        if parts.is_empty() {
             return;
-        };
-        let Ok(serde_json::Value::Object(mut fields)) = serde_json::to_value(event) else {
-            return;
-        };
-        fields.remove("seq");
-        if matches!(event.body, EventBody::Alert(_)) {
-            fields.remove("id");
         }
-        let text = json!({ "type": "preview", "event": fields });
+        let text = preview_text(parts.iter().map(|(_, _, t)| t));
         // Numbered and sent under the desk's lock: a client joins either before (and gets
-        // it) or after (and is told the numbers are not for it).
+        // them) or after (and is told the numbers are not for it).
         let mut desk = self.desk();
-        desk.previews.sent(node, node_seq);
+        let mut by_board = Vec::with_capacity(parts.len());
+        for (e, node, text) in parts {
+            desk.previews
+                .sent(&node, e.node_seq.expect("kept only with one"));
+            by_board.push((e.board.clone(), text));
+        }
         let _ = self.live.send(Arc::new(Frame {
             seq: None,
-            board: event.board.clone(),
+            board: String::new(),
             kind: PREVIEW,
-            text: Utf8Bytes::from(text.to_string()),
+            text,
             previewed: None,
+            previews: by_board,
         }));
     }
 
@@ -253,6 +285,7 @@ impl Feed {
             kind: "alert_ack",
             text: Utf8Bytes::from(text.to_string()),
             previewed: None,
+            previews: Vec::new(),
         });
         let after = desk.hall.last_seq();
         desk.remember(after, frame.clone());

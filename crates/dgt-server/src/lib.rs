@@ -327,8 +327,9 @@ impl AlertBook {
 pub struct Previews(Arc<feed::Feed>);
 
 impl Previews {
-    pub fn send(&self, event: &Event) {
-        self.0.preview(event);
+    /// Sends these first sights, in one message.
+    pub fn send(&self, events: &[Event]) {
+        self.0.preview(events);
     }
 }
 

@@ -351,6 +351,7 @@ fn decode(bytes: &[u8]) -> Result<Parts, ViewsError> {
             kind,
             text,
             previewed: None,
+            previews: Vec::new(),
         };
         ring.push((after_seq, Arc::new(frame)));
     }

@@ -18,7 +18,7 @@ use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use crate::App;
 use crate::access::Principal;
 use crate::auth::{self, Need};
-use crate::feed::{Joined, PREVIEW, shown_to};
+use crate::feed::{Frame, Joined, PREVIEW, preview_text, shown_to};
 use crate::metrics::ClientGuard;
 use crate::preview::NumberedRun;
 
@@ -184,6 +184,20 @@ async fn send_backlog(app: &App, socket: &mut WebSocket, backlog: Vec<Utf8Bytes>
 /// Live messages taken together at most (one flush each).
 const BURST: usize = 64;
 
+/// A preview message as one client may see it: whole, or only its boards' events.
+fn previews_shown(app: &App, frame: &Frame, who: Option<&Principal>) -> Option<Utf8Bytes> {
+    let Some(p) = who else {
+        return Some(frame.text.clone());
+    };
+    let shown: Vec<&Utf8Bytes> = frame
+        .previews
+        .iter()
+        .filter(|(board, _)| shown_to(p, &app.config.tables, board))
+        .map(|(_, text)| text)
+        .collect();
+    (!shown.is_empty()).then(|| preview_text(shown))
+}
+
 /// Completes when the session behind a socket ends; never for a socket without one.
 async fn session_ended(ended: &mut Option<crate::sessions::Ended>) {
     match ended {
@@ -238,9 +252,12 @@ async fn pump(
                                 }
                                 None => true,
                             };
-                            let wanted = frame.kind != PREVIEW || previews;
-                            if fresh
-                                && wanted
+                            if frame.kind == PREVIEW {
+                                if previews {
+                                    burst.extend(run.take().map(|r| r.text()));
+                                    burst.extend(previews_shown(app, &frame, who));
+                                }
+                            } else if fresh
                                 && who.is_none_or(|p| shown_to(p, &app.config.tables, &frame.board))
                             {
                                 // Sent since it joined (a lag makes it join again), so

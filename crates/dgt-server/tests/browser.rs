@@ -135,7 +135,7 @@ async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
     // First as a preview (a hub's first sight of a node's event, before the stream numbers
     // it): drawn at once.
     let moves_before = cdp.eval("hall.boards.get('board-2').moves.length").await;
-    server.previews.send(&held);
+    server.previews.send(std::slice::from_ref(&held));
     let shown = format!("{}… {}", m.ply.div_ceil(2), m.san);
     cdp.wait_for(&format!(
         "[...document.querySelectorAll('#hall .card')].some(c => c.dataset.open === 'board-2' && c.querySelector('.last').textContent === {})",
@@ -163,7 +163,7 @@ async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
     // evidence and a button that acknowledges it by its number.
     last_seq += 1;
     let alert = of_node(illegal_move_alert(last_seq, &m.fen), 501);
-    server.previews.send(&alert);
+    server.previews.send(std::slice::from_ref(&alert));
     server.send(&[alert]);
     let button = format!("document.querySelector('#alerts [data-ack=\"{last_seq}\"]')");
     cdp.wait_for(&format!("{button} !== null")).await;

@@ -282,9 +282,9 @@ async fn the_public_feed_is_delayed_and_never_carries_an_alert() {
     assert!(!body.contains("alert") && !body.contains("clock_stopped"));
 }
 
-/// A hub hears a node's event before the stream numbers it: clients that asked for
-/// previews get it at once, without `seq` (and an alert without its `id`), then only its
-/// numbers; other clients, one that joined after the preview, a resuming client and the
+/// A hub hears a node's events before the stream numbers them: clients that asked for
+/// previews get them at once in one message, without `seq` (and an alert without its `id`),
+/// then only their numbers; other clients, one that joined after the preview, a resuming client and the
 /// public feed get the numbered event whole, and never a preview.
 #[tokio::test]
 async fn previews_reach_only_the_clients_that_asked_and_then_only_their_numbers() {
@@ -317,9 +317,10 @@ async fn previews_reach_only_the_clients_that_asked_and_then_only_their_numbers(
     }
     let alert = of_node(alert, 42);
     let own = clock_event(before + 3);
-    server.previews.send(&clock);
-    server.previews.send(&alert);
-    server.previews.send(&own); // no node: nothing to preview
+    // In one message; the hub's own event has no node: nothing to preview.
+    server
+        .previews
+        .send(&[clock.clone(), alert.clone(), own.clone()]);
     let without_numbers = |e: &Event| {
         let mut v: Value = serde_json::from_str(&e.to_json()).unwrap();
         v.as_object_mut().unwrap().remove("seq");
@@ -328,11 +329,11 @@ async fn previews_reach_only_the_clients_that_asked_and_then_only_their_numbers(
         }
         v
     };
-    for e in [&clock, &alert] {
-        let got = next_json(&mut asked).await;
-        assert_eq!(got["type"], "preview");
-        assert_eq!(got["event"], without_numbers(e));
-    }
+    let got = next_json(&mut asked).await;
+    assert_eq!(
+        got,
+        json!({"type": "preview", "events": [without_numbers(&clock), without_numbers(&alert)]})
+    );
     let mut late = ws_connect(&format!("{base}/ws?preview=1&since={before}")).await;
 
     server.send(&[clock.clone(), alert.clone(), own.clone()]);

@@ -597,9 +597,9 @@ async fn show_previews(
                 None => return,
             },
         };
-        // What the nodes tell within PREVIEW_GATHER goes out together: every dashboard is
-        // then woken once for all of it, not once per node's message (with a hundred
-        // dashboards the wake-ups, not the bytes, are the cost).
+        // What the nodes tell within PREVIEW_GATHER goes out together, in one message: every
+        // dashboard is then woken once for all of it, not once per event (with a hundred
+        // dashboards the wake-ups and messages, not the bytes, are the cost).
         let mut told = vec![first];
         let until = tokio::time::Instant::now() + PREVIEW_GATHER;
         while let Ok(Some(msg)) = tokio::time::timeout_at(until, live.next()).await {
@@ -627,9 +627,7 @@ async fn show_previews(
                 })
                 .collect()
         };
-        for e in &shown {
-            previews.send(e);
-        }
+        previews.send(&shown);
     }
 }
 

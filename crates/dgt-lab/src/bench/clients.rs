@@ -88,9 +88,9 @@ struct Frame<'a> {
     node_seq: Option<u64>,
     #[serde(rename = "type", borrow)]
     kind: Option<&'a str>,
-    /// A preview's event.
+    /// A preview message's events.
     #[serde(borrow)]
-    event: Option<Previewed<'a>>,
+    events: Option<Vec<Previewed<'a>>>,
     /// A `numbered` message: how many previewed events took their numbers.
     count: Option<u64>,
 }
@@ -185,12 +185,11 @@ fn note(r: &mut Received, text: &str, nodes: &HashMap<String, usize>, at: u64) {
         return;
     }
     if f.kind == Some("preview") {
-        match f
-            .event
-            .and_then(|e| Some((nodes.get(e.node?)?, e.node_seq?)))
-        {
-            Some((&i, seq)) => note_in(&mut r.previews, i, seq, at),
-            None => r.other_frames += 1,
+        for e in f.events.unwrap_or_default() {
+            match e.node.and_then(|n| nodes.get(n)).zip(e.node_seq) {
+                Some((&i, seq)) => note_in(&mut r.previews, i, seq, at),
+                None => r.other_frames += 1,
+            }
         }
         return;
     }
@@ -257,7 +256,7 @@ mod tests {
         // A preview is a first sight, not the record.
         note(
             &mut h,
-            r#"{"type":"preview","event":{"node":"n-a","node_seq":4,"type":"move"}}"#,
+            r#"{"type":"preview","events":[{"node":"n-a","node_seq":4,"type":"move"}]}"#,
             &hub,
             20,
         );

@@ -408,3 +408,35 @@ async fn on_a_hub_a_floor_arbiter_sees_her_boards_of_each_node_and_not_the_hubs_
     let (_, metrics) = get("/metrics", CHIEF).await;
     assert!(metrics.contains("dgt_hub_nodes 2"), "{metrics}");
 }
+
+/// Previews on a hub: a floor arbiter shown part of the hall gets her boards' previews only,
+/// and every numbered event of her boards whole (which boards she is shown may change
+/// between a preview and its number).
+#[tokio::test]
+async fn a_floor_arbiter_gets_her_boards_previews_only_and_their_events_whole() {
+    let server = start(config()).await;
+    server.send(&[Event::new(1, "41", 1000, status_body())]);
+    server.wait_seq(1).await;
+    let url = format!("ws://{}/ws?preview=1&since=1&token={FLOOR}", server.addr);
+    let mut ws = dgt_testkit::ws::ws_connect(&url).await;
+    let of_node = |mut e: Event, node_seq: u64| {
+        e.node = Some("hall-a".into());
+        e.node_seq = Some(node_seq);
+        e
+    };
+    let mine = of_node(Event::new(2, "41", 2000, status_body()), 10);
+    let other = of_node(Event::new(3, "1", 2000, status_body()), 11);
+    server.previews.send(&[mine.clone(), other.clone()]);
+    let got = next_json(&mut ws).await;
+    assert_eq!(got["type"], "preview");
+    let boards: Vec<&Value> = got["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| &e["board"])
+        .collect();
+    assert_eq!(boards, [&json!("41")]);
+    server.send(&[mine.clone(), other]);
+    let whole: Value = serde_json::from_str(&mine.to_json()).unwrap();
+    assert_eq!(next_json(&mut ws).await, whole);
+}

@@ -633,7 +633,7 @@ async fn show_previews(
 
 /// How long the hub gathers the nodes' live events before showing them (a preview waits at
 /// most this long).
-const PREVIEW_GATHER: Duration = Duration::from_millis(20);
+const PREVIEW_GATHER: Duration = Duration::from_millis(10);
 
 /// Listens to heartbeats and writes node state changes into the stream.
 async fn watch_nodes(

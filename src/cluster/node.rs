@@ -639,7 +639,6 @@ async fn pause(stop: &CancellationToken, d: Duration) -> bool {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 /// Events told together on the live subject at most (one small message each).
 const PREVIEW_EVENTS: usize = 64;
 
@@ -683,6 +682,7 @@ async fn tell_live(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn heartbeat_loop(
     client: Client,
     names: Names,

@@ -565,6 +565,27 @@ async fn follow(
     let _ = read.await;
 }
 
+/// Subscribes to `subject`, trying again every second until the hub stops (`None`).
+async fn subscribe(
+    client: &Client,
+    subject: String,
+    what: &str,
+    stop: &CancellationToken,
+) -> Option<async_nats::Subscriber> {
+    loop {
+        match client.subscribe(subject.clone()).await {
+            Ok(s) => return Some(s),
+            Err(e) => {
+                tracing::warn!("hub: cannot hear {what} yet: {e}");
+                tokio::select! {
+                    _ = stop.cancelled() => return None,
+                    _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+                }
+            }
+        }
+    }
+}
+
 /// Shows the dashboards that ask (`/ws?preview=1`) what the nodes journal, as they tell it on
 /// their live subjects ([`Preview`]), before the stream has numbered it: a node gathers its
 /// stream messages for `publish_every_ms`, and this is how the hub's arbiter sees a move
@@ -577,17 +598,10 @@ async fn show_previews(
     previews: Previews,
     stop: CancellationToken,
 ) {
-    let mut live = loop {
-        match client.subscribe(names.all_live()).await {
-            Ok(s) => break s,
-            Err(e) => {
-                tracing::warn!("hub: cannot hear the nodes' live events yet: {e}");
-                tokio::select! {
-                    _ = stop.cancelled() => return,
-                    _ = tokio::time::sleep(Duration::from_secs(1)) => {}
-                }
-            }
-        }
+    let Some(mut live) =
+        subscribe(&client, names.all_live(), "the nodes' live events", &stop).await
+    else {
+        return;
     };
     loop {
         let first = tokio::select! {
@@ -645,17 +659,9 @@ async fn watch_nodes(
     stop: CancellationToken,
 ) {
     let offline_after = Duration::from_millis(cluster.offline_after_ms);
-    let mut beats = loop {
-        match client.subscribe(names.all_heartbeats()).await {
-            Ok(s) => break s,
-            Err(e) => {
-                tracing::warn!("hub: cannot hear heartbeats yet: {e}");
-                tokio::select! {
-                    _ = stop.cancelled() => return,
-                    _ = tokio::time::sleep(Duration::from_secs(1)) => {}
-                }
-            }
-        }
+    let Some(mut beats) = subscribe(&client, names.all_heartbeats(), "heartbeats", &stop).await
+    else {
+        return;
     };
     let mut tick = tokio::time::interval(Duration::from_millis(250));
     loop {

@@ -159,6 +159,7 @@ impl NodeLink {
             settings.node.clone(),
             clock_unix_ms,
             parts.daemon.subscribe(),
+            shared.clone(),
             stop.clone(),
         ));
         let publisher = tokio::spawn(publish_loop(
@@ -653,6 +654,7 @@ async fn tell_live(
     node: String,
     clock_unix_ms: u64,
     mut released: broadcast::Receiver<dgt_core::Event>,
+    shared: Arc<Shared>,
     stop: CancellationToken,
 ) {
     loop {
@@ -670,6 +672,12 @@ async fn tell_live(
                 Ok(e) => events.push(e),
                 Err(_) => break,
             }
+        }
+        // While publishing to the stream is stopped or refused (another journal under this
+        // name, a stream that is not the event's record) nothing is told: the hub would show
+        // what the record will not hold.
+        if shared.alarm().is_some() || shared.refusal().is_some() {
+            continue;
         }
         let preview = Preview {
             node: node.clone(),

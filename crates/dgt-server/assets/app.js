@@ -171,7 +171,9 @@ function boardState(name) {
 // (its moves, clock, status and result) is drawn now; alerts wait for their number, which
 // acks need. Kept until the server sends its numbers (`numbered`) instead of it again.
 const previews = new Map();
-const PREVIEWS_KEPT = 20000;
+// More than the server remembers (at most 2 × 16,384): an event whose preview was forgotten
+// here would be told by its numbers only, and lost.
+const PREVIEWS_KEPT = 50000;
 const previewKey = (node, nodeSeq) => `${node}\u0000${nodeSeq}`;
 function applyPreview(e) {
   if (!e || e.seq !== undefined || !e.node) return;

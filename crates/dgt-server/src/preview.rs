@@ -11,9 +11,11 @@ use std::collections::HashMap;
 use axum::extract::ws::Utf8Bytes;
 use serde_json::json;
 
-/// Previews remembered at most while their numbered events are awaited: one never numbered
-/// (a node whose journal failed released it anyway) is forgotten after this many more.
-const REMEMBERED: u64 = 65_536;
+/// Previews remembered while their numbered events are awaited: one never numbered (a node
+/// whose journal failed released it anyway), or numbered after a long stall of the stream, is
+/// forgotten after between this many and twice as many more (its event then comes whole). A
+/// client must keep at least twice as many (the dashboard keeps 50,000).
+const REMEMBERED: u64 = 16_384;
 
 /// Which events were previewed, by their node and node seq, and as which preview (previews
 /// are numbered in the order they were sent).

@@ -582,6 +582,33 @@ fn a_new_journal_under_an_old_node_name_is_refused_not_mixed_in() {
     // Whatever the new journal holds, the hub still has exactly the first one's events.
     std::thread::sleep(Duration::from_secs(2));
     assert_hub_has_exactly(&hub_events(hub_addr), "hall-a", &first);
+    // Also once the new journal has more steps than the first: its steps would then pass
+    // for the first one's next ones, but the stream's last message is not its own.
+    let newer = dir.path().join("hall-a-new.sqlite");
+    eventually(
+        Duration::from_secs(90),
+        "the new journal past the first",
+        || (journal_last_seq(&newer) > journal_last_seq(&first) + 20).then_some(()),
+    );
+    std::thread::sleep(Duration::from_secs(7));
+    assert_hub_has_exactly(&hub_events(hub_addr), "hall-a", &first);
+    let entry = node_entry(hub_addr, "hall-a").expect("hall-a listed");
+    assert_eq!(entry["healthy"], false, "{entry}");
+    // Nor does it show the hub's dashboards its events as previews.
+    let seen = runtime().block_on(async {
+        let mut ws = dgt_testkit::ws::ws_connect(&format!("ws://{hub_addr}/ws?preview=1")).await;
+        dgt_testkit::ws::read_ws_until_quiet(
+            &mut ws,
+            Duration::from_secs(3),
+            Duration::from_secs(6),
+        )
+        .await
+    });
+    assert!(
+        seen.iter().all(|v| v["type"] != "preview"),
+        "{:?}",
+        seen.iter().map(|v| &v["type"]).collect::<Vec<_>>()
+    );
     other.proc.terminate();
     hub.terminate();
 }

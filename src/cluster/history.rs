@@ -87,8 +87,12 @@ fn header_u64(h: &HeaderMap, name: &str) -> Option<u64> {
     h.get(name).and_then(|v| v.as_str().parse().ok())
 }
 
-/// Checks the node's chain on `subject`: its count and its last message.
-pub async fn check(stream: &stream::Stream, subject: &str) -> Result<History, String> {
+/// Checks the node's chain on `subject`: its count and its last message. Also hands back that
+/// message's payload (so the node can tell whether it is its own journal's).
+pub async fn check(
+    stream: &stream::Stream,
+    subject: &str,
+) -> Result<(History, Option<Vec<u8>>), String> {
     let mut count: u64 = 0;
     let mut subjects = stream
         .info_with_subjects(subject)
@@ -105,10 +109,8 @@ pub async fn check(stream: &stream::Stream, subject: &str) -> Result<History, St
         Err(e) if e.kind() == stream::DirectGetErrorKind::NotFound => None,
         Err(e) => return Err(format!("reading the last message of {subject}: {e}")),
     };
-    Ok(judge(
-        count,
-        last.as_ref().map(|m| (&m.headers, m.sequence)),
-    ))
+    let history = judge(count, last.as_ref().map(|m| (&m.headers, m.sequence)));
+    Ok((history, last.map(|m| m.payload.to_vec())))
 }
 
 /// The verdict on a count and a last message (its headers and stream sequence).

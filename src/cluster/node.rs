@@ -274,8 +274,8 @@ enum BrokerError {
 
 /// What the node found when it asked the broker where its chain ends.
 enum Start {
-    /// Publishing goes on from here.
-    At(Position),
+    /// Publishing goes on from here; the node's last message on the stream, read back.
+    At(Position, Option<Box<NodeBatch>>),
     /// Nothing can be published now (the reason, with the fix).
     Refused(String),
     /// The stream is not there yet (the hub makes it when it starts): asked again soon.
@@ -340,10 +340,10 @@ impl Publisher {
             Found::Refused(why) => return Ok(Start::Refused(why)),
         };
         let created = super::stream::unix_ms_of(&stream.cached_info().created);
-        match super::history::check(&stream, &self.names.events(&self.node))
+        let (history, last) = super::history::check(&stream, &self.names.events(&self.node))
             .await
-            .map_err(BrokerError::Ask)?
-        {
+            .map_err(BrokerError::Ask)?;
+        match history {
             History::Whole(mut pos) => {
                 pos.earlier_stream = self.seen.compare(&self.names.stream(), created, pos.batch);
                 if let Some(earlier) = pos.earlier_stream {
@@ -355,7 +355,9 @@ impl Publisher {
                          whole journal again, telling the hubs"
                     );
                 }
-                Ok(Start::At(pos))
+                // Undecodable (a later version's form): the steps alone are compared.
+                let last = last.and_then(|p| NodeBatch::decode(&p).ok());
+                Ok(Start::At(pos, last.map(Box::new)))
             }
             History::Damaged(why) => Ok(Start::Refused(why)),
         }
@@ -427,10 +429,14 @@ async fn publish_loop(
         if fresh {
             checked_at = std::time::Instant::now();
         }
+        // The node's last message on the stream, when the broker was just asked: it must be
+        // this journal's own.
+        let mut stream_last = None;
         let at = match held {
             Some(s) => s,
             None => match p.start_position(&js).await {
-                Ok(Start::At(pos)) => {
+                Ok(Start::At(pos, last)) => {
+                    stream_last = last;
                     if failures > 0 {
                         tracing::info!(step = pos.step, "cluster: the broker is back; resuming");
                     }
@@ -451,7 +457,7 @@ async fn publish_loop(
                     let (why, again) = match start {
                         Start::Waiting(why) => (why, WAITING_RECHECK),
                         Start::Refused(why) => (why, STALE_RECHECK),
-                        Start::At(_) => unreachable!("matched above"),
+                        Start::At(..) => unreachable!("matched above"),
                     };
                     if p.shared.refusal().as_deref() != Some(why.as_str()) {
                         tracing::warn!("cluster: {why}");
@@ -488,10 +494,11 @@ async fn publish_loop(
         let stopping = stop.is_cancelled();
         let j = journal.take().expect("opened above");
         let batch_events = p.batch_events;
-        let (j, last, tail) = match tokio::task::spawn_blocking(move || {
+        let (j, last, tail, own) = match tokio::task::spawn_blocking(move || {
             let last = fresh.then(|| j.last_step());
             let t = j.tail(from, batch_events);
-            (j, last, t)
+            let own = stream_last.map(|b| holds_as_its_own(&j, &b));
+            (j, last, t, own)
         })
         .await
         {
@@ -502,13 +509,20 @@ async fn publish_loop(
         // The stream holds more of this node than its journal has: another journal runs
         // under an old node name. Its steps would pass for the old journal's next ones, so
         // nothing is sent until the name changes.
-        if let Some(Ok(last)) = last
-            && last < from
-        {
+        // So does a stream whose last message from this node is not this journal's records
+        // (another journal that has grown past the old one's steps).
+        let stale = match (last, own) {
+            (Some(Ok(last)), _) if last < from => Some(format!("this journal ends at step {last}")),
+            (_, Some(false)) => Some(format!(
+                "its last message (to step {from}) is not this journal's steps"
+            )),
+            _ => None,
+        };
+        if let Some(what) = stale {
             let why = format!(
-                "the event's stream holds steps up to {from} from node {} but this journal ends \
-                 at step {last}: another journal runs under an old node name. Give this PC a new \
-                 [cluster] node name (docs/cluster.md); nothing is published until then",
+                "the event's stream holds steps up to {from} from node {} but {what}: another \
+                 journal runs under an old node name. Give this PC a new [cluster] node name \
+                 (docs/cluster.md); nothing is published until then",
                 p.node
             );
             if p.shared.refusal().as_deref() != Some(why.as_str()) {
@@ -602,6 +616,20 @@ async fn publish_loop(
             }
         }
     }
+}
+
+/// Whether the journal holds `message` (a message of this node read back from the stream) as
+/// its own: the same records from the same step on. A journal that does not reach that far
+/// yet is judged by its steps alone (the caller compares them).
+fn holds_as_its_own(journal: &Journal, message: &NodeBatch) -> bool {
+    let Ok(tail) = journal.tail(message.from_step, message.records.len().max(1)) else {
+        return true;
+    };
+    if tail.to_step < message.to_step {
+        return true;
+    }
+    let mine: Vec<Record> = tail.records.into_iter().filter_map(record).collect();
+    mine.len() >= message.records.len() && mine[..message.records.len()] == message.records[..]
 }
 
 fn record(r: TailRecord) -> Option<Record> {

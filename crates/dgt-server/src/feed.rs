@@ -226,11 +226,10 @@ impl Feed {
     /// counts): a client that resumes gets the numbered events, as before. Only a node's
     /// event (with `node` and `node_seq`) has a preview.
     pub fn preview(&self, events: &[Event]) {
-        let parts: Vec<(&Event, String, Utf8Bytes)> = events
+        let parts: Vec<(&Event, &str, u64, Utf8Bytes)> = events
             .iter()
             .filter_map(|e| {
-                let node = e.node.clone()?;
-                e.node_seq?;
+                let (node, node_seq) = (e.node.as_deref()?, e.node_seq?);
                 let serde_json::Value::Object(mut fields) = serde_json::to_value(e).ok()? else {
                     return None;
                 };
@@ -239,20 +238,19 @@ impl Feed {
                     fields.remove("id");
                 }
                 let text = serde_json::to_string(&fields).ok()?;
-                Some((e, node, Utf8Bytes::from(text)))
+                Some((e, node, node_seq, Utf8Bytes::from(text)))
             })
             .collect();
         if parts.is_empty() {
             return;
         }
-        let text = preview_text(parts.iter().map(|(_, _, t)| t));
+        let text = preview_text(parts.iter().map(|(_, _, _, t)| t));
         // Numbered and sent under the desk's lock: a client joins either before (and gets
         // them) or after (and is told the numbers are not for it).
         let mut desk = self.desk();
         let mut by_board = Vec::with_capacity(parts.len());
-        for (e, node, text) in parts {
-            desk.previews
-                .sent(&node, e.node_seq.expect("kept only with one"));
+        for (e, node, node_seq, text) in parts {
+            desk.previews.sent(node, node_seq);
             by_board.push((e.board.clone(), text));
         }
         let _ = self.live.send(Arc::new(Frame {

@@ -61,7 +61,7 @@ pub struct Previewed {
 /// Consecutive numbered events one client was sent the previews of, told as one `numbered`
 /// message.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NumberedRun {
+struct NumberedRun {
     node: String,
     node_seq: u64,
     seq: u64,
@@ -69,7 +69,7 @@ pub struct NumberedRun {
 }
 
 impl NumberedRun {
-    pub fn new(p: &Previewed, seq: u64) -> NumberedRun {
+    fn new(p: &Previewed, seq: u64) -> NumberedRun {
         NumberedRun {
             node: p.node.clone(),
             node_seq: p.node_seq,
@@ -79,7 +79,7 @@ impl NumberedRun {
     }
 
     /// Takes the next numbered event if it continues the run (same node, both numbers next).
-    pub fn extend(&mut self, p: &Previewed, seq: u64) -> bool {
+    fn extend(&mut self, p: &Previewed, seq: u64) -> bool {
         let next = p.node == self.node
             && p.node_seq == self.node_seq + self.count
             && seq == self.seq + self.count;
@@ -89,7 +89,7 @@ impl NumberedRun {
         next
     }
 
-    pub fn text(&self) -> Utf8Bytes {
+    fn text(&self) -> Utf8Bytes {
         let v = json!({
             "type": "numbered",
             "node": self.node,
@@ -98,6 +98,43 @@ impl NumberedRun {
             "count": self.count,
         });
         Utf8Bytes::from(v.to_string())
+    }
+}
+
+/// What one client is sent of a burst of live messages, in order: whole messages, and the
+/// numbers of consecutive events it had the previews of, gathered into one `numbered`
+/// message between them.
+#[derive(Debug, Default)]
+pub struct Outgoing {
+    texts: Vec<Utf8Bytes>,
+    run: Option<NumberedRun>,
+}
+
+impl Outgoing {
+    /// A message sent as it is.
+    pub fn whole(&mut self, text: Utf8Bytes) {
+        self.close_run();
+        self.texts.push(text);
+    }
+
+    /// The numbers of an event whose preview the client had: its hub `seq`.
+    pub fn numbers(&mut self, p: &Previewed, seq: u64) {
+        if !self.run.as_mut().is_some_and(|r| r.extend(p, seq)) {
+            self.close_run();
+            self.run = Some(NumberedRun::new(p, seq));
+        }
+    }
+
+    fn close_run(&mut self) {
+        if let Some(run) = self.run.take() {
+            self.texts.push(run.text());
+        }
+    }
+
+    /// The messages, in order.
+    pub fn finish(mut self) -> Vec<Utf8Bytes> {
+        self.close_run();
+        self.texts
     }
 }
 
@@ -155,6 +192,28 @@ mod tests {
         assert_eq!(
             v,
             json!({"type": "numbered", "node": "hall-a", "node_seq": 10, "seq": 100, "count": 2})
+        );
+    }
+
+    #[test]
+    fn numbers_are_gathered_between_whole_messages_in_order() {
+        let mut out = Outgoing::default();
+        out.numbers(&previewed(0, "hall-a", 10), 100);
+        out.numbers(&previewed(1, "hall-a", 11), 101);
+        out.whole(Utf8Bytes::from_static("own"));
+        out.numbers(&previewed(2, "hall-a", 12), 103);
+        let texts: Vec<serde_json::Value> = out
+            .finish()
+            .iter()
+            .map(|t| serde_json::from_str(t).unwrap_or(json!(t.as_str())))
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                json!({"type": "numbered", "node": "hall-a", "node_seq": 10, "seq": 100, "count": 2}),
+                json!("own"),
+                json!({"type": "numbered", "node": "hall-a", "node_seq": 12, "seq": 103, "count": 1}),
+            ]
         );
     }
 }

@@ -20,7 +20,7 @@ use crate::access::Principal;
 use crate::auth::{self, Need};
 use crate::feed::{Frame, Joined, PREVIEW, preview_text, shown_to};
 use crate::metrics::ClientGuard;
-use crate::preview::NumberedRun;
+use crate::preview::Outgoing;
 
 /// The largest message a feed client may send: they only read (a ping or a close is all
 /// that comes from them), so anything bigger is hostile and closes the connection.
@@ -234,9 +234,8 @@ async fn pump(
                     Err(RecvError::Lagged(missed)) => Some(Err(missed)),
                     Err(RecvError::Closed) => return,
                 };
-                let mut burst = Vec::new();
                 // Numbered events this client was sent the previews of: their numbers only.
-                let mut run: Option<NumberedRun> = None;
+                let mut burst = Outgoing::default();
                 let mut lagged = None;
                 let mut taken = 0;
                 while let Some(item) = next.take() {
@@ -253,9 +252,10 @@ async fn pump(
                                 None => true,
                             };
                             if frame.kind == PREVIEW {
-                                if previews {
-                                    burst.extend(run.take().map(|r| r.text()));
-                                    burst.extend(previews_shown(app, &frame, who));
+                                if let Some(text) =
+                                    previews.then(|| previews_shown(app, &frame, who)).flatten()
+                                {
+                                    burst.whole(text);
                                 }
                             } else if fresh
                                 && who.is_none_or(|p| shown_to(p, &app.config.tables, &frame.board))
@@ -272,15 +272,8 @@ async fn pump(
                                         previews && who.is_none() && p.no >= joined.first_preview
                                     });
                                 match had_preview {
-                                    Some((p, s)) => {
-                                        if !run.as_mut().is_some_and(|r| r.extend(p, s)) {
-                                            burst.extend(run.replace(NumberedRun::new(p, s)).map(|r| r.text()));
-                                        }
-                                    }
-                                    None => {
-                                        burst.extend(run.take().map(|r| r.text()));
-                                        burst.push(frame.text.clone());
-                                    }
+                                    Some((p, s)) => burst.numbers(p, s),
+                                    None => burst.whole(frame.text.clone()),
                                 }
                             }
                         }
@@ -298,8 +291,7 @@ async fn pump(
                         };
                     }
                 }
-                burst.extend(run.take().map(|r| r.text()));
-                if !send_backlog(app, &mut socket, burst).await {
+                if !send_backlog(app, &mut socket, burst.finish()).await {
                     return;
                 }
                 if let Some(missed) = lagged {

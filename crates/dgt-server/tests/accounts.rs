@@ -419,11 +419,6 @@ async fn a_floor_arbiter_gets_her_boards_previews_only_and_their_events_whole() 
     server.wait_seq(1).await;
     let url = format!("ws://{}/ws?preview=1&since=1&token={FLOOR}", server.addr);
     let mut ws = dgt_testkit::ws::ws_connect(&url).await;
-    let of_node = |mut e: Event, node_seq: u64| {
-        e.node = Some("hall-a".into());
-        e.node_seq = Some(node_seq);
-        e
-    };
     let mine = of_node(Event::new(2, "41", 2000, status_body()), 10);
     let other = of_node(Event::new(3, "1", 2000, status_body()), 11);
     server.previews.send(&[mine.clone(), other.clone()]);

@@ -45,13 +45,6 @@ fn illegal_move_alert(seq: u64, before: &str) -> Event {
     }
 }
 
-/// `e` as a hub serves node hall-a's event `node_seq`.
-fn of_node(mut e: Event, node_seq: u64) -> Event {
-    e.node = Some("hall-a".into());
-    e.node_seq = Some(node_seq);
-    e
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_dashboard_shows_moves_and_alerts_and_acks_reach_other_clients() {
     let Some(binary) = chromium_or_skip("browser test") else {

@@ -300,11 +300,6 @@ async fn previews_reach_only_the_clients_that_asked_and_then_only_their_numbers(
     assert_eq!(next_json(&mut public).await["type"], "snapshot");
 
     // Two events of node hall-a (a clock reading and an alert), then one of the hub's own.
-    let of_node = |mut e: Event, node_seq: u64| {
-        e.node = Some("hall-a".into());
-        e.node_seq = Some(node_seq);
-        e
-    };
     let clock = of_node(clock_event(before + 1), 41);
     let mut alert = events
         .iter()

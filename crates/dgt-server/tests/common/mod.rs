@@ -318,3 +318,10 @@ pub fn pairings(round: u32, tables: &[(&str, &str)]) -> dgt_core::pairing::Round
         ..dgt_core::pairing::RoundPairings::default()
     }
 }
+
+/// `e` as a hub serves node hall-a's event `node_seq` (so that it can be previewed).
+pub fn of_node(mut e: Event, node_seq: u64) -> Event {
+    e.node = Some("hall-a".into());
+    e.node_seq = Some(node_seq);
+    e
+}

@@ -113,6 +113,14 @@ pub struct Clients {
     seen: Vec<Arc<Mutex<Received>>>,
 }
 
+/// The clients' WebSocket settings: tungstenite zeroes its whole read buffer (128 KiB by
+/// default) before every read, and a client reads one small frame at a time, so at 100
+/// clients the default spent a tenth of the machine in `memset` — CPU taken from the daemons
+/// and the hub being measured. 8 KiB still takes any frame (the buffer grows for a long one).
+fn small_reads() -> tokio_tungstenite::tungstenite::protocol::WebSocketConfig {
+    tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default().read_buffer_size(8 * 1024)
+}
+
 impl Clients {
     /// Connects `n` clients to `addr`'s `/ws`; returns once all are connected.
     pub async fn connect(
@@ -124,13 +132,16 @@ impl Clients {
         let mut tasks = Vec::new();
         let mut seen = Vec::new();
         for _ in 0..n {
-            let (ws, _) =
-                tokio_tungstenite::connect_async(format!("ws://{addr}/ws?since=0&preview=1"))
-                    .await
-                    .map_err(|e| BenchError::WebSocketConnect {
-                        addr,
-                        source: Box::new(e),
-                    })?;
+            let (ws, _) = tokio_tungstenite::connect_async_with_config(
+                format!("ws://{addr}/ws?since=0&preview=1"),
+                Some(small_reads()),
+                false,
+            )
+            .await
+            .map_err(|e| BenchError::WebSocketConnect {
+                addr,
+                source: Box::new(e),
+            })?;
             let received = Arc::new(Mutex::new(Received::default()));
             seen.push(received.clone());
             let nodes = nodes.clone();

@@ -50,6 +50,11 @@ pub struct WriterSettings {
 /// well inside the 50 ms target for an event's latency.
 pub const DEFAULT_COMMIT_WINDOW: Duration = Duration::from_millis(10);
 
+/// How often the size is measured while commits follow each other: measuring it after every
+/// commit (every 10 ms) cost a busy daemon as much as a twentieth of its CPU, and the cap is
+/// warned of early (at `CAP_WARN_PERCENT`), so a second is soon enough.
+const SIZE_EVERY: Duration = Duration::from_secs(1);
+
 impl Default for WriterSettings {
     fn default() -> Self {
         WriterSettings {
@@ -310,13 +315,19 @@ fn write_loop(
     let mut stopping = false;
     // When the last commit started (none yet: the first batch is committed at once).
     let mut last_commit: Option<Instant> = None;
+    // When the size was last measured, and whether a commit has grown it since.
+    let mut sized_at: Option<Instant> = None;
+    let mut size_stale = true;
 
     while !stopping {
-        // Sleep until a message arrives, or until the retry is due while batches wait.
-        let first = if pending.is_empty() {
-            rx.recv().map_err(|_| RecvTimeoutError::Disconnected)
-        } else {
+        // Sleep until a message arrives, or until the retry is due while batches wait, or
+        // until the size a last commit grew is due to be measured.
+        let first = if !pending.is_empty() {
             rx.recv_timeout(retry_at.saturating_duration_since(Instant::now()))
+        } else if let Some(at) = sized_at.filter(|_| size_stale) {
+            rx.recv_timeout((at + SIZE_EVERY).saturating_duration_since(Instant::now()))
+        } else {
+            rx.recv().map_err(|_| RecvTimeoutError::Disconnected)
         };
         let take = |m: Message,
                     pending: &mut VecDeque<(Batch, usize)>,
@@ -374,7 +385,7 @@ fn write_loop(
                     Ok(()) => {
                         let group: Vec<(Batch, usize)> = pending.drain(..n).collect();
                         hand_images(&mut maker, &group, first_step);
-                        committed(&shared, &journal, &group, started);
+                        committed(&shared, &group, started);
                         if let Some(since) = failing_since.take() {
                             tracing::warn!(
                                 path = %journal.path().display(),
@@ -397,7 +408,7 @@ fn write_loop(
                                 Ok(()) => {
                                     let group = [(batch, bytes)];
                                     hand_images(&mut maker, &group, first_step);
-                                    committed(&shared, &journal, &group, started);
+                                    committed(&shared, &group, started);
                                     failing_since = None;
                                 }
                                 Err(e) if is_batch_fault(&e) => {
@@ -438,6 +449,19 @@ fn write_loop(
         }
         if failing_since.is_none() {
             write_made(&mut journal, &mut made);
+        }
+        // The size (against the cap) at most every SIZE_EVERY while commits follow each
+        // other, and before answering a flush or stopping, so that whoever flushed reads it
+        // up to date.
+        size_stale |= last_commit.is_some_and(|c| sized_at.is_none_or(|at| c >= at));
+        if size_stale
+            && (sized_at.is_none_or(|at| at.elapsed() >= SIZE_EVERY)
+                || !waiters.is_empty()
+                || stopping)
+        {
+            sized_at = Some(Instant::now());
+            size_stale = false;
+            note_size(&shared, &journal);
         }
         // Batches dropped since the last note: mark the place in the journal, so that
         // recovery knows the record is incomplete from here.
@@ -649,7 +673,7 @@ fn is_batch_fault(e: &JournalError) -> bool {
 }
 
 /// Books a committed group: memory released, counters and the committed seq advanced.
-fn committed(shared: &Shared, journal: &Journal, group: &[(Batch, usize)], started: Instant) {
+fn committed(shared: &Shared, group: &[(Batch, usize)], started: Instant) {
     let bytes: usize = group.iter().map(|(_, s)| s).sum();
     shared.queued_bytes.fetch_sub(bytes, Ordering::AcqRel);
     let last_seq = group
@@ -660,30 +684,37 @@ fn committed(shared: &Shared, journal: &Journal, group: &[(Batch, usize)], start
     if let Some(seq) = last_seq {
         shared.committed_seq.fetch_max(seq, Ordering::AcqRel);
     }
-    let size = journal.size_bytes().ok();
     if let Ok(mut h) = shared.health.lock() {
-        if let Some(size) = size {
-            h.size_bytes = size;
-            let cap = CapState::of(size, journal.max_size());
-            if cap != h.cap && cap != CapState::Below {
-                tracing::warn!(
-                    path = %journal.path().display(),
-                    size_mib = size / (1024 * 1024),
-                    cap_mib = journal.max_size().unwrap_or(0) / (1024 * 1024),
-                    state = cap.name(),
-                    "the journal nears or has reached its size cap (journal.max_size_mb): the \
-                     round in play goes on being journaled; free space or raise the cap \
-                     before the next round"
-                );
-            }
-            h.cap = cap;
-        }
         h.committed_batches += group.len() as u64;
         h.committed_transactions += 1;
         h.failure = None;
         h.last_commit_us = started.elapsed().as_micros() as u64;
     }
     shared.notify();
+}
+
+/// Measures the journal's size and its state against the cap (`journal.max_size_mb`),
+/// warning when it nears or reaches it.
+fn note_size(shared: &Shared, journal: &Journal) {
+    let Ok(size) = journal.size_bytes() else {
+        return;
+    };
+    if let Ok(mut h) = shared.health.lock() {
+        h.size_bytes = size;
+        let cap = CapState::of(size, journal.max_size());
+        if cap != h.cap && cap != CapState::Below {
+            tracing::warn!(
+                path = %journal.path().display(),
+                size_mib = size / (1024 * 1024),
+                cap_mib = journal.max_size().unwrap_or(0) / (1024 * 1024),
+                state = cap.name(),
+                "the journal nears or has reached its size cap (journal.max_size_mb): the \
+                 round in play goes on being journaled; free space or raise the cap \
+                 before the next round"
+            );
+        }
+        h.cap = cap;
+    }
 }
 
 fn report_failure(shared: &Shared, journal: &Journal, e: &JournalError, first: bool) {

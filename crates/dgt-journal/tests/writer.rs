@@ -357,3 +357,30 @@ fn the_size_cap_warns_and_never_stops_the_journal_at_the_cap() {
     drop(writer);
     assert_eq!(Journal::open(&path).unwrap().step_count().unwrap(), 125);
 }
+
+/// The size is measured at most once a second while commits follow each other, but never
+/// left behind: without a flush, the size a last commit grew is measured within that second.
+#[test]
+fn the_size_after_the_last_commit_is_measured_without_a_flush() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.sqlite");
+    let settings = WriterSettings {
+        commit_window: Duration::ZERO,
+        ..WriterSettings::default()
+    };
+    let writer = JournalWriter::start(Journal::open(&path).unwrap(), settings);
+    writer.submit(rx_batch(0, 8));
+    assert!(writer.flush(Duration::from_secs(5)));
+    let before = writer.health().size_bytes;
+    assert!(before > 0, "{:?}", writer.health());
+    // About 400 KiB of pages, then nothing more: no flush asks for the size.
+    for t in 1..=200 {
+        writer.submit(rx_batch(t, 2000));
+    }
+    wait_for("the last batches committed", || {
+        writer.health().committed_batches == 201
+    });
+    wait_for("the grown size measured", || {
+        writer.health().size_bytes >= before + 300 * 1024
+    });
+}

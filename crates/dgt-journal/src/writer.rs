@@ -51,8 +51,9 @@ pub struct WriterSettings {
 pub const DEFAULT_COMMIT_WINDOW: Duration = Duration::from_millis(10);
 
 /// How often the size is measured while commits follow each other: measuring it after every
-/// commit (every 10 ms) cost a busy daemon as much as a twentieth of its CPU, and the cap is
-/// warned of early (at `CAP_WARN_PERCENT`), so a second is soon enough.
+/// commit (every 10 ms) still cost a ten-node bench's daemon about a twentieth of its CPU with
+/// the statement cached, and the cap is warned of early (at `CAP_WARN_PERCENT`), so a second
+/// is soon enough.
 const SIZE_EVERY: Duration = Duration::from_secs(1);
 
 impl Default for WriterSettings {

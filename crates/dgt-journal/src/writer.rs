@@ -316,16 +316,15 @@ fn write_loop(
     let mut stopping = false;
     // When the last commit started (none yet: the first batch is committed at once).
     let mut last_commit: Option<Instant> = None;
-    // When the size was last measured, and whether a commit has grown it since.
+    // When the size was last measured.
     let mut sized_at: Option<Instant> = None;
-    let mut size_stale = true;
 
     while !stopping {
         // Sleep until a message arrives, or until the retry is due while batches wait, or
         // until the size a last commit grew is due to be measured.
         let first = if !pending.is_empty() {
             rx.recv_timeout(retry_at.saturating_duration_since(Instant::now()))
-        } else if let Some(at) = sized_at.filter(|_| size_stale) {
+        } else if let Some(at) = sized_at.filter(|_| size_stale(last_commit, sized_at)) {
             rx.recv_timeout((at + SIZE_EVERY).saturating_duration_since(Instant::now()))
         } else {
             rx.recv().map_err(|_| RecvTimeoutError::Disconnected)
@@ -454,14 +453,12 @@ fn write_loop(
         // The size (against the cap) at most every SIZE_EVERY while commits follow each
         // other, and before answering a flush or stopping, so that whoever flushed reads it
         // up to date.
-        size_stale |= last_commit.is_some_and(|c| sized_at.is_none_or(|at| c >= at));
-        if size_stale
+        if size_stale(last_commit, sized_at)
             && (sized_at.is_none_or(|at| at.elapsed() >= SIZE_EVERY)
                 || !waiters.is_empty()
                 || stopping)
         {
             sized_at = Some(Instant::now());
-            size_stale = false;
             note_size(&shared, &journal);
         }
         // Batches dropped since the last note: mark the place in the journal, so that
@@ -692,6 +689,11 @@ fn committed(shared: &Shared, group: &[(Batch, usize)], started: Instant) {
         h.last_commit_us = started.elapsed().as_micros() as u64;
     }
     shared.notify();
+}
+
+/// Whether the size is still to be measured: never yet, or a commit started since.
+fn size_stale(last_commit: Option<Instant>, sized_at: Option<Instant>) -> bool {
+    sized_at.is_none_or(|at| last_commit.is_some_and(|c| c >= at))
 }
 
 /// Measures the journal's size and its state against the cap (`journal.max_size_mb`),

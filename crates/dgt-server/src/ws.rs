@@ -252,9 +252,7 @@ async fn pump(
                                 None => true,
                             };
                             if frame.kind == PREVIEW {
-                                if let Some(text) =
-                                    previews.then(|| previews_shown(app, &frame, who)).flatten()
-                                {
+                                if previews && let Some(text) = previews_shown(app, &frame, who) {
                                     burst.whole(text);
                                 }
                             } else if fresh

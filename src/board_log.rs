@@ -1,6 +1,7 @@
 //! What a board sent, read back from the journal for the dashboard's instant replay: the
-//! field updates (protocol §3.3, `0x8E`) of one board in a time window, found through the
-//! journal's `steps_by_board` index on a read-only connection of its own.
+//! field updates (protocol §3.3, `0x8E`) of one board in a time window, found through
+//! `Journal::board_inputs` (sealed blocks by time range, then the newest rows) on a
+//! read-only connection of its own.
 
 use std::path::PathBuf;
 

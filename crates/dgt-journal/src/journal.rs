@@ -191,6 +191,12 @@ impl Journal {
                 journal.load_segments()?;
                 journal.count_steps()?;
                 journal.drop_closed_steps()?;
+                schema::drop_hot_row_indexes(
+                    &journal.conn,
+                    journal.row_steps,
+                    schema::UNINDEXED_ROWS_MAX,
+                )
+                .map_err(err)?;
                 Ok(journal)
             }
             Err(found) => Err(JournalError::NewerSchema {
@@ -507,8 +513,8 @@ impl Journal {
     }
 
     /// One board's inputs in this file with `from_ms <= t_ms <= to_ms`, in journal order
-    /// (through the `steps_by_board` index: a replay window costs its own rows, not the
-    /// whole day).
+    /// (the sealed blocks by their time range, then the newest steps, which are few: see
+    /// `schema::drop_hot_row_indexes`).
     pub(crate) fn board_inputs_here(
         &self,
         board: &str,

@@ -104,6 +104,33 @@ CREATE TABLE snapshots (
 "#,
 ];
 
+/// The lookup indexes of the row tables that every commit pays for at a random place: a
+/// commit's steps come from many boards and its events from many games, so each dirtied one
+/// leaf page per board or game, written to the WAL and synced at every commit (about half
+/// the daemon's disk writes and a fifth of its CPU at 1,000 boards). Since version 2 the
+/// rows are only the newest steps (the sealer keeps them near [`crate::sealed::SEAL_AT`]), so
+/// a lookup by board or game reads them whole at no real cost; `events_by_step` stays (it
+/// grows at its end, and sealing deletes by it).
+const HOT_ROW_INDEXES: [&str; 2] = ["steps_by_board", "events_by_game"];
+
+/// Up to how many row steps [`drop_hot_row_indexes`] drops the indexes: a version 1 journal
+/// migrated in place holds its whole history as rows until it is sealed, and keeps its
+/// indexes until a later open finds its rows few.
+pub const UNINDEXED_ROWS_MAX: u64 = 50_000;
+
+/// Drops [`HOT_ROW_INDEXES`] when the journal holds at most `max_rows` steps as rows.
+/// Readers do not depend on them (older programs read the file the same way, only by a
+/// scan of the rows), so the schema version stays. Returns whether they are gone.
+pub fn drop_hot_row_indexes(conn: &Connection, rows: u64, max_rows: u64) -> rusqlite::Result<bool> {
+    if rows > max_rows {
+        return Ok(false);
+    }
+    for index in HOT_ROW_INDEXES {
+        conn.execute_batch(&format!("DROP INDEX IF EXISTS {index}"))?;
+    }
+    Ok(true)
+}
+
 /// The version a journal claims, or `None` for a file with no journal in it yet.
 pub fn version(conn: &Connection) -> rusqlite::Result<Option<i64>> {
     let has_table: bool = conn.query_row(
@@ -137,4 +164,46 @@ pub fn migrate(conn: &mut Connection) -> rusqlite::Result<Result<(), i64>> {
     }
     tx.commit()?;
     Ok(Ok(()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn indexes(conn: &Connection) -> Vec<String> {
+        conn.prepare(
+            "SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL ORDER BY name",
+        )
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap()
+    }
+
+    #[test]
+    fn a_journal_with_few_rows_drops_the_indexes_every_commit_would_scatter() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn).unwrap().unwrap();
+        assert!(indexes(&conn).contains(&"steps_by_board".to_string()));
+        assert!(drop_hot_row_indexes(&conn, 3_000, UNINDEXED_ROWS_MAX).unwrap());
+        let left = indexes(&conn);
+        for gone in HOT_ROW_INDEXES {
+            assert!(!left.contains(&gone.to_string()), "{left:?}");
+        }
+        assert!(left.contains(&"events_by_step".to_string()), "{left:?}");
+        // Idempotent: a second open finds nothing to drop.
+        assert!(drop_hot_row_indexes(&conn, 3_000, UNINDEXED_ROWS_MAX).unwrap());
+    }
+
+    #[test]
+    fn a_journal_still_holding_its_history_as_rows_keeps_them() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn).unwrap().unwrap();
+        assert!(!drop_hot_row_indexes(&conn, UNINDEXED_ROWS_MAX + 1, UNINDEXED_ROWS_MAX).unwrap());
+        let left = indexes(&conn);
+        for kept in HOT_ROW_INDEXES {
+            assert!(left.contains(&kept.to_string()), "{left:?}");
+        }
+    }
 }

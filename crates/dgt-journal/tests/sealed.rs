@@ -173,3 +173,36 @@ fn a_version_1_journal_is_read_as_it_is_and_migrated_on_open() {
     let (_, report) = recover(&j, CoreConfig::default()).unwrap();
     assert!(report.is_exact(), "{report:?}");
 }
+
+/// The rows are only the newest steps, so the journal keeps no lookup index on them that
+/// every commit would dirty at a page per board and per game; the lookups by board and by
+/// game read the same as before.
+#[test]
+fn the_rows_carry_no_index_by_board_or_by_game() {
+    let all = batches(&hall(3));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.sqlite");
+    let j = write(&path, &all);
+    let db = rusqlite::Connection::open(&path).unwrap();
+    let indexes: Vec<String> = db
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name IN ('steps', 'events') AND sql IS NOT NULL")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    assert_eq!(indexes, ["events_by_step"]);
+    // Every reader answers as it did through the indexes (as a journal written before them
+    // still has them).
+    let unindexed = everything(&j);
+    drop(j);
+    db.execute_batch(
+        "CREATE INDEX steps_by_board ON steps (board, t_ms); \
+         CREATE INDEX events_by_game ON events (game, seq);",
+    )
+    .unwrap();
+    assert_eq!(
+        everything(&Journal::open_read_only(&path).unwrap()),
+        unindexed
+    );
+}

@@ -192,8 +192,8 @@ fn the_rows_carry_no_index_by_board_or_by_game() {
         .collect::<rusqlite::Result<_>>()
         .unwrap();
     assert_eq!(indexes, ["events_by_step"]);
-    // Every reader answers as it did through the indexes (as a journal written before them
-    // still has them).
+    // Every reader answers as it does through the indexes (which a journal written by an
+    // earlier version still has).
     let unindexed = everything(&j);
     drop(j);
     db.execute_batch(

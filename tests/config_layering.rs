@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use dgt_arbiter::edge::serial::ScanMode;
 use dgt_arbiter::settings::{
-    self, Layer, Settings, SettingsError, check, check_loaded, load_sources,
+    self, Layer, Role, Settings, SettingsError, check, check_loaded, load_sources,
 };
 
 fn repo_file(name: &str) -> PathBuf {
@@ -326,6 +326,24 @@ fn the_environment_overrides_every_file() {
     .unwrap()
     .settings;
     assert_eq!(s.core.settle_ms, 240);
+}
+
+#[test]
+fn runtime_workers_one_for_the_daemon_one_per_core_for_the_hub_unless_set() {
+    let workers = |vars: &[(&str, &str)]| {
+        let s = load_sources(None, None, env(vars)).unwrap().settings;
+        (s.workers(Role::Daemon), s.workers(Role::Hub))
+    };
+    assert_eq!(workers(&[]), (Some(1), None), "unset");
+    assert_eq!(
+        workers(&[("DGT_ARBITER_RUNTIME_WORKERS", "0")]),
+        (None, None),
+        "0: one per core for both"
+    );
+    assert_eq!(
+        workers(&[("DGT_ARBITER_RUNTIME_WORKERS", "4")]),
+        (Some(4), Some(4))
+    );
 }
 
 /// Run as a child by `the_process_environment_is_read`: the variables are set there.

@@ -8,11 +8,11 @@ use dgt_arbiter::edge::daemon::{CaptureWriter, InputRecorder, SerialOptions};
 use dgt_arbiter::edge::serial::{ExplicitPort, ScanMode, SerialTiming, SystemPorts};
 use dgt_arbiter::edge::systemd;
 use dgt_arbiter::services::{ServiceOptions, Services};
-use dgt_arbiter::settings::{self, Settings};
+use dgt_arbiter::settings::{self, Role, Settings};
 use dgt_lab::simulated::emulated::{GameSeries, SeriesBoard};
 use dgt_lab::simulated::pty_board::{self, BoardClock, PtyBoard};
 
-use super::{CliError, EXIT_CONFIG, with_runtime};
+use super::{CliError, EXIT_CONFIG, with_runtime, with_runtime_workers};
 
 // `run`'s arguments.
 #[derive(Args)]
@@ -72,7 +72,10 @@ pub fn run(a: RunArgs) -> ExitCode {
             return ExitCode::from(EXIT_CONFIG);
         }
     };
-    with_runtime(run_daemon(settings, a.capture, a.print_events, a.journal))
+    with_runtime_workers(
+        settings.workers(Role::Daemon),
+        run_daemon(settings, a.capture, a.print_events, a.journal),
+    )
 }
 
 pub fn hub(a: HubArgs) -> ExitCode {
@@ -83,7 +86,7 @@ pub fn hub(a: HubArgs) -> ExitCode {
             return ExitCode::from(EXIT_CONFIG);
         }
     };
-    with_runtime(run_hub(settings))
+    with_runtime_workers(settings.workers(Role::Hub), run_hub(settings))
 }
 
 pub fn demo(a: DemoArgs) -> ExitCode {

@@ -132,12 +132,21 @@ enum CliError {
 }
 
 fn with_runtime(job: impl Future<Output = Result<(), CliError>>) -> ExitCode {
+    with_runtime_workers(None, job)
+}
+
+/// [`with_runtime`] on `workers` threads (`None`: one per core, or `TOKIO_WORKER_THREADS`).
+fn with_runtime_workers(
+    workers: Option<usize>,
+    job: impl Future<Output = Result<(), CliError>>,
+) -> ExitCode {
     // journald under systemd, readable lines on a terminal; stdout carries events.
     dgt_arbiter::logging::init();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = workers {
+        builder.worker_threads(n);
+    }
+    let runtime = match builder.enable_all().build() {
         Ok(r) => r,
         Err(e) => {
             eprintln!("dgt-arbiter: cannot start the runtime: {e}");

@@ -51,6 +51,7 @@ fn check_as(settings: &Settings, hub: bool) -> Vec<Problem> {
     };
     c.listen(settings);
     c.capture(settings);
+    c.runtime(settings);
     c.serial(settings);
     c.tables(settings);
     c.core(settings);

@@ -63,6 +63,10 @@ pub struct Settings {
     pub listen: String,
     /// Capture file every input is appended to (contract §2), if any.
     pub capture: Option<PathBuf>,
+    /// Threads that run the ports, the core, the dashboard and the feeds (the journal has
+    /// threads of its own); 0 is one per core. Unset: [`DAEMON_WORKERS`] for `run`, one per
+    /// core for `hub` — see [`Settings::workers`].
+    pub runtime_workers: Option<usize>,
     pub serial: SerialSettings,
     /// The table map: which board serial numbers play at which board number of the pairing.
     pub tables: Vec<Table>,
@@ -81,6 +85,7 @@ impl Default for Settings {
         Settings {
             listen: DEFAULT_LISTEN.into(),
             capture: None,
+            runtime_workers: None,
             serial: SerialSettings::default(),
             tables: Vec::new(),
             sections: Vec::new(),
@@ -93,7 +98,34 @@ impl Default for Settings {
     }
 }
 
+/// The daemon's runtime threads unless `runtime_workers` says otherwise. One thread runs
+/// 1,000 boards with a fifth of a core to spare and takes less CPU than two: with two, a
+/// board's bytes read on one thread wake the core on the other, and the wake-ups cost more
+/// than the work (docs/performance.md, "One runtime thread").
+pub const DAEMON_WORKERS: usize = 1;
+
+/// The most runtime threads a setting may ask for (more only costs memory and wake-ups).
+pub const MAX_WORKERS: usize = 64;
+
+/// Which program the runtime is for: the daemon's work is one core task fed by its ports;
+/// the hub's is fanning the event out to every client, which more threads share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Daemon,
+    Hub,
+}
+
 impl Settings {
+    /// How many runtime threads `role` starts: `None` is one per core (tokio's own count,
+    /// which `TOKIO_WORKER_THREADS` may set).
+    pub fn workers(&self, role: Role) -> Option<usize> {
+        match (self.runtime_workers, role) {
+            (Some(0), _) | (None, Role::Hub) => None,
+            (Some(n), _) => Some(n),
+            (None, Role::Daemon) => Some(DAEMON_WORKERS),
+        }
+    }
+
     /// Board serial number → board label, as the serial edge wants it: `serial.labels`,
     /// then every serial of every [`Table`] mapped to that table's label (the board number,
     /// e.g. `"7"`, unless the entry names a label). Several serials may share one table's

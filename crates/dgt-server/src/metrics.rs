@@ -144,6 +144,19 @@ fn hall_counts(out: &mut String, desk: &Desk) {
 /// The server's own figures: clients, refusals.
 fn server_counts(out: &mut String, gauges: &Gauges, throttle: &crate::throttle::Throttle) {
     let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        metric(
+            out,
+            "dgt_runtime_workers",
+            "gauge",
+            "Threads that run the ports, the core and the clients (setting runtime_workers).",
+        );
+        let _ = writeln!(
+            out,
+            "dgt_runtime_workers {}",
+            runtime.metrics().num_workers()
+        );
+    }
     metric(
         out,
         "dgt_ws_clients",

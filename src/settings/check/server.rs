@@ -1,10 +1,11 @@
 //! The `[server]` table: tokens (length, characters, placeholders left from an example),
-//! origins, host names, the public delay, the LiveChess port and the connection caps.
+//! origins, host names, the public delay, the LiveChess port and the connection caps; and
+//! the runtime's threads that serve them.
 
 use std::net::SocketAddr;
 
 use super::{Checker, MIN_TOKEN_CHARS, hidden, is_origin, quoted};
-use crate::settings::Settings;
+use crate::settings::{MAX_WORKERS, Settings};
 
 /// Words that mark a token copied from an example and never replaced.
 const PLACEHOLDER_MARKS: &[&str] = &[
@@ -28,6 +29,18 @@ pub(super) fn is_placeholder(token: &str) -> bool {
 }
 
 impl Checker {
+    /// `runtime_workers`: a thread per board or per client is not how the daemon works.
+    pub(super) fn runtime(&mut self, s: &Settings) {
+        if let Some(n) = s.runtime_workers.filter(|n| *n > MAX_WORKERS) {
+            self.add(
+                "runtime_workers",
+                n.to_string(),
+                format!("more than {MAX_WORKERS} threads only cost memory and wake-ups"),
+                "leave it unset (1 for run, one per core for hub), or 0 for one per core",
+            );
+        }
+    }
+
     pub(super) fn server(&mut self, s: &Settings) {
         let v = &s.server;
         for (key, token) in [

@@ -101,7 +101,7 @@ impl Default for Settings {
 /// The daemon's runtime threads unless `runtime_workers` says otherwise. One thread runs
 /// 1,000 boards with a fifth of a core to spare and takes less CPU than two: with two, a
 /// board's bytes read on one thread wake the core on the other, and the wake-ups cost more
-/// than the work (docs/performance.md, "One runtime thread").
+/// than the work (docs/performance.md, "one runtime thread").
 pub const DAEMON_WORKERS: usize = 1;
 
 /// The most runtime threads a setting may ask for (more only costs memory and wake-ups).

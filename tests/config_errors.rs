@@ -106,7 +106,7 @@ fn an_unknown_key_names_the_key_the_file_and_what_is_expected() {
     let text = err.to_string();
     assert!(
         text.starts_with(&format!(
-            "{file}: unknown key \"sereal\" (expected one of listen, capture, serial,"
+            "{file}: unknown key \"sereal\" (expected one of listen, capture, runtime_workers, serial,"
         )),
         "{text}"
     );

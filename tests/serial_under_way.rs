@@ -210,6 +210,11 @@ async fn a_board_replaced_mid_game_continues_its_game_on_the_spare() {
         game_moves(ev, &game).len() >= 4
     })
     .await;
+    // The spare's line exists before the board fails: a pseudo-terminal freed by the unplug
+    // would be handed to the next one opened, and the failed board's port, still retrying its
+    // path, would take the spare (of the same serial here) for the failed board come back.
+    let spare =
+        PtyBoard::plug_in(pty_board::share(WithoutLog(board.clone())), clock, None).unwrap();
     // The board fails; the arbiter sets the position up on a spare (the game goes on; the
     // spare's own memory knows nothing of it) and moves the game to it.
     first.unplug().await;
@@ -223,8 +228,6 @@ async fn a_board_replaced_mid_game_continues_its_game_on_the_spare() {
     })
     .await;
     let before = game_moves(&run.events.lock().unwrap(), &game).len();
-    let spare =
-        PtyBoard::plug_in(pty_board::share(WithoutLog(board.clone())), clock, None).unwrap();
     run.ports.add(PortCandidate {
         label: Some("spare".into()),
         ..PortCandidate::at(spare.path())

@@ -5,7 +5,7 @@
 use std::net::SocketAddr;
 
 use super::{Checker, MIN_TOKEN_CHARS, hidden, is_origin, quoted};
-use crate::settings::{MAX_WORKERS, Settings};
+use crate::settings::{DAEMON_WORKERS, MAX_WORKERS, Settings};
 
 /// Words that mark a token copied from an example and never replaced.
 const PLACEHOLDER_MARKS: &[&str] = &[
@@ -36,7 +36,10 @@ impl Checker {
                 "runtime_workers",
                 n.to_string(),
                 format!("more than {MAX_WORKERS} threads only cost memory and wake-ups"),
-                "leave it unset (1 for run, one per core for hub), or 0 for one per core",
+                format!(
+                    "leave it unset ({DAEMON_WORKERS} for run, one per core for hub), or 0 for one \
+                     per core"
+                ),
             );
         }
     }
